@@ -1,0 +1,151 @@
+/**
+ * Walk the route table and produce every response body of the snapshot: for each route the
+ * build knows how to answer, each tier it admits, each value of its key parameters, and each
+ * page or slug. Per-route builders say what the data is; this module does the enumeration,
+ * the envelope and the pagination, the same way for every route.
+ */
+import { ROUTES, keyParamValues, snapshotKey, type PromptType, type Route, type Tier } from '../src/routes.ts';
+import type { ModelView } from './language.ts';
+import { freeLanguageModel, languageModelDetail, proLanguageModel } from './shape/language.ts';
+import type { Dataset } from './types.ts';
+
+export interface BuildContext {
+  dataset: Dataset;
+  models: ModelView[];
+  intelligenceIndexVersion: number;
+  pageSize: number;
+}
+
+export type Params = Record<string, string | number | boolean>;
+
+/** How one route's data is made. List routes give items (the build pages them); others give data. */
+export interface RouteBuilder {
+  /** Top-level fields that precede `pagination` and `data` (after `tier`). */
+  envelope?: (ctx: BuildContext) => Record<string, unknown>;
+  items?: (ctx: BuildContext, tier: Tier, params: Params) => unknown[];
+  slugs?: (ctx: BuildContext) => string[];
+  data?: (ctx: BuildContext, tier: Tier, params: Params, slug: string) => unknown;
+}
+
+/** One precomputed body, named by its snapshot key. */
+export interface ProducedBody {
+  key: string;
+  route: Route;
+  tier: Tier;
+  body: unknown;
+}
+
+/**
+ * The body of any page past the last: the same envelope with `data: []`; the server puts the
+ * requested page number between `before` and `after`.
+ */
+export interface EmptyPage {
+  key: string;
+  route: Route;
+  tier: Tier;
+  before: string;
+  after: string;
+}
+
+const withIndexVersion = (ctx: BuildContext) => ({ intelligence_index_version: ctx.intelligenceIndexVersion });
+
+/** Cache a value per build context and key, so shaping shared by several entries runs once. */
+function perContext<R>(make: (ctx: BuildContext, key: string) => R): (ctx: BuildContext, key: string) => R {
+  const caches = new WeakMap<BuildContext, Map<string, R>>();
+  return (ctx, key) => {
+    let cache = caches.get(ctx);
+    if (!cache) caches.set(ctx, (cache = new Map()));
+    let value = cache.get(key);
+    if (value === undefined) cache.set(key, (value = make(ctx, key)));
+    return value;
+  };
+}
+
+/** The builders of the routes the build answers, by route id. */
+export function routeBuilders(): Record<string, RouteBuilder> {
+  // Items of the Pro list do not depend on the tier; shape them once per prompt type.
+  const proItems = perContext((ctx, promptType) => ctx.models.map((m) => proLanguageModel(m, promptType as PromptType)));
+  const modelsBySlug = perContext((ctx) => new Map(ctx.models.map((m) => [m.model.slug, m])));
+  return {
+    'language.models.free': {
+      envelope: withIndexVersion,
+      items: (ctx) => ctx.models.map(freeLanguageModel),
+    },
+    'language.models': {
+      envelope: withIndexVersion,
+      items: (ctx, _tier, params) => proItems(ctx, String(params.prompt_type)),
+    },
+    'language.model': {
+      envelope: withIndexVersion,
+      slugs: (ctx) => ctx.models.map((m) => m.model.slug),
+      data: (ctx, tier, params, slug) => languageModelDetail(modelsBySlug(ctx, '').get(slug)!, params.prompt_type as PromptType, tier),
+    },
+  };
+}
+
+/** Every combination of the route's key parameter values, `page` left out (the data decides it). */
+export function keyParamCombinations(route: Route): Params[] {
+  let combos: Params[] = [{}];
+  for (const name of route.keyParams) {
+    if (name === 'page') continue;
+    const values = keyParamValues(route.query[name]);
+    combos = combos.flatMap((combo) => values.map((value) => ({ ...combo, [name]: value })));
+  }
+  return combos;
+}
+
+export interface PageInfo {
+  page: number;
+  page_size: number;
+  total_pages: number;
+  has_more: boolean;
+}
+
+export function paginate<T>(items: readonly T[], pageSize: number): { pagination: PageInfo; items: T[] }[] {
+  const totalPages = Math.ceil(items.length / pageSize);
+  return Array.from({ length: totalPages }, (_, i) => ({
+    pagination: { page: i + 1, page_size: pageSize, total_pages: totalPages, has_more: i + 1 < totalPages },
+    items: items.slice(i * pageSize, (i + 1) * pageSize),
+  }));
+}
+
+/** A marker page number, split out of the serialised empty page. */
+const PAGE_MARKER = -1;
+
+export function emptyPageTemplate(envelope: Record<string, unknown>, pageSize: number, totalPages: number): { before: string; after: string } {
+  const body = { ...envelope, pagination: { page: PAGE_MARKER, page_size: pageSize, total_pages: totalPages, has_more: false }, data: [] };
+  const [before, after] = JSON.stringify(body).split(`{"page":${PAGE_MARKER},`);
+  return { before: `${before}{"page":`, after: `,${after}` };
+}
+
+/** Every body and empty-page template of the snapshot, in route table order. */
+export function* produceBodies(ctx: BuildContext, builders: Record<string, RouteBuilder> = routeBuilders()): Generator<ProducedBody | EmptyPage> {
+  for (const route of ROUTES) {
+    const builder = builders[route.id];
+    if (!builder) continue;
+    for (const tier of route.tiers) {
+      const head = { tier, ...builder.envelope?.(ctx) };
+      for (const params of keyParamCombinations(route)) {
+        if (route.paginated) {
+          const items = builder.items!(ctx, tier, params);
+          const pages = paginate(items, ctx.pageSize);
+          for (const { pagination, items: pageItems } of pages) {
+            yield { key: snapshotKey(route, tier, { ...params, page: pagination.page }), route, tier, body: { ...head, pagination, data: pageItems } };
+          }
+          yield { key: snapshotKey(route, tier, { ...params, page: '*' }), route, tier, ...emptyPageTemplate(head, ctx.pageSize, pages.length) };
+        } else if (route.slugOf) {
+          for (const slug of builder.slugs!(ctx)) {
+            yield { key: snapshotKey(route, tier, params, slug), route, tier, body: { ...head, data: builder.data!(ctx, tier, params, slug) } };
+          }
+        } else {
+          yield { key: snapshotKey(route, tier, params), route, tier, body: { ...head, data: builder.data!(ctx, tier, params, '') } };
+        }
+      }
+    }
+  }
+}
+
+/** Route ids the build answers (the manifest lists them; the server answers the rest with 404). */
+export function builtRouteIds(builders: Record<string, RouteBuilder> = routeBuilders()): string[] {
+  return ROUTES.filter((r) => builders[r.id]).map((r) => r.id);
+}

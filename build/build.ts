@@ -1,0 +1,222 @@
+/**
+ * The build: data/ -> validated dataset -> derived views -> one body per route, tier, key
+ * parameters and page or slug (checked against its response schema) -> pack + manifest in a
+ * new snapshot folder -> verified -> `current` switched atomically.
+ * On any problem it throws before touching `current`; the previous snapshot keeps serving.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { createAjv } from '../src/ajv.ts';
+import { MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, type Manifest } from '../src/manifest.ts';
+import { builtRouteIds, produceBodies, type BuildContext } from './bodies.ts';
+import { deriveModelViews, intelligenceIndexVersion } from './language.ts';
+import { parseDataset, readDataFiles, type DataFile } from './load.ts';
+import { DEFAULT_LEVELS, PackWriter, type CompressionLevels } from './pack.ts';
+import { responseSchema, hasResponseSchema } from './schemas/responses.ts';
+import { fsyncPath, lockSnapshots, newBuildId, publishSnapshot, pruneSnapshots, readCurrentManifest, verifySnapshot } from './snapshot-dir.ts';
+import type { Dataset } from './types.ts';
+
+export interface BuildOptions {
+  dataDir: string;
+  outDir: string;
+  /** Items per page of paginated lists. */
+  pageSize: number;
+  /** Days of measurements the medians and percentiles are taken over. */
+  statsDays: number;
+  /** End of the statistics windows; by default the time of the newest measurement. */
+  asOf?: string;
+  /** Rebuild even when the inputs are unchanged. */
+  force: boolean;
+  levels: CompressionLevels;
+  /** Progress and summary lines. */
+  log: (line: string) => void;
+}
+
+export const DEFAULT_BUILD_OPTIONS: Omit<BuildOptions, 'log'> = {
+  dataDir: 'data',
+  outDir: 'snapshot',
+  pageSize: 200,
+  statsDays: 14,
+  force: false,
+  levels: DEFAULT_LEVELS,
+};
+
+export interface BuildSummary {
+  /** False when the inputs were unchanged and nothing was written. */
+  built: boolean;
+  buildId: string;
+  snapshotDir: string;
+  entries: number;
+  bodies: number;
+  reused: number;
+  identityBytes: number;
+  packBytes: number;
+  seconds: number;
+}
+
+export class BodySchemaError extends Error {
+  constructor(readonly failures: string[]) {
+    super(`${failures.length} response bod${failures.length === 1 ? 'y does' : 'ies do'} not match their route's schema:\n${failures.slice(0, 20).join('\n')}`);
+    this.name = 'BodySchemaError';
+  }
+}
+
+const CODE_DIRS = ['build', 'src'];
+
+/** Hash of the build's own source, so a changed build rebuilds an unchanged dataset. */
+function codeDigest(): string {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const hash = createHash('sha256');
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (/\.(ts|mjs|js|json)$/.test(entry.name)) hash.update(relative(root, path)).update(readFileSync(path));
+    }
+  };
+  for (const dir of CODE_DIRS) walk(join(root, dir));
+  return hash.digest('hex');
+}
+
+export function inputDigest(files: readonly DataFile[], options: Omit<BuildOptions, 'log' | 'dataDir' | 'outDir' | 'force'>): string {
+  const hash = createHash('sha256').update(`format ${MANIFEST_FORMAT}\n`).update(codeDigest()).update(JSON.stringify(options));
+  for (const file of files) hash.update(`\n${file.path}\n${file.bytes.length}\n`).update(file.bytes);
+  return hash.digest('hex');
+}
+
+/** The end of every window: given, or the newest measurement, or the newest release date. */
+export function resolveAsOf(dataset: Dataset, given?: string): Date {
+  if (given) {
+    const at = /^\d{4}-\d{2}-\d{2}$/.test(given) ? `${given}T23:59:59.999Z` : given;
+    const date = new Date(at);
+    if (Number.isNaN(date.getTime())) throw new Error(`--as-of ${given}: not a date or timestamp`);
+    return date;
+  }
+  let newest = 0;
+  for (const s of dataset.series) {
+    const last = s.records.at(-1);
+    if (last) newest = Math.max(newest, Date.parse(last.timestamp));
+  }
+  if (newest === 0) {
+    for (const m of dataset.models) if (m.release_date) newest = Math.max(newest, Date.parse(`${m.release_date}T23:59:59.999Z`));
+  }
+  return new Date(newest);
+}
+
+function sha256File(path: string): string {
+  return createHash('sha256').update(readFileSync(path)).digest('hex');
+}
+
+function makeBodyChecker() {
+  const ajv = createAjv();
+  const validators = new Map<string, ValidateFunction>();
+  const failures: string[] = [];
+  return {
+    failures,
+    check(routeId: string, route: Parameters<typeof responseSchema>[0], tier: Parameters<typeof responseSchema>[1], key: string, body: unknown) {
+      if (!hasResponseSchema(route)) throw new Error(`route ${routeId} is built but has no response schema`);
+      const id = `${routeId}.${tier}`;
+      let validate = validators.get(id);
+      if (!validate) validators.set(id, (validate = ajv.compile(responseSchema(route, tier))));
+      if (validate(body)) return;
+      const detail = (validate.errors ?? []).slice(0, 3).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
+      failures.push(`${key}: ${detail}`);
+    },
+  };
+}
+
+export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
+  const started = performance.now();
+  const { log } = options;
+  const elapsed = () => ((performance.now() - started) / 1000).toFixed(1);
+  const unlock = lockSnapshots(options.outDir);
+  let tmpDir: string | null = null;
+  try {
+    const { files, problems } = readDataFiles(options.dataDir);
+    const digest = inputDigest(files, { pageSize: options.pageSize, statsDays: options.statsDays, asOf: options.asOf, levels: options.levels });
+    const current = readCurrentManifest(options.outDir);
+    if (current && current.manifest.input_digest === digest && !options.force) {
+      log(`snapshot ${current.manifest.build_id} is up to date (inputs unchanged); use --force to rebuild`);
+      return { built: false, buildId: current.manifest.build_id, snapshotDir: current.dir, entries: Object.keys(current.manifest.entries).length, bodies: Object.keys(current.manifest.bodies).length, reused: 0, identityBytes: 0, packBytes: 0, seconds: Number(elapsed()) };
+    }
+
+    const dataset = parseDataset(files, problems);
+    log(`loaded ${options.dataDir}: ${dataset.models.length} models, ${dataset.creators.length} creators, ${dataset.providers.length} providers, ${dataset.endpoints.length} endpoints, ${dataset.series.reduce((n, s) => n + s.records.length, 0)} measurement records (${elapsed()} s)`);
+
+    const asOf = resolveAsOf(dataset, options.asOf);
+    const ctx: BuildContext = {
+      dataset,
+      models: deriveModelViews(dataset, { asOf: asOf.getTime(), statsDays: options.statsDays }),
+      intelligenceIndexVersion: intelligenceIndexVersion(dataset),
+      pageSize: options.pageSize,
+    };
+    log(`derived indices, prices and performance as of ${asOf.toISOString()} (${elapsed()} s)`);
+
+    const builtAt = new Date();
+    const buildId = newBuildId(options.outDir, builtAt, digest);
+    tmpDir = join(options.outDir, `.tmp-${buildId}`);
+    mkdirSync(tmpDir);
+    const previous = current ? { path: join(current.dir, PACK_FILE), bodies: current.manifest.bodies } : null;
+    const pack = new PackWriter(join(tmpDir, PACK_FILE), options.levels, previous);
+    const checker = makeBodyChecker();
+    const entries: Record<string, string> = {};
+    const emptyPages: Manifest['empty_pages'] = {};
+    let count = 0;
+    for (const produced of produceBodies(ctx)) {
+      if ('body' in produced) {
+        checker.check(produced.route.id, produced.route, produced.tier, produced.key, produced.body);
+        entries[produced.key] = await pack.add(Buffer.from(JSON.stringify(produced.body)));
+      } else {
+        const sample = JSON.parse(`${produced.before}${ctx.pageSize}${produced.after}`);
+        checker.check(produced.route.id, produced.route, produced.tier, produced.key, sample);
+        emptyPages[produced.key] = { before: produced.before, after: produced.after };
+      }
+      if (++count % 5000 === 0) log(`  ${count} bodies shaped, ${pack.stats.bodies} written (${elapsed()} s)`);
+    }
+    const packDigest = await pack.finish();
+    if (checker.failures.length > 0) throw new BodySchemaError(checker.failures);
+
+    const manifest: Manifest = {
+      format: MANIFEST_FORMAT,
+      build_id: buildId,
+      built_at: builtAt.toISOString(),
+      as_of: asOf.toISOString(),
+      input_digest: digest,
+      intelligence_index_version: ctx.intelligenceIndexVersion,
+      page_size: options.pageSize,
+      routes: builtRouteIds(),
+      bodies: pack.bodies,
+      entries,
+      empty_pages: emptyPages,
+    };
+    writeFileSync(join(tmpDir, MANIFEST_FILE), JSON.stringify(manifest), { mode: 0o644 });
+    fsyncPath(join(tmpDir, MANIFEST_FILE));
+    verifySnapshot(tmpDir, packDigest, sha256File);
+    publishSnapshot(options.outDir, tmpDir, buildId);
+    tmpDir = null;
+    const removed = pruneSnapshots(options.outDir, buildId);
+    const summary: BuildSummary = {
+      built: true,
+      buildId,
+      snapshotDir: join(options.outDir, buildId),
+      entries: Object.keys(entries).length,
+      bodies: pack.stats.bodies,
+      reused: pack.stats.reused,
+      identityBytes: pack.stats.identityBytes,
+      packBytes: pack.stats.packBytes,
+      seconds: Number(elapsed()),
+    };
+    log(
+      `built snapshot ${buildId}: ${summary.entries} entries, ${summary.bodies} distinct bodies (${summary.reused} compressed bodies reused), ` +
+        `${(summary.identityBytes / 1e6).toFixed(1)} MB of JSON, pack ${(summary.packBytes / 1e6).toFixed(1)} MB, in ${summary.seconds} s` +
+        (removed.length ? `; pruned ${removed.length} old snapshot${removed.length === 1 ? '' : 's'}` : ''),
+    );
+    return summary;
+  } finally {
+    if (tmpDir) rmSync(tmpDir, { recursive: true, force: true });
+    unlock();
+  }
+}

@@ -1,0 +1,36 @@
+/** Order statistics over plain numbers. Pure; every caller passes values, never records. */
+
+/** Round to a number of decimals, dropping binary noise (0.1 + 0.2 -> 0.3). */
+export function round(value: number, decimals: number): number {
+  const factor = 10 ** decimals;
+  return Math.round((value + Number.EPSILON * Math.sign(value)) * factor) / factor;
+}
+
+export function roundOrNull(value: number | null, decimals: number): number | null {
+  return value === null ? null : round(value, decimals);
+}
+
+/**
+ * The q-quantile of values already sorted ascending, by linear interpolation between the
+ * closest ranks (the method of R's type 7 and numpy's default). Null for no values.
+ */
+export function quantileSorted(sorted: ArrayLike<number>, q: number): number | null {
+  if (sorted.length === 0) return null;
+  const position = (sorted.length - 1) * q;
+  const lower = Math.floor(position);
+  const upper = Math.ceil(position);
+  const weight = position - lower;
+  return sorted[lower] + (sorted[upper] - sorted[lower]) * weight;
+}
+
+/** Numbers sorted ascending (a typed array sorts numerically and fast). */
+export function sortNumbers(values: Iterable<number>): Float64Array {
+  return Float64Array.from(values).sort();
+}
+
+/** Median of the non-null values; null when there are none. */
+export function median(values: Iterable<number | null>): number | null {
+  const present: number[] = [];
+  for (const v of values) if (v !== null) present.push(v);
+  return quantileSorted(sortNumbers(present), 0.5);
+}

@@ -1,0 +1,138 @@
+/**
+ * The field vocabulary of the language model data, in the spec's order. Dataset schemas,
+ * derivations, shaping and response schemas all read these lists, so a field is named once.
+ */
+
+/** Raw evaluation scores a maintainer types into `data/language-models.json` (all nullable). */
+export const RAW_EVALUATIONS = [
+  'tau2_telecom',
+  'tau_banking',
+  'terminalbench_hard',
+  'terminalbench_v2_1',
+  'terminalbench_v4_0',
+  'platform_briefcase_elo',
+  'automationbench_platform',
+  'gdp_pdf',
+  'scicode',
+  'platform_lcr',
+  'ifbench',
+  'hle',
+  'gpqa_diamond',
+  'critpt',
+  'gdpval_platform_elo',
+  'mmmu_pro',
+  'platform_multilingual_index',
+] as const;
+export type RawEvaluation = (typeof RAW_EVALUATIONS)[number];
+
+/** Headline indices: on Free and Pro shapes. The first three come from the intelligence index. */
+export const HEADLINE_INDICES = [
+  'platform_intelligence_index',
+  'platform_coding_index',
+  'platform_agentic_index',
+  'platform_finance_and_accounting_index',
+  'platform_strategy_and_ops_index',
+  'platform_legal_index',
+  'platform_healthcare_and_medical_index',
+  'platform_engineering_index',
+  'platform_economics_index',
+] as const;
+export type HeadlineIndex = (typeof HEADLINE_INDICES)[number];
+
+/** The Pro-only evaluation keys, in the spec's order; some are raw, some derived by the build. */
+export const PRO_EVALUATIONS = [
+  'tau2_telecom',
+  'tau_banking',
+  'terminalbench_hard',
+  'terminalbench_v2_1',
+  'terminalbench_v4_0',
+  'platform_briefcase_elo',
+  'automationbench_platform',
+  'gdp_pdf',
+  'scicode',
+  'platform_lcr',
+  'platform_omniscience_index',
+  'platform_omniscience_accuracy',
+  'platform_omniscience_non_hallucination_rate',
+  'ifbench',
+  'hle',
+  'gpqa_diamond',
+  'critpt',
+  'gdpval_platform_elo',
+  'gdpval_platform_normalized',
+  'mmmu_pro',
+  'platform_openness_index',
+  'platform_multilingual_index',
+] as const;
+export type ProEvaluation = (typeof PRO_EVALUATIONS)[number];
+
+/** Keys of `evaluation_token_counts` (detail route) and of the dataset's token counts. */
+export const TOKEN_COUNT_EVALUATIONS = [
+  'hle',
+  'platform_lcr',
+  'gpqa_diamond',
+  'tau2_telecom',
+  'tau_banking',
+  'critpt',
+  'gdpval_platform',
+  'ifbench',
+  'scicode',
+  'mmmu_pro',
+  'platform_omniscience',
+  'terminalbench_hard',
+  'terminalbench_v2_1',
+  'terminalbench_v4_0',
+  'platform_briefcase',
+  'automationbench_platform',
+  'gdp_pdf',
+] as const;
+export type TokenCountEvaluation = (typeof TOKEN_COUNT_EVALUATIONS)[number];
+
+export const OMNISCIENCE_DOMAINS = [
+  'total',
+  'law',
+  'health',
+  'business',
+  'humanities_and_social_sciences',
+  'science_engineering_and_mathematics',
+  'software_engineering',
+] as const;
+export const OMNISCIENCE_METRICS = ['accuracy', 'omniscience', 'hallucination_rate'] as const;
+
+/** The openness components a maintainer enters; `platform_openness_index` is computed from them. */
+export const OPENNESS_COMPONENTS = [
+  'weights_access',
+  'weights_license',
+  'data_pretrain_access',
+  'data_pretrain_license',
+  'data_posttrain_access',
+  'data_posttrain_license',
+  'methodology_license',
+  'methodology_disclosure',
+] as const;
+
+export const MODALITIES = ['text', 'image', 'video', 'speech'] as const;
+
+export const FREE_PRICES = ['price_1m_input_tokens', 'price_1m_output_tokens', 'price_1m_cache_hit_tokens', 'price_1m_cache_write_tokens'] as const;
+export const BLENDED_PRICES = ['price_1m_blended_3_to_1', 'price_1m_blended_7_to_2_to_1'] as const;
+export type EndpointPrice = (typeof FREE_PRICES)[number];
+
+export const MEDIAN_METRICS = [
+  'median_output_tokens_per_second',
+  'median_time_to_first_token_seconds',
+  'median_time_to_first_answer_token_seconds',
+  'median_end_to_end_response_time_seconds',
+] as const;
+
+/** Percentile and quartile fields (Pro), for output speed and time to first token. */
+export const SPREAD_METRICS = ['output_tokens_per_second', 'time_to_first_token_seconds'] as const;
+export const SPREAD_LEVELS = [
+  { prefix: 'percentile_05_', q: 0.05 },
+  { prefix: 'quartile_25_', q: 0.25 },
+  { prefix: 'quartile_75_', q: 0.75 },
+  { prefix: 'percentile_95_', q: 0.95 },
+] as const;
+export const SPREAD_FIELDS = SPREAD_LEVELS.flatMap(({ prefix }) => SPREAD_METRICS.map((m) => `${prefix}${m}`));
+
+export const TOKEN_KINDS = ['input_tokens', 'answer_tokens', 'output_tokens', 'reasoning_tokens'] as const;
+export const COST_PARTS = ['input_cost', 'reasoning_cost', 'answer_cost'] as const;

@@ -1,0 +1,301 @@
+/**
+ * Load `data/`: read every dataset, validate it against its schema, then check every reference
+ * between datasets. All problems are collected and thrown together as one DatasetError.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { createAjv } from '../src/ajv.ts';
+import { HEADLINE_INDICES, OMNISCIENCE_DOMAINS, OMNISCIENCE_METRICS, OPENNESS_COMPONENTS, RAW_EVALUATIONS, TOKEN_COUNT_EVALUATIONS } from './fields.ts';
+import { DatasetError, pointerOf, type Problem } from './problems.ts';
+import {
+  indexDefinitionsSchema,
+  languageModelsSchema,
+  measurementsSchema,
+  modelCreatorsSchema,
+  providerEndpointsSchema,
+  providersSchema,
+} from './schemas/datasets.ts';
+import type { Dataset, IndexDefinitions, LanguageModel, MeasurementsFile, MeasurementSeries, ModelCreator, Provider, ProviderEndpoint } from './types.ts';
+
+export const DATASET_FILES = {
+  creators: 'model-creators.json',
+  models: 'language-models.json',
+  providers: 'providers.json',
+  endpoints: 'provider-endpoints.json',
+  indices: 'indices.json',
+  measurements: 'measurements',
+} as const;
+
+/** One file read from the data folder: its path relative to the folder and its bytes. */
+export interface DataFile {
+  path: string;
+  bytes: Buffer;
+}
+
+const ajv = createAjv();
+const validators = {
+  creators: ajv.compile(modelCreatorsSchema),
+  models: ajv.compile(languageModelsSchema),
+  providers: ajv.compile(providersSchema),
+  endpoints: ajv.compile(providerEndpointsSchema),
+  indices: ajv.compile(indexDefinitionsSchema),
+  measurements: ajv.compile(measurementsSchema),
+};
+
+/** Every pointer an index component may read: the numeric scores of a language model. */
+export const SCORE_POINTERS: ReadonlySet<string> = new Set([
+  ...RAW_EVALUATIONS.map((k) => pointerOf('evaluations', k)),
+  ...OMNISCIENCE_DOMAINS.flatMap((d) => OMNISCIENCE_METRICS.map((m) => pointerOf('omniscience_breakdown', d, m))),
+  ...OPENNESS_COMPONENTS.map((c) => pointerOf('openness', c)),
+]);
+
+/** List the files the build reads, in a fixed order (the input digest depends on it). */
+export function listDataFiles(dir: string): string[] {
+  const fixed = [DATASET_FILES.creators, DATASET_FILES.models, DATASET_FILES.providers, DATASET_FILES.endpoints, DATASET_FILES.indices];
+  let measurementFiles: string[] = [];
+  try {
+    measurementFiles = readdirSync(join(dir, DATASET_FILES.measurements))
+      .filter((f) => f.endsWith('.json') || f.endsWith('.json.gz'))
+      .sort()
+      .map((f) => `${DATASET_FILES.measurements}/${f}`);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  return [...fixed, ...measurementFiles];
+}
+
+export function readDataFiles(dir: string): { files: DataFile[]; problems: Problem[] } {
+  const files: DataFile[] = [];
+  const problems: Problem[] = [];
+  for (const path of listDataFiles(dir)) {
+    try {
+      files.push({ path, bytes: readFileSync(join(dir, path)) });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      problems.push({ file: path, pointer: '', message: code === 'ENOENT' ? 'file is missing' : `cannot read: ${(error as Error).message}` });
+    }
+  }
+  return { files, problems };
+}
+
+function parseJson(file: DataFile, problems: Problem[]): unknown {
+  try {
+    const text = file.path.endsWith('.gz') ? gunzipSync(file.bytes).toString('utf8') : file.bytes.toString('utf8');
+    return JSON.parse(text);
+  } catch (error) {
+    problems.push({ file: file.path, pointer: '', message: `not valid ${file.path.endsWith('.gz') ? 'gzip-compressed ' : ''}JSON: ${(error as Error).message}` });
+    return undefined;
+  }
+}
+
+/** Name the record a pointer falls in: its slug or id (or, for measurements, its series and time). */
+type RecordNamer = (pointer: string) => string | undefined;
+
+function arrayRecordNamer(items: unknown): RecordNamer {
+  return (pointer) => {
+    const index = Number(pointer.split('/')[1]);
+    if (!Array.isArray(items) || !Number.isInteger(index)) return undefined;
+    const item = items[index] as { slug?: unknown; id?: unknown } | undefined;
+    const label = typeof item?.slug === 'string' ? item.slug : typeof item?.id === 'string' ? item.id : undefined;
+    return label ?? `item ${index}`;
+  };
+}
+
+function measurementRecordNamer(file: unknown): RecordNamer {
+  return (pointer) => {
+    const [, top, s, , r] = pointer.split('/');
+    if (top !== 'series' || s === undefined) return undefined;
+    const series = (file as MeasurementsFile).series?.[Number(s)];
+    if (!series) return undefined;
+    const record = r === undefined ? undefined : series.records?.[Number(r)];
+    const at = record && typeof record.timestamp === 'string' ? ` at ${record.timestamp}` : '';
+    return `endpoint ${String(series.endpoint_id)} ${String(series.prompt_type)}${at}`;
+  };
+}
+
+function describeAjvError(error: ErrorObject): { pointer: string; message: string } {
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'additionalProperties') {
+    return { pointer: `${error.instancePath}/${String(params.additionalProperty)}`, message: 'unknown field' };
+  }
+  if (error.keyword === 'required') {
+    return { pointer: `${error.instancePath}/${String(params.missingProperty)}`, message: 'required field is missing' };
+  }
+  if (error.keyword === 'enum') {
+    return { pointer: error.instancePath, message: `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
+  }
+  return { pointer: error.instancePath, message: error.message ?? error.keyword };
+}
+
+function validate(file: DataFile, value: unknown, validator: ValidateFunction, nameRecord: RecordNamer, problems: Problem[]): boolean {
+  if (validator(value)) return true;
+  const seen = new Set<string>();
+  for (const error of validator.errors ?? []) {
+    // oneOf of null-or-object reports the null branch too; the object branch's errors say more.
+    if (error.keyword === 'oneOf' || (error.keyword === 'type' && error.params.type === 'null')) continue;
+    const { pointer, message } = describeAjvError(error);
+    const line = `${pointer} ${message}`;
+    if (seen.has(line)) continue;
+    seen.add(line);
+    problems.push({ file: file.path, record: nameRecord(pointer), pointer, message });
+  }
+  return false;
+}
+
+interface Keyed {
+  id: string;
+  slug?: string;
+}
+
+/** Report duplicate ids and slugs in one dataset; return the records by id. */
+function indexRecords<T extends Keyed>(path: string, items: T[], problems: Problem[]): Map<string, T> {
+  const byId = new Map<string, T>();
+  const slugs = new Map<string, number>();
+  items.forEach((item, i) => {
+    if (byId.has(item.id)) problems.push({ file: path, record: item.slug ?? item.id, pointer: pointerOf(i, 'id'), message: `duplicate id ${item.id}` });
+    else byId.set(item.id, item);
+    if (item.slug === undefined) return;
+    const first = slugs.get(item.slug);
+    if (first !== undefined) problems.push({ file: path, record: item.slug, pointer: pointerOf(i, 'slug'), message: `duplicate slug (also at /${first})` });
+    else slugs.set(item.slug, i);
+  });
+  return byId;
+}
+
+function checkIndexDefinitions(path: string, defs: IndexDefinitions, problems: Problem[]): void {
+  const report = (pointer: string, message: string) => problems.push({ file: path, pointer, message });
+  const checkComponents = (base: (string | number)[], components: IndexDefinitions['openness_index']['components']) => {
+    const ids = new Set<string>();
+    components.forEach((c, i) => {
+      if (!SCORE_POINTERS.has(c.score)) report(pointerOf(...base, i, 'score'), `${c.score} does not name a numeric score of a language model`);
+      if (!(c.max > c.min)) report(pointerOf(...base, i, 'max'), 'max must be greater than min');
+      if (ids.has(c.id)) report(pointerOf(...base, i, 'id'), `duplicate component id ${c.id}`);
+      ids.add(c.id);
+    });
+  };
+  const intelligence = defs.intelligence_index;
+  checkComponents(['intelligence_index', 'components'], intelligence.components);
+  const componentIds = new Set(intelligence.components.map((c) => c.id));
+  intelligence.components.forEach((c, i) => {
+    // The index's token counts are the sum of its components' evaluation token counts.
+    if (!(TOKEN_COUNT_EVALUATIONS as readonly string[]).includes(c.id)) {
+      report(pointerOf('intelligence_index', 'components', i, 'id'), `must be an evaluation_token_counts key (${TOKEN_COUNT_EVALUATIONS.join(', ')})`);
+    }
+    if (c.tasks === undefined) report(pointerOf('intelligence_index', 'components', i, 'tasks'), 'intelligence index components need a task count (for cost per task)');
+  });
+  intelligence.subsets.forEach((subset, s) =>
+    subset.components.forEach((id, i) => {
+      if (!componentIds.has(id)) report(pointerOf('intelligence_index', 'subsets', s, 'components', i), `${id} is not a component of the intelligence index`);
+    }),
+  );
+  defs.capability_indices.indices.forEach((index, i) => checkComponents(['capability_indices', 'indices', i, 'components'], index.components));
+  checkComponents(['openness_index', 'components'], defs.openness_index.components);
+
+  const defined = [intelligence.key, ...intelligence.subsets.map((s) => s.key), ...defs.capability_indices.indices.map((i) => i.key)];
+  for (const key of HEADLINE_INDICES) if (!defined.includes(key)) report('', `no definition for ${key}`);
+  for (const key of defined) if (!(HEADLINE_INDICES as readonly string[]).includes(key)) report('', `${key} is not an index the API publishes (${HEADLINE_INDICES.join(', ')})`);
+  if (defs.openness_index.key !== 'platform_openness_index') report(pointerOf('openness_index', 'key'), 'must be platform_openness_index');
+}
+
+interface MeasurementContext {
+  endpoints: Map<string, ProviderEndpoint>;
+  providers: Map<string, Provider>;
+  seenSeries: Map<string, string>;
+}
+
+function checkMeasurements(path: string, file: MeasurementsFile, ctx: MeasurementContext, problems: Problem[]): MeasurementSeries[] {
+  const nameRecord = measurementRecordNamer(file);
+  const report = (pointer: string, message: string) => problems.push({ file: path, record: nameRecord(pointer), pointer, message });
+  if (!ctx.providers.has(file.provider_id)) report('/provider_id', `unknown provider ${file.provider_id}`);
+  const out: MeasurementSeries[] = [];
+  file.series.forEach((series, s) => {
+    const endpoint = ctx.endpoints.get(series.endpoint_id);
+    if (!endpoint) report(pointerOf('series', s, 'endpoint_id'), `unknown provider endpoint ${series.endpoint_id}`);
+    else if (endpoint.provider_id !== file.provider_id) {
+      report(pointerOf('series', s, 'endpoint_id'), `endpoint belongs to provider ${endpoint.provider_id}, not to this file's provider ${file.provider_id}`);
+    }
+    const seriesKey = `${series.endpoint_id} ${series.prompt_type}`;
+    const earlier = ctx.seenSeries.get(seriesKey);
+    if (earlier) report(pointerOf('series', s), `series for this endpoint and prompt type already given in ${earlier}`);
+    ctx.seenSeries.set(seriesKey, path);
+    const times = new Set<string>();
+    series.records.forEach((record, r) => {
+      if (times.has(record.timestamp)) report(pointerOf('series', s, 'records', r, 'timestamp'), 'two records of one series at the same time');
+      times.add(record.timestamp);
+      if (record.success) {
+        for (const field of ['output_tokens_per_second', 'time_to_first_token_seconds', 'time_to_first_answer_token_seconds'] as const) {
+          if (record[field] === null) report(pointerOf('series', s, 'records', r, field), 'a successful request must have this figure');
+        }
+      }
+    });
+    const records = [...series.records].sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp));
+    out.push({ ...series, records });
+  });
+  return out;
+}
+
+/**
+ * Load and check the whole data folder. Throws DatasetError listing every problem; returns the
+ * dataset and the raw files.
+ */
+export function loadDataset(dir: string): { dataset: Dataset; files: DataFile[] } {
+  const { files, problems } = readDataFiles(dir);
+  return { dataset: parseDataset(files, problems), files };
+}
+
+/** Parse and check files already read; `problems` holds what reading them found. */
+export function parseDataset(files: DataFile[], problems: Problem[]): Dataset {
+  const byPath = new Map(files.map((f) => [f.path, f]));
+
+  const load = <T>(path: string, validator: ValidateFunction, namer: (value: unknown) => RecordNamer): T | undefined => {
+    const file = byPath.get(path);
+    if (!file) return undefined;
+    const value = parseJson(file, problems);
+    if (value === undefined) return undefined;
+    return validate(file, value, validator, namer(value), problems) ? (value as T) : undefined;
+  };
+  const creators = load<ModelCreator[]>(DATASET_FILES.creators, validators.creators, arrayRecordNamer);
+  const models = load<LanguageModel[]>(DATASET_FILES.models, validators.models, arrayRecordNamer);
+  const providers = load<Provider[]>(DATASET_FILES.providers, validators.providers, arrayRecordNamer);
+  const endpoints = load<ProviderEndpoint[]>(DATASET_FILES.endpoints, validators.endpoints, arrayRecordNamer);
+  const indices = load<IndexDefinitions>(DATASET_FILES.indices, validators.indices, () => () => undefined);
+  const measurementFiles = files
+    .filter((f) => f.path.startsWith(`${DATASET_FILES.measurements}/`))
+    .map((f) => ({ path: f.path, value: load<MeasurementsFile>(f.path, validators.measurements, measurementRecordNamer) }));
+
+  const creatorsById = indexRecords(DATASET_FILES.creators, creators ?? [], problems);
+  const modelsById = indexRecords(DATASET_FILES.models, models ?? [], problems);
+  const providersById = indexRecords(DATASET_FILES.providers, providers ?? [], problems);
+  const endpointsById = indexRecords(DATASET_FILES.endpoints, endpoints ?? [], problems);
+
+  if (creators && models) {
+    models.forEach((m, i) => {
+      if (!creatorsById.has(m.creator_id)) {
+        problems.push({ file: DATASET_FILES.models, record: m.slug, pointer: pointerOf(i, 'creator_id'), message: `unknown model creator ${m.creator_id}` });
+      }
+    });
+  }
+  if (endpoints && models && providers) {
+    const pairs = new Map<string, number>();
+    endpoints.forEach((e, i) => {
+      const report = (field: string, message: string) => problems.push({ file: DATASET_FILES.endpoints, record: e.id, pointer: pointerOf(i, field), message });
+      if (!modelsById.has(e.model_id)) report('model_id', `unknown language model ${e.model_id}`);
+      if (!providersById.has(e.provider_id)) report('provider_id', `unknown provider ${e.provider_id}`);
+      const pair = `${e.model_id} ${e.provider_id}`;
+      if (pairs.has(pair)) report('provider_id', `this provider already serves this model (endpoint at /${pairs.get(pair)})`);
+      pairs.set(pair, i);
+    });
+  }
+  if (indices) checkIndexDefinitions(DATASET_FILES.indices, indices, problems);
+
+  const series: MeasurementSeries[] = [];
+  if (endpoints && providers) {
+    const ctx: MeasurementContext = { endpoints: endpointsById, providers: providersById, seenSeries: new Map() };
+    for (const { path, value } of measurementFiles) if (value) series.push(...checkMeasurements(path, value, ctx, problems));
+  }
+
+  if (problems.length > 0 || !creators || !models || !providers || !endpoints || !indices) throw new DatasetError(problems);
+  return { creators, models, providers, endpoints, series, indices };
+}

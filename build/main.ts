@@ -1,0 +1,77 @@
+/**
+ * `npm run build -- [--data DIR] [--out DIR] [--page-size N] [--stats-days N] [--as-of DATE]
+ *  [--force] [--gzip-level N] [--brotli-level N] [--quiet]`
+ */
+import { parseArgs } from 'node:util';
+import { BodySchemaError, DEFAULT_BUILD_OPTIONS, runBuild, type BuildOptions } from './build.ts';
+import { DatasetError, formatProblem } from './problems.ts';
+
+const USAGE = `usage: npm run build -- [--data DIR] [--out DIR] [--page-size N] [--stats-days N] [--as-of DATE] [--force] [--gzip-level 1-9] [--brotli-level 1-11] [--quiet]`;
+
+function integerFlag(name: string, text: string | undefined, fallback: number, min: number, max: number): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min || value > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(text)}`);
+  return value;
+}
+
+class UsageError extends Error {}
+
+export function parseBuildArgs(argv: string[]): BuildOptions {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        data: { type: 'string' },
+        out: { type: 'string' },
+        'page-size': { type: 'string' },
+        'stats-days': { type: 'string' },
+        'as-of': { type: 'string' },
+        force: { type: 'boolean' },
+        'gzip-level': { type: 'string' },
+        'brotli-level': { type: 'string' },
+        quiet: { type: 'boolean' },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const v = parsed.values;
+  const d = DEFAULT_BUILD_OPTIONS;
+  return {
+    dataDir: v.data ?? d.dataDir,
+    outDir: v.out ?? d.outDir,
+    pageSize: integerFlag('page-size', v['page-size'], d.pageSize, 1, 10000),
+    statsDays: integerFlag('stats-days', v['stats-days'], d.statsDays, 1, 90),
+    asOf: v['as-of'],
+    force: v.force ?? false,
+    levels: { gzip: integerFlag('gzip-level', v['gzip-level'], d.levels.gzip, 1, 9), brotli: integerFlag('brotli-level', v['brotli-level'], d.levels.brotli, 1, 11) },
+    log: v.quiet ? () => {} : (line) => console.log(line),
+  };
+}
+
+async function main(): Promise<void> {
+  try {
+    await runBuild(parseBuildArgs(process.argv.slice(2)));
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`${error.message}\n${USAGE}`);
+      process.exitCode = 2;
+    } else if (error instanceof DatasetError) {
+      console.error(`build failed: ${error.problems.length} problem${error.problems.length === 1 ? '' : 's'} in the datasets; the current snapshot is unchanged`);
+      for (const problem of error.problems) console.error(`  ${formatProblem(problem)}`);
+      process.exitCode = 1;
+    } else if (error instanceof BodySchemaError) {
+      console.error(`build failed: ${error.message}`);
+      process.exitCode = 1;
+    } else {
+      console.error(`build failed: ${(error as Error).message}`);
+      process.exitCode = 1;
+    }
+  }
+}
+
+await main();

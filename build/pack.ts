@@ -1,0 +1,128 @@
+/**
+ * Write response bodies into one pack file: each distinct body once (by content hash), with
+ * its gzip and brotli variants next to it. Compression runs on zlib's thread pool, a bounded
+ * number at a time, and results are written in the order bodies were added, so the same
+ * input gives the same pack. A body the previous snapshot already holds is copied from it
+ * rather than compressed again, which makes an unchanged rebuild cheap.
+ */
+import { createHash } from 'node:crypto';
+import { closeSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
+import type { Span } from '../src/manifest.ts';
+
+const gzipAsync = promisify(gzip);
+const brotliAsync = promisify(brotliCompress);
+
+export interface CompressionLevels {
+  gzip: number;
+  brotli: number;
+}
+
+/** Chosen by measurement on the sample snapshot (see README, "Build"). */
+export const DEFAULT_LEVELS: CompressionLevels = { gzip: 9, brotli: 9 };
+
+const IN_FLIGHT = 16;
+
+export function contentHash(bytes: Buffer | string): string {
+  return createHash('sha256').update(bytes).digest('base64url').slice(0, 22);
+}
+
+/** Where a body's compressed variants can be copied from instead of compressing again. */
+export interface PreviousPack {
+  path: string;
+  bodies: Record<string, [Span, Span, Span]>;
+}
+
+export async function compressBody(bytes: Buffer, levels: CompressionLevels): Promise<[Buffer, Buffer]> {
+  return Promise.all([
+    gzipAsync(bytes, { level: levels.gzip }),
+    brotliAsync(bytes, {
+      params: {
+        [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+        [constants.BROTLI_PARAM_QUALITY]: levels.brotli,
+        [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
+      },
+    }),
+  ]);
+}
+
+export interface PackStats {
+  bodies: number;
+  reused: number;
+  identityBytes: number;
+  packBytes: number;
+}
+
+export class PackWriter {
+  readonly bodies: Record<string, [Span, Span, Span]> = {};
+  readonly stats: PackStats = { bodies: 0, reused: 0, identityBytes: 0, packBytes: 0 };
+  private readonly fd: number;
+  private readonly previousFd: number | null;
+  private readonly pending: { hash: string; identity: Buffer; variants: Promise<[Buffer, Buffer]> }[] = [];
+  private readonly known = new Set<string>();
+  private readonly digest = createHash('sha256');
+  private offset = 0;
+
+  constructor(
+    readonly path: string,
+    private readonly levels: CompressionLevels,
+    private readonly previous: PreviousPack | null,
+  ) {
+    this.fd = openSync(path, 'wx', 0o644);
+    this.previousFd = previous ? openSync(previous.path, 'r') : null;
+  }
+
+  /** Add a body; returns its content hash. Waits when too many compressions are under way. */
+  async add(identity: Buffer): Promise<string> {
+    const hash = contentHash(identity);
+    if (this.known.has(hash)) return hash;
+    this.known.add(hash);
+    this.pending.push({ hash, identity, variants: this.variantsOf(hash, identity) });
+    while (this.pending.length >= IN_FLIGHT) await this.writeOldest();
+    return hash;
+  }
+
+  private variantsOf(hash: string, identity: Buffer): Promise<[Buffer, Buffer]> {
+    const spans = this.previous?.bodies[hash];
+    if (spans && this.previousFd !== null) {
+      this.stats.reused++;
+      return Promise.resolve([this.readPrevious(spans[1]), this.readPrevious(spans[2])]);
+    }
+    return compressBody(identity, this.levels);
+  }
+
+  private readPrevious([offset, length]: Span): Buffer {
+    const buffer = Buffer.allocUnsafe(length);
+    const read = readSync(this.previousFd!, buffer, 0, length, offset);
+    if (read !== length) throw new Error(`previous pack ${this.previous!.path} is shorter than its manifest says`);
+    return buffer;
+  }
+
+  private append(bytes: Buffer): Span {
+    const span: Span = [this.offset, bytes.length];
+    let written = 0;
+    while (written < bytes.length) written += writeSync(this.fd, bytes, written, bytes.length - written);
+    this.digest.update(bytes);
+    this.offset += bytes.length;
+    return span;
+  }
+
+  private async writeOldest(): Promise<void> {
+    const { hash, identity, variants } = this.pending.shift()!;
+    const [gz, br] = await variants;
+    this.bodies[hash] = [this.append(identity), this.append(gz), this.append(br)];
+    this.stats.bodies++;
+    this.stats.identityBytes += identity.length;
+  }
+
+  /** Write what is pending, fsync, close; returns the SHA-256 of everything written. */
+  async finish(): Promise<string> {
+    while (this.pending.length > 0) await this.writeOldest();
+    fsyncSync(this.fd);
+    closeSync(this.fd);
+    if (this.previousFd !== null) closeSync(this.previousFd);
+    this.stats.packBytes = this.offset;
+    return this.digest.digest('hex');
+  }
+}

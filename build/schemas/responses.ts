@@ -1,0 +1,143 @@
+/**
+ * Response schemas (JSON Schema 2020-12), per route and tier. The build checks every body it
+ * writes against the schema of its route; objects are closed, so a Pro-only field in a Free
+ * body, or a detail-only field in a list item, fails the build.
+ */
+import { MAX_PAGE, type Route, type Tier } from '../../src/routes.ts';
+import {
+  BLENDED_PRICES,
+  COST_PARTS,
+  FREE_PRICES,
+  HEADLINE_INDICES,
+  MEDIAN_METRICS,
+  MODALITIES,
+  OMNISCIENCE_DOMAINS,
+  OMNISCIENCE_METRICS,
+  OPENNESS_COMPONENTS,
+  PRO_EVALUATIONS,
+  SPREAD_FIELDS,
+  TOKEN_COUNT_EVALUATIONS,
+  TOKEN_KINDS,
+} from '../fields.ts';
+
+export type Schema = Record<string, unknown>;
+
+const SCHEMA = 'https://json-schema.org/draft/2020-12/schema';
+
+const string = { type: 'string' };
+const nullableString = { type: ['string', 'null'] };
+const nullableNumber = { type: ['number', 'null'] };
+const nullableInteger = { type: ['integer', 'null'] };
+const nullableDate = { type: ['string', 'null'], format: 'date' };
+const uuid = { type: 'string', format: 'uuid' };
+
+export function closed(properties: Record<string, unknown>, required: readonly string[] = Object.keys(properties)): Schema {
+  return { type: 'object', additionalProperties: false, required: [...required], properties };
+}
+
+function fieldsOf(keys: readonly string[], schema: unknown): Record<string, unknown> {
+  return Object.fromEntries(keys.map((k) => [k, schema]));
+}
+
+function nullable(schema: Schema): Schema {
+  return { anyOf: [{ type: 'null' }, schema] };
+}
+
+export const pagination = closed({
+  page: { type: 'integer', minimum: 1, maximum: MAX_PAGE },
+  page_size: { type: 'integer', minimum: 1 },
+  total_pages: { type: 'integer', minimum: 0 },
+  has_more: { type: 'boolean' },
+});
+
+const modalitySet = closed(fieldsOf(MODALITIES, { type: 'boolean' }));
+const costSplit = closed(fieldsOf(['total_cost', ...COST_PARTS], nullableNumber));
+const tokenTotals = closed(fieldsOf(TOKEN_KINDS, nullableInteger));
+
+export const freePricing = closed(fieldsOf(FREE_PRICES, nullableNumber));
+export const proPricing = closed(fieldsOf([...FREE_PRICES, ...BLENDED_PRICES], nullableNumber));
+export const medianPerformance = closed(fieldsOf(MEDIAN_METRICS, nullableNumber));
+export const proPerformance = closed(fieldsOf([...MEDIAN_METRICS, ...SPREAD_FIELDS], nullableNumber));
+
+export const freeLanguageModel = closed({
+  id: uuid,
+  name: string,
+  slug: string,
+  release_date: nullableDate,
+  model_creator: closed({ id: uuid, name: string }),
+  evaluations: closed(fieldsOf(HEADLINE_INDICES, nullableNumber)),
+  platform_intelligence_index_cost: closed({ total_cost: nullableNumber, cost_per_task: closed({ total_cost: nullableNumber }) }),
+  pricing: freePricing,
+  performance: medianPerformance,
+});
+
+const proLanguageModelFields = {
+  id: uuid,
+  name: string,
+  slug: string,
+  release_date: nullableDate,
+  model_creator: closed({ id: uuid, name: string, country: nullableString }),
+  reasoning_model: { type: 'boolean' },
+  evaluations: closed(fieldsOf([...HEADLINE_INDICES, ...PRO_EVALUATIONS], nullableNumber)),
+  platform_intelligence_index_cost: closed({ ...fieldsOf(['total_cost', ...COST_PARTS], nullableNumber), cost_per_task: costSplit }),
+  platform_intelligence_index_token_counts: tokenTotals,
+  pricing: proPricing,
+  performance: proPerformance,
+  context_window_tokens: nullableInteger,
+  parameters: closed({ total: nullableNumber, active: nullableNumber }),
+  modalities: closed({ input: modalitySet, output: modalitySet }),
+  licensing: closed({ is_open_weights: { type: 'boolean' } }),
+  weights_hub_url: nullableString,
+  router_api_id: nullableString,
+};
+
+export const proLanguageModel = closed(proLanguageModelFields);
+
+export const modelProvider = closed({
+  id: uuid,
+  name: string,
+  slug: string,
+  pricing: proPricing,
+  performance: proPerformance,
+  context_window_tokens: nullableInteger,
+});
+
+const detailFields = {
+  ...proLanguageModelFields,
+  evaluation_token_counts: closed(fieldsOf(TOKEN_COUNT_EVALUATIONS, nullable(closed(fieldsOf(TOKEN_KINDS, { type: 'integer', minimum: 0 }))))),
+  platform_omniscience_breakdown: nullable(closed(fieldsOf(OMNISCIENCE_DOMAINS, closed(fieldsOf(OMNISCIENCE_METRICS, { type: 'number' }))))),
+  platform_openness_index_breakdown: nullable(closed(fieldsOf([...OPENNESS_COMPONENTS, 'platform_openness_index'], nullableNumber))),
+};
+
+export function languageModelDetail(tier: Tier): Schema {
+  return tier === 'commercial' ? closed({ ...detailFields, providers: { type: 'array', items: modelProvider } }) : closed(detailFields);
+}
+
+function tierField(tier: Tier): Schema {
+  return { const: tier };
+}
+
+/** The envelope of a language route: tier, index version, pagination on lists, then data. */
+function languageEnvelope(tier: Tier, data: Schema, paginated: boolean): Schema {
+  const fields: Record<string, unknown> = { tier: tierField(tier), intelligence_index_version: { type: 'number' } };
+  if (paginated) fields.pagination = pagination;
+  fields.data = data;
+  return closed(fields);
+}
+
+/** Response schema of each route the build writes, by route id, for one tier. */
+const RESPONSE_SCHEMAS: Record<string, (tier: Tier) => Schema> = {
+  'language.models.free': (tier) => languageEnvelope(tier, { type: 'array', items: freeLanguageModel }, true),
+  'language.models': (tier) => languageEnvelope(tier, { type: 'array', items: proLanguageModel }, true),
+  'language.model': (tier) => languageEnvelope(tier, languageModelDetail(tier), false),
+};
+
+export function hasResponseSchema(route: Route): boolean {
+  return Object.hasOwn(RESPONSE_SCHEMAS, route.id);
+}
+
+export function responseSchema(route: Route, tier: Tier): Schema {
+  const make = RESPONSE_SCHEMAS[route.id];
+  if (!make) throw new Error(`no response schema for route ${route.id}`);
+  return { $schema: SCHEMA, $id: `${route.id}.${tier}`, ...make(tier) };
+}

@@ -1,0 +1,109 @@
+/**
+ * The snapshot folder: `<out>/<build-id>/` per build and `<out>/current`, a symbolic link
+ * switched atomically (rename over the old link) only after a complete, verified write.
+ * A lock file keeps two builds from writing at once; old builds are pruned, keeping a few so
+ * that a server still finishing requests on one is never pulled from under it.
+ */
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MANIFEST_FILE, PACK_FILE, type Manifest } from '../src/manifest.ts';
+
+export const CURRENT_LINK = 'current';
+const LOCK_FILE = '.build.lock';
+/** Builds kept besides the current one. */
+const KEEP_PREVIOUS = 2;
+
+export function fsyncPath(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The manifest of `<out>/current`, or null when there is none or it cannot be read. */
+export function readCurrentManifest(outDir: string): { dir: string; manifest: Manifest } | null {
+  try {
+    const dir = join(outDir, readlinkSync(join(outDir, CURRENT_LINK)));
+    return { dir, manifest: JSON.parse(readFileSync(join(dir, MANIFEST_FILE), 'utf8')) as Manifest };
+  } catch {
+    // No current snapshot, or a broken one: the build simply starts from nothing.
+    return null;
+  }
+}
+
+/** Take the build lock; throws naming the lock file when another build holds it. */
+export function lockSnapshots(outDir: string): () => void {
+  mkdirSync(outDir, { recursive: true });
+  const lock = join(outDir, LOCK_FILE);
+  let fd: number;
+  try {
+    fd = openSync(lock, 'wx');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const holder = readFileSync(lock, 'utf8').trim();
+    if (holder && !isAlive(Number(holder))) {
+      unlinkSync(lock); // left by a build that died; safe to take over
+      return lockSnapshots(outDir);
+    }
+    throw new Error(`another build (pid ${holder || 'unknown'}) is writing ${outDir}; remove ${lock} if it is not running`);
+  }
+  writeFileSync(fd, String(process.pid));
+  closeSync(fd);
+  return () => rmSync(lock, { force: true });
+}
+
+function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A new, unused build id: UTC time of the build and a prefix of the input digest. */
+export function newBuildId(outDir: string, builtAt: Date, inputDigest: string): string {
+  const stamp = builtAt.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const base = `${stamp}-${inputDigest.slice(0, 8)}`;
+  let id = base;
+  for (let n = 2; existsSync(join(outDir, id)) || existsSync(join(outDir, `.tmp-${id}`)); n++) id = `${base}-${n}`;
+  return id;
+}
+
+/** Check the written snapshot by reading it back: manifest parses, pack has the expected digest. */
+export function verifySnapshot(dir: string, expectedPackDigest: string, hashFile: (path: string) => string): void {
+  const manifest = JSON.parse(readFileSync(join(dir, MANIFEST_FILE), 'utf8')) as Manifest;
+  for (const hash of Object.values(manifest.entries)) {
+    if (!manifest.bodies[hash]) throw new Error(`snapshot ${dir} is inconsistent: entry body ${hash} is missing`);
+  }
+  const actual = hashFile(join(dir, PACK_FILE));
+  if (actual !== expectedPackDigest) throw new Error(`snapshot ${dir}: pack read back differs from what was written`);
+}
+
+/** Move the finished build into place and point `current` at it, atomically. */
+export function publishSnapshot(outDir: string, tmpDir: string, buildId: string): void {
+  fsyncPath(tmpDir);
+  renameSync(tmpDir, join(outDir, buildId));
+  const link = join(outDir, `.current-${buildId}`);
+  symlinkSync(buildId, link);
+  renameSync(link, join(outDir, CURRENT_LINK));
+  fsyncPath(outDir);
+}
+
+/** Remove all but the current build and the few before it, and temporary folders of dead builds. */
+export function pruneSnapshots(outDir: string, currentId: string): string[] {
+  const builds = readdirSync(outDir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && !d.name.startsWith('.'))
+    .map((d) => d.name)
+    .sort();
+  const keep = new Set([currentId, ...builds.filter((b) => b !== currentId).slice(-KEEP_PREVIOUS)]);
+  const removed = builds.filter((b) => !keep.has(b));
+  for (const name of removed) rmSync(join(outDir, name), { recursive: true, force: true });
+  for (const name of readdirSync(outDir)) {
+    if (name.startsWith('.tmp-') || name.startsWith('.current-')) rmSync(join(outDir, name), { recursive: true, force: true });
+  }
+  return removed;
+}

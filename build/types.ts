@@ -1,0 +1,107 @@
+/** Types of the datasets in `data/`, as the schemas in `schemas/datasets.ts` admit them. */
+import type { PromptType } from '../src/routes.ts';
+import type { RawEvaluation, TokenCountEvaluation } from './fields.ts';
+
+export interface ModelCreator {
+  id: string;
+  slug: string;
+  name: string;
+  country: string | null;
+}
+
+export type Provider = ModelCreator;
+
+export interface TokenCounts {
+  input_tokens: number;
+  answer_tokens: number;
+  reasoning_tokens: number;
+}
+
+export interface OmniscienceScores {
+  accuracy: number;
+  omniscience: number;
+  hallucination_rate: number;
+}
+
+export interface LanguageModel {
+  id: string;
+  slug: string;
+  name: string;
+  creator_id: string;
+  release_date: string | null;
+  reasoning_model: boolean;
+  evaluations: Partial<Record<RawEvaluation, number | null>>;
+  evaluation_token_counts?: Partial<Record<TokenCountEvaluation, TokenCounts>>;
+  omniscience_breakdown?: Record<string, OmniscienceScores> | null;
+  openness?: Record<string, number> | null;
+  parameters: { total: number | null; active: number | null };
+  modalities: { input: Record<string, boolean>; output: Record<string, boolean> };
+  licensing: { is_open_weights: boolean };
+  context_window_tokens?: number | null;
+  weights_hub_url?: string | null;
+  router_api_id?: string | null;
+}
+
+export interface ProviderEndpoint {
+  id: string;
+  model_id: string;
+  provider_id: string;
+  price_1m_input_tokens: number | null;
+  price_1m_output_tokens: number | null;
+  price_1m_cache_hit_tokens: number | null;
+  price_1m_cache_write_tokens: number | null;
+  context_window_tokens: number | null;
+}
+
+export interface MeasurementRecord {
+  id?: string;
+  timestamp: string;
+  success: boolean;
+  output_tokens_per_second: number | null;
+  time_to_first_token_seconds: number | null;
+  time_to_first_answer_token_seconds: number | null;
+  end_to_end_response_time_seconds?: number | null;
+}
+
+export interface MeasurementSeries {
+  endpoint_id: string;
+  prompt_type: PromptType;
+  records: MeasurementRecord[];
+}
+
+export interface MeasurementsFile {
+  provider_id: string;
+  series: MeasurementSeries[];
+}
+
+export interface IndexComponent {
+  id: string;
+  /** JSON pointer into a language model record. */
+  score: string;
+  weight: number;
+  min: number;
+  max: number;
+  tasks?: number;
+}
+
+export interface IndexDefinitions {
+  intelligence_index: {
+    key: string;
+    version: string;
+    components: IndexComponent[];
+    subsets: { key: string; components: string[] }[];
+  };
+  capability_indices: { version: string; indices: { key: string; components: IndexComponent[] }[] };
+  openness_index: { key: string; version: string; components: IndexComponent[] };
+}
+
+/** Everything the build reads, validated and cross-checked. */
+export interface Dataset {
+  creators: ModelCreator[];
+  models: LanguageModel[];
+  providers: Provider[];
+  endpoints: ProviderEndpoint[];
+  /** Every series of every measurements file, records sorted by time. */
+  series: MeasurementSeries[];
+  indices: IndexDefinitions;
+}

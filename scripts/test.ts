@@ -1,0 +1,94 @@
+/**
+ * `npm test`: type-check, then run every `test/**\/*.test.ts` file with uvu, each in its own
+ * process (a crash or hang in one file cannot take the others down), a few at a time. The
+ * last line is always `N passed, N failed`, the type check counting as one test.
+ *
+ * `npm test -- PATTERN` runs only the test files whose path contains PATTERN.
+ */
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join, relative } from 'node:path';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const FILE_TIMEOUT_MS = 180_000;
+
+interface Outcome {
+  passed: number;
+  failed: number;
+  output: string;
+}
+
+function findTests(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? findTests(join(dir, e.name)) : e.name.endsWith('.test.ts') ? [join(dir, e.name)] : []))
+    .sort();
+}
+
+function run(command: string, args: string[]): Promise<{ code: number | null; output: string; timedOut: boolean }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, FILE_TIMEOUT_MS);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output, timedOut });
+    });
+  });
+}
+
+/** uvu ends its report with `Total: N` and `Passed: N`; anything else (a crash) is a failure. */
+function parseUvu(output: string, code: number | null, timedOut: boolean): Omit<Outcome, 'output'> {
+  const total = Number(/Total:\s+(\d+)/.exec(output)?.[1] ?? NaN);
+  const passed = Number(/Passed:\s+(\d+)/.exec(output)?.[1] ?? NaN);
+  const skipped = Number(/Skipped:\s+(\d+)/.exec(output)?.[1] ?? 0);
+  if (timedOut || Number.isNaN(total) || Number.isNaN(passed)) return { passed: Number.isNaN(passed) ? 0 : passed, failed: 1 };
+  const failed = total - passed - skipped;
+  return { passed, failed: code !== 0 && failed === 0 ? 1 : failed };
+}
+
+async function typeCheck(): Promise<Outcome> {
+  const { code, output } = await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', ROOT]);
+  return { passed: code === 0 ? 1 : 0, failed: code === 0 ? 0 : 1, output: code === 0 ? 'type check: ok\n' : `type check failed:\n${output}` };
+}
+
+async function testFile(file: string): Promise<Outcome> {
+  const started = performance.now();
+  const { code, output, timedOut } = await run(process.execPath, ['--import', 'tsx', file]);
+  const outcome = parseUvu(output, code, timedOut);
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  const status = timedOut ? `TIMED OUT after ${FILE_TIMEOUT_MS / 1000} s` : `${outcome.passed} passed, ${outcome.failed} failed, ${seconds} s`;
+  const show = outcome.failed > 0 ? output : '';
+  return { ...outcome, output: `${relative(ROOT, file)}: ${status}\n${show}` };
+}
+
+async function main(): Promise<void> {
+  const pattern = process.argv[2];
+  const files = findTests(join(ROOT, 'test')).filter((f) => !pattern || f.includes(pattern));
+  const results: Outcome[] = [];
+  const tsc = typeCheck().then((r) => {
+    process.stdout.write(r.output);
+    results.push(r);
+  });
+  const queue = [...files];
+  const workers = Array.from({ length: Math.max(2, availableParallelism()) }, async () => {
+    for (let file = queue.shift(); file; file = queue.shift()) {
+      const outcome = await testFile(file);
+      process.stdout.write(outcome.output);
+      results.push(outcome);
+    }
+  });
+  await Promise.all([tsc, ...workers]);
+  const passed = results.reduce((n, r) => n + r.passed, 0);
+  const failed = results.reduce((n, r) => n + r.failed, 0);
+  process.stdout.write(`${passed} passed, ${failed} failed\n`);
+  process.exitCode = failed === 0 ? 0 : 1;
+}
+
+await main();

@@ -1,0 +1,39 @@
+/**
+ * One way to make an ajv instance (JSON Schema 2020-12) with the few string formats this
+ * project uses. Written here because the standard format package is not a dependency.
+ */
+import { Ajv2020, type Options } from 'ajv/dist/2020.js';
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,9})?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** A real calendar date written `YYYY-MM-DD` (2026-02-30 is not one). */
+export function isCalendarDate(text: string): boolean {
+  const m = DATE.exec(text);
+  if (!m) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (month < 1 || month > 12 || day < 1) return false;
+  return day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+export function isTimestamp(text: string): boolean {
+  const m = DATE_TIME.exec(text);
+  return m !== null && isCalendarDate(m[1]);
+}
+
+/** An absolute http(s) URL. */
+export function isWebUrl(text: string): boolean {
+  if (!URL.canParse(text)) return false;
+  const { protocol } = new URL(text);
+  return protocol === 'https:' || protocol === 'http:';
+}
+
+export function createAjv(options: Options = {}): Ajv2020 {
+  const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, ...options });
+  ajv.addFormat('date', isCalendarDate);
+  ajv.addFormat('date-time', isTimestamp);
+  ajv.addFormat('uuid', (text: string) => UUID.test(text));
+  ajv.addFormat('uri', isWebUrl);
+  return ajv;
+}

@@ -1,0 +1,41 @@
+/**
+ * The snapshot manifest: the one file the server reads to know what it can answer. Written by
+ * the build next to the pack of bodies; read by the server at start and on every switch.
+ */
+
+export const MANIFEST_FILE = 'manifest.json';
+export const PACK_FILE = 'bodies.pack';
+export const MANIFEST_FORMAT = 1;
+
+/** Encodings in the order their byte ranges are stored for each body. */
+export const ENCODINGS = ['identity', 'gzip', 'br'] as const;
+export type Encoding = (typeof ENCODINGS)[number];
+
+/** Byte range `[offset, length]` of one variant in the pack. */
+export type Span = [number, number];
+
+export interface Manifest {
+  format: number;
+  build_id: string;
+  /** When the build ran (not part of any body). */
+  built_at: string;
+  /** End of every statistics window and series; fixed by the data, not the clock. */
+  as_of: string;
+  /** Digest of the inputs (data files, build code, options); an equal digest means nothing to rebuild. */
+  input_digest: string;
+  intelligence_index_version: number;
+  page_size: number;
+  /** Route ids this snapshot answers. */
+  routes: string[];
+  /** Content hash of the identity body -> its variants' byte ranges, in ENCODINGS order. */
+  bodies: Record<string, [Span, Span, Span]>;
+  /** Snapshot key -> content hash of its body. */
+  entries: Record<string, string>;
+  /** Empty-page key (page=*) -> the body around the page number. */
+  empty_pages: Record<string, { before: string; after: string }>;
+}
+
+/** The strong ETag of one variant: the identity body's hash, marked by encoding. */
+export function etagOf(hash: string, encoding: Encoding): string {
+  return encoding === 'identity' ? `"${hash}"` : `"${hash}-${encoding === 'gzip' ? 'gz' : 'br'}"`;
+}
