@@ -1,8 +1,12 @@
+import { createHash } from 'node:crypto';
+
 /**
  * The snapshot manifest: the one file the server reads to know what it can answer. Written by
  * the build next to the pack of bodies; read by the server at start and on every switch.
  */
 
+/** The symbolic link, inside the snapshot folder, that names the build being served. */
+export const CURRENT_LINK = 'current';
 export const MANIFEST_FILE = 'manifest.json';
 export const PACK_FILE = 'bodies.pack';
 export const MANIFEST_FORMAT = 1;
@@ -38,4 +42,9 @@ export interface Manifest {
 /** The strong ETag of one variant: the identity body's hash, marked by encoding. */
 export function etagOf(hash: string, encoding: Encoding): string {
   return encoding === 'identity' ? `"${hash}"` : `"${hash}-${encoding === 'gzip' ? 'gz' : 'br'}"`;
+}
+
+/** Content hash naming a body: SHA-256, base64url, 22 characters (132 bits). */
+export function contentHash(bytes: Buffer | string): string {
+  return createHash('sha256').update(bytes).digest('base64url').slice(0, 22);
 }

@@ -1,0 +1,39 @@
+/**
+ * The server's command line: `node dist/server.mjs [flags]` (see `--help`).
+ * Prints `listening on http://HOST:PORT` once ready; exits 0 after a graceful shutdown on
+ * SIGTERM or SIGINT; refuses to start (exit 1) with a message on bad flags or bad state.
+ */
+import { ConfigError, resolveOptions, usage } from './config.ts';
+import { startServer } from './start.ts';
+
+export async function main(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Promise<void> {
+  let options;
+  try {
+    options = resolveOptions(argv, env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(`${error.message}\n${usage()}`);
+    process.exitCode = 2;
+    return;
+  }
+  if (options === 'help') {
+    console.log(usage());
+    return;
+  }
+  let running;
+  try {
+    running = await startServer(options);
+  } catch (error) {
+    console.error(`cannot start: ${(error as Error).message}`);
+    process.exitCode = 1;
+    return;
+  }
+  console.log(`serving snapshot ${running.snapshots.current.buildId}`);
+  console.log(`listening on ${running.url}`);
+  const stop = (signal: string) => {
+    console.log(`${signal}: finishing in-flight requests`);
+    void running.close().then(() => process.exit(0));
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}

@@ -1,0 +1,90 @@
+/**
+ * Query validation per route, from the route table: ajv with type coercion and defaults, one
+ * compiled validator per distinct set of parameters (built once at start-up). Every failure
+ * is a 400 whose message names the field and, for enums, lists the valid values.
+ */
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { createAjv } from './ajv.ts';
+import { HttpError } from './http-error.ts';
+import type { ParamSpec, Route } from './routes.ts';
+
+export type QueryValues = Record<string, string | number | boolean>;
+
+const DIGITS = /^\d+$/;
+
+/** The JSON Schema of a route's query object (also used by the OpenAPI document). */
+export function querySchema(query: Readonly<Record<string, ParamSpec>>): Record<string, unknown> {
+  const properties = Object.fromEntries(
+    Object.entries(query).map(([name, spec]) => {
+      const schema: Record<string, unknown> = { type: spec.type };
+      if (spec.enum) schema.enum = spec.enum;
+      if (spec.default !== undefined) schema.default = spec.default;
+      if (spec.minimum !== undefined) schema.minimum = spec.minimum;
+      if (spec.maximum !== undefined) schema.maximum = spec.maximum;
+      if (spec.format) schema.format = spec.format;
+      return [name, schema];
+    }),
+  );
+  return { type: 'object', additionalProperties: false, properties };
+}
+
+/** What a valid value looks like, for the 400 message. */
+export function describeValid(name: string, spec: ParamSpec): string {
+  if (spec.enum) return `Invalid ${name}. Valid options: ${spec.enum.join(', ')}`;
+  if (spec.type === 'boolean') return `Invalid ${name}: must be true or false`;
+  if (spec.type === 'integer') return `Invalid ${name}: must be an integer from ${spec.minimum ?? '-'} to ${spec.maximum ?? '-'}`;
+  if (spec.format === 'date') return `Invalid ${name}: must be a calendar date written YYYY-MM-DD`;
+  return `Invalid ${name}`;
+}
+
+function invalid(name: string, spec: ParamSpec, value: unknown): HttpError {
+  const details: Record<string, unknown> = { field: name, value };
+  if (spec.enum) details.valid = spec.enum;
+  return new HttpError(400, describeValid(name, spec), details);
+}
+
+function unknownParameter(route: Route, name: string): HttpError {
+  const valid = Object.keys(route.query);
+  const hint = valid.length ? `Valid parameters: ${valid.join(', ')}` : 'This route takes no query parameters';
+  return new HttpError(400, `Unknown query parameter: ${name}. ${hint}`, { field: name, valid });
+}
+
+export class QueryValidator {
+  private readonly ajv = createAjv({ coerceTypes: true, useDefaults: true, allErrors: false });
+  private readonly compiled = new Map<string, ValidateFunction>();
+
+  private validatorFor(route: Route): ValidateFunction {
+    const schema = querySchema(route.query);
+    const id = JSON.stringify(schema);
+    let validate = this.compiled.get(id);
+    if (!validate) this.compiled.set(id, (validate = this.ajv.compile(schema)));
+    return validate;
+  }
+
+  /** Compile every route's validator now, so no request pays for it. */
+  warm(routes: readonly Route[]): void {
+    for (const route of routes) this.validatorFor(route);
+  }
+
+  /** Validate a raw query string; returns the values with defaults filled in, or throws a 400. */
+  parse(route: Route, rawQuery: string): QueryValues {
+    const values: Record<string, unknown> = {};
+    for (const [name, value] of new URLSearchParams(rawQuery)) {
+      const spec = route.query[name];
+      if (!spec) throw unknownParameter(route, name);
+      if (Object.hasOwn(values, name)) throw new HttpError(400, `Invalid ${name}: given more than once`, { field: name });
+      if (spec.type === 'integer' && !DIGITS.test(value)) throw invalid(name, spec, value);
+      values[name] = value;
+    }
+    const validate = this.validatorFor(route);
+    if (!validate(values)) {
+      const error = validate.errors![0];
+      const name = error.instancePath.slice(1);
+      throw invalid(name, route.query[name], new URLSearchParams(rawQuery).get(name));
+    }
+    for (const [name, spec] of Object.entries(route.query)) {
+      if (spec.defaultFrom && values[name] === undefined) values[name] = spec.defaultFrom.map[String(values[spec.defaultFrom.param])];
+    }
+    return values as QueryValues;
+  }
+}

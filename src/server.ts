@@ -1,0 +1,232 @@
+/**
+ * The HTTP server: node:http, one request pipeline, one error path.
+ *
+ * route match -> key (401) -> tier (403) -> query (400) -> grant (403) -> body lookup (404)
+ * -> conditional (304) -> quota (429) -> journal -> precomputed bytes.
+ *
+ * No JSON is serialised and no file is opened per request: bodies come from the snapshot's
+ * manifest and pack (through an LRU), and request paths never become file paths.
+ */
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Clock } from './clock.ts';
+import type { ServerOptions } from './config.ts';
+import { errorBody, HttpError } from './http-error.ts';
+import { quotaScope, type KeyRecord, type KeyStore } from './keys.ts';
+import type { Encoding } from './manifest.ts';
+import { chooseEncoding, etagMatches } from './negotiate.ts';
+import { QueryValidator, type QueryValues } from './query.ts';
+import type { QuotaBook, QuotaStatus } from './quota.ts';
+import { Router } from './router.ts';
+import { lowestTier, ROUTES, snapshotKey, type Route, type Tier } from './routes.ts';
+import type { Body, Snapshot, SnapshotStore } from './snapshot.ts';
+
+/** Longest request target (path and query) accepted; longer ones get 414. */
+export const MAX_TARGET_LENGTH = 8192;
+export const CACHE_CONTROL = 'private, max-age=300';
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export interface AppParts {
+  options: ServerOptions;
+  clock: Clock;
+  keys: KeyStore;
+  quota: QuotaBook;
+  snapshots: SnapshotStore;
+  logError: (line: string) => void;
+}
+
+type Headers = Record<string, string | number>;
+
+const TIER_NAMES: Record<Tier, string> = { free: 'Free', pro: 'Pro', commercial: 'Commercial' };
+
+/** Split the request target and decode the path; 400 for malformed percent-encoding, 414 when too long. */
+export function parseTarget(target: string): { path: string; query: string } {
+  if (target.length > MAX_TARGET_LENGTH) throw new HttpError(414, `Request target longer than ${MAX_TARGET_LENGTH} characters`);
+  if (!target.startsWith('/')) throw new HttpError(400, 'Request target must be a path starting with /');
+  const q = target.indexOf('?');
+  const rawPath = q < 0 ? target : target.slice(0, q);
+  const query = q < 0 ? '' : target.slice(q + 1);
+  if (!rawPath.includes('%')) return { path: rawPath, query };
+  try {
+    return { path: rawPath.split('/').map(decodeURIComponent).join('/'), query };
+  } catch {
+    throw new HttpError(400, 'Malformed percent-encoding in the request path');
+  }
+}
+
+function rateLimitHeaders(status: QuotaStatus): Headers {
+  return {
+    'X-RateLimit-Limit': status.limit,
+    'X-RateLimit-Remaining': status.remaining,
+    'X-RateLimit-Reset': Math.ceil(status.resetAt / 1000),
+  };
+}
+
+function send(res: ServerResponse, status: number, headers: Headers, body: Buffer | string, head: boolean): void {
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  res.writeHead(status, { ...headers, 'Content-Length': bytes.length });
+  res.end(head ? undefined : bytes);
+}
+
+export class App {
+  private readonly router = new Router(ROUTES);
+  private readonly queries = new QueryValidator();
+
+  constructor(private readonly parts: AppParts) {
+    this.queries.warm(ROUTES);
+  }
+
+  /** The request listener for node:http. Never throws; every failure becomes a JSON error. */
+  readonly handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const snapshot = this.parts.snapshots.current;
+    snapshot.acquire();
+    res.once('close', () => snapshot.release());
+    // Headers every response to a valid key carries, errors included.
+    const keyHeaders: Headers = {};
+    this.answer(req, res, snapshot, keyHeaders).catch((error: unknown) => this.fail(req, res, error, keyHeaders));
+  };
+
+  private fail(req: IncomingMessage, res: ServerResponse, error: unknown, keyHeaders: Headers): void {
+    let httpError: HttpError;
+    if (error instanceof HttpError) httpError = error;
+    else {
+      this.parts.logError(`500 ${req.method} ${req.url?.split('?')[0]}: ${(error as Error)?.stack ?? String(error)}`);
+      httpError = new HttpError(500, 'Internal server error');
+    }
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const headers: Headers = { ...keyHeaders, ...httpError.headers, 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store' };
+    send(res, httpError.status, headers, errorBody(httpError), req.method === 'HEAD');
+  }
+
+  private authenticate(req: IncomingMessage): KeyRecord {
+    const presented = req.headers['x-api-key'];
+    if (presented === undefined || presented === '') throw new HttpError(401, 'API key is required', { header: 'x-api-key' });
+    const key = typeof presented === 'string' ? this.parts.keys.lookup(presented) : undefined;
+    if (!key) throw new HttpError(401, 'Invalid API key');
+    return key;
+  }
+
+  private dataLimit(key: KeyRecord): number {
+    const { limits } = this.parts.options;
+    if (key.tier === 'commercial') return key.quota ?? limits.commercialDefault;
+    return key.tier === 'pro' ? limits.pro : limits.free;
+  }
+
+  private async answer(req: IncomingMessage, res: ServerResponse, snapshot: Snapshot, keyHeaders: Headers): Promise<void> {
+    const { path, query } = parseTarget(req.url ?? '/');
+    const { route, slug } = this.router.match(req.method ?? 'GET', path);
+    const key = this.authenticate(req);
+    const scope = quotaScope(key);
+    const limit = this.dataLimit(key);
+    keyHeaders['X-Platform-Tier'] = key.tier;
+    Object.assign(keyHeaders, rateLimitHeaders(this.parts.quota.status('data', scope, limit)));
+
+    if (!route.tiers.includes(key.tier)) {
+      const needed = TIER_NAMES[lowestTier(route)];
+      throw new HttpError(403, `${needed} access required`, { required_tier: lowestTier(route), tier: key.tier });
+    }
+    const params = this.queries.parse(route, query);
+    if (route.needsProviderGrant && slug !== undefined && !key.grants.includes(slug)) {
+      throw new HttpError(403, `This key has no grant for provider ${slug}`, { provider: slug });
+    }
+    const encoding = chooseEncoding(req.headers['accept-encoding']);
+    if (!encoding) throw new HttpError(406, 'No acceptable content encoding: this server sends br, gzip or identity');
+    const body = await this.body(snapshot, route, key.tier, params, slug, encoding);
+
+    const headers: Headers = {
+      ...keyHeaders,
+      'Content-Type': JSON_TYPE,
+      ETag: body.etag,
+      Vary: 'Accept-Encoding',
+      'Cache-Control': CACHE_CONTROL,
+    };
+    if (encoding !== 'identity') headers['Content-Encoding'] = encoding;
+
+    // A client proving its copy is current costs nothing, even with the quota used up.
+    if (etagMatches(req.headers['if-none-match'], body.etag)) {
+      const { 'Content-Type': _type, 'Content-Encoding': _encoding, ...notModified } = headers;
+      res.writeHead(304, notModified);
+      res.end();
+      return;
+    }
+    const head = req.method === 'HEAD';
+    const counted = this.parts.options.counting && !head;
+    const status = counted ? await this.count(scope, limit) : this.parts.quota.status('data', scope, limit);
+    if (!counted && status.exhausted) throw this.quotaExceeded(status);
+    Object.assign(headers, rateLimitHeaders(status));
+    send(res, 200, headers, body.bytes, head);
+  }
+
+  /** Count one answered request and wait until it is in the journal; 429 when the quota is used up. */
+  private async count(scope: string, limit: number): Promise<QuotaStatus> {
+    const { status, durable } = this.parts.quota.take('data', scope, limit);
+    if (!durable) throw this.quotaExceeded(status);
+    try {
+      await durable;
+    } catch {
+      throw new HttpError(503, 'Quota bookkeeping is unavailable (state folder not writable); retry later', undefined, { 'Retry-After': 10 });
+    }
+    return status;
+  }
+
+  private quotaExceeded(status: QuotaStatus): HttpError {
+    const retryAfter = Math.max(1, Math.ceil((status.resetAt - this.parts.clock.now()) / 1000));
+    return new HttpError(429, 'Rate limit exceeded', { limit: status.limit, reset: Math.ceil(status.resetAt / 1000) }, { ...rateLimitHeaders(status), 'Retry-After': retryAfter });
+  }
+
+  /** The precomputed body answering this request, in the chosen encoding. */
+  private async body(snapshot: Snapshot, route: Route, tier: Tier, params: QueryValues, slug: string | undefined, encoding: Encoding): Promise<Body> {
+    if (!snapshot.serves(route.id)) throw new HttpError(404, `The current snapshot has no data for ${route.path}`);
+    const hash = snapshot.entry(snapshotKey(route, tier, params, slug));
+    if (hash) return this.parts.snapshots.body(snapshot, hash, encoding);
+    if (route.slugOf) throw new HttpError(404, `${route.slugOf} not found: ${slug}`, { slug });
+    if (route.paginated) {
+      const empty = snapshot.emptyPage(snapshotKey(route, tier, { ...params, page: '*' }));
+      if (empty) return this.parts.snapshots.assembled(Buffer.from(`${empty.before}${params.page}${empty.after}`), encoding);
+    }
+    throw new Error(`snapshot ${snapshot.buildId} lacks ${snapshotKey(route, tier, params, slug)}`);
+  }
+}
+
+/** Answer what node:http could not parse (bad request line, huge headers) with a JSON error. */
+export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void {
+  if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  let status = 400;
+  let message = 'Malformed HTTP request';
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    const firstLine = error.rawPacket?.subarray(0, MAX_TARGET_LENGTH * 2).toString('latin1') ?? '';
+    [status, message] = firstLine.includes('\r\n') ? [431, 'Request headers too large'] : [414, 'Request target too long'];
+  } else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    [status, message] = [408, 'Request timed out'];
+  }
+  const body = JSON.stringify({ error: message });
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+/** Timeouts and limits, set deliberately (see README, "Hardening"). */
+export const HTTP_LIMITS = {
+  /** Whole headers must arrive within this. */
+  headersTimeout: 20_000,
+  /** The whole request (headers and body) must arrive within this; a response may take longer. */
+  requestTimeout: 120_000,
+  /** Idle keep-alive connections are closed after this. */
+  keepAliveTimeout: 15_000,
+  maxHeaderSize: 16 * 1024,
+};
+
+export function createHttpServer(app: App): Server {
+  const server = createServer(
+    { headersTimeout: HTTP_LIMITS.headersTimeout, requestTimeout: HTTP_LIMITS.requestTimeout, maxHeaderSize: HTTP_LIMITS.maxHeaderSize, keepAliveTimeout: HTTP_LIMITS.keepAliveTimeout },
+    app.handle,
+  );
+  // Long gradings must not be cut by an idle timer; request and header timeouts still apply.
+  server.timeout = 0;
+  server.on('clientError', answerClientError);
+  return server;
+}

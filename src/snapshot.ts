@@ -1,0 +1,213 @@
+/**
+ * Serving snapshots. A Snapshot is one build: its manifest in memory and its pack of bodies
+ * open for positional reads. The SnapshotStore holds the active one, follows `current` when a
+ * build switches it (requests already under way keep the snapshot they started with, so no
+ * response mixes two), and keeps hot bodies in an LRU bounded by bytes. The LRU is keyed by
+ * content hash and encoding, so bodies unchanged by a rebuild stay hot across the switch.
+ */
+import { watch, type FSWatcher } from 'node:fs';
+import { open, readFile, readlink, type FileHandle } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { LRUCache } from 'lru-cache';
+import { CURRENT_LINK, ENCODINGS, MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, contentHash, etagOf, type Encoding, type Manifest, type Span } from './manifest.ts';
+
+const POLL_MS = 1000;
+
+/** A body ready to send: its bytes in the chosen encoding and that variant's ETag. */
+export interface Body {
+  bytes: Buffer;
+  etag: string;
+}
+
+export class Snapshot {
+  /** Requests under way on this snapshot; its pack is closed when it is retired and idle. */
+  private inflight = 0;
+  private retired = false;
+  private readonly servedRoutes: Set<string>;
+
+  private constructor(
+    readonly dir: string,
+    readonly manifest: Manifest,
+    private readonly pack: FileHandle,
+  ) {
+    this.servedRoutes = new Set(manifest.routes);
+  }
+
+  static async open(dir: string): Promise<Snapshot> {
+    const path = join(dir, MANIFEST_FILE);
+    let manifest: Manifest;
+    try {
+      manifest = JSON.parse(await readFile(path, 'utf8')) as Manifest;
+    } catch (error) {
+      throw new Error(`cannot read snapshot manifest ${path}: ${(error as Error).message}`);
+    }
+    if (manifest.format !== MANIFEST_FORMAT) throw new Error(`snapshot ${dir} has manifest format ${manifest.format}; this server reads format ${MANIFEST_FORMAT} (rebuild it)`);
+    const pack = await open(join(dir, PACK_FILE), 'r');
+    return new Snapshot(dir, manifest, pack);
+  }
+
+  get buildId(): string {
+    return this.manifest.build_id;
+  }
+
+  serves(routeId: string): boolean {
+    return this.servedRoutes.has(routeId);
+  }
+
+  /** Content hash of the body a snapshot key names, if the snapshot has it. */
+  entry(key: string): string | undefined {
+    return Object.hasOwn(this.manifest.entries, key) ? this.manifest.entries[key] : undefined;
+  }
+
+  emptyPage(key: string): { before: string; after: string } | undefined {
+    return Object.hasOwn(this.manifest.empty_pages, key) ? this.manifest.empty_pages[key] : undefined;
+  }
+
+  span(hash: string, encoding: Encoding): Span {
+    return this.manifest.bodies[hash][ENCODINGS.indexOf(encoding)];
+  }
+
+  async read([offset, length]: Span): Promise<Buffer> {
+    const buffer = Buffer.allocUnsafe(length);
+    const { bytesRead } = await this.pack.read(buffer, 0, length, offset);
+    if (bytesRead !== length) throw new Error(`snapshot ${this.dir}: pack is shorter than its manifest says`);
+    return buffer;
+  }
+
+  acquire(): void {
+    this.inflight++;
+  }
+
+  release(): void {
+    if (--this.inflight === 0 && this.retired) void this.pack.close();
+  }
+
+  /** No new requests will use this snapshot; close its pack once the last one finishes. */
+  retire(): void {
+    this.retired = true;
+    if (this.inflight === 0) void this.pack.close();
+  }
+}
+
+export interface SnapshotStoreOptions {
+  /** The folder holding `current` and the builds. */
+  root: string;
+  cacheBytes: number;
+  /** Told when a switch happens or fails. */
+  log: (line: string) => void;
+  logError: (line: string) => void;
+}
+
+/** Compress a body assembled at request time (small; done once, then cached). */
+function compressNow(identity: Buffer, encoding: Encoding): Buffer {
+  if (encoding === 'gzip') return gzipSync(identity, { level: 6 });
+  if (encoding === 'br') return brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length } });
+  return identity;
+}
+
+export class SnapshotStore {
+  private active!: Snapshot;
+  private readonly cache: LRUCache<string, Buffer>;
+  private watcher: FSWatcher | null = null;
+  private poller: NodeJS.Timeout | null = null;
+  private checking: Promise<void> | null = null;
+  private failedTarget: string | null = null;
+
+  constructor(private readonly options: SnapshotStoreOptions) {
+    this.cache = new LRUCache<string, Buffer>({ maxSize: Math.max(1, options.cacheBytes), sizeCalculation: (b) => Math.max(1, b.length) });
+  }
+
+  /** Load `current`; throws with a clear message when there is no snapshot to serve. */
+  async start(): Promise<void> {
+    const target = await this.currentTarget();
+    if (!target) throw new Error(`no snapshot at ${join(this.options.root, CURRENT_LINK)}; build one with: npm run build -- --out ${this.options.root}`);
+    this.active = await Snapshot.open(target);
+  }
+
+  /** Follow `current`: an fs watch for quick switches, a slow poll in case the watch misses one. */
+  follow(): void {
+    try {
+      this.watcher = watch(this.options.root, () => void this.check());
+      this.watcher.on('error', (error) => this.options.logError(`snapshot watch stopped: ${error.message}; polling only`));
+    } catch (error) {
+      this.options.logError(`cannot watch ${this.options.root}: ${(error as Error).message}; polling only`);
+    }
+    this.poller = setInterval(() => void this.check(), POLL_MS);
+    this.poller.unref();
+  }
+
+  stop(): void {
+    this.watcher?.close();
+    if (this.poller) clearInterval(this.poller);
+  }
+
+  /** The snapshot a new request should use. The caller acquires it and releases it when done. */
+  get current(): Snapshot {
+    return this.active;
+  }
+
+  private async currentTarget(): Promise<string | null> {
+    try {
+      return resolve(this.options.root, await readlink(join(this.options.root, CURRENT_LINK)));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
+  /** Switch to the build `current` points at, if it changed. One check at a time. */
+  check(): Promise<void> {
+    this.checking ??= this.switchIfChanged().finally(() => (this.checking = null));
+    return this.checking;
+  }
+
+  private async switchIfChanged(): Promise<void> {
+    let target: string | null;
+    try {
+      target = await this.currentTarget();
+    } catch (error) {
+      this.options.logError(`cannot read ${CURRENT_LINK} link: ${(error as Error).message}`);
+      return;
+    }
+    if (!target || target === this.active.dir || target === this.failedTarget) return;
+    try {
+      const next = await Snapshot.open(target);
+      const previous = this.active;
+      this.active = next;
+      this.failedTarget = null;
+      previous.retire();
+      this.options.log(`switched to snapshot ${next.buildId}`);
+    } catch (error) {
+      this.failedTarget = target;
+      this.options.logError(`keeping snapshot ${this.active.buildId}: ${(error as Error).message}`);
+    }
+  }
+
+  /** A precomputed body in one encoding, from the LRU or the snapshot's pack. */
+  async body(snapshot: Snapshot, hash: string, encoding: Encoding): Promise<Body> {
+    const key = `${hash}.${encoding}`;
+    let bytes = this.cache.get(key);
+    if (!bytes) {
+      bytes = await snapshot.read(snapshot.span(hash, encoding));
+      this.cache.set(key, bytes);
+    }
+    return { bytes, etag: etagOf(hash, encoding) };
+  }
+
+  /** A body assembled at request time: hashed, compressed once, cached like the others. */
+  assembled(identity: Buffer, encoding: Encoding): Body {
+    const hash = contentHash(identity);
+    const key = `${hash}.${encoding}`;
+    let bytes = this.cache.get(key);
+    if (!bytes) {
+      bytes = compressNow(identity, encoding);
+      this.cache.set(key, bytes);
+    }
+    return { bytes, etag: etagOf(hash, encoding) };
+  }
+
+  cacheStats(): { entries: number; bytes: number } {
+    return { entries: this.cache.size, bytes: this.cache.calculatedSize };
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * Start and stop the server: open the state folder (keys, quota), load the snapshot, listen.
+ * Used by the command line (`src/main.ts`, bundled as dist/server.mjs) and by the tests,
+ * which start the real server on port 0.
+ */
+import type { AddressInfo } from 'node:net';
+import { systemClock, type Clock } from './clock.ts';
+import type { ServerOptions } from './config.ts';
+import { KeyStore } from './keys.ts';
+import { QuotaBook } from './quota.ts';
+import { App, createHttpServer } from './server.ts';
+import { SnapshotStore } from './snapshot.ts';
+import { ensurePrivateDir } from './state-files.ts';
+
+export interface StartHooks {
+  clock?: Clock;
+  /** Operational messages (snapshot switches). */
+  log?: (line: string) => void;
+  /** Errors: failed switches, failed writes, 500s. */
+  logError?: (line: string) => void;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  app: App;
+  snapshots: SnapshotStore;
+  quota: QuotaBook;
+  /** Stop accepting, let in-flight requests finish, close idle sockets, flush state. */
+  close(): Promise<void>;
+}
+
+const SHUTDOWN_GRACE_MS = 10_000;
+
+export async function startServer(options: ServerOptions, hooks: StartHooks = {}): Promise<RunningServer> {
+  const clock = hooks.clock ?? systemClock;
+  const log = hooks.log ?? ((line: string) => console.log(line));
+  const logError = hooks.logError ?? ((line: string) => console.error(line));
+
+  ensurePrivateDir(options.stateDir);
+  const keys = KeyStore.open(options.stateDir, { onError: (error) => logError(`keys: ${error.message}; still using the last good keys`) });
+  const quota = QuotaBook.open({ stateDir: options.stateDir, clock, log: logError });
+  const snapshots = new SnapshotStore({ root: options.snapshotDir, cacheBytes: options.cacheBytes, log, logError });
+  try {
+    await snapshots.start();
+  } catch (error) {
+    quota.close();
+    throw error;
+  }
+  snapshots.follow();
+
+  const app = new App({ options, clock, keys, quota, snapshots, logError });
+  const server = createHttpServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+
+  let closing: Promise<void> | null = null;
+  const close = () =>
+    (closing ??= new Promise<void>((resolve) => {
+      snapshots.stop();
+      const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+      server.close(() => {
+        clearTimeout(force);
+        quota.close();
+        resolve();
+      });
+      server.closeIdleConnections();
+    }));
+
+  return { url: `http://${host}:${port}`, port, app, snapshots, quota, close };
+}

@@ -1,0 +1,45 @@
+/**
+ * Files in the private state folder (keys, quota counters): the folder is 0700, files 0600,
+ * and every rewrite is atomic (temp file, fsync, rename, fsync the folder), so a crash leaves
+ * either the old file or the new one, never a torn one.
+ */
+import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { basename, dirname, join } from 'node:path';
+
+export const PRIVATE_DIR_MODE = 0o700;
+export const PRIVATE_FILE_MODE = 0o600;
+
+/** Create the state folder if needed and make sure only its owner can enter it. */
+export function ensurePrivateDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  if ((statSync(dir).mode & 0o777) !== PRIVATE_DIR_MODE) chmodSync(dir, PRIVATE_DIR_MODE);
+}
+
+export function fsyncDir(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Replace a file atomically and durably, readable by its owner only. */
+export function writeFileAtomic(path: string, data: string | Buffer): void {
+  const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  const fd = openSync(tmp, 'wx', PRIVATE_FILE_MODE);
+  try {
+    const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+    let written = 0;
+    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+    fsyncSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(tmp, { force: true });
+    throw error;
+  }
+  closeSync(fd);
+  renameSync(tmp, path);
+  fsyncDir(dirname(path));
+}

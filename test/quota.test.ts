@@ -1,0 +1,193 @@
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { QuotaBook, QuotaStateError, WINDOW_MS } from '../src/quota.ts';
+
+const HOUR = 3_600_000;
+const T0 = Date.UTC(2026, 10, 20, 9, 0, 0);
+
+function fixture() {
+  const dir = mkdtempSync(join(tmpdir(), 'quota-'));
+  const clock = { t: T0, now() { return this.t; } };
+  const logs: string[] = [];
+  const open = () => QuotaBook.open({ stateDir: dir, clock, log: (l) => logs.push(l) });
+  return { dir, clock, logs, open, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Count n requests and wait until each is in the journal. */
+async function takeMany(book: QuotaBook, scope: string, limit: number, n: number): Promise<number> {
+  let counted = 0;
+  for (let i = 0; i < n; i++) {
+    const { durable } = book.take('data', scope, limit);
+    if (durable) {
+      await durable;
+      counted++;
+    }
+  }
+  return counted;
+}
+
+const windows = suite('fixed 24-hour windows');
+
+windows('should open a window on the first counted request and end it 24 hours later', async () => {
+  const f = fixture();
+  const book = f.open();
+  assert.equal(book.status('data', 'org:a', 100), { limit: 100, remaining: 100, resetAt: T0 + WINDOW_MS, exhausted: false });
+  f.clock.t = T0 + 5 * HOUR;
+  const { status } = book.take('data', 'org:a', 100);
+  assert.is(status.remaining, 99);
+  assert.is(status.resetAt, T0 + 5 * HOUR + WINDOW_MS);
+  f.clock.t = T0 + 20 * HOUR;
+  assert.is(book.status('data', 'org:a', 100).resetAt, T0 + 5 * HOUR + WINDOW_MS, 'a later request does not move the window');
+  book.close();
+  f.cleanup();
+});
+
+windows('should refuse the request past the limit and give the whole quota back at window end', async () => {
+  const f = fixture();
+  const book = f.open();
+  assert.is(await takeMany(book, 'org:a', 100, 101), 100);
+  const refused = book.take('data', 'org:a', 100);
+  assert.is(refused.durable, null);
+  assert.ok(refused.status.exhausted);
+  assert.is(refused.status.remaining, 0);
+  f.clock.t = T0 + WINDOW_MS - 1;
+  assert.ok(book.status('data', 'org:a', 100).exhausted, 'still the same window one millisecond before its end');
+  f.clock.t = T0 + WINDOW_MS;
+  const next = book.take('data', 'org:a', 100);
+  assert.is(next.status.remaining, 99, 'a new window opens with the full quota');
+  assert.is(next.status.resetAt, T0 + 2 * WINDOW_MS);
+  book.close();
+  f.cleanup();
+});
+
+windows('should keep separate counters per scope and per kind', async () => {
+  const f = fixture();
+  const book = f.open();
+  await takeMany(book, 'org:a', 10, 3);
+  await takeMany(book, 'user:a/u1', 10, 1);
+  assert.is(book.status('data', 'org:a', 10).remaining, 7);
+  assert.is(book.status('data', 'user:a/u1', 10).remaining, 9);
+  assert.is(book.status('critpt', 'org:a', 10).remaining, 10);
+  book.close();
+  f.cleanup();
+});
+
+windows.run();
+
+const durability = suite('journal and restart');
+
+durability('should keep every count across a restart', async () => {
+  const f = fixture();
+  const book = f.open();
+  await takeMany(book, 'org:a', 100, 37);
+  // No close(): the process "dies" here; the journal alone must carry the counts.
+  const again = f.open();
+  assert.is(again.status('data', 'org:a', 100).remaining, 63);
+  again.close();
+  f.cleanup();
+});
+
+durability('should tolerate and report a torn last journal line', async () => {
+  const f = fixture();
+  const book = f.open();
+  await takeMany(book, 'org:a', 100, 5);
+  const journal = readdirSync(f.dir).find((n) => n.startsWith('quota.journal.'))!;
+  appendFileSync(join(f.dir, journal), '["data","org:a",17');
+  const again = f.open();
+  assert.is(again.status('data', 'org:a', 100).remaining, 95);
+  assert.ok(f.logs.some((l) => l.includes('torn last line') && l.includes(journal)), f.logs.join('\n'));
+  again.close();
+  f.cleanup();
+});
+
+durability('should refuse to start on a corrupt line inside the journal, naming file and line', async () => {
+  const f = fixture();
+  const book = f.open();
+  await takeMany(book, 'org:a', 100, 2);
+  const journal = readdirSync(f.dir).find((n) => n.startsWith('quota.journal.'))!;
+  const lines = readFileSync(join(f.dir, journal), 'utf8');
+  writeFileSync(join(f.dir, journal), `garbage\n${lines}`);
+  try {
+    f.open();
+    assert.unreachable('should have refused');
+  } catch (error) {
+    assert.instance(error, QuotaStateError);
+    assert.match((error as Error).message, new RegExp(`${journal} line 1 is corrupt`));
+  }
+  f.cleanup();
+});
+
+durability('should refuse to start on a corrupt snapshot file rather than reset counters', async () => {
+  const f = fixture();
+  f.open().close();
+  writeFileSync(join(f.dir, 'quota.json'), '{"format":1,"next_journal":');
+  try {
+    f.open();
+    assert.unreachable('should have refused');
+  } catch (error) {
+    assert.instance(error, QuotaStateError);
+    assert.match((error as Error).message, /quota\.json is corrupt/);
+  }
+  writeFileSync(join(f.dir, 'quota.json'), '{"format":1,"next_journal":2,"windows":{"data org:a":{"start":"x","count":1}}}');
+  assert.throws(() => f.open(), /not a format-1 quota snapshot/);
+  f.cleanup();
+});
+
+durability('should not double-count when a crash leaves both an old journal and the snapshot that folded it', async () => {
+  const f = fixture();
+  const book = f.open();
+  await takeMany(book, 'org:a', 100, 4);
+  const oldJournal = readdirSync(f.dir).find((n) => n.startsWith('quota.journal.'))!;
+  const oldLines = readFileSync(join(f.dir, oldJournal));
+  book.compact(); // folds the 4 into quota.json, starts a new journal, deletes the old one
+  await takeMany(book, 'org:a', 100, 1);
+  // Simulate a crash between writing the snapshot and deleting the old journal.
+  writeFileSync(join(f.dir, oldJournal), oldLines);
+  const again = f.open();
+  assert.is(again.status('data', 'org:a', 100).remaining, 95);
+  again.close();
+  f.cleanup();
+});
+
+durability('should drop expired windows at compaction so state does not grow', async () => {
+  const f = fixture();
+  const book = f.open();
+  await takeMany(book, 'org:old', 100, 1);
+  f.clock.t = T0 + WINDOW_MS + 1;
+  await takeMany(book, 'org:new', 100, 1);
+  book.compact();
+  const state = JSON.parse(readFileSync(join(f.dir, 'quota.json'), 'utf8'));
+  assert.equal(Object.keys(state.windows), ['data org:new']);
+  book.close();
+  f.cleanup();
+});
+
+durability('should take counts back and reject when the journal cannot be written', async () => {
+  const f = fixture();
+  const book = f.open();
+  await takeMany(book, 'org:a', 100, 1);
+  // Break the journal descriptor the way a failing disk would surface: writes throw.
+  (book as unknown as { journalFd: number }).journalFd = 987654;
+  const { durable } = book.take('data', 'org:a', 100);
+  let rejected = false;
+  await durable!.catch(() => (rejected = true));
+  assert.ok(rejected);
+  assert.is(book.status('data', 'org:a', 100).remaining, 99, 'the failed request is not counted');
+  assert.ok(f.logs.some((l) => l.includes('quota journal write failed')));
+  f.cleanup();
+});
+
+durability('should write files only the owner can read', async () => {
+  const f = fixture();
+  const book = f.open();
+  await takeMany(book, 'org:a', 100, 1);
+  book.close();
+  const { statSync } = await import('node:fs');
+  for (const name of readdirSync(f.dir)) assert.is(statSync(join(f.dir, name)).mode & 0o777, 0o600, name);
+  f.cleanup();
+});
+
+durability.run();
