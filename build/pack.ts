@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
-import type { Span } from '../src/manifest.ts';
+import { contentHash, type Span } from '../src/manifest.ts';
 
 const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
@@ -23,10 +23,6 @@ export interface CompressionLevels {
 export const DEFAULT_LEVELS: CompressionLevels = { gzip: 9, brotli: 9 };
 
 const IN_FLIGHT = 16;
-
-export function contentHash(bytes: Buffer | string): string {
-  return createHash('sha256').update(bytes).digest('base64url').slice(0, 22);
-}
 
 /** Where a body's compressed variants can be copied from instead of compressing again. */
 export interface PreviousPack {

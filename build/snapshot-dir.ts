@@ -6,9 +6,10 @@
  */
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MANIFEST_FILE, PACK_FILE, type Manifest } from '../src/manifest.ts';
+import { CURRENT_LINK, MANIFEST_FILE, PACK_FILE, type Manifest } from '../src/manifest.ts';
 
-export const CURRENT_LINK = 'current';
+export { CURRENT_LINK };
+
 const LOCK_FILE = '.build.lock';
 /** Builds kept besides the current one. */
 const KEEP_PREVIOUS = 2;
