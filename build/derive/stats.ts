@@ -1,9 +1,17 @@
 /** Order statistics over plain numbers. Pure; every caller passes values, never records. */
 
-/** Round to a number of decimals, dropping binary noise (0.1 + 0.2 -> 0.3). */
+/**
+ * Round to a number of decimals, halves away from zero, as the value reads in decimal
+ * (2.675 -> 2.68, 10.0005 -> 10.001): shifting by exponent notation avoids the binary error
+ * that multiplying by a power of ten brings in.
+ */
 export function round(value: number, decimals: number): number {
-  const factor = 10 ** decimals;
-  return Math.round((value + Number.EPSILON * Math.sign(value)) * factor) / factor;
+  const magnitude = Math.abs(value);
+  const text = String(magnitude);
+  const rounded = text.includes('e')
+    ? Math.round(magnitude * 10 ** decimals) / 10 ** decimals
+    : Number(`${Math.round(Number(`${text}e${decimals}`))}e-${decimals}`);
+  return rounded === 0 ? 0 : Math.sign(value) * rounded;
 }
 
 export function roundOrNull(value: number | null, decimals: number): number | null {

@@ -46,3 +46,21 @@ rounding('should drop binary noise', () => {
 });
 
 rounding.run();
+
+const ties = suite('round at halfway values');
+
+ties('should round halves away from zero as they read in decimal, at any magnitude', () => {
+  // 10.0005 is stored as 10.000499999...; in decimal it is a half, so it rounds up.
+  assert.is(round(10.0005, 3), 10.001);
+  assert.is(round(1234.5675, 3), 1234.568);
+  assert.is(round(-2.5, 0), -3);
+  assert.is(round(2.5, 0), 3);
+});
+
+ties('should leave tiny and huge numbers sensible and never give -0', () => {
+  assert.is(round(1e-9, 3), 0);
+  assert.is(Object.is(round(-1e-9, 3), 0), true);
+  assert.is(round(1.5e21, 2), 1.5e21);
+});
+
+ties.run();
