@@ -220,14 +220,17 @@ function checkMeasurements(path: string, file: MeasurementsFile, ctx: Measuremen
     const earlier = ctx.seenSeries.get(seriesKey);
     if (earlier) report(pointerOf('series', s), `series for this endpoint and prompt type already given in ${earlier}`);
     ctx.seenSeries.set(seriesKey, path);
-    const times = new Set<string>();
+    // Compare instants, not spellings: 12:00:00.000Z and 12:00:00+00:00 are the same time.
+    const times = new Set<number>();
     series.records.forEach((record, r) => {
-      if (times.has(record.timestamp)) report(pointerOf('series', s, 'records', r, 'timestamp'), 'two records of one series at the same time');
-      times.add(record.timestamp);
+      const at = Date.parse(record.timestamp);
+      if (times.has(at)) report(pointerOf('series', s, 'records', r, 'timestamp'), 'two records of one series at the same time');
+      times.add(at);
       if (record.success) {
         for (const field of ['output_tokens_per_second', 'time_to_first_token_seconds', 'time_to_first_answer_token_seconds'] as const) {
           if (record[field] === null) report(pointerOf('series', s, 'records', r, field), 'a successful request must have this figure');
         }
+        if (record.output_tokens_per_second === 0) report(pointerOf('series', s, 'records', r, 'output_tokens_per_second'), 'a successful request produced tokens, so its speed is above 0');
       }
     });
     const records = [...series.records].sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp));
