@@ -1,0 +1,194 @@
+/**
+ * `npm run -s keys -- <command> [--state DIR] [--json]`: manage API keys. This only parses
+ * arguments and prints; src/keys.ts does the work. A new key is printed once, alone on stdout
+ * (notes go to stderr, so `KEY=$(npm run -s keys -- create ...)` captures just the key). No
+ * command prints a stored hash or an existing key.
+ *
+ * Exit status: 0 done, 1 the store refused (unreadable file, unknown or revoked id),
+ * 2 bad usage or a bad value.
+ */
+import { parseArgs } from 'node:util';
+import {
+  checkProviderSlug,
+  createKey,
+  grantProvider,
+  KEY_ID_PATTERN,
+  KEY_PREFIX,
+  KeyInputError,
+  KeyStoreError,
+  loadKeys,
+  publicRecord,
+  regenerateKey,
+  revokeKey,
+  type IssuedKey,
+  type KeyRecord,
+  type KeyScope,
+  type PublicKeyRecord,
+} from '../src/keys.ts';
+import type { Tier } from '../src/routes.ts';
+
+const USAGE = `usage: npm run -s keys -- <command> [--state DIR] [--json]
+
+commands:
+  create --tier free|pro|commercial --org ORG [--user USER] [--scope user|org]
+         [--quota N] [--grant PROVIDER_SLUG]... [--critpt]
+                          issue a key and print it once (scope defaults to user when
+                          --user is given, else org; --quota is for commercial keys)
+  list                    show every key's record (never the key itself)
+  revoke ID               stop a key at once
+  regenerate ID           replace a key's value, keeping its id, quota scope and grants;
+                          prints the new key once
+  grant ID PROVIDER_SLUG  let a key read one provider's measurements
+
+options:
+  --state DIR   private state folder (default: state)
+  --json        print JSON instead of text`;
+
+const OPTIONS = {
+  state: { type: 'string', default: 'state' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+  tier: { type: 'string' },
+  org: { type: 'string' },
+  user: { type: 'string' },
+  scope: { type: 'string' },
+  quota: { type: 'string' },
+  grant: { type: 'string', multiple: true },
+  critpt: { type: 'boolean' },
+} as const;
+
+type OptionName = keyof typeof OPTIONS;
+const COMMON: readonly OptionName[] = ['state', 'json', 'help'];
+
+const COMMANDS: Record<string, { operands: readonly string[]; options: readonly OptionName[] }> = {
+  create: { operands: [], options: ['tier', 'org', 'user', 'scope', 'quota', 'grant', 'critpt'] },
+  list: { operands: [], options: [] },
+  revoke: { operands: ['ID'], options: [] },
+  regenerate: { operands: ['ID'], options: [] },
+  grant: { operands: ['ID', 'PROVIDER_SLUG'], options: [] },
+};
+
+class UsageError extends Error {}
+
+function parse(argv: string[]) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { command: 'help', operands: [], values };
+  const [command, ...operands] = positionals;
+  if (command === undefined) throw new UsageError('no command given');
+  const spec = COMMANDS[command];
+  if (!spec) throw new UsageError(`unknown command ${JSON.stringify(command)}; commands: ${Object.keys(COMMANDS).join(', ')}`);
+  if (operands.length !== spec.operands.length) {
+    const expected = spec.operands.length === 0 ? 'no arguments' : spec.operands.join(' ');
+    throw new UsageError(`${command} takes ${expected}, got ${operands.length} argument${operands.length === 1 ? '' : 's'}`);
+  }
+  for (const option of Object.keys(values) as OptionName[]) {
+    if (!COMMON.includes(option) && !spec.options.includes(option)) throw new UsageError(`--${option} is not an option of ${command}`);
+  }
+  return { command, operands, values };
+}
+
+type Values = ReturnType<typeof parse>['values'];
+
+/** An id operand; a plain key given by mistake is refused without being echoed. */
+function keyId(text: string): string {
+  if (text.startsWith(KEY_PREFIX)) throw new UsageError('that is a key, not a key id; find the id (key_...) with the list command');
+  if (!KEY_ID_PATTERN.test(text)) throw new UsageError(`not a key id: ${JSON.stringify(text)} (ids look like key_0123456789ab; see list)`);
+  return text;
+}
+
+function quotaOf(text: string | undefined): number | null {
+  if (text === undefined) return null;
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw new UsageError(`--quota must be a positive integer, got ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+function create(values: Values): IssuedKey {
+  if (values.tier === undefined) throw new UsageError('create needs --tier free|pro|commercial');
+  if (values.org === undefined) throw new UsageError('create needs --org ORG');
+  return createKey(values.state, {
+    tier: values.tier as Tier,
+    org: values.org,
+    user: values.user ?? null,
+    scope: values.scope as KeyScope | undefined,
+    quota: quotaOf(values.quota),
+    grants: values.grant ?? [],
+    critpt: values.critpt ?? false,
+  });
+}
+
+function describe(r: PublicKeyRecord): string {
+  const quota = r.quota === null ? '' : `, quota ${r.quota}`;
+  return `${r.id}: ${r.tier}, org ${r.org}${r.user === null ? '' : `, user ${r.user}`}, scope ${r.scope}${quota}`;
+}
+
+function printIssued({ key, record }: IssuedKey, json: boolean, verb: string): void {
+  const shown = publicRecord(record);
+  if (json) {
+    const { id, ...rest } = shown;
+    console.log(JSON.stringify({ id, key, ...rest }));
+    return;
+  }
+  console.error(`${verb} ${describe(shown)}`);
+  console.log(key);
+  console.error('This key is shown only once; the store keeps only its hash.');
+}
+
+function printRecord(record: KeyRecord, json: boolean, text: string): void {
+  console.log(json ? JSON.stringify(publicRecord(record)) : text);
+}
+
+function table(records: readonly PublicKeyRecord[]): string {
+  const rows = records.map((r) => [r.id, r.tier, r.org, r.user ?? '-', r.scope, r.quota === null ? '-' : String(r.quota), r.grants.join(',') || '-', r.critpt ? 'yes' : 'no', r.revoked_at === null ? 'active' : 'revoked', r.created_at]);
+  const all = [['id', 'tier', 'org', 'user', 'scope', 'quota', 'grants', 'critpt', 'status', 'created'], ...rows];
+  const widths = all[0].map((_, c) => Math.max(...all.map((row) => row[c].length)));
+  return all.map((row) => row.map((cell, c) => (c === row.length - 1 ? cell : cell.padEnd(widths[c]))).join('  ')).join('\n');
+}
+
+function run(argv: string[]): void {
+  const { command, operands, values } = parse(argv);
+  const { state, json } = values;
+  switch (command) {
+    case 'help':
+      console.log(USAGE);
+      return;
+    case 'create':
+      return printIssued(create(values), json, 'created');
+    case 'list': {
+      const records = (loadKeys(state) ?? []).map(publicRecord);
+      if (json) console.log(JSON.stringify(records, null, 2));
+      else if (records.length === 0) console.error(`no keys in ${state}`);
+      else console.log(table(records));
+      return;
+    }
+    case 'revoke': {
+      const record = revokeKey(state, keyId(operands[0]));
+      return printRecord(record, json, `revoked ${describe(record)}`);
+    }
+    case 'regenerate':
+      return printIssued(regenerateKey(state, keyId(operands[0])), json, 'regenerated');
+    case 'grant': {
+      const record = grantProvider(state, keyId(operands[0]), checkProviderSlug(operands[1]));
+      return printRecord(record, json, `${record.id} grants: ${record.grants.join(', ')}`);
+    }
+  }
+}
+
+try {
+  run(process.argv.slice(2));
+} catch (error) {
+  if (error instanceof UsageError || error instanceof KeyInputError) {
+    console.error(`keys: ${error.message}\n\n${USAGE}`);
+    process.exitCode = 2;
+  } else if (error instanceof KeyStoreError) {
+    console.error(`keys: ${error.message}`);
+    process.exitCode = 1;
+  } else {
+    throw error;
+  }
+}
