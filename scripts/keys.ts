@@ -41,11 +41,12 @@ commands:
   grant ID PROVIDER_SLUG  let a key read one provider's measurements
 
 options:
-  --state DIR   private state folder (default: state)
+  --state DIR   private state folder (default: $STATE_DIR, else state)
   --json        print JSON instead of text`;
 
 const OPTIONS = {
-  state: { type: 'string', default: 'state' },
+  // The same folder the server uses when it is started with STATE_DIR.
+  state: { type: 'string', default: process.env.STATE_DIR ?? 'state' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
   tier: { type: 'string' },

@@ -13,6 +13,7 @@ import type { ErrorObject } from 'ajv';
 import { createAjv } from './ajv.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { TIERS, type Tier } from './routes.ts';
+import { SLUG_MAX_LENGTH, SLUG_PATTERN } from './slug.ts';
 import { ensurePrivateDir, PRIVATE_FILE_MODE, writeFileAtomic } from './state-files.ts';
 
 export const KEY_PREFIX = 'bdk_';
@@ -22,7 +23,7 @@ export const KEY_ID_PATTERN = /^key_[0-9a-f]{12}$/;
 /** Organisation and user names: no `/` or `:` (they delimit quota scope ids), no spaces. */
 export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}$/;
 /** The dataset schema's provider slug (build/schemas/datasets.ts); repeated so the server need not import the build. */
-export const PROVIDER_SLUG_PATTERN = /^[a-z0-9]+(?:[-._][a-z0-9]+)*$/;
+export const PROVIDER_SLUG_PATTERN = SLUG_PATTERN;
 export const KEYS_FILE = 'keys.json';
 const FORMAT = 1;
 const MAX_QUOTA = 1e9;
@@ -259,7 +260,7 @@ function checkName(field: 'org' | 'user', value: string): string {
 }
 
 export function checkProviderSlug(slug: string): string {
-  if (!PROVIDER_SLUG_PATTERN.test(slug) || slug.length > 100) throw new KeyInputError(`not a provider slug: ${JSON.stringify(slug)} (lowercase letters and digits, joined by - . _)`);
+  if (!PROVIDER_SLUG_PATTERN.test(slug) || slug.length > SLUG_MAX_LENGTH) throw new KeyInputError(`not a provider slug: ${JSON.stringify(slug)} (lowercase letters and digits, joined by - . _)`);
   return slug;
 }
 

@@ -3,6 +3,7 @@
  * these before it derives anything; `data/README.md` explains the same fields in prose.
  */
 import { PROMPT_TYPES } from '../../src/routes.ts';
+import { SLUG_MAX_LENGTH, SLUG_PATTERN } from '../../src/slug.ts';
 import {
   MODALITIES,
   OMNISCIENCE_DOMAINS,
@@ -17,7 +18,7 @@ const SCHEMA = 'https://json-schema.org/draft/2020-12/schema';
 
 export const uuid = { type: 'string', format: 'uuid' } as const;
 /** Lowercase words joined by `-`, `.` or `_`; becomes one path segment of a URL. */
-export const slug = { type: 'string', pattern: '^[a-z0-9]+(?:[-._][a-z0-9]+)*$', maxLength: 100 } as const;
+export const slug = { type: 'string', pattern: SLUG_PATTERN.source, maxLength: SLUG_MAX_LENGTH } as const;
 export const name = { type: 'string', minLength: 1, maxLength: 200 } as const;
 export const country = { type: ['string', 'null'], pattern: '^[a-z]{2}$' } as const;
 export const nullableDate = { type: ['string', 'null'], format: 'date' } as const;
