@@ -5,13 +5,22 @@
  * the envelope and the pagination, the same way for every route.
  */
 import { ROUTES, keyParamValues, snapshotKey, type PromptType, type Route, type Tier } from '../src/routes.ts';
-import type { ModelView } from './language.ts';
+import { seriesByWindow, type Interval, type WindowName } from './derive/series.ts';
+import { deriveModelViews, intelligenceIndexVersion, recordsByEndpoint, type EndpointView, type ModelView } from './language.ts';
+import { measurementBlob, type MeasurementBlob } from './measurements.ts';
+import { deriveProviderViews, type ProviderView } from './providers.ts';
 import { freeLanguageModel, languageModelDetail, proLanguageModel } from './shape/language.ts';
-import type { Dataset } from './types.ts';
+import { modelPerformance, providerDetail, providerListItem, providerPerformance } from './shape/providers.ts';
+import type { Dataset, MeasurementRecord } from './types.ts';
 
 export interface BuildContext {
   dataset: Dataset;
   models: ModelView[];
+  providers: ProviderView[];
+  /** Records by endpoint id, then prompt type, sorted by time. */
+  records: Map<string, Map<PromptType, MeasurementRecord[]>>;
+  /** End of every window (ms). */
+  asOf: number;
   intelligenceIndexVersion: number;
   pageSize: number;
 }
@@ -25,6 +34,8 @@ export interface RouteBuilder {
   items?: (ctx: BuildContext, tier: Tier, params: Params) => unknown[];
   slugs?: (ctx: BuildContext) => string[];
   data?: (ctx: BuildContext, tier: Tier, params: Params, slug: string) => unknown;
+  /** Request-time routes: the serialised records the server slices. */
+  fragments?: (ctx: BuildContext, params: Params, slug: string) => MeasurementBlob;
 }
 
 /** One precomputed body, named by its snapshot key. */
@@ -33,6 +44,14 @@ export interface ProducedBody {
   route: Route;
   tier: Tier;
   body: unknown;
+}
+
+/** Serialised records for a route answered at request time (see measurements.ts). */
+export interface ProducedFragments {
+  key: string;
+  route: Route;
+  tier: Tier;
+  blob: MeasurementBlob;
 }
 
 /**
@@ -48,6 +67,20 @@ export interface EmptyPage {
 }
 
 const withIndexVersion = (ctx: BuildContext) => ({ intelligence_index_version: ctx.intelligenceIndexVersion });
+
+/** Everything the body builders read, derived once per build. */
+export function createBuildContext(dataset: Dataset, options: { asOf: number; statsDays: number; pageSize: number }): BuildContext {
+  const models = deriveModelViews(dataset, options);
+  return {
+    dataset,
+    models,
+    providers: deriveProviderViews(dataset, models),
+    records: recordsByEndpoint(dataset),
+    asOf: options.asOf,
+    intelligenceIndexVersion: intelligenceIndexVersion(dataset),
+    pageSize: options.pageSize,
+  };
+}
 
 /** Cache a value per build context and key, so shaping shared by several entries runs once. */
 function perContext<R>(make: (ctx: BuildContext, key: string) => R): (ctx: BuildContext, key: string) => R {
@@ -66,6 +99,16 @@ export function routeBuilders(): Record<string, RouteBuilder> {
   // Items of the Pro list do not depend on the tier; shape them once per prompt type.
   const proItems = perContext((ctx, promptType) => ctx.models.map((m) => proLanguageModel(m, promptType as PromptType)));
   const modelsBySlug = perContext((ctx) => new Map(ctx.models.map((m) => [m.model.slug, m])));
+  const providersBySlug = perContext((ctx) => new Map(ctx.providers.map((p) => [p.provider.slug, p])));
+  // An endpoint's series serves both its model's route and its provider's route: compute once.
+  const series = perContext((ctx, key) => {
+    const [endpointId, promptType, interval] = key.split(' ');
+    const records = ctx.records.get(endpointId)?.get(promptType as PromptType) ?? [];
+    return seriesByWindow(records, ctx.asOf, interval as Interval);
+  });
+  const seriesOf = (ctx: BuildContext, params: Params) => (e: EndpointView) =>
+    series(ctx, `${e.endpoint.id} ${params.prompt_type} ${params.interval}`)[params.window as WindowName];
+  const providerSlugs = (ctx: BuildContext) => ctx.providers.map((p) => p.provider.slug);
   return {
     'language.models.free': {
       envelope: withIndexVersion,
@@ -79,6 +122,26 @@ export function routeBuilders(): Record<string, RouteBuilder> {
       envelope: withIndexVersion,
       slugs: (ctx) => ctx.models.map((m) => m.model.slug),
       data: (ctx, tier, params, slug) => languageModelDetail(modelsBySlug(ctx, '').get(slug)!, params.prompt_type as PromptType, tier),
+    },
+    'language.model.performance': {
+      slugs: (ctx) => ctx.models.map((m) => m.model.slug),
+      data: (ctx, _tier, params, slug) => modelPerformance(modelsBySlug(ctx, '').get(slug)!, seriesOf(ctx, params)),
+    },
+    'language.providers': {
+      items: (ctx) => ctx.providers.map(providerListItem),
+    },
+    'language.provider': {
+      slugs: providerSlugs,
+      data: (ctx, _tier, params, slug) => providerDetail(providersBySlug(ctx, '').get(slug)!, params.prompt_type as PromptType),
+    },
+    'language.provider.performance': {
+      slugs: providerSlugs,
+      data: (ctx, _tier, params, slug) => providerPerformance(providersBySlug(ctx, '').get(slug)!, seriesOf(ctx, params)),
+    },
+    'language.provider.measurements': {
+      slugs: providerSlugs,
+      fragments: (ctx, params, slug) =>
+        measurementBlob(providersBySlug(ctx, '').get(slug)!, params.prompt_type as PromptType, (id) => ctx.records.get(id)?.get(params.prompt_type as PromptType) ?? [], ctx.asOf),
     },
   };
 }
@@ -119,7 +182,7 @@ export function emptyPageTemplate(envelope: Record<string, unknown>, pageSize: n
 }
 
 /** Every body and empty-page template of the snapshot, in route table order. */
-export function* produceBodies(ctx: BuildContext, builders: Record<string, RouteBuilder> = routeBuilders()): Generator<ProducedBody | EmptyPage> {
+export function* produceBodies(ctx: BuildContext, builders: Record<string, RouteBuilder> = routeBuilders()): Generator<ProducedBody | EmptyPage | ProducedFragments> {
   for (const route of ROUTES) {
     const builder = builders[route.id];
     if (!builder) continue;
@@ -133,6 +196,10 @@ export function* produceBodies(ctx: BuildContext, builders: Record<string, Route
             yield { key: snapshotKey(route, tier, { ...params, page: pagination.page }), route, tier, body: { ...head, pagination, data: pageItems } };
           }
           yield { key: snapshotKey(route, tier, { ...params, page: '*' }), route, tier, ...emptyPageTemplate(head, ctx.pageSize, pages.length) };
+        } else if (builder.fragments) {
+          for (const slug of builder.slugs!(ctx)) {
+            yield { key: snapshotKey(route, tier, params, slug), route, tier, blob: builder.fragments(ctx, params, slug) };
+          }
         } else if (route.slugOf) {
           for (const slug of builder.slugs!(ctx)) {
             yield { key: snapshotKey(route, tier, params, slug), route, tier, body: { ...head, data: builder.data!(ctx, tier, params, slug) } };

@@ -11,10 +11,11 @@ import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv } from '../src/ajv.ts';
 import { MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, type Manifest } from '../src/manifest.ts';
-import { builtRouteIds, produceBodies, type BuildContext } from './bodies.ts';
-import { deriveModelViews, intelligenceIndexVersion } from './language.ts';
+import { assembleMeasurements } from '../src/measurements.ts';
+import { builtRouteIds, createBuildContext, produceBodies } from './bodies.ts';
+import { firstKeptDay } from './measurements.ts';
 import { parseDataset, readDataFiles, type DataFile } from './load.ts';
-import { DEFAULT_LEVELS, PackWriter, type CompressionLevels } from './pack.ts';
+import { DEFAULT_LEVELS, PackWriter, type CompressionLevels, type RawHandle } from './pack.ts';
 import { responseSchema, hasResponseSchema } from './schemas/responses.ts';
 import { fsyncPath, lockSnapshots, newBuildId, publishSnapshot, pruneSnapshots, readCurrentManifest, verifySnapshot } from './snapshot-dir.ts';
 import type { Dataset } from './types.ts';
@@ -147,12 +148,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
     log(`loaded ${options.dataDir}: ${dataset.models.length} models, ${dataset.creators.length} creators, ${dataset.providers.length} providers, ${dataset.endpoints.length} endpoints, ${dataset.series.reduce((n, s) => n + s.records.length, 0)} measurement records (${elapsed()} s)`);
 
     const asOf = resolveAsOf(dataset, options.asOf);
-    const ctx: BuildContext = {
-      dataset,
-      models: deriveModelViews(dataset, { asOf: asOf.getTime(), statsDays: options.statsDays }),
-      intelligenceIndexVersion: intelligenceIndexVersion(dataset),
-      pageSize: options.pageSize,
-    };
+    const ctx = createBuildContext(dataset, { asOf: asOf.getTime(), statsDays: options.statsDays, pageSize: options.pageSize });
     log(`derived indices, prices and performance as of ${asOf.toISOString()} (${elapsed()} s)`);
 
     const builtAt = new Date();
@@ -164,11 +160,18 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
     const checker = makeBodyChecker();
     const entries: Record<string, string> = {};
     const emptyPages: Manifest['empty_pages'] = {};
+    const fragments: { key: string; data: RawHandle; index: RawHandle }[] = [];
     let count = 0;
     for (const produced of produceBodies(ctx)) {
       if ('body' in produced) {
         checker.check(produced.route.id, produced.route, produced.tier, produced.key, produced.body);
         entries[produced.key] = await pack.add(Buffer.from(JSON.stringify(produced.body)));
+      } else if ('blob' in produced) {
+        const { data, index } = produced.blob;
+        // Check the widest answer the server can assemble from these fragments.
+        const widest = JSON.parse(assembleMeasurements(index, data, firstKeptDay(ctx.asOf)).toString('utf8'));
+        checker.check(produced.route.id, produced.route, produced.tier, produced.key, widest);
+        fragments.push({ key: produced.key, data: pack.addRaw(data), index: pack.addRaw(Buffer.from(JSON.stringify(index))) });
       } else {
         const sample = JSON.parse(`${produced.before}${ctx.pageSize}${produced.after}`);
         checker.check(produced.route.id, produced.route, produced.tier, produced.key, sample);
@@ -191,6 +194,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
       bodies: pack.bodies,
       entries,
       empty_pages: emptyPages,
+      fragments: Object.fromEntries(fragments.map((f) => [f.key, { data: f.data.span!, index: f.index.span! }])),
     };
     writeFileSync(join(tmpDir, MANIFEST_FILE), JSON.stringify(manifest), { mode: 0o644 });
     fsyncPath(join(tmpDir, MANIFEST_FILE));

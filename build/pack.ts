@@ -20,7 +20,7 @@ export interface CompressionLevels {
 }
 
 /** Chosen by measurement on the sample snapshot (see README, "Build"). */
-export const DEFAULT_LEVELS: CompressionLevels = { gzip: 9, brotli: 9 };
+export const DEFAULT_LEVELS: CompressionLevels = { gzip: 6, brotli: 6 };
 
 const IN_FLIGHT = 16;
 
@@ -43,8 +43,14 @@ export async function compressBody(bytes: Buffer, levels: CompressionLevels): Pr
   ]);
 }
 
+export interface RawHandle {
+  span: Span | null;
+}
+
 export interface PackStats {
   bodies: number;
+  /** Bytes of raw fragments (serialised measurement records and their indexes). */
+  rawBytes: number;
   reused: number;
   identityBytes: number;
   packBytes: number;
@@ -52,10 +58,10 @@ export interface PackStats {
 
 export class PackWriter {
   readonly bodies: Record<string, [Span, Span, Span]> = {};
-  readonly stats: PackStats = { bodies: 0, reused: 0, identityBytes: 0, packBytes: 0 };
+  readonly stats: PackStats = { bodies: 0, rawBytes: 0, reused: 0, identityBytes: 0, packBytes: 0 };
   private readonly fd: number;
   private readonly previousFd: number | null;
-  private readonly pending: { hash: string; identity: Buffer; variants: Promise<[Buffer, Buffer]> }[] = [];
+  private readonly pending: ({ hash: string; identity: Buffer; variants: Promise<[Buffer, Buffer]> } | { raw: Buffer; handle: RawHandle })[] = [];
   private readonly known = new Set<string>();
   private readonly digest = createHash('sha256');
   private offset = 0;
@@ -77,6 +83,16 @@ export class PackWriter {
     this.pending.push({ hash, identity, variants: this.variantsOf(hash, identity) });
     while (this.pending.length >= IN_FLIGHT) await this.writeOldest();
     return hash;
+  }
+
+  /**
+   * Add bytes stored as they are (no variants, no dedup): fragments the server slices. The
+   * handle's span is set once written, at the latest by finish().
+   */
+  addRaw(bytes: Buffer): RawHandle {
+    const handle: RawHandle = { span: null };
+    this.pending.push({ raw: bytes, handle });
+    return handle;
   }
 
   private variantsOf(hash: string, identity: Buffer): Promise<[Buffer, Buffer]> {
@@ -105,7 +121,13 @@ export class PackWriter {
   }
 
   private async writeOldest(): Promise<void> {
-    const { hash, identity, variants } = this.pending.shift()!;
+    const next = this.pending.shift()!;
+    if ('raw' in next) {
+      next.handle.span = this.append(next.raw);
+      this.stats.rawBytes += next.raw.length;
+      return;
+    }
+    const { hash, identity, variants } = next;
     const [gz, br] = await variants;
     this.bodies[hash] = [this.append(identity), this.append(gz), this.append(br)];
     this.stats.bodies++;

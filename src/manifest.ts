@@ -37,6 +37,8 @@ export interface Manifest {
   entries: Record<string, string>;
   /** Empty-page key (page=*) -> the body around the page number. */
   empty_pages: Record<string, { before: string; after: string }>;
+  /** Snapshot key of a request-time route -> its serialised records and their index (raw, uncompressed). */
+  fragments: Record<string, { data: Span; index: Span }>;
 }
 
 /** The strong ETag of one variant: the identity body's hash, marked by encoding. */

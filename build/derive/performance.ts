@@ -53,6 +53,17 @@ export function performanceOf(records: readonly MeasurementRecord[]): Performanc
   return out;
 }
 
+/** Only the four medians of the successful records (series points need no spread). */
+export function mediansOf(records: readonly MeasurementRecord[]): Performance {
+  const ok = records.filter((r) => r.success);
+  return {
+    median_output_tokens_per_second: roundOrNull(median(ok.map((r) => r.output_tokens_per_second)), PERFORMANCE_DECIMALS),
+    median_time_to_first_token_seconds: roundOrNull(median(ok.map((r) => r.time_to_first_token_seconds)), PERFORMANCE_DECIMALS),
+    median_time_to_first_answer_token_seconds: roundOrNull(median(ok.map((r) => r.time_to_first_answer_token_seconds)), PERFORMANCE_DECIMALS),
+    median_end_to_end_response_time_seconds: roundOrNull(median(ok.map(endToEndSeconds)), PERFORMANCE_DECIMALS),
+  };
+}
+
 /** A model's figure for each field: the median across its providers' figures. */
 export function medianAcrossProviders(perProvider: readonly Performance[], fields: readonly string[]): Performance {
   return Object.fromEntries(fields.map((f) => [f, roundOrNull(median(perProvider.map((p) => p[f] ?? null)), PERFORMANCE_DECIMALS)]));

@@ -6,12 +6,18 @@
  * that multiplying by a power of ten brings in.
  */
 export function round(value: number, decimals: number): number {
-  const magnitude = Math.abs(value);
-  const text = String(magnitude);
-  const rounded = text.includes('e')
-    ? Math.round(magnitude * 10 ** decimals) / 10 ** decimals
-    : Number(`${Math.round(Number(`${text}e${decimals}`))}e-${decimals}`);
+  const factor = 10 ** decimals;
+  const scaled = Math.abs(value) * factor;
+  const fraction = scaled - Math.floor(scaled);
+  // Far from a half, binary noise cannot change the result: take the fast path.
+  const rounded = Math.abs(fraction - 0.5) > 1e-6 || !Number.isFinite(scaled) ? Math.round(scaled) / factor : roundHalfAsDecimal(Math.abs(value), decimals);
   return rounded === 0 ? 0 : Math.sign(value) * rounded;
+}
+
+function roundHalfAsDecimal(magnitude: number, decimals: number): number {
+  const text = String(magnitude);
+  if (text.includes('e')) return Math.round(magnitude * 10 ** decimals) / 10 ** decimals;
+  return Number(`${Math.round(Number(`${text}e${decimals}`))}e-${decimals}`);
 }
 
 export function roundOrNull(value: number | null, decimals: number): number | null {

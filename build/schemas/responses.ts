@@ -113,6 +113,37 @@ export function languageModelDetail(tier: Tier): Schema {
   return tier === 'commercial' ? closed({ ...detailFields, providers: { type: 'array', items: modelProvider } }) : closed(detailFields);
 }
 
+function offeredModel(performance: Schema): Schema {
+  return closed({ id: uuid, name: string, slug: string, pricing: proPricing, performance, context_window_tokens: nullableInteger });
+}
+
+function provider(performance: Schema): Schema {
+  return closed({ id: uuid, name: string, slug: string, country: nullableString, models: { type: 'array', items: offeredModel(performance) } });
+}
+
+export const seriesPoint = closed({ date: { type: 'string', format: 'date' }, ...fieldsOf(MEDIAN_METRICS, nullableNumber) });
+const series = (members: string) => ({ type: 'array', items: closed({ id: uuid, name: string, slug: string, series: { type: 'array', items: seriesPoint } }), description: members });
+
+export const modelPerformance = closed({ id: uuid, slug: string, name: string, providers: series('one series per provider offering the model') });
+export const providerPerformance = closed({ id: uuid, name: string, slug: string, models: series('one series per model the provider serves') });
+
+export const measurementRecord = closed({
+  id: uuid,
+  date: { type: 'string', format: 'date-time' },
+  success: { type: 'boolean' },
+  output_tokens_per_second: nullableNumber,
+  time_to_first_token_seconds: nullableNumber,
+  time_to_first_answer_token: nullableNumber,
+  end_to_end_response_time_seconds: nullableNumber,
+});
+
+export const providerMeasurements = closed({
+  id: uuid,
+  name: string,
+  slug: string,
+  models: { type: 'array', items: closed({ id: uuid, name: string, slug: string, measurements: { type: 'array', items: measurementRecord } }) },
+});
+
 function tierField(tier: Tier): Schema {
   return { const: tier };
 }
@@ -125,11 +156,21 @@ function languageEnvelope(tier: Tier, data: Schema, paginated: boolean): Schema 
   return closed(fields);
 }
 
+/** The envelope of other routes: tier, pagination on lists, then data. */
+function plainEnvelope(tier: Tier, data: Schema, paginated = false): Schema {
+  return closed(paginated ? { tier: tierField(tier), pagination, data } : { tier: tierField(tier), data });
+}
+
 /** Response schema of each route the build writes, by route id, for one tier. */
 const RESPONSE_SCHEMAS: Record<string, (tier: Tier) => Schema> = {
   'language.models.free': (tier) => languageEnvelope(tier, { type: 'array', items: freeLanguageModel }, true),
   'language.models': (tier) => languageEnvelope(tier, { type: 'array', items: proLanguageModel }, true),
   'language.model': (tier) => languageEnvelope(tier, languageModelDetail(tier), false),
+  'language.model.performance': (tier) => plainEnvelope(tier, modelPerformance),
+  'language.providers': (tier) => plainEnvelope(tier, { type: 'array', items: provider(medianPerformance) }, true),
+  'language.provider': (tier) => plainEnvelope(tier, provider(proPerformance)),
+  'language.provider.performance': (tier) => plainEnvelope(tier, providerPerformance),
+  'language.provider.measurements': (tier) => plainEnvelope(tier, providerMeasurements),
 };
 
 export function hasResponseSchema(route: Route): boolean {

@@ -8,7 +8,7 @@ import { mediansOnly } from '../derive/performance.ts';
 import { BLENDED_PRICES, FREE_PRICES, HEADLINE_INDICES, OMNISCIENCE_DOMAINS, OMNISCIENCE_METRICS, OPENNESS_COMPONENTS } from '../fields.ts';
 import { PERFORMANCE_FIELDS, evaluationTokenCounts, type EndpointView, type ModelView } from '../language.ts';
 
-const PRO_PRICES = [...FREE_PRICES, ...BLENDED_PRICES];
+export const PRO_PRICES = [...FREE_PRICES, ...BLENDED_PRICES];
 
 export function freeLanguageModel(view: ModelView): Record<string, unknown> {
   const { model, creator, cost } = view;

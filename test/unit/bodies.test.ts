@@ -1,7 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { builtRouteIds, emptyPageTemplate, keyParamCombinations, paginate, produceBodies, type BuildContext, type EmptyPage, type ProducedBody } from '../../build/bodies.ts';
-import { deriveModelViews } from '../../build/language.ts';
+import { builtRouteIds, createBuildContext, emptyPageTemplate, keyParamCombinations, paginate, produceBodies, routeBuilders, type BuildContext, type EmptyPage, type ProducedBody } from '../../build/bodies.ts';
 import { PROMPT_TYPES, routeById } from '../../src/routes.ts';
 import { TINY_STATS, tinyDataset } from './tiny-dataset.ts';
 
@@ -91,8 +90,15 @@ combos.run();
 const producing = suite('produceBodies');
 
 function tinyContext(pageSize = 1): BuildContext {
-  const dataset = tinyDataset();
-  return { dataset, models: deriveModelViews(dataset, TINY_STATS), intelligenceIndexVersion: 4.3, pageSize };
+  return createBuildContext(tinyDataset(), { ...TINY_STATS, pageSize });
+}
+
+/** The builders of the language model routes only, so counts below stay readable. */
+const MODEL_ROUTES = ['language.models.free', 'language.models', 'language.model'];
+const modelBuilders = Object.fromEntries(Object.entries(routeBuilders()).filter(([id]) => MODEL_ROUTES.includes(id)));
+
+function modelEntries(ctx: BuildContext) {
+  return [...produceBodies(ctx, modelBuilders)] as (ProducedBody | EmptyPage)[];
 }
 
 function isTemplate(entry: ProducedBody | EmptyPage): entry is EmptyPage {
@@ -100,7 +106,7 @@ function isTemplate(entry: ProducedBody | EmptyPage): entry is EmptyPage {
 }
 
 producing('should yield one body per tier, key parameter values and page or slug, and one empty-page template per list combination', () => {
-  const entries = [...produceBodies(tinyContext(1))];
+  const entries = modelEntries(tinyContext(1));
   // 2 models, 1 a page -> 2 pages per list
   // language.models.free: 3 tiers x (2 pages + 1 template) = 9 (6 bodies)
   // language.models:      2 tiers x 6 prompt types x (2 pages + 1 template) = 36 (24 bodies)
@@ -114,12 +120,12 @@ producing('should yield one body per tier, key parameter values and page or slug
 });
 
 producing('should come in route table order', () => {
-  const ids = [...produceBodies(tinyContext(1))].map((e) => e.route.id);
+  const ids = modelEntries(tinyContext(1)).map((e) => e.route.id);
   assert.equal([...new Set(ids)], ['language.models.free', 'language.models', 'language.model']);
 });
 
 producing('should put the envelope, the pagination and the page of items in each list body', () => {
-  const entries = new Map([...produceBodies(tinyContext(1))].map((e) => [e.key, e]));
+  const entries = new Map(modelEntries(tinyContext(1)).map((e) => [e.key, e]));
   const first = entries.get('language.models.free pro page=1') as ProducedBody;
   const body = first.body as Record<string, unknown>;
   assert.equal(Object.keys(body), ['tier', 'intelligence_index_version', 'pagination', 'data']);
@@ -140,7 +146,7 @@ producing('should put the envelope, the pagination and the page of items in each
 });
 
 producing('should name the empty-page template with page=* and fill it with the real total_pages', () => {
-  const entries = new Map([...produceBodies(tinyContext(1))].map((e) => [e.key, e]));
+  const entries = new Map(modelEntries(tinyContext(1)).map((e) => [e.key, e]));
   const empty = entries.get('language.models pro prompt_type=long page=*') as EmptyPage;
   assert.ok(isTemplate(empty));
   assert.equal(JSON.parse(`${empty.before}3${empty.after}`), {
@@ -152,7 +158,7 @@ producing('should name the empty-page template with page=* and fill it with the 
 });
 
 producing('should answer a model detail per slug, with providers for Commercial keys only', () => {
-  const entries = new Map([...produceBodies(tinyContext(1))].map((e) => [e.key, e]));
+  const entries = new Map(modelEntries(tinyContext(1)).map((e) => [e.key, e]));
   const commercial = (entries.get('language.model commercial prompt_type=medium slug=model-one') as ProducedBody).body as Record<string, any>;
   const pro = (entries.get('language.model pro prompt_type=medium slug=model-one') as ProducedBody).body as Record<string, any>;
   assert.equal(Object.keys(commercial), ['tier', 'intelligence_index_version', 'data']);
@@ -169,7 +175,7 @@ producing('should answer a model detail per slug, with providers for Commercial 
 
 producing('should yield only the empty-page template of a list without items', () => {
   const ctx = { ...tinyContext(200), models: [] };
-  const free = [...produceBodies(ctx)].filter((e) => e.route.id === 'language.models.free');
+  const free = modelEntries(ctx).filter((e) => e.route.id === 'language.models.free');
   assert.equal(
     free.map((e) => e.key),
     ['language.models.free free page=*', 'language.models.free pro page=*', 'language.models.free commercial page=*'],
@@ -200,7 +206,7 @@ producing.run();
 const built = suite('builtRouteIds');
 
 built('should list the language model routes the build answers, in route table order', () => {
-  assert.equal(builtRouteIds(), ['language.models.free', 'language.models', 'language.model']);
+  assert.equal(builtRouteIds(), ['language.models.free', 'language.models', 'language.model', 'language.model.performance', 'language.providers', 'language.provider', 'language.provider.performance', 'language.provider.measurements']);
 });
 
 built('should follow the builders given, in route table order', () => {

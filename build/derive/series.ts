@@ -1,0 +1,77 @@
+/**
+ * Performance over time: calendar buckets (UTC days, weeks starting Monday, months) and one
+ * point per bucket with the medians of that bucket's successful records.
+ *
+ * A window is a whole number of buckets ending with the one that holds `asOf`: round(window
+ * days / bucket days), at least one. So 90d weekly is always 13 points, 30d daily 30 points,
+ * 90d monthly 3 points; the newest bucket may be partial.
+ */
+import { PERFORMANCE_INTERVALS, PERFORMANCE_WINDOWS } from '../../src/routes.ts';
+import type { MeasurementRecord } from '../types.ts';
+import { mediansOf } from './performance.ts';
+
+export type Interval = (typeof PERFORMANCE_INTERVALS)[number];
+export type WindowName = (typeof PERFORMANCE_WINDOWS)[number];
+
+const DAY_MS = 86_400_000;
+const BUCKET_DAYS: Record<Interval, number> = { daily: 1, weekly: 7, monthly: 365.25 / 12 };
+
+export function windowDays(window: WindowName): number {
+  return Number(window.slice(0, -1));
+}
+
+/** Start (ms, UTC) of the bucket holding `at`. */
+export function bucketStart(at: number, interval: Interval): number {
+  const day = Math.floor(at / DAY_MS) * DAY_MS;
+  if (interval === 'daily') return day;
+  if (interval === 'weekly') return day - ((new Date(day).getUTCDay() + 6) % 7) * DAY_MS; // back to Monday
+  const d = new Date(day);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+}
+
+/** Start of the bucket `steps` buckets after the one starting at `start` (negative: before). */
+export function shiftBucket(start: number, interval: Interval, steps: number): number {
+  if (interval === 'daily') return start + steps * DAY_MS;
+  if (interval === 'weekly') return start + steps * 7 * DAY_MS;
+  const d = new Date(start);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + steps, 1);
+}
+
+export function bucketCount(window: WindowName, interval: Interval): number {
+  return Math.max(1, Math.round(windowDays(window) / BUCKET_DAYS[interval]));
+}
+
+/** Bucket starts of a window, oldest first. */
+export function windowBuckets(asOf: number, window: WindowName, interval: Interval): number[] {
+  const last = bucketStart(asOf, interval);
+  const count = bucketCount(window, interval);
+  return Array.from({ length: count }, (_, i) => shiftBucket(last, interval, i - count + 1));
+}
+
+export function isoDate(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+export type SeriesPoint = Record<string, string | number | null>;
+
+/**
+ * The points of every window for one interval, from one pass: a shorter window's buckets are
+ * the last ones of the longest window's, so its points are the tail of the longest series.
+ */
+export function seriesByWindow(records: readonly MeasurementRecord[], asOf: number, interval: Interval): Record<WindowName, SeriesPoint[]> {
+  const longest = PERFORMANCE_WINDOWS.reduce((a, b) => (windowDays(b) > windowDays(a) ? b : a));
+  const points = seriesPoints(records, asOf, longest, interval);
+  return Object.fromEntries(PERFORMANCE_WINDOWS.map((w) => [w, points.slice(points.length - bucketCount(w, interval))])) as Record<WindowName, SeriesPoint[]>;
+}
+
+/** One point per bucket, in date order; a metric with no measurement in its bucket is null. */
+export function seriesPoints(records: readonly MeasurementRecord[], asOf: number, window: WindowName, interval: Interval): SeriesPoint[] {
+  const starts = windowBuckets(asOf, window, interval);
+  const byBucket = new Map<number, MeasurementRecord[]>(starts.map((s) => [s, []]));
+  for (const record of records) {
+    const at = Date.parse(record.timestamp);
+    if (at > asOf || at < starts[0]) continue;
+    byBucket.get(bucketStart(at, interval))?.push(record);
+  }
+  return starts.map((start) => ({ date: isoDate(start), ...mediansOf(byBucket.get(start)!) }));
+}
