@@ -10,6 +10,7 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Clock } from './clock.ts';
+import { oneMonthBefore } from './dates.ts';
 import type { ServerOptions } from './config.ts';
 import { errorBody, HttpError } from './http-error.ts';
 import { quotaScope, type KeyRecord, type KeyStore } from './keys.ts';
@@ -129,12 +130,9 @@ export class App {
       throw new HttpError(403, `${needed} access required`, { required_tier: lowestTier(route), tier: key.tier });
     }
     const params = this.queries.parse(route, query);
-    if (route.needsProviderGrant && slug !== undefined && !key.grants.includes(slug)) {
-      throw new HttpError(403, `This key has no grant for provider ${slug}`, { provider: slug });
-    }
     const encoding = chooseEncoding(req.headers['accept-encoding']);
     if (!encoding) throw new HttpError(406, 'No acceptable content encoding: this server sends br, gzip or identity');
-    const body = await this.body(snapshot, route, key.tier, params, slug, encoding);
+    const body = route.answer === 'fragments' ? await this.measurements(snapshot, route, key, params, slug!, encoding) : await this.body(snapshot, route, key.tier, params, slug, encoding);
 
     const headers: Headers = {
       ...keyHeaders,
@@ -177,9 +175,28 @@ export class App {
     return new HttpError(429, 'Rate limit exceeded', { limit: status.limit, reset: Math.ceil(status.resetAt / 1000) }, { ...rateLimitHeaders(status), 'Retry-After': retryAfter });
   }
 
+  /**
+   * Raw measurements since `start_date`: by default, and at the earliest, one month before
+   * the request (by the server's clock). The provider must exist (404) and the key must hold
+   * a grant for it (403).
+   */
+  private async measurements(snapshot: Snapshot, route: Route, key: KeyRecord, params: QueryValues, slug: string, encoding: Encoding): Promise<Body> {
+    this.ensureServed(snapshot, route);
+    const snapshotEntry = snapshotKey(route, key.tier, params, slug);
+    if (!snapshot.fragment(snapshotEntry)) throw new HttpError(404, `Provider not found: ${slug}`, { slug });
+    if (!key.grants.includes(slug)) throw new HttpError(403, `This key has no grant for provider ${slug}'s measurements; ask the operator for one`, { provider: slug });
+    const earliest = oneMonthBefore(this.parts.clock.now());
+    const asked = params.start_date as string | undefined;
+    return this.parts.snapshots.measurements(snapshot, snapshotEntry, asked && asked > earliest ? asked : earliest, encoding);
+  }
+
+  private ensureServed(snapshot: Snapshot, route: Route): void {
+    if (!snapshot.serves(route.id)) throw new HttpError(404, `The current snapshot has no data for ${route.path}`);
+  }
+
   /** The precomputed body answering this request, in the chosen encoding. */
   private async body(snapshot: Snapshot, route: Route, tier: Tier, params: QueryValues, slug: string | undefined, encoding: Encoding): Promise<Body> {
-    if (!snapshot.serves(route.id)) throw new HttpError(404, `The current snapshot has no data for ${route.path}`);
+    this.ensureServed(snapshot, route);
     const hash = snapshot.entry(snapshotKey(route, tier, params, slug));
     if (hash) return this.parts.snapshots.body(snapshot, hash, encoding);
     if (route.slugOf) throw new HttpError(404, `${route.slugOf} not found: ${slug}`, { slug });

@@ -10,6 +10,7 @@ import { open, readFile, readlink, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
+import { assembleMeasurements, type MeasurementIndex } from './measurements.ts';
 import { CURRENT_LINK, ENCODINGS, MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, contentHash, etagOf, type Encoding, type Manifest, type Span } from './manifest.ts';
 
 const POLL_MS = 1000;
@@ -58,6 +59,10 @@ export class Snapshot {
   /** Content hash of the body a snapshot key names, if the snapshot has it. */
   entry(key: string): string | undefined {
     return Object.hasOwn(this.manifest.entries, key) ? this.manifest.entries[key] : undefined;
+  }
+
+  fragment(key: string): { data: Span; index: Span } | undefined {
+    return Object.hasOwn(this.manifest.fragments, key) ? this.manifest.fragments[key] : undefined;
   }
 
   emptyPage(key: string): { before: string; after: string } | undefined {
@@ -205,6 +210,32 @@ export class SnapshotStore {
       this.cache.set(key, bytes);
     }
     return { bytes, etag: etagOf(hash, encoding) };
+  }
+
+  /**
+   * A measurements answer since `startDay`, assembled from the snapshot's fragments. The
+   * assembled body is cached by snapshot, key and day; its compressed variants by content.
+   */
+  async measurements(snapshot: Snapshot, key: string, startDay: string, encoding: Encoding): Promise<Body> {
+    const cacheKey = `m ${snapshot.buildId} ${key} ${startDay}`;
+    let identity = this.cache.get(cacheKey);
+    if (!identity) {
+      const spans = snapshot.fragment(key)!;
+      const [index, data] = await Promise.all([this.raw(snapshot, spans.index), this.raw(snapshot, spans.data)]);
+      identity = assembleMeasurements(JSON.parse(index.toString('utf8')) as MeasurementIndex, data, startDay);
+      this.cache.set(cacheKey, identity);
+    }
+    return this.assembled(identity, encoding);
+  }
+
+  private async raw(snapshot: Snapshot, span: Span): Promise<Buffer> {
+    const key = `raw ${snapshot.buildId} ${span[0]}`;
+    let bytes = this.cache.get(key);
+    if (!bytes) {
+      bytes = await snapshot.read(span);
+      this.cache.set(key, bytes);
+    }
+    return bytes;
   }
 
   cacheStats(): { entries: number; bytes: number } {
