@@ -70,7 +70,8 @@ export class QueryValidator {
   parse(route: Route, rawQuery: string): QueryValues {
     const values: Record<string, unknown> = {};
     for (const [name, value] of new URLSearchParams(rawQuery)) {
-      const spec = route.query[name];
+      // Own properties only: `constructor` or `__proto__` must not find Object.prototype's.
+      const spec = Object.hasOwn(route.query, name) ? route.query[name] : undefined;
       if (!spec) throw unknownParameter(route, name);
       if (Object.hasOwn(values, name)) throw new HttpError(400, `Invalid ${name}: given more than once`, { field: name });
       if (spec.type === 'integer' && !DIGITS.test(value)) throw invalid(name, spec, value);

@@ -55,6 +55,12 @@ parsing('should reject an unknown parameter, naming it and the valid ones', () =
   assert.match(rejection('media.text-to-image.free', 'include_categories=true').message, /takes no query parameters/);
 });
 
+parsing('should treat names of Object.prototype members as unknown parameters', () => {
+  for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+    assert.match(rejection('language.models', `${name}=1`).message, new RegExp(`Unknown query parameter: ${name}`));
+  }
+});
+
 parsing('should reject a parameter given twice', () => {
   assert.match(rejection('language.models', 'page=1&page=2').message, /page: given more than once/);
 });

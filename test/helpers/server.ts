@@ -1,0 +1,100 @@
+/**
+ * Start the real server for a test: build a fixture tree into a temporary snapshot folder,
+ * create keys in a temporary state folder, listen on port 0 on loopback.
+ */
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_BUILD_OPTIONS, runBuild, type BuildSummary } from '../../build/build.ts';
+import { DEFAULT_OPTIONS, type ServerOptions } from '../../src/config.ts';
+import { createKey, type NewKey } from '../../src/keys.ts';
+import { startServer, type RunningServer } from '../../src/start.ts';
+
+export const FIXTURES = new URL('../fixtures/', import.meta.url).pathname;
+
+/** A clock the test moves by hand. */
+export class TestClock {
+  constructor(public t = Date.UTC(2026, 10, 21, 12, 0, 0)) {}
+  now(): number {
+    return this.t;
+  }
+  advance(ms: number): void {
+    this.t += ms;
+  }
+}
+
+export interface BuiltFixture {
+  dataDir: string;
+  snapshotDir: string;
+  rebuild: (force?: boolean) => Promise<BuildSummary>;
+}
+
+/** Copy a fixture tree into a temp folder and build it (fast compression levels). */
+export async function buildFixture(root: string, fixture = 'sample-small', pageSize = 200): Promise<BuiltFixture> {
+  const dataDir = join(root, 'data');
+  const snapshotDir = join(root, 'snapshot');
+  cpSync(join(FIXTURES, fixture), dataDir, { recursive: true });
+  const rebuild = (force = true) =>
+    runBuild({ ...DEFAULT_BUILD_OPTIONS, dataDir, outDir: snapshotDir, pageSize, force, levels: { gzip: 1, brotli: 1 }, log: () => {} });
+  await rebuild();
+  return { dataDir, snapshotDir, rebuild };
+}
+
+export interface TestServer extends BuiltFixture {
+  root: string;
+  url: string;
+  stateDir: string;
+  clock: TestClock;
+  running: RunningServer;
+  errors: string[];
+  /** Plain keys by name. */
+  keys: Record<string, string>;
+  keyIds: Record<string, string>;
+  addKey: (name: string, input: NewKey) => string;
+  close: () => Promise<void>;
+}
+
+export const STANDARD_KEYS: Record<string, NewKey> = {
+  free: { tier: 'free', org: 'acme', user: 'fran' },
+  pro: { tier: 'pro', org: 'acme', user: 'pat' },
+  commercial: { tier: 'commercial', org: 'bigco', user: 'cora', critpt: true },
+};
+
+export async function startTestServer(
+  options: { fixture?: string; pageSize?: number; server?: Partial<ServerOptions>; keys?: Record<string, NewKey> } = {},
+): Promise<TestServer> {
+  const root = mkdtempSync(join(tmpdir(), 'server-test-'));
+  const built = await buildFixture(root, options.fixture, options.pageSize);
+  const stateDir = join(root, 'state');
+  const clock = new TestClock();
+  const keys: Record<string, string> = {};
+  const keyIds: Record<string, string> = {};
+  const addKey = (name: string, input: NewKey) => {
+    const issued = createKey(stateDir, input);
+    keys[name] = issued.key;
+    keyIds[name] = issued.record.id;
+    return issued.key;
+  };
+  for (const [name, input] of Object.entries(options.keys ?? STANDARD_KEYS)) addKey(name, input);
+  const errors: string[] = [];
+  const running = await startServer(
+    { ...DEFAULT_OPTIONS, port: 0, host: '127.0.0.1', snapshotDir: built.snapshotDir, stateDir, ...options.server },
+    { clock, log: () => {}, logError: (line) => errors.push(line) },
+  );
+  return {
+    ...built,
+    root,
+    url: running.url,
+    stateDir,
+    clock,
+    running,
+    errors,
+    keys,
+    keyIds,
+    addKey,
+    close: async () => {
+      await running.close();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}

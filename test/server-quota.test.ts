@@ -1,0 +1,97 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { WINDOW_MS } from '../src/quota.ts';
+import { get, request } from './helpers/http.ts';
+import { startTestServer, type TestServer } from './helpers/server.ts';
+
+const FREE_LIST = '/api/v2/language/models/free';
+
+function limits(reply: { headers: Record<string, unknown> }) {
+  return {
+    limit: Number(reply.headers['x-ratelimit-limit']),
+    remaining: Number(reply.headers['x-ratelimit-remaining']),
+    reset: Number(reply.headers['x-ratelimit-reset']),
+  };
+}
+
+let t: TestServer;
+
+const quota = suite('daily quota over HTTP');
+quota.before(async () => {
+  t = await startTestServer({
+    keys: {
+      free: { tier: 'free', org: 'acme', user: 'fran' },
+      orgA: { tier: 'pro', org: 'shared', user: 'a', scope: 'org' },
+      orgB: { tier: 'pro', org: 'shared', user: 'b', scope: 'org' },
+      userA: { tier: 'pro', org: 'split', user: 'a', scope: 'user' },
+      userB: { tier: 'pro', org: 'split', user: 'b', scope: 'user' },
+      big: { tier: 'commercial', org: 'bigco', quota: 3 },
+      default: { tier: 'commercial', org: 'otherco' },
+    },
+  });
+});
+quota.after(async () => t.close());
+
+quota('should open the window on the first counted request and report exact headers', async () => {
+  const opened = t.clock.t;
+  const first = await get(t.url, FREE_LIST, t.keys.free);
+  assert.equal(limits(first), { limit: 100, remaining: 99, reset: Math.ceil((opened + WINDOW_MS) / 1000) });
+  t.clock.advance(60_000);
+  const second = await get(t.url, FREE_LIST, t.keys.free);
+  assert.equal(limits(second), { limit: 100, remaining: 98, reset: Math.ceil((opened + WINDOW_MS) / 1000) });
+});
+
+quota('should not count errors, 304s or HEAD requests', async () => {
+  const before = limits(await get(t.url, FREE_LIST, t.keys.free));
+  const etag = String((await get(t.url, FREE_LIST, t.keys.free)).headers.etag);
+  const notModified = await get(t.url, FREE_LIST, t.keys.free, { 'if-none-match': etag });
+  assert.is(notModified.status, 304);
+  assert.is(limits(notModified).remaining, before.remaining - 1, '304 carries the headers and is free');
+  assert.is((await get(t.url, '/api/v2/language/models', t.keys.free)).status, 403);
+  assert.is((await get(t.url, `${FREE_LIST}?page=abc`, t.keys.free)).status, 400);
+  await request(t.url, FREE_LIST, { method: 'HEAD', headers: { 'x-api-key': t.keys.free } });
+  assert.is(limits(await get(t.url, FREE_LIST, t.keys.free)).remaining, before.remaining - 2);
+});
+
+quota('should refuse the 101st Free request with 429 and a correct Retry-After', async () => {
+  let last = await get(t.url, FREE_LIST, t.keys.free);
+  while (limits(last).remaining > 0) last = await get(t.url, FREE_LIST, t.keys.free);
+  assert.is(last.status, 200);
+  const reset = limits(last).reset;
+  t.clock.advance(3_600_000);
+  const refused = await get(t.url, FREE_LIST, t.keys.free);
+  assert.is(refused.status, 429);
+  assert.is(refused.json().error, 'Rate limit exceeded');
+  assert.equal(limits(refused), { limit: 100, remaining: 0, reset });
+  assert.is(Number(refused.headers['retry-after']), reset - Math.ceil(t.clock.t / 1000));
+  assert.is(refused.headers['x-platform-tier'], 'free');
+  // HEAD mirrors GET, so it is refused too; a conditional request proving the copy is current is still answered.
+  assert.is((await request(t.url, FREE_LIST, { method: 'HEAD', headers: { 'x-api-key': t.keys.free } })).status, 429);
+  assert.is((await get(t.url, FREE_LIST, t.keys.free, { 'if-none-match': String(last.headers.etag) })).status, 304);
+});
+
+quota('should give the whole quota back when the window ends', async () => {
+  const reset = limits(await get(t.url, FREE_LIST, t.keys.free)).reset;
+  t.clock.t = reset * 1000;
+  const fresh = await get(t.url, FREE_LIST, t.keys.free);
+  assert.is(fresh.status, 200);
+  assert.is(limits(fresh).remaining, 99);
+  assert.is(limits(fresh).reset, Math.ceil((t.clock.t + WINDOW_MS) / 1000));
+});
+
+quota('should share one counter between keys of an org-scoped org and not of a user-scoped one', async () => {
+  await get(t.url, FREE_LIST, t.keys.orgA);
+  await get(t.url, FREE_LIST, t.keys.orgA);
+  assert.is(limits(await get(t.url, FREE_LIST, t.keys.orgB)).remaining, 497);
+  await get(t.url, FREE_LIST, t.keys.userA);
+  await get(t.url, FREE_LIST, t.keys.userA);
+  assert.is(limits(await get(t.url, FREE_LIST, t.keys.userB)).remaining, 499);
+});
+
+quota('should use a Commercial key\'s custom quota, or the default', async () => {
+  for (let i = 0; i < 3; i++) assert.is((await get(t.url, FREE_LIST, t.keys.big)).status, 200);
+  assert.is((await get(t.url, FREE_LIST, t.keys.big)).status, 429);
+  assert.is(limits(await get(t.url, FREE_LIST, t.keys.default)).limit, 10_000);
+});
+
+quota.run();

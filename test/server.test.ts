@@ -1,0 +1,214 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { get, request } from './helpers/http.ts';
+import { startTestServer, type TestServer } from './helpers/server.ts';
+
+let t: TestServer;
+let slugs: string[] = [];
+
+async function setup(): Promise<void> {
+  t ??= await startTestServer();
+  if (slugs.length === 0) slugs = (await get(t.url, '/api/v2/language/models', t.keys.pro)).json().data.map((m: { slug: string }) => m.slug);
+}
+
+/** Every key anywhere in a JSON value. */
+function allKeys(value: unknown, into = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) value.forEach((v) => allKeys(v, into));
+  else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      into.add(k);
+      allKeys(v, into);
+    }
+  }
+  return into;
+}
+
+const access = suite('who may call what');
+access.before(setup);
+
+access('should answer each language route by tier: 200 where the tier is admitted, 403 otherwise', async () => {
+  const detail = `/api/v2/language/models/${slugs[0]}`;
+  const matrix: [string, Record<string, number>][] = [
+    ['/api/v2/language/models/free', { free: 200, pro: 200, commercial: 200 }],
+    ['/api/v2/language/models', { free: 403, pro: 200, commercial: 200 }],
+    [detail, { free: 403, pro: 200, commercial: 200 }],
+  ];
+  for (const [path, byTier] of matrix) {
+    for (const [tier, status] of Object.entries(byTier)) {
+      const reply = await get(t.url, path, t.keys[tier]);
+      assert.is(reply.status, status, `${tier} ${path}`);
+      assert.is(reply.headers['x-platform-tier'], tier, 'the tier header is on every answer to a valid key');
+      if (status === 200) assert.is(reply.json().tier, tier);
+    }
+  }
+});
+
+access('should tell a missing key from an unknown one', async () => {
+  const missing = await get(t.url, '/api/v2/language/models/free');
+  assert.is(missing.status, 401);
+  assert.is(missing.json().error, 'API key is required');
+  const unknown = await get(t.url, '/api/v2/language/models/free', 'bdk_' + 'x'.repeat(43));
+  assert.is(unknown.status, 401);
+  assert.is(unknown.json().error, 'Invalid API key');
+  assert.is(unknown.headers['x-platform-tier'], undefined);
+  const garbage = await get(t.url, '/api/v2/language/models/free', 'not a key at all');
+  assert.is(garbage.status, 401);
+});
+
+access('should name the tier a route needs in the 403', async () => {
+  const reply = await get(t.url, '/api/v2/language/models', t.keys.free);
+  assert.equal(reply.json(), { error: 'Pro access required', details: { required_tier: 'pro', tier: 'free' } });
+  const commercial = await get(t.url, `/api/v2/language/models/${slugs[0]}/performance`, t.keys.pro);
+  assert.is(commercial.status, 403);
+  assert.is(commercial.json().error, 'Commercial access required');
+});
+
+access('should give Pro and Commercial keys the Free body on a /free route, with their own tier', async () => {
+  const free = (await get(t.url, '/api/v2/language/models/free', t.keys.free)).json();
+  for (const tier of ['pro', 'commercial']) {
+    const body = (await get(t.url, '/api/v2/language/models/free', t.keys[tier])).json();
+    assert.is(body.tier, tier);
+    assert.equal(body.data, free.data);
+  }
+});
+
+access.run();
+
+const shapes = suite('shapes per tier and route');
+shapes.before(setup);
+
+const PRO_ONLY = ['reasoning_model', 'platform_intelligence_index_token_counts', 'context_window_tokens', 'parameters', 'modalities', 'licensing', 'weights_hub_url', 'router_api_id', 'price_1m_blended_3_to_1', 'price_1m_blended_7_to_2_to_1', 'country', 'hle', 'gpqa_diamond', 'input_cost', 'percentile_05_output_tokens_per_second'];
+const DETAIL_ONLY = ['evaluation_token_counts', 'platform_omniscience_breakdown', 'platform_openness_index_breakdown', 'providers'];
+
+shapes('should never put a Pro-only or detail-only key in a Free body', async () => {
+  const keys = allKeys((await get(t.url, '/api/v2/language/models/free', t.keys.commercial)).json());
+  for (const key of [...PRO_ONLY, ...DETAIL_ONLY]) assert.not.ok(keys.has(key), key);
+  assert.ok(keys.has('platform_intelligence_index'));
+});
+
+shapes('should keep detail-only fields off the Pro list and on the detail route', async () => {
+  const list = (await get(t.url, '/api/v2/language/models', t.keys.commercial)).json();
+  for (const item of list.data) for (const key of DETAIL_ONLY) assert.not.ok(key in item, key);
+  const detail = (await get(t.url, `/api/v2/language/models/${slugs[0]}`, t.keys.pro)).json();
+  for (const key of DETAIL_ONLY.slice(0, 3)) assert.ok(key in detail.data, key);
+  assert.not.ok('providers' in detail.data, 'providers is omitted for Pro');
+  assert.is(detail.intelligence_index_version, 4.3);
+});
+
+shapes('should list providers on the detail route for Commercial keys only', async () => {
+  const detail = (await get(t.url, `/api/v2/language/models/${slugs[0]}`, t.keys.commercial)).json();
+  assert.ok(Array.isArray(detail.data.providers));
+  for (const p of detail.data.providers) assert.equal(Object.keys(p), ['id', 'name', 'slug', 'pricing', 'performance', 'context_window_tokens']);
+});
+
+shapes('should change performance and not prices with the prompt type', async () => {
+  let changed = 0;
+  for (const slug of slugs) {
+    const long = (await get(t.url, `/api/v2/language/models/${slug}?prompt_type=long`, t.keys.pro)).json().data;
+    const medium = (await get(t.url, `/api/v2/language/models/${slug}?prompt_type=medium`, t.keys.pro)).json().data;
+    assert.equal(medium.pricing, long.pricing, slug);
+    if (JSON.stringify(medium.performance) !== JSON.stringify(long.performance)) changed++;
+  }
+  assert.ok(changed > 0, 'some model performs differently with another prompt type');
+});
+
+shapes('should answer 404 naming an unknown slug', async () => {
+  const reply = await get(t.url, '/api/v2/language/models/no-such-model', t.keys.pro);
+  assert.is(reply.status, 404);
+  assert.is(reply.json().error, 'Model not found: no-such-model');
+});
+
+shapes('should answer a page past the last with an empty page', async () => {
+  const body = (await get(t.url, '/api/v2/language/models?page=50', t.keys.pro)).json();
+  assert.equal(body.data, []);
+  assert.is(body.pagination.page, 50);
+  assert.is(body.pagination.has_more, false);
+});
+
+shapes.run();
+
+const caching = suite('caching and encodings');
+caching.before(setup);
+
+caching('should answer 304 with ETag, Vary and Cache-Control when the ETag matches', async () => {
+  const first = await get(t.url, '/api/v2/language/models', t.keys.pro, { 'accept-encoding': 'br' });
+  const etag = String(first.headers.etag);
+  assert.match(etag, /^"[A-Za-z0-9_-]{22}-br"$/);
+  for (const header of [etag, `W/${etag}`, `"nope", ${etag}`, '*']) {
+    const again = await get(t.url, '/api/v2/language/models', t.keys.pro, { 'accept-encoding': 'br', 'if-none-match': header });
+    assert.is(again.status, 304, header);
+    assert.is(again.body.length, 0);
+    assert.is(again.headers.etag, etag);
+    assert.is(again.headers.vary, 'Accept-Encoding');
+    assert.is(again.headers['cache-control'], 'private, max-age=300');
+  }
+  const other = await get(t.url, '/api/v2/language/models', t.keys.pro, { 'if-none-match': '"something-else"' });
+  assert.is(other.status, 200);
+});
+
+caching('should send br and gzip bodies that decode to the identity body', async () => {
+  const path = `/api/v2/language/models/${slugs[1]}`;
+  const identity = await get(t.url, path, t.keys.commercial);
+  assert.is(identity.headers['content-encoding'], undefined);
+  const br = await get(t.url, path, t.keys.commercial, { 'accept-encoding': 'gzip, br' });
+  assert.is(br.headers['content-encoding'], 'br');
+  assert.equal(brotliDecompressSync(br.body), identity.body);
+  const gz = await get(t.url, path, t.keys.commercial, { 'accept-encoding': 'gzip' });
+  assert.is(gz.headers['content-encoding'], 'gzip');
+  assert.equal(gunzipSync(gz.body), identity.body);
+  assert.is.not(br.headers.etag, gz.headers.etag);
+  for (const reply of [identity, br, gz]) assert.is(Number(reply.headers['content-length']), reply.body.length);
+});
+
+caching('should honour q=0 and answer 406 when nothing is acceptable', async () => {
+  const reply = await get(t.url, '/api/v2/language/models', t.keys.pro, { 'accept-encoding': 'br;q=0, gzip' });
+  assert.is(reply.headers['content-encoding'], 'gzip');
+  const none = await get(t.url, '/api/v2/language/models', t.keys.pro, { 'accept-encoding': 'identity;q=0' });
+  assert.is(none.status, 406);
+});
+
+caching('should send HEAD with the headers of GET and no body', async () => {
+  const getReply = await get(t.url, '/api/v2/language/models/free', t.keys.free, { 'accept-encoding': 'br' });
+  const head = await request(t.url, '/api/v2/language/models/free', { method: 'HEAD', headers: { 'x-api-key': t.keys.free, 'accept-encoding': 'br' } });
+  assert.is(head.status, 200);
+  assert.is(head.body.length, 0);
+  assert.is(head.headers['content-length'], getReply.headers['content-length']);
+  assert.is(head.headers.etag, getReply.headers.etag);
+});
+
+caching.run();
+
+const errors = suite('errors');
+errors.before(setup);
+
+errors('should name the field in 400 messages', async () => {
+  const bad = await get(t.url, '/api/v2/language/models?prompt_type=huge', t.keys.pro);
+  assert.is(bad.status, 400);
+  assert.is(bad.json().error, 'Invalid prompt_type. Valid options: medium, long, 100k, vision_single_image, medium_coding, medium_parallel');
+  assert.match((await get(t.url, '/api/v2/language/models?page=0', t.keys.pro)).json().error, /^Invalid page/);
+  assert.match((await get(t.url, '/api/v2/language/models?colour=red', t.keys.pro)).json().error, /Unknown query parameter: colour/);
+});
+
+errors('should answer 404 and 405 as JSON', async () => {
+  const missing = await get(t.url, '/api/v2/nowhere', t.keys.pro);
+  assert.is(missing.status, 404);
+  assert.is(missing.headers['content-type'], 'application/json; charset=utf-8');
+  const wrong = await request(t.url, '/api/v2/language/models', { method: 'DELETE', headers: { 'x-api-key': t.keys.pro } });
+  assert.is(wrong.status, 405);
+  assert.is(wrong.headers.allow, 'GET, HEAD');
+  assert.ok(wrong.json().error);
+});
+
+errors('should answer malformed percent-encoding with 400 and a huge target with 414', async () => {
+  assert.is((await get(t.url, '/api/v2/language/models/%E0%A4%A', t.keys.pro)).status, 400);
+  assert.is((await get(t.url, `/api/v2/language/models?x=${'a'.repeat(9000)}`, t.keys.pro)).status, 414);
+  assert.is((await get(t.url, `/api/v2/language/models?x=${'a'.repeat(20000)}`, t.keys.pro)).status, 414);
+});
+
+errors('should log nothing as a server error for all of the above', async () => {
+  assert.equal(t.errors, []);
+});
+
+errors.after(async () => t.close());
+errors.run();
