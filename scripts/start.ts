@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_BUILD_OPTIONS, runBuild } from '../build/build.ts';
 import { DatasetError, formatProblem } from '../build/problems.ts';
+import { readCurrentManifest } from '../build/snapshot-dir.ts';
 import { ConfigError, resolveOptions } from '../src/config.ts';
 import { ensureDemoKeys } from '../src/keys.ts';
 import { main } from '../src/main.ts';
@@ -37,9 +38,14 @@ async function prepare(): Promise<boolean> {
     await runBuild({ ...DEFAULT_BUILD_OPTIONS, dataDir: DATA_DIR, outDir: options.snapshotDir, log: (line) => console.log(`build: ${line}`) });
   } catch (error) {
     if (!(error instanceof DatasetError)) throw error;
-    console.error(`build failed; fix the datasets (the previous snapshot, if any, is unchanged):`);
     for (const problem of error.problems) console.error(`  ${formatProblem(problem)}`);
-    return false;
+    // Broken data must not take a running service down: serve the last good snapshot, if any.
+    const previous = readCurrentManifest(options.snapshotDir);
+    if (!previous) {
+      console.error('build failed and there is no previous snapshot to serve; fix the datasets above');
+      return false;
+    }
+    console.error(`build failed; serving the previous snapshot ${previous.manifest.build_id} until the datasets above are fixed`);
   }
   ensurePrivateDir(options.stateDir);
   const providers = JSON.parse(readFileSync(join(DATA_DIR, 'providers.json'), 'utf8')) as { slug: string }[];

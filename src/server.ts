@@ -190,8 +190,9 @@ export class App {
     return this.parts.snapshots.measurements(snapshot, snapshotEntry, asked && asked > earliest ? asked : earliest, encoding);
   }
 
+  /** A route of the table that the current snapshot does not answer is known but not served: 501. */
   private ensureServed(snapshot: Snapshot, route: Route): void {
-    if (!snapshot.serves(route.id)) throw new HttpError(404, `The current snapshot has no data for ${route.path}`);
+    if (!snapshot.serves(route.id)) throw new HttpError(501, `${route.method} ${route.path} is not served yet: the current snapshot has no data for it`);
   }
 
   /** The precomputed body answering this request, in the chosen encoding. */

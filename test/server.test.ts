@@ -206,6 +206,12 @@ errors('should answer malformed percent-encoding with 400 and a huge target with
   assert.is((await get(t.url, `/api/v2/language/models?x=${'a'.repeat(20000)}`, t.keys.pro)).status, 414);
 });
 
+errors('should answer 501 for a route of the table this snapshot does not serve yet', async () => {
+  const reply = await get(t.url, '/api/v2/media/text-to-image/models/free', t.keys.free);
+  assert.is(reply.status, 501);
+  assert.match(reply.json().error, /not served yet/);
+});
+
 errors('should log nothing as a server error for all of the above', async () => {
   assert.equal(t.errors, []);
 });

@@ -1,0 +1,40 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { get } from './helpers/http.ts';
+import { spawnServer } from './helpers/process.ts';
+
+const start = suite('npm start: the embedded default');
+
+start('should build the sample, print one demo key per tier once, and serve them', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'start-'));
+  const args = ['--port', '0', '--snapshot', join(root, 'snapshot'), '--state', join(root, 'state')];
+  const entry = ['--import', 'tsx', 'scripts/start.ts'];
+  try {
+    const first = await spawnServer(args, entry, 150_000);
+    const keys = Object.fromEntries([...first.output().matchAll(/^ {2}(free|pro|commercial) +(bdk_\S+)$/gm)].map((m) => [m[1], m[2]]));
+    assert.equal(Object.keys(keys).sort(), ['commercial', 'free', 'pro']);
+    assert.match(first.output(), /curl -s -H "x-api-key: bdk_/);
+    assert.match(first.output(), /build: built snapshot/);
+    assert.is((await get(first.url, '/api/v2/language/models/free', keys.free)).status, 200);
+    assert.is((await get(first.url, '/api/v2/language/models', keys.pro)).status, 200);
+    const providers = (await get(first.url, '/api/v2/language/providers', keys.commercial)).json().data;
+    const measurements = await get(first.url, `/api/v2/language/providers/${providers[0].slug}/measurements`, keys.commercial);
+    assert.is(measurements.status, 200, 'the demo Commercial key holds every provider grant');
+    first.child.kill('SIGINT');
+    assert.is(await first.exited, 0);
+
+    const second = await spawnServer(args, entry, 60_000);
+    assert.not.match(second.output(), /bdk_/, 'keys are shown once, on the first start only');
+    assert.match(second.output(), /is up to date/);
+    assert.is((await get(second.url, '/api/v2/language/models/free', keys.free)).status, 200);
+    second.child.kill('SIGTERM');
+    assert.is(await second.exited, 0);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+start.run();
