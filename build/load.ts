@@ -149,14 +149,36 @@ interface Keyed {
   slug?: string;
 }
 
+/**
+ * A record as parsed, before (or despite) schema validation: fields may have any type, so
+ * every use checks the type of what it reads.
+ */
+interface LooseRecord {
+  id: string;
+  slug?: string;
+  [field: string]: unknown;
+}
+
+/** The objects of a dataset file that parsed as a JSON array (none otherwise). */
+function parsedRecords(file: DataFile | undefined): LooseRecord[] {
+  if (!file) return [];
+  try {
+    const value: unknown = JSON.parse(file.bytes.toString('utf8'));
+    return Array.isArray(value) ? (value.filter((v) => v !== null && typeof v === 'object') as LooseRecord[]) : [];
+  } catch {
+    return []; // reported by parseJson
+  }
+}
+
 /** Report duplicate ids and slugs in one dataset; return the records by id. */
 function indexRecords<T extends Keyed>(path: string, items: T[], problems: Problem[]): Map<string, T> {
   const byId = new Map<string, T>();
   const slugs = new Map<string, number>();
   items.forEach((item, i) => {
+    if (typeof item.id !== 'string') return; // reported by the schema
     if (byId.has(item.id)) problems.push({ file: path, record: item.slug ?? item.id, pointer: pointerOf(i, 'id'), message: `duplicate id ${item.id}` });
     else byId.set(item.id, item);
-    if (item.slug === undefined) return;
+    if (typeof item.slug !== 'string') return;
     const first = slugs.get(item.slug);
     if (first !== undefined) problems.push({ file: path, record: item.slug, pointer: pointerOf(i, 'slug'), message: `duplicate slug (also at /${first})` });
     else slugs.set(item.slug, i);
@@ -200,8 +222,8 @@ function checkIndexDefinitions(path: string, defs: IndexDefinitions, problems: P
 }
 
 interface MeasurementContext {
-  endpoints: Map<string, ProviderEndpoint>;
-  providers: Map<string, Provider>;
+  endpoints: Map<string, LooseRecord>;
+  providers: Map<string, LooseRecord>;
   seenSeries: Map<string, string>;
 }
 
@@ -268,33 +290,39 @@ export function parseDataset(files: DataFile[], problems: Problem[]): Dataset {
     .filter((f) => f.path.startsWith(`${DATASET_FILES.measurements}/`))
     .map((f) => ({ path: f.path, value: load<MeasurementsFile>(f.path, validators.measurements, measurementRecordNamer) }));
 
-  const creatorsById = indexRecords(DATASET_FILES.creators, creators ?? [], problems);
-  const modelsById = indexRecords(DATASET_FILES.models, models ?? [], problems);
-  const providersById = indexRecords(DATASET_FILES.providers, providers ?? [], problems);
-  const endpointsById = indexRecords(DATASET_FILES.endpoints, endpoints ?? [], problems);
+  // Reference checks run on every parsed record, even in a file with schema errors, so one
+  // build reports all problems at once; fields of the wrong type were reported already.
+  const arrays = {
+    creators: parsedRecords(byPath.get(DATASET_FILES.creators)),
+    models: parsedRecords(byPath.get(DATASET_FILES.models)),
+    providers: parsedRecords(byPath.get(DATASET_FILES.providers)),
+    endpoints: parsedRecords(byPath.get(DATASET_FILES.endpoints)),
+  };
+  const creatorsById = indexRecords(DATASET_FILES.creators, arrays.creators, problems);
+  const modelsById = indexRecords(DATASET_FILES.models, arrays.models, problems);
+  const providersById = indexRecords(DATASET_FILES.providers, arrays.providers, problems);
+  const endpointsById = indexRecords(DATASET_FILES.endpoints, arrays.endpoints, problems);
 
-  if (creators && models) {
-    models.forEach((m, i) => {
-      if (!creatorsById.has(m.creator_id)) {
-        problems.push({ file: DATASET_FILES.models, record: m.slug, pointer: pointerOf(i, 'creator_id'), message: `unknown model creator ${m.creator_id}` });
-      }
-    });
-  }
-  if (endpoints && models && providers) {
-    const pairs = new Map<string, number>();
-    endpoints.forEach((e, i) => {
-      const report = (field: string, message: string) => problems.push({ file: DATASET_FILES.endpoints, record: e.id, pointer: pointerOf(i, field), message });
-      if (!modelsById.has(e.model_id)) report('model_id', `unknown language model ${e.model_id}`);
-      if (!providersById.has(e.provider_id)) report('provider_id', `unknown provider ${e.provider_id}`);
-      const pair = `${e.model_id} ${e.provider_id}`;
-      if (pairs.has(pair)) report('provider_id', `this provider already serves this model (endpoint at /${pairs.get(pair)})`);
-      pairs.set(pair, i);
-    });
-  }
+  arrays.models.forEach((m, i) => {
+    const creator = m.creator_id;
+    if (typeof creator === 'string' && !creatorsById.has(creator)) {
+      problems.push({ file: DATASET_FILES.models, record: m.slug ?? m.id, pointer: pointerOf(i, 'creator_id'), message: `unknown model creator ${creator}` });
+    }
+  });
+  const pairs = new Map<string, number>();
+  arrays.endpoints.forEach((e, i) => {
+    const report = (field: string, message: string) => problems.push({ file: DATASET_FILES.endpoints, record: e.id, pointer: pointerOf(i, field), message });
+    const { model_id: model, provider_id: provider } = e;
+    if (typeof model === 'string' && !modelsById.has(model)) report('model_id', `unknown language model ${model}`);
+    if (typeof provider === 'string' && !providersById.has(provider)) report('provider_id', `unknown provider ${provider}`);
+    const pair = `${String(model)} ${String(provider)}`;
+    if (pairs.has(pair)) report('provider_id', `this provider already serves this model (endpoint at /${pairs.get(pair)})`);
+    pairs.set(pair, i);
+  });
   if (indices) checkIndexDefinitions(DATASET_FILES.indices, indices, problems);
 
   const series: MeasurementSeries[] = [];
-  if (endpoints && providers) {
+  {
     const ctx: MeasurementContext = { endpoints: endpointsById, providers: providersById, seenSeries: new Map() };
     for (const { path, value } of measurementFiles) if (value) series.push(...checkMeasurements(path, value, ctx, problems));
   }

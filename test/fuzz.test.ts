@@ -39,7 +39,8 @@ fuzz('should answer thousands of random requests without a 500 and stay up', asy
       const target = random() < 0.5 ? `${pick(['/api/v2/language/models', '/api/v2/language/models/free', '/api/v2/language/providers/x/measurements', '/api/v2/media/music/with-vocals/models'])}?${query}` : `${path}?${query}`;
       const reply = await request(t.url, target.replace(/[^\x21-\x7e]/g, (c) => encodeURIComponent(c)), { method, headers });
       statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);
-      assert.ok(reply.status < 500 || reply.status === 503, `${method} ${target} -> ${reply.status} ${reply.text}`);
+      // 501 is the deliberate answer for routes not served yet; 503 for unavailable bookkeeping.
+      assert.ok(reply.status < 500 || reply.status === 501 || reply.status === 503, `${method} ${target} -> ${reply.status} ${reply.text}`);
       if (method !== 'HEAD' && reply.status !== 304 && !reply.headers['content-encoding']) assert.ok(JSON.parse(reply.text), target);
     }
     // Raw garbage on the socket: node's parser refuses it; the server answers JSON and lives on.
