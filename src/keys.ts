@@ -363,6 +363,8 @@ export function ensureDemoKeys(stateDir: string, providerSlugs: readonly string[
 export interface KeyStoreOptions {
   /** Called once per broken version of the file met on a reload. */
   onError?: (error: KeyStoreError) => void;
+  /** How often to look for changes to the file (see refresh); default every lookup. */
+  recheck?: 'every-lookup' | 'every-turn';
 }
 
 /**
@@ -376,16 +378,18 @@ export class KeyStore {
   /** The version of the file last read, good or bad; null when there was none. */
   private stamp: FileStamp | null = null;
   private lastReported: string | null = null;
+  private checkedThisTurn = false;
 
   private constructor(
     private readonly path: string,
     private readonly onError: (error: KeyStoreError) => void,
+    private readonly recheck: 'every-lookup' | 'every-turn',
   ) {}
 
   /** Load the store; throws KeyStoreError when the file is unreadable or invalid. No file: no keys yet. */
   static open(stateDir: string, options: KeyStoreOptions = {}): KeyStore {
     ensurePrivateDir(stateDir);
-    const store = new KeyStore(keysPath(stateDir), options.onError ?? (() => {}));
+    const store = new KeyStore(keysPath(stateDir), options.onError ?? (() => {}), options.recheck ?? 'every-lookup');
     store.use(readKeysFile(store.path));
     return store;
   }
@@ -412,7 +416,18 @@ export class KeyStore {
     this.lastReported = null;
   }
 
+  /**
+   * Check whether the file changed: before every lookup, or (for the server) once per
+   * event-loop turn. The latter is still "the very next request": every request handled in a
+   * turn arrived before that turn's poll returned, so a change finished before a client sent
+   * its request was made before the check that serves it.
+   */
   private refresh(): void {
+    if (this.checkedThisTurn) return;
+    if (this.recheck === 'every-turn') {
+      this.checkedThisTurn = true;
+      setImmediate(() => (this.checkedThisTurn = false));
+    }
     let current: FileStamp | null;
     try {
       current = stampOf(statSync(this.path, { throwIfNoEntry: false }));

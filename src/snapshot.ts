@@ -114,6 +114,8 @@ function compressNow(identity: Buffer, encoding: Encoding): Buffer {
 export class SnapshotStore {
   private active!: Snapshot;
   private readonly cache: LRUCache<string, Buffer>;
+  /** Bodies assembled at request time, with their content hash. */
+  private readonly assemblies: LRUCache<string, { identity: Buffer; hash: string }>;
   private watcher: FSWatcher | null = null;
   private poller: NodeJS.Timeout | null = null;
   private checking: Promise<void> | null = null;
@@ -121,6 +123,8 @@ export class SnapshotStore {
 
   constructor(private readonly options: SnapshotStoreOptions) {
     this.cache = new LRUCache<string, Buffer>({ maxSize: Math.max(1, options.cacheBytes), sizeCalculation: (b) => Math.max(1, b.length) });
+    // A quarter of the budget again: assembled answers are few (one per provider, prompt type and day).
+    this.assemblies = new LRUCache({ maxSize: Math.max(1, options.cacheBytes / 4), sizeCalculation: (a) => Math.max(1, a.identity.length) });
   }
 
   /** Load `current`; throws with a clear message when there is no snapshot to serve. */
@@ -200,9 +204,8 @@ export class SnapshotStore {
     return { bytes, etag: etagOf(hash, encoding) };
   }
 
-  /** A body assembled at request time: hashed, compressed once, cached like the others. */
-  assembled(identity: Buffer, encoding: Encoding): Body {
-    const hash = contentHash(identity);
+  /** A body assembled at request time: hashed (unless the hash is known), compressed once, cached. */
+  assembled(identity: Buffer, encoding: Encoding, hash = contentHash(identity)): Body {
     const key = `${hash}.${encoding}`;
     let bytes = this.cache.get(key);
     if (!bytes) {
@@ -214,18 +217,20 @@ export class SnapshotStore {
 
   /**
    * A measurements answer since `startDay`, assembled from the snapshot's fragments. The
-   * assembled body is cached by snapshot, key and day; its compressed variants by content.
+   * assembled body and its hash are cached by snapshot, key and day (hashing hundreds of
+   * kilobytes per request would cost more than sending them); compressed variants by content.
    */
   async measurements(snapshot: Snapshot, key: string, startDay: string, encoding: Encoding): Promise<Body> {
-    const cacheKey = `m ${snapshot.buildId} ${key} ${startDay}`;
-    let identity = this.cache.get(cacheKey);
-    if (!identity) {
+    const cacheKey = `${snapshot.buildId} ${key} ${startDay}`;
+    let assembly = this.assemblies.get(cacheKey);
+    if (!assembly) {
       const spans = snapshot.fragment(key)!;
       const [index, data] = await Promise.all([this.raw(snapshot, spans.index), this.raw(snapshot, spans.data)]);
-      identity = assembleMeasurements(JSON.parse(index.toString('utf8')) as MeasurementIndex, data, startDay);
-      this.cache.set(cacheKey, identity);
+      const identity = assembleMeasurements(JSON.parse(index.toString('utf8')) as MeasurementIndex, data, startDay);
+      assembly = { identity, hash: contentHash(identity) };
+      this.assemblies.set(cacheKey, assembly);
     }
-    return this.assembled(identity, encoding);
+    return this.assembled(assembly.identity, encoding, assembly.hash);
   }
 
   private async raw(snapshot: Snapshot, span: Span): Promise<Buffer> {

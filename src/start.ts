@@ -38,7 +38,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
   const logError = hooks.logError ?? ((line: string) => console.error(line));
 
   ensurePrivateDir(options.stateDir);
-  const keys = KeyStore.open(options.stateDir, { onError: (error) => logError(`keys: ${error.message}; still using the last good keys`) });
+  const keys = KeyStore.open(options.stateDir, { recheck: 'every-turn', onError: (error) => logError(`keys: ${error.message}; still using the last good keys`) });
   const quota = QuotaBook.open({ stateDir: options.stateDir, clock, log: logError });
   const snapshots = new SnapshotStore({ root: options.snapshotDir, cacheBytes: options.cacheBytes, log, logError });
   try {

@@ -1,0 +1,335 @@
+/**
+ * `npm run bench [-- --duration S] [--connections 16,64]`: measure the server against
+ * nginx (one worker) serving the same precompressed bodies from the same machine, with wrk.
+ * Writes bench/results.json and the table in BENCHMARKS.md. Not part of `npm test`.
+ *
+ * Scenarios: a Pro list page (br), a detail page across every slug (so the LRU misses with a
+ * small cache), a /free page, the measurements route, and the list page with quota counting
+ * off.
+ */
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { parseArgs } from 'node:util';
+import { DEFAULT_BUILD_OPTIONS, runBuild } from '../build/build.ts';
+import { DEFAULT_LEVELS } from '../build/pack.ts';
+import { createKey } from '../src/keys.ts';
+import { MANIFEST_FILE, PACK_FILE, type Manifest } from '../src/manifest.ts';
+import { bundle } from './bundle.ts';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const BROTLI_MODULE = '/usr/lib/nginx/modules/ngx_http_brotli_static_module.so';
+const DEBIAN_PACKAGES = ['wrk', 'nginx-light', 'libnginx-mod-http-brotli-static'];
+
+// ---------------------------------------------------------------------------------------------
+// Tools
+
+function has(command: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
+}
+
+/** wrk and nginx (with brotli_static) from Debian: install them as root, or say exactly what to run. */
+function ensureTools(): void {
+  const missing = !has('wrk') || !has('nginx') || !exists(BROTLI_MODULE);
+  if (!missing) return;
+  if (process.getuid?.() !== 0) {
+    console.error(`bench needs wrk and nginx with brotli_static. Install them with:\n  sudo apt-get install -y ${DEBIAN_PACKAGES.join(' ')}`);
+    process.exit(1);
+  }
+  console.log(`installing ${DEBIAN_PACKAGES.join(', ')} from Debian's packages...`);
+  execFileSync('apt-get', ['install', '-y', ...DEBIAN_PACKAGES], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+}
+
+function exists(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Processes
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Peak resident set size (VmHWM) of a process, in MB. */
+function peakRssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+interface Started {
+  child: ChildProcess;
+  port: number;
+  /** Milliseconds from spawn to the first 200 answer. */
+  startupMs: number;
+}
+
+const START_TIMEOUT_MS = 30_000;
+
+async function firstAnswer(port: number, path: string, headers: Record<string, string>, since: number, child: ChildProcess): Promise<number> {
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode}`);
+    if (performance.now() - since > START_TIMEOUT_MS) throw new Error(`no 200 from port ${port}${path} within ${START_TIMEOUT_MS} ms`);
+    try {
+      const reply = await fetch(`http://127.0.0.1:${port}${path}`, { headers });
+      await reply.arrayBuffer();
+      if (reply.status === 200) return performance.now() - since;
+    } catch {
+      // not listening yet
+    }
+    await sleep(2);
+  }
+}
+
+async function startServer(bundlePath: string, snapshot: string, state: string, port: number, probe: { path: string; key: string }, extra: string[] = []): Promise<Started> {
+  const since = performance.now();
+  const child = spawn(process.execPath, [bundlePath, '--port', String(port), '--snapshot', snapshot, '--state', state, '--quota-free', '1000000000', '--quota-pro', '1000000000', '--cache-mb', '16', ...extra], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const startupMs = await firstAnswer(port, probe.path, { 'x-api-key': probe.key }, since, child);
+  return { child, port, startupMs };
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+// ---------------------------------------------------------------------------------------------
+// nginx
+
+function nginxConfig(prefix: string, docroot: string, port: number): string {
+  return `load_module ${BROTLI_MODULE};
+worker_processes 1;
+daemon off;
+pid ${prefix}/nginx.pid;
+error_log ${prefix}/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 1000000;
+  keepalive_timeout 65;
+  gzip_static on;
+  brotli_static on;
+  types { application/json json; }
+  default_type application/json;
+  client_body_temp_path ${prefix}/tmp;
+  proxy_temp_path ${prefix}/tmp;
+  fastcgi_temp_path ${prefix}/tmp;
+  uwsgi_temp_path ${prefix}/tmp;
+  scgi_temp_path ${prefix}/tmp;
+  server {
+    listen 127.0.0.1:${port};
+    root ${docroot};
+    location / { add_header Cache-Control "private, max-age=300"; add_header Vary "Accept-Encoding"; }
+  }
+}
+`;
+}
+
+async function startNginx(work: string, docroot: string, port: number): Promise<{ child: ChildProcess; workerPid: () => number }> {
+  const prefix = join(work, 'nginx');
+  mkdirSync(join(prefix, 'tmp'), { recursive: true });
+  writeFileSync(join(prefix, 'nginx.conf'), nginxConfig(prefix, docroot, port));
+  const child = spawn('nginx', ['-p', prefix, '-c', join(prefix, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'inherit'] });
+  await firstAnswer(port, '/free.json', {}, performance.now(), child);
+  const workerPid = () => Number(execFileSync('pgrep', ['-P', String(child.pid)]).toString().trim().split('\n')[0]);
+  return { child, workerPid };
+}
+
+/** Write a body as nginx serves it: identity, .gz and .br side by side. */
+function exportBody(path: string, identity: Buffer): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, identity);
+  writeFileSync(`${path}.gz`, gzipSync(identity, { level: DEFAULT_LEVELS.gzip }));
+  writeFileSync(`${path}.br`, brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: DEFAULT_LEVELS.brotli, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT } }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// wrk
+
+interface Load {
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+}
+
+function toMs(value: string): number {
+  const m = /^([\d.]+)(us|ms|s)$/.exec(value.trim());
+  if (!m) return NaN;
+  return Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1);
+}
+
+/** Load one URL (or a list of paths, round robin) with wrk, keep-alive, one thread. */
+function wrk(base: string, paths: string[], headers: Record<string, string>, connections: number, seconds: number, work: string): Load {
+  const script = join(work, `paths-${paths.length}.lua`);
+  writeFileSync(script, `local paths = {${paths.map((p) => JSON.stringify(p)).join(',')}}\nlocal i = 0\nrequest = function()\n  i = i + 1\n  return wrk.format("GET", paths[(i % #paths) + 1])\nend\n`);
+  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), base];
+  const out = execFileSync('wrk', args, { encoding: 'utf8' });
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const p50Ms = toMs(/\s50%\s+(\S+)/.exec(out)?.[1] ?? '');
+  const p99Ms = toMs(/\s99%\s+(\S+)/.exec(out)?.[1] ?? '');
+  const errors = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0) + Number(/Socket errors:.*?timeout (\d+)/.exec(out)?.[1] ?? 0);
+  return { rps, p50Ms, p99Ms, errors };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The comparison
+
+interface Scenario {
+  name: string;
+  /** Paths on our server. */
+  server: string[];
+  /** Paths of the same bodies on nginx. */
+  nginx: string[];
+  key: string;
+  counting: boolean;
+}
+
+interface Row {
+  scenario: string;
+  connections: number;
+  server: Load;
+  nginx: Load | null;
+  rpsRatio: number | null;
+  p99Ratio: number | null;
+}
+
+let packCache: { dir: string; bytes: Buffer } | null = null;
+
+/** The identity body of a snapshot key, read out of the pack. */
+function readBody(snapshotDir: string, manifest: Manifest, key: string): Buffer {
+  if (packCache?.dir !== snapshotDir) packCache = { dir: snapshotDir, bytes: readFileSync(join(snapshotDir, PACK_FILE)) };
+  const [offset, length] = manifest.bodies[manifest.entries[key]][0];
+  return packCache.bytes.subarray(offset, offset + length);
+}
+
+async function compare(options: { seconds: number; connections: number[] }): Promise<void> {
+  ensureTools();
+  const work = mkdtempSync(join(tmpdir(), 'bench-'));
+  // nginx's worker runs as an unprivileged user and must reach the exported bodies.
+  chmodSync(work, 0o755);
+  const bundlePath = join(work, 'server.mjs');
+  await bundle(bundlePath);
+  const snapshotRoot = join(work, 'snapshot');
+  const built = await runBuild({ ...DEFAULT_BUILD_OPTIONS, dataDir: join(ROOT, 'data'), outDir: snapshotRoot, force: true, log: () => {} });
+  const snapshotDir = built.snapshotDir;
+  const manifest = JSON.parse(readFileSync(join(snapshotDir, MANIFEST_FILE), 'utf8')) as Manifest;
+  const providers = JSON.parse(readFileSync(join(ROOT, 'data/providers.json'), 'utf8')) as { slug: string }[];
+  const slugs = (JSON.parse(readFileSync(join(ROOT, 'data/language-models.json'), 'utf8')) as { slug: string }[]).map((m) => m.slug);
+  const state = join(work, 'state');
+  const commercial = createKey(state, { tier: 'commercial', org: 'bench', user: 'c', quota: 1_000_000_000, grants: providers.map((p) => p.slug) }).key;
+  const free = createKey(state, { tier: 'free', org: 'bench', user: 'f' }).key;
+  console.log(`built the sample in ${built.seconds} s (${built.entries} entries, pack ${(built.packBytes / 1e6).toFixed(0)} MB); work folder ${work}`);
+
+  // The same bodies as files for nginx.
+  const docroot = join(work, 'www');
+  exportBody(join(docroot, 'list.json'), readBody(snapshotDir, manifest, 'language.models commercial prompt_type=long page=1'));
+  exportBody(join(docroot, 'free.json'), readBody(snapshotDir, manifest, 'language.models.free free page=1'));
+  for (const slug of slugs) exportBody(join(docroot, 'detail', `${slug}.json`), readBody(snapshotDir, manifest, `language.model commercial prompt_type=long slug=${slug}`));
+
+  const port = 18_700;
+  const probe = { path: '/api/v2/language/models/free', key: free };
+  let server = await startServer(bundlePath, snapshotRoot, state, port, probe);
+  const startupMs = server.startupMs;
+  const measurementsPath = `/api/v2/language/providers/${providers[0].slug}/measurements`;
+  const measurements = Buffer.from(await (await fetch(`http://127.0.0.1:${port}${measurementsPath}`, { headers: { 'x-api-key': commercial } })).arrayBuffer());
+  exportBody(join(docroot, 'measurements.json'), measurements);
+  const nginx = await startNginx(work, docroot, port + 1);
+
+  const scenarios: Scenario[] = [
+    { name: 'Pro list page (br)', server: ['/api/v2/language/models?page=1'], nginx: ['/list.json'], key: commercial, counting: true },
+    { name: `detail, ${slugs.length} slugs (br)`, server: slugs.map((s) => `/api/v2/language/models/${s}`), nginx: slugs.map((s) => `/detail/${s}.json`), key: commercial, counting: true },
+    { name: '/free page (br)', server: ['/api/v2/language/models/free'], nginx: ['/free.json'], key: free, counting: true },
+    { name: 'measurements (br)', server: [measurementsPath], nginx: ['/measurements.json'], key: commercial, counting: true },
+    { name: 'Pro list page (br), counting off', server: ['/api/v2/language/models?page=1'], nginx: ['/list.json'], key: commercial, counting: false },
+  ];
+  const rows: Row[] = [];
+  for (const scenario of scenarios) {
+    if (!scenario.counting && server.child.exitCode === null) {
+      await stop(server.child);
+      server = await startServer(bundlePath, snapshotRoot, state, port, probe, ['--no-counting']);
+    }
+    for (const connections of options.connections) {
+      const headers = { 'x-api-key': scenario.key, 'accept-encoding': 'br' };
+      const ours = wrk(`http://127.0.0.1:${port}`, scenario.server, headers, connections, options.seconds, work);
+      const theirs = scenario.counting ? wrk(`http://127.0.0.1:${port + 1}`, scenario.nginx, headers, connections, options.seconds, work) : null;
+      const row: Row = {
+        scenario: scenario.name,
+        connections,
+        server: ours,
+        nginx: theirs,
+        rpsRatio: theirs ? ours.rps / theirs.rps : null,
+        p99Ratio: theirs ? ours.p99Ms / theirs.p99Ms : null,
+      };
+      rows.push(row);
+      console.log(`${scenario.name.padEnd(36)} c=${String(connections).padEnd(4)} server ${ours.rps.toFixed(0).padStart(7)} rps p50 ${ours.p50Ms.toFixed(2)} ms p99 ${ours.p99Ms.toFixed(2)} ms` + (theirs ? ` | nginx ${theirs.rps.toFixed(0).padStart(7)} rps p99 ${theirs.p99Ms.toFixed(2)} ms | ratio ${row.rpsRatio!.toFixed(2)}` : ''));
+    }
+  }
+  const serverRssMb = peakRssMb(server.child.pid!);
+  const nginxRssMb = peakRssMb(nginx.workerPid());
+  await stop(server.child);
+  await stop(nginx.child);
+
+  const countingCost = options.connections.map((c) => {
+    const on = rows.find((r) => r.scenario === scenarios[0].name && r.connections === c)!.server.rps;
+    const off = rows.find((r) => r.scenario === scenarios[4].name && r.connections === c)!.server.rps;
+    return { connections: c, on, off, cost: 1 - on / off };
+  });
+  const results = {
+    date: new Date().toISOString(),
+    machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
+    seconds: options.seconds,
+    build: { seconds: built.seconds, entries: built.entries, packMB: built.packBytes / 1e6, identityMB: built.identityBytes / 1e6 },
+    startupMs,
+    peakRssMb: { server: serverRssMb, nginxWorker: nginxRssMb },
+    rows,
+    countingCost,
+  };
+  mkdirSync(join(ROOT, 'bench'), { recursive: true });
+  writeFileSync(join(ROOT, 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(join(ROOT, 'BENCHMARKS.md'), benchmarksMarkdown(results));
+  console.log(`\nstart-up to first 200: ${startupMs.toFixed(0)} ms; peak RSS server ${serverRssMb.toFixed(0)} MB, nginx worker ${nginxRssMb.toFixed(0)} MB`);
+  for (const c of countingCost) console.log(`quota counting cost at c=${c.connections}: ${(c.cost * 100).toFixed(1)}% (${c.on.toFixed(0)} vs ${c.off.toFixed(0)} rps)`);
+  console.log('wrote bench/results.json and BENCHMARKS.md');
+  rmSync(work, { recursive: true, force: true });
+}
+
+function benchmarksMarkdown(r: { date: string; machine: { cpus: number; model?: string; node: string }; seconds: number; build: { seconds: number; entries: number; packMB: number; identityMB: number }; startupMs: number; peakRssMb: { server: number; nginxWorker: number }; rows: Row[]; countingCost: { connections: number; on: number; off: number; cost: number }[] }): string {
+  const f = (n: number | null, d = 2) => (n === null || Number.isNaN(n) ? '-' : n.toFixed(d));
+  const lines = [
+    '# Benchmarks',
+    '',
+    `Made by \`npm run bench\` on ${r.date.slice(0, 10)}: ${r.machine.cpus} cores (${r.machine.model ?? 'unknown CPU'}), Node ${r.machine.node}. wrk (one thread, keep-alive, ${r.seconds} s a run) against the bundled server (quota counting on unless said) and against nginx (one worker, \`gzip_static\` + \`brotli_static\`) serving the same bodies, both on loopback on the same machine. Every request asks for br.`,
+    '',
+    '| Scenario | Connections | Server rps | p50 ms | p99 ms | nginx rps | nginx p99 ms | rps ratio | p99 ratio |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...r.rows.map((row) => `| ${row.scenario} | ${row.connections} | ${f(row.server.rps, 0)} | ${f(row.server.p50Ms)} | ${f(row.server.p99Ms)} | ${f(row.nginx?.rps ?? null, 0)} | ${f(row.nginx?.p99Ms ?? null)} | ${f(row.rpsRatio)} | ${f(row.p99Ratio)} |`),
+    '',
+    '| Quota counting | Connections | on (rps) | off (rps) | cost |',
+    '|---|---:|---:|---:|---:|',
+    ...r.countingCost.map((c) => `| Pro list page | ${c.connections} | ${f(c.on, 0)} | ${f(c.off, 0)} | ${(c.cost * 100).toFixed(1)}% |`),
+    '',
+    `- Start-up of the bundle to its first 200: ${r.startupMs.toFixed(0)} ms.`,
+    `- Peak resident memory under this load: server ${r.peakRssMb.server.toFixed(0)} MB, nginx worker ${r.peakRssMb.nginxWorker.toFixed(0)} MB.`,
+    `- Build of the sample: ${r.build.seconds} s, ${r.build.entries} entries, ${r.build.identityMB.toFixed(0)} MB of JSON, pack ${r.build.packMB.toFixed(0)} MB.`,
+    '',
+    'Targets (design.md section 5): rps ratio at least 0.7, p99 ratio at most 2, counting cost at most 10%, memory under 150 MB, start-up under 300 ms, build under 30 s.',
+    '',
+  ];
+  return lines.join('\n');
+}
+
+const { values } = parseArgs({
+  options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '16,64' } },
+  strict: true,
+});
+await compare({ seconds: Number(values.duration), connections: values.connections.split(',').map(Number) });
