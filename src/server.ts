@@ -73,7 +73,13 @@ export class App {
   private readonly router = new Router(ROUTES);
   private readonly queries = new QueryValidator();
 
-  constructor(private readonly parts: AppParts) {
+  constructor(private readonly parts: AppParts) {}
+
+  /**
+   * Compile every route's query validator. Called once the server listens, so start-up does
+   * not wait for it; a request that comes first compiles its own validator on the spot.
+   */
+  warm(): void {
     this.queries.warm(ROUTES);
   }
 

@@ -58,6 +58,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
       resolve();
     });
   });
+  setImmediate(() => app.warm());
   const { port } = server.address() as AddressInfo;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
 
