@@ -4,7 +4,9 @@
  * page or slug. Per-route builders say what the data is; this module does the enumeration,
  * the envelope and the pagination, the same way for every route.
  */
-import { ROUTES, keyParamValues, snapshotKey, type PromptType, type Route, type Tier } from '../src/routes.ts';
+import { MEDIA_ARENAS, ROUTES, keyParamValues, mediaRouteId, snapshotKey, type PromptType, type Route, type Tier } from '../src/routes.ts';
+import { DEFAULT_ARENA_OPTIONS, deriveArena, type ArenaOptions } from './media.ts';
+import { freeMediaEntry, proMediaEntry } from './shape/media.ts';
 import { seriesByWindow, type Interval, type WindowName } from './derive/series.ts';
 import { deriveModelViews, intelligenceIndexVersion, recordsByEndpoint, type EndpointView, type ModelView } from './language.ts';
 import { measurementBlob, type MeasurementBlob } from './measurements.ts';
@@ -23,12 +25,15 @@ export interface BuildContext {
   asOf: number;
   intelligenceIndexVersion: number;
   pageSize: number;
+  arenaOptions: ArenaOptions;
 }
 
 export type Params = Record<string, string | number | boolean>;
 
 /** How one route's data is made. List routes give items (the build pages them); others give data. */
 export interface RouteBuilder {
+  /** False when the data for this route is absent (the route is then not built: 501). */
+  available?: (ctx: BuildContext) => boolean;
   /** Top-level fields that precede `pagination` and `data` (after `tier`). */
   envelope?: (ctx: BuildContext) => Record<string, unknown>;
   items?: (ctx: BuildContext, tier: Tier, params: Params) => unknown[];
@@ -69,7 +74,7 @@ export interface EmptyPage {
 const withIndexVersion = (ctx: BuildContext) => ({ intelligence_index_version: ctx.intelligenceIndexVersion });
 
 /** Everything the body builders read, derived once per build. */
-export function createBuildContext(dataset: Dataset, options: { asOf: number; statsDays: number; pageSize: number }): BuildContext {
+export function createBuildContext(dataset: Dataset, options: { asOf: number; statsDays: number; pageSize: number; arenaOptions?: ArenaOptions }): BuildContext {
   const models = deriveModelViews(dataset, options);
   return {
     dataset,
@@ -79,6 +84,7 @@ export function createBuildContext(dataset: Dataset, options: { asOf: number; st
     asOf: options.asOf,
     intelligenceIndexVersion: intelligenceIndexVersion(dataset),
     pageSize: options.pageSize,
+    arenaOptions: options.arenaOptions ?? DEFAULT_ARENA_OPTIONS,
   };
 }
 
@@ -109,7 +115,7 @@ export function routeBuilders(): Record<string, RouteBuilder> {
   const seriesOf = (ctx: BuildContext, params: Params) => (e: EndpointView) =>
     series(ctx, `${e.endpoint.id} ${params.prompt_type} ${params.interval}`)[params.window as WindowName];
   const providerSlugs = (ctx: BuildContext) => ctx.providers.map((p) => p.provider.slug);
-  return {
+  const builders: Record<string, RouteBuilder> = {
     'language.models.free': {
       envelope: withIndexVersion,
       items: (ctx) => ctx.models.map(freeLanguageModel),
@@ -144,6 +150,13 @@ export function routeBuilders(): Record<string, RouteBuilder> {
         measurementBlob(providersBySlug(ctx, '').get(slug)!, params.prompt_type as PromptType, (id) => ctx.records.get(id)?.get(params.prompt_type as PromptType) ?? [], ctx.asOf),
     },
   };
+  for (const { arena, family, flag } of MEDIA_ARENAS) {
+    const views = perContext((ctx) => deriveArena(ctx.dataset, ctx.dataset.media[arena], family, ctx.arenaOptions));
+    const available = (ctx: BuildContext) => Object.hasOwn(ctx.dataset.media, arena);
+    builders[`${mediaRouteId(arena)}.free`] = { available, data: (ctx) => views(ctx, '').map((v) => freeMediaEntry(v, family)) };
+    builders[mediaRouteId(arena)] = { available, data: (ctx, _tier, params) => views(ctx, '').map((v) => proMediaEntry(v, family, flag !== null && params[flag] === true)) };
+  }
+  return builders;
 }
 
 /** Every combination of the route's key parameter values, `page` left out (the data decides it). */
@@ -185,7 +198,7 @@ export function emptyPageTemplate(envelope: Record<string, unknown>, pageSize: n
 export function* produceBodies(ctx: BuildContext, builders: Record<string, RouteBuilder> = routeBuilders()): Generator<ProducedBody | EmptyPage | ProducedFragments> {
   for (const route of ROUTES) {
     const builder = builders[route.id];
-    if (!builder) continue;
+    if (!builder || builder.available?.(ctx) === false) continue;
     for (const tier of route.tiers) {
       const head = { tier, ...builder.envelope?.(ctx) };
       for (const params of keyParamCombinations(route)) {
@@ -212,7 +225,7 @@ export function* produceBodies(ctx: BuildContext, builders: Record<string, Route
   }
 }
 
-/** Route ids the build answers (the manifest lists them; the server answers the rest with 404). */
-export function builtRouteIds(builders: Record<string, RouteBuilder> = routeBuilders()): string[] {
-  return ROUTES.filter((r) => builders[r.id]).map((r) => r.id);
+/** Route ids the build answers (the manifest lists them; the server answers the rest with 501). */
+export function builtRouteIds(ctx: BuildContext, builders: Record<string, RouteBuilder> = routeBuilders()): string[] {
+  return ROUTES.filter((r) => builders[r.id] && builders[r.id].available?.(ctx) !== false).map((r) => r.id);
 }

@@ -14,6 +14,7 @@ import { MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, type Manifest } from '../src
 import { assembleMeasurements } from '../src/measurements.ts';
 import { builtRouteIds, createBuildContext, produceBodies } from './bodies.ts';
 import { firstKeptDay } from './measurements.ts';
+import { DEFAULT_ARENA_OPTIONS, type ArenaOptions } from './media.ts';
 import { parseDataset, readDataFiles, type DataFile } from './load.ts';
 import { DEFAULT_LEVELS, PackWriter, type CompressionLevels, type RawHandle } from './pack.ts';
 import { responseSchema, hasResponseSchema } from './schemas/responses.ts';
@@ -31,6 +32,8 @@ export interface BuildOptions {
   asOf?: string;
   /** Rebuild even when the inputs are unchanged. */
   force: boolean;
+  /** Leaderboard eligibility of media arena entries. */
+  arena: ArenaOptions;
   levels: CompressionLevels;
   /** Progress and summary lines. */
   log: (line: string) => void;
@@ -42,6 +45,7 @@ export const DEFAULT_BUILD_OPTIONS: Omit<BuildOptions, 'log'> = {
   pageSize: 200,
   statsDays: 14,
   force: false,
+  arena: DEFAULT_ARENA_OPTIONS,
   levels: DEFAULT_LEVELS,
 };
 
@@ -137,7 +141,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
   let tmpDir: string | null = null;
   try {
     const { files, problems } = readDataFiles(options.dataDir);
-    const digest = inputDigest(files, { pageSize: options.pageSize, statsDays: options.statsDays, asOf: options.asOf, levels: options.levels });
+    const digest = inputDigest(files, { pageSize: options.pageSize, statsDays: options.statsDays, asOf: options.asOf, levels: options.levels, arena: options.arena });
     const current = readCurrentManifest(options.outDir);
     if (current && current.manifest.input_digest === digest && !options.force) {
       log(`snapshot ${current.manifest.build_id} is up to date (inputs unchanged); use --force to rebuild`);
@@ -148,7 +152,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
     log(`loaded ${options.dataDir}: ${dataset.models.length} models, ${dataset.creators.length} creators, ${dataset.providers.length} providers, ${dataset.endpoints.length} endpoints, ${dataset.series.reduce((n, s) => n + s.records.length, 0)} measurement records (${elapsed()} s)`);
 
     const asOf = resolveAsOf(dataset, options.asOf);
-    const ctx = createBuildContext(dataset, { asOf: asOf.getTime(), statsDays: options.statsDays, pageSize: options.pageSize });
+    const ctx = createBuildContext(dataset, { asOf: asOf.getTime(), statsDays: options.statsDays, pageSize: options.pageSize, arenaOptions: options.arena });
     log(`derived indices, prices and performance as of ${asOf.toISOString()} (${elapsed()} s)`);
 
     const builtAt = new Date();
@@ -190,7 +194,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
       input_digest: digest,
       intelligence_index_version: ctx.intelligenceIndexVersion,
       page_size: options.pageSize,
-      routes: builtRouteIds(),
+      routes: builtRouteIds(ctx),
       bodies: pack.bodies,
       entries,
       empty_pages: emptyPages,

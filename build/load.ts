@@ -4,11 +4,12 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
-import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv } from '../src/ajv.ts';
 import { HEADLINE_INDICES, OMNISCIENCE_DOMAINS, OMNISCIENCE_METRICS, OPENNESS_COMPONENTS, RAW_EVALUATIONS, TOKEN_COUNT_EVALUATIONS } from './fields.ts';
+import { MEDIA_DIR, parseMedia } from './load-media.ts';
 import { DatasetError, pointerOf, type Problem } from './problems.ts';
+import { arrayRecordNamer, indexRecords, parsedRecords, parseJson, validate, type LooseRecord, type RecordNamer } from './validate.ts';
 import {
   indexDefinitionsSchema,
   languageModelsSchema,
@@ -63,7 +64,20 @@ export function listDataFiles(dir: string): string[] {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  return [...fixed, ...measurementFiles];
+  return [...fixed, ...measurementFiles, ...optionalFolder(dir, MEDIA_DIR)];
+}
+
+/** The JSON files of an optional sub-folder, sorted, as paths relative to the data folder. */
+function optionalFolder(dir: string, folder: string): string[] {
+  try {
+    return readdirSync(join(dir, folder))
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+      .map((f) => `${folder}/${f}`);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    return [];
+  }
 }
 
 export function readDataFiles(dir: string): { files: DataFile[]; problems: Problem[] } {
@@ -80,29 +94,6 @@ export function readDataFiles(dir: string): { files: DataFile[]; problems: Probl
   return { files, problems };
 }
 
-function parseJson(file: DataFile, problems: Problem[]): unknown {
-  try {
-    const text = file.path.endsWith('.gz') ? gunzipSync(file.bytes).toString('utf8') : file.bytes.toString('utf8');
-    return JSON.parse(text);
-  } catch (error) {
-    problems.push({ file: file.path, pointer: '', message: `not valid ${file.path.endsWith('.gz') ? 'gzip-compressed ' : ''}JSON: ${(error as Error).message}` });
-    return undefined;
-  }
-}
-
-/** Name the record a pointer falls in: its slug or id (or, for measurements, its series and time). */
-type RecordNamer = (pointer: string) => string | undefined;
-
-function arrayRecordNamer(items: unknown): RecordNamer {
-  return (pointer) => {
-    const index = Number(pointer.split('/')[1]);
-    if (!Array.isArray(items) || !Number.isInteger(index)) return undefined;
-    const item = items[index] as { slug?: unknown; id?: unknown } | undefined;
-    const label = typeof item?.slug === 'string' ? item.slug : typeof item?.id === 'string' ? item.id : undefined;
-    return label ?? `item ${index}`;
-  };
-}
-
 function measurementRecordNamer(file: unknown): RecordNamer {
   return (pointer) => {
     const [, top, s, , r] = pointer.split('/');
@@ -113,77 +104,6 @@ function measurementRecordNamer(file: unknown): RecordNamer {
     const at = record && typeof record.timestamp === 'string' ? ` at ${record.timestamp}` : '';
     return `endpoint ${String(series.endpoint_id)} ${String(series.prompt_type)}${at}`;
   };
-}
-
-function describeAjvError(error: ErrorObject): { pointer: string; message: string } {
-  const params = error.params as Record<string, unknown>;
-  if (error.keyword === 'additionalProperties') {
-    return { pointer: `${error.instancePath}/${String(params.additionalProperty)}`, message: 'unknown field' };
-  }
-  if (error.keyword === 'required') {
-    return { pointer: `${error.instancePath}/${String(params.missingProperty)}`, message: 'required field is missing' };
-  }
-  if (error.keyword === 'enum') {
-    return { pointer: error.instancePath, message: `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
-  }
-  return { pointer: error.instancePath, message: error.message ?? error.keyword };
-}
-
-function validate(file: DataFile, value: unknown, validator: ValidateFunction, nameRecord: RecordNamer, problems: Problem[]): boolean {
-  if (validator(value)) return true;
-  const seen = new Set<string>();
-  for (const error of validator.errors ?? []) {
-    // oneOf of null-or-object reports the null branch too; the object branch's errors say more.
-    if (error.keyword === 'oneOf' || (error.keyword === 'type' && error.params.type === 'null')) continue;
-    const { pointer, message } = describeAjvError(error);
-    const line = `${pointer} ${message}`;
-    if (seen.has(line)) continue;
-    seen.add(line);
-    problems.push({ file: file.path, record: nameRecord(pointer), pointer, message });
-  }
-  return false;
-}
-
-interface Keyed {
-  id: string;
-  slug?: string;
-}
-
-/**
- * A record as parsed, before (or despite) schema validation: fields may have any type, so
- * every use checks the type of what it reads.
- */
-interface LooseRecord {
-  id: string;
-  slug?: string;
-  [field: string]: unknown;
-}
-
-/** The objects of a dataset file that parsed as a JSON array (none otherwise). */
-function parsedRecords(file: DataFile | undefined): LooseRecord[] {
-  if (!file) return [];
-  try {
-    const value: unknown = JSON.parse(file.bytes.toString('utf8'));
-    return Array.isArray(value) ? (value.filter((v) => v !== null && typeof v === 'object') as LooseRecord[]) : [];
-  } catch {
-    return []; // reported by parseJson
-  }
-}
-
-/** Report duplicate ids and slugs in one dataset; return the records by id. */
-function indexRecords<T extends Keyed>(path: string, items: T[], problems: Problem[]): Map<string, T> {
-  const byId = new Map<string, T>();
-  const slugs = new Map<string, number>();
-  items.forEach((item, i) => {
-    if (typeof item.id !== 'string') return; // reported by the schema
-    if (byId.has(item.id)) problems.push({ file: path, record: item.slug ?? item.id, pointer: pointerOf(i, 'id'), message: `duplicate id ${item.id}` });
-    else byId.set(item.id, item);
-    if (typeof item.slug !== 'string') return;
-    const first = slugs.get(item.slug);
-    if (first !== undefined) problems.push({ file: path, record: item.slug, pointer: pointerOf(i, 'slug'), message: `duplicate slug (also at /${first})` });
-    else slugs.set(item.slug, i);
-  });
-  return byId;
 }
 
 function checkIndexDefinitions(path: string, defs: IndexDefinitions, problems: Problem[]): void {
@@ -327,6 +247,8 @@ export function parseDataset(files: DataFile[], problems: Problem[]): Dataset {
     for (const { path, value } of measurementFiles) if (value) series.push(...checkMeasurements(path, value, ctx, problems));
   }
 
+  const media = parseMedia(files, creatorsById, providersById, problems);
+
   if (problems.length > 0 || !creators || !models || !providers || !endpoints || !indices) throw new DatasetError(problems);
-  return { creators, models, providers, endpoints, series, indices };
+  return { creators, models, providers, endpoints, series, indices, media };
 }

@@ -1,12 +1,12 @@
 /**
  * `npm run build -- [--data DIR] [--out DIR] [--page-size N] [--stats-days N] [--as-of DATE]
- *  [--force] [--gzip-level N] [--brotli-level N] [--quiet]`
+ *  [--force] [--gzip-level N] [--brotli-level N] [--min-samples N] [--image-first-party-only] [--quiet]`
  */
 import { parseArgs } from 'node:util';
 import { BodySchemaError, DEFAULT_BUILD_OPTIONS, runBuild, type BuildOptions } from './build.ts';
 import { DatasetError, formatProblem } from './problems.ts';
 
-const USAGE = `usage: npm run build -- [--data DIR] [--out DIR] [--page-size N] [--stats-days N] [--as-of DATE] [--force] [--gzip-level 1-9] [--brotli-level 1-11] [--quiet]`;
+const USAGE = `usage: npm run build -- [--data DIR] [--out DIR] [--page-size N] [--stats-days N] [--as-of DATE] [--force] [--gzip-level 1-9] [--brotli-level 1-11] [--min-samples N] [--image-first-party-only] [--quiet]`;
 
 function integerFlag(name: string, text: string | undefined, fallback: number, min: number, max: number): number {
   if (text === undefined) return fallback;
@@ -32,6 +32,8 @@ export function parseBuildArgs(argv: string[]): BuildOptions {
         'gzip-level': { type: 'string' },
         'brotli-level': { type: 'string' },
         quiet: { type: 'boolean' },
+        'min-samples': { type: 'string' },
+        'image-first-party-only': { type: 'boolean' },
       },
       strict: true,
       allowPositionals: false,
@@ -48,6 +50,7 @@ export function parseBuildArgs(argv: string[]): BuildOptions {
     statsDays: integerFlag('stats-days', v['stats-days'], d.statsDays, 1, 90),
     asOf: v['as-of'],
     force: v.force ?? false,
+    arena: { minSamples: integerFlag('min-samples', v['min-samples'], d.arena.minSamples, 0, 1e9), imageFirstPartyOnly: v['image-first-party-only'] ?? d.arena.imageFirstPartyOnly },
     levels: { gzip: integerFlag('gzip-level', v['gzip-level'], d.levels.gzip, 1, 9), brotli: integerFlag('brotli-level', v['brotli-level'], d.levels.brotli, 1, 11) },
     log: v.quiet ? () => {} : (line) => console.log(line),
   };

@@ -104,4 +104,52 @@ export interface Dataset {
   /** Every series of every measurements file, records sorted by time. */
   series: MeasurementSeries[];
   indices: IndexDefinitions;
+  /** Media arena entries by arena (`text-to-image`, `music/instrumental`, ...); absent arenas are not built. */
+  media: Record<string, MediaEntry[]>;
+}
+
+/** Elo in one category (image, video: with its kind) or one genre (music). */
+export interface CategoryScore {
+  kind?: 'style' | 'subject_matter' | 'format';
+  label: string;
+  elo: number;
+  ci_95: number | null;
+  samples: number;
+}
+
+/** One entry of a media arena dataset; which fields are present depends on the arena family. */
+export interface MediaEntry {
+  id: string;
+  name: string;
+  slug: string;
+  creator_id: string;
+  release_date: string | null;
+  elo?: number;
+  ci_95?: number | null;
+  samples?: number;
+  superseded_by?: string | null;
+  first_party?: boolean;
+  price_per_1k_images?: number | null;
+  price_per_minute?: number | null;
+  price_per_1m_characters?: number | null;
+  open_weights_url?: string | null;
+  categories?: CategoryScore[];
+  genres?: CategoryScore[];
+  bba_score?: number | null;
+  fdb_score?: number | null;
+  open_weights?: boolean | null;
+  providers?: MediaProviderEntry[];
+}
+
+export interface MediaProviderEntry {
+  provider_id: string;
+  price_per_hour_input?: number | null;
+  price_per_hour_output?: number | null;
+  time_to_first_audio_seconds?: number | null;
+  tau_voice_score?: number | null;
+  price_per_1k_minutes?: number | null;
+  median_speed_factor?: number | null;
+  platform_agenttalk?: number | null;
+  voxpopuli_cleaned_platform?: number | null;
+  earnings_22_cleaned_platform?: number | null;
 }

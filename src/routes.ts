@@ -258,10 +258,15 @@ export const MEDIA_ARENAS = [
 
 export type MediaArena = (typeof MEDIA_ARENAS)[number]['arena'];
 
+/** Route id of an arena's Pro route; its Free sibling adds `.free`. */
+export function mediaRouteId(arena: string): string {
+  return `media.${arena.replace('/', '.')}`;
+}
+
 function mediaRoutes(): Route[] {
   return MEDIA_ARENAS.flatMap(({ arena, flag }): Route[] => {
     const path = `/api/v2/media/${arena}/models`;
-    const id = `media.${arena.replace('/', '.')}`;
+    const id = mediaRouteId(arena);
     const query: Record<string, ParamSpec> =
       flag === 'include_categories' ? { include_categories: includeCategories } : flag === 'include_genres' ? { include_genres: includeGenres } : {};
     return [
@@ -272,7 +277,9 @@ function mediaRoutes(): Route[] {
         summary: `${arena} arena, Free shape.`,
         tiers: ANY_TIER,
         shape: 'free',
-        query: {},
+        // Accepted (and checked) so one client URL works on both routes, but ignored here: it
+        // is not a key parameter, and the Free shape has no categories or genres.
+        query,
         answer: 'snapshot',
         keyParams: [],
         paginated: false,

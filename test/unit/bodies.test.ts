@@ -205,13 +205,14 @@ producing.run();
 
 const built = suite('builtRouteIds');
 
-built('should list the language model routes the build answers, in route table order', () => {
-  assert.equal(builtRouteIds(), ['language.models.free', 'language.models', 'language.model', 'language.model.performance', 'language.providers', 'language.provider', 'language.provider.performance', 'language.provider.measurements']);
+built('should list the language routes the build answers, in route table order, leaving out arenas without data', () => {
+  assert.equal(builtRouteIds(tinyContext()), ['language.models.free', 'language.models', 'language.model', 'language.model.performance', 'language.providers', 'language.provider', 'language.provider.performance', 'language.provider.measurements']);
 });
 
 built('should follow the builders given, in route table order', () => {
-  assert.equal(builtRouteIds({ 'critpt.evaluate': {}, 'language.model': {} }), ['language.model', 'critpt.evaluate']);
-  assert.equal(builtRouteIds({}), []);
+  assert.equal(builtRouteIds(tinyContext(), { 'critpt.evaluate': {}, 'language.model': {} }), ['language.model', 'critpt.evaluate']);
+  assert.equal(builtRouteIds(tinyContext(), {}), []);
+  assert.equal(builtRouteIds(tinyContext(), { 'language.model': { available: () => false } }), []);
 });
 
 built.run();

@@ -52,13 +52,19 @@ parsing('should name the field of an out-of-range or non-integer page', () => {
 parsing('should reject an unknown parameter, naming it and the valid ones', () => {
   const error = rejection('language.models', 'pgae=2');
   assert.match(error.message, /Unknown query parameter: pgae\. Valid parameters: prompt_type, page/);
-  assert.match(rejection('media.text-to-image.free', 'include_categories=true').message, /takes no query parameters/);
+  assert.match(rejection('media.text-to-speech.free', 'include_categories=true').message, /takes no query parameters/);
 });
 
 parsing('should treat names of Object.prototype members as unknown parameters', () => {
   for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
     assert.match(rejection('language.models', `${name}=1`).message, new RegExp(`Unknown query parameter: ${name}`));
   }
+});
+
+parsing('should accept and check, but not key on, the category flag of a /free arena route', () => {
+  assert.equal(validator.parse(routeById('media.text-to-image.free'), 'include_categories=true'), { include_categories: true });
+  assert.match(rejection('media.text-to-image.free', 'include_categories=yes').message, /must be true or false/);
+  assert.equal(routeById('media.text-to-image.free').keyParams, []);
 });
 
 parsing('should reject a parameter given twice', () => {
