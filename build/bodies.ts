@@ -88,14 +88,23 @@ export function createBuildContext(dataset: Dataset, options: { asOf: number; st
   };
 }
 
-/** Cache a value per build context and key, so shaping shared by several entries runs once. */
-function perContext<R>(make: (ctx: BuildContext, key: string) => R): (ctx: BuildContext, key: string) => R {
+/** Entries of the series cache: a few slugs' worth (one slug needs at most its endpoints x 18). */
+const SERIES_CACHE_LIMIT = 4096;
+
+/**
+ * Cache a value per build context and key, so shaping shared by several entries runs once.
+ * With a limit, the cache empties when full (entries are used close together in time).
+ */
+function perContext<R>(limit: number, make: (ctx: BuildContext, key: string) => R): (ctx: BuildContext, key: string) => R {
   const caches = new WeakMap<BuildContext, Map<string, R>>();
   return (ctx, key) => {
     let cache = caches.get(ctx);
     if (!cache) caches.set(ctx, (cache = new Map()));
     let value = cache.get(key);
-    if (value === undefined) cache.set(key, (value = make(ctx, key)));
+    if (value === undefined) {
+      if (cache.size >= limit) cache.clear();
+      cache.set(key, (value = make(ctx, key)));
+    }
     return value;
   };
 }
@@ -103,11 +112,12 @@ function perContext<R>(make: (ctx: BuildContext, key: string) => R): (ctx: Build
 /** The builders of the routes the build answers, by route id. */
 export function routeBuilders(): Record<string, RouteBuilder> {
   // Items of the Pro list do not depend on the tier; shape them once per prompt type.
-  const proItems = perContext((ctx, promptType) => ctx.models.map((m) => proLanguageModel(m, promptType as PromptType)));
-  const modelsBySlug = perContext((ctx) => new Map(ctx.models.map((m) => [m.model.slug, m])));
-  const providersBySlug = perContext((ctx) => new Map(ctx.providers.map((p) => [p.provider.slug, p])));
-  // An endpoint's series serves both its model's route and its provider's route: compute once.
-  const series = perContext((ctx, key) => {
+  const proItems = perContext(Infinity, (ctx, promptType) => ctx.models.map((m) => proLanguageModel(m, promptType as PromptType)));
+  const modelsBySlug = perContext(Infinity, (ctx) => new Map(ctx.models.map((m) => [m.model.slug, m])));
+  const providersBySlug = perContext(Infinity, (ctx) => new Map(ctx.providers.map((p) => [p.provider.slug, p])));
+  // An endpoint's series serve every window of its model's (or provider's) bodies, which are
+  // made together; the cache is bounded so a large dataset's series are not all kept at once.
+  const series = perContext(SERIES_CACHE_LIMIT, (ctx, key) => {
     const [endpointId, promptType, interval] = key.split(' ');
     const records = ctx.records.get(endpointId)?.get(promptType as PromptType) ?? [];
     return seriesByWindow(records, ctx.asOf, interval as Interval);
@@ -151,7 +161,7 @@ export function routeBuilders(): Record<string, RouteBuilder> {
     },
   };
   for (const { arena, family, flag } of MEDIA_ARENAS) {
-    const views = perContext((ctx) => deriveArena(ctx.dataset, ctx.dataset.media[arena], family, ctx.arenaOptions));
+    const views = perContext(Infinity, (ctx) => deriveArena(ctx.dataset, ctx.dataset.media[arena], family, ctx.arenaOptions));
     const available = (ctx: BuildContext) => Object.hasOwn(ctx.dataset.media, arena);
     builders[`${mediaRouteId(arena)}.free`] = { available, data: (ctx) => views(ctx, '').map((v) => freeMediaEntry(v, family)) };
     builders[mediaRouteId(arena)] = { available, data: (ctx, _tier, params) => views(ctx, '').map((v) => proMediaEntry(v, family, flag !== null && params[flag] === true)) };
@@ -201,7 +211,7 @@ export function* produceBodies(ctx: BuildContext, builders: Record<string, Route
     if (!builder || builder.available?.(ctx) === false) continue;
     for (const tier of route.tiers) {
       const head = { tier, ...builder.envelope?.(ctx) };
-      for (const params of keyParamCombinations(route)) {
+      for (const params of route.slugOf ? [] : keyParamCombinations(route)) {
         if (route.paginated) {
           const items = builder.items!(ctx, tier, params);
           const pages = paginate(items, ctx.pageSize);
@@ -209,16 +219,18 @@ export function* produceBodies(ctx: BuildContext, builders: Record<string, Route
             yield { key: snapshotKey(route, tier, { ...params, page: pagination.page }), route, tier, body: { ...head, pagination, data: pageItems } };
           }
           yield { key: snapshotKey(route, tier, { ...params, page: '*' }), route, tier, ...emptyPageTemplate(head, ctx.pageSize, pages.length) };
-        } else if (builder.fragments) {
-          for (const slug of builder.slugs!(ctx)) {
-            yield { key: snapshotKey(route, tier, params, slug), route, tier, blob: builder.fragments(ctx, params, slug) };
-          }
-        } else if (route.slugOf) {
-          for (const slug of builder.slugs!(ctx)) {
-            yield { key: snapshotKey(route, tier, params, slug), route, tier, body: { ...head, data: builder.data!(ctx, tier, params, slug) } };
-          }
-        } else {
+        } else if (!route.slugOf) {
           yield { key: snapshotKey(route, tier, params), route, tier, body: { ...head, data: builder.data!(ctx, tier, params, '') } };
+        }
+      }
+      // Slug routes go slug by slug, every parameter combination of one slug together, so
+      // what is shared between them (a model's series) is made once and soon dropped.
+      if (!route.slugOf) continue;
+      for (const slug of builder.slugs!(ctx)) {
+        for (const params of keyParamCombinations(route)) {
+          const key = snapshotKey(route, tier, params, slug);
+          if (builder.fragments) yield { key, route, tier, blob: builder.fragments(ctx, params, slug) };
+          else yield { key, route, tier, body: { ...head, data: builder.data!(ctx, tier, params, slug) } };
         }
       }
     }

@@ -5,7 +5,7 @@
  * On any problem it throws before touching `current`; the previous snapshot keeps serving.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
@@ -111,8 +111,17 @@ export function resolveAsOf(dataset: Dataset, given?: string): Date {
   return new Date(newest);
 }
 
+/** SHA-256 of a file, read in chunks (packs grow past what one buffer may hold). */
 function sha256File(path: string): string {
-  return createHash('sha256').update(readFileSync(path)).digest('hex');
+  const hash = createHash('sha256');
+  const chunk = Buffer.allocUnsafe(8 * 1024 * 1024);
+  const fd = openSync(path, 'r');
+  try {
+    for (let n = readSync(fd, chunk); n > 0; n = readSync(fd, chunk)) hash.update(chunk.subarray(0, n));
+  } finally {
+    closeSync(fd);
+  }
+  return hash.digest('hex');
 }
 
 function makeBodyChecker() {
