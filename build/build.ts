@@ -207,6 +207,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
       bodies: pack.bodies,
       entries,
       empty_pages: emptyPages,
+      critpt_problems: dataset.critptProblems,
       fragments: Object.fromEntries(fragments.map((f) => [f.key, { data: f.data.span!, index: f.index.span! }])),
     };
     writeFileSync(join(tmpDir, MANIFEST_FILE), JSON.stringify(manifest), { mode: 0o644 });

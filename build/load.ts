@@ -2,7 +2,7 @@
  * Load `data/`: read every dataset, validate it against its schema, then check every reference
  * between datasets. All problems are collected and thrown together as one DatasetError.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv } from '../src/ajv.ts';
@@ -11,6 +11,7 @@ import { MEDIA_DIR, parseMedia } from './load-media.ts';
 import { DatasetError, pointerOf, type Problem } from './problems.ts';
 import { arrayRecordNamer, indexRecords, parsedRecords, parseJson, validate, type LooseRecord, type RecordNamer } from './validate.ts';
 import {
+  critptProblemsSchema,
   indexDefinitionsSchema,
   languageModelsSchema,
   measurementsSchema,
@@ -26,6 +27,7 @@ export const DATASET_FILES = {
   providers: 'providers.json',
   endpoints: 'provider-endpoints.json',
   indices: 'indices.json',
+  critptProblems: 'critpt-problems.json',
   measurements: 'measurements',
 } as const;
 
@@ -43,7 +45,11 @@ const validators = {
   endpoints: ajv.compile(providerEndpointsSchema),
   indices: ajv.compile(indexDefinitionsSchema),
   measurements: ajv.compile(measurementsSchema),
+  critptProblems: ajv.compile(critptProblemsSchema),
 };
+
+/** The public CritPt problem set when the data names none: Challenge_1_main .. Challenge_70_main. */
+export const DEFAULT_CRITPT_PROBLEMS = Array.from({ length: 70 }, (_, i) => `Challenge_${i + 1}_main`);
 
 /** Every pointer an index component may read: the numeric scores of a language model. */
 export const SCORE_POINTERS: ReadonlySet<string> = new Set([
@@ -64,7 +70,8 @@ export function listDataFiles(dir: string): string[] {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  return [...fixed, ...measurementFiles, ...optionalFolder(dir, MEDIA_DIR)];
+  const optional = existsSync(join(dir, DATASET_FILES.critptProblems)) ? [DATASET_FILES.critptProblems] : [];
+  return [...fixed, ...optional, ...measurementFiles, ...optionalFolder(dir, MEDIA_DIR)];
 }
 
 /** The JSON files of an optional sub-folder, sorted, as paths relative to the data folder. */
@@ -248,7 +255,8 @@ export function parseDataset(files: DataFile[], problems: Problem[]): Dataset {
   }
 
   const media = parseMedia(files, creatorsById, providersById, problems);
+  const critptProblems = byPath.has(DATASET_FILES.critptProblems) ? load<string[]>(DATASET_FILES.critptProblems, validators.critptProblems, () => () => undefined) : DEFAULT_CRITPT_PROBLEMS;
 
   if (problems.length > 0 || !creators || !models || !providers || !endpoints || !indices) throw new DatasetError(problems);
-  return { creators, models, providers, endpoints, series, indices, media };
+  return { creators, models, providers, endpoints, series, indices, media, critptProblems: critptProblems ?? [] };
 }

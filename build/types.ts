@@ -106,6 +106,8 @@ export interface Dataset {
   indices: IndexDefinitions;
   /** Media arena entries by arena (`text-to-image`, `music/instrumental`, ...); absent arenas are not built. */
   media: Record<string, MediaEntry[]>;
+  /** Problem ids a CritPt batch must cover, each exactly once. */
+  critptProblems: string[];
 }
 
 /** Elo in one category (image, video: with its kind) or one genre (music). */

@@ -23,6 +23,11 @@ export interface ServerOptions {
   stateDir: string;
   critptUpstream: string | null;
   critptTimeoutSeconds: number;
+  critptMaxBodyBytes: number;
+  /** Gradings forwarded at once; the rest wait in order. */
+  critptConcurrency: number;
+  /** Where CritPt approval is requested (shown in the 403). */
+  critptContact: string;
   /** Bytes of response bodies kept in memory. */
   cacheBytes: number;
   limits: QuotaLimits;
@@ -37,6 +42,9 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   stateDir: 'state',
   critptUpstream: null,
   critptTimeoutSeconds: 30 * 60,
+  critptMaxBodyBytes: 16 * 1024 * 1024,
+  critptConcurrency: 2,
+  critptContact: 'the operator of this server',
   cacheBytes: 48 * 1024 * 1024,
   limits: DEFAULT_LIMITS,
   counting: true,
@@ -50,6 +58,9 @@ export const FLAGS = {
   state: { env: 'STATE_DIR', help: 'private folder for keys and quota counters', default: 'state' },
   'critpt-upstream': { env: 'CRITPT_UPSTREAM', help: 'URL of the CritPt grading service', default: 'none' },
   'critpt-timeout': { env: 'CRITPT_TIMEOUT', help: 'seconds a grading may take', default: '1800' },
+  'critpt-max-body-mb': { env: 'CRITPT_MAX_BODY_MB', help: 'largest grading request, in MiB', default: '16' },
+  'critpt-concurrency': { env: 'CRITPT_CONCURRENCY', help: 'gradings forwarded at once; the rest wait in order', default: '2' },
+  'critpt-contact': { env: 'CRITPT_CONTACT', help: 'e-mail where CritPt approval is requested', default: 'the operator of this server' },
   'cache-mb': { env: 'CACHE_MB', help: 'megabytes of response bodies kept in memory', default: '48' },
   'quota-free': { env: 'QUOTA_FREE', help: 'requests per 24 h window for Free keys', default: '100' },
   'quota-pro': { env: 'QUOTA_PRO', help: 'requests per 24 h window for Pro keys', default: '500' },
@@ -97,6 +108,9 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
     stateDir: get('state') ?? d.stateDir,
     critptUpstream: maybe('critpt-upstream', (t) => url('critpt-upstream', t), d.critptUpstream),
     critptTimeoutSeconds: maybe('critpt-timeout', (t) => integer('critpt-timeout', t, 1, 24 * 3600), d.critptTimeoutSeconds),
+    critptMaxBodyBytes: maybe('critpt-max-body-mb', (t) => integer('critpt-max-body-mb', t, 1, 1024) * 1024 * 1024, d.critptMaxBodyBytes),
+    critptConcurrency: maybe('critpt-concurrency', (t) => integer('critpt-concurrency', t, 1, 64), d.critptConcurrency),
+    critptContact: get('critpt-contact') ?? d.critptContact,
     cacheBytes: maybe('cache-mb', (t) => integer('cache-mb', t, 1, 65536) * 1024 * 1024, d.cacheBytes),
     limits: {
       free: maybe('quota-free', (t) => integer('quota-free', t, 0, 1e9), d.limits.free),

@@ -39,6 +39,8 @@ export interface Manifest {
   empty_pages: Record<string, { before: string; after: string }>;
   /** Snapshot key of a request-time route -> its serialised records and their index (raw, uncompressed). */
   fragments: Record<string, { data: Span; index: Span }>;
+  /** The CritPt problem set a grading batch must cover exactly. */
+  critpt_problems: string[];
 }
 
 /** The strong ETag of one variant: the identity body's hash, marked by encoding. */

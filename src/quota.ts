@@ -45,6 +45,12 @@ export interface QuotaStatus {
 
 export class QuotaStateError extends Error {}
 
+/** A held quota slot: commit counts it (the promise settles once it is journaled), release frees it. */
+export interface Reservation {
+  commit(): Promise<void>;
+  release(): void;
+}
+
 interface SnapshotFile {
   format: number;
   /** The first journal not yet folded into `windows`. */
@@ -65,6 +71,8 @@ export interface QuotaBookOptions {
 
 export class QuotaBook {
   private readonly windows = new Map<string, Window>();
+  /** Slots held by requests still under way (memory only: a crash ends those requests). */
+  private readonly reserved = new Map<string, number>();
   private journalNumber = 0;
   private journalFd = -1;
   private journalLines = 0;
@@ -152,12 +160,17 @@ export class QuotaBook {
     else window.count++;
   }
 
-  /** Where a scope stands against a limit, without counting anything. */
+  /** Where a scope stands against a limit (reserved slots included), without counting anything. */
   status(kind: QuotaKind, scope: string, limit: number): QuotaStatus {
     const now = this.options.clock.now();
-    const window = this.windows.get(counterKey(kind, scope));
-    if (!window || now >= window.start + WINDOW_MS) return { limit, remaining: limit, resetAt: now + WINDOW_MS, exhausted: limit <= 0 };
-    const remaining = Math.max(0, limit - window.count);
+    const key = counterKey(kind, scope);
+    const reserved = this.reserved.get(key) ?? 0;
+    const window = this.windows.get(key);
+    if (!window || now >= window.start + WINDOW_MS) {
+      const remaining = Math.max(0, limit - reserved);
+      return { limit, remaining, resetAt: now + WINDOW_MS, exhausted: remaining === 0 };
+    }
+    const remaining = Math.max(0, limit - window.count - reserved);
     return { limit, remaining, resetAt: window.start + WINDOW_MS, exhausted: remaining === 0 };
   }
 
@@ -169,17 +182,48 @@ export class QuotaBook {
   take(kind: QuotaKind, scope: string, limit: number): { status: QuotaStatus; durable: Promise<void> | null } {
     const before = this.status(kind, scope, limit);
     if (before.exhausted) return { status: before, durable: null };
+    const durable = this.record(kind, scope);
+    return { status: this.status(kind, scope, limit), durable };
+  }
+
+  /**
+   * Hold one slot for a request whose outcome decides whether it counts (a CritPt grading):
+   * parallel requests cannot overrun the quota, because each holds its slot from the start.
+   * Null when no slot is free. Commit counts it (durably); release gives the slot back.
+   */
+  reserve(kind: QuotaKind, scope: string, limit: number): { status: QuotaStatus; reservation: Reservation | null } {
+    const before = this.status(kind, scope, limit);
+    if (before.exhausted) return { status: before, reservation: null };
+    const key = counterKey(kind, scope);
+    this.reserved.set(key, (this.reserved.get(key) ?? 0) + 1);
+    let settled = false;
+    const settle = () => {
+      if (settled) return false;
+      settled = true;
+      const left = (this.reserved.get(key) ?? 1) - 1;
+      if (left > 0) this.reserved.set(key, left);
+      else this.reserved.delete(key);
+      return true;
+    };
+    const reservation: Reservation = {
+      commit: () => (settle() ? this.record(kind, scope) : Promise.resolve()),
+      release: () => void settle(),
+    };
+    return { status: this.status(kind, scope, limit), reservation };
+  }
+
+  /** Count one request at the current time and queue its journal line. */
+  private record(kind: QuotaKind, scope: string): Promise<void> {
     const at = this.options.clock.now();
     this.apply(kind, scope, at);
-    const key = counterKey(kind, scope);
     const durable = new Promise<void>((resolve, reject) => {
-      this.pending.push({ line: `${JSON.stringify([kind, scope, at])}\n`, key, resolve, reject });
+      this.pending.push({ line: `${JSON.stringify([kind, scope, at])}\n`, key: counterKey(kind, scope), resolve, reject });
     });
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       setImmediate(() => this.flush());
     }
-    return { status: this.status(kind, scope, limit), durable };
+    return durable;
   }
 
   /** Write every pending line in one call; on failure, take the counts back and reject. */

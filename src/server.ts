@@ -15,6 +15,7 @@ import type { ServerOptions } from './config.ts';
 import { errorBody, HttpError } from './http-error.ts';
 import { quotaScope, type KeyRecord, type KeyStore } from './keys.ts';
 import type { Encoding } from './manifest.ts';
+import { CritptGrader } from './critpt.ts';
 import { chooseEncoding, etagMatches } from './negotiate.ts';
 import { QueryValidator, type QueryValues } from './query.ts';
 import type { QuotaBook, QuotaStatus } from './quota.ts';
@@ -72,8 +73,16 @@ function send(res: ServerResponse, status: number, headers: Headers, body: Buffe
 export class App {
   private readonly router = new Router(ROUTES);
   private readonly queries = new QueryValidator();
+  private readonly critpt: CritptGrader;
 
-  constructor(private readonly parts: AppParts) {}
+  constructor(private readonly parts: AppParts) {
+    const { options } = parts;
+    this.critpt = new CritptGrader(
+      { upstream: options.critptUpstream, timeoutSeconds: options.critptTimeoutSeconds, maxBodyBytes: options.critptMaxBodyBytes, concurrency: options.critptConcurrency, limit: options.limits.critpt, contact: options.critptContact },
+      parts.quota,
+      parts.clock,
+    );
+  }
 
   /**
    * Compile every route's query validator. Called once the server listens, so start-up does
@@ -126,9 +135,11 @@ export class App {
     const { path, query } = parseTarget(req.url ?? '/');
     const { route, slug } = this.router.match(req.method ?? 'GET', path);
     const key = this.authenticate(req);
+    keyHeaders['X-Platform-Tier'] = key.tier;
+    // The query string of a grading goes to the grader as it is (e.g. stream_progress=true).
+    if (route.answer === 'critpt') return this.critpt.handle(req, res, key, query, snapshot.manifest.critpt_problems ?? [], keyHeaders);
     const scope = quotaScope(key);
     const limit = this.dataLimit(key);
-    keyHeaders['X-Platform-Tier'] = key.tier;
     Object.assign(keyHeaders, rateLimitHeaders(this.parts.quota.status('data', scope, limit)));
 
     if (!route.tiers.includes(key.tier)) {

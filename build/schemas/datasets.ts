@@ -197,3 +197,13 @@ export const indexDefinitionsSchema = {
     openness_index: closedObject({ key: indexKey, version, components: { type: 'array', minItems: 1, items: component } }),
   }),
 };
+
+export const critptProblemsSchema = {
+  $schema: SCHEMA,
+  $id: 'critpt-problems',
+  title: 'The public CritPt problem set: every grading batch must hold each problem exactly once',
+  type: 'array',
+  minItems: 1,
+  uniqueItems: true,
+  items: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,100}$' },
+};

@@ -134,6 +134,7 @@ export const TINY_STATS = { asOf: Date.parse('2025-06-30T00:00:00.000Z'), statsD
 export function tinyDataset(): Dataset {
   return {
     media: {},
+    critptProblems: [],
     creators: [{ id: 'creator-1', slug: 'acme', name: 'Acme', country: 'us' }],
     providers: [
       { id: 'prov-b', slug: 'beta-cloud', name: 'Beta Cloud', country: null },
