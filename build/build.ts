@@ -13,6 +13,7 @@ import { createAjv } from '../src/ajv.ts';
 import { MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, type Manifest } from '../src/manifest.ts';
 import { assembleMeasurements } from '../src/measurements.ts';
 import { builtRouteIds, createBuildContext, produceBodies } from './bodies.ts';
+import { publishedIndexCount } from './language.ts';
 import { firstKeptDay } from './measurements.ts';
 import { DEFAULT_ARENA_OPTIONS, type ArenaOptions } from './media.ts';
 import { parseDataset, readDataFiles, type DataFile } from './load.ts';
@@ -162,7 +163,8 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
 
     const asOf = resolveAsOf(dataset, options.asOf);
     const ctx = createBuildContext(dataset, { asOf: asOf.getTime(), statsDays: options.statsDays, pageSize: options.pageSize, arenaOptions: options.arena });
-    log(`derived indices, prices and performance as of ${asOf.toISOString()} (${elapsed()} s)`);
+    const published = publishedIndexCount(dataset);
+    log(`derived indices, prices and performance as of ${asOf.toISOString()}${published ? `; took ${published} published index values as given` : ''} (${elapsed()} s)`);
 
     const builtAt = new Date();
     const buildId = newBuildId(options.outDir, builtAt, digest);

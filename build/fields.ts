@@ -25,6 +25,10 @@ export const RAW_EVALUATIONS = [
 ] as const;
 export type RawEvaluation = (typeof RAW_EVALUATIONS)[number];
 
+/** Evaluations only the legacy route reports; datasets may carry them (nullable). */
+export const LEGACY_EVALUATIONS = ['mmlu_pro', 'livecodebench', 'math_500', 'aime', 'aime_25'] as const;
+export type LegacyEvaluation = (typeof LEGACY_EVALUATIONS)[number];
+
 /** Headline indices: on Free and Pro shapes. The first three come from the intelligence index. */
 export const HEADLINE_INDICES = [
   'platform_intelligence_index',

@@ -93,7 +93,10 @@ export function recordsByEndpoint(dataset: Dataset): Map<string, Map<PromptType,
   return out;
 }
 
-/** The evaluations object of a model: computed indices and derived scores, then raw ones. */
+/**
+ * The evaluations object of a model: indices (a published value wins over the computed one)
+ * and derived scores, then raw ones.
+ */
 export function modelEvaluations(dataset: Dataset, model: LanguageModel): Record<string, number | null> {
   const defs = dataset.indices;
   const read = scoreReader(model);
@@ -107,7 +110,7 @@ export function modelEvaluations(dataset: Dataset, model: LanguageModel): Record
     platform_openness_index: indices[defs.openness_index.key],
   };
   const out: Record<string, number | null> = {};
-  for (const key of HEADLINE_INDICES) out[key] = indices[key] ?? null;
+  for (const key of HEADLINE_INDICES) out[key] = model.published_indices?.[key] ?? indices[key] ?? null;
   for (const key of PRO_EVALUATIONS) out[key] = key in derived ? derived[key] : (model.evaluations[key as keyof LanguageModel['evaluations']] ?? null);
   return out;
 }
@@ -171,4 +174,9 @@ export function deriveModelViews(dataset: Dataset, options: StatsOptions): Model
 
 export function intelligenceIndexVersion(dataset: Dataset): number {
   return publishedVersion(dataset.indices.intelligence_index.version);
+}
+
+/** How many index values came from `published_indices` rather than being computed. */
+export function publishedIndexCount(dataset: Dataset): number {
+  return dataset.models.reduce((n, m) => n + HEADLINE_INDICES.filter((k) => typeof m.published_indices?.[k] === 'number').length, 0);
 }

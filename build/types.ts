@@ -1,6 +1,6 @@
 /** Types of the datasets in `data/`, as the schemas in `schemas/datasets.ts` admit them. */
 import type { PromptType } from '../src/routes.ts';
-import type { RawEvaluation, TokenCountEvaluation } from './fields.ts';
+import type { LegacyEvaluation, RawEvaluation, TokenCountEvaluation } from './fields.ts';
 
 export interface ModelCreator {
   id: string;
@@ -30,7 +30,9 @@ export interface LanguageModel {
   creator_id: string;
   release_date: string | null;
   reasoning_model: boolean;
-  evaluations: Partial<Record<RawEvaluation, number | null>>;
+  evaluations: Partial<Record<RawEvaluation | LegacyEvaluation, number | null>>;
+  /** Composite index values published elsewhere, used as given instead of computed. */
+  published_indices?: Partial<Record<string, number | null>>;
   evaluation_token_counts?: Partial<Record<TokenCountEvaluation, TokenCounts>>;
   omniscience_breakdown?: Record<string, OmniscienceScores> | null;
   openness?: Record<string, number> | null;

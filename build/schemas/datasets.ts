@@ -5,6 +5,8 @@
 import { PROMPT_TYPES } from '../../src/routes.ts';
 import { SLUG_MAX_LENGTH, SLUG_PATTERN } from '../../src/slug.ts';
 import {
+  HEADLINE_INDICES,
+  LEGACY_EVALUATIONS,
   MODALITIES,
   OMNISCIENCE_DOMAINS,
   OMNISCIENCE_METRICS,
@@ -75,7 +77,13 @@ export const languageModelsSchema = {
       creator_id: uuid,
       release_date: nullableDate,
       reasoning_model: { type: 'boolean' },
-      evaluations: closedObject(Object.fromEntries(RAW_EVALUATIONS.map((k) => [k, evaluationBounds(k)])), []),
+      evaluations: closedObject(
+        Object.fromEntries([...RAW_EVALUATIONS.map((k) => [k, evaluationBounds(k)]), ...LEGACY_EVALUATIONS.map((k) => [k, nullableNumber(0, 1)])]),
+        [],
+      ),
+      // Values of composite indices published elsewhere (imported data), used as given instead
+      // of computing the index from components the data may lack.
+      published_indices: closedObject(everyKey(HEADLINE_INDICES, nullableNumber(0, 100)), []),
       evaluation_token_counts: closedObject(
         everyKey(TOKEN_COUNT_EVALUATIONS, closedObject({ input_tokens: counts, answer_tokens: counts, reasoning_tokens: counts })),
         [],
