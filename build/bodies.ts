@@ -4,8 +4,10 @@
  * page or slug. Per-route builders say what the data is; this module does the enumeration,
  * the envelope and the pagination, the same way for every route.
  */
-import { MEDIA_ARENAS, ROUTES, keyParamValues, mediaRouteId, snapshotKey, type PromptType, type Route, type Tier } from '../src/routes.ts';
-import { DEFAULT_ARENA_OPTIONS, deriveArena, type ArenaOptions } from './media.ts';
+import { LEGACY_PROMPT_OPTIONS, MEDIA_ARENAS, ROUTES, keyParamValues, legacyArenaRouteId, mediaRouteId, snapshotKey, type PromptType, type Route, type Tier } from '../src/routes.ts';
+import { DEFAULT_ARENA_OPTIONS, deriveArena, isEligible, type ArenaOptions } from './media.ts';
+import type { MediaFamily } from './schemas/media.ts';
+import { legacyArenaEntry, legacyLanguageModel } from './shape/legacy.ts';
 import { freeMediaEntry, proMediaEntry } from './shape/media.ts';
 import { seriesByWindow, type Interval, type WindowName } from './derive/series.ts';
 import { deriveModelViews, intelligenceIndexVersion, recordsByEndpoint, type EndpointView, type ModelView } from './language.ts';
@@ -34,8 +36,8 @@ export type Params = Record<string, string | number | boolean>;
 export interface RouteBuilder {
   /** False when the data for this route is absent (the route is then not built: 501). */
   available?: (ctx: BuildContext) => boolean;
-  /** Top-level fields that precede `pagination` and `data` (after `tier`). */
-  envelope?: (ctx: BuildContext) => Record<string, unknown>;
+  /** Top-level fields before `pagination` and `data`; by default just `tier`. */
+  head?: (ctx: BuildContext, tier: Tier, params: Params) => Record<string, unknown>;
   items?: (ctx: BuildContext, tier: Tier, params: Params) => unknown[];
   slugs?: (ctx: BuildContext) => string[];
   data?: (ctx: BuildContext, tier: Tier, params: Params, slug: string) => unknown;
@@ -71,7 +73,8 @@ export interface EmptyPage {
   after: string;
 }
 
-const withIndexVersion = (ctx: BuildContext) => ({ intelligence_index_version: ctx.intelligenceIndexVersion });
+const tierOnly = (_ctx: BuildContext, tier: Tier) => ({ tier });
+const withIndexVersion = (ctx: BuildContext, tier: Tier) => ({ tier, intelligence_index_version: ctx.intelligenceIndexVersion });
 
 /** Everything the body builders read, derived once per build. */
 export function createBuildContext(dataset: Dataset, options: { asOf: number; statsDays: number; pageSize: number; arenaOptions?: ArenaOptions }): BuildContext {
@@ -127,15 +130,15 @@ export function routeBuilders(): Record<string, RouteBuilder> {
   const providerSlugs = (ctx: BuildContext) => ctx.providers.map((p) => p.provider.slug);
   const builders: Record<string, RouteBuilder> = {
     'language.models.free': {
-      envelope: withIndexVersion,
+      head: withIndexVersion,
       items: (ctx) => ctx.models.map(freeLanguageModel),
     },
     'language.models': {
-      envelope: withIndexVersion,
+      head: withIndexVersion,
       items: (ctx, _tier, params) => proItems(ctx, String(params.prompt_type)),
     },
     'language.model': {
-      envelope: withIndexVersion,
+      head: withIndexVersion,
       slugs: (ctx) => ctx.models.map((m) => m.model.slug),
       data: (ctx, tier, params, slug) => languageModelDetail(modelsBySlug(ctx, '').get(slug)!, params.prompt_type as PromptType, tier),
     },
@@ -160,13 +163,40 @@ export function routeBuilders(): Record<string, RouteBuilder> {
         measurementBlob(providersBySlug(ctx, '').get(slug)!, params.prompt_type as PromptType, (id) => ctx.records.get(id)?.get(params.prompt_type as PromptType) ?? [], ctx.asOf),
     },
   };
+  const arenaViews = perContext(Infinity, (ctx, arena) => deriveArena(ctx.dataset, ctx.dataset.media[arena], arenaFamily(arena), ctx.arenaOptions));
   for (const { arena, family, flag } of MEDIA_ARENAS) {
-    const views = perContext(Infinity, (ctx) => deriveArena(ctx.dataset, ctx.dataset.media[arena], family, ctx.arenaOptions));
     const available = (ctx: BuildContext) => Object.hasOwn(ctx.dataset.media, arena);
-    builders[`${mediaRouteId(arena)}.free`] = { available, data: (ctx) => views(ctx, '').map((v) => freeMediaEntry(v, family)) };
-    builders[mediaRouteId(arena)] = { available, data: (ctx, _tier, params) => views(ctx, '').map((v) => proMediaEntry(v, family, flag !== null && params[flag] === true)) };
+    builders[`${mediaRouteId(arena)}.free`] = { available, data: (ctx) => arenaViews(ctx, arena).map((v) => freeMediaEntry(v, family)) };
+    builders[mediaRouteId(arena)] = { available, data: (ctx, _tier, params) => arenaViews(ctx, arena).map((v) => proMediaEntry(v, family, flag !== null && params[flag] === true)) };
+  }
+  builders['legacy.llms.models'] = {
+    head: (_ctx, _tier, params) => ({ status: 200, prompt_options: { parallel_queries: params.parallel_queries, prompt_length: params.prompt_length } }),
+    data: (ctx, _tier, params) => ctx.models.map((m) => legacyLanguageModel(m, legacyPromptType(params))),
+  };
+  for (const arena of LEGACY_ARENAS) {
+    const family = arenaFamily(arena);
+    builders[legacyArenaRouteId(arena)] = {
+      available: (ctx) => Object.hasOwn(ctx.dataset.media, arena),
+      head: (_ctx, _tier, params) => ({ status: 200, include_categories: params.include_categories }),
+      // The legacy leaderboards list ranked entries only, for every arena they cover.
+      data: (ctx, _tier, params) =>
+        arenaViews(ctx, arena)
+          .filter((v) => isEligible(v.entry, family, ctx.arenaOptions))
+          .map((v, i) => legacyArenaEntry(v, i + 1, family === 'video', params.include_categories === true && family !== 'text-to-speech')),
+    };
   }
   return builders;
+}
+
+const LEGACY_ARENAS = ['text-to-image', 'image-editing', 'text-to-speech', 'text-to-video', 'image-to-video'];
+
+function arenaFamily(arena: string): MediaFamily {
+  return MEDIA_ARENAS.find((a) => a.arena === arena)!.family;
+}
+
+/** The prompt type a legacy prompt option stands for. */
+function legacyPromptType(params: Params): PromptType {
+  return LEGACY_PROMPT_OPTIONS.find((o) => o.prompt_length === params.prompt_length && o.parallel_queries === params.parallel_queries)!.prompt_type;
 }
 
 /** Every combination of the route's key parameter values, `page` left out (the data decides it). */
@@ -177,7 +207,8 @@ export function keyParamCombinations(route: Route): Params[] {
     const values = keyParamValues(route.query[name]);
     combos = combos.flatMap((combo) => values.map((value) => ({ ...combo, [name]: value })));
   }
-  return combos;
+  const allowed = route.allowedCombinations;
+  return allowed ? combos.filter((combo) => allowed.some((a) => Object.entries(a).every(([k, v]) => combo[k] === v))) : combos;
 }
 
 export interface PageInfo {
@@ -209,9 +240,10 @@ export function* produceBodies(ctx: BuildContext, builders: Record<string, Route
   for (const route of ROUTES) {
     const builder = builders[route.id];
     if (!builder || builder.available?.(ctx) === false) continue;
+    const headOf = builder.head ?? tierOnly;
     for (const tier of route.tiers) {
-      const head = { tier, ...builder.envelope?.(ctx) };
       for (const params of route.slugOf ? [] : keyParamCombinations(route)) {
+        const head = headOf(ctx, tier, params);
         if (route.paginated) {
           const items = builder.items!(ctx, tier, params);
           const pages = paginate(items, ctx.pageSize);
@@ -230,7 +262,7 @@ export function* produceBodies(ctx: BuildContext, builders: Record<string, Route
         for (const params of keyParamCombinations(route)) {
           const key = snapshotKey(route, tier, params, slug);
           if (builder.fragments) yield { key, route, tier, blob: builder.fragments(ctx, params, slug) };
-          else yield { key, route, tier, body: { ...head, data: builder.data!(ctx, tier, params, slug) } };
+          else yield { key, route, tier, body: { ...headOf(ctx, tier, params), data: builder.data!(ctx, tier, params, slug) } };
         }
       }
     }

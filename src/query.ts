@@ -86,6 +86,11 @@ export class QueryValidator {
     for (const [name, spec] of Object.entries(route.query)) {
       if (spec.defaultFrom && values[name] === undefined) values[name] = spec.defaultFrom.map[String(values[spec.defaultFrom.param])];
     }
+    if (route.allowedCombinations && !route.allowedCombinations.some((combo) => Object.entries(combo).every(([k, v]) => values[k] === v))) {
+      const describe = (combo: Readonly<Record<string, unknown>>) => Object.entries(combo).map(([k, v]) => `${k}=${String(v)}`).join('&');
+      const names = Object.keys(route.allowedCombinations[0]);
+      throw new HttpError(400, `Invalid combination: ${describe(Object.fromEntries(names.map((n) => [n, values[n]])))}. Valid combinations: ${route.allowedCombinations.map(describe).join(', ')}`, { valid: route.allowedCombinations });
+    }
     return values as QueryValues;
   }
 }

@@ -67,6 +67,8 @@ export interface Route {
   needsProviderGrant?: boolean;
   /** CritPt grading needs an approved account, whatever the tier. */
   needsCritptApproval?: boolean;
+  /** When only some combinations of parameter values exist (legacy prompt options). */
+  allowedCombinations?: readonly Readonly<Record<string, string | number | boolean>>[];
 }
 
 const ANY_TIER: readonly Tier[] = TIERS;
@@ -129,7 +131,7 @@ const legacyPromptLength: ParamSpec = {
 
 const legacyParallelQueries: ParamSpec = {
   type: 'integer',
-  description: 'Legacy parallel queries (1, or 10 with medium prompts).',
+  description: 'Legacy parallel queries (1, or 10 with prompt_length=medium).',
   enum: [1, 10],
   default: 1,
 };
@@ -300,6 +302,14 @@ function mediaRoutes(): Route[] {
   });
 }
 
+/** Legacy prompt options that were measured: each names one prompt type of today's routes. */
+export const LEGACY_PROMPT_OPTIONS = [
+  { prompt_length: 'medium', parallel_queries: 1, prompt_type: 'medium' },
+  { prompt_length: 'long', parallel_queries: 1, prompt_type: 'long' },
+  { prompt_length: '100k', parallel_queries: 1, prompt_type: '100k' },
+  { prompt_length: 'medium', parallel_queries: 10, prompt_type: 'medium_parallel' },
+] as const;
+
 function legacyRoutes(): Route[] {
   const arenas = ['text-to-image', 'image-editing', 'text-to-speech', 'text-to-video', 'image-to-video'] as const;
   return [
@@ -314,22 +324,27 @@ function legacyRoutes(): Route[] {
       answer: 'snapshot',
       keyParams: ['prompt_length', 'parallel_queries'],
       paginated: false,
+      allowedCombinations: LEGACY_PROMPT_OPTIONS.map(({ prompt_length, parallel_queries }) => ({ prompt_length, parallel_queries })),
     },
     ...arenas.map(
       (arena): Route => ({
-        id: `legacy.media.${arena}`,
+        id: legacyArenaRouteId(arena),
         method: 'GET',
         path: `/api/v2/data/media/${arena}`,
         summary: `Legacy ${arena} arena (older interface).`,
         tiers: ANY_TIER,
         shape: 'legacy',
-        query: arena === 'text-to-speech' ? {} : { include_categories: includeCategories },
+        query: { include_categories: includeCategories },
         answer: 'snapshot',
-        keyParams: arena === 'text-to-speech' ? [] : ['include_categories'],
+        keyParams: ['include_categories'],
         paginated: false,
       }),
     ),
   ];
+}
+
+export function legacyArenaRouteId(arena: string): string {
+  return `legacy.media.${arena}`;
 }
 
 function critptRoutes(): Route[] {

@@ -3,7 +3,8 @@
  * writes against the schema of its route; objects are closed, so a Pro-only field in a Free
  * body, or a detail-only field in a list item, fails the build.
  */
-import { MAX_PAGE, MEDIA_ARENAS, mediaRouteId, type Route, type Tier } from '../../src/routes.ts';
+import { LEGACY_ROUTE_EVALUATIONS } from '../shape/legacy.ts';
+import { MAX_PAGE, MEDIA_ARENAS, ROUTES, legacyArenaRouteId, mediaRouteId, type Route, type Tier } from '../../src/routes.ts';
 import type { MediaFamily } from './media.ts';
 import {
   BLENDED_PRICES,
@@ -234,6 +235,44 @@ for (const { arena, family } of MEDIA_ARENAS) {
   const id = mediaRouteId(arena);
   RESPONSE_SCHEMAS[`${id}.free`] = (tier) => plainEnvelope(tier, { type: 'array', items: closed(freeMediaFields(family)) });
   RESPONSE_SCHEMAS[id] = (tier) => plainEnvelope(tier, { type: 'array', items: proMediaItem(family) });
+}
+
+const legacyCreator = closed({ id: uuid, name: string, slug: string });
+const ci95Text = { type: ['string', 'null'], pattern: '^-\\d+/\\+\\d+$' };
+
+RESPONSE_SCHEMAS['legacy.llms.models'] = () =>
+  closed({
+    status: { const: 200 },
+    prompt_options: closed({ parallel_queries: { enum: [1, 10] }, prompt_length: { enum: ['medium', 'long', '100k'] } }),
+    data: {
+      type: 'array',
+      items: closed({
+        id: uuid,
+        name: string,
+        slug: string,
+        release_date: nullableDate,
+        model_creator: legacyCreator,
+        evaluations: closed(fieldsOf(LEGACY_ROUTE_EVALUATIONS.map(([name]) => name), nullableNumber)),
+        pricing: closed(fieldsOf(['price_1m_blended_3_to_1', 'price_1m_input_tokens', 'price_1m_output_tokens'], nullableNumber)),
+        median_output_tokens_per_second: nullableNumber,
+        median_time_to_first_token_seconds: nullableNumber,
+        median_time_to_first_answer_token: nullableNumber,
+      }),
+    },
+  });
+
+for (const { arena, family } of MEDIA_ARENAS.filter((a) => ROUTES.some((r) => r.id === legacyArenaRouteId(a.arena)))) {
+  const category = closed({
+    style_category: nullableString,
+    subject_matter_category: nullableString,
+    ...(family === 'video' ? { format_category: nullableString } : {}),
+    elo: { type: 'number' },
+    ci95: ci95Text,
+    appearances: { type: 'integer', minimum: 0 },
+  });
+  const fields = { id: uuid, name: string, slug: string, model_creator: legacyCreator, elo, rank: { type: 'integer', minimum: 1 }, ci95: ci95Text, appearances: { type: 'integer', minimum: 0 }, release_date: nullableDate };
+  RESPONSE_SCHEMAS[legacyArenaRouteId(arena)] = () =>
+    closed({ status: { const: 200 }, include_categories: { type: 'boolean' }, data: { type: 'array', items: closed({ ...fields, categories: { type: 'array', items: category } }, Object.keys(fields)) } });
 }
 
 export function hasResponseSchema(route: Route): boolean {
