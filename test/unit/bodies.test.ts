@@ -66,11 +66,15 @@ combos('should enumerate false and true for a boolean key parameter', () => {
   assert.equal(keyParamCombinations(routeById('media.text-to-image')), [{ include_categories: false }, { include_categories: true }]);
 });
 
-combos('should take numeric enum values as they are', () => {
+combos('should take numeric enum values as they are, and only the allowed combinations', () => {
   const all = keyParamCombinations(routeById('legacy.llms.models'));
-  // prompt_length 3 x parallel_queries 2 = 6
-  assert.is(all.length, 6);
-  assert.equal(all[1], { prompt_length: 'medium', parallel_queries: 10 });
+  // prompt_length 3 x parallel_queries 2 = 6, of which 4 were measured (10 parallel only with medium)
+  assert.equal(all, [
+    { prompt_length: 'medium', parallel_queries: 1 },
+    { prompt_length: 'medium', parallel_queries: 10 },
+    { prompt_length: 'long', parallel_queries: 1 },
+    { prompt_length: '100k', parallel_queries: 1 },
+  ]);
 });
 
 combos('should leave page out', () => {
@@ -206,7 +210,7 @@ producing.run();
 const built = suite('builtRouteIds');
 
 built('should list the language routes the build answers, in route table order, leaving out arenas without data', () => {
-  assert.equal(builtRouteIds(tinyContext()), ['language.models.free', 'language.models', 'language.model', 'language.model.performance', 'language.providers', 'language.provider', 'language.provider.performance', 'language.provider.measurements']);
+  assert.equal(builtRouteIds(tinyContext()), ['language.models.free', 'language.models', 'language.model', 'language.model.performance', 'language.providers', 'language.provider', 'language.provider.performance', 'language.provider.measurements', 'legacy.llms.models']);
 });
 
 built('should follow the builders given, in route table order', () => {
