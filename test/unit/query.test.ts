@@ -67,6 +67,13 @@ parsing('should accept and check, but not key on, the category flag of a /free a
   assert.equal(routeById('media.text-to-image.free').keyParams, []);
 });
 
+parsing('should refuse a legacy prompt option that was never measured, listing the valid ones', () => {
+  assert.equal(validator.parse(routeById('legacy.llms.models'), ''), { prompt_length: 'medium', parallel_queries: 1 });
+  assert.equal(validator.parse(routeById('legacy.llms.models'), 'parallel_queries=10'), { prompt_length: 'medium', parallel_queries: 10 });
+  const error = rejection('legacy.llms.models', 'prompt_length=long&parallel_queries=10');
+  assert.is(error.message, 'Invalid combination: prompt_length=long&parallel_queries=10. Valid combinations: prompt_length=medium&parallel_queries=1, prompt_length=long&parallel_queries=1, prompt_length=100k&parallel_queries=1, prompt_length=medium&parallel_queries=10');
+});
+
 parsing('should reject a parameter given twice', () => {
   assert.match(rejection('language.models', 'page=1&page=2').message, /page: given more than once/);
 });
