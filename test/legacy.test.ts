@@ -1,0 +1,69 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { get } from './helpers/http.ts';
+import { startTestServer, type TestServer } from './helpers/server.ts';
+
+const ITEM_KEYS = ['id', 'name', 'slug', 'release_date', 'model_creator', 'evaluations', 'pricing', 'median_output_tokens_per_second', 'median_time_to_first_token_seconds', 'median_time_to_first_answer_token'];
+const EVALUATIONS = ['platform_intelligence_index', 'platform_coding_index', 'mmlu_pro', 'gpqa', 'hle', 'livecodebench', 'scicode', 'math_500', 'aime', 'aime_25'];
+
+let t: TestServer;
+const setup = async () => {
+  t ??= await startTestServer();
+};
+
+const language = suite('legacy language route');
+language.before(setup);
+
+language('should answer any valid key with status, prompt_options and the legacy items', async () => {
+  for (const tier of ['free', 'pro', 'commercial']) {
+    const reply = await get(t.url, '/api/v2/data/llms/models', t.keys[tier]);
+    assert.is(reply.status, 200, tier);
+    const body = reply.json();
+    assert.equal(Object.keys(body), ['status', 'prompt_options', 'data']);
+    assert.is(body.status, 200);
+    assert.equal(body.prompt_options, { parallel_queries: 1, prompt_length: 'medium' });
+    for (const item of body.data) {
+      assert.equal(Object.keys(item), ITEM_KEYS);
+      assert.equal(Object.keys(item.model_creator), ['id', 'name', 'slug']);
+      assert.equal(Object.keys(item.evaluations), EVALUATIONS);
+      assert.equal(Object.keys(item.pricing), ['price_1m_blended_3_to_1', 'price_1m_input_tokens', 'price_1m_output_tokens']);
+    }
+  }
+  assert.is((await get(t.url, '/api/v2/data/llms/models')).status, 401, 'a key is still required');
+});
+
+language('should agree with today\'s routes: same models, prices, and the medium prompt type\'s medians', async () => {
+  const legacy = (await get(t.url, '/api/v2/data/llms/models', t.keys.pro)).json().data;
+  const current = (await get(t.url, '/api/v2/language/models?prompt_type=medium', t.keys.pro)).json().data;
+  assert.equal(legacy.map((m: { id: string }) => m.id), current.map((m: { id: string }) => m.id));
+  legacy.forEach((item: Record<string, any>, i: number) => {
+    const now = current[i];
+    assert.is(item.pricing.price_1m_blended_3_to_1, now.pricing.price_1m_blended_3_to_1);
+    assert.is(item.median_output_tokens_per_second, now.performance.median_output_tokens_per_second);
+    assert.is(item.median_time_to_first_answer_token, now.performance.median_time_to_first_answer_token_seconds);
+    assert.is(item.evaluations.gpqa, now.evaluations.gpqa_diamond);
+    assert.is(item.evaluations.platform_intelligence_index, now.evaluations.platform_intelligence_index);
+  });
+});
+
+language('should select the prompt type from prompt_length and parallel_queries, and echo them', async () => {
+  const parallel = (await get(t.url, '/api/v2/data/llms/models?prompt_length=medium&parallel_queries=10', t.keys.free)).json();
+  assert.equal(parallel.prompt_options, { parallel_queries: 10, prompt_length: 'medium' });
+  const current = (await get(t.url, '/api/v2/language/models?prompt_type=medium_parallel', t.keys.pro)).json().data;
+  assert.equal(
+    parallel.data.map((m: { median_output_tokens_per_second: number | null }) => m.median_output_tokens_per_second),
+    current.map((m: { performance: { median_output_tokens_per_second: number | null } }) => m.performance.median_output_tokens_per_second),
+  );
+  const refused = await get(t.url, '/api/v2/data/llms/models?prompt_length=100k&parallel_queries=10', t.keys.free);
+  assert.is(refused.status, 400);
+  assert.match(refused.json().error, /^Invalid combination: prompt_length=100k&parallel_queries=10/);
+});
+
+language('should count against the same quota as other routes', async () => {
+  const first = Number((await get(t.url, '/api/v2/data/llms/models', t.keys.free)).headers['x-ratelimit-remaining']);
+  const second = Number((await get(t.url, '/api/v2/language/models/free', t.keys.free)).headers['x-ratelimit-remaining']);
+  assert.is(second, first - 1);
+});
+
+language.after(async () => t.close());
+language.run();
