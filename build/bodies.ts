@@ -15,14 +15,15 @@ import { measurementBlob, type MeasurementBlob } from './measurements.ts';
 import { deriveProviderViews, type ProviderView } from './providers.ts';
 import { freeLanguageModel, languageModelDetail, proLanguageModel } from './shape/language.ts';
 import { modelPerformance, providerDetail, providerListItem, providerPerformance } from './shape/providers.ts';
-import type { Dataset, MeasurementRecord } from './types.ts';
+import type { Dataset } from './types.ts';
+import { EMPTY_COLUMNS, type SeriesColumns } from './derive/columns.ts';
 
 export interface BuildContext {
   dataset: Dataset;
   models: ModelView[];
   providers: ProviderView[];
   /** Records by endpoint id, then prompt type, sorted by time. */
-  records: Map<string, Map<PromptType, MeasurementRecord[]>>;
+  records: Map<string, Map<PromptType, SeriesColumns>>;
   /** End of every window (ms). */
   asOf: number;
   intelligenceIndexVersion: number;
@@ -122,7 +123,7 @@ export function routeBuilders(): Record<string, RouteBuilder> {
   // made together; the cache is bounded so a large dataset's series are not all kept at once.
   const series = perContext(SERIES_CACHE_LIMIT, (ctx, key) => {
     const [endpointId, promptType, interval] = key.split(' ');
-    const records = ctx.records.get(endpointId)?.get(promptType as PromptType) ?? [];
+    const records = ctx.records.get(endpointId)?.get(promptType as PromptType) ?? EMPTY_COLUMNS;
     return seriesByWindow(records, ctx.asOf, interval as Interval);
   });
   const seriesOf = (ctx: BuildContext, params: Params) => (e: EndpointView) =>
@@ -160,7 +161,7 @@ export function routeBuilders(): Record<string, RouteBuilder> {
     'language.provider.measurements': {
       slugs: providerSlugs,
       fragments: (ctx, params, slug) =>
-        measurementBlob(providersBySlug(ctx, '').get(slug)!, params.prompt_type as PromptType, (id) => ctx.records.get(id)?.get(params.prompt_type as PromptType) ?? [], ctx.asOf),
+        measurementBlob(providersBySlug(ctx, '').get(slug)!, params.prompt_type as PromptType, (id) => ctx.records.get(id)?.get(params.prompt_type as PromptType) ?? EMPTY_COLUMNS, ctx.asOf),
     },
   };
   const arenaViews = perContext(Infinity, (ctx, arena) => deriveArena(ctx.dataset, ctx.dataset.media[arena], arenaFamily(arena), ctx.arenaOptions));

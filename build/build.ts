@@ -103,8 +103,7 @@ export function resolveAsOf(dataset: Dataset, given?: string): Date {
   }
   let newest = 0;
   for (const s of dataset.series) {
-    const last = s.records.at(-1);
-    if (last) newest = Math.max(newest, Date.parse(last.timestamp));
+    if (s.columns.length) newest = Math.max(newest, s.columns.time[s.columns.length - 1]);
   }
   if (newest === 0) {
     for (const m of dataset.models) if (m.release_date) newest = Math.max(newest, Date.parse(`${m.release_date}T23:59:59.999Z`));
@@ -159,7 +158,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
     }
 
     const dataset = parseDataset(files, problems);
-    log(`loaded ${options.dataDir}: ${dataset.models.length} models, ${dataset.creators.length} creators, ${dataset.providers.length} providers, ${dataset.endpoints.length} endpoints, ${dataset.series.reduce((n, s) => n + s.records.length, 0)} measurement records (${elapsed()} s)`);
+    log(`loaded ${options.dataDir}: ${dataset.models.length} models, ${dataset.creators.length} creators, ${dataset.providers.length} providers, ${dataset.endpoints.length} endpoints, ${dataset.series.reduce((n, s) => n + s.columns.length, 0)} measurement records (${elapsed()} s)`);
 
     const asOf = resolveAsOf(dataset, options.asOf);
     const ctx = createBuildContext(dataset, { asOf: asOf.getTime(), statsDays: options.statsDays, pageSize: options.pageSize, arenaOptions: options.arena });

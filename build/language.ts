@@ -5,13 +5,14 @@
 import { PROMPT_TYPES, type PromptType } from '../src/routes.ts';
 import { indexCost, indexTokenCounts, withOutputTokens, type IndexCost, type TokenTotals } from './derive/cost.ts';
 import { computeIndices, normalizedScore, publishedVersion, scoreReader } from './derive/indices.ts';
-import { medianAcrossProviders, performanceOf, recordsBetween, type Performance } from './derive/performance.ts';
+import { EMPTY_COLUMNS, rangeBetween, type SeriesColumns } from './derive/columns.ts';
+import { medianAcrossProviders, performanceOf, type Performance } from './derive/performance.ts';
 import { blended3To1, blended7To2To1 } from './derive/pricing.ts';
 import { median, round } from './derive/stats.ts';
 import { FREE_PRICES, HEADLINE_INDICES, MEDIAN_METRICS, PRO_EVALUATIONS, SPREAD_FIELDS, TOKEN_COUNT_EVALUATIONS, type EndpointPrice } from './fields.ts';
 import { groupBy } from './collections.ts';
 import { pointerOf } from './problems.ts';
-import type { Dataset, LanguageModel, MeasurementRecord, ModelCreator, Provider, ProviderEndpoint } from './types.ts';
+import type { Dataset, LanguageModel, ModelCreator, Provider, ProviderEndpoint } from './types.ts';
 
 export const PERFORMANCE_FIELDS = [...MEDIAN_METRICS, ...SPREAD_FIELDS];
 const DAY_MS = 86_400_000;
@@ -83,12 +84,12 @@ export function compareModels(a: ModelView, b: ModelView): number {
 }
 
 /** Records by endpoint id, then prompt type. */
-export function recordsByEndpoint(dataset: Dataset): Map<string, Map<PromptType, MeasurementRecord[]>> {
-  const out = new Map<string, Map<PromptType, MeasurementRecord[]>>();
+export function recordsByEndpoint(dataset: Dataset): Map<string, Map<PromptType, SeriesColumns>> {
+  const out = new Map<string, Map<PromptType, SeriesColumns>>();
   for (const s of dataset.series) {
     let byPrompt = out.get(s.endpoint_id);
     if (!byPrompt) out.set(s.endpoint_id, (byPrompt = new Map()));
-    byPrompt.set(s.prompt_type, s.records);
+    byPrompt.set(s.prompt_type, s.columns);
   }
   return out;
 }
@@ -147,7 +148,10 @@ export function deriveModelViews(dataset: Dataset, options: StatsOptions): Model
           provider: providers.get(endpoint.provider_id)!,
           endpoint,
           pricing: withBlends(endpointPrices(endpoint)),
-          performance: perPromptType((p) => performanceOf(recordsBetween(records.get(endpoint.id)?.get(p) ?? [], from, options.asOf))),
+          performance: perPromptType((p) => {
+            const cols = records.get(endpoint.id)?.get(p) ?? EMPTY_COLUMNS;
+            return performanceOf(cols, ...rangeBetween(cols, from, options.asOf));
+          }),
         }),
       )
       .sort((a, b) => compareByNameThenId(a.provider, b.provider));

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv } from '../src/ajv.ts';
 import { HEADLINE_INDICES, OMNISCIENCE_DOMAINS, OMNISCIENCE_METRICS, OPENNESS_COMPONENTS, RAW_EVALUATIONS, TOKEN_COUNT_EVALUATIONS } from './fields.ts';
+import { toColumns } from './derive/columns.ts';
 import { MEDIA_DIR, parseMedia } from './load-media.ts';
 import { DatasetError, pointerOf, type Problem } from './problems.ts';
 import { arrayRecordNamer, indexRecords, parsedRecords, parseJson, validate, type LooseRecord, type RecordNamer } from './validate.ts';
@@ -19,7 +20,7 @@ import {
   providerEndpointsSchema,
   providersSchema,
 } from './schemas/datasets.ts';
-import type { Dataset, IndexDefinitions, LanguageModel, MeasurementsFile, MeasurementSeries, ModelCreator, Provider, ProviderEndpoint } from './types.ts';
+import type { Dataset, IndexDefinitions, LanguageModel, MeasurementsFile, ModelCreator, SeriesOfColumns, Provider, ProviderEndpoint } from './types.ts';
 
 export const DATASET_FILES = {
   creators: 'model-creators.json',
@@ -154,11 +155,11 @@ interface MeasurementContext {
   seenSeries: Map<string, string>;
 }
 
-function checkMeasurements(path: string, file: MeasurementsFile, ctx: MeasurementContext, problems: Problem[]): MeasurementSeries[] {
+function checkMeasurements(path: string, file: MeasurementsFile, ctx: MeasurementContext, problems: Problem[]): SeriesOfColumns[] {
   const nameRecord = measurementRecordNamer(file);
   const report = (pointer: string, message: string) => problems.push({ file: path, record: nameRecord(pointer), pointer, message });
   if (!ctx.providers.has(file.provider_id)) report('/provider_id', `unknown provider ${file.provider_id}`);
-  const out: MeasurementSeries[] = [];
+  const out: SeriesOfColumns[] = [];
   file.series.forEach((series, s) => {
     const endpoint = ctx.endpoints.get(series.endpoint_id);
     if (!endpoint) report(pointerOf('series', s, 'endpoint_id'), `unknown provider endpoint ${series.endpoint_id}`);
@@ -182,8 +183,7 @@ function checkMeasurements(path: string, file: MeasurementsFile, ctx: Measuremen
         if (record.output_tokens_per_second === 0) report(pointerOf('series', s, 'records', r, 'output_tokens_per_second'), 'a successful request produced tokens, so its speed is above 0');
       }
     });
-    const records = [...series.records].sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp));
-    out.push({ ...series, records });
+    out.push({ endpoint_id: series.endpoint_id, prompt_type: series.prompt_type, columns: toColumns(series.records) });
   });
   return out;
 }
@@ -248,7 +248,7 @@ export function parseDataset(files: DataFile[], problems: Problem[]): Dataset {
   });
   if (indices) checkIndexDefinitions(DATASET_FILES.indices, indices, problems);
 
-  const series: MeasurementSeries[] = [];
+  const series: SeriesOfColumns[] = [];
   {
     const ctx: MeasurementContext = { endpoints: endpointsById, providers: providersById, seenSeries: new Map() };
     for (const { path, value } of measurementFiles) if (value) series.push(...checkMeasurements(path, value, ctx, problems));

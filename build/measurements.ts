@@ -13,6 +13,7 @@ import { endToEndSeconds } from './derive/performance.ts';
 import { roundOrNull } from './derive/stats.ts';
 import type { ProviderView } from './providers.ts';
 import type { MeasurementRecord } from './types.ts';
+import { indexAfter, recordAt, type SeriesColumns } from './derive/columns.ts';
 
 /**
  * A stable id for a record the data gives none: a UUID (version 8, RFC 9562) made from the
@@ -49,7 +50,7 @@ export function firstKeptDay(asOf: number): string {
 }
 
 /** Serialise one provider's records for one prompt type, with the index the server slices by. */
-export function measurementBlob(view: ProviderView, promptType: PromptType, recordsOf: (endpointId: string) => readonly MeasurementRecord[], asOf: number): MeasurementBlob {
+export function measurementBlob(view: ProviderView, promptType: PromptType, recordsOf: (endpointId: string) => SeriesColumns, asOf: number): MeasurementBlob {
   const since = firstKeptDay(asOf);
   const chunks: string[] = [];
   let offset = 0;
@@ -57,10 +58,10 @@ export function measurementBlob(view: ProviderView, promptType: PromptType, reco
     const days: string[] = [];
     const offsets: number[] = [];
     let first = true;
-    for (const record of recordsOf(endpoint.endpoint.id)) {
-      const at = Date.parse(record.timestamp);
-      const day = isoDay(at);
-      if (day < since || at > asOf) continue;
+    const cols = recordsOf(endpoint.endpoint.id);
+    for (let i = indexAfter(cols, Date.parse(`${since}T00:00:00.000Z`) - 1); i < cols.length && cols.time[i] <= asOf; i++) {
+      const record = recordAt(cols, i);
+      const day = isoDay(cols.time[i]);
       if (days.at(-1) !== day) {
         days.push(day);
         offsets.push(offset + (first ? 0 : 1));

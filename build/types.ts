@@ -1,5 +1,6 @@
 /** Types of the datasets in `data/`, as the schemas in `schemas/datasets.ts` admit them. */
 import type { PromptType } from '../src/routes.ts';
+import type { SeriesColumns } from './derive/columns.ts';
 import type { LegacyEvaluation, RawEvaluation, TokenCountEvaluation } from './fields.ts';
 
 export interface ModelCreator {
@@ -76,6 +77,13 @@ export interface MeasurementsFile {
   series: MeasurementSeries[];
 }
 
+/** One endpoint's records for one prompt type, as columns sorted by time. */
+export interface SeriesOfColumns {
+  endpoint_id: string;
+  prompt_type: PromptType;
+  columns: SeriesColumns;
+}
+
 export interface IndexComponent {
   id: string;
   /** JSON pointer into a language model record. */
@@ -103,8 +111,8 @@ export interface Dataset {
   models: LanguageModel[];
   providers: Provider[];
   endpoints: ProviderEndpoint[];
-  /** Every series of every measurements file, records sorted by time. */
-  series: MeasurementSeries[];
+  /** Every series of every measurements file, as columns sorted by time. */
+  series: SeriesOfColumns[];
   indices: IndexDefinitions;
   /** Media arena entries by arena (`text-to-image`, `music/instrumental`, ...); absent arenas are not built. */
   media: Record<string, MediaEntry[]>;

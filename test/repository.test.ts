@@ -40,16 +40,16 @@ sample('should resolve every reference', () => {
 
 sample('should measure every endpoint and prompt type on each of the last 90 days, more often in the last 30', () => {
   let newest = 0;
-  for (const s of dataset.series) newest = Math.max(newest, Date.parse(s.records.at(-1)?.timestamp ?? '1970-01-01T00:00:00Z'));
+  for (const s of dataset.series) newest = Math.max(newest, s.columns.time[s.columns.length - 1] ?? 0);
   const lastDay = Math.floor(newest / DAY);
-  const byEndpoint = new Map(dataset.series.map((s) => [`${s.endpoint_id} ${s.prompt_type}`, s.records]));
+  const byEndpoint = new Map(dataset.series.map((s) => [`${s.endpoint_id} ${s.prompt_type}`, s.columns]));
   for (const endpoint of dataset.endpoints) {
     for (const promptType of PROMPT_TYPES) {
       const records = byEndpoint.get(`${endpoint.id} ${promptType}`);
       assert.ok(records, `${endpoint.id} ${promptType} has no series`);
       const perDay = new Map<number, number>();
-      for (const r of records) {
-        const day = Math.floor(Date.parse(r.timestamp) / DAY);
+      for (const time of records.time) {
+        const day = Math.floor(time / DAY);
         perDay.set(day, (perDay.get(day) ?? 0) + 1);
       }
       for (let d = lastDay - 89; d <= lastDay; d++) assert.ok((perDay.get(d) ?? 0) >= 1, `${endpoint.id} ${promptType}: no record on day ${d}`);

@@ -1,67 +1,60 @@
 /**
  * Performance figures from raw measurement records: per endpoint over the statistics window,
- * and per model as the median across its providers.
+ * and per model as the median across its providers. Records come as columns (see
+ * columns.ts) and a range `[lo, hi)` of them.
  */
 import { MEDIAN_METRICS, SPREAD_LEVELS } from '../fields.ts';
 import type { MeasurementRecord } from '../types.ts';
+import { endToEndAt, estimateEndToEnd, type SeriesColumns } from './columns.ts';
 import { median, quantileSorted, roundOrNull, sortNumbers } from './stats.ts';
 
-/** The spec's convention: end-to-end response time assumes 500 answer tokens. */
-export const ANSWER_TOKENS_FOR_E2E = 500;
+export { ANSWER_TOKENS_FOR_E2E } from './columns.ts';
 const PERFORMANCE_DECIMALS = 3;
 
 export type Performance = Record<string, number | null>;
 
-/**
- * A record's end-to-end response time: the measured value when the data gives one, otherwise
- * time to first answer token plus 500 tokens at the measured output speed.
- */
+/** A record's end-to-end response time (stored, or estimated from the 500-token convention). */
 export function endToEndSeconds(record: MeasurementRecord): number | null {
-  if (record.end_to_end_response_time_seconds != null) return record.end_to_end_response_time_seconds;
-  const { time_to_first_answer_token_seconds: ttfat, output_tokens_per_second: speed } = record;
-  if (ttfat === null || speed === null || speed <= 0) return null;
-  return ttfat + ANSWER_TOKENS_FOR_E2E / speed;
+  return estimateEndToEnd(record.end_to_end_response_time_seconds, record.time_to_first_answer_token_seconds, record.output_tokens_per_second);
 }
 
-/** Records with `from < time <= to` (milliseconds), from a list sorted by time. */
-export function recordsBetween(records: readonly MeasurementRecord[], from: number, to: number): MeasurementRecord[] {
-  return records.filter((r) => {
-    const t = Date.parse(r.timestamp);
-    return t > from && t <= to;
-  });
+/** The figures of the successful records in `[lo, hi)`, sorted, per metric. */
+function successfulFigures(cols: SeriesColumns, lo: number, hi: number) {
+  const speed: number[] = [];
+  const ttft: number[] = [];
+  const ttfat: number[] = [];
+  const e2e: number[] = [];
+  for (let i = lo; i < hi; i++) {
+    if (!cols.success[i]) continue;
+    if (!Number.isNaN(cols.speed[i])) speed.push(cols.speed[i]);
+    if (!Number.isNaN(cols.ttft[i])) ttft.push(cols.ttft[i]);
+    if (!Number.isNaN(cols.ttfat[i])) ttfat.push(cols.ttfat[i]);
+    const end = endToEndAt(cols, i);
+    if (end !== null) e2e.push(end);
+  }
+  return { speed: sortNumbers(speed), ttft: sortNumbers(ttft), ttfat, e2e };
 }
 
-function present(values: (number | null)[]): number[] {
-  return values.filter((v): v is number => v !== null);
-}
-
-/** Medians, percentiles and quartiles of the successful records given (all null for none). */
-export function performanceOf(records: readonly MeasurementRecord[]): Performance {
-  const ok = records.filter((r) => r.success);
-  const speed = sortNumbers(present(ok.map((r) => r.output_tokens_per_second)));
-  const ttft = sortNumbers(present(ok.map((r) => r.time_to_first_token_seconds)));
-  const out: Performance = {
-    median_output_tokens_per_second: roundOrNull(quantileSorted(speed, 0.5), PERFORMANCE_DECIMALS),
-    median_time_to_first_token_seconds: roundOrNull(quantileSorted(ttft, 0.5), PERFORMANCE_DECIMALS),
-    median_time_to_first_answer_token_seconds: roundOrNull(median(ok.map((r) => r.time_to_first_answer_token_seconds)), PERFORMANCE_DECIMALS),
-    median_end_to_end_response_time_seconds: roundOrNull(median(ok.map(endToEndSeconds)), PERFORMANCE_DECIMALS),
+/** Only the four medians of the successful records in `[lo, hi)` (series points need no spread). */
+export function mediansOf(cols: SeriesColumns, lo = 0, hi = cols.length): Performance {
+  const f = successfulFigures(cols, lo, hi);
+  return {
+    median_output_tokens_per_second: roundOrNull(quantileSorted(f.speed, 0.5), PERFORMANCE_DECIMALS),
+    median_time_to_first_token_seconds: roundOrNull(quantileSorted(f.ttft, 0.5), PERFORMANCE_DECIMALS),
+    median_time_to_first_answer_token_seconds: roundOrNull(median(f.ttfat), PERFORMANCE_DECIMALS),
+    median_end_to_end_response_time_seconds: roundOrNull(median(f.e2e), PERFORMANCE_DECIMALS),
   };
+}
+
+/** Medians, percentiles and quartiles of the successful records in `[lo, hi)` (all null for none). */
+export function performanceOf(cols: SeriesColumns, lo = 0, hi = cols.length): Performance {
+  const out = mediansOf(cols, lo, hi);
+  const { speed, ttft } = successfulFigures(cols, lo, hi);
   for (const { prefix, q } of SPREAD_LEVELS) {
     out[`${prefix}output_tokens_per_second`] = roundOrNull(quantileSorted(speed, q), PERFORMANCE_DECIMALS);
     out[`${prefix}time_to_first_token_seconds`] = roundOrNull(quantileSorted(ttft, q), PERFORMANCE_DECIMALS);
   }
   return out;
-}
-
-/** Only the four medians of the successful records (series points need no spread). */
-export function mediansOf(records: readonly MeasurementRecord[]): Performance {
-  const ok = records.filter((r) => r.success);
-  return {
-    median_output_tokens_per_second: roundOrNull(median(ok.map((r) => r.output_tokens_per_second)), PERFORMANCE_DECIMALS),
-    median_time_to_first_token_seconds: roundOrNull(median(ok.map((r) => r.time_to_first_token_seconds)), PERFORMANCE_DECIMALS),
-    median_time_to_first_answer_token_seconds: roundOrNull(median(ok.map((r) => r.time_to_first_answer_token_seconds)), PERFORMANCE_DECIMALS),
-    median_end_to_end_response_time_seconds: roundOrNull(median(ok.map(endToEndSeconds)), PERFORMANCE_DECIMALS),
-  };
 }
 
 /** A model's figure for each field: the median across its providers' figures. */

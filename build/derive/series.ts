@@ -7,7 +7,7 @@
  * 90d monthly 3 points; the newest bucket may be partial.
  */
 import { PERFORMANCE_INTERVALS, PERFORMANCE_WINDOWS } from '../../src/routes.ts';
-import type { MeasurementRecord } from '../types.ts';
+import { rangeBetween, type SeriesColumns } from './columns.ts';
 import { mediansOf } from './performance.ts';
 
 export type Interval = (typeof PERFORMANCE_INTERVALS)[number];
@@ -58,20 +58,21 @@ export type SeriesPoint = Record<string, string | number | null>;
  * The points of every window for one interval, from one pass: a shorter window's buckets are
  * the last ones of the longest window's, so its points are the tail of the longest series.
  */
-export function seriesByWindow(records: readonly MeasurementRecord[], asOf: number, interval: Interval): Record<WindowName, SeriesPoint[]> {
+export function seriesByWindow(records: SeriesColumns, asOf: number, interval: Interval): Record<WindowName, SeriesPoint[]> {
   const longest = PERFORMANCE_WINDOWS.reduce((a, b) => (windowDays(b) > windowDays(a) ? b : a));
   const points = seriesPoints(records, asOf, longest, interval);
   return Object.fromEntries(PERFORMANCE_WINDOWS.map((w) => [w, points.slice(points.length - bucketCount(w, interval))])) as Record<WindowName, SeriesPoint[]>;
 }
 
-/** One point per bucket, in date order; a metric with no measurement in its bucket is null. */
-export function seriesPoints(records: readonly MeasurementRecord[], asOf: number, window: WindowName, interval: Interval): SeriesPoint[] {
+/**
+ * One point per bucket, in date order; a metric with no measurement in its bucket is null.
+ * Records are sorted by time, so each bucket is one range of them.
+ */
+export function seriesPoints(records: SeriesColumns, asOf: number, window: WindowName, interval: Interval): SeriesPoint[] {
   const starts = windowBuckets(asOf, window, interval);
-  const byBucket = new Map<number, MeasurementRecord[]>(starts.map((s) => [s, []]));
-  for (const record of records) {
-    const at = Date.parse(record.timestamp);
-    if (at > asOf || at < starts[0]) continue;
-    byBucket.get(bucketStart(at, interval))?.push(record);
-  }
-  return starts.map((start) => ({ date: isoDate(start), ...mediansOf(byBucket.get(start)!) }));
+  return starts.map((start) => {
+    const end = Math.min(shiftBucket(start, interval, 1) - 1, asOf);
+    const [lo, hi] = rangeBetween(records, start - 1, end);
+    return { date: isoDate(start), ...mediansOf(records, lo, hi) };
+  });
 }

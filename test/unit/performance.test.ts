@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { endToEndSeconds, medianAcrossProviders, mediansOnly, performanceOf, recordsBetween, type Performance } from '../../build/derive/performance.ts';
+import { recordAt, rangeBetween, toColumns } from '../../build/derive/columns.ts';
+import { endToEndSeconds, medianAcrossProviders, mediansOnly, performanceOf, type Performance } from '../../build/derive/performance.ts';
 import type { MeasurementRecord } from '../../build/types.ts';
 
 function record(fields: Partial<MeasurementRecord>): MeasurementRecord {
@@ -48,7 +49,7 @@ endToEnd('should be null when the output speed is 0', () => {
 
 endToEnd.run();
 
-const between = suite('recordsBetween');
+const between = suite('rangeBetween');
 
 between('should keep records after from and up to and including to', () => {
   const to = Date.parse('2025-06-30T00:00:00.000Z');
@@ -61,15 +62,18 @@ between('should keep records after from and up to and including to', () => {
     '2025-06-30T00:00:00.000Z', // == to: in
     '2025-06-30T00:00:00.001Z',
   ].map((timestamp) => record({ timestamp }));
+  const cols = toColumns(records);
+  const [lo, hi] = rangeBetween(cols, from, to);
   assert.equal(
-    recordsBetween(records, from, to).map((r) => r.timestamp),
+    Array.from({ length: hi - lo }, (_, i) => recordAt(cols, lo + i).timestamp),
     ['2025-06-23T00:00:00.001Z', '2025-06-27T12:00:00.000Z', '2025-06-30T00:00:00.000Z'],
   );
 });
 
 between('should be empty when no record falls inside', () => {
-  assert.equal(recordsBetween([record({ timestamp: '2025-01-01T00:00:00.000Z' })], Date.parse('2025-06-01T00:00:00.000Z'), Date.parse('2025-06-30T00:00:00.000Z')), []);
-  assert.equal(recordsBetween([], 0, 1), []);
+  const [lo, hi] = rangeBetween(toColumns([record({ timestamp: '2025-01-01T00:00:00.000Z' })]), Date.parse('2025-06-01T00:00:00.000Z'), Date.parse('2025-06-30T00:00:00.000Z'));
+  assert.is(hi - lo, 0);
+  assert.equal(rangeBetween(toColumns([]), 0, 1), [0, 0]);
 });
 
 between.run();
@@ -101,7 +105,7 @@ perf('should take medians and quantiles of the successful records only', () => {
   // TTFAT 0.5, 1.0, 1.5 -> 1.0
   // E2E: 0.5 + 500/100 = 5.5; 1 + 500/130 = 4.846154; 1.5 + 500/170 = 4.441176; stored 6
   //   sorted 4.441176, 4.846154, 5.5, 6 -> (4.846154 + 5.5) / 2 = 5.173077 -> 5.173
-  assert.equal(performanceOf(RECORDS), {
+  assert.equal(performanceOf(toColumns(RECORDS)), {
     median_output_tokens_per_second: 120,
     median_time_to_first_token_seconds: 0.367,
     median_time_to_first_answer_token_seconds: 1,
@@ -119,7 +123,7 @@ perf('should take medians and quantiles of the successful records only', () => {
 
 perf('should give every figure of a single record', () => {
   // 0.2 + 500/300 = 1.866667 -> 1.867
-  const single = performanceOf([record({ output_tokens_per_second: 300, time_to_first_token_seconds: 0.1, time_to_first_answer_token_seconds: 0.2 })]);
+  const single = performanceOf(toColumns([record({ output_tokens_per_second: 300, time_to_first_token_seconds: 0.1, time_to_first_answer_token_seconds: 0.2 })]));
   assert.is(single.median_output_tokens_per_second, 300);
   assert.is(single.percentile_05_output_tokens_per_second, 300);
   assert.is(single.percentile_95_time_to_first_token_seconds, 0.1);
@@ -127,10 +131,10 @@ perf('should give every figure of a single record', () => {
 });
 
 perf('should be all null without successful records', () => {
-  const none = performanceOf([record({ success: false, output_tokens_per_second: 100, time_to_first_token_seconds: 1, time_to_first_answer_token_seconds: 1 })]);
+  const none = performanceOf(toColumns([record({ success: false, output_tokens_per_second: 100, time_to_first_token_seconds: 1, time_to_first_answer_token_seconds: 1 })]));
   assert.is(Object.keys(none).length, 12);
   assert.ok(Object.values(none).every((v) => v === null));
-  assert.equal(performanceOf([]), none);
+  assert.equal(performanceOf(toColumns([])), none);
 });
 
 perf.run();
@@ -161,7 +165,7 @@ acrossProviders.run();
 const medians = suite('mediansOnly');
 
 medians('should keep only the four medians, in the spec order', () => {
-  const full = performanceOf(RECORDS);
+  const full = performanceOf(toColumns(RECORDS));
   const only = mediansOnly(full);
   assert.equal(Object.keys(only), [
     'median_output_tokens_per_second',

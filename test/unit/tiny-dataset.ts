@@ -3,6 +3,7 @@
  * 3 endpoints and a few measurement records per endpoint and prompt type. The expected
  * figures live next to the tests that check them, each with its arithmetic.
  */
+import { toColumns } from '../../build/derive/columns.ts';
 import type { Dataset, IndexDefinitions, LanguageModel, MeasurementRecord } from '../../build/types.ts';
 
 /**
@@ -177,7 +178,7 @@ export function tinyDataset(): Dataset {
       {
         endpoint_id: 'e1',
         prompt_type: 'long',
-        records: [
+        columns: toColumns([
           record('2025-06-20T12:00:00.000Z', 1000, 9, 9), // before the window
           record('2025-06-23T00:00:00.000Z', 900, 8, 8), // on the window's open start
           record('2025-06-24T00:00:00.000Z', 100, 0.5, 1.0),
@@ -186,29 +187,29 @@ export function tinyDataset(): Dataset {
           record('2025-06-29T00:00:00.000Z', 150, 0.4, 0.8),
           record('2025-06-30T00:00:00.000Z', 50, 0.2, 0.6), // on the window's closed end
           record('2025-07-01T00:00:00.000Z', 7777, 7, 7), // after as-of
-        ],
+        ]),
       },
       {
         endpoint_id: 'e1',
         prompt_type: 'medium',
-        records: [record('2025-06-25T00:00:00.000Z', 300, 0.1, 0.2)],
+        columns: toColumns([record('2025-06-25T00:00:00.000Z', 300, 0.1, 0.2)]),
       },
       {
         endpoint_id: 'e2',
         prompt_type: 'long',
-        records: [
+        columns: toColumns([
           record('2025-06-10T00:00:00.000Z', 1, 1, 1), // before the window
           record('2025-06-25T00:00:00.000Z', 50, 0.7, 1.2),
           record('2025-06-27T00:00:00.000Z', 80, 1.0, 1.0),
-        ],
+        ]),
       },
       {
         endpoint_id: 'e3',
         prompt_type: 'long',
-        records: [
+        columns: toColumns([
           record('2025-06-01T00:00:00.000Z', 40, 0.5, 0.5), // before the window
           record('2025-06-29T00:00:00.000Z', 40, 0.5, 0.5, false), // failed
-        ],
+        ]),
       },
     ],
     indices: tinyIndices(),
