@@ -1,6 +1,6 @@
 /**
  * `npm run generate:sample -- [--out DIR] [--seed N] [--as-of YYYY-MM-DD] [--scale F]
- *  [--models N] [--creators N] [--providers N]`
+ *  [--models N] [--creators N] [--providers N] [--arena-entries N]`
  *
  * Writes a SYNTHETIC dataset in the formats of `build/schemas/datasets.ts`: fictional creators,
  * models, providers, endpoints and 90 days of raw measurements ending at the as-of date. Every
@@ -15,6 +15,10 @@ import { gzipSync } from 'node:zlib';
 import { round } from '../build/derive/stats.ts';
 import { DATASET_FILES } from '../build/load.ts';
 import { MODALITIES, OMNISCIENCE_DOMAINS, OPENNESS_COMPONENTS, RAW_EVALUATIONS, type RawEvaluation, type TokenCountEvaluation } from '../build/fields.ts';
+import { MEDIA_DIR } from '../build/load-media.ts';
+import { mediaFile } from '../build/schemas/media.ts';
+import { generateMedia } from './sample/media.ts';
+import { Rng } from './sample/rng.ts';
 import type { LanguageModel, MeasurementRecord, MeasurementsFile, ModelCreator, OmniscienceScores, Provider, ProviderEndpoint, TokenCounts } from '../build/types.ts';
 import { isCalendarDate } from '../src/ajv.ts';
 import { PROMPT_TYPES, type PromptType } from '../src/routes.ts';
@@ -30,14 +34,16 @@ export interface SampleOptions {
   models: number;
   creators: number;
   providers: number;
+  /** Entries per media arena. */
+  arenaEntries: number;
 }
 
 /** Counts at `--scale 1`, the committed sample. Endpoints follow from models and providers. */
-const BASE_COUNTS = { models: 320, creators: 45, providers: 45 } as const;
+const BASE_COUNTS = { models: 320, creators: 45, providers: 45, arenaEntries: 52 } as const;
 export const DEFAULT_OPTIONS: SampleOptions = { out: 'data', seed: 20261120, asOf: '2026-11-20', ...BASE_COUNTS };
 
 const USAGE =
-  'usage: npm run generate:sample -- [--out DIR] [--seed N] [--as-of YYYY-MM-DD] [--scale F] [--models N] [--creators N] [--providers N]';
+  'usage: npm run generate:sample -- [--out DIR] [--seed N] [--as-of YYYY-MM-DD] [--scale F] [--models N] [--creators N] [--providers N] [--arena-entries N]';
 
 export class UsageError extends Error {}
 /** `--help`: not an error, but parsing stops there. */
@@ -63,6 +69,7 @@ export function parseSampleArgs(argv: string[]): SampleOptions {
         models: { type: 'string' },
         creators: { type: 'string' },
         providers: { type: 'string' },
+        'arena-entries': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -86,113 +93,12 @@ export function parseSampleArgs(argv: string[]): SampleOptions {
     models: countFlag('models', values.models, scaled(BASE_COUNTS.models), 0),
     creators: countFlag('creators', values.creators, scaled(BASE_COUNTS.creators), 1),
     providers: countFlag('providers', values.providers, scaled(BASE_COUNTS.providers), 0),
+    arenaEntries: countFlag('arena-entries', values['arena-entries'], scaled(BASE_COUNTS.arenaEntries), 1),
   };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Seeded randomness
-
-/** cyrb128: a string hash spread over four 32-bit words, to seed sfc32 from a label. */
-function hash128(text: string): [number, number, number, number] {
-  let h1 = 1779033703;
-  let h2 = 3144134277;
-  let h3 = 1013904242;
-  let h4 = 2773480762;
-  for (let i = 0; i < text.length; i++) {
-    const k = text.charCodeAt(i);
-    h1 = h2 ^ Math.imul(h1 ^ k, 597399067);
-    h2 = h3 ^ Math.imul(h2 ^ k, 2869860233);
-    h3 = h4 ^ Math.imul(h3 ^ k, 951274213);
-    h4 = h1 ^ Math.imul(h4 ^ k, 2716044179);
-  }
-  h1 = Math.imul(h3 ^ (h1 >>> 18), 597399067);
-  h2 = Math.imul(h4 ^ (h2 >>> 22), 2869860233);
-  h3 = Math.imul(h1 ^ (h3 >>> 17), 951274213);
-  h4 = Math.imul(h2 ^ (h4 >>> 19), 2716044179);
-  h1 ^= h2 ^ h3 ^ h4;
-  return [h1 >>> 0, (h2 ^ h1) >>> 0, (h3 ^ h1) >>> 0, (h4 ^ h1) >>> 0];
-}
-
-/**
- * sfc32, a small fast PRNG with 128 bits of state. Each part of the dataset draws from its own
- * stream (seed + label), so a change in one part leaves the others' values unchanged.
- */
-export class Rng {
-  private a: number;
-  private b: number;
-  private c: number;
-  private d: number;
-
-  constructor(seed: number, label: string) {
-    [this.a, this.b, this.c, this.d] = hash128(`${seed}/${label}`);
-    for (let i = 0; i < 12; i++) this.uint32(); // mix away the seed's structure
-  }
-
-  uint32(): number {
-    const t = (((this.a + this.b) | 0) + this.d) | 0;
-    this.d = (this.d + 1) | 0;
-    this.a = this.b ^ (this.b >>> 9);
-    this.b = (this.c + (this.c << 3)) | 0;
-    this.c = ((this.c << 21) | (this.c >>> 11)) + t;
-    this.c |= 0;
-    return t >>> 0;
-  }
-
-  /** Uniform in [0, 1). */
-  next(): number {
-    return this.uint32() / 4294967296;
-  }
-
-  uniform(lo: number, hi: number): number {
-    return lo + (hi - lo) * this.next();
-  }
-
-  /** Integer in lo..hi inclusive. */
-  int(lo: number, hi: number): number {
-    return lo + Math.floor(this.next() * (hi - lo + 1));
-  }
-
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-
-  pick<T>(items: readonly T[]): T {
-    return items[Math.floor(this.next() * items.length)];
-  }
-
-  weighted<T>(items: readonly (readonly [T, number])[]): T {
-    const total = items.reduce((sum, [, w]) => sum + w, 0);
-    let at = this.next() * total;
-    for (const [item, w] of items) if ((at -= w) < 0) return item;
-    return items[items.length - 1][0];
-  }
-
-  /** Standard normal (Box-Muller). */
-  normal(): number {
-    return Math.sqrt(-2 * Math.log(1 - this.next())) * Math.cos(2 * Math.PI * this.next());
-  }
-
-  /** Lognormal around a median: `sigma` is the spread of the logarithm. */
-  lognormal(median: number, sigma: number): number {
-    return median * Math.exp(sigma * this.normal());
-  }
-
-  shuffle<T>(items: readonly T[]): T[] {
-    const out = [...items];
-    for (let i = out.length - 1; i > 0; i--) {
-      const j = Math.floor(this.next() * (i + 1));
-      [out[i], out[j]] = [out[j], out[i]];
-    }
-    return out;
-  }
-
-  /** A version 4 UUID, lowercase, from this stream. */
-  uuid(): string {
-    const hex = [this.uint32(), this.uint32(), this.uint32(), this.uint32()].map((w) => w.toString(16).padStart(8, '0')).join('');
-    const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
-    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Small helpers
@@ -1052,10 +958,23 @@ export function generateSample(options: SampleOptions): Summary {
   const models = generateModels(options, creators);
   const providers = generateProviders(options, creators, models);
   const endpoints = generateEndpoints(options, models, providers);
+  const media = generateMedia({
+    seed: options.seed,
+    asOfMs: Date.parse(`${options.asOf}T23:59:59.999Z`),
+    entries: options.arenaEntries,
+    providerIds: providers.map((p) => p.record.id),
+    languageCreators: creators.map((c) => c.record),
+  });
+  // Creator slugs are unique across the one creators file, media makers included.
+  const taken = new Set(creators.map((c) => c.record.slug));
+  for (const creator of media.creators) {
+    while (taken.has(creator.slug)) creator.slug = `${creator.slug}-media`;
+    taken.add(creator.slug);
+  }
 
   mkdirSync(options.out, { recursive: true });
-  const bytes = { json: 0, measurements: 0 };
-  bytes.json += writeJson(join(options.out, DATASET_FILES.creators), creators.map((c) => c.record));
+  const bytes = { json: 0, measurements: 0, media: 0 };
+  bytes.json += writeJson(join(options.out, DATASET_FILES.creators), [...creators.map((c) => c.record), ...media.creators].sort((a, b) => (a.name < b.name ? -1 : 1)));
   bytes.json += writeJson(join(options.out, DATASET_FILES.models), models.map((m) => m.record));
   bytes.json += writeJson(join(options.out, DATASET_FILES.providers), providers.map((p) => p.record));
   bytes.json += writeJson(join(options.out, DATASET_FILES.endpoints), endpoints.map((e) => e.record));
@@ -1076,11 +995,14 @@ export function generateSample(options: SampleOptions): Summary {
     files++;
   }
 
+  mkdirSync(join(options.out, MEDIA_DIR), { recursive: true });
+  for (const [arena, entries] of Object.entries(media.arenas)) bytes.media += writeJson(join(options.out, mediaFile(arena)), entries);
+
   const indicesTarget = join(options.out, DATASET_FILES.indices);
   if (resolve(indicesTarget) !== resolve(REPO_DATA, DATASET_FILES.indices)) copyFileSync(join(REPO_DATA, DATASET_FILES.indices), indicesTarget);
 
   return {
-    counts: { creators: creators.length, models: models.length, providers: providers.length, endpoints: endpoints.length, 'measurement files': files, 'measurement records': records },
+    counts: { creators: creators.length + media.creators.length, 'arena entries': Object.values(media.arenas).reduce((n, e) => n + e.length, 0), models: models.length, providers: providers.length, endpoints: endpoints.length, 'measurement files': files, 'measurement records': records },
     bytes,
   };
 }
@@ -1104,7 +1026,7 @@ async function main(): Promise<void> {
   const mb = (n: number) => `${(n / 1e6).toFixed(2)} MB`;
   console.log(`wrote synthetic sample to ${options.out} (seed ${options.seed}, as of ${options.asOf})`);
   console.log(`  ${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')}`);
-  console.log(`  JSON datasets ${mb(bytes.json)}, measurements ${mb(bytes.measurements)} gzipped`);
+  console.log(`  JSON datasets ${mb(bytes.json)}, media arenas ${mb(bytes.media)}, measurements ${mb(bytes.measurements)} gzipped`);
   console.log(`  done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
