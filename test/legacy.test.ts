@@ -65,5 +65,51 @@ language('should count against the same quota as other routes', async () => {
   assert.is(second, first - 1);
 });
 
-language.after(async () => t.close());
 language.run();
+
+const arenas = suite('legacy arena routes');
+arenas.before(setup);
+
+const ARENA_ITEM = ['id', 'name', 'slug', 'model_creator', 'elo', 'rank', 'ci95', 'appearances', 'release_date'];
+
+arenas('should list the current leaderboard in the legacy shape, ci95 as -N/+N', async () => {
+  for (const arena of ['text-to-image', 'image-editing', 'text-to-video', 'image-to-video']) {
+    const body = (await get(t.url, `/api/v2/data/media/${arena}`, t.keys.free)).json();
+    assert.equal(Object.keys(body), ['status', 'include_categories', 'data']);
+    assert.equal([body.status, body.include_categories], [200, false]);
+    const current = (await get(t.url, `/api/v2/media/${arena}/models`, t.keys.pro)).json().data;
+    assert.equal(body.data.map((e: { id: string }) => e.id), current.map((e: { id: string }) => e.id), arena);
+    body.data.forEach((item: Record<string, any>, i: number) => {
+      assert.equal(Object.keys(item), ARENA_ITEM);
+      assert.equal(Object.keys(item.model_creator), ['id', 'name', 'slug']);
+      assert.is(item.rank, current[i].rank);
+      assert.is(item.appearances, current[i].samples);
+      assert.is(item.ci95, current[i].ci_95 === null ? null : `-${Math.round(current[i].ci_95)}/+${Math.round(current[i].ci_95)}`);
+    });
+  }
+});
+
+arenas('should add legacy categories with include_categories=true, format_category for video only', async () => {
+  for (const [arena, video] of [['text-to-image', false], ['text-to-video', true]] as const) {
+    const body = (await get(t.url, `/api/v2/data/media/${arena}?include_categories=true`, t.keys.free)).json();
+    assert.is(body.include_categories, true);
+    const categories = body.data.flatMap((e: { categories: Record<string, unknown>[] }) => e.categories);
+    assert.ok(categories.length > 0);
+    for (const c of categories) {
+      assert.equal(Object.keys(c), ['style_category', 'subject_matter_category', ...(video ? ['format_category'] : []), 'elo', 'ci95', 'appearances']);
+      const named = ['style_category', 'subject_matter_category', 'format_category'].filter((k) => typeof c[k] === 'string');
+      assert.is(named.length, 1, 'each item names exactly one category');
+    }
+  }
+});
+
+arenas('should rank text-to-speech among eligible entries only', async () => {
+  const data = (await get(t.url, '/api/v2/data/media/text-to-speech', t.keys.free)).json().data;
+  data.forEach((item: { rank: number; appearances: number }, i: number) => {
+    assert.is(item.rank, i + 1);
+    assert.ok(item.appearances >= 500);
+  });
+});
+
+arenas.after(async () => t.close());
+arenas.run();
