@@ -5,10 +5,10 @@
  * an index: per model, where in the blob each day starts. The server answers by slicing and
  * concatenating those bytes; it never serialises a record.
  */
-import { createHash } from 'node:crypto';
 import { isoDay, oneMonthBefore } from '../src/dates.ts';
 import type { MeasurementIndex } from '../src/measurements.ts';
 import type { PromptType } from '../src/routes.ts';
+import { uuidFrom } from './derive/ids.ts';
 import { endToEndSeconds } from './derive/performance.ts';
 import { roundOrNull } from './derive/stats.ts';
 import type { ProviderView } from './providers.ts';
@@ -20,9 +20,7 @@ import { indexAfter, recordAt, type SeriesColumns } from './derive/columns.ts';
  * endpoint, prompt type and instant, so the same record keeps its id across builds.
  */
 export function derivedRecordId(endpointId: string, promptType: string, timestamp: string): string {
-  const hex = createHash('sha256').update(`${endpointId}|${promptType}|${new Date(timestamp).toISOString()}`).digest('hex');
-  const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  return uuidFrom(`${endpointId}|${promptType}|${new Date(timestamp).toISOString()}`);
 }
 
 /** A record in the route's shape (the original service's field names). */

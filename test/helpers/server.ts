@@ -4,7 +4,7 @@
  */
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { DEFAULT_BUILD_OPTIONS, runBuild, type BuildSummary } from '../../build/build.ts';
 import { DEFAULT_OPTIONS, type ServerOptions } from '../../src/config.ts';
 import { createKey, type NewKey } from '../../src/keys.ts';
@@ -29,11 +29,11 @@ export interface BuiltFixture {
   rebuild: (force?: boolean) => Promise<BuildSummary>;
 }
 
-/** Copy a fixture tree into a temp folder and build it (fast compression levels). */
+/** Copy a fixture tree (a name under test/fixtures, or an absolute path) into a temp folder and build it. */
 export async function buildFixture(root: string, fixture = 'sample-small', pageSize = 200): Promise<BuiltFixture> {
   const dataDir = join(root, 'data');
   const snapshotDir = join(root, 'snapshot');
-  cpSync(join(FIXTURES, fixture), dataDir, { recursive: true });
+  cpSync(isAbsolute(fixture) ? fixture : join(FIXTURES, fixture), dataDir, { recursive: true });
   const rebuild = (force = true) =>
     runBuild({ ...DEFAULT_BUILD_OPTIONS, dataDir, outDir: snapshotDir, pageSize, force, levels: { gzip: 1, brotli: 1 }, log: () => {} });
   await rebuild();

@@ -1,0 +1,181 @@
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { loadDataset } from '../build/load.ts';
+import { get } from './helpers/http.ts';
+import { ROOT } from './helpers/process.ts';
+import { FIXTURES, startTestServer } from './helpers/server.ts';
+
+const REFERENCE = new URL('../../shared/reference/legacy-data-llms-models-2026-07-31.json', import.meta.url).pathname;
+
+function importer(file: string, dataDir: string, ...extra: string[]) {
+  return spawnSync(process.execPath, ['--import', 'tsx', 'scripts/import-legacy.ts', file, '--data', dataDir, ...extra], { cwd: ROOT, encoding: 'utf8' });
+}
+
+function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'import-'));
+}
+
+/** Every file of a folder with its bytes, to prove nothing was written. */
+function snapshotOf(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const path = join(d, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else out.set(path, readFileSync(path).toString('base64'));
+    }
+  };
+  if (existsSync(dir)) walk(dir);
+  return out;
+}
+
+const item = (id: string, slug: string, fields: Record<string, unknown> = {}) => ({
+  id,
+  name: slug.toUpperCase(),
+  slug,
+  release_date: '2026-05-01',
+  model_creator: { id: '11111111-1111-4111-8111-111111111111', name: 'Tiny Labs', slug: 'tiny-labs' },
+  evaluations: { artificial_analysis_intelligence_index: 40.5, artificial_analysis_coding_index: 30.1, artificial_analysis_math_index: 70, gpqa: 0.6, hle: 0.1, mmlu_pro: 0.8, tau2: 0.5, lcr: 0.4 },
+  pricing: { price_1m_blended_3_to_1: 1.75, price_1m_input_tokens: 1, price_1m_output_tokens: 4 },
+  median_output_tokens_per_second: 120.5,
+  median_time_to_first_token_seconds: 0.4,
+  median_time_to_first_answer_token: 2.5,
+  ...fields,
+});
+
+const SMALL = {
+  status: 200,
+  prompt_options: { parallel_queries: 1, prompt_length: 1000 },
+  data: [
+    item('aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', 'tiny-1'),
+    item('bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb', 'tiny-2', { median_output_tokens_per_second: 0, median_time_to_first_token_seconds: 0, median_time_to_first_answer_token: 0 }),
+    item('cccccccc-cccc-4ccc-8ccc-cccccccccccc', 'tiny-3', { pricing: { price_1m_blended_3_to_1: 0, price_1m_input_tokens: 0, price_1m_output_tokens: 0 }, median_output_tokens_per_second: 0, median_time_to_first_token_seconds: 0, median_time_to_first_answer_token: 0 }),
+  ],
+};
+
+const imports = suite('importing a legacy body');
+
+imports('should write loadable datasets with zeros as null, published indices and mapped evaluations', () => {
+  const dir = tempDir();
+  const file = join(dir, 'legacy.json');
+  writeFileSync(file, JSON.stringify(SMALL));
+  const data = join(dir, 'data');
+  const result = importer(file, data);
+  assert.is(result.status, 0, result.stderr);
+  assert.match(result.stdout, /models\s+3 added/);
+  assert.match(result.stdout, /skipped artificial_analysis_math_index: no counterpart here \(3 values\)/);
+  const { dataset } = loadDataset(data);
+  const tiny1 = dataset.models.find((m) => m.slug === 'tiny-1')!;
+  assert.equal(tiny1.published_indices, { platform_intelligence_index: 40.5, platform_coding_index: 30.1 });
+  assert.equal(tiny1.evaluations, { gpqa_diamond: 0.6, hle: 0.1, mmlu_pro: 0.8, tau2_telecom: 0.5, platform_lcr: 0.4 });
+  assert.is(dataset.endpoints.length, 2, 'the unpriced, unmeasured model gets no endpoint');
+  const tiny2 = dataset.endpoints.find((e) => e.model_id === SMALL.data[1].id)!;
+  assert.is(tiny2.price_1m_input_tokens, 1);
+  assert.equal(dataset.series.map((s) => s.endpoint_id), [dataset.endpoints.find((e) => e.model_id === SMALL.data[0].id)!.id], 'only the measured model has records');
+  const again = importer(file, data);
+  assert.match(again.stdout, /models\s+0 added, 0 changed, 3 unchanged/);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+imports('should merge into an existing folder, keeping what was there', () => {
+  const dir = tempDir();
+  const file = join(dir, 'legacy.json');
+  writeFileSync(file, JSON.stringify(SMALL));
+  const data = join(dir, 'data');
+  cpSync(join(FIXTURES, 'sample-small'), data, { recursive: true });
+  const before = loadDataset(data).dataset;
+  assert.is(importer(file, data).status, 0);
+  const after = loadDataset(data).dataset;
+  assert.is(after.models.length, before.models.length + 3);
+  assert.is(after.creators.length, before.creators.length + 1);
+  for (const m of before.models) assert.ok(after.models.some((n) => n.id === m.id && n.name === m.name));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+imports('should refuse a malformed body naming record and field, and write nothing', () => {
+  const dir = tempDir();
+  const data = join(dir, 'data');
+  cpSync(join(FIXTURES, 'sample-small'), data, { recursive: true });
+  const before = snapshotOf(data);
+  const broken = structuredClone(SMALL) as { data: Record<string, any>[] };
+  broken.data[1].evaluations.hle = 'high';
+  delete broken.data[2].id;
+  const file = join(dir, 'broken.json');
+  writeFileSync(file, JSON.stringify(broken));
+  const result = importer(file, data);
+  assert.is(result.status, 1);
+  assert.match(result.stderr, /\[tiny-2\] \/data\/1\/evaluations\/hle: must be number,null/);
+  assert.match(result.stderr, /\[tiny-3\] \/data\/2\/id: required field is missing/);
+  writeFileSync(file, '{"data": [');
+  const bad = importer(file, data);
+  assert.is(bad.status, 1);
+  assert.match(bad.stderr, /cannot read it as JSON/);
+  assert.equal(snapshotOf(data), before);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+imports('should write nothing on a dry run', () => {
+  const dir = tempDir();
+  const file = join(dir, 'legacy.json');
+  writeFileSync(file, JSON.stringify(SMALL));
+  const result = importer(file, join(dir, 'data'), '--dry-run');
+  assert.is(result.status, 0);
+  assert.match(result.stdout, /would import 3 models/);
+  assert.not.ok(existsSync(join(dir, 'data')));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+imports.run();
+
+const roundTrip = suite('round trip of the reference legacy body');
+
+roundTrip('should serve back every model of the reference body from /api/v2/data/llms/models', async () => {
+  if (!existsSync(REFERENCE)) {
+    console.log(`skipped: reference file not found at ${REFERENCE}`);
+    return;
+  }
+  const dir = tempDir();
+  const data = join(dir, 'imported');
+  assert.is(importer(REFERENCE, data).status, 0);
+  const t = await startTestServer({ fixture: data, keys: { free: { tier: 'free', org: 'x' } } });
+  try {
+    const served = new Map((await get(t.url, '/api/v2/data/llms/models', t.keys.free)).json().data.map((m: { id: string }) => [m.id, m]));
+    const original = JSON.parse(readFileSync(REFERENCE, 'utf8')).data as Record<string, any>[];
+    assert.is(served.size, original.length);
+    const orNull = (v: number) => (v === 0 ? null : v);
+    for (const o of original) {
+      const s = served.get(o.id) as Record<string, any>;
+      assert.ok(s, o.slug);
+      assert.equal([s.name, s.slug, s.release_date, s.model_creator], [o.name, o.slug, o.release_date, o.model_creator], o.slug);
+      const e = o.evaluations;
+      assert.equal(s.evaluations, {
+        platform_intelligence_index: e.artificial_analysis_intelligence_index,
+        platform_coding_index: e.artificial_analysis_coding_index,
+        mmlu_pro: e.mmlu_pro,
+        gpqa: e.gpqa,
+        hle: e.hle,
+        livecodebench: e.livecodebench,
+        scicode: e.scicode,
+        math_500: e.math_500,
+        aime: e.aime,
+        aime_25: e.aime_25,
+      }, o.slug);
+      assert.is(s.pricing.price_1m_input_tokens, orNull(o.pricing.price_1m_input_tokens), o.slug);
+      assert.is(s.pricing.price_1m_output_tokens, orNull(o.pricing.price_1m_output_tokens), o.slug);
+      if (s.pricing.price_1m_blended_3_to_1 === null) assert.is(orNull(o.pricing.price_1m_blended_3_to_1), null);
+      else assert.ok(Math.abs(s.pricing.price_1m_blended_3_to_1 - o.pricing.price_1m_blended_3_to_1) <= 0.01, o.slug);
+      assert.is(s.median_output_tokens_per_second, orNull(o.median_output_tokens_per_second), o.slug);
+      assert.is(s.median_time_to_first_token_seconds, orNull(o.median_time_to_first_token_seconds), o.slug);
+      assert.is(s.median_time_to_first_answer_token, orNull(o.median_time_to_first_answer_token), o.slug);
+    }
+  } finally {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+roundTrip.run();
