@@ -9,6 +9,7 @@ import { DEFAULT_ARENA_OPTIONS, deriveArena, isEligible, type ArenaOptions } fro
 import type { MediaFamily } from './schemas/media.ts';
 import { legacyArenaEntry, legacyLanguageModel } from './shape/legacy.ts';
 import { freeMediaEntry, proMediaEntry } from './shape/media.ts';
+import { openApiDocument } from './openapi.ts';
 import { seriesByWindow, type Interval, type WindowName } from './derive/series.ts';
 import { deriveModelViews, intelligenceIndexVersion, recordsByEndpoint, type EndpointView, type ModelView } from './language.ts';
 import { measurementBlob, type MeasurementBlob } from './measurements.ts';
@@ -42,6 +43,8 @@ export interface RouteBuilder {
   items?: (ctx: BuildContext, tier: Tier, params: Params) => unknown[];
   slugs?: (ctx: BuildContext) => string[];
   data?: (ctx: BuildContext, tier: Tier, params: Params, slug: string) => unknown;
+  /** A body that is not an envelope (the OpenAPI document). */
+  body?: (ctx: BuildContext) => unknown;
   /** Request-time routes: the serialised records the server slices. */
   fragments?: (ctx: BuildContext, params: Params, slug: string) => MeasurementBlob;
 }
@@ -186,6 +189,7 @@ export function routeBuilders(): Record<string, RouteBuilder> {
           .map((v, i) => legacyArenaEntry(v, i + 1, family === 'video', params.include_categories === true && family !== 'text-to-speech')),
     };
   }
+  builders.openapi = { body: () => openApiDocument() };
   return builders;
 }
 
@@ -253,7 +257,8 @@ export function* produceBodies(ctx: BuildContext, builders: Record<string, Route
           }
           yield { key: snapshotKey(route, tier, { ...params, page: '*' }), route, tier, ...emptyPageTemplate(head, ctx.pageSize, pages.length) };
         } else if (!route.slugOf) {
-          yield { key: snapshotKey(route, tier, params), route, tier, body: { ...head, data: builder.data!(ctx, tier, params, '') } };
+          const body = builder.body ? builder.body(ctx) : { ...head, data: builder.data!(ctx, tier, params, '') };
+          yield { key: snapshotKey(route, tier, params), route, tier, body };
         }
       }
       // Slug routes go slug by slug, every parameter combination of one slug together, so

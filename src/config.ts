@@ -33,6 +33,10 @@ export interface ServerOptions {
   limits: QuotaLimits;
   /** Quota counting; off only for benchmarks that measure its cost. */
   counting: boolean;
+  /** Serve Prometheus metrics at /metrics. */
+  metrics: boolean;
+  /** No access log on stdout. */
+  quiet: boolean;
 }
 
 export const DEFAULT_OPTIONS: ServerOptions = {
@@ -48,6 +52,8 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   cacheBytes: 48 * 1024 * 1024,
   limits: DEFAULT_LIMITS,
   counting: true,
+  metrics: false,
+  quiet: false,
 };
 
 /** Flags, the environment variable each falls back to, and what it sets. */
@@ -82,7 +88,7 @@ function url(name: string, text: string): string {
 
 export function usage(): string {
   const lines = Object.entries(FLAGS).map(([flag, { env, help, default: d }]) => `  --${flag.padEnd(18)} ${help} (env ${env}, default ${d})`);
-  return ['usage: node dist/server.mjs [options]', ...lines, '  --no-counting        do not count quotas (benchmarks only)', '  --help'].join('\n');
+  return ['usage: node dist/server.mjs [options]', ...lines, '  --metrics            serve Prometheus metrics at /metrics (env METRICS=1)', '  --quiet              no access log on stdout (env QUIET=1)', '  --no-counting        do not count quotas (benchmarks only)', '  --help'].join('\n');
 }
 
 /** Resolve options from argv and env; throws ConfigError with a message for the user. */
@@ -90,7 +96,7 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
   let values: Record<string, string | boolean | undefined>;
   try {
     const options = Object.fromEntries(Object.keys(FLAGS).map((flag) => [flag, { type: 'string' as const }]));
-    values = parseArgs({ args: [...argv], options: { ...options, 'no-counting': { type: 'boolean' }, help: { type: 'boolean' } }, strict: true, allowPositionals: false }).values;
+    values = parseArgs({ args: [...argv], options: { ...options, 'no-counting': { type: 'boolean' }, metrics: { type: 'boolean' }, quiet: { type: 'boolean' }, help: { type: 'boolean' } }, strict: true, allowPositionals: false }).values;
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
@@ -119,5 +125,7 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
       critpt: maybe('quota-critpt', (t) => integer('quota-critpt', t, 0, 1e6), d.limits.critpt),
     },
     counting: !values['no-counting'],
+    metrics: Boolean(values.metrics) || env.METRICS === '1',
+    quiet: Boolean(values.quiet) || env.QUIET === '1',
   };
 }

@@ -37,6 +37,8 @@ export interface CritptOptions {
 
 type Headers = Record<string, string | number>;
 
+export type GradingOutcome = 'graded' | 'judge_error' | 'refused' | 'bad_gateway' | 'timeout' | 'cancelled' | 'stream_error';
+
 /** One grading under way: whose quota, its held slot, and the headers its answer carries. */
 interface Grading {
   scope: string;
@@ -74,6 +76,8 @@ export class CritptGrader {
     private readonly options: CritptOptions,
     private readonly quota: QuotaBook,
     private readonly clock: Clock,
+    /** Told how each grading that reached the grader ended (for the metrics). */
+    private readonly report: (outcome: GradingOutcome) => void = () => {},
   ) {
     this.limiter = new Limiter(options.concurrency);
   }
@@ -123,8 +127,11 @@ export class CritptGrader {
       await this.forward(raw, rawQuery, res, grading, abort.signal);
     } catch (error) {
       this.refund(grading);
-      if (error instanceof UpstreamFailure) throw new HttpError(error.status, error.message);
-      if (abort.signal.aborted) return;
+      if (error instanceof UpstreamFailure) {
+        this.report(error.status === 504 ? 'timeout' : 'bad_gateway');
+        throw new HttpError(error.status, error.message);
+      }
+      if (abort.signal.aborted) return this.report('cancelled');
       throw error;
     } finally {
       this.limiter.release();
@@ -142,6 +149,7 @@ export class CritptGrader {
     if (status >= 400 && status < 500) {
       // The grader refused the batch: pass its answer on (JSON stays JSON), nothing counts.
       this.refund(grading);
+      this.report('refused');
       const json = type.includes('json');
       const payload = json ? body : Buffer.from(JSON.stringify({ error: `Grader refused the batch (${status})`, details: { upstream_body: body.toString('utf8').slice(0, 2000) } }));
       res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': payload.length });
@@ -164,6 +172,7 @@ export class CritptGrader {
 
   /** Count a clean verdict (durably, before answering); a judge error is refunded. */
   private async settle(verdict: Verdict, grading: Grading): Promise<void> {
+    this.report(verdict.judge_error_count > 0 ? 'judge_error' : 'graded');
     if (verdict.judge_error_count > 0) return this.refund(grading);
     try {
       await grading.reservation.commit();
@@ -214,6 +223,7 @@ export class CritptGrader {
           if (outcome?.verdict) await this.settle(outcome.verdict, grading);
           else {
             this.refund(grading);
+            this.report('stream_error');
             if (!outcome) res.write(`${JSON.stringify({ type: 'error', error: 'The evaluation system ended the stream without a result' })}\n`);
           }
         } catch {

@@ -40,9 +40,10 @@ export interface ParamSpec {
  * - `snapshot`: one precomputed body per tier, key parameter values and slug;
  * - `fragments`: assembled at request time from precomputed fragments (answers that depend on
  *   the request's own date);
- * - `critpt`: forwarded to the upstream grader.
+ * - `critpt`: forwarded to the upstream grader;
+ * - `health`, `ready`, `metrics`: the server's own state, for operators.
  */
-export type AnswerKind = 'snapshot' | 'fragments' | 'critpt';
+export type AnswerKind = 'snapshot' | 'fragments' | 'critpt' | 'health' | 'ready' | 'metrics';
 
 export interface Route {
   /** Stable name; snapshot keys, logs and metrics use it. */
@@ -67,6 +68,8 @@ export interface Route {
   needsProviderGrant?: boolean;
   /** CritPt grading needs an approved account, whatever the tier. */
   needsCritptApproval?: boolean;
+  /** Needs no key, carries no tier and is never counted (the OpenAPI document, health, metrics). */
+  public?: boolean;
   /** When only some combinations of parameter values exist (legacy prompt options). */
   allowedCombinations?: readonly Readonly<Record<string, string | number | boolean>>[];
 }
@@ -365,7 +368,20 @@ function critptRoutes(): Route[] {
   ];
 }
 
-export const ROUTES: readonly Route[] = [...languageRoutes(), ...mediaRoutes(), ...legacyRoutes(), ...critptRoutes()];
+/** The tier under which public bodies (the OpenAPI document) are stored in the snapshot. */
+export const PUBLIC_BODY_TIER: Tier = 'free';
+
+function operatorRoutes(): Route[] {
+  const common = { method: 'GET', tiers: [PUBLIC_BODY_TIER], shape: 'none', query: {}, keyParams: [], paginated: false, public: true } as const;
+  return [
+    { ...common, id: 'openapi', path: '/api/v2/openapi.json', summary: 'This API described in OpenAPI 3.1 (generated from the route table and the response schemas).', answer: 'snapshot' },
+    { ...common, id: 'healthz', path: '/healthz', summary: 'Liveness: 200 while the process answers.', answer: 'health' },
+    { ...common, id: 'readyz', path: '/readyz', summary: 'Readiness: 200 when a snapshot is loaded and the state folder is writable, else 503 with the reason.', answer: 'ready' },
+    { ...common, id: 'metrics', path: '/metrics', summary: 'Prometheus metrics (when the server runs with --metrics).', answer: 'metrics' },
+  ];
+}
+
+export const ROUTES: readonly Route[] = [...languageRoutes(), ...mediaRoutes(), ...legacyRoutes(), ...critptRoutes(), ...operatorRoutes()];
 
 export function routeById(id: string): Route {
   const route = ROUTES.find((r) => r.id === id);

@@ -9,7 +9,9 @@
  */
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { AccessLog } from './access-log.ts';
 import type { Clock } from './clock.ts';
+import type { Metrics } from './metrics.ts';
 import { oneMonthBefore } from './dates.ts';
 import type { ServerOptions } from './config.ts';
 import { errorBody, HttpError } from './http-error.ts';
@@ -20,7 +22,7 @@ import { chooseEncoding, etagMatches } from './negotiate.ts';
 import { QueryValidator, type QueryValues } from './query.ts';
 import type { QuotaBook, QuotaStatus } from './quota.ts';
 import { Router } from './router.ts';
-import { lowestTier, ROUTES, snapshotKey, type Route, type Tier } from './routes.ts';
+import { lowestTier, PUBLIC_BODY_TIER, ROUTES, snapshotKey, type Route, type Tier } from './routes.ts';
 import type { Body, Snapshot, SnapshotStore } from './snapshot.ts';
 
 /** Longest request target (path and query) accepted; longer ones get 414. */
@@ -35,6 +37,10 @@ export interface AppParts {
   quota: QuotaBook;
   snapshots: SnapshotStore;
   logError: (line: string) => void;
+  /** Null when all is well, else why the server is not ready (for /readyz). */
+  readiness: () => string | null;
+  metrics?: Metrics;
+  accessLog?: AccessLog;
 }
 
 type Headers = Record<string, string | number>;
@@ -70,6 +76,18 @@ function send(res: ServerResponse, status: number, headers: Headers, body: Buffe
   res.end(head ? undefined : bytes);
 }
 
+/** One request under way: what the access log and the metrics need to know of it. */
+interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  snapshot: Snapshot;
+  /** Headers every response to a valid key carries, errors included. */
+  keyHeaders: Headers;
+  route?: Route;
+  keyId?: string;
+  started: number;
+}
+
 export class App {
   private readonly router = new Router(ROUTES);
   private readonly queries = new QueryValidator();
@@ -81,6 +99,7 @@ export class App {
       { upstream: options.critptUpstream, timeoutSeconds: options.critptTimeoutSeconds, maxBodyBytes: options.critptMaxBodyBytes, concurrency: options.critptConcurrency, limit: options.limits.critpt, contact: options.critptContact },
       parts.quota,
       parts.clock,
+      (outcome) => parts.metrics?.gradings.inc({ outcome }),
     );
   }
 
@@ -96,19 +115,45 @@ export class App {
   readonly handle = (req: IncomingMessage, res: ServerResponse): void => {
     const snapshot = this.parts.snapshots.current;
     snapshot.acquire();
-    res.once('close', () => snapshot.release());
-    // Headers every response to a valid key carries, errors included.
-    const keyHeaders: Headers = {};
-    this.answer(req, res, snapshot, keyHeaders).catch((error: unknown) => this.fail(req, res, error, keyHeaders));
+    const exchange: Exchange = { req, res, snapshot, keyHeaders: {}, started: performance.now() };
+    res.once('close', () => {
+      snapshot.release();
+      this.observe(exchange);
+    });
+    this.answer(exchange).catch((error: unknown) => this.fail(exchange, error));
   };
 
-  private fail(req: IncomingMessage, res: ServerResponse, error: unknown, keyHeaders: Headers): void {
+  /** Access log line and metrics of a finished exchange. */
+  private observe({ req, res, route, keyId, started }: Exchange): void {
+    const { accessLog, metrics } = this.parts;
+    if (!accessLog && !metrics) return;
+    const ms = performance.now() - started;
+    const routeId = route?.id ?? 'unmatched';
+    metrics?.observe(routeId, res.statusCode, ms / 1000);
+    if (!accessLog) return;
+    const [path, query] = (req.url ?? '').split('?', 2);
+    accessLog.record({
+      time: new Date(this.parts.clock.now()).toISOString(),
+      method: req.method ?? '',
+      route: routeId,
+      path: path.length > 512 ? `${path.slice(0, 512)}...` : path,
+      // A grading's query goes to the grader and stays out of the log.
+      ...(query && route?.answer !== 'critpt' ? { query: query.slice(0, 512) } : {}),
+      status: res.statusCode,
+      bytes: Number(res.getHeader('content-length') ?? 0),
+      ms: Math.round(ms * 1000) / 1000,
+      ...(keyId ? { key: keyId } : {}),
+    });
+  }
+
+  private fail({ req, res, keyHeaders }: Exchange, error: unknown): void {
     let httpError: HttpError;
     if (error instanceof HttpError) httpError = error;
     else {
       this.parts.logError(`500 ${req.method} ${req.url?.split('?')[0]}: ${(error as Error)?.stack ?? String(error)}`);
       httpError = new HttpError(500, 'Internal server error');
     }
+    if (httpError.status === 429) this.parts.metrics?.quotaRejections.inc({ kind: req.method === 'POST' ? 'critpt' : 'data' });
     if (res.headersSent) {
       res.destroy();
       return;
@@ -131,10 +176,14 @@ export class App {
     return key.tier === 'pro' ? limits.pro : limits.free;
   }
 
-  private async answer(req: IncomingMessage, res: ServerResponse, snapshot: Snapshot, keyHeaders: Headers): Promise<void> {
+  private async answer(exchange: Exchange): Promise<void> {
+    const { req, res, snapshot, keyHeaders } = exchange;
     const { path, query } = parseTarget(req.url ?? '/');
     const { route, slug } = this.router.match(req.method ?? 'GET', path);
+    exchange.route = route;
+    if (route.public) return this.answerPublic(exchange, route, query);
     const key = this.authenticate(req);
+    exchange.keyId = key.id;
     keyHeaders['X-Platform-Tier'] = key.tier;
     // The query string of a grading goes to the grader as it is (e.g. stream_progress=true).
     if (route.answer === 'critpt') return this.critpt.handle(req, res, key, query, snapshot.manifest.critpt_problems ?? [], keyHeaders);
@@ -147,32 +196,54 @@ export class App {
       throw new HttpError(403, `${needed} access required`, { required_tier: lowestTier(route), tier: key.tier });
     }
     const params = this.queries.parse(route, query);
-    const encoding = chooseEncoding(req.headers['accept-encoding']);
-    if (!encoding) throw new HttpError(406, 'No acceptable content encoding: this server sends br, gzip or identity');
+    const encoding = acceptedEncoding(req);
     const body = route.answer === 'fragments' ? await this.measurements(snapshot, route, key, params, slug!, encoding) : await this.body(snapshot, route, key.tier, params, slug, encoding);
+    await this.sendBody(exchange, body, encoding, async () => {
+      const counted = this.parts.options.counting && req.method !== 'HEAD';
+      const status = counted ? await this.count(scope, limit) : this.parts.quota.status('data', scope, limit);
+      if (!counted && status.exhausted) throw this.quotaExceeded(status);
+      return rateLimitHeaders(status);
+    });
+  }
 
-    const headers: Headers = {
-      ...keyHeaders,
-      'Content-Type': JSON_TYPE,
-      ETag: body.etag,
-      Vary: 'Accept-Encoding',
-      'Cache-Control': CACHE_CONTROL,
-    };
+  /**
+   * Send a precomputed body: 304 when the client's copy is current (free, even with the quota
+   * used up), otherwise `admit` decides (counting it, or refusing with 429) and adds headers.
+   */
+  private async sendBody({ req, res, keyHeaders }: Exchange, body: Body, encoding: Encoding, admit: () => Promise<Headers>): Promise<void> {
+    const headers: Headers = { ...keyHeaders, 'Content-Type': JSON_TYPE, ETag: body.etag, Vary: 'Accept-Encoding', 'Cache-Control': CACHE_CONTROL };
     if (encoding !== 'identity') headers['Content-Encoding'] = encoding;
-
-    // A client proving its copy is current costs nothing, even with the quota used up.
     if (etagMatches(req.headers['if-none-match'], body.etag)) {
       const { 'Content-Type': _type, 'Content-Encoding': _encoding, ...notModified } = headers;
       res.writeHead(304, notModified);
       res.end();
       return;
     }
-    const head = req.method === 'HEAD';
-    const counted = this.parts.options.counting && !head;
-    const status = counted ? await this.count(scope, limit) : this.parts.quota.status('data', scope, limit);
-    if (!counted && status.exhausted) throw this.quotaExceeded(status);
-    Object.assign(headers, rateLimitHeaders(status));
-    send(res, 200, headers, body.bytes, head);
+    Object.assign(headers, await admit());
+    send(res, 200, headers, body.bytes, req.method === 'HEAD');
+  }
+
+  /** Routes without a key: the OpenAPI document, health, readiness, metrics. Never counted. */
+  private async answerPublic(exchange: Exchange, route: Route, query: string): Promise<void> {
+    const { req, res, snapshot } = exchange;
+    this.queries.parse(route, query);
+    const plain = (status: number, type: string, text: string) => send(res, status, { 'Content-Type': type, 'Cache-Control': 'no-store' }, text, req.method === 'HEAD');
+    switch (route.answer) {
+      case 'health':
+        return plain(200, JSON_TYPE, '{"status":"ok"}');
+      case 'ready': {
+        const problem = this.parts.readiness();
+        if (problem) throw new HttpError(503, 'Not ready', { reason: problem });
+        return plain(200, JSON_TYPE, JSON.stringify({ status: 'ready', snapshot: snapshot.buildId }));
+      }
+      case 'metrics':
+        if (!this.parts.metrics) throw new HttpError(404, 'Metrics are off; start the server with --metrics');
+        return plain(200, 'text/plain; version=0.0.4; charset=utf-8', this.parts.metrics.render());
+      default: {
+        const encoding = acceptedEncoding(req);
+        return this.sendBody(exchange, await this.body(snapshot, route, PUBLIC_BODY_TIER, {}, undefined, encoding), encoding, async () => ({}));
+      }
+    }
   }
 
   /** Count one answered request and wait until it is in the journal; 429 when the quota is used up. */
@@ -224,6 +295,12 @@ export class App {
     }
     throw new Error(`snapshot ${snapshot.buildId} lacks ${snapshotKey(route, tier, params, slug)}`);
   }
+}
+
+function acceptedEncoding(req: IncomingMessage): Encoding {
+  const encoding = chooseEncoding(req.headers['accept-encoding']);
+  if (!encoding) throw new HttpError(406, 'No acceptable content encoding: this server sends br, gzip or identity');
+  return encoding;
 }
 
 /** Answer what node:http could not parse (bad request line, huge headers) with a JSON error. */

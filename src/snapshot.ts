@@ -120,6 +120,8 @@ export class SnapshotStore {
   private poller: NodeJS.Timeout | null = null;
   private checking: Promise<void> | null = null;
   private failedTarget: string | null = null;
+  private hits = 0;
+  private misses = 0;
 
   constructor(private readonly options: SnapshotStoreOptions) {
     this.cache = new LRUCache<string, Buffer>({ maxSize: Math.max(1, options.cacheBytes), sizeCalculation: (b) => Math.max(1, b.length) });
@@ -197,7 +199,9 @@ export class SnapshotStore {
   async body(snapshot: Snapshot, hash: string, encoding: Encoding): Promise<Body> {
     const key = `${hash}.${encoding}`;
     let bytes = this.cache.get(key);
-    if (!bytes) {
+    if (bytes) this.hits++;
+    else {
+      this.misses++;
       bytes = await snapshot.read(snapshot.span(hash, encoding));
       this.cache.set(key, bytes);
     }
@@ -243,7 +247,7 @@ export class SnapshotStore {
     return bytes;
   }
 
-  cacheStats(): { entries: number; bytes: number } {
-    return { entries: this.cache.size, bytes: this.cache.calculatedSize };
+  cacheStats(): { hits: number; misses: number; bytes: number } {
+    return { hits: this.hits, misses: this.misses, bytes: this.cache.calculatedSize };
   }
 }

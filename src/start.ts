@@ -3,7 +3,10 @@
  * Used by the command line (`src/main.ts`, bundled as dist/server.mjs) and by the tests,
  * which start the real server on port 0.
  */
+import { accessSync, constants } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { AccessLog } from './access-log.ts';
+import { Metrics } from './metrics.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { ServerOptions } from './config.ts';
 import { KeyStore } from './keys.ts';
@@ -14,6 +17,8 @@ import { ensurePrivateDir } from './state-files.ts';
 
 export interface StartHooks {
   clock?: Clock;
+  /** Where access log lines go (default stdout). */
+  accessLog?: (text: string) => void;
   /** Operational messages (snapshot switches). */
   log?: (line: string) => void;
   /** Errors: failed switches, failed writes, 500s. */
@@ -32,6 +37,16 @@ export interface RunningServer {
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
+/** Why the state folder cannot take writes, or null when it can (for /readyz). */
+function stateProblem(stateDir: string): string | null {
+  try {
+    accessSync(stateDir, constants.W_OK);
+    return null;
+  } catch (error) {
+    return `state folder ${stateDir} is not writable: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
+  }
+}
+
 export async function startServer(options: ServerOptions, hooks: StartHooks = {}): Promise<RunningServer> {
   const clock = hooks.clock ?? systemClock;
   const log = hooks.log ?? ((line: string) => console.log(line));
@@ -49,7 +64,11 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
   }
   snapshots.follow();
 
-  const app = new App({ options, clock, keys, quota, snapshots, logError });
+  const metrics = options.metrics
+    ? new Metrics({ snapshot: () => ({ buildId: snapshots.current.buildId, builtAt: Date.parse(snapshots.current.manifest.built_at) }), cache: () => snapshots.cacheStats(), now: () => clock.now() })
+    : undefined;
+  const accessLog = options.quiet ? undefined : new AccessLog(hooks.accessLog ?? ((text) => process.stdout.write(text)));
+  const app = new App({ options, clock, keys, quota, snapshots, logError, metrics, accessLog, readiness: () => stateProblem(options.stateDir) });
   const server = createHttpServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -69,6 +88,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
       const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
       server.close(() => {
         clearTimeout(force);
+        accessLog?.flush();
         quota.close();
         resolve();
       });

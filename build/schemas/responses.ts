@@ -275,6 +275,9 @@ for (const { arena, family } of MEDIA_ARENAS.filter((a) => ROUTES.some((r) => r.
     closed({ status: { const: 200 }, include_categories: { type: 'boolean' }, data: { type: 'array', items: closed({ ...fields, categories: { type: 'array', items: category } }, Object.keys(fields)) } });
 }
 
+// The document's own structure is checked by the tests against the OpenAPI 3.1 layout.
+RESPONSE_SCHEMAS.openapi = () => closed({ openapi: { const: '3.1.0' }, info: { type: 'object' }, jsonSchemaDialect: string, paths: { type: 'object' }, components: { type: 'object' } });
+
 export function hasResponseSchema(route: Route): boolean {
   return Object.hasOwn(RESPONSE_SCHEMAS, route.id);
 }

@@ -47,6 +47,8 @@ export interface TestServer extends BuiltFixture {
   clock: TestClock;
   running: RunningServer;
   errors: string[];
+  /** Access log lines, parsed. */
+  accessLog: Record<string, unknown>[];
   /** Plain keys by name. */
   keys: Record<string, string>;
   keyIds: Record<string, string>;
@@ -77,9 +79,15 @@ export async function startTestServer(
   };
   for (const [name, input] of Object.entries(options.keys ?? STANDARD_KEYS)) addKey(name, input);
   const errors: string[] = [];
+  const accessLog: Record<string, unknown>[] = [];
   const running = await startServer(
     { ...DEFAULT_OPTIONS, port: 0, host: '127.0.0.1', snapshotDir: built.snapshotDir, stateDir, ...options.server },
-    { clock, log: () => {}, logError: (line) => errors.push(line) },
+    {
+      clock,
+      log: () => {},
+      logError: (line) => errors.push(line),
+      accessLog: (text) => accessLog.push(...text.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)),
+    },
   );
   return {
     ...built,
@@ -89,6 +97,7 @@ export async function startTestServer(
     clock,
     running,
     errors,
+    accessLog,
     keys,
     keyIds,
     addKey,

@@ -1,0 +1,113 @@
+/**
+ * Prometheus metrics in the text exposition format, with no dependency: counters and one
+ * latency histogram, labelled by route and status. Off unless the server runs with --metrics.
+ */
+
+/** Upper bounds (seconds) of the latency histogram buckets. */
+export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120];
+
+type Labels = Record<string, string>;
+
+function labelText(labels: Labels): string {
+  const parts = Object.entries(labels).map(([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`);
+  return parts.length ? `{${parts.join(',')}}` : '';
+}
+
+class Counter {
+  private readonly values = new Map<string, { labels: Labels; value: number }>();
+  constructor(
+    readonly name: string,
+    readonly help: string,
+  ) {}
+
+  inc(labels: Labels = {}, by = 1): void {
+    const key = labelText(labels);
+    const entry = this.values.get(key);
+    if (entry) entry.value += by;
+    else this.values.set(key, { labels, value: by });
+  }
+
+  get(labels: Labels = {}): number {
+    return this.values.get(labelText(labels))?.value ?? 0;
+  }
+
+  render(): string {
+    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`];
+    for (const { labels, value } of this.values.values()) lines.push(`${this.name}${labelText(labels)} ${value}`);
+    return lines.join('\n');
+  }
+}
+
+class Histogram {
+  private readonly series = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>();
+  constructor(
+    readonly name: string,
+    readonly help: string,
+  ) {}
+
+  observe(labels: Labels, seconds: number): void {
+    const key = labelText(labels);
+    let entry = this.series.get(key);
+    if (!entry) this.series.set(key, (entry = { labels, counts: LATENCY_BUCKETS.map(() => 0), sum: 0, count: 0 }));
+    for (let i = 0; i < LATENCY_BUCKETS.length; i++) if (seconds <= LATENCY_BUCKETS[i]) entry.counts[i]++;
+    entry.sum += seconds;
+    entry.count++;
+  }
+
+  render(): string {
+    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
+    for (const { labels, counts, sum, count } of this.series.values()) {
+      LATENCY_BUCKETS.forEach((le, i) => lines.push(`${this.name}_bucket${labelText({ ...labels, le: String(le) })} ${counts[i]}`));
+      lines.push(`${this.name}_bucket${labelText({ ...labels, le: '+Inf' })} ${count}`);
+      lines.push(`${this.name}_sum${labelText(labels)} ${sum}`);
+      lines.push(`${this.name}_count${labelText(labels)} ${count}`);
+    }
+    return lines.join('\n');
+  }
+}
+
+/** Values read when the metrics are rendered (snapshot, cache). */
+export interface MetricsSources {
+  snapshot: () => { buildId: string; builtAt: number };
+  cache: () => { hits: number; misses: number; bytes: number };
+  now: () => number;
+}
+
+export class Metrics {
+  readonly requests = new Counter('bda_http_requests_total', 'HTTP requests answered, by route and status.');
+  readonly latency = new Histogram('bda_http_request_duration_seconds', 'Time from request to the end of the response, by route.');
+  readonly quotaRejections = new Counter('bda_quota_rejections_total', 'Requests refused with 429, by quota kind.');
+  readonly gradings = new Counter('bda_critpt_gradings_total', 'CritPt gradings by outcome.');
+
+  constructor(private readonly sources: MetricsSources) {}
+
+  observe(route: string, status: number, seconds: number): void {
+    this.requests.inc({ route, status: String(status) });
+    this.latency.observe({ route }, seconds);
+  }
+
+  render(): string {
+    const { buildId, builtAt } = this.sources.snapshot();
+    const cache = this.sources.cache();
+    const lookups = cache.hits + cache.misses;
+    const gauges = [
+      '# HELP bda_snapshot_info The snapshot being served.',
+      '# TYPE bda_snapshot_info gauge',
+      `bda_snapshot_info${labelText({ build_id: buildId })} 1`,
+      '# HELP bda_snapshot_age_seconds Seconds since the served snapshot was built.',
+      '# TYPE bda_snapshot_age_seconds gauge',
+      `bda_snapshot_age_seconds ${Math.max(0, (this.sources.now() - builtAt) / 1000)}`,
+      '# HELP bda_cache_lookups_total Response body lookups in the in-memory cache, by result.',
+      '# TYPE bda_cache_lookups_total counter',
+      `bda_cache_lookups_total{result="hit"} ${cache.hits}`,
+      `bda_cache_lookups_total{result="miss"} ${cache.misses}`,
+      '# HELP bda_cache_hit_ratio Share of body lookups answered from memory.',
+      '# TYPE bda_cache_hit_ratio gauge',
+      `bda_cache_hit_ratio ${lookups ? cache.hits / lookups : 0}`,
+      '# HELP bda_cache_bytes Bytes of response bodies held in memory.',
+      '# TYPE bda_cache_bytes gauge',
+      `bda_cache_bytes ${cache.bytes}`,
+    ];
+    return `${[this.requests.render(), this.latency.render(), this.quotaRejections.render(), this.gradings.render(), ...gauges].join('\n')}\n`;
+  }
+}
