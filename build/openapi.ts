@@ -32,7 +32,16 @@ function successSchema(route: Route): Schema | null {
   if (route.answer === 'health') return { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } };
   if (route.answer === 'ready') return { type: 'object', required: ['status', 'snapshot'], properties: { status: { const: 'ready' }, snapshot: { type: 'string' } } };
   if (route.id === 'openapi' || !hasResponseSchema(route)) return null;
-  const perTier = route.tiers.map((tier) => ({ title: `${tier} key`, ...embedded(responseSchema(route, tier)) }));
+  // One schema per tier; tiers answered alike (the legacy routes) share one.
+  const distinct = new Map<string, { tiers: string[]; schema: Schema }>();
+  for (const tier of route.tiers) {
+    const schema = embedded(responseSchema(route, tier));
+    const key = JSON.stringify(schema);
+    const seen = distinct.get(key);
+    if (seen) seen.tiers.push(tier);
+    else distinct.set(key, { tiers: [tier], schema });
+  }
+  const perTier = [...distinct.values()].map(({ tiers, schema }) => ({ title: `${tiers.join(', ')} key`, ...schema }));
   return perTier.length === 1 ? perTier[0] : { oneOf: perTier };
 }
 

@@ -18,6 +18,7 @@ import { HttpError } from './http-error.ts';
 import type { KeyRecord } from './keys.ts';
 import { quotaScope } from './keys.ts';
 import { Limiter } from './limiter.ts';
+import { send, sendPart, type Headers } from './respond.ts';
 import type { QuotaBook, QuotaStatus, Reservation } from './quota.ts';
 
 export const VERDICT_FIELDS = ['accuracy', 'timeout_rate', 'server_timeout_count', 'judge_error_count'] as const;
@@ -35,7 +36,6 @@ export interface CritptOptions {
   contact: string;
 }
 
-type Headers = Record<string, string | number>;
 
 export type GradingOutcome = 'graded' | 'judge_error' | 'refused' | 'bad_gateway' | 'timeout' | 'cancelled' | 'stream_error';
 
@@ -152,8 +152,7 @@ export class CritptGrader {
       this.report('refused');
       const json = type.includes('json');
       const payload = json ? body : Buffer.from(JSON.stringify({ error: `Grader refused the batch (${status})`, details: { upstream_body: body.toString('utf8').slice(0, 2000) } }));
-      res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': payload.length });
-      res.end(payload);
+      send(res, status, { ...headers, 'Content-Type': 'application/json; charset=utf-8' }, payload, false);
       return;
     }
     if (status !== 200) throw new UpstreamFailure(502, `Invalid response from the evaluation system: status ${status}`);
@@ -166,8 +165,7 @@ export class CritptGrader {
     const verdict = asVerdict(parsed);
     if (!verdict) throw new UpstreamFailure(502, `Invalid response from the evaluation system: a verdict needs ${VERDICT_FIELDS.join(', ')}`);
     await this.settle(verdict, grading);
-    res.writeHead(200, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length });
-    res.end(body);
+    send(res, 200, { ...headers, 'Content-Type': 'application/json; charset=utf-8' }, body, false);
   }
 
   /** Count a clean verdict (durably, before answering); a judge error is refunded. */
@@ -200,7 +198,7 @@ export class CritptGrader {
       let final: { type: string; verdict: Verdict | null } | null = null;
       const relay = (line: string) => {
         if (!line.trim()) return;
-        res.write(`${line}\n`);
+        sendPart(res, `${line}\n`);
         try {
           const event = JSON.parse(line) as { type?: string; result?: unknown };
           if (event.type === 'result') final = { type: 'result', verdict: asVerdict(event.result ?? event) };
@@ -224,17 +222,20 @@ export class CritptGrader {
           else {
             this.refund(grading);
             this.report('stream_error');
-            if (!outcome) res.write(`${JSON.stringify({ type: 'error', error: 'The evaluation system ended the stream without a result' })}\n`);
+            if (!outcome) sendPart(res, `${JSON.stringify({ type: 'error', error: 'The evaluation system ended the stream without a result' })}\n`);
           }
         } catch {
-          res.write(`${JSON.stringify({ type: 'error', error: 'Quota bookkeeping is unavailable; this grading was not counted' })}\n`);
+          sendPart(res, `${JSON.stringify({ type: 'error', error: 'Quota bookkeeping is unavailable; this grading was not counted' })}\n`);
         }
         res.end();
         resolve();
       });
       upstream.on('error', (error) => {
         this.refund(grading);
-        if (!res.writableEnded) res.end(`${JSON.stringify({ type: 'error', error: `The evaluation system stream broke: ${error.message}` })}\n`);
+        if (!res.writableEnded) {
+          sendPart(res, `${JSON.stringify({ type: 'error', error: `The evaluation system stream broke: ${error.message}` })}\n`);
+          res.end();
+        }
         reject(error);
       });
     });

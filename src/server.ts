@@ -18,6 +18,7 @@ import { errorBody, HttpError } from './http-error.ts';
 import { quotaScope, type KeyRecord, type KeyStore } from './keys.ts';
 import type { Encoding } from './manifest.ts';
 import { CritptGrader } from './critpt.ts';
+import { bytesSent, send, type Headers } from './respond.ts';
 import { chooseEncoding, etagMatches } from './negotiate.ts';
 import { QueryValidator, type QueryValues } from './query.ts';
 import type { QuotaBook, QuotaStatus } from './quota.ts';
@@ -43,7 +44,6 @@ export interface AppParts {
   accessLog?: AccessLog;
 }
 
-type Headers = Record<string, string | number>;
 
 const TIER_NAMES: Record<Tier, string> = { free: 'Free', pro: 'Pro', commercial: 'Commercial' };
 
@@ -70,11 +70,6 @@ function rateLimitHeaders(status: QuotaStatus): Headers {
   };
 }
 
-function send(res: ServerResponse, status: number, headers: Headers, body: Buffer | string, head: boolean): void {
-  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-  res.writeHead(status, { ...headers, 'Content-Length': bytes.length });
-  res.end(head ? undefined : bytes);
-}
 
 /** One request under way: what the access log and the metrics need to know of it. */
 interface Exchange {
@@ -140,7 +135,7 @@ export class App {
       // A grading's query goes to the grader and stays out of the log.
       ...(query && route?.answer !== 'critpt' ? { query: query.slice(0, 512) } : {}),
       status: res.statusCode,
-      bytes: Number(res.getHeader('content-length') ?? 0),
+      bytes: bytesSent(res),
       ms: Math.round(ms * 1000) / 1000,
       ...(keyId ? { key: keyId } : {}),
     });
