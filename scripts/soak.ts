@@ -1,0 +1,176 @@
+/**
+ * `npm run soak -- [--minutes N] [--clients N]`: mixed load from several clients while the
+ * snapshot is rebuilt every 30 s and the server is killed with SIGKILL and restarted every
+ * minute. At the end it checks that:
+ *   - no request failed, other than those cut by a kill (connection reset or refused);
+ *   - no response mixed two snapshots (every body hashes to the ETag it came with);
+ *   - every scope's quota counter equals the 200 answers it was sent, give or take the
+ *     requests of that scope that a kill cut in flight (those may or may not have counted).
+ * Prints a one-line verdict; exits 1 on any loss. Not part of `npm test`.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createKey } from '../src/keys.ts';
+import { contentHash } from '../src/manifest.ts';
+import { bundle } from './bundle.ts';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const PORT = 18_800;
+const REBUILD_EVERY_MS = 30_000;
+const KILL_EVERY_MS = 60_000;
+
+const { values } = parseArgs({ options: { minutes: { type: 'string', default: '5' }, clients: { type: 'string', default: '8' } }, strict: true });
+const minutes = Number(values.minutes);
+const clients = Number(values.clients);
+
+interface Reply {
+  status: number;
+  etag?: string;
+  body: Buffer;
+  remaining?: string;
+  limit?: string;
+}
+
+function get(path: string, key: string, method = 'GET'): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: PORT, path, method, headers: { 'x-api-key': key }, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, etag: res.headers.etag, body: Buffer.concat(chunks), remaining: res.headers['x-ratelimit-remaining'] as string, limit: res.headers['x-ratelimit-limit'] as string }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function startServer(bundlePath: string, snapshot: string, state: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [bundlePath, '--port', String(PORT), '--snapshot', snapshot, '--state', state, '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c) => {
+      out += c;
+      if (out.includes('listening on')) resolve();
+    });
+    child.on('exit', (code) => reject(new Error(`server exited (${code}) before listening`)));
+  });
+  return child;
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'soak-'));
+  const data = join(work, 'data');
+  const snapshot = join(work, 'snapshot');
+  const state = join(work, 'state');
+  cpSync(join(ROOT, 'test/fixtures/sample-small'), data, { recursive: true });
+  const build = () => spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'build/main.ts'), '--data', data, '--out', snapshot, '--quiet', '--gzip-level', '1', '--brotli-level', '1'], { cwd: ROOT, encoding: 'utf8' });
+  const first = build();
+  if (first.status !== 0) throw new Error(`initial build failed: ${first.stderr}`);
+  const bundlePath = join(work, 'server.mjs');
+  await bundle(bundlePath);
+
+  // Scopes: two keys sharing an org counter, Free keys that run out, Commercial keys that do not.
+  const providers = JSON.parse(readFileSync(join(data, 'providers.json'), 'utf8')) as { slug: string }[];
+  const keys = [
+    { scope: 'org:shared', ...createKey(state, { tier: 'pro', org: 'shared', user: 'a', scope: 'org' }) },
+    { scope: 'org:shared', ...createKey(state, { tier: 'pro', org: 'shared', user: 'b', scope: 'org' }) },
+    { scope: 'user:free/f1', ...createKey(state, { tier: 'free', org: 'free', user: 'f1' }) },
+    { scope: 'user:free/f2', ...createKey(state, { tier: 'free', org: 'free', user: 'f2' }) },
+    { scope: 'user:big/c1', ...createKey(state, { tier: 'commercial', org: 'big', user: 'c1', quota: 10_000_000, grants: providers.map((p) => p.slug) }) },
+    { scope: 'user:big/c2', ...createKey(state, { tier: 'commercial', org: 'big', user: 'c2', quota: 10_000_000, grants: providers.map((p) => p.slug) }) },
+  ];
+  // Each key asks for routes its tier may read, so the load is answers, not refusals.
+  const free = ['/api/v2/language/models/free', '/api/v2/data/llms/models', '/api/v2/media/music/instrumental/models/free'];
+  const pro = [...free, '/api/v2/language/models?page=1', '/api/v2/language/models?prompt_type=100k', '/api/v2/media/text-to-image/models?include_categories=true'];
+  const commercial = [...pro, `/api/v2/language/providers/${providers[0].slug}/measurements`, `/api/v2/language/providers/${providers[0].slug}`, `/api/v2/language/providers/${providers[0].slug}/performance`];
+  const routesOf = { free, pro, commercial };
+
+  let server = await startServer(bundlePath, snapshot, state);
+  const answered = new Map<string, number>();
+  const cut = new Map<string, number>();
+  const statuses = new Map<number, number>();
+  const failures: string[] = [];
+  let mixed = 0;
+  let requests = 0;
+  let kills = 0;
+  let rebuilds = 0;
+  let restarting = false;
+  const deadline = Date.now() + minutes * 60_000;
+
+  const client = async (n: number) => {
+    for (let i = n; Date.now() < deadline; i++) {
+      const key = keys[i % keys.length];
+      const routes = routesOf[key.record.tier];
+      const path = routes[(i * 7 + n) % routes.length];
+      requests++;
+      try {
+        const reply = await get(path, key.key);
+        statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);
+        if (reply.status === 200) {
+          answered.set(key.scope, (answered.get(key.scope) ?? 0) + 1);
+          if (reply.etag !== `"${contentHash(reply.body)}"`) mixed++;
+        } else if (![403, 429].includes(reply.status)) failures.push(`${reply.status} ${path}: ${reply.body.toString().slice(0, 120)}`);
+      } catch (error) {
+        // Only a kill may cut a request; anything else is a failure.
+        if (restarting) cut.set(key.scope, (cut.get(key.scope) ?? 0) + 1);
+        else failures.push(`${path}: ${(error as Error).message}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+  };
+
+  const rebuilder = setInterval(() => {
+    // Rename a provider so the new snapshot differs from the old one.
+    const path = join(data, 'providers.json');
+    const list = JSON.parse(readFileSync(path, 'utf8')) as { name: string }[];
+    list[0].name = `${list[0].name.replace(/ \(\d+\)$/, '')} (${++rebuilds})`;
+    writeFileSync(path, JSON.stringify(list, null, 2));
+    const result = build();
+    if (result.status !== 0) failures.push(`rebuild ${rebuilds} failed: ${result.stderr.slice(0, 200)}`);
+  }, REBUILD_EVERY_MS);
+
+  const killer = setInterval(async () => {
+    restarting = true;
+    server.kill('SIGKILL');
+    await new Promise((r) => server.once('exit', r));
+    kills++;
+    server = await startServer(bundlePath, snapshot, state);
+    // Requests cut by the kill fail within moments; after that a failure is a failure.
+    setTimeout(() => (restarting = false), 500);
+  }, KILL_EVERY_MS);
+
+  await Promise.all(Array.from({ length: clients }, (_, n) => client(n)));
+  clearInterval(rebuilder);
+  clearInterval(killer);
+  while (restarting) await new Promise((r) => setTimeout(r, 100));
+
+  // Every scope's counter now: limit - remaining, read with HEAD (never counted).
+  const mismatches: string[] = [];
+  const scopes = [...new Set(keys.map((k) => k.scope))];
+  for (const scope of scopes) {
+    const key = keys.find((k) => k.scope === scope)!;
+    const reply = await get('/api/v2/language/models/free', key.key, 'HEAD');
+    const counted = Number(reply.limit) - Number(reply.remaining);
+    const sent = answered.get(scope) ?? 0;
+    const mayHaveCounted = cut.get(scope) ?? 0;
+    if (counted < sent || counted > sent + mayHaveCounted) mismatches.push(`${scope}: counted ${counted}, answered 200 ${sent}, cut ${mayHaveCounted}`);
+  }
+  server.kill('SIGTERM');
+  rmSync(work, { recursive: true, force: true });
+
+  const cutTotal = [...cut.values()].reduce((a, b) => a + b, 0);
+  const ok = failures.length === 0 && mixed === 0 && mismatches.length === 0;
+  const summary = [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${n}x${s}`).join(' ');
+  console.log(
+    `soak: ${ok ? 'PASS' : 'FAIL'} ${minutes} min, ${requests} requests (${summary}; ${cutTotal} cut by ${kills} kills), ${rebuilds} rebuilds, ` +
+      `${failures.length} failures, ${mixed} mixed responses, quota ${mismatches.length ? `wrong for ${mismatches.join('; ')}` : `exact for ${scopes.length} scopes`}`,
+  );
+  for (const f of failures.slice(0, 10)) console.log(`  failure: ${f}`);
+  process.exit(ok ? 0 : 1);
+}
+
+await main();
