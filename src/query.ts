@@ -51,13 +51,18 @@ function unknownParameter(route: Route, name: string): HttpError {
 
 export class QueryValidator {
   private readonly ajv = createAjv({ coerceTypes: true, useDefaults: true, allErrors: false });
+  /** Validators by schema text (routes with the same parameters share one) and by route. */
   private readonly compiled = new Map<string, ValidateFunction>();
+  private readonly byRoute = new Map<Route, ValidateFunction>();
 
   private validatorFor(route: Route): ValidateFunction {
+    let validate = this.byRoute.get(route);
+    if (validate) return validate;
     const schema = querySchema(route.query);
     const id = JSON.stringify(schema);
-    let validate = this.compiled.get(id);
+    validate = this.compiled.get(id);
     if (!validate) this.compiled.set(id, (validate = this.ajv.compile(schema)));
+    this.byRoute.set(route, validate);
     return validate;
   }
 
@@ -69,7 +74,7 @@ export class QueryValidator {
   /** Validate a raw query string; returns the values with defaults filled in, or throws a 400. */
   parse(route: Route, rawQuery: string): QueryValues {
     const values: Record<string, unknown> = {};
-    for (const [name, value] of new URLSearchParams(rawQuery)) {
+    for (const [name, value] of rawQuery ? new URLSearchParams(rawQuery) : []) {
       // Own properties only: `constructor` or `__proto__` must not find Object.prototype's.
       const spec = Object.hasOwn(route.query, name) ? route.query[name] : undefined;
       if (!spec) throw unknownParameter(route, name);

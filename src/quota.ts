@@ -183,7 +183,9 @@ export class QuotaBook {
     const before = this.status(kind, scope, limit);
     if (before.exhausted) return { status: before, durable: null };
     const durable = this.record(kind, scope);
-    return { status: this.status(kind, scope, limit), durable };
+    // One more counted: the window is the one just opened, or the one `before` saw.
+    const resetAt = this.windows.get(counterKey(kind, scope))!.start + WINDOW_MS;
+    return { status: { limit, remaining: before.remaining - 1, resetAt, exhausted: before.remaining - 1 === 0 }, durable };
   }
 
   /**

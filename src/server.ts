@@ -184,7 +184,8 @@ export class App {
     if (route.answer === 'critpt') return this.critpt.handle(req, res, key, query, snapshot.manifest.critpt_problems ?? [], keyHeaders);
     const scope = quotaScope(key);
     const limit = this.dataLimit(key);
-    Object.assign(keyHeaders, rateLimitHeaders(this.parts.quota.status('data', scope, limit)));
+    const before = this.parts.quota.status('data', scope, limit);
+    Object.assign(keyHeaders, rateLimitHeaders(before));
 
     if (!route.tiers.includes(key.tier)) {
       const needed = TIER_NAMES[lowestTier(route)];
@@ -195,9 +196,8 @@ export class App {
     const body = route.answer === 'fragments' ? await this.measurements(snapshot, route, key, params, slug!, encoding) : await this.body(snapshot, route, key.tier, params, slug, encoding);
     await this.sendBody(exchange, body, encoding, async () => {
       const counted = this.parts.options.counting && req.method !== 'HEAD';
-      const status = counted ? await this.count(scope, limit) : this.parts.quota.status('data', scope, limit);
-      if (!counted && status.exhausted) throw this.quotaExceeded(status);
-      return rateLimitHeaders(status);
+      if (!counted && before.exhausted) throw this.quotaExceeded(before);
+      return counted ? rateLimitHeaders(await this.count(scope, limit)) : {};
     });
   }
 
