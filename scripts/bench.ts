@@ -1,11 +1,12 @@
 /**
- * `npm run bench [-- --duration S] [--connections 16,64]`: measure the server against
+ * `npm run bench [-- --duration S] [--connections 16,64]` / `npm run bench -- --scale [--factors 1,3,10]`: measure the server against
  * nginx (one worker) serving the same precompressed bodies from the same machine, with wrk.
  * Writes bench/results.json and the table in BENCHMARKS.md. Not part of `npm test`.
  *
  * Scenarios: a Pro list page (br), a detail page across every slug (so the LRU misses with a
  * small cache), a /free page, the measurements route, and the list page with quota counting
- * off.
+ * off. `--scale` instead builds 1x, 3x and 10x datasets outside the repository and reports
+ * build time, snapshot size, start-up time and resident memory for each, with growth ratios.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -88,7 +89,7 @@ async function firstAnswer(port: number, path: string, headers: Record<string, s
 
 async function startServer(bundlePath: string, snapshot: string, state: string, port: number, probe: { path: string; key: string }, extra: string[] = []): Promise<Started> {
   const since = performance.now();
-  const child = spawn(process.execPath, [bundlePath, '--port', String(port), '--snapshot', snapshot, '--state', state, '--quota-free', '1000000000', '--quota-pro', '1000000000', '--cache-mb', '16', ...extra], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [bundlePath, '--port', String(port), '--snapshot', snapshot, '--state', state, '--quota-free', '1000000000', '--quota-pro', '1000000000', '--cache-mb', '16', '--quiet', ...extra], { stdio: ['ignore', 'ignore', 'inherit'] });
   const startupMs = await firstAnswer(port, probe.path, { 'x-api-key': probe.key }, since, child);
   return { child, port, startupMs };
 }
@@ -296,11 +297,50 @@ async function compare(options: { seconds: number; connections: number[] }): Pro
   };
   mkdirSync(join(ROOT, 'bench'), { recursive: true });
   writeFileSync(join(ROOT, 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`);
-  writeFileSync(join(ROOT, 'BENCHMARKS.md'), benchmarksMarkdown(results));
+  writeBenchmarksMarkdown();
   console.log(`\nstart-up to first 200: ${startupMs.toFixed(0)} ms; peak RSS server ${serverRssMb.toFixed(0)} MB, nginx worker ${nginxRssMb.toFixed(0)} MB`);
   for (const c of countingCost) console.log(`quota counting cost at c=${c.connections}: ${(c.cost * 100).toFixed(1)}% (${c.on.toFixed(0)} vs ${c.off.toFixed(0)} rps)`);
   console.log('wrote bench/results.json and BENCHMARKS.md');
   rmSync(work, { recursive: true, force: true });
+}
+
+interface ScaleRow {
+  scale: number;
+  models: number;
+  records: number;
+  buildSeconds: number;
+  packMB: number;
+  entries: number;
+  startupMs: number;
+  rssMb: number;
+  rps: number;
+}
+
+/** BENCHMARKS.md from whichever result files exist: the comparison and the scaling run. */
+function writeBenchmarksMarkdown(): void {
+  const read = (name: string) => (exists(join(ROOT, 'bench', name)) ? JSON.parse(readFileSync(join(ROOT, 'bench', name), 'utf8')) : null);
+  const compared = read('results.json');
+  const scaled = read('scale.json') as { date: string; rows: ScaleRow[] } | null;
+  const parts = [compared ? benchmarksMarkdown(compared) : '# Benchmarks\n\n(no comparison run yet: `npm run bench`)\n'];
+  if (scaled) parts.push(scaleMarkdown(scaled));
+  writeFileSync(join(ROOT, 'BENCHMARKS.md'), parts.join('\n'));
+}
+
+function scaleMarkdown({ date, rows }: { date: string; rows: ScaleRow[] }): string {
+  const base = rows[0];
+  const ratio = (a: number, b: number) => (b ? (a / b).toFixed(1) : '-');
+  return [
+    '## Scaling',
+    '',
+    `Made by \`npm run bench -- --scale\` on ${date.slice(0, 10)}: datasets generated outside the repository at 1x, 3x and 10x the sample (models, creators, providers, endpoints and their measurements), each built, then served by the bundle with a 32 MiB body cache and loaded for a few seconds (detail pages across every slug, so the cache misses).`,
+    '',
+    '| Scale | Models | Records | Build s | Pack MB | Entries | Start-up ms | RSS MB under load | rps | Build vs 1x | Pack vs 1x |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.map((r) => `| ${r.scale}x | ${r.models} | ${r.records} | ${r.buildSeconds.toFixed(1)} | ${r.packMB.toFixed(0)} | ${r.entries} | ${r.startupMs.toFixed(0)} | ${r.rssMb.toFixed(0)} | ${r.rps.toFixed(0)} | ${ratio(r.buildSeconds, base.buildSeconds)} | ${ratio(r.packMB, base.packMB)} |`),
+    '',
+    'Target (design.md section 5): 10x the models builds in at most 12x the time.',
+    '',
+  ].join('\n');
 }
 
 function benchmarksMarkdown(r: { date: string; machine: { cpus: number; model?: string; node: string }; seconds: number; build: { seconds: number; entries: number; packMB: number; identityMB: number }; startupMs: number; peakRssMb: { server: number; nginxWorker: number }; rows: Row[]; countingCost: { connections: number; on: number; off: number; cost: number }[] }): string {
@@ -328,8 +368,40 @@ function benchmarksMarkdown(r: { date: string; machine: { cpus: number; model?: 
   return lines.join('\n');
 }
 
+/** Build and serve 1x, 3x and 10x datasets; report how time, size and memory grow. */
+async function scale(factors: number[]): Promise<void> {
+  ensureTools();
+  const work = mkdtempSync(join(tmpdir(), 'bench-scale-'));
+  const bundlePath = join(work, 'server.mjs');
+  await bundle(bundlePath);
+  const rows: ScaleRow[] = [];
+  for (const factor of factors) {
+    const data = join(work, `data-${factor}x`);
+    const generated = execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts/generate-sample.ts'), '--scale', String(factor), '--out', data], { cwd: ROOT, encoding: 'utf8' });
+    const records = Number(/(\d+) measurement records/.exec(generated)?.[1] ?? 0);
+    const snapshot = join(work, `snapshot-${factor}x`);
+    const built = await runBuild({ ...DEFAULT_BUILD_OPTIONS, dataDir: data, outDir: snapshot, force: true, log: () => {} });
+    const state = join(work, `state-${factor}x`);
+    const key = createKey(state, { tier: 'pro', org: 'bench', quota: null, user: 'p' }).key;
+    const slugs = (JSON.parse(readFileSync(join(data, 'language-models.json'), 'utf8')) as { slug: string }[]).map((m) => m.slug);
+    const server = await startServer(bundlePath, snapshot, state, 18_750, { path: '/api/v2/language/models/free', key }, ['--cache-mb', '32']);
+    const load = wrk('http://127.0.0.1:18750', slugs.map((s) => `/api/v2/language/models/${s}`), { 'x-api-key': key, 'accept-encoding': 'br' }, 32, 5, work);
+    const models = slugs.length;
+    rows.push({ scale: factor, models, records, buildSeconds: built.seconds, packMB: built.packBytes / 1e6, entries: built.entries, startupMs: server.startupMs, rssMb: peakRssMb(server.child.pid!), rps: load.rps });
+    await stop(server.child);
+    console.log(`${factor}x: ${models} models, build ${built.seconds} s, pack ${(built.packBytes / 1e6).toFixed(0)} MB, start-up ${server.startupMs.toFixed(0)} ms, RSS ${rows.at(-1)!.rssMb.toFixed(0)} MB, ${load.rps.toFixed(0)} rps`);
+    rmSync(snapshot, { recursive: true, force: true });
+  }
+  mkdirSync(join(ROOT, 'bench'), { recursive: true });
+  writeFileSync(join(ROOT, 'bench/scale.json'), `${JSON.stringify({ date: new Date().toISOString(), rows }, null, 2)}\n`);
+  writeBenchmarksMarkdown();
+  console.log('wrote bench/scale.json and BENCHMARKS.md');
+  rmSync(work, { recursive: true, force: true });
+}
+
 const { values } = parseArgs({
-  options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '16,64' } },
+  options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '16,64' }, scale: { type: 'boolean', default: false }, factors: { type: 'string', default: '1,3,10' } },
   strict: true,
 });
-await compare({ seconds: Number(values.duration), connections: values.connections.split(',').map(Number) });
+if (values.scale) await scale(values.factors.split(',').map(Number));
+else await compare({ seconds: Number(values.duration), connections: values.connections.split(',').map(Number) });
