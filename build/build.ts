@@ -5,6 +5,7 @@
  * On any problem it throws before touching `current`; the previous snapshot keeps serving.
  */
 import { createHash } from 'node:crypto';
+import { fsyncDir } from '../src/state-files.ts';
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +20,7 @@ import { DEFAULT_ARENA_OPTIONS, type ArenaOptions } from './media.ts';
 import { parseDataset, readDataFiles, type DataFile } from './load.ts';
 import { DEFAULT_LEVELS, PackWriter, type CompressionLevels, type RawHandle } from './pack.ts';
 import { responseSchema, hasResponseSchema } from './schemas/responses.ts';
-import { fsyncPath, lockSnapshots, newBuildId, publishSnapshot, pruneSnapshots, readCurrentManifest, verifySnapshot } from './snapshot-dir.ts';
+import { lockSnapshots, newBuildId, publishSnapshot, pruneSnapshots, readCurrentManifest, verifySnapshot } from './snapshot-dir.ts';
 import type { Dataset } from './types.ts';
 
 export interface BuildOptions {
@@ -212,7 +213,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
       fragments: Object.fromEntries(fragments.map((f) => [f.key, { data: f.data.span!, index: f.index.span! }])),
     };
     writeFileSync(join(tmpDir, MANIFEST_FILE), JSON.stringify(manifest), { mode: 0o644 });
-    fsyncPath(join(tmpDir, MANIFEST_FILE));
+    fsyncDir(join(tmpDir, MANIFEST_FILE));
     verifySnapshot(tmpDir, packDigest, sha256File);
     publishSnapshot(options.outDir, tmpDir, buildId);
     tmpDir = null;

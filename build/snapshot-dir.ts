@@ -4,24 +4,16 @@
  * A lock file keeps two builds from writing at once; old builds are pruned, keeping a few so
  * that a server still finishing requests on one is never pulled from under it.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CURRENT_LINK, MANIFEST_FILE, PACK_FILE, type Manifest } from '../src/manifest.ts';
+import { fsyncDir } from '../src/state-files.ts';
 
 export { CURRENT_LINK };
 
 const LOCK_FILE = '.build.lock';
 /** Builds kept besides the current one. */
 const KEEP_PREVIOUS = 2;
-
-export function fsyncPath(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** The manifest of `<out>/current`, or null when there is none or it cannot be read. */
 export function readCurrentManifest(outDir: string): { dir: string; manifest: Manifest } | null {
@@ -86,12 +78,12 @@ export function verifySnapshot(dir: string, expectedPackDigest: string, hashFile
 
 /** Move the finished build into place and point `current` at it, atomically. */
 export function publishSnapshot(outDir: string, tmpDir: string, buildId: string): void {
-  fsyncPath(tmpDir);
+  fsyncDir(tmpDir);
   renameSync(tmpDir, join(outDir, buildId));
   const link = join(outDir, `.current-${buildId}`);
   symlinkSync(buildId, link);
   renameSync(link, join(outDir, CURRENT_LINK));
-  fsyncPath(outDir);
+  fsyncDir(outDir);
 }
 
 /** Remove all but the current build and the few before it, and temporary folders of dead builds. */

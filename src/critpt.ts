@@ -140,7 +140,7 @@ export class CritptGrader {
   }
 
   private async forward(raw: Buffer, rawQuery: string, res: ServerResponse, grading: Grading, signal: AbortSignal): Promise<void> {
-    const { reservation, headers } = grading;
+    const { headers } = grading;
     const upstream = await this.post(raw, rawQuery, signal);
     const type = String(upstream.headers['content-type'] ?? '');
     if (upstream.statusCode === 200 && type.includes('ndjson')) return this.relayStream(upstream, res, grading);

@@ -16,6 +16,7 @@ export function ensurePrivateDir(dir: string): void {
   if ((statSync(dir).mode & 0o777) !== PRIVATE_DIR_MODE) chmodSync(dir, PRIVATE_DIR_MODE);
 }
 
+/** fsync a folder (or file) by path: makes a rename or a new file in it durable. */
 export function fsyncDir(dir: string): void {
   const fd = openSync(dir, 'r');
   try {
