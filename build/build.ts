@@ -11,7 +11,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv } from '../src/ajv.ts';
-import { MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, type Manifest } from '../src/manifest.ts';
+import { INDEX_DIR, MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, indexFile, readAllEntries, type Manifest, type RouteIndex, type Span } from '../src/manifest.ts';
 import { assembleMeasurements } from '../src/measurements.ts';
 import { builtRouteIds, createBuildContext, produceBodies } from './bodies.ts';
 import { publishedIndexCount } from './language.ts';
@@ -113,6 +113,22 @@ export function resolveAsOf(dataset: Dataset, given?: string): Date {
 }
 
 /** SHA-256 of a file, read in chunks (packs grow past what one buffer may hold). */
+/** One index file per route: key -> [hash, spans...]; returns the routes written. */
+function writeRouteIndexes(dir: string, entries: Record<string, string>, bodies: Record<string, [Span, Span, Span]>): string[] {
+  const byRoute = new Map<string, RouteIndex>();
+  for (const [key, hash] of Object.entries(entries)) {
+    const routeId = key.slice(0, key.indexOf(' '));
+    let index = byRoute.get(routeId);
+    if (!index) byRoute.set(routeId, (index = {}));
+    const [identity, gz, br] = bodies[hash];
+    index[key] = [hash, ...identity, ...gz, ...br];
+  }
+  mkdirSync(join(dir, INDEX_DIR));
+  for (const [routeId, index] of byRoute) writeFileSync(join(dir, indexFile(routeId)), JSON.stringify(index), { mode: 0o644 });
+  fsyncDir(join(dir, INDEX_DIR));
+  return [...byRoute.keys()];
+}
+
 function sha256File(path: string): string {
   const hash = createHash('sha256');
   const chunk = Buffer.allocUnsafe(8 * 1024 * 1024);
@@ -155,7 +171,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
     const current = readCurrentManifest(options.outDir);
     if (current && current.manifest.input_digest === digest && !options.force) {
       log(`snapshot ${current.manifest.build_id} is up to date (inputs unchanged); use --force to rebuild`);
-      return { built: false, buildId: current.manifest.build_id, snapshotDir: current.dir, entries: Object.keys(current.manifest.entries).length, bodies: Object.keys(current.manifest.bodies).length, reused: 0, identityBytes: 0, packBytes: 0, seconds: Number(elapsed()) };
+      return { built: false, buildId: current.manifest.build_id, snapshotDir: current.dir, entries: current.manifest.entry_count, bodies: current.manifest.body_count, reused: 0, identityBytes: 0, packBytes: 0, seconds: Number(elapsed()) };
     }
 
     const dataset = parseDataset(files, problems);
@@ -170,7 +186,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
     const buildId = newBuildId(options.outDir, builtAt, digest);
     tmpDir = join(options.outDir, `.tmp-${buildId}`);
     mkdirSync(tmpDir);
-    const previous = current ? { path: join(current.dir, PACK_FILE), bodies: current.manifest.bodies } : null;
+    const previous = current ? { path: join(current.dir, PACK_FILE), entries: readAllEntries(current.dir, current.manifest) } : null;
     const pack = new PackWriter(join(tmpDir, PACK_FILE), options.levels, previous);
     const checker = makeBodyChecker();
     const entries: Record<string, string> = {};
@@ -197,6 +213,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
     const packDigest = await pack.finish();
     if (checker.failures.length > 0) throw new BodySchemaError(checker.failures);
 
+    const indexes = writeRouteIndexes(tmpDir, entries, pack.bodies);
     const manifest: Manifest = {
       format: MANIFEST_FORMAT,
       build_id: buildId,
@@ -206,8 +223,9 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
       intelligence_index_version: ctx.intelligenceIndexVersion,
       page_size: options.pageSize,
       routes: builtRouteIds(ctx),
-      bodies: pack.bodies,
-      entries,
+      indexes,
+      entry_count: Object.keys(entries).length,
+      body_count: pack.stats.bodies,
       empty_pages: emptyPages,
       critpt_problems: dataset.critptProblems,
       fragments: Object.fromEntries(fragments.map((f) => [f.key, { data: f.data.span!, index: f.index.span! }])),

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
-import { contentHash, type Span } from '../src/manifest.ts';
+import { contentHash, spanOf, type IndexEntry, type Span } from '../src/manifest.ts';
 
 const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
@@ -27,7 +27,8 @@ const IN_FLIGHT = 16;
 /** Where a body's compressed variants can be copied from instead of compressing again. */
 export interface PreviousPack {
   path: string;
-  bodies: Record<string, [Span, Span, Span]>;
+  /** The previous snapshot's entries; a body is found by its hash (the entry's first item). */
+  entries: Map<string, IndexEntry>;
 }
 
 export async function compressBody(bytes: Buffer, levels: CompressionLevels): Promise<[Buffer, Buffer]> {
@@ -63,6 +64,8 @@ export class PackWriter {
   private readonly previousFd: number | null;
   private readonly pending: ({ hash: string; identity: Buffer; variants: Promise<[Buffer, Buffer]> } | { raw: Buffer; handle: RawHandle })[] = [];
   private readonly known = new Set<string>();
+  /** Previous bodies by hash: gzip and br spans. */
+  private readonly reusable = new Map<string, [Span, Span]>();
   private readonly digest = createHash('sha256');
   private offset = 0;
 
@@ -73,6 +76,7 @@ export class PackWriter {
   ) {
     this.fd = openSync(path, 'wx', 0o644);
     this.previousFd = previous ? openSync(previous.path, 'r') : null;
+    for (const entry of previous?.entries.values() ?? []) this.reusable.set(entry[0], [spanOf(entry, 'gzip'), spanOf(entry, 'br')]);
   }
 
   /** Add a body; returns its content hash. Waits when too many compressions are under way. */
@@ -96,10 +100,10 @@ export class PackWriter {
   }
 
   private variantsOf(hash: string, identity: Buffer): Promise<[Buffer, Buffer]> {
-    const spans = this.previous?.bodies[hash];
+    const spans = this.reusable.get(hash);
     if (spans && this.previousFd !== null) {
       this.stats.reused++;
-      return Promise.resolve([this.readPrevious(spans[1]), this.readPrevious(spans[2])]);
+      return Promise.resolve([this.readPrevious(spans[0]), this.readPrevious(spans[1])]);
     }
     return compressBody(identity, this.levels);
   }

@@ -4,9 +4,9 @@
  * A lock file keeps two builds from writing at once; old builds are pruned, keeping a few so
  * that a server still finishing requests on one is never pulled from under it.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, statSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CURRENT_LINK, MANIFEST_FILE, PACK_FILE, type Manifest } from '../src/manifest.ts';
+import { CURRENT_LINK, ENCODINGS, MANIFEST_FILE, PACK_FILE, readAllEntries, spanOf, type Manifest } from '../src/manifest.ts';
 import { fsyncDir } from '../src/state-files.ts';
 
 export { CURRENT_LINK };
@@ -69,8 +69,14 @@ export function newBuildId(outDir: string, builtAt: Date, inputDigest: string): 
 /** Check the written snapshot by reading it back: manifest parses, pack has the expected digest. */
 export function verifySnapshot(dir: string, expectedPackDigest: string, hashFile: (path: string) => string): void {
   const manifest = JSON.parse(readFileSync(join(dir, MANIFEST_FILE), 'utf8')) as Manifest;
-  for (const hash of Object.values(manifest.entries)) {
-    if (!manifest.bodies[hash]) throw new Error(`snapshot ${dir} is inconsistent: entry body ${hash} is missing`);
+  const packLength = statSync(join(dir, PACK_FILE)).size;
+  const entries = readAllEntries(dir, manifest);
+  if (entries.size !== manifest.entry_count) throw new Error(`snapshot ${dir} is inconsistent: ${entries.size} entries in the indexes, ${manifest.entry_count} in the manifest`);
+  for (const [key, entry] of entries) {
+    for (const encoding of ENCODINGS) {
+      const [offset, length] = spanOf(entry, encoding);
+      if (offset + length > packLength) throw new Error(`snapshot ${dir} is inconsistent: ${key} points past the end of the pack`);
+    }
   }
   const actual = hashFile(join(dir, PACK_FILE));
   if (actual !== expectedPackDigest) throw new Error(`snapshot ${dir}: pack read back differs from what was written`);

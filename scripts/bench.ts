@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_BUILD_OPTIONS, runBuild } from '../build/build.ts';
 import { DEFAULT_LEVELS } from '../build/pack.ts';
 import { createKey } from '../src/keys.ts';
-import { MANIFEST_FILE, PACK_FILE, type Manifest } from '../src/manifest.ts';
+import { MANIFEST_FILE, PACK_FILE, readAllEntries, spanOf, type Manifest } from '../src/manifest.ts';
 import { bundle } from './bundle.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -204,13 +204,14 @@ interface Row {
   p99Ratio: number | null;
 }
 
-let packCache: { dir: string; bytes: Buffer } | null = null;
-
 /** The identity body of a snapshot key, read out of the pack. */
-function readBody(snapshotDir: string, manifest: Manifest, key: string): Buffer {
-  if (packCache?.dir !== snapshotDir) packCache = { dir: snapshotDir, bytes: readFileSync(join(snapshotDir, PACK_FILE)) };
-  const [offset, length] = manifest.bodies[manifest.entries[key]][0];
-  return packCache.bytes.subarray(offset, offset + length);
+function bodyReader(snapshotDir: string, manifest: Manifest): (key: string) => Buffer {
+  const pack = readFileSync(join(snapshotDir, PACK_FILE));
+  const entries = readAllEntries(snapshotDir, manifest);
+  return (key) => {
+    const [offset, length] = spanOf(entries.get(key)!, 'identity');
+    return pack.subarray(offset, offset + length);
+  };
 }
 
 async function compare(options: { seconds: number; connections: number[] }): Promise<void> {
@@ -232,10 +233,11 @@ async function compare(options: { seconds: number; connections: number[] }): Pro
   console.log(`built the sample in ${built.seconds} s (${built.entries} entries, pack ${(built.packBytes / 1e6).toFixed(0)} MB); work folder ${work}`);
 
   // The same bodies as files for nginx.
+  const readBody = bodyReader(snapshotDir, manifest);
   const docroot = join(work, 'www');
-  exportBody(join(docroot, 'list.json'), readBody(snapshotDir, manifest, 'language.models commercial prompt_type=long page=1'));
-  exportBody(join(docroot, 'free.json'), readBody(snapshotDir, manifest, 'language.models.free free page=1'));
-  for (const slug of slugs) exportBody(join(docroot, 'detail', `${slug}.json`), readBody(snapshotDir, manifest, `language.model commercial prompt_type=long slug=${slug}`));
+  exportBody(join(docroot, 'list.json'), readBody('language.models commercial prompt_type=long page=1'));
+  exportBody(join(docroot, 'free.json'), readBody('language.models.free free page=1'));
+  for (const slug of slugs) exportBody(join(docroot, 'detail', `${slug}.json`), readBody(`language.model commercial prompt_type=long slug=${slug}`));
 
   const port = 18_700;
   const probe = { path: '/api/v2/language/models/free', key: free };

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 /**
  * The snapshot manifest: the one file the server reads to know what it can answer. Written by
@@ -31,10 +33,10 @@ export interface Manifest {
   page_size: number;
   /** Route ids this snapshot answers. */
   routes: string[];
-  /** Content hash of the identity body -> its variants' byte ranges, in ENCODINGS order. */
-  bodies: Record<string, [Span, Span, Span]>;
-  /** Snapshot key -> content hash of its body. */
-  entries: Record<string, string>;
+  /** Route ids with an index file (`index/<route id>.json`) of precomputed bodies. */
+  indexes: string[];
+  entry_count: number;
+  body_count: number;
   /** Empty-page key (page=*) -> the body around the page number. */
   empty_pages: Record<string, { before: string; after: string }>;
   /** Snapshot key of a request-time route -> its serialised records and their index (raw, uncompressed). */
@@ -51,4 +53,35 @@ export function etagOf(hash: string, encoding: Encoding): string {
 /** Content hash naming a body: SHA-256, base64url, 22 characters (132 bits). */
 export function contentHash(bytes: Buffer | string): string {
   return createHash('sha256').update(bytes).digest('base64url').slice(0, 22);
+}
+
+export const INDEX_DIR = 'index';
+
+/**
+ * One precomputed body as a route's index holds it: its content hash, then offset and length
+ * of the identity, gzip and br variants in the pack.
+ */
+export type IndexEntry = [string, number, number, number, number, number, number];
+
+/** A route's index: snapshot key -> its body. One file per route, so a server loads only what it serves. */
+export type RouteIndex = Record<string, IndexEntry>;
+
+export function indexFile(routeId: string): string {
+  return `${INDEX_DIR}/${routeId}.json`;
+}
+
+/** The byte range of one variant of an index entry. */
+export function spanOf(entry: IndexEntry, encoding: Encoding): Span {
+  const at = 1 + ENCODINGS.indexOf(encoding) * 2;
+  return [entry[at] as number, entry[at + 1] as number];
+}
+
+/** Every entry of a snapshot, all routes together (for the build's reuse, tools and tests). */
+export function readAllEntries(dir: string, manifest: Manifest): Map<string, IndexEntry> {
+  const all = new Map<string, IndexEntry>();
+  for (const routeId of manifest.indexes) {
+    const index = JSON.parse(readFileSync(join(dir, indexFile(routeId)), 'utf8')) as RouteIndex;
+    for (const [key, entry] of Object.entries(index)) all.set(key, entry);
+  }
+  return all;
 }

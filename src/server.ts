@@ -281,8 +281,8 @@ export class App {
   /** The precomputed body answering this request, in the chosen encoding. */
   private async body(snapshot: Snapshot, route: Route, tier: Tier, params: QueryValues, slug: string | undefined, encoding: Encoding): Promise<Body> {
     this.ensureServed(snapshot, route);
-    const hash = snapshot.entry(snapshotKey(route, tier, params, slug));
-    if (hash) return this.parts.snapshots.body(snapshot, hash, encoding);
+    const entry = snapshot.entry(route.id, snapshotKey(route, tier, params, slug));
+    if (entry) return this.parts.snapshots.body(snapshot, entry, encoding);
     if (route.slugOf) throw new HttpError(404, `${route.slugOf} not found: ${slug}`, { slug });
     if (route.paginated) {
       const empty = snapshot.emptyPage(snapshotKey(route, tier, { ...params, page: '*' }));

@@ -5,13 +5,13 @@
  * response mixes two), and keeps hot bodies in an LRU bounded by bytes. The LRU is keyed by
  * content hash and encoding, so bodies unchanged by a rebuild stay hot across the switch.
  */
-import { watch, type FSWatcher } from 'node:fs';
+import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import { open, readFile, readlink, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
 import { assembleMeasurements, type MeasurementIndex } from './measurements.ts';
-import { CURRENT_LINK, ENCODINGS, MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, contentHash, etagOf, type Encoding, type Manifest, type Span } from './manifest.ts';
+import { CURRENT_LINK, MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, contentHash, etagOf, indexFile, spanOf, type Encoding, type IndexEntry, type Manifest, type RouteIndex, type Span } from './manifest.ts';
 
 const POLL_MS = 1000;
 
@@ -26,6 +26,7 @@ export class Snapshot {
   private inflight = 0;
   private retired = false;
   private readonly servedRoutes: Set<string>;
+  private readonly indexes = new Map<string, RouteIndex | null>();
 
   private constructor(
     readonly dir: string,
@@ -56,9 +57,40 @@ export class Snapshot {
     return this.servedRoutes.has(routeId);
   }
 
-  /** Content hash of the body a snapshot key names, if the snapshot has it. */
-  entry(key: string): string | undefined {
-    return Object.hasOwn(this.manifest.entries, key) ? this.manifest.entries[key] : undefined;
+  /**
+   * The body a snapshot key names, if the snapshot has it. A route's index is read on its first
+   * use (and all are warmed in the background), so start-up does not grow with the snapshot.
+   */
+  entry(routeId: string, key: string): IndexEntry | undefined {
+    const index = this.indexFor(routeId);
+    return index && Object.hasOwn(index, key) ? index[key] : undefined;
+  }
+
+  private indexFor(routeId: string): RouteIndex | null {
+    let index = this.indexes.get(routeId);
+    if (index === undefined) {
+      index = this.manifest.indexes.includes(routeId) ? (JSON.parse(readFileSync(join(this.dir, indexFile(routeId)), 'utf8')) as RouteIndex) : null;
+      this.indexes.set(routeId, index);
+    }
+    return index;
+  }
+
+  /** Load every route's index, one per event-loop turn, so requests are not held up. */
+  warm(): void {
+    const pending = this.manifest.indexes.filter((id) => !this.indexes.has(id));
+    const next = () => {
+      const routeId = pending.shift();
+      if (routeId === undefined || this.retired) return;
+      try {
+        this.indexFor(routeId);
+      } catch {
+        // The build pruned this snapshot, or it is unreadable: stop warming. A request that
+        // needs the index meets the same error on its own path and is answered 500 with it.
+        return;
+      }
+      setImmediate(next);
+    };
+    setImmediate(next);
   }
 
   fragment(key: string): { data: Span; index: Span } | undefined {
@@ -69,9 +101,6 @@ export class Snapshot {
     return Object.hasOwn(this.manifest.empty_pages, key) ? this.manifest.empty_pages[key] : undefined;
   }
 
-  span(hash: string, encoding: Encoding): Span {
-    return this.manifest.bodies[hash][ENCODINGS.indexOf(encoding)];
-  }
 
   async read([offset, length]: Span): Promise<Buffer> {
     const buffer = Buffer.allocUnsafe(length);
@@ -134,6 +163,7 @@ export class SnapshotStore {
     const target = await this.currentTarget();
     if (!target) throw new Error(`no snapshot at ${join(this.options.root, CURRENT_LINK)}; build one with: npm run build -- --out ${this.options.root}`);
     this.active = await Snapshot.open(target);
+    this.active.warm();
   }
 
   /** Follow `current`: an fs watch for quick switches, a slow poll in case the watch misses one. */
@@ -148,9 +178,11 @@ export class SnapshotStore {
     this.poller.unref();
   }
 
+  /** Stop following `current`; the active snapshot is retired (closed once idle). */
   stop(): void {
     this.watcher?.close();
     if (this.poller) clearInterval(this.poller);
+    this.active.retire();
   }
 
   /** The snapshot a new request should use. The caller acquires it and releases it when done. */
@@ -184,6 +216,7 @@ export class SnapshotStore {
     if (!target || target === this.active.dir || target === this.failedTarget) return;
     try {
       const next = await Snapshot.open(target);
+      next.warm();
       const previous = this.active;
       this.active = next;
       this.failedTarget = null;
@@ -196,13 +229,14 @@ export class SnapshotStore {
   }
 
   /** A precomputed body in one encoding, from the LRU or the snapshot's pack. */
-  async body(snapshot: Snapshot, hash: string, encoding: Encoding): Promise<Body> {
+  async body(snapshot: Snapshot, entry: IndexEntry, encoding: Encoding): Promise<Body> {
+    const hash = entry[0];
     const key = `${hash}.${encoding}`;
     let bytes = this.cache.get(key);
     if (bytes) this.hits++;
     else {
       this.misses++;
-      bytes = await snapshot.read(snapshot.span(hash, encoding));
+      bytes = await snapshot.read(spanOf(entry, encoding));
       this.cache.set(key, bytes);
     }
     return { bytes, etag: etagOf(hash, encoding) };
