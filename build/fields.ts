@@ -3,28 +3,6 @@
  * derivations, shaping and response schemas all read these lists, so a field is named once.
  */
 
-/** Raw evaluation scores a maintainer types into `data/language-models.json` (all nullable). */
-export const RAW_EVALUATIONS = [
-  'tau2_telecom',
-  'tau_banking',
-  'terminalbench_hard',
-  'terminalbench_v2_1',
-  'terminalbench_v4_0',
-  'platform_briefcase_elo',
-  'automationbench_platform',
-  'gdp_pdf',
-  'scicode',
-  'platform_lcr',
-  'ifbench',
-  'hle',
-  'gpqa_diamond',
-  'critpt',
-  'gdpval_platform_elo',
-  'mmmu_pro',
-  'platform_multilingual_index',
-] as const;
-export type RawEvaluation = (typeof RAW_EVALUATIONS)[number];
-
 /** Evaluations only the legacy route reports; datasets may carry them (nullable). */
 export const LEGACY_EVALUATIONS = ['mmlu_pro', 'livecodebench', 'math_500', 'aime', 'aime_25'] as const;
 export type LegacyEvaluation = (typeof LEGACY_EVALUATIONS)[number];
@@ -69,6 +47,19 @@ export const PRO_EVALUATIONS = [
   'platform_multilingual_index',
 ] as const;
 export type ProEvaluation = (typeof PRO_EVALUATIONS)[number];
+
+/** Pro evaluations the build derives (from breakdowns and index definitions), never typed in. */
+export const DERIVED_EVALUATIONS = [
+  'platform_omniscience_index',
+  'platform_omniscience_accuracy',
+  'platform_omniscience_non_hallucination_rate',
+  'gdpval_platform_normalized',
+  'platform_openness_index',
+] as const;
+
+/** Raw evaluation scores a maintainer types into `data/language-models.json` (all nullable): the rest. */
+export type RawEvaluation = Exclude<ProEvaluation, (typeof DERIVED_EVALUATIONS)[number]>;
+export const RAW_EVALUATIONS = PRO_EVALUATIONS.filter((k): k is RawEvaluation => !(DERIVED_EVALUATIONS as readonly string[]).includes(k));
 
 /** Keys of `evaluation_token_counts` (detail route) and of the dataset's token counts. */
 export const TOKEN_COUNT_EVALUATIONS = [

@@ -10,13 +10,15 @@ import { PERFORMANCE_FIELDS, evaluationTokenCounts, type EndpointView, type Mode
 
 export const PRO_PRICES = [...FREE_PRICES, ...BLENDED_PRICES];
 
+/** The fields every language model shape opens with, current and legacy alike. */
+export function modelIdentity({ model }: ModelView): Record<string, unknown> {
+  return { id: model.id, name: model.name, slug: model.slug, release_date: model.release_date };
+}
+
 export function freeLanguageModel(view: ModelView): Record<string, unknown> {
-  const { model, creator, cost } = view;
+  const { creator, cost } = view;
   return {
-    id: model.id,
-    name: model.name,
-    slug: model.slug,
-    release_date: model.release_date,
+    ...modelIdentity(view),
     model_creator: { id: creator.id, name: creator.name },
     evaluations: pick(view.evaluations, HEADLINE_INDICES),
     platform_intelligence_index_cost: { total_cost: cost.total_cost, cost_per_task: { total_cost: cost.cost_per_task.total_cost } },
@@ -28,10 +30,7 @@ export function freeLanguageModel(view: ModelView): Record<string, unknown> {
 export function proLanguageModel(view: ModelView, promptType: PromptType): Record<string, unknown> {
   const { model, creator, cost } = view;
   return {
-    id: model.id,
-    name: model.name,
-    slug: model.slug,
-    release_date: model.release_date,
+    ...modelIdentity(view),
     model_creator: { id: creator.id, name: creator.name, country: creator.country },
     reasoning_model: model.reasoning_model,
     evaluations: view.evaluations,

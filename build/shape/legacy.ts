@@ -5,6 +5,7 @@
  */
 import type { PromptType } from '../../src/routes.ts';
 import type { ModelView } from '../language.ts';
+import { modelIdentity } from './language.ts';
 import type { MediaView } from '../media.ts';
 import type { CategoryScore } from '../types.ts';
 import { round } from '../derive/stats.ts';
@@ -28,10 +29,7 @@ export function legacyLanguageModel(view: ModelView, promptType: PromptType): Re
   const performance = view.performance[promptType];
   const evaluation = (key: string) => view.evaluations[key] ?? model.evaluations[key as keyof typeof model.evaluations] ?? null;
   return {
-    id: model.id,
-    name: model.name,
-    slug: model.slug,
-    release_date: model.release_date,
+    ...modelIdentity(view),
     model_creator: { id: creator.id, name: creator.name, slug: creator.slug },
     evaluations: Object.fromEntries(LEGACY_ROUTE_EVALUATIONS.map(([name, source]) => [name, evaluation(source)])),
     pricing: {
