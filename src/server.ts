@@ -18,6 +18,7 @@ import { errorBody, HttpError } from './http-error.ts';
 import { quotaScope, type KeyRecord, type KeyStore } from './keys.ts';
 import type { Encoding } from './manifest.ts';
 import { CritptGrader } from './critpt.ts';
+import { then, type Eventually } from './eventually.ts';
 import { bytesSent, send, type Headers } from './respond.ts';
 import { chooseEncoding, etagMatches } from './negotiate.ts';
 import { QueryValidator, type QueryValues } from './query.ts';
@@ -115,7 +116,12 @@ export class App {
       snapshot.release();
       this.observe(exchange);
     });
-    this.answer(exchange).catch((error: unknown) => this.fail(exchange, error));
+    try {
+      const pending = this.answer(exchange);
+      if (pending) pending.catch((error: unknown) => this.fail(exchange, error));
+    } catch (error) {
+      this.fail(exchange, error);
+    }
   };
 
   /** Access log line and metrics of a finished exchange. */
@@ -171,7 +177,8 @@ export class App {
     return key.tier === 'pro' ? limits.pro : limits.free;
   }
 
-  private async answer(exchange: Exchange): Promise<void> {
+  /** Synchronous until something must be waited for; throws (or rejects) HttpErrors. */
+  private answer(exchange: Exchange): Eventually<void> {
     const { req, res, snapshot, keyHeaders } = exchange;
     const { path, query } = parseTarget(req.url ?? '/');
     const { route, slug } = this.router.match(req.method ?? 'GET', path);
@@ -193,19 +200,21 @@ export class App {
     }
     const params = this.queries.parse(route, query);
     const encoding = acceptedEncoding(req);
-    const body = route.answer === 'fragments' ? await this.measurements(snapshot, route, key, params, slug!, encoding) : await this.body(snapshot, route, key.tier, params, slug, encoding);
-    await this.sendBody(exchange, body, encoding, async () => {
-      const counted = this.parts.options.counting && req.method !== 'HEAD';
-      if (!counted && before.exhausted) throw this.quotaExceeded(before);
-      return counted ? rateLimitHeaders(await this.count(scope, limit)) : {};
-    });
+    const body = route.answer === 'fragments' ? this.measurements(snapshot, route, key, params, slug!, encoding) : this.body(snapshot, route, key.tier, params, slug, encoding);
+    return then(body, (ready) =>
+      this.sendBody(exchange, ready, encoding, () => {
+        const counted = this.parts.options.counting && req.method !== 'HEAD';
+        if (!counted && before.exhausted) throw this.quotaExceeded(before);
+        return counted ? then(this.count(scope, limit), rateLimitHeaders) : {};
+      }),
+    );
   }
 
   /**
    * Send a precomputed body: 304 when the client's copy is current (free, even with the quota
    * used up), otherwise `admit` decides (counting it, or refusing with 429) and adds headers.
    */
-  private async sendBody({ req, res, keyHeaders }: Exchange, body: Body, encoding: Encoding, admit: () => Promise<Headers>): Promise<void> {
+  private sendBody({ req, res, keyHeaders }: Exchange, body: Body, encoding: Encoding, admit: () => Eventually<Headers>): Eventually<void> {
     const headers: Headers = { ...keyHeaders, 'Content-Type': JSON_TYPE, ETag: body.etag, Vary: 'Accept-Encoding', 'Cache-Control': CACHE_CONTROL };
     if (encoding !== 'identity') headers['Content-Encoding'] = encoding;
     if (etagMatches(req.headers['if-none-match'], body.etag)) {
@@ -214,12 +223,11 @@ export class App {
       res.end();
       return;
     }
-    Object.assign(headers, await admit());
-    send(res, 200, headers, body.bytes, req.method === 'HEAD');
+    return then(admit(), (admitted) => send(res, 200, Object.assign(headers, admitted), body.bytes, req.method === 'HEAD'));
   }
 
   /** Routes without a key: the OpenAPI document, health, readiness, metrics. Never counted. */
-  private async answerPublic(exchange: Exchange, route: Route, query: string): Promise<void> {
+  private answerPublic(exchange: Exchange, route: Route, query: string): Eventually<void> {
     const { req, res, snapshot } = exchange;
     this.queries.parse(route, query);
     const plain = (status: number, type: string, text: string) => send(res, status, { 'Content-Type': type, 'Cache-Control': 'no-store' }, text, req.method === 'HEAD');
@@ -236,21 +244,21 @@ export class App {
         return plain(200, 'text/plain; version=0.0.4; charset=utf-8', this.parts.metrics.render());
       default: {
         const encoding = acceptedEncoding(req);
-        return this.sendBody(exchange, await this.body(snapshot, route, PUBLIC_BODY_TIER, {}, undefined, encoding), encoding, async () => ({}));
+        return then(this.body(snapshot, route, PUBLIC_BODY_TIER, {}, undefined, encoding), (body) => this.sendBody(exchange, body, encoding, () => ({})));
       }
     }
   }
 
   /** Count one answered request and wait until it is in the journal; 429 when the quota is used up. */
-  private async count(scope: string, limit: number): Promise<QuotaStatus> {
+  private count(scope: string, limit: number): Promise<QuotaStatus> {
     const { status, durable } = this.parts.quota.take('data', scope, limit);
     if (!durable) throw this.quotaExceeded(status);
-    try {
-      await durable;
-    } catch {
-      throw new HttpError(503, 'Quota bookkeeping is unavailable (state folder not writable); retry later', undefined, { 'Retry-After': 10 });
-    }
-    return status;
+    return durable.then(
+      () => status,
+      () => {
+        throw new HttpError(503, 'Quota bookkeeping is unavailable (state folder not writable); retry later', undefined, { 'Retry-After': 10 });
+      },
+    );
   }
 
   private quotaExceeded(status: QuotaStatus): HttpError {
@@ -279,7 +287,7 @@ export class App {
   }
 
   /** The precomputed body answering this request, in the chosen encoding. */
-  private async body(snapshot: Snapshot, route: Route, tier: Tier, params: QueryValues, slug: string | undefined, encoding: Encoding): Promise<Body> {
+  private body(snapshot: Snapshot, route: Route, tier: Tier, params: QueryValues, slug: string | undefined, encoding: Encoding): Eventually<Body> {
     this.ensureServed(snapshot, route);
     const entry = snapshot.entry(route.id, snapshotKey(route, tier, params, slug));
     if (entry) return this.parts.snapshots.body(snapshot, entry, encoding);

@@ -10,6 +10,7 @@ import { open, readFile, readlink, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
+import type { Eventually } from './eventually.ts';
 import { assembleMeasurements, type MeasurementIndex } from './measurements.ts';
 import { CURRENT_LINK, MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, contentHash, etagOf, indexFile, spanOf, type Encoding, type IndexEntry, type Manifest, type RouteIndex, type Span } from './manifest.ts';
 
@@ -228,18 +229,21 @@ export class SnapshotStore {
     }
   }
 
-  /** A precomputed body in one encoding, from the LRU or the snapshot's pack. */
-  async body(snapshot: Snapshot, entry: IndexEntry, encoding: Encoding): Promise<Body> {
+  /** A precomputed body in one encoding: at once from the LRU, else read from the snapshot's pack. */
+  body(snapshot: Snapshot, entry: IndexEntry, encoding: Encoding): Eventually<Body> {
     const hash = entry[0];
     const key = `${hash}.${encoding}`;
-    let bytes = this.cache.get(key);
-    if (bytes) this.hits++;
-    else {
-      this.misses++;
-      bytes = await snapshot.read(spanOf(entry, encoding));
-      this.cache.set(key, bytes);
+    const etag = etagOf(hash, encoding);
+    const cached = this.cache.get(key);
+    if (cached) {
+      this.hits++;
+      return { bytes: cached, etag };
     }
-    return { bytes, etag: etagOf(hash, encoding) };
+    this.misses++;
+    return snapshot.read(spanOf(entry, encoding)).then((bytes) => {
+      this.cache.set(key, bytes);
+      return { bytes, etag };
+    });
   }
 
   /** A body assembled at request time: hashed (unless the hash is known), compressed once, cached. */

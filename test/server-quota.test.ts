@@ -94,4 +94,25 @@ quota('should use a Commercial key\'s custom quota, or the default', async () =>
   assert.is(limits(await get(t.url, FREE_LIST, t.keys.default)).limit, 10_000);
 });
 
+quota('should answer 503 with Retry-After, count nothing and send no data while the journal cannot be written', async () => {
+  const before = limits(await get(t.url, FREE_LIST, t.keys.userA)).remaining;
+  const book = t.running.quota as unknown as { journalFd: number };
+  const journalFd = book.journalFd;
+  // A descriptor that is not open: every journal write throws, as on a failed disk.
+  book.journalFd = 987654;
+  try {
+    const refused = await get(t.url, FREE_LIST, t.keys.userA);
+    assert.is(refused.status, 503);
+    assert.is(refused.headers['retry-after'], '10');
+    assert.match(refused.json().error, /Quota bookkeeping is unavailable/);
+    assert.not.ok('data' in refused.json(), 'no data is sent for an unrecorded request');
+  } finally {
+    book.journalFd = journalFd;
+  }
+  assert.ok(t.errors.some((line) => line.includes('quota journal write failed')));
+  const after = await get(t.url, FREE_LIST, t.keys.userA);
+  assert.is(after.status, 200);
+  assert.is(limits(after).remaining, before - 1, 'the refused request was not counted');
+});
+
 quota.run();
