@@ -29,6 +29,13 @@ export function isWebUrl(text: string): boolean {
   return protocol === 'https:' || protocol === 'http:';
 }
 
+/**
+ * For the server's own schemas, which are constants of the code: test/unit/server-schemas.test.ts
+ * checks them against the JSON Schema meta-schema once. Checking again at every start would
+ * compile the meta-schema per ajv instance, about 90 ms of the server's start-up.
+ */
+export const TRUSTED_SCHEMAS: Options = { validateSchema: false };
+
 export function createAjv(options: Options = {}): Ajv2020 {
   const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true, ...options });
   ajv.addFormat('date', isCalendarDate);

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { createAjv } from './ajv.ts';
+import { createAjv, TRUSTED_SCHEMAS } from './ajv.ts';
 import { HttpError } from './http-error.ts';
 
 export const critptRequestSchema = {
@@ -40,7 +40,7 @@ interface Submission {
 let validator: ValidateFunction | null = null;
 
 function validateShape(body: unknown): void {
-  validator ??= createAjv({ allErrors: false }).compile(critptRequestSchema);
+  validator ??= createAjv({ ...TRUSTED_SCHEMAS, allErrors: false }).compile(critptRequestSchema);
   if (validator(body)) return;
   const error = validator.errors![0];
   const params = error.params as Record<string, unknown>;

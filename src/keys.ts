@@ -10,7 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync, rmSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import type { ErrorObject } from 'ajv';
-import { createAjv } from './ajv.ts';
+import { createAjv, TRUSTED_SCHEMAS } from './ajv.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { TIERS, type Tier } from './routes.ts';
 import { SLUG_MAX_LENGTH, SLUG_PATTERN } from './slug.ts';
@@ -100,7 +100,7 @@ export function publicRecord(r: KeyRecord): PublicKeyRecord {
 // ---------------------------------------------------------------------------------------------
 // The file
 
-const keysFileSchema = {
+export const keysFileSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['format', 'keys'],
@@ -133,7 +133,7 @@ const keysFileSchema = {
     },
   },
 };
-const validateKeysFile = createAjv().compile<{ format: number; keys: KeyRecord[] }>(keysFileSchema);
+const validateKeysFile = createAjv(TRUSTED_SCHEMAS).compile<{ format: number; keys: KeyRecord[] }>(keysFileSchema);
 
 function describeSchemaError(e: ErrorObject): string {
   const where = e.instancePath || '/';

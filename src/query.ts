@@ -4,7 +4,7 @@
  * is a 400 whose message names the field and, for enums, lists the valid values.
  */
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { createAjv } from './ajv.ts';
+import { createAjv, TRUSTED_SCHEMAS } from './ajv.ts';
 import { HttpError } from './http-error.ts';
 import type { ParamSpec, Route } from './routes.ts';
 
@@ -50,7 +50,7 @@ function unknownParameter(route: Route, name: string): HttpError {
 }
 
 export class QueryValidator {
-  private readonly ajv = createAjv({ coerceTypes: true, useDefaults: true, allErrors: false });
+  private readonly ajv = createAjv({ ...TRUSTED_SCHEMAS, coerceTypes: true, useDefaults: true, allErrors: false });
   /** Validators by schema text (routes with the same parameters share one) and by route. */
   private readonly compiled = new Map<string, ValidateFunction>();
   private readonly byRoute = new Map<Route, ValidateFunction>();

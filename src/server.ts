@@ -19,6 +19,7 @@ import { quotaScope, type KeyRecord, type KeyStore } from './keys.ts';
 import type { Encoding } from './manifest.ts';
 import { CritptGrader } from './critpt.ts';
 import { then, type Eventually } from './eventually.ts';
+import type { Step } from './idle-work.ts';
 import { bytesSent, send, type Headers } from './respond.ts';
 import { chooseEncoding, etagMatches } from './negotiate.ts';
 import { QueryValidator, type QueryValues } from './query.ts';
@@ -100,11 +101,11 @@ export class App {
   }
 
   /**
-   * Compile every route's query validator. Called once the server listens, so start-up does
-   * not wait for it; a request that comes first compiles its own validator on the spot.
+   * One step per route: compile its query validator. Run in idle moments after start-up; a
+   * request that comes first compiles its own validator on the spot.
    */
-  warm(): void {
-    this.queries.warm(ROUTES);
+  warmSteps(): Step[] {
+    return ROUTES.map((route) => () => this.queries.warm([route]));
   }
 
   /** The request listener for node:http. Never throws; every failure becomes a JSON error. */

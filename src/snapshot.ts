@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
 import type { Eventually } from './eventually.ts';
+import type { IdleWork, Step } from './idle-work.ts';
 import { assembleMeasurements, type MeasurementIndex } from './measurements.ts';
 import { CURRENT_LINK, MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, contentHash, etagOf, indexFile, spanOf, type Encoding, type IndexEntry, type Manifest, type RouteIndex, type Span } from './manifest.ts';
 
@@ -76,22 +77,17 @@ export class Snapshot {
     return index;
   }
 
-  /** Load every route's index, one per event-loop turn, so requests are not held up. */
-  warm(): void {
-    const pending = this.manifest.indexes.filter((id) => !this.indexes.has(id));
-    const next = () => {
-      const routeId = pending.shift();
-      if (routeId === undefined || this.retired) return;
+  /** One step per route index not loaded yet: load it, unless the snapshot was retired meanwhile. */
+  warmSteps(): Step[] {
+    return this.manifest.indexes.map((routeId) => () => {
+      if (this.retired || this.indexes.has(routeId)) return;
       try {
         this.indexFor(routeId);
       } catch {
-        // The build pruned this snapshot, or it is unreadable: stop warming. A request that
-        // needs the index meets the same error on its own path and is answered 500 with it.
-        return;
+        // The build pruned this snapshot, or the index is unreadable: a request that needs it
+        // meets the same error on its own path and is answered 500 with it.
       }
-      setImmediate(next);
-    };
-    setImmediate(next);
+    });
   }
 
   fragment(key: string): { data: Span; index: Span } | undefined {
@@ -132,6 +128,8 @@ export interface SnapshotStoreOptions {
   /** Told when a switch happens or fails. */
   log: (line: string) => void;
   logError: (line: string) => void;
+  /** Where index warming is queued. */
+  idle: IdleWork;
 }
 
 /** Compress a body assembled at request time (small; done once, then cached). */
@@ -164,7 +162,7 @@ export class SnapshotStore {
     const target = await this.currentTarget();
     if (!target) throw new Error(`no snapshot at ${join(this.options.root, CURRENT_LINK)}; build one with: npm run build -- --out ${this.options.root}`);
     this.active = await Snapshot.open(target);
-    this.active.warm();
+    this.options.idle.add(this.active.warmSteps());
   }
 
   /** Follow `current`: an fs watch for quick switches, a slow poll in case the watch misses one. */
@@ -217,7 +215,7 @@ export class SnapshotStore {
     if (!target || target === this.active.dir || target === this.failedTarget) return;
     try {
       const next = await Snapshot.open(target);
-      next.warm();
+      this.options.idle.add(next.warmSteps());
       const previous = this.active;
       this.active = next;
       this.failedTarget = null;

@@ -9,6 +9,7 @@ import { AccessLog } from './access-log.ts';
 import { Metrics } from './metrics.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { ServerOptions } from './config.ts';
+import { IdleWork } from './idle-work.ts';
 import { KeyStore } from './keys.ts';
 import { QuotaBook } from './quota.ts';
 import { App, createHttpServer } from './server.ts';
@@ -55,7 +56,8 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
   ensurePrivateDir(options.stateDir);
   const keys = KeyStore.open(options.stateDir, { recheck: 'every-turn', onError: (error) => logError(`keys: ${error.message}; still using the last good keys`) });
   const quota = QuotaBook.open({ stateDir: options.stateDir, clock, log: logError });
-  const snapshots = new SnapshotStore({ root: options.snapshotDir, cacheBytes: options.cacheBytes, log, logError });
+  const idle = new IdleWork();
+  const snapshots = new SnapshotStore({ root: options.snapshotDir, cacheBytes: options.cacheBytes, log, logError, idle });
   try {
     await snapshots.start();
   } catch (error) {
@@ -70,6 +72,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
   const accessLog = options.quiet ? undefined : new AccessLog(hooks.accessLog ?? ((text) => process.stdout.write(text)));
   const app = new App({ options, clock, keys, quota, snapshots, logError, metrics, accessLog, readiness: () => stateProblem(options.stateDir) });
   const server = createHttpServer(app);
+  server.on('request', () => idle.busy());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
@@ -77,7 +80,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
       resolve();
     });
   });
-  setImmediate(() => app.warm());
+  idle.add(app.warmSteps());
   const { port } = server.address() as AddressInfo;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
 
@@ -85,6 +88,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
   const close = () =>
     (closing ??= new Promise<void>((resolve) => {
       snapshots.stop();
+      idle.stop();
       const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
       server.close(() => {
         clearTimeout(force);

@@ -1,0 +1,45 @@
+/**
+ * Warm-up work that can wait (loading route indexes, compiling query validators): one step
+ * per timer tick, and only once no request has arrived for a moment, so neither start-up nor
+ * traffic queues behind it. What a request needs before it is warmed, the request makes
+ * itself: indexes and validators also load on first use.
+ */
+const QUIET_MS = 25;
+const TICK_MS = 5;
+
+export type Step = () => void;
+
+export class IdleWork {
+  private lastRequest = -Infinity;
+  private readonly steps: Step[] = [];
+  private timer: NodeJS.Timeout | null = null;
+
+  /** A request arrived: warming waits until the server has been quiet for a moment. */
+  busy(): void {
+    this.lastRequest = performance.now();
+  }
+
+  /** Queue steps, run in order, one at a time. */
+  add(steps: Iterable<Step>): void {
+    this.steps.push(...steps);
+    this.schedule();
+  }
+
+  stop(): void {
+    this.steps.length = 0;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private schedule(): void {
+    if (this.timer || this.steps.length === 0) return;
+    this.timer = setTimeout(() => this.tick(), TICK_MS);
+    this.timer.unref();
+  }
+
+  private tick(): void {
+    this.timer = null;
+    if (performance.now() - this.lastRequest >= QUIET_MS) this.steps.shift()!();
+    this.schedule();
+  }
+}
