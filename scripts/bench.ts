@@ -22,6 +22,7 @@ import { bundle } from './bundle.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const BROTLI_MODULE = '/usr/lib/nginx/modules/ngx_http_brotli_static_module.so';
+const STARTUP_RUNS = 7;
 const DEBIAN_PACKAGES = ['wrk', 'nginx-light', 'libnginx-mod-http-brotli-static'];
 
 // ---------------------------------------------------------------------------------------------
@@ -94,6 +95,17 @@ async function startServer(bundlePath: string, snapshot: string, state: string, 
   return { child, port, startupMs };
 }
 
+/** Start-up varies from one spawn to the next: the median of several starts. */
+async function medianStartup(start: () => Promise<Started>, runs = STARTUP_RUNS): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = await start();
+    times.push(started.startupMs);
+    await stop(started.child);
+  }
+  return times.sort((a, b) => a - b)[Math.floor(runs / 2)];
+}
+
 async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   const exited = new Promise((r) => child.once('exit', r));
@@ -143,6 +155,29 @@ async function startNginx(work: string, docroot: string, port: number): Promise<
   await firstAnswer(port, '/free.json', {}, performance.now(), child);
   const workerPid = () => Number(execFileSync('pgrep', ['-P', String(child.pid)]).toString().trim().split('\n')[0]);
   return { child, workerPid };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The node:http floor
+
+/**
+ * What node:http itself reaches on this machine: no key, no quota, no lookup, one fixed body
+ * with the same headers our server sends. Our server can approach this, not pass it, so it
+ * tells how much of the gap to nginx is ours and how much is the platform's.
+ */
+const FLOOR_SERVER = `import { createServer } from 'node:http';
+import { readFileSync } from 'node:fs';
+const body = readFileSync(process.argv[2]);
+const headers = { 'Content-Type': 'application/json; charset=utf-8', ETag: '"0123456789abcdef.br"', Vary: 'Accept-Encoding', 'Cache-Control': 'private, max-age=300', 'Content-Encoding': 'br', 'X-Platform-Tier': 'commercial', 'X-RateLimit-Limit': 1000000000, 'X-RateLimit-Remaining': 999999999, 'X-RateLimit-Reset': 1795000000, 'Content-Length': body.length };
+createServer((req, res) => { res.writeHead(200, headers); res.end(body); }).listen(Number(process.argv[3]), '127.0.0.1');
+`;
+
+async function startFloor(work: string, bodyPath: string, port: number): Promise<ChildProcess> {
+  const script = join(work, 'floor.mjs');
+  writeFileSync(script, FLOOR_SERVER);
+  const child = spawn(process.execPath, [script, bodyPath, String(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
+  await firstAnswer(port, '/', {}, performance.now(), child);
+  return child;
 }
 
 /** Write a body as nginx serves it: identity, .gz and .br side by side. */
@@ -241,12 +276,13 @@ async function compare(options: { seconds: number; connections: number[] }): Pro
 
   const port = 18_700;
   const probe = { path: '/api/v2/language/models/free', key: free };
+  const startupMs = await medianStartup(() => startServer(bundlePath, snapshotRoot, state, port, probe));
   let server = await startServer(bundlePath, snapshotRoot, state, port, probe);
-  const startupMs = server.startupMs;
   const measurementsPath = `/api/v2/language/providers/${providers[0].slug}/measurements`;
   const measurements = Buffer.from(await (await fetch(`http://127.0.0.1:${port}${measurementsPath}`, { headers: { 'x-api-key': commercial } })).arrayBuffer());
   exportBody(join(docroot, 'measurements.json'), measurements);
   const nginx = await startNginx(work, docroot, port + 1);
+  const floor = await startFloor(work, join(docroot, 'list.json.br'), port + 2);
 
   const scenarios: Scenario[] = [
     { name: 'Pro list page (br)', server: ['/api/v2/language/models?page=1'], nginx: ['/list.json'], key: commercial, counting: true },
@@ -277,10 +313,17 @@ async function compare(options: { seconds: number; connections: number[] }): Pro
       console.log(`${scenario.name.padEnd(36)} c=${String(connections).padEnd(4)} server ${ours.rps.toFixed(0).padStart(7)} rps p50 ${ours.p50Ms.toFixed(2)} ms p99 ${ours.p99Ms.toFixed(2)} ms` + (theirs ? ` | nginx ${theirs.rps.toFixed(0).padStart(7)} rps p99 ${theirs.p99Ms.toFixed(2)} ms | ratio ${row.rpsRatio!.toFixed(2)}` : ''));
     }
   }
+  const floorRows = options.connections.map((connections) => {
+    const load = wrk(`http://127.0.0.1:${port + 2}`, ['/'], { 'accept-encoding': 'br' }, connections, options.seconds, work);
+    const row = rows.find((r) => r.scenario === scenarios[0].name && r.connections === connections)!;
+    console.log(`node:http floor, list body                c=${String(connections).padEnd(4)} ${load.rps.toFixed(0).padStart(7)} rps p99 ${load.p99Ms.toFixed(2)} ms`);
+    return { connections, floor: load, ofNginx: load.rps / row.nginx!.rps, oursOfFloor: row.server.rps / load.rps };
+  });
   const serverRssMb = peakRssMb(server.child.pid!);
   const nginxRssMb = peakRssMb(nginx.workerPid());
   await stop(server.child);
   await stop(nginx.child);
+  await stop(floor);
 
   const countingCost = options.connections.map((c) => {
     const on = rows.find((r) => r.scenario === scenarios[0].name && r.connections === c)!.server.rps;
@@ -296,6 +339,7 @@ async function compare(options: { seconds: number; connections: number[] }): Pro
     peakRssMb: { server: serverRssMb, nginxWorker: nginxRssMb },
     rows,
     countingCost,
+    floorRows,
   };
   mkdirSync(join(ROOT, 'bench'), { recursive: true });
   writeFileSync(join(ROOT, 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`);
@@ -325,6 +369,9 @@ function writeBenchmarksMarkdown(): void {
   const scaled = read('scale.json') as { date: string; rows: ScaleRow[] } | null;
   const parts = [compared ? benchmarksMarkdown(compared) : '# Benchmarks\n\n(no comparison run yet: `npm run bench`)\n'];
   if (scaled) parts.push(scaleMarkdown(scaled));
+  // The interpretation is written by hand, next to the results it reads.
+  const analysis = join(ROOT, 'bench', 'analysis.md');
+  if (exists(analysis)) parts.push(readFileSync(analysis, 'utf8'));
   writeFileSync(join(ROOT, 'BENCHMARKS.md'), parts.join('\n'));
 }
 
@@ -345,7 +392,16 @@ function scaleMarkdown({ date, rows }: { date: string; rows: ScaleRow[] }): stri
   ].join('\n');
 }
 
-function benchmarksMarkdown(r: { date: string; machine: { cpus: number; model?: string; node: string }; seconds: number; build: { seconds: number; entries: number; packMB: number; identityMB: number }; startupMs: number; peakRssMb: { server: number; nginxWorker: number }; rows: Row[]; countingCost: { connections: number; on: number; off: number; cost: number }[] }): string {
+interface FloorRow {
+  connections: number;
+  floor: Load;
+  /** The floor's rps over nginx's, same body. */
+  ofNginx: number;
+  /** Our server's rps over the floor's, same body. */
+  oursOfFloor: number;
+}
+
+function benchmarksMarkdown(r: { date: string; machine: { cpus: number; model?: string; node: string }; seconds: number; build: { seconds: number; entries: number; packMB: number; identityMB: number }; startupMs: number; peakRssMb: { server: number; nginxWorker: number }; rows: Row[]; countingCost: { connections: number; on: number; off: number; cost: number }[]; floorRows?: FloorRow[] }): string {
   const f = (n: number | null, d = 2) => (n === null || Number.isNaN(n) ? '-' : n.toFixed(d));
   const lines = [
     '# Benchmarks',
@@ -360,7 +416,17 @@ function benchmarksMarkdown(r: { date: string; machine: { cpus: number; model?: 
     '|---|---:|---:|---:|---:|',
     ...r.countingCost.map((c) => `| Pro list page | ${c.connections} | ${f(c.on, 0)} | ${f(c.off, 0)} | ${(c.cost * 100).toFixed(1)}% |`),
     '',
-    `- Start-up of the bundle to its first 200: ${r.startupMs.toFixed(0)} ms.`,
+    ...(r.floorRows
+      ? [
+          'The node:http floor: a bare node:http server sending the Pro list body with the same headers (no key, no quota, no lookup). It bounds what any node:http server can reach here.',
+          '',
+          '| Connections | floor rps | floor p99 ms | floor / nginx | server / floor |',
+          '|---:|---:|---:|---:|---:|',
+          ...r.floorRows.map((row) => `| ${row.connections} | ${f(row.floor.rps, 0)} | ${f(row.floor.p99Ms)} | ${f(row.ofNginx)} | ${f(row.oursOfFloor)} |`),
+          '',
+        ]
+      : []),
+    `- Start-up of the bundle to its first 200: ${r.startupMs.toFixed(0)} ms (median of ${STARTUP_RUNS} starts).`,
     `- Peak resident memory under this load: server ${r.peakRssMb.server.toFixed(0)} MB, nginx worker ${r.peakRssMb.nginxWorker.toFixed(0)} MB.`,
     `- Build of the sample: ${r.build.seconds} s, ${r.build.entries} entries, ${r.build.identityMB.toFixed(0)} MB of JSON, pack ${r.build.packMB.toFixed(0)} MB.`,
     '',
@@ -386,12 +452,14 @@ async function scale(factors: number[]): Promise<void> {
     const state = join(work, `state-${factor}x`);
     const key = createKey(state, { tier: 'pro', org: 'bench', quota: null, user: 'p' }).key;
     const slugs = (JSON.parse(readFileSync(join(data, 'language-models.json'), 'utf8')) as { slug: string }[]).map((m) => m.slug);
-    const server = await startServer(bundlePath, snapshot, state, 18_750, { path: '/api/v2/language/models/free', key }, ['--cache-mb', '32']);
+    const start = () => startServer(bundlePath, snapshot, state, 18_750, { path: '/api/v2/language/models/free', key }, ['--cache-mb', '32']);
+    const startupMs = await medianStartup(start);
+    const server = await start();
     const load = wrk('http://127.0.0.1:18750', slugs.map((s) => `/api/v2/language/models/${s}`), { 'x-api-key': key, 'accept-encoding': 'br' }, 32, 5, work);
     const models = slugs.length;
-    rows.push({ scale: factor, models, records, buildSeconds: built.seconds, packMB: built.packBytes / 1e6, entries: built.entries, startupMs: server.startupMs, rssMb: peakRssMb(server.child.pid!), rps: load.rps });
+    rows.push({ scale: factor, models, records, buildSeconds: built.seconds, packMB: built.packBytes / 1e6, entries: built.entries, startupMs, rssMb: peakRssMb(server.child.pid!), rps: load.rps });
     await stop(server.child);
-    console.log(`${factor}x: ${models} models, build ${built.seconds} s, pack ${(built.packBytes / 1e6).toFixed(0)} MB, start-up ${server.startupMs.toFixed(0)} ms, RSS ${rows.at(-1)!.rssMb.toFixed(0)} MB, ${load.rps.toFixed(0)} rps`);
+    console.log(`${factor}x: ${models} models, build ${built.seconds} s, pack ${(built.packBytes / 1e6).toFixed(0)} MB, start-up ${startupMs.toFixed(0)} ms, RSS ${rows.at(-1)!.rssMb.toFixed(0)} MB, ${load.rps.toFixed(0)} rps`);
     rmSync(snapshot, { recursive: true, force: true });
   }
   mkdirSync(join(ROOT, 'bench'), { recursive: true });
