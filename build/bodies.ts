@@ -95,9 +95,6 @@ export function createBuildContext(dataset: Dataset, options: { asOf: number; st
   };
 }
 
-/** Entries of the series cache: a few slugs' worth (one slug needs at most its endpoints x 18). */
-const SERIES_CACHE_LIMIT = 4096;
-
 /**
  * Cache a value per build context and key, so shaping shared by several entries runs once.
  * With a limit, the cache empties when full (entries are used close together in time).
@@ -123,14 +120,22 @@ export function routeBuilders(): Record<string, RouteBuilder> {
   const modelsBySlug = perContext(Infinity, (ctx) => new Map(ctx.models.map((m) => [m.model.slug, m])));
   const providersBySlug = perContext(Infinity, (ctx) => new Map(ctx.providers.map((p) => [p.provider.slug, p])));
   // An endpoint's series serve every window of its model's (or provider's) bodies, which are
-  // made together; the cache is bounded so a large dataset's series are not all kept at once.
-  const series = perContext(SERIES_CACHE_LIMIT, (ctx, key) => {
-    const [endpointId, promptType, interval] = key.split(' ');
-    const records = ctx.records.get(endpointId)?.get(promptType as PromptType) ?? EMPTY_COLUMNS;
-    return seriesByWindow(records, ctx.asOf, interval as Interval);
-  });
-  const seriesOf = (ctx: BuildContext, params: Params) => (e: EndpointView) =>
-    series(ctx, `${e.endpoint.id} ${params.prompt_type} ${params.interval}`)[params.window as WindowName];
+  // made together, slug by slug: the series are kept for the slug being built and dropped at
+  // the next one. (A cache bounded by a count thrashed on the largest providers, whose
+  // endpoints x prompt types x intervals outgrew it, and made the build superlinear.)
+  const slugSeries = perContext(1, () => new Map<string, ReturnType<typeof seriesByWindow>>());
+  const seriesOf = (ctx: BuildContext, params: Params, slug: string) => {
+    const cache = slugSeries(ctx, slug);
+    return (e: EndpointView) => {
+      const key = `${e.endpoint.id} ${params.prompt_type} ${params.interval}`;
+      let series = cache.get(key);
+      if (!series) {
+        const records = ctx.records.get(e.endpoint.id)?.get(params.prompt_type as PromptType) ?? EMPTY_COLUMNS;
+        cache.set(key, (series = seriesByWindow(records, ctx.asOf, params.interval as Interval)));
+      }
+      return series[params.window as WindowName];
+    };
+  };
   const providerSlugs = (ctx: BuildContext) => ctx.providers.map((p) => p.provider.slug);
   const builders: Record<string, RouteBuilder> = {
     'language.models.free': {
@@ -148,7 +153,7 @@ export function routeBuilders(): Record<string, RouteBuilder> {
     },
     'language.model.performance': {
       slugs: (ctx) => ctx.models.map((m) => m.model.slug),
-      data: (ctx, _tier, params, slug) => modelPerformance(modelsBySlug(ctx, '').get(slug)!, seriesOf(ctx, params)),
+      data: (ctx, _tier, params, slug) => modelPerformance(modelsBySlug(ctx, '').get(slug)!, seriesOf(ctx, params, `model ${slug}`)),
     },
     'language.providers': {
       items: (ctx) => ctx.providers.map(providerListItem),
@@ -159,7 +164,7 @@ export function routeBuilders(): Record<string, RouteBuilder> {
     },
     'language.provider.performance': {
       slugs: providerSlugs,
-      data: (ctx, _tier, params, slug) => providerPerformance(providersBySlug(ctx, '').get(slug)!, seriesOf(ctx, params)),
+      data: (ctx, _tier, params, slug) => providerPerformance(providersBySlug(ctx, '').get(slug)!, seriesOf(ctx, params, `provider ${slug}`)),
     },
     'language.provider.measurements': {
       slugs: providerSlugs,
