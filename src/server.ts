@@ -105,7 +105,7 @@ export class App {
    * request that comes first compiles its own validator on the spot.
    */
   warmSteps(): Step[] {
-    return ROUTES.map((route) => () => this.queries.warm([route]));
+    return ROUTES.map((route) => () => this.queries.warm(route));
   }
 
   /** The request listener for node:http. Never throws; every failure becomes a JSON error. */
