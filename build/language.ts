@@ -32,8 +32,10 @@ export interface ModelView {
   creator: ModelCreator;
   /** Headline indices and every Pro evaluation, in the spec's order. */
   evaluations: Record<string, number | null>;
-  tokenCounts: TokenTotals;
-  cost: IndexCost;
+  /** Null when any index component lacks token counts. */
+  tokenCounts: TokenTotals | null;
+  /** Null when the token counts or the model's input or output price is unknown. */
+  cost: IndexCost | null;
   pricing: Pricing;
   performance: Record<PromptType, Performance>;
   /** The model's endpoints, by provider name then id. */
@@ -116,14 +118,16 @@ export function modelEvaluations(dataset: Dataset, model: LanguageModel): Record
   return out;
 }
 
-/** Per-evaluation token counts of the detail route, output tokens added; null when not run. */
-export function evaluationTokenCounts(model: LanguageModel): Record<string, TokenTotals | null> {
-  return Object.fromEntries(
-    TOKEN_COUNT_EVALUATIONS.map((key) => {
-      const counts = model.evaluation_token_counts?.[key];
-      return [key, counts ? withOutputTokens(counts) : null];
-    }),
-  );
+/**
+ * Per-evaluation token counts of the detail route, output tokens added: an entry for each
+ * evaluation that was run (in the spec's order), none for one that was not; null when none was.
+ */
+export function evaluationTokenCounts(model: LanguageModel): Record<string, TokenTotals> | null {
+  const entries = TOKEN_COUNT_EVALUATIONS.flatMap((key) => {
+    const counts = model.evaluation_token_counts?.[key];
+    return counts ? [[key, withOutputTokens(counts)] as const] : [];
+  });
+  return entries.length ? Object.fromEntries(entries) : null;
 }
 
 function perPromptType(build: (promptType: PromptType) => Performance): Record<PromptType, Performance> {

@@ -35,7 +35,8 @@ export interface LanguageModel {
   /** Composite index values published elsewhere, used as given instead of computed. */
   published_indices?: Partial<Record<string, number | null>>;
   evaluation_token_counts?: Partial<Record<TokenCountEvaluation, TokenCounts>>;
-  omniscience_breakdown?: Record<string, OmniscienceScores> | null;
+  /** `total` always; a domain that was not measured is null. */
+  omniscience_breakdown?: ({ total: OmniscienceScores } & Record<string, OmniscienceScores | null>) | null;
   openness?: Record<string, number> | null;
   parameters: { total: number | null; active: number | null };
   modalities: { input: Record<string, boolean>; output: Record<string, boolean> };

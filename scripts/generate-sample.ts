@@ -533,7 +533,7 @@ const DOMAIN_ACCURACY_OFFSET: Record<Exclude<(typeof OMNISCIENCE_DOMAINS)[number
  * Omniscience per domain: accuracy rises with capability, the hallucination rate (wrong answers
  * among those not right) falls; the index is 100 * (correct - incorrect) share, -100..100.
  */
-function omniscience(c: number, kind: FamilyKind, rng: Rng): Record<string, OmniscienceScores> {
+function omniscience(c: number, kind: FamilyKind, rng: Rng): NonNullable<LanguageModel['omniscience_breakdown']> {
   const calibration = rng.normal() * 0.08;
   const domains = (Object.keys(DOMAIN_ACCURACY_OFFSET) as (keyof typeof DOMAIN_ACCURACY_OFFSET)[]).map((domain) => {
     const focus = kind === 'coder' && domain === 'software_engineering' ? 0.08 : 0;
@@ -546,7 +546,7 @@ function omniscience(c: number, kind: FamilyKind, rng: Rng): Record<string, Omni
     const [a, h] = [round(accuracy, 4), round(hallucination, 4)];
     return { accuracy: a, omniscience: round(100 * (a - h * (1 - a)), 2), hallucination_rate: h };
   };
-  return Object.fromEntries([['total', scores(mean(1), mean(2))], ...domains.map(([d, a, h]) => [d, scores(a, h)])]);
+  return { total: scores(mean(1), mean(2)), ...Object.fromEntries(domains.map(([d, a, h]) => [d, scores(a, h)])) };
 }
 
 interface TokenProfile {

@@ -1,7 +1,8 @@
 /**
  * `npm test`: type-check, then run every `test/**\/*.test.ts` file with uvu, each in its own
  * process (a crash or hang in one file cannot take the others down), a few at a time. The
- * last line is always `N passed, N failed`, the type check counting as one test.
+ * last line is always `N passed, N failed`, the type check counting as one test, with
+ * `, N skipped` after it when a test could not run here (it says why in its output).
  *
  * `npm test -- PATTERN` runs only the test files whose path contains PATTERN.
  */
@@ -16,6 +17,7 @@ const FILE_TIMEOUT_MS = 180_000;
 interface Outcome {
   passed: number;
   failed: number;
+  skipped: number;
   output: string;
 }
 
@@ -48,14 +50,14 @@ function parseUvu(output: string, code: number | null, timedOut: boolean): Omit<
   const total = Number(/Total:\s+(\d+)/.exec(output)?.[1] ?? NaN);
   const passed = Number(/Passed:\s+(\d+)/.exec(output)?.[1] ?? NaN);
   const skipped = Number(/Skipped:\s+(\d+)/.exec(output)?.[1] ?? 0);
-  if (timedOut || Number.isNaN(total) || Number.isNaN(passed)) return { passed: Number.isNaN(passed) ? 0 : passed, failed: 1 };
-  const failed = total - passed - skipped;
-  return { passed, failed: code !== 0 && failed === 0 ? 1 : failed };
+  if (timedOut || Number.isNaN(total) || Number.isNaN(passed)) return { passed: Number.isNaN(passed) ? 0 : passed, failed: 1, skipped: 0 };
+  const failed = total - passed; // uvu counts skipped tests outside its total
+  return { passed, failed: code !== 0 && failed === 0 ? 1 : failed, skipped };
 }
 
 async function typeCheck(): Promise<Outcome> {
   const { code, output } = await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', ROOT]);
-  return { passed: code === 0 ? 1 : 0, failed: code === 0 ? 0 : 1, output: code === 0 ? 'type check: ok\n' : `type check failed:\n${output}` };
+  return { passed: code === 0 ? 1 : 0, failed: code === 0 ? 0 : 1, skipped: 0, output: code === 0 ? 'type check: ok\n' : `type check failed:\n${output}` };
 }
 
 async function testFile(file: string): Promise<Outcome> {
@@ -63,8 +65,10 @@ async function testFile(file: string): Promise<Outcome> {
   const { code, output, timedOut } = await run(process.execPath, ['--import', 'tsx', file]);
   const outcome = parseUvu(output, code, timedOut);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  const status = timedOut ? `TIMED OUT after ${FILE_TIMEOUT_MS / 1000} s` : `${outcome.passed} passed, ${outcome.failed} failed, ${seconds} s`;
-  const show = outcome.failed > 0 ? output : '';
+  const skipped = outcome.skipped ? `, ${outcome.skipped} skipped` : '';
+  const status = timedOut ? `TIMED OUT after ${FILE_TIMEOUT_MS / 1000} s` : `${outcome.passed} passed, ${outcome.failed} failed${skipped}, ${seconds} s`;
+  const reasons = outcome.skipped ? output.split('\n').filter((line) => line.startsWith('skipped: ')).map((line) => `  ${line}\n`).join('') : '';
+  const show = outcome.failed > 0 ? output : reasons;
   return { ...outcome, output: `${relative(ROOT, file)}: ${status}\n${show}` };
 }
 
@@ -87,7 +91,8 @@ async function main(): Promise<void> {
   await Promise.all([tsc, ...workers]);
   const passed = results.reduce((n, r) => n + r.passed, 0);
   const failed = results.reduce((n, r) => n + r.failed, 0);
-  process.stdout.write(`${passed} passed, ${failed} failed\n`);
+  const skipped = results.reduce((n, r) => n + r.skipped, 0);
+  process.stdout.write(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
   process.exitCode = failed === 0 ? 0 : 1;
 }
 

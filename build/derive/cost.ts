@@ -1,6 +1,8 @@
 /**
  * What it costs to run the intelligence index on a model: its token counts (the sum over the
  * index's evaluations) priced at the model's input and output prices, and the same per task.
+ * What was not measured is null as a whole, never an object of nulls: that is the contract's
+ * rule ("null means not measured"), and what clients generated from it check.
  */
 import type { IndexComponent, LanguageModel } from '../types.ts';
 import { round } from './stats.ts';
@@ -8,21 +10,18 @@ import { round } from './stats.ts';
 const COST_DECIMALS = 6;
 
 export interface TokenTotals {
-  input_tokens: number | null;
-  answer_tokens: number | null;
-  output_tokens: number | null;
-  reasoning_tokens: number | null;
+  input_tokens: number;
+  answer_tokens: number;
+  output_tokens: number;
+  reasoning_tokens: number;
 }
 
 export interface CostSplit {
-  total_cost: number | null;
-  input_cost: number | null;
-  reasoning_cost: number | null;
-  answer_cost: number | null;
+  total_cost: number;
+  input_cost: number;
+  reasoning_cost: number;
+  answer_cost: number;
 }
-
-const NO_TOKENS: TokenTotals = { input_tokens: null, answer_tokens: null, output_tokens: null, reasoning_tokens: null };
-const NO_COST: CostSplit = { total_cost: null, input_cost: null, reasoning_cost: null, answer_cost: null };
 
 /** Output tokens are answer tokens plus reasoning tokens. */
 export function withOutputTokens(counts: { input_tokens: number; answer_tokens: number; reasoning_tokens: number }): TokenTotals {
@@ -34,14 +33,15 @@ export function withOutputTokens(counts: { input_tokens: number; answer_tokens: 
   };
 }
 
-/** Sum of the components' evaluation token counts; all null when any component lacks counts. */
-export function indexTokenCounts(model: LanguageModel, components: readonly IndexComponent[]): TokenTotals {
+/** Sum of the components' evaluation token counts; null when any component lacks counts. */
+export function indexTokenCounts(model: LanguageModel, components: readonly IndexComponent[]): TokenTotals | null {
+  if (components.length === 0) return null;
   let input = 0;
   let answer = 0;
   let reasoning = 0;
   for (const { id } of components) {
     const counts = model.evaluation_token_counts?.[id as keyof NonNullable<LanguageModel['evaluation_token_counts']>];
-    if (!counts) return NO_TOKENS;
+    if (!counts) return null;
     input += counts.input_tokens;
     answer += counts.answer_tokens;
     reasoning += counts.reasoning_tokens;
@@ -50,7 +50,8 @@ export function indexTokenCounts(model: LanguageModel, components: readonly Inde
 }
 
 export interface IndexCost extends CostSplit {
-  cost_per_task: CostSplit;
+  /** Null when the index definition counts no tasks. */
+  cost_per_task: CostSplit | null;
 }
 
 function split(input: number, reasoning: number, answer: number, divisor: number): CostSplit {
@@ -60,14 +61,13 @@ function split(input: number, reasoning: number, answer: number, divisor: number
 
 /**
  * Cost in USD of running the index: input tokens at the input price, answer and reasoning
- * tokens at the output price; per task, the same divided by the index's task count.
+ * tokens at the output price; per task, the same divided by the index's task count. Null when
+ * the token counts or either price is unknown.
  */
-export function indexCost(tokens: TokenTotals, inputPrice: number | null, outputPrice: number | null, tasks: number): IndexCost {
-  if (tokens.input_tokens === null || tokens.answer_tokens === null || tokens.reasoning_tokens === null || inputPrice === null || outputPrice === null) {
-    return { ...NO_COST, cost_per_task: NO_COST };
-  }
+export function indexCost(tokens: TokenTotals | null, inputPrice: number | null, outputPrice: number | null, tasks: number): IndexCost | null {
+  if (tokens === null || inputPrice === null || outputPrice === null) return null;
   const input = (tokens.input_tokens * inputPrice) / 1e6;
   const reasoning = (tokens.reasoning_tokens * outputPrice) / 1e6;
   const answer = (tokens.answer_tokens * outputPrice) / 1e6;
-  return { ...split(input, reasoning, answer, 1), cost_per_task: split(input, reasoning, answer, tasks) };
+  return { ...split(input, reasoning, answer, 1), cost_per_task: tasks > 0 ? split(input, reasoning, answer, tasks) : null };
 }

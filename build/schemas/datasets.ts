@@ -64,6 +64,12 @@ export const providersSchema = {
 
 const modalitySet = closedObject(everyKey(MODALITIES, { type: 'boolean' }));
 
+const omniscienceScores = closedObject({
+  [OMNISCIENCE_METRICS[0]]: { type: 'number', minimum: 0, maximum: 1 },
+  [OMNISCIENCE_METRICS[1]]: { type: 'number', minimum: -100, maximum: 100 },
+  [OMNISCIENCE_METRICS[2]]: { type: 'number', minimum: 0, maximum: 1 },
+});
+
 export const languageModelsSchema = {
   $schema: SCHEMA,
   $id: 'language-models',
@@ -88,19 +94,11 @@ export const languageModelsSchema = {
         everyKey(TOKEN_COUNT_EVALUATIONS, closedObject({ input_tokens: counts, answer_tokens: counts, reasoning_tokens: counts })),
         [],
       ),
+      // The total, and each domain that was measured (a domain may be null; the total may not).
       omniscience_breakdown: {
         oneOf: [
           { type: 'null' },
-          closedObject(
-            everyKey(
-              OMNISCIENCE_DOMAINS,
-              closedObject({
-                [OMNISCIENCE_METRICS[0]]: { type: 'number', minimum: 0, maximum: 1 },
-                [OMNISCIENCE_METRICS[1]]: { type: 'number', minimum: -100, maximum: 100 },
-                [OMNISCIENCE_METRICS[2]]: { type: 'number', minimum: 0, maximum: 1 },
-              }),
-            ),
-          ),
+          closedObject({ total: omniscienceScores, ...everyKey(OMNISCIENCE_DOMAINS.slice(1), { oneOf: [{ type: 'null' }, omniscienceScores] }) }),
         ],
       },
       openness: { oneOf: [{ type: 'null' }, closedObject(everyKey(OPENNESS_COMPONENTS, { type: 'number', minimum: 0, maximum: 1 }))] },

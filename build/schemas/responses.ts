@@ -28,6 +28,7 @@ const SCHEMA = 'https://json-schema.org/draft/2020-12/schema';
 
 const string = { type: 'string' };
 const nullableString = { type: ['string', 'null'] };
+const number = { type: 'number' };
 const nullableNumber = { type: ['number', 'null'] };
 const nullableInteger = { type: ['integer', 'null'] };
 const nullableDate = { type: ['string', 'null'], format: 'date' };
@@ -53,8 +54,9 @@ export const pagination = closed({
 });
 
 const modalitySet = closed(fieldsOf(MODALITIES, { type: 'boolean' }));
-const costSplit = closed(fieldsOf(['total_cost', ...COST_PARTS], nullableNumber));
-const tokenTotals = closed(fieldsOf(TOKEN_KINDS, nullableInteger));
+const costSplit = closed(fieldsOf(['total_cost', ...COST_PARTS], number));
+const tokenTotals = closed(fieldsOf(TOKEN_KINDS, { type: 'integer', minimum: 0 }));
+const omniscienceScores = closed(fieldsOf(OMNISCIENCE_METRICS, number));
 
 export const freePricing = closed(fieldsOf(FREE_PRICES, nullableNumber));
 export const proPricing = closed(fieldsOf([...FREE_PRICES, ...BLENDED_PRICES], nullableNumber));
@@ -68,7 +70,7 @@ export const freeLanguageModel = closed({
   release_date: nullableDate,
   model_creator: closed({ id: uuid, name: string }),
   evaluations: closed(fieldsOf(HEADLINE_INDICES, nullableNumber)),
-  platform_intelligence_index_cost: closed({ total_cost: nullableNumber, cost_per_task: closed({ total_cost: nullableNumber }) }),
+  platform_intelligence_index_cost: nullable(closed({ total_cost: number, cost_per_task: nullable(closed({ total_cost: number })) })),
   pricing: freePricing,
   performance: medianPerformance,
 });
@@ -81,12 +83,12 @@ const proLanguageModelFields = {
   model_creator: closed({ id: uuid, name: string, country: nullableString }),
   reasoning_model: { type: 'boolean' },
   evaluations: closed(fieldsOf([...HEADLINE_INDICES, ...PRO_EVALUATIONS], nullableNumber)),
-  platform_intelligence_index_cost: closed({ ...fieldsOf(['total_cost', ...COST_PARTS], nullableNumber), cost_per_task: costSplit }),
-  platform_intelligence_index_token_counts: tokenTotals,
+  platform_intelligence_index_cost: nullable(closed({ ...fieldsOf(['total_cost', ...COST_PARTS], number), cost_per_task: nullable(costSplit) })),
+  platform_intelligence_index_token_counts: nullable(tokenTotals),
   pricing: proPricing,
   performance: proPerformance,
   context_window_tokens: nullableInteger,
-  parameters: closed({ total: nullableNumber, active: nullableNumber }),
+  parameters: nullable(closed({ total: number, active: nullableNumber })),
   modalities: closed({ input: modalitySet, output: modalitySet }),
   licensing: closed({ is_open_weights: { type: 'boolean' } }),
   weights_hub_url: nullableString,
@@ -106,9 +108,10 @@ export const modelProvider = closed({
 
 const detailFields = {
   ...proLanguageModelFields,
-  evaluation_token_counts: closed(fieldsOf(TOKEN_COUNT_EVALUATIONS, nullable(closed(fieldsOf(TOKEN_KINDS, { type: 'integer', minimum: 0 }))))),
-  platform_omniscience_breakdown: nullable(closed(fieldsOf(OMNISCIENCE_DOMAINS, closed(fieldsOf(OMNISCIENCE_METRICS, { type: 'number' }))))),
-  platform_openness_index_breakdown: nullable(closed(fieldsOf([...OPENNESS_COMPONENTS, 'platform_openness_index'], nullableNumber))),
+  // An entry per evaluation that was run, none for one that was not; null when none was.
+  evaluation_token_counts: nullable({ ...closed(fieldsOf(TOKEN_COUNT_EVALUATIONS, tokenTotals), []), minProperties: 1 }),
+  platform_omniscience_breakdown: nullable(closed({ total: omniscienceScores, ...fieldsOf(OMNISCIENCE_DOMAINS.slice(1), nullable(omniscienceScores)) })),
+  platform_openness_index_breakdown: closed(fieldsOf([...OPENNESS_COMPONENTS, 'platform_openness_index'], nullableNumber)),
 };
 
 export function languageModelDetail(tier: Tier): Schema {
@@ -160,7 +163,7 @@ function languageEnvelope(tier: Tier, data: Schema, paginated: boolean): Schema 
 
 const scoreItem = closed({ label: string, elo: { type: 'number' }, ci_95: nullableNumber, samples: { type: 'integer', minimum: 0 } });
 const mediaCreator = closed({ id: uuid, name: string });
-const elo = { type: 'number' };
+const elo = number;
 const nullableBoolean = { type: ['boolean', 'null'] };
 const WERS = ['platform_agenttalk', 'voxpopuli_cleaned_platform', 'earnings_22_cleaned_platform'];
 
