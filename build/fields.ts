@@ -7,6 +7,9 @@
 export const LEGACY_EVALUATIONS = ['mmlu_pro', 'livecodebench', 'math_500', 'aime', 'aime_25'] as const;
 export type LegacyEvaluation = (typeof LEGACY_EVALUATIONS)[number];
 
+/** The composite only the legacy route reports: defined in `indices.json` (optional) or published. */
+export const MATH_INDEX = 'platform_math_index';
+
 /** Headline indices: on Free and Pro shapes. The first three come from the intelligence index. */
 export const HEADLINE_INDICES = [
   'platform_intelligence_index',

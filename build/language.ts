@@ -4,12 +4,12 @@
  */
 import { PROMPT_TYPES, type PromptType } from '../src/routes.ts';
 import { indexCost, indexTokenCounts, withOutputTokens, type IndexCost, type TokenTotals } from './derive/cost.ts';
-import { computeIndices, normalizedScore, publishedVersion, scoreReader } from './derive/indices.ts';
+import { compositeIndex, computeIndices, normalizedScore, publishedVersion, scoreReader } from './derive/indices.ts';
 import { EMPTY_COLUMNS, rangeBetween, type SeriesColumns } from './derive/columns.ts';
 import { medianAcrossProviders, performanceOf, type Performance } from './derive/performance.ts';
 import { blended3To1, blended7To2To1 } from './derive/pricing.ts';
 import { median, round } from './derive/stats.ts';
-import { FREE_PRICES, HEADLINE_INDICES, MEDIAN_METRICS, PRO_EVALUATIONS, SPREAD_FIELDS, TOKEN_COUNT_EVALUATIONS, type EndpointPrice } from './fields.ts';
+import { FREE_PRICES, HEADLINE_INDICES, MATH_INDEX, MEDIAN_METRICS, PRO_EVALUATIONS, SPREAD_FIELDS, TOKEN_COUNT_EVALUATIONS, type EndpointPrice } from './fields.ts';
 import { groupBy } from './collections.ts';
 import { pointerOf } from './problems.ts';
 import type { Dataset, LanguageModel, ModelCreator, Provider, ProviderEndpoint } from './types.ts';
@@ -40,6 +40,8 @@ export interface ModelView {
   performance: Record<PromptType, Performance>;
   /** The model's endpoints, by provider name then id. */
   providers: EndpointView[];
+  /** The legacy route's math index (published, or computed from its definition). */
+  mathIndex: number | null;
 }
 
 export interface StatsOptions {
@@ -118,6 +120,12 @@ export function modelEvaluations(dataset: Dataset, model: LanguageModel): Record
   return out;
 }
 
+/** The legacy math index: a published value wins over the one computed from its definition. */
+export function mathIndex(dataset: Dataset, model: LanguageModel): number | null {
+  const definition = dataset.indices.math_index;
+  return model.published_indices?.[MATH_INDEX] ?? (definition ? compositeIndex(definition.components, scoreReader(model)) : null);
+}
+
 /**
  * Per-evaluation token counts of the detail route, output tokens added: an entry for each
  * evaluation that was run (in the spec's order), none for one that was not; null when none was.
@@ -175,6 +183,7 @@ export function deriveModelViews(dataset: Dataset, options: StatsOptions): Model
         ),
       ),
       providers: endpointViews,
+      mathIndex: mathIndex(dataset, model),
     };
   });
   return views.sort(compareModels);

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv } from '../src/ajv.ts';
-import { HEADLINE_INDICES, OMNISCIENCE_DOMAINS, OMNISCIENCE_METRICS, OPENNESS_COMPONENTS, RAW_EVALUATIONS, TOKEN_COUNT_EVALUATIONS } from './fields.ts';
+import { HEADLINE_INDICES, LEGACY_EVALUATIONS, OMNISCIENCE_DOMAINS, OMNISCIENCE_METRICS, OPENNESS_COMPONENTS, RAW_EVALUATIONS, TOKEN_COUNT_EVALUATIONS } from './fields.ts';
 import { toColumns } from './derive/columns.ts';
 import { MEDIA_DIR, parseMedia } from './load-media.ts';
 import { DatasetError, pointerOf, type Problem } from './problems.ts';
@@ -55,6 +55,7 @@ export const DEFAULT_CRITPT_PROBLEMS = Array.from({ length: 70 }, (_, i) => `Cha
 /** Every pointer an index component may read: the numeric scores of a language model. */
 export const SCORE_POINTERS: ReadonlySet<string> = new Set([
   ...RAW_EVALUATIONS.map((k) => pointerOf('evaluations', k)),
+  ...LEGACY_EVALUATIONS.map((k) => pointerOf('evaluations', k)),
   ...OMNISCIENCE_DOMAINS.flatMap((d) => OMNISCIENCE_METRICS.map((m) => pointerOf('omniscience_breakdown', d, m))),
   ...OPENNESS_COMPONENTS.map((c) => pointerOf('openness', c)),
 ]);
@@ -142,6 +143,7 @@ function checkIndexDefinitions(path: string, defs: IndexDefinitions, problems: P
   );
   defs.capability_indices.indices.forEach((index, i) => checkComponents(['capability_indices', 'indices', i, 'components'], index.components));
   checkComponents(['openness_index', 'components'], defs.openness_index.components);
+  if (defs.math_index) checkComponents(['math_index', 'components'], defs.math_index.components);
 
   const defined = [intelligence.key, ...intelligence.subsets.map((s) => s.key), ...defs.capability_indices.indices.map((i) => i.key)];
   for (const key of HEADLINE_INDICES) if (!defined.includes(key)) report('', `no definition for ${key}`);

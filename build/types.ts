@@ -104,6 +104,8 @@ export interface IndexDefinitions {
   };
   capability_indices: { version: string; indices: { key: string; components: IndexComponent[] }[] };
   openness_index: { key: string; version: string; components: IndexComponent[] };
+  /** The legacy route's math index; without it only published values are reported. */
+  math_index?: { key: string; version: string; components: IndexComponent[] };
 }
 
 /** Everything the build reads, validated and cross-checked. */

@@ -5,6 +5,12 @@
  * their evaluations and published index values), a first-party provider and endpoint per
  * priced or measured model, and measurement records that reproduce the dump's medians. The
  * merged folder is validated in full before anything is written; on any problem nothing is.
+ *
+ * The build takes medians over a window that ends at the newest measurement of the folder, so
+ * records dated at the dump's own date would fall outside it when the folder already holds newer
+ * measurements (the shipped sample does): every imported model would be served with null
+ * medians. The records are therefore dated at the later of the dump's date (noon UTC) and the
+ * newest measurement already in the folder, which keeps them inside the window of the next build.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -12,14 +18,16 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { DATASET_FILES, parseDataset, readDataFiles, type DataFile } from '../build/load.ts';
+import { groupBy } from '../build/collections.ts';
 import { DatasetError, formatProblem, type Problem } from '../build/problems.ts';
-import type { LanguageModel, MeasurementsFile, ModelCreator, Provider, ProviderEndpoint } from '../build/types.ts';
+import type { LanguageModel, MeasurementRecord, MeasurementsFile, ModelCreator, Provider, ProviderEndpoint } from '../build/types.ts';
 import { isCalendarDate } from '../src/ajv.ts';
+import type { PromptType } from '../src/routes.ts';
 import { mapLegacyBody, validateLegacyBody, type LegacyItem, type Mapped } from './legacy/map.ts';
 
 const USAGE = 'usage: npm run import:legacy -- FILE [--data DIR] [--as-of YYYY-MM-DD] [--dry-run]';
 const REPO_INDICES = fileURLToPath(new URL('../data/indices.json', import.meta.url));
-const PROMPT_TYPE = 'medium'; // the legacy route's default: 1,000 input tokens, one query
+const PROMPT_TYPE: PromptType = 'medium'; // the legacy route's default: 1,000 input tokens, one query
 
 class ImportError extends Error {
   constructor(
@@ -80,35 +88,65 @@ function uniqueProviderSlugs(existing: Provider[], incoming: Provider[]): Provid
   });
 }
 
-/** The measurement files changed by the import: each provider's series for `medium` replaced. */
+function readMeasurementsFile(path: string, bytes: Buffer): MeasurementsFile {
+  return JSON.parse((path.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8')) as MeasurementsFile;
+}
+
+/** The newest record timestamp of a folder's measurement files (ms), or null when it has none. */
+function newestMeasurement(files: readonly DataFile[]): number | null {
+  let newest: number | null = null;
+  for (const { path, bytes } of files) {
+    if (!path.startsWith(`${DATASET_FILES.measurements}/`)) continue;
+    for (const series of readMeasurementsFile(path, bytes).series) {
+      for (const { timestamp } of series.records) {
+        const time = Date.parse(timestamp);
+        if (newest === null || time > newest) newest = time;
+      }
+    }
+  }
+  return newest;
+}
+
+/**
+ * The measurement files changed by the import: each imported endpoint's series for `medium`
+ * replaced, or removed when the model is no longer measured upstream (so an earlier dump's
+ * medians never outlive it).
+ */
 function mergeMeasurements(dir: string, providers: Provider[], endpoints: ProviderEndpoint[], mapped: Mapped): { files: Map<string, Buffer>; tally: Tally } {
   const files = new Map<string, Buffer>();
   const tally: Tally = { added: 0, changed: 0, unchanged: 0 };
   const providerOf = new Map(endpoints.map((e) => [e.id, e.provider_id]));
-  const byProvider = new Map<string, [string, Mapped['records'] extends Map<string, infer R> ? R : never][]>();
-  for (const [endpointId, records] of mapped.records) {
-    const providerId = providerOf.get(endpointId)!;
-    byProvider.set(providerId, [...(byProvider.get(providerId) ?? []), [endpointId, records]]);
-  }
+  const incoming: [string, MeasurementRecord[]][] = [...mapped.records, ...mapped.retired.filter((id) => providerOf.has(id)).map((id): [string, MeasurementRecord[]] => [id, []])];
+  const byProvider = groupBy(incoming, ([endpointId]) => providerOf.get(endpointId)!);
   for (const [providerId, series] of byProvider) {
     const provider = providers.find((p) => p.id === providerId)!;
     const plain = `${DATASET_FILES.measurements}/${provider.slug}.json`;
     const path = existsSync(join(dir, plain)) ? plain : `${plain}.gz`;
-    const file: MeasurementsFile = existsSync(join(dir, path))
-      ? JSON.parse((path.endsWith('.gz') ? gunzipSync(readFileSync(join(dir, path))) : readFileSync(join(dir, path))).toString('utf8'))
-      : { provider_id: providerId, series: [] };
+    const exists = existsSync(join(dir, path));
+    const file: MeasurementsFile = exists ? readMeasurementsFile(path, readFileSync(join(dir, path))) : { provider_id: providerId, series: [] };
+    let touched = false;
     for (const [endpointId, records] of series) {
       const i = file.series.findIndex((s) => s.endpoint_id === endpointId && s.prompt_type === PROMPT_TYPE);
-      const next = { endpoint_id: endpointId, prompt_type: PROMPT_TYPE, records } as const;
-      if (i < 0) {
+      const next = { endpoint_id: endpointId, prompt_type: PROMPT_TYPE, records };
+      if (records.length === 0) {
+        if (i >= 0) {
+          file.series.splice(i, 1);
+          tally.changed++;
+          touched = true;
+        }
+      } else if (i < 0) {
         file.series.push(next);
         tally.added++;
+        touched = true;
       } else if (JSON.stringify(file.series[i]) === JSON.stringify(next)) tally.unchanged++;
       else {
         file.series[i] = next;
         tally.changed++;
+        touched = true;
       }
     }
+    if (!touched && exists) continue;
+    if (!exists && file.series.length === 0) continue;
     const json = JSON.stringify(file);
     files.set(path, path.endsWith('.gz') ? gzipSync(json, { level: 9 }) : Buffer.from(json));
   }
@@ -135,7 +173,11 @@ export function importLegacy(file: string, dataDir: string, options: { asOf?: st
   if (problems.length) throw new ImportError(`${file} is not a legacy language route body; nothing was written`, problems);
   const items = (body as { data: LegacyItem[] }).data;
   const day = options.asOf ?? items.reduce((newest, m) => (m.release_date && m.release_date > newest ? m.release_date : newest), '1970-01-01');
-  const mapped = mapLegacyBody(items, day);
+  const current = existsSync(dataDir) ? readDataFiles(dataDir).files : [];
+  const newest = newestMeasurement(current);
+  const dumpTime = Date.parse(`${day}T12:00:00.000Z`);
+  const recordsAt = newest !== null && newest > dumpTime ? newest : dumpTime;
+  const mapped = mapLegacyBody(items, recordsAt);
 
   const creators = mergeById(readArray<ModelCreator>(dataDir, DATASET_FILES.creators), mapped.creators, (old, next) => ({ ...next, country: old?.country ?? null }));
   const models = mergeById(readArray<LanguageModel>(dataDir, DATASET_FILES.models), mapped.models as LanguageModel[], (old, next) =>
@@ -143,7 +185,9 @@ export function importLegacy(file: string, dataDir: string, options: { asOf?: st
   );
   const existingProviders = readArray<Provider>(dataDir, DATASET_FILES.providers);
   const providers = mergeById(existingProviders, uniqueProviderSlugs(existingProviders, mapped.providers), (old, next) => old ?? next);
-  const endpoints = mergeById(readArray<ProviderEndpoint>(dataDir, DATASET_FILES.endpoints), mapped.endpoints, (old, next) => (old ? { ...old, price_1m_input_tokens: next.price_1m_input_tokens, price_1m_output_tokens: next.price_1m_output_tokens } : next));
+  const retired = new Set(mapped.retired);
+  const existingEndpoints = readArray<ProviderEndpoint>(dataDir, DATASET_FILES.endpoints).map((e) => (retired.has(e.id) ? { ...e, price_1m_input_tokens: null, price_1m_output_tokens: null } : e));
+  const endpoints = mergeById(existingEndpoints, mapped.endpoints, (old, next) => (old ? { ...old, price_1m_input_tokens: next.price_1m_input_tokens, price_1m_output_tokens: next.price_1m_output_tokens } : next));
   const measurements = mergeMeasurements(dataDir, providers.merged, endpoints.merged, mapped);
 
   const changed = new Map<string, Buffer>([
@@ -156,7 +200,6 @@ export function importLegacy(file: string, dataDir: string, options: { asOf?: st
   if (!existsSync(join(dataDir, DATASET_FILES.indices))) changed.set(DATASET_FILES.indices, readFileSync(REPO_INDICES));
 
   // Validate the folder as it would be after the import, before writing a byte of it.
-  const current = existsSync(dataDir) ? readDataFiles(dataDir).files : [];
   const after: DataFile[] = [...current.filter((f) => !changed.has(f.path)), ...[...changed].map(([path, bytes]) => ({ path, bytes }))];
   try {
     parseDataset(after, []);
@@ -166,13 +209,18 @@ export function importLegacy(file: string, dataDir: string, options: { asOf?: st
   }
 
   const line = (what: string, t: Tally) => log(`  ${what.padEnd(20)} ${t.added} added, ${t.changed} changed, ${t.unchanged} unchanged`);
-  log(`${options.dryRun ? 'would import' : 'imported'} ${items.length} models from ${file} into ${dataDir} (records dated ${day}, prompt type ${PROMPT_TYPE}):`);
+  log(`${options.dryRun ? 'would import' : 'imported'} ${items.length} models from ${file} into ${dataDir}:`);
+  const dated = recordsAt === dumpTime ? `the dump's date ${day}` : `the newest measurement already in ${dataDir}, after the dump's date ${day}`;
+  log(`  measurement records (prompt type ${PROMPT_TYPE}) dated ${new Date(recordsAt).toISOString()}: ${dated}, so the next build's medians include them`);
+  if (newest !== null && dumpTime > newest) {
+    log(`  note: the dump is newer than the folder's newest measurement (${new Date(newest).toISOString()}); the next build's statistics window ends at the dump's date, so older measurements count only within --stats-days (default 14) of it`);
+  }
   line('creators', creators.tally);
   line('models', models.tally);
   line('providers', providers.tally);
   line('endpoints', endpoints.tally);
   line('measurement series', measurements.tally);
-  const unmeasured = items.length - mapped.records.size;
+  const unmeasured = items.length - [...mapped.records.values()].filter((r) => r.length > 0).length;
   log(`  ${unmeasured} models unmeasured upstream (zero speeds, now null); ${items.length - mapped.endpoints.length} with neither prices nor speeds (no endpoint)`);
   for (const [key, count] of mapped.skipped) log(`  skipped ${key}: no counterpart here (${count} values)`);
   if (options.dryRun) return;

@@ -39,7 +39,7 @@ const item = (id: string, slug: string, fields: Record<string, unknown> = {}) =>
   slug,
   release_date: '2026-05-01',
   model_creator: { id: '11111111-1111-4111-8111-111111111111', name: 'Tiny Labs', slug: 'tiny-labs' },
-  evaluations: { artificial_analysis_intelligence_index: 40.5, artificial_analysis_coding_index: 30.1, artificial_analysis_math_index: 70, gpqa: 0.6, hle: 0.1, mmlu_pro: 0.8, tau2: 0.5, lcr: 0.4 },
+  evaluations: { artificial_analysis_intelligence_index: 40.5, artificial_analysis_coding_index: 30.1, artificial_analysis_math_index: 70, gpqa: 0.6, hle: 0.1, mmlu_pro: 0.8, tau2: 0.5, lcr: 0.4, some_future_eval: 0.3 },
   pricing: { price_1m_blended_3_to_1: 1.75, price_1m_input_tokens: 1, price_1m_output_tokens: 4 },
   median_output_tokens_per_second: 120.5,
   median_time_to_first_token_seconds: 0.4,
@@ -67,10 +67,11 @@ imports('should write loadable datasets with zeros as null, published indices an
   const result = importer(file, data);
   assert.is(result.status, 0, result.stderr);
   assert.match(result.stdout, /models\s+3 added/);
-  assert.match(result.stdout, /skipped artificial_analysis_math_index: no counterpart here \(3 values\)/);
+  assert.match(result.stdout, /skipped some_future_eval: no counterpart here \(3 values\)/);
+  assert.match(result.stdout, /records \(prompt type medium\) dated 2026-05-01T12:00:00\.000Z: the dump's date 2026-05-01/);
   const { dataset } = loadDataset(data);
   const tiny1 = dataset.models.find((m) => m.slug === 'tiny-1')!;
-  assert.equal(tiny1.published_indices, { platform_intelligence_index: 40.5, platform_coding_index: 30.1 });
+  assert.equal(tiny1.published_indices, { platform_intelligence_index: 40.5, platform_coding_index: 30.1, platform_math_index: 70 });
   assert.equal(tiny1.evaluations, { gpqa_diamond: 0.6, hle: 0.1, mmlu_pro: 0.8, tau2_telecom: 0.5, platform_lcr: 0.4 });
   assert.is(dataset.endpoints.length, 2, 'the unpriced, unmeasured model gets no endpoint');
   const tiny2 = dataset.endpoints.find((e) => e.model_id === SMALL.data[1].id)!;
@@ -133,49 +134,115 @@ imports.run();
 
 const roundTrip = suite('round trip of the reference legacy body');
 
-roundTrip('should serve back every model of the reference body from /api/v2/data/llms/models', async () => {
-  if (!existsSync(REFERENCE)) {
-    console.log(`skipped: reference file not found at ${REFERENCE}`);
-    return;
-  }
-  const dir = tempDir();
-  const data = join(dir, 'imported');
-  assert.is(importer(REFERENCE, data).status, 0);
-  const t = await startTestServer({ fixture: data, keys: { free: { tier: 'free', org: 'x' } } });
+/** Served legacy evaluation name -> the upstream key of the same value, in a real body's order. */
+const LEGACY_EVALUATION_KEYS: [string, string][] = [
+  ['platform_intelligence_index', 'artificial_analysis_intelligence_index'],
+  ['platform_coding_index', 'artificial_analysis_coding_index'],
+  ['platform_math_index', 'artificial_analysis_math_index'],
+  ['mmlu_pro', 'mmlu_pro'],
+  ['gpqa', 'gpqa'],
+  ['hle', 'hle'],
+  ['livecodebench', 'livecodebench'],
+  ['scicode', 'scicode'],
+  ['math_500', 'math_500'],
+  ['aime', 'aime'],
+  ['aime_25', 'aime_25'],
+  ['ifbench', 'ifbench'],
+  ['lcr', 'lcr'],
+  ['terminalbench_hard', 'terminalbench_hard'],
+  ['terminalbench_v2_1', 'terminalbench_v2_1'],
+  ['tau2', 'tau2'],
+  ['tau_banking', 'tau_banking'],
+];
+
+type Item = Record<string, any>;
+
+/** Build and serve a data folder, and check every item of a dump against the legacy route. */
+async function assertServedAsDumped(dataDir: string, dump: Item[], expectedModels: number): Promise<void> {
+  const t = await startTestServer({ fixture: dataDir, keys: { free: { tier: 'free', org: 'x' } } });
   try {
-    const served = new Map((await get(t.url, '/api/v2/data/llms/models', t.keys.free)).json().data.map((m: { id: string }) => [m.id, m]));
-    const original = JSON.parse(readFileSync(REFERENCE, 'utf8')).data as Record<string, any>[];
-    assert.is(served.size, original.length);
+    const served = new Map<string, Item>((await get(t.url, '/api/v2/data/llms/models', t.keys.free)).json().data.map((m: Item) => [m.id, m]));
+    assert.is(served.size, expectedModels);
     const orNull = (v: number) => (v === 0 ? null : v);
-    for (const o of original) {
-      const s = served.get(o.id) as Record<string, any>;
+    let measured = 0;
+    for (const o of dump) {
+      const s = served.get(o.id)!;
       assert.ok(s, o.slug);
       assert.equal([s.name, s.slug, s.release_date, s.model_creator], [o.name, o.slug, o.release_date, o.model_creator], o.slug);
-      const e = o.evaluations;
-      assert.equal(s.evaluations, {
-        platform_intelligence_index: e.artificial_analysis_intelligence_index,
-        platform_coding_index: e.artificial_analysis_coding_index,
-        mmlu_pro: e.mmlu_pro,
-        gpqa: e.gpqa,
-        hle: e.hle,
-        livecodebench: e.livecodebench,
-        scicode: e.scicode,
-        math_500: e.math_500,
-        aime: e.aime,
-        aime_25: e.aime_25,
-      }, o.slug);
+      assert.equal(Object.keys(s.evaluations), LEGACY_EVALUATION_KEYS.map(([name]) => name));
+      for (const [name, upstream] of LEGACY_EVALUATION_KEYS) assert.is(s.evaluations[name], o.evaluations[upstream] ?? null, `${o.slug} ${name}`);
       assert.is(s.pricing.price_1m_input_tokens, orNull(o.pricing.price_1m_input_tokens), o.slug);
       assert.is(s.pricing.price_1m_output_tokens, orNull(o.pricing.price_1m_output_tokens), o.slug);
-      if (s.pricing.price_1m_blended_3_to_1 === null) assert.is(orNull(o.pricing.price_1m_blended_3_to_1), null);
+      if (s.pricing.price_1m_blended_3_to_1 === null) assert.is(orNull(o.pricing.price_1m_blended_3_to_1), null, o.slug);
       else assert.ok(Math.abs(s.pricing.price_1m_blended_3_to_1 - o.pricing.price_1m_blended_3_to_1) <= 0.01, o.slug);
       assert.is(s.median_output_tokens_per_second, orNull(o.median_output_tokens_per_second), o.slug);
       assert.is(s.median_time_to_first_token_seconds, orNull(o.median_time_to_first_token_seconds), o.slug);
       assert.is(s.median_time_to_first_answer_token, orNull(o.median_time_to_first_answer_token), o.slug);
+      if (s.median_output_tokens_per_second !== null) measured++;
     }
+    assert.ok(measured > 100, `${measured} models served with medians`);
   } finally {
     await t.close();
-    rmSync(dir, { recursive: true, force: true });
   }
-});
+}
+
+/** A later dump of the same models: some renamed, repriced, re-measured, unmeasured or gone. */
+function newerDump(first: Item[]): Item[] {
+  return first.slice(0, -10).map((m, i) => {
+    const next = structuredClone(m);
+    if (i % 7 === 0) next.name = `${m.name} (rev)`;
+    if (i % 3 === 0 && m.median_output_tokens_per_second > 0) next.median_output_tokens_per_second = Math.round(m.median_output_tokens_per_second * 110) / 100;
+    if (i % 4 === 0 && m.pricing.price_1m_input_tokens > 0) {
+      next.pricing.price_1m_input_tokens = m.pricing.price_1m_input_tokens * 2;
+      next.pricing.price_1m_blended_3_to_1 = (3 * next.pricing.price_1m_input_tokens + m.pricing.price_1m_output_tokens) / 4;
+    }
+    if (i % 5 === 0) Object.assign(next, { median_output_tokens_per_second: 0, median_time_to_first_token_seconds: 0, median_time_to_first_answer_token: 0 });
+    if (i % 11 === 0) next.pricing = { price_1m_blended_3_to_1: 0, price_1m_input_tokens: 0, price_1m_output_tokens: 0 };
+    if (i % 13 === 0) next.evaluations.artificial_analysis_math_index = 12.5;
+    return next;
+  });
+}
+
+if (!existsSync(REFERENCE)) {
+  roundTrip.skip(`should serve back every model of the reference body (skipped: ${REFERENCE} not found)`, () => {});
+  console.log(`skipped: the reference legacy body is not at ${REFERENCE}`);
+} else {
+  const reference = () => JSON.parse(readFileSync(REFERENCE, 'utf8')) as { data: Item[] };
+
+  roundTrip('should serve back every model, evaluation, price and median of the reference body imported into an empty folder, and of a newer dump over it', async () => {
+    const dir = tempDir();
+    try {
+      const data = join(dir, 'imported');
+      const first = reference();
+      assert.is(importer(REFERENCE, data).status, 0);
+      await assertServedAsDumped(data, first.data, first.data.length);
+      const second = { ...first, data: newerDump(first.data) };
+      const file = join(dir, 'newer.json');
+      writeFileSync(file, JSON.stringify(second));
+      const result = importer(file, data, '--as-of', '2026-08-05');
+      assert.is(result.status, 0, result.stderr);
+      assert.match(result.stdout, /dated 2026-08-05T12:00:00\.000Z: the dump's date/);
+      await assertServedAsDumped(data, second.data, first.data.length);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  roundTrip('should serve back every model of the reference body imported into the shipped data, beside the sample', async () => {
+    const dir = tempDir();
+    try {
+      const data = join(dir, 'shipped');
+      cpSync(join(ROOT, 'data'), data, { recursive: true });
+      const sampleModels = loadDataset(data).dataset.models.length;
+      const result = importer(REFERENCE, data);
+      assert.is(result.status, 0, result.stderr);
+      assert.match(result.stdout, /dated \S+: the newest measurement already in/);
+      const first = reference();
+      await assertServedAsDumped(data, first.data, sampleModels + first.data.length);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}
 
 roundTrip.run();

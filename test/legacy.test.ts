@@ -4,7 +4,26 @@ import { get } from './helpers/http.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
 const ITEM_KEYS = ['id', 'name', 'slug', 'release_date', 'model_creator', 'evaluations', 'pricing', 'median_output_tokens_per_second', 'median_time_to_first_token_seconds', 'median_time_to_first_answer_token'];
-const EVALUATIONS = ['platform_intelligence_index', 'platform_coding_index', 'mmlu_pro', 'gpqa', 'hle', 'livecodebench', 'scicode', 'math_500', 'aime', 'aime_25'];
+// The keys of a real legacy body, in its order (the operator's prefix renamed to `platform_`).
+const EVALUATIONS = [
+  'platform_intelligence_index',
+  'platform_coding_index',
+  'platform_math_index',
+  'mmlu_pro',
+  'gpqa',
+  'hle',
+  'livecodebench',
+  'scicode',
+  'math_500',
+  'aime',
+  'aime_25',
+  'ifbench',
+  'lcr',
+  'terminalbench_hard',
+  'terminalbench_v2_1',
+  'tau2',
+  'tau_banking',
+];
 
 let t: TestServer;
 const setup = async () => {
@@ -43,6 +62,9 @@ language('should agree with today\'s routes: same models, prices, and the medium
     assert.is(item.median_time_to_first_answer_token, now.performance.median_time_to_first_answer_token_seconds);
     assert.is(item.evaluations.gpqa, now.evaluations.gpqa_diamond);
     assert.is(item.evaluations.platform_intelligence_index, now.evaluations.platform_intelligence_index);
+    assert.is(item.evaluations.lcr, now.evaluations.platform_lcr);
+    assert.is(item.evaluations.tau2, now.evaluations.tau2_telecom);
+    for (const same of ['ifbench', 'terminalbench_hard', 'terminalbench_v2_1', 'tau_banking']) assert.is(item.evaluations[same], now.evaluations[same], same);
   });
 });
 

@@ -7,6 +7,7 @@ import { SLUG_MAX_LENGTH, SLUG_PATTERN } from '../../src/slug.ts';
 import {
   HEADLINE_INDICES,
   LEGACY_EVALUATIONS,
+  MATH_INDEX,
   MODALITIES,
   OMNISCIENCE_DOMAINS,
   OMNISCIENCE_METRICS,
@@ -89,7 +90,7 @@ export const languageModelsSchema = {
       ),
       // Values of composite indices published elsewhere (imported data), used as given instead
       // of computing the index from components the data may lack.
-      published_indices: closedObject(everyKey(HEADLINE_INDICES, nullableNumber(0, 100)), []),
+      published_indices: closedObject(everyKey([...HEADLINE_INDICES, MATH_INDEX], nullableNumber(0, 100)), []),
       evaluation_token_counts: closedObject(
         everyKey(TOKEN_COUNT_EVALUATIONS, closedObject({ input_tokens: counts, answer_tokens: counts, reasoning_tokens: counts })),
         [],
@@ -201,7 +202,8 @@ export const indexDefinitionsSchema = {
       indices: { type: 'array', items: closedObject({ key: indexKey, components: { type: 'array', minItems: 1, items: component } }) },
     }),
     openness_index: closedObject({ key: indexKey, version, components: { type: 'array', minItems: 1, items: component } }),
-  }),
+    math_index: closedObject({ key: { const: MATH_INDEX }, version, components: { type: 'array', minItems: 1, items: component } }),
+  }, ['intelligence_index', 'capability_indices', 'openness_index']),
 };
 
 export const critptProblemsSchema = {

@@ -9,11 +9,16 @@ import { modelIdentity } from './language.ts';
 import type { MediaView } from '../media.ts';
 import type { CategoryScore } from '../types.ts';
 import { round } from '../derive/stats.ts';
+import { MATH_INDEX } from '../fields.ts';
 
-/** Legacy evaluation name -> where its value comes from (a field of today's evaluations). */
+/**
+ * Legacy evaluation name -> where its value comes from (today's evaluation of the same
+ * measurement, a legacy-only evaluation, or the math index), in the order of a real legacy body.
+ */
 export const LEGACY_ROUTE_EVALUATIONS: readonly (readonly [string, string])[] = [
   ['platform_intelligence_index', 'platform_intelligence_index'],
   ['platform_coding_index', 'platform_coding_index'],
+  ['platform_math_index', MATH_INDEX],
   ['mmlu_pro', 'mmlu_pro'],
   ['gpqa', 'gpqa_diamond'],
   ['hle', 'hle'],
@@ -22,16 +27,22 @@ export const LEGACY_ROUTE_EVALUATIONS: readonly (readonly [string, string])[] = 
   ['math_500', 'math_500'],
   ['aime', 'aime'],
   ['aime_25', 'aime_25'],
+  ['ifbench', 'ifbench'],
+  ['lcr', 'platform_lcr'],
+  ['terminalbench_hard', 'terminalbench_hard'],
+  ['terminalbench_v2_1', 'terminalbench_v2_1'],
+  ['tau2', 'tau2_telecom'],
+  ['tau_banking', 'tau_banking'],
 ];
 
 export function legacyLanguageModel(view: ModelView, promptType: PromptType): Record<string, unknown> {
   const { model, creator } = view;
   const performance = view.performance[promptType];
-  const evaluation = (key: string) => view.evaluations[key] ?? model.evaluations[key as keyof typeof model.evaluations] ?? null;
+  const scores: Record<string, number | null | undefined> = { ...model.evaluations, ...view.evaluations, [MATH_INDEX]: view.mathIndex };
   return {
     ...modelIdentity(view),
     model_creator: { id: creator.id, name: creator.name, slug: creator.slug },
-    evaluations: Object.fromEntries(LEGACY_ROUTE_EVALUATIONS.map(([name, source]) => [name, evaluation(source)])),
+    evaluations: Object.fromEntries(LEGACY_ROUTE_EVALUATIONS.map(([name, source]) => [name, scores[source] ?? null])),
     pricing: {
       price_1m_blended_3_to_1: view.pricing.price_1m_blended_3_to_1,
       price_1m_input_tokens: view.pricing.price_1m_input_tokens,

@@ -61,11 +61,11 @@ export interface LegacyItem {
   median_time_to_first_answer_token: number | null;
 }
 
-/** Upstream evaluation key -> where it goes here; a key mapped to null has no counterpart. */
-export const EVALUATION_MAP: Readonly<Record<string, { published: string } | { evaluation: string } | null>> = {
+/** Upstream evaluation key -> where it goes here; a key not listed has no counterpart and is skipped. */
+export const EVALUATION_MAP: Readonly<Record<string, { published: string } | { evaluation: string }>> = {
   artificial_analysis_intelligence_index: { published: 'platform_intelligence_index' },
   artificial_analysis_coding_index: { published: 'platform_coding_index' },
-  artificial_analysis_math_index: null,
+  artificial_analysis_math_index: { published: 'platform_math_index' },
   gpqa: { evaluation: 'gpqa_diamond' },
   lcr: { evaluation: 'platform_lcr' },
   tau2: { evaluation: 'tau2_telecom' },
@@ -104,8 +104,10 @@ export interface Mapped {
   models: (Pick<LanguageModel, 'id' | 'name' | 'slug' | 'creator_id' | 'release_date' | 'evaluations'> & { published_indices: Record<string, number | null> })[];
   providers: Provider[];
   endpoints: ProviderEndpoint[];
-  /** Records reproducing the dump's medians, by endpoint (prompt type `medium`). */
+  /** Records reproducing the dump's medians, by endpoint (prompt type `medium`); empty when unmeasured upstream. */
   records: Map<string, MeasurementRecord[]>;
+  /** First-party endpoints of models now neither priced nor measured upstream: an earlier import's prices and records go. */
+  retired: string[];
   /** Upstream evaluation keys with no counterpart here, and how often they had a value. */
   skipped: Map<string, number>;
 }
@@ -115,20 +117,32 @@ export function firstPartyProvider(creator: ModelCreator): Provider {
   return { id: uuidFrom(`first-party provider|${creator.id}`), slug: creator.slug, name: creator.name, country: null };
 }
 
-/** The records of one measured model: three identical measurements on `day`, so every median is the dump's. */
-export function reproducingRecords(item: LegacyItem, day: string): MeasurementRecord[] {
+const HOUR_MS = 3_600_000;
+
+/**
+ * The records of one measured model: three identical measurements, the last at `at` and the
+ * others an hour and two before it, so every median is the dump's.
+ */
+export function reproducingRecords(item: LegacyItem, at: number): MeasurementRecord[] {
   const speed = measured(item.median_output_tokens_per_second);
   if (speed === null) return [];
   const ttft = measured(item.median_time_to_first_token_seconds);
   const ttfat = measured(item.median_time_to_first_answer_token);
   if (ttft === null || ttfat === null) return [];
-  return ['06', '12', '18'].map((hour) => ({ timestamp: `${day}T${hour}:00:00.000Z`, success: true, output_tokens_per_second: speed, time_to_first_token_seconds: ttft, time_to_first_answer_token_seconds: ttfat }));
+  return [2, 1, 0].map((hoursBefore) => ({
+    timestamp: new Date(at - hoursBefore * HOUR_MS).toISOString(),
+    success: true,
+    output_tokens_per_second: speed,
+    time_to_first_token_seconds: ttft,
+    time_to_first_answer_token_seconds: ttfat,
+  }));
 }
 
-export function mapLegacyBody(items: readonly LegacyItem[], recordsDay: string): Mapped {
+/** `recordsAt`: when the reproducing records are taken (milliseconds since the epoch). */
+export function mapLegacyBody(items: readonly LegacyItem[], recordsAt: number): Mapped {
   const creators = new Map<string, ModelCreator>();
   const providers = new Map<string, Provider>();
-  const out: Mapped = { creators: [], models: [], providers: [], endpoints: [], records: new Map(), skipped: new Map() };
+  const out: Mapped = { creators: [], models: [], providers: [], endpoints: [], records: new Map(), retired: [], skipped: new Map() };
   for (const item of items) {
     const creator: ModelCreator = { id: item.model_creator.id, slug: item.model_creator.slug, name: item.model_creator.name, country: null };
     creators.set(creator.id, creator);
@@ -147,12 +161,16 @@ export function mapLegacyBody(items: readonly LegacyItem[], recordsDay: string):
 
     const input = measured(item.pricing.price_1m_input_tokens);
     const output = measured(item.pricing.price_1m_output_tokens);
-    const records = reproducingRecords(item, recordsDay);
-    if (input === null && output === null && records.length === 0) continue;
+    const records = reproducingRecords(item, recordsAt);
     const provider = providers.get(creator.id) ?? firstPartyProvider(creator);
+    const endpointId = uuidFrom(`first-party endpoint|${item.id}|${provider.id}`);
+    if (input === null && output === null && records.length === 0) {
+      out.retired.push(endpointId);
+      continue;
+    }
     providers.set(creator.id, provider);
     const endpoint: ProviderEndpoint = {
-      id: uuidFrom(`first-party endpoint|${item.id}|${provider.id}`),
+      id: endpointId,
       model_id: item.id,
       provider_id: provider.id,
       price_1m_input_tokens: input,
@@ -162,7 +180,7 @@ export function mapLegacyBody(items: readonly LegacyItem[], recordsDay: string):
       context_window_tokens: null,
     };
     out.endpoints.push(endpoint);
-    if (records.length) out.records.set(endpoint.id, records);
+    out.records.set(endpoint.id, records);
   }
   out.creators = [...creators.values()];
   out.providers = [...providers.values()];

@@ -6,6 +6,7 @@ import {
   deriveModelViews,
   evaluationTokenCounts,
   intelligenceIndexVersion,
+  mathIndex,
   modelEvaluations,
   modelPricing,
   recordsByEndpoint,
@@ -231,6 +232,28 @@ evaluations('should give a non-hallucination rate of 1 for a model that never ha
 });
 
 evaluations.run();
+
+const math = suite('mathIndex');
+
+math('should compute the legacy math index from its definition (AIME 2025 on 0..100)', () => {
+  const dataset = tinyDataset();
+  dataset.indices.math_index = { key: 'platform_math_index', version: '1.0.0', components: [{ id: 'aime_25', score: '/evaluations/aime_25', weight: 1, min: 0, max: 1 }] };
+  const model = modelOne();
+  model.evaluations.aime_25 = 0.934416;
+  // 100 * 0.934416 = 93.4416 -> 93.4
+  assert.is(mathIndex(dataset, model), 93.4);
+  model.evaluations.aime_25 = null;
+  assert.is(mathIndex(dataset, model), null);
+});
+
+math('should take a published value over the computed one, and be null with neither', () => {
+  const model = modelOne();
+  assert.is(mathIndex(tinyDataset(), model), null, 'no definition, nothing published');
+  model.published_indices = { platform_math_index: 70 };
+  assert.is(mathIndex(tinyDataset(), model), 70);
+});
+
+math.run();
 
 const tokenCounts = suite('evaluationTokenCounts');
 
