@@ -98,7 +98,7 @@ export function parseGradingRequest(raw: Buffer, problemSet: readonly string[]):
   try {
     body = JSON.parse(raw.toString('utf8'));
   } catch (error) {
-    throw new HttpError(400, `Invalid request body: not JSON (${(error as Error).message})`);
+    throw new HttpError(400, `Invalid request body: not JSON (${(error as Error).message})`, { field: 'body' });
   }
   validateShape(body);
   checkProblemSet((body as { submissions: Submission[] }).submissions, problemSet);

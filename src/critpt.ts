@@ -14,7 +14,7 @@ import { request as httpRequest, type IncomingMessage, type ServerResponse } fro
 import { request as httpsRequest } from 'node:https';
 import type { Clock } from './clock.ts';
 import { readJsonBody, parseGradingRequest } from './critpt-request.ts';
-import { HttpError } from './http-error.ts';
+import { HttpError, quotaUnavailable } from './http-error.ts';
 import type { KeyRecord } from './keys.ts';
 import { quotaScope } from './keys.ts';
 import { Limiter } from './limiter.ts';
@@ -88,7 +88,7 @@ export class CritptGrader {
     return new HttpError(
       429,
       'CritPt grading limit exceeded',
-      undefined,
+      {},
       { ...quotaHeaders(status), 'Retry-After': retryAfter },
       { error: 'CritPt grading limit exceeded', limit: status.limit, remaining: status.remaining, reset, retryAfter },
     );
@@ -100,9 +100,9 @@ export class CritptGrader {
     const scope = quotaScope({ ...key, scope: 'user' });
     Object.assign(headers, quotaHeaders(this.quota.status('critpt', scope, this.options.limit)));
     if (!key.critpt) {
-      throw new HttpError(403, `CritPt grading access is not granted to this key. Request approval by e-mail to ${this.options.contact} from an institutional address, naming the account e-mail that holds the key and the research use; approval is free.`);
+      throw new HttpError(403, `CritPt grading access is not granted to this key. Request approval by e-mail to ${this.options.contact} from an institutional address, naming the account e-mail that holds the key and the research use; approval is free.`, { contact: this.options.contact });
     }
-    if (!this.options.upstream) throw new HttpError(503, 'CritPt grading is not configured on this server (the operator starts it with --critpt-upstream URL)');
+    if (!this.options.upstream) throw new HttpError(503, 'CritPt grading is not configured on this server (the operator starts it with --critpt-upstream URL)', { option: '--critpt-upstream' });
     const raw = await readJsonBody(req, this.options.maxBodyBytes);
     parseGradingRequest(raw, problemSet);
 
@@ -129,7 +129,7 @@ export class CritptGrader {
       this.refund(grading);
       if (error instanceof UpstreamFailure) {
         this.report(error.status === 504 ? 'timeout' : 'bad_gateway');
-        throw new HttpError(error.status, error.message);
+        throw new HttpError(error.status, error.message, error.status === 504 ? { timeout_seconds: this.options.timeoutSeconds } : { upstream: 'evaluation system' });
       }
       if (abort.signal.aborted) return this.report('cancelled');
       throw error;
@@ -175,7 +175,7 @@ export class CritptGrader {
     try {
       await grading.reservation.commit();
     } catch {
-      throw new HttpError(503, 'Quota bookkeeping is unavailable (state folder not writable); retry later', undefined, { 'Retry-After': 10 });
+      throw quotaUnavailable();
     }
     this.restate(grading);
   }

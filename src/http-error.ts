@@ -2,12 +2,17 @@
  * The one error type of the request path. Anything that should become an error response is
  * thrown as an HttpError; the server's single error path turns it into JSON. Anything else
  * thrown is a bug and becomes a 500 without taking the process down.
+ *
+ * Every error body is `{error, details}`: `error` is the message clients match on (the original
+ * service's wording where it has one), `details` an object that names what a program needs to
+ * act on it (the field, the valid values, the tier, the limit...). Only the CritPt 429 has a
+ * body of its own, fixed by the spec.
  */
 export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
-    readonly details?: Record<string, unknown>,
+    readonly details: Record<string, unknown>,
     readonly headers?: Record<string, string | number>,
     /** A body of another shape where the spec fixes one (the CritPt 429). */
     readonly body?: Record<string, unknown>,
@@ -17,8 +22,15 @@ export class HttpError extends Error {
   }
 }
 
-/** The JSON body of every error response: `{error, details?}`, unless the error brings its own. */
+/** Seconds a client should wait after a 503 for unwritable quota bookkeeping. */
+const QUOTA_RETRY_SECONDS = 10;
+
+/** The quota journal cannot be written: nothing is served uncounted. */
+export function quotaUnavailable(): HttpError {
+  return new HttpError(503, 'Quota bookkeeping is unavailable (state folder not writable); retry later', { retry_after: QUOTA_RETRY_SECONDS }, { 'Retry-After': QUOTA_RETRY_SECONDS });
+}
+
+/** The JSON body of every error response: `{error, details}`, unless the error brings its own. */
 export function errorBody(error: HttpError): string {
-  if (error.body) return JSON.stringify(error.body);
-  return JSON.stringify(error.details ? { error: error.message, details: error.details } : { error: error.message });
+  return JSON.stringify(error.body ?? { error: error.message, details: error.details });
 }

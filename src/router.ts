@@ -58,12 +58,13 @@ export class Router {
   /** The route answering `method path`; 404 when no route has the path, 405 with Allow when the method is wrong. */
   match(method: string, path: string): RouteMatch {
     const found = this.find(path);
-    if (!found) throw new HttpError(404, `Not found: ${path}`);
+    if (!found) throw new HttpError(404, `Not found: ${path}`, { path });
     const wanted = method === 'HEAD' ? 'GET' : method;
     const route = found.routes.find((r) => r.method === wanted);
     if (!route) {
-      const allow = allowedMethods(found.routes).join(', ');
-      throw new HttpError(405, `Method ${method} is not allowed on ${path}; allowed: ${allow}`, undefined, { Allow: allow });
+      const allowed = allowedMethods(found.routes);
+      const allow = allowed.join(', ');
+      throw new HttpError(405, `Method ${method} is not allowed on ${path}; allowed: ${allow}`, { method, allowed }, { Allow: allow });
     }
     return { route, slug: found.slug };
   }

@@ -14,7 +14,7 @@ import type { Clock } from './clock.ts';
 import type { Metrics } from './metrics.ts';
 import { oneMonthBefore } from './dates.ts';
 import type { ServerOptions } from './config.ts';
-import { errorBody, HttpError } from './http-error.ts';
+import { errorBody, HttpError, quotaUnavailable } from './http-error.ts';
 import { quotaScope, type KeyRecord, type KeyStore } from './keys.ts';
 import type { Encoding } from './manifest.ts';
 import { CritptGrader } from './critpt.ts';
@@ -51,8 +51,8 @@ const TIER_NAMES: Record<Tier, string> = { free: 'Free', pro: 'Pro', commercial:
 
 /** Split the request target and decode the path; 400 for malformed percent-encoding, 414 when too long. */
 export function parseTarget(target: string): { path: string; query: string } {
-  if (target.length > MAX_TARGET_LENGTH) throw new HttpError(414, `Request target longer than ${MAX_TARGET_LENGTH} characters`);
-  if (!target.startsWith('/')) throw new HttpError(400, 'Request target must be a path starting with /');
+  if (target.length > MAX_TARGET_LENGTH) throw new HttpError(414, `Request target longer than ${MAX_TARGET_LENGTH} characters`, { limit: MAX_TARGET_LENGTH });
+  if (!target.startsWith('/')) throw new HttpError(400, 'Request target must be a path starting with /', { field: 'target' });
   const q = target.indexOf('?');
   const rawPath = q < 0 ? target : target.slice(0, q);
   const query = q < 0 ? '' : target.slice(q + 1);
@@ -60,7 +60,7 @@ export function parseTarget(target: string): { path: string; query: string } {
   try {
     return { path: rawPath.split('/').map(decodeURIComponent).join('/'), query };
   } catch {
-    throw new HttpError(400, 'Malformed percent-encoding in the request path');
+    throw new HttpError(400, 'Malformed percent-encoding in the request path', { field: 'path' });
   }
 }
 
@@ -153,7 +153,7 @@ export class App {
     if (error instanceof HttpError) httpError = error;
     else {
       this.parts.logError(`500 ${req.method} ${req.url?.split('?')[0]}: ${(error as Error)?.stack ?? String(error)}`);
-      httpError = new HttpError(500, 'Internal server error');
+      httpError = new HttpError(500, 'Internal server error', { retry: 'with exponential backoff' });
     }
     if (httpError.status === 429) this.parts.metrics?.quotaRejections.inc({ kind: req.method === 'POST' ? 'critpt' : 'data' });
     if (res.headersSent) {
@@ -168,7 +168,7 @@ export class App {
     const presented = req.headers['x-api-key'];
     if (presented === undefined || presented === '') throw new HttpError(401, 'API key is required', { header: 'x-api-key' });
     const key = typeof presented === 'string' ? this.parts.keys.lookup(presented) : undefined;
-    if (!key) throw new HttpError(401, 'Invalid API key');
+    if (!key) throw new HttpError(401, 'Invalid API key', { header: 'x-api-key' });
     return key;
   }
 
@@ -241,7 +241,7 @@ export class App {
         return plain(200, JSON_TYPE, JSON.stringify({ status: 'ready', snapshot: snapshot.buildId }));
       }
       case 'metrics':
-        if (!this.parts.metrics) throw new HttpError(404, 'Metrics are off; start the server with --metrics');
+        if (!this.parts.metrics) throw new HttpError(404, 'Metrics are off; start the server with --metrics', { option: '--metrics' });
         return plain(200, 'text/plain; version=0.0.4; charset=utf-8', this.parts.metrics.render());
       default: {
         const encoding = acceptedEncoding(req);
@@ -257,7 +257,7 @@ export class App {
     return durable.then(
       () => status,
       () => {
-        throw new HttpError(503, 'Quota bookkeeping is unavailable (state folder not writable); retry later', undefined, { 'Retry-After': 10 });
+        throw quotaUnavailable();
       },
     );
   }
@@ -284,7 +284,7 @@ export class App {
 
   /** A route of the table that the current snapshot does not answer is known but not served: 501. */
   private ensureServed(snapshot: Snapshot, route: Route): void {
-    if (!snapshot.serves(route.id)) throw new HttpError(501, `${route.method} ${route.path} is not served yet: the current snapshot has no data for it`);
+    if (!snapshot.serves(route.id)) throw new HttpError(501, `${route.method} ${route.path} is not served yet: the current snapshot has no data for it`, { route: route.id });
   }
 
   /** The precomputed body answering this request, in the chosen encoding. */
@@ -303,7 +303,7 @@ export class App {
 
 function acceptedEncoding(req: IncomingMessage): Encoding {
   const encoding = chooseEncoding(req.headers['accept-encoding']);
-  if (!encoding) throw new HttpError(406, 'No acceptable content encoding: this server sends br, gzip or identity');
+  if (!encoding) throw new HttpError(406, 'No acceptable content encoding: this server sends br, gzip or identity', { available: ['br', 'gzip', 'identity'] });
   return encoding;
 }
 
@@ -315,13 +315,14 @@ export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: B
   }
   let status = 400;
   let message = 'Malformed HTTP request';
+  let details: Record<string, unknown> = { parser: error.code ?? 'unknown' };
   if (error.code === 'HPE_HEADER_OVERFLOW') {
     const firstLine = error.rawPacket?.subarray(0, MAX_TARGET_LENGTH * 2).toString('latin1') ?? '';
-    [status, message] = firstLine.includes('\r\n') ? [431, 'Request headers too large'] : [414, 'Request target too long'];
+    [status, message, details] = firstLine.includes('\r\n') ? [431, 'Request headers too large', { limit: HTTP_LIMITS.maxHeaderSize }] : [414, 'Request target too long', { limit: MAX_TARGET_LENGTH }];
   } else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    [status, message] = [408, 'Request timed out'];
+    [status, message, details] = [408, 'Request timed out', { timeout_seconds: HTTP_LIMITS.requestTimeout / 1000 }];
   }
-  const body = JSON.stringify({ error: message });
+  const body = errorBody(new HttpError(status, message, details));
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 

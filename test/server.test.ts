@@ -208,6 +208,32 @@ errors('should answer malformed percent-encoding with 400 and a huge target with
   assert.is((await get(t.url, `/api/v2/language/models?x=${'a'.repeat(20000)}`, t.keys.pro)).status, 414);
 });
 
+errors('should give every error body an error message and a details object that names what to act on', async () => {
+  const json = { 'content-type': 'application/json' };
+  const cases: [string, Promise<import('./helpers/http.ts').Reply>, Record<string, unknown>][] = [
+    ['400', get(t.url, '/api/v2/language/models?page=0', t.keys.pro), { field: 'page', value: '0' }],
+    ['401 no key', get(t.url, '/api/v2/language/models'), { header: 'x-api-key' }],
+    ['401 bad key', get(t.url, '/api/v2/language/models', 'bdk_nope'), { header: 'x-api-key' }],
+    ['403', get(t.url, '/api/v2/language/models', t.keys.free), { required_tier: 'pro', tier: 'free' }],
+    ['404 path', get(t.url, '/api/v2/nowhere', t.keys.pro), { path: '/api/v2/nowhere' }],
+    ['404 slug', get(t.url, '/api/v2/language/models/no-such', t.keys.pro), { slug: 'no-such' }],
+    ['405', request(t.url, '/api/v2/language/models', { method: 'DELETE', headers: { 'x-api-key': t.keys.pro } }), { method: 'DELETE', allowed: ['GET', 'HEAD'] }],
+    ['406', get(t.url, '/api/v2/language/models', t.keys.pro, { 'accept-encoding': 'identity;q=0' }), { available: ['br', 'gzip', 'identity'] }],
+    ['414', get(t.url, `/api/v2/language/models?x=${'a'.repeat(9000)}`, t.keys.pro), { limit: 8192 }],
+    ['431', get(t.url, '/api/v2/language/models', t.keys.pro, { 'x-padding': 'p'.repeat(20_000) }), { limit: 16384 }],
+    ['CritPt 403', request(t.url, '/api/v2/critpt/evaluate', { method: 'POST', body: '{}', headers: { ...json, 'x-api-key': t.keys.pro } }), { contact: 'the operator of this server' }],
+    ['CritPt 503', request(t.url, '/api/v2/critpt/evaluate', { method: 'POST', body: '{}', headers: { ...json, 'x-api-key': t.keys.commercial } }), { option: '--critpt-upstream' }],
+  ];
+  for (const [what, pending, details] of cases) {
+    const reply = await pending;
+    assert.is(reply.headers['content-type'], 'application/json; charset=utf-8', what);
+    const body = reply.json();
+    assert.equal(Object.keys(body), ['error', 'details'], what);
+    assert.type(body.error, 'string', what);
+    assert.equal(body.details, details, what);
+  }
+});
+
 errors('should answer 501 for a route of the table the snapshot has no data for', async () => {
   // An arena without a dataset file is not built: its routes are known but not served.
   rmSync(join(t.dataDir, 'media', 'music-with-vocals.json'));
