@@ -11,43 +11,19 @@ import { legacyArenaEntry, legacyLanguageModel } from './shape/legacy.ts';
 import { freeMediaEntry, proMediaEntry } from './shape/media.ts';
 import { openApiDocument } from './openapi.ts';
 import { seriesByWindow, type Interval, type WindowName } from './derive/series.ts';
-import { deriveModelViews, intelligenceIndexVersion, recordsByEndpoint, type EndpointView, type ModelView } from './language.ts';
+import { deriveModelViews, intelligenceIndexVersion, recordsByEndpoint, type EndpointView } from './language.ts';
 import { measurementBlob, type MeasurementBlob } from './measurements.ts';
-import { deriveProviderViews, type ProviderView } from './providers.ts';
+import { deriveProviderViews } from './providers.ts';
 import { freeLanguageModel, languageModelDetail, proLanguageModel } from './shape/language.ts';
 import { modelPerformance, providerDetail, providerListItem, providerPerformance } from './shape/providers.ts';
+import { EMPTY_COLUMNS } from './derive/columns.ts';
+import { exampleBodies } from './openapi-examples.ts';
+import { emptyPageTemplate, paginate } from './pages.ts';
+import type { BuildContext, Params, RouteBuilder } from './route-builder.ts';
 import type { Dataset } from './types.ts';
-import { EMPTY_COLUMNS, type SeriesColumns } from './derive/columns.ts';
 
-export interface BuildContext {
-  dataset: Dataset;
-  models: ModelView[];
-  providers: ProviderView[];
-  /** Records by endpoint id, then prompt type, sorted by time. */
-  records: Map<string, Map<PromptType, SeriesColumns>>;
-  /** End of every window (ms). */
-  asOf: number;
-  intelligenceIndexVersion: number;
-  pageSize: number;
-  arenaOptions: ArenaOptions;
-}
-
-export type Params = Record<string, string | number | boolean>;
-
-/** How one route's data is made. List routes give items (the build pages them); others give data. */
-export interface RouteBuilder {
-  /** False when the data for this route is absent (the route is then not built: 501). */
-  available?: (ctx: BuildContext) => boolean;
-  /** Top-level fields before `pagination` and `data`; by default just `tier`. */
-  head?: (ctx: BuildContext, tier: Tier, params: Params) => Record<string, unknown>;
-  items?: (ctx: BuildContext, tier: Tier, params: Params) => unknown[];
-  slugs?: (ctx: BuildContext) => string[];
-  data?: (ctx: BuildContext, tier: Tier, params: Params, slug: string) => unknown;
-  /** A body that is not an envelope (the OpenAPI document). */
-  body?: (ctx: BuildContext) => unknown;
-  /** Request-time routes: the serialised records the server slices. */
-  fragments?: (ctx: BuildContext, params: Params, slug: string) => MeasurementBlob;
-}
+export type { BuildContext, Params, RouteBuilder } from './route-builder.ts';
+export { emptyPageTemplate, paginate } from './pages.ts';
 
 /** One precomputed body, named by its snapshot key. */
 export interface ProducedBody {
@@ -194,7 +170,7 @@ export function routeBuilders(): Record<string, RouteBuilder> {
           .map((v, i) => legacyArenaEntry(v, i + 1, family === 'video', params.include_categories === true && family !== 'text-to-speech')),
     };
   }
-  builders.openapi = { body: () => openApiDocument() };
+  builders.openapi = { body: (ctx) => openApiDocument({ examples: exampleBodies(ctx, builders), critptProblems: ctx.dataset.critptProblems }) };
   return builders;
 }
 
@@ -219,30 +195,6 @@ export function keyParamCombinations(route: Route): Params[] {
   }
   const allowed = route.allowedCombinations;
   return allowed ? combos.filter((combo) => allowed.some((a) => Object.entries(a).every(([k, v]) => combo[k] === v))) : combos;
-}
-
-export interface PageInfo {
-  page: number;
-  page_size: number;
-  total_pages: number;
-  has_more: boolean;
-}
-
-export function paginate<T>(items: readonly T[], pageSize: number): { pagination: PageInfo; items: T[] }[] {
-  const totalPages = Math.ceil(items.length / pageSize);
-  return Array.from({ length: totalPages }, (_, i) => ({
-    pagination: { page: i + 1, page_size: pageSize, total_pages: totalPages, has_more: i + 1 < totalPages },
-    items: items.slice(i * pageSize, (i + 1) * pageSize),
-  }));
-}
-
-/** A marker page number, split out of the serialised empty page. */
-const PAGE_MARKER = -1;
-
-export function emptyPageTemplate(envelope: Record<string, unknown>, pageSize: number, totalPages: number): { before: string; after: string } {
-  const body = { ...envelope, pagination: { page: PAGE_MARKER, page_size: pageSize, total_pages: totalPages, has_more: false }, data: [] };
-  const [before, after] = JSON.stringify(body).split(`{"page":${PAGE_MARKER},`);
-  return { before: `${before}{"page":`, after: `,${after}` };
 }
 
 /** Every body and empty-page template of the snapshot, in route table order. */

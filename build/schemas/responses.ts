@@ -279,7 +279,8 @@ for (const { arena, family } of MEDIA_ARENAS.filter((a) => ROUTES.some((r) => r.
 }
 
 // The document's own structure is checked by the tests against the OpenAPI 3.1 layout.
-RESPONSE_SCHEMAS.openapi = () => closed({ openapi: { const: '3.1.0' }, info: { type: 'object' }, jsonSchemaDialect: string, paths: { type: 'object' }, components: { type: 'object' } });
+RESPONSE_SCHEMAS.openapi = () =>
+  closed({ openapi: { const: '3.1.0' }, info: { type: 'object', required: ['title', 'version', 'license'], properties: { title: string, version: string, license: { type: 'object', required: ['name'], properties: { name: string } } } }, jsonSchemaDialect: string, servers: { type: 'array', minItems: 1 }, paths: { type: 'object' }, components: { type: 'object' } });
 
 export function hasResponseSchema(route: Route): boolean {
   return Object.hasOwn(RESPONSE_SCHEMAS, route.id);
