@@ -50,6 +50,8 @@ class StubGrader {
         return this.verdict(res, 0);
       case 'judge':
         return this.verdict(res, 2);
+      case 'one-judge-error':
+        return this.verdict(res, 1);
       case 'slow':
         await wait(3000);
         return this.verdict(res, 0);
@@ -112,6 +114,11 @@ async function setup(): Promise<void> {
       unapproved: { tier: 'pro', org: 'lab', user: 'cy' },
       burst: { tier: 'pro', org: 'lab', user: 'burst', critpt: true },
       leaver: { tier: 'pro', org: 'lab', user: 'leaver', critpt: true },
+      // One user holding three keys, one of them with an org-wide data quota.
+      twinA: { tier: 'pro', org: 'lab', user: 'twin', critpt: true },
+      twinB: { tier: 'free', org: 'lab', user: 'twin', critpt: true },
+      twinOrg: { tier: 'pro', org: 'lab', user: 'twin', scope: 'org', critpt: true },
+      judged: { tier: 'pro', org: 'lab', user: 'judged', critpt: true },
     },
   });
 }
@@ -160,6 +167,26 @@ grading('should return a verdict with judge errors without counting it', async (
   assert.is(reply.status, 200);
   assert.is(reply.json().judge_error_count, 2);
   assert.is(remaining(reply), 9);
+});
+
+grading('should not count a verdict with a single judge error', async () => {
+  grader.mode = 'one-judge-error';
+  const reply = await post(batch(), t.keys.judged);
+  assert.is(reply.status, 200);
+  assert.is(reply.json().judge_error_count, 1);
+  assert.is(remaining(reply), 10);
+});
+
+grading('should count gradings per user, across all of that user\'s keys whatever their data scope', async () => {
+  grader.mode = 'ok';
+  const keys = [t.keys.twinA, t.keys.twinB, t.keys.twinOrg];
+  for (let i = 0; i < 10; i++) {
+    const reply = await post(batch(), keys[i % 3]);
+    assert.is(reply.status, 200);
+    assert.is(remaining(reply), 9 - i);
+  }
+  for (const key of keys) assert.is((await post(batch(), key)).status, 429);
+  assert.is(remaining(await post(batch(), t.keys.judged)), 9, 'another user of the same org has a counter of its own');
 });
 
 grading('should pass on a 4xx of the grader and refund', async () => {

@@ -82,6 +82,27 @@ imports('should write loadable datasets with zeros as null, published indices an
   rmSync(dir, { recursive: true, force: true });
 });
 
+imports('should never serve a zero the dump gave for an unmeasured figure: a successful record needs all three, so the model gets none', async () => {
+  const dir = tempDir();
+  try {
+    const file = join(dir, 'legacy.json');
+    const partly = item('dddddddd-dddd-4ddd-8ddd-dddddddddddd', 'tiny-4', { median_output_tokens_per_second: 90.5, median_time_to_first_token_seconds: 0, median_time_to_first_answer_token: 1.5 });
+    writeFileSync(file, JSON.stringify({ ...SMALL, data: [partly] }));
+    const data = join(dir, 'data');
+    assert.is(importer(file, data).status, 0);
+    const t = await startTestServer({ fixture: data, keys: { free: { tier: 'free', org: 'x' } } });
+    try {
+      const [served] = (await get(t.url, '/api/v2/data/llms/models', t.keys.free)).json().data;
+      assert.equal([served.median_output_tokens_per_second, served.median_time_to_first_token_seconds, served.median_time_to_first_answer_token], [null, null, null]);
+      assert.is(served.pricing.price_1m_input_tokens, 1, 'its prices still come through');
+    } finally {
+      await t.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 imports('should merge into an existing folder, keeping what was there', () => {
   const dir = tempDir();
   const file = join(dir, 'legacy.json');

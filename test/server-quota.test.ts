@@ -115,4 +115,18 @@ quota('should answer 503 with Retry-After, count nothing and send no data while 
   assert.is(limits(after).remaining, before - 1, 'the refused request was not counted');
 });
 
+quota('should end the window exactly 24 hours after its first request, its reset rounded up to the whole second', async () => {
+  const key = t.addKey('fractional', { tier: 'free', org: 'frac', user: 'f' });
+  t.clock.t = Date.UTC(2026, 11, 1, 9, 30, 15, 400); // 2026-12-01T09:30:15.400Z
+  const first = await get(t.url, FREE_LIST, key);
+  // The window ends 2026-12-02T09:30:15.400Z = 1796203815.4 s: a client waiting until 1796203815 would be early.
+  assert.equal(limits(first), { limit: 100, remaining: 99, reset: 1796203816 });
+  t.clock.advance(86_399_999); // one millisecond before the end: the same window
+  const last = await get(t.url, FREE_LIST, key);
+  assert.equal(limits(last), { limit: 100, remaining: 98, reset: 1796203816 });
+  t.clock.advance(1); // the end: the next request opens a new window
+  const next = await get(t.url, FREE_LIST, key);
+  assert.equal(limits(next), { limit: 100, remaining: 99, reset: 1796290216 });
+});
+
 quota.run();

@@ -89,6 +89,50 @@ shapes('should never put a Pro-only or detail-only key in a Free body', async ()
   assert.ok(keys.has('platform_intelligence_index'));
 });
 
+// The spec's evaluation table, in its order: the headline indices (Free and Pro), then the Pro-only keys.
+const FREE_EVALUATIONS = [
+  'platform_intelligence_index',
+  'platform_coding_index',
+  'platform_agentic_index',
+  'platform_finance_and_accounting_index',
+  'platform_strategy_and_ops_index',
+  'platform_legal_index',
+  'platform_healthcare_and_medical_index',
+  'platform_engineering_index',
+  'platform_economics_index',
+];
+const PRO_EVALUATIONS = [
+  ...FREE_EVALUATIONS,
+  'tau2_telecom',
+  'tau_banking',
+  'terminalbench_hard',
+  'terminalbench_v2_1',
+  'terminalbench_v4_0',
+  'platform_briefcase_elo',
+  'automationbench_platform',
+  'gdp_pdf',
+  'scicode',
+  'platform_lcr',
+  'platform_omniscience_index',
+  'platform_omniscience_accuracy',
+  'platform_omniscience_non_hallucination_rate',
+  'ifbench',
+  'hle',
+  'gpqa_diamond',
+  'critpt',
+  'gdpval_platform_elo',
+  'gdpval_platform_normalized',
+  'mmmu_pro',
+  'platform_openness_index',
+  'platform_multilingual_index',
+];
+
+shapes("should list the evaluations in the spec's order on every shape", async () => {
+  for (const item of (await get(t.url, '/api/v2/language/models/free', t.keys.free)).json().data) assert.equal(Object.keys(item.evaluations), FREE_EVALUATIONS);
+  for (const item of (await get(t.url, '/api/v2/language/models', t.keys.pro)).json().data) assert.equal(Object.keys(item.evaluations), PRO_EVALUATIONS);
+  assert.equal(Object.keys((await get(t.url, `/api/v2/language/models/${slugs[0]}`, t.keys.commercial)).json().data.evaluations), PRO_EVALUATIONS);
+});
+
 shapes('should keep detail-only fields off the Pro list and on the detail route', async () => {
   const list = (await get(t.url, '/api/v2/language/models', t.keys.commercial)).json();
   for (const item of list.data) for (const key of DETAIL_ONLY) assert.not.ok(key in item, key);

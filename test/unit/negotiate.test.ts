@@ -26,6 +26,12 @@ encoding('should never send an encoding rated q=0', () => {
   assert.is(chooseEncoding('*;q=0, gzip;q=0.1'), 'gzip');
 });
 
+encoding('should keep the highest rating of an encoding named twice, whichever comes last', () => {
+  assert.is(chooseEncoding('br;q=1, gzip;q=0.5, br;q=0'), 'br');
+  assert.is(chooseEncoding('br;q=0, gzip;q=0.5, br;q=1'), 'br');
+  assert.is(chooseEncoding('gzip;q=0.9, br;q=0.8, gzip;q=0.1'), 'gzip');
+});
+
 encoding('should give null when every encoding is refused', () => {
   assert.is(chooseEncoding('identity;q=0'), null);
   assert.is(chooseEncoding('*;q=0'), null);

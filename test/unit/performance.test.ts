@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { recordAt, rangeBetween, toColumns } from '../../build/derive/columns.ts';
 import { endToEndSeconds, medianAcrossProviders, mediansOnly, performanceOf, type Performance } from '../../build/derive/performance.ts';
+import { seriesPoints } from '../../build/derive/series.ts';
 import type { MeasurementRecord } from '../../build/types.ts';
 
 function record(fields: Partial<MeasurementRecord>): MeasurementRecord {
@@ -191,3 +192,19 @@ medians('should give null for a median the performance lacks', () => {
 });
 
 medians.run();
+
+const series = suite('seriesPoints');
+
+series('should put a record at the exact start of a bucket in that bucket, and one a millisecond before it in the previous one', () => {
+  const records = toColumns([
+    record({ timestamp: '2025-06-29T00:00:00.000Z', output_tokens_per_second: 100 }),
+    record({ timestamp: '2025-06-29T23:59:59.999Z', output_tokens_per_second: 300 }),
+    record({ timestamp: '2025-06-30T00:00:00.000Z', output_tokens_per_second: 50 }),
+  ]);
+  const points = seriesPoints(records, Date.parse('2025-06-30T12:00:00.000Z'), '7d', 'daily');
+  assert.equal(points.map((p) => p.date), ['2025-06-24', '2025-06-25', '2025-06-26', '2025-06-27', '2025-06-28', '2025-06-29', '2025-06-30']);
+  // 06-29: 100 (at its first instant) and 300 (at its last) -> median 200; 06-30: 50 (at its first instant)
+  assert.equal(points.map((p) => p.median_output_tokens_per_second), [null, null, null, null, null, 200, 50]);
+});
+
+series.run();
