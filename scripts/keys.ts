@@ -5,8 +5,11 @@
  * command prints a stored hash or an existing key.
  *
  * Exit status: 0 done, 1 the store refused (unreadable file, unknown or revoked id),
- * 2 bad usage or a bad value.
+ * 2 bad usage or a bad value. `run(argv, io)` is the whole command as a function (the tests call
+ * it in-process); the last lines run it when this file is the program.
  */
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
   checkProviderSlug,
@@ -71,6 +74,14 @@ const COMMANDS: Record<string, { operands: readonly string[]; options: readonly 
 
 class UsageError extends Error {}
 
+/** Where the command writes: `out` is what a script captures (a key, JSON), `err` the notes. */
+export interface Output {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+const CONSOLE: Output = { out: (text) => console.log(text), err: (text) => console.error(text) };
+
 function parse(argv: string[]) {
   let parsed;
   try {
@@ -128,20 +139,20 @@ function describe(r: PublicKeyRecord): string {
   return `${r.id}: ${r.tier}, org ${r.org}${r.user === null ? '' : `, user ${r.user}`}, scope ${r.scope}${quota}`;
 }
 
-function printIssued({ key, record }: IssuedKey, json: boolean, verb: string): void {
+function printIssued(io: Output, { key, record }: IssuedKey, json: boolean, verb: string): void {
   const shown = publicRecord(record);
   if (json) {
     const { id, ...rest } = shown;
-    console.log(JSON.stringify({ id, key, ...rest }));
+    io.out(JSON.stringify({ id, key, ...rest }));
     return;
   }
-  console.error(`${verb} ${describe(shown)}`);
-  console.log(key);
-  console.error('This key is shown only once; the store keeps only its hash.');
+  io.err(`${verb} ${describe(shown)}`);
+  io.out(key);
+  io.err('This key is shown only once; the store keeps only its hash.');
 }
 
-function printRecord(record: KeyRecord, json: boolean, text: string): void {
-  console.log(json ? JSON.stringify(publicRecord(record)) : text);
+function printRecord(io: Output, record: KeyRecord, json: boolean, text: string): void {
+  io.out(json ? JSON.stringify(publicRecord(record)) : text);
 }
 
 function table(records: readonly PublicKeyRecord[]): string {
@@ -151,45 +162,51 @@ function table(records: readonly PublicKeyRecord[]): string {
   return all.map((row) => row.map((cell, c) => (c === row.length - 1 ? cell : cell.padEnd(widths[c]))).join('  ')).join('\n');
 }
 
-function run(argv: string[]): void {
+function execute(argv: string[], io: Output): void {
   const { command, operands, values } = parse(argv);
   const { state, json } = values;
   switch (command) {
     case 'help':
-      console.log(USAGE);
+      io.out(USAGE);
       return;
     case 'create':
-      return printIssued(create(values), json, 'created');
+      return printIssued(io, create(values), json, 'created');
     case 'list': {
       const records = (loadKeys(state) ?? []).map(publicRecord);
-      if (json) console.log(JSON.stringify(records, null, 2));
-      else if (records.length === 0) console.error(`no keys in ${state}`);
-      else console.log(table(records));
+      if (json) io.out(JSON.stringify(records, null, 2));
+      else if (records.length === 0) io.err(`no keys in ${state}`);
+      else io.out(table(records));
       return;
     }
     case 'revoke': {
       const record = revokeKey(state, keyId(operands[0]));
-      return printRecord(record, json, `revoked ${describe(record)}`);
+      return printRecord(io, record, json, `revoked ${describe(record)}`);
     }
     case 'regenerate':
-      return printIssued(regenerateKey(state, keyId(operands[0])), json, 'regenerated');
+      return printIssued(io, regenerateKey(state, keyId(operands[0])), json, 'regenerated');
     case 'grant': {
       const record = grantProvider(state, keyId(operands[0]), checkProviderSlug(operands[1]));
-      return printRecord(record, json, `${record.id} grants: ${record.grants.join(', ')}`);
+      return printRecord(io, record, json, `${record.id} grants: ${record.grants.join(', ')}`);
     }
   }
 }
 
-try {
-  run(process.argv.slice(2));
-} catch (error) {
-  if (error instanceof UsageError || error instanceof KeyInputError) {
-    console.error(`keys: ${error.message}\n\n${USAGE}`);
-    process.exitCode = 2;
-  } else if (error instanceof KeyStoreError) {
-    console.error(`keys: ${error.message}`);
-    process.exitCode = 1;
-  } else {
+/** Run one keys command; the exit status (see the top of this file). */
+export function run(argv: string[], io: Output = CONSOLE): number {
+  try {
+    execute(argv, io);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof KeyInputError) {
+      io.err(`keys: ${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (error instanceof KeyStoreError) {
+      io.err(`keys: ${error.message}`);
+      return 1;
+    }
     throw error;
   }
 }
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) process.exitCode = run(process.argv.slice(2));

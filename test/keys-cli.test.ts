@@ -1,6 +1,7 @@
 /**
- * The keys command run as a real process, as an operator runs it, against a temporary state
- * folder; the server side is a KeyStore opened in this process before the command runs.
+ * The keys command against a temporary state folder: called in-process through its exported
+ * `run` (what the command does, fast), and once as a real process, as an operator runs it. The
+ * server side is a KeyStore opened in this process before the command runs.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -8,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { run } from '../scripts/keys.ts';
 import { KEY_ID_PATTERN, KEY_PATTERN, KeyStore, quotaScope } from '../src/keys.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -22,8 +24,15 @@ function fixture() {
   tempRoots.push(root);
   const state = join(root, 'state');
   const file = join(state, 'keys.json');
-  /** Run `scripts/keys.ts` with these arguments and `--state`. */
+  /** Run the keys command with these arguments and `--state`, collecting what it prints. */
   const keys = (...args: string[]) => {
+    let stdout = '';
+    let stderr = '';
+    const status = run([...args, '--state', state], { out: (text) => (stdout += `${text}\n`), err: (text) => (stderr += `${text}\n`) });
+    return { status, stdout, stderr };
+  };
+  /** The same, as a real process. */
+  const keysProcess = (...args: string[]) => {
     const child = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/keys.ts', ...args, '--state', state], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
     return { status: child.status, stdout: child.stdout, stderr: child.stderr };
   };
@@ -33,7 +42,7 @@ function fixture() {
     assert.is(run.status, 0, run.stderr);
     return JSON.parse(run.stdout);
   };
-  return { root, state, file, keys, create, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+  return { root, state, file, keys, keysProcess, create, cleanup: () => rmSync(root, { recursive: true, force: true }) };
 }
 
 /** Usage errors: status 2, one line naming the problem, then the usage text. */
@@ -47,6 +56,24 @@ function assertUsageError(run: { status: number | null; stdout: string; stderr: 
 }
 
 // ---------------------------------------------------------------------------------------------
+
+const asProcess = suite('keys as a process');
+
+asProcess('should print a new key alone on stdout and exit 0, list it, and exit 2 on bad usage', () => {
+  const f = fixture();
+  const made = f.keysProcess('create', '--tier', 'free', '--org', 'acme');
+  assert.is(made.status, 0, made.stderr);
+  assert.match(made.stdout, /^bdk_\S+\n$/);
+  const listed = f.keysProcess('list', '--json');
+  assert.is(listed.status, 0);
+  assert.is(JSON.parse(listed.stdout).length, 1);
+  const bad = f.keysProcess('nonsense');
+  assert.is(bad.status, 2);
+  assert.match(bad.stderr, /^keys: unknown command "nonsense"/);
+  f.cleanup();
+});
+
+asProcess.run();
 
 const create = suite('keys create');
 

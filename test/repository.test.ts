@@ -1,9 +1,11 @@
 /** Invariants of the committed sample in data/: it loads, it is at scale, and it is complete. */
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadDataset } from '../build/load.ts';
+import { DEFAULT_OPTIONS, generateSample } from '../scripts/generate-sample.ts';
 import { PROMPT_TYPES } from '../src/routes.ts';
 import { ROOT } from './helpers/process.ts';
 
@@ -22,6 +24,32 @@ sample('should meet the scale of the issue', () => {
   assert.ok(dataset.creators.length >= 40, `${dataset.creators.length} creators`);
   assert.ok(dataset.providers.length >= 40, `${dataset.providers.length} providers`);
   assert.ok(dataset.endpoints.length >= 600, `${dataset.endpoints.length} endpoints`);
+});
+
+/** Every file below a folder, by path relative to it. */
+function filesOf(dir: string, root = dir): Map<string, Buffer> {
+  const out = new Map<string, Buffer>();
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) for (const [k, v] of filesOf(path, root)) out.set(k, v);
+    else out.set(relative(root, path), readFileSync(path));
+  }
+  return out;
+}
+
+sample('should be exactly what the generator makes with its defaults, byte for byte', () => {
+  const out = mkdtempSync(join(tmpdir(), 'sample-'));
+  try {
+    generateSample({ ...DEFAULT_OPTIONS, out });
+    const generated = filesOf(out);
+    const committed = filesOf(DATA);
+    // Written by hand: the data README and the CritPt problem set.
+    for (const handWritten of ['README.md', 'critpt-problems.json']) assert.ok(committed.delete(handWritten), handWritten);
+    assert.equal([...generated.keys()].sort(), [...committed.keys()].sort());
+    for (const [path, bytes] of committed) assert.ok(bytes.equals(generated.get(path)!), `${path} differs from the generator's output`);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
 });
 
 sample('should stay under 30 MB', () => {
