@@ -16,7 +16,7 @@ import type { Clock } from './clock.ts';
 import { readJsonBody, parseGradingRequest } from './critpt-request.ts';
 import { HttpError, quotaUnavailable } from './http-error.ts';
 import type { KeyRecord } from './keys.ts';
-import { quotaScope } from './keys.ts';
+import { critptScope } from './policy.ts';
 import { Limiter } from './limiter.ts';
 import { send, sendPart, type Headers } from './respond.ts';
 import type { QuotaBook, QuotaStatus, Reservation } from './quota.ts';
@@ -32,8 +32,6 @@ export interface CritptOptions {
   concurrency: number;
   /** Gradings per user per window. */
   limit: number;
-  /** How approval is requested, for the 403 message. */
-  contact: string;
 }
 
 
@@ -94,14 +92,17 @@ export class CritptGrader {
     );
   }
 
-  /** Answer one grading request. Throws HttpError for the server's error path. */
+  /** The rate-limit headers of this key's grading counter, for every answer to it. */
+  rateLimitHeaders(key: KeyRecord): Headers {
+    return quotaHeaders(this.quota.status('critpt', critptScope(key), this.options.limit));
+  }
+
+  /**
+   * Answer one grading request of a key the policy admitted (approved for CritPt). Throws
+   * HttpError for the server's error path.
+   */
   async handle(req: IncomingMessage, res: ServerResponse, key: KeyRecord, rawQuery: string, problemSet: readonly string[], headers: Headers): Promise<void> {
-    // Gradings are counted per user, whatever the key's data-quota scope.
-    const scope = quotaScope({ ...key, scope: 'user' });
-    Object.assign(headers, quotaHeaders(this.quota.status('critpt', scope, this.options.limit)));
-    if (!key.critpt) {
-      throw new HttpError(403, `CritPt grading access is not granted to this key. Request approval by e-mail to ${this.options.contact} from an institutional address, naming the account e-mail that holds the key and the research use; approval is free.`, { contact: this.options.contact });
-    }
+    const scope = critptScope(key);
     if (!this.options.upstream) throw new HttpError(503, 'CritPt grading is not configured on this server (the operator starts it with --critpt-upstream URL)', { option: '--critpt-upstream' });
     const raw = await readJsonBody(req, this.options.maxBodyBytes);
     parseGradingRequest(raw, problemSet);

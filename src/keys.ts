@@ -87,11 +87,6 @@ export function hashKey(plainKey: string): string {
   return createHash('sha256').update(plainKey).digest('hex');
 }
 
-/** The id under which the quota module counts this key's requests; regeneration keeps it. */
-export function quotaScope(record: Pick<KeyRecord, 'scope' | 'org' | 'user'>): string {
-  return record.scope === 'org' ? `org:${record.org}` : `user:${record.org}/${record.user}`;
-}
-
 /** Everything about a key that may be shown: the record without its hash. */
 export function publicRecord(r: KeyRecord): PublicKeyRecord {
   return { id: r.id, tier: r.tier, org: r.org, user: r.user, scope: r.scope, quota: r.quota, grants: r.grants, critpt: r.critpt, created_at: r.created_at, revoked_at: r.revoked_at };

@@ -54,8 +54,6 @@ export interface Route {
   summary: string;
   /** Tiers whose keys this route answers with data. */
   tiers: readonly Tier[];
-  /** The shape of the body: Free-shape routes answer every tier with the Free shape. */
-  shape: 'free' | 'pro' | 'legacy' | 'none';
   query: Readonly<Record<string, ParamSpec>>;
   answer: AnswerKind;
   /** Query parameters that select a precomputed body; the rest are applied at request time. */
@@ -147,7 +145,6 @@ function languageRoutes(): Route[] {
       path: '/api/v2/language/models/free',
       summary: 'Language models, Free shape, paginated.',
       tiers: ANY_TIER,
-      shape: 'free',
       query: { page },
       answer: 'snapshot',
       keyParams: ['page'],
@@ -159,7 +156,6 @@ function languageRoutes(): Route[] {
       path: '/api/v2/language/models',
       summary: 'Language models, Pro shape, paginated.',
       tiers: PRO_TIERS,
-      shape: 'pro',
       query: { prompt_type: promptType, page },
       answer: 'snapshot',
       keyParams: ['prompt_type', 'page'],
@@ -171,7 +167,6 @@ function languageRoutes(): Route[] {
       path: '/api/v2/language/models/{slug}',
       summary: 'One language model with its detail-only fields; providers for Commercial keys.',
       tiers: PRO_TIERS,
-      shape: 'pro',
       query: { prompt_type: promptType },
       answer: 'snapshot',
       keyParams: ['prompt_type'],
@@ -184,7 +179,6 @@ function languageRoutes(): Route[] {
       path: '/api/v2/language/models/{slug}/performance',
       summary: 'Performance over time of one model, one series per provider.',
       tiers: COMMERCIAL_ONLY,
-      shape: 'pro',
       query: { window, interval, prompt_type: promptType },
       answer: 'snapshot',
       keyParams: ['window', 'interval', 'prompt_type'],
@@ -197,7 +191,6 @@ function languageRoutes(): Route[] {
       path: '/api/v2/language/providers',
       summary: 'Language model API providers with their models, paginated.',
       tiers: COMMERCIAL_ONLY,
-      shape: 'pro',
       query: { page },
       answer: 'snapshot',
       keyParams: ['page'],
@@ -209,7 +202,6 @@ function languageRoutes(): Route[] {
       path: '/api/v2/language/providers/{slug}',
       summary: 'One provider with its models, percentiles and quartiles included.',
       tiers: COMMERCIAL_ONLY,
-      shape: 'pro',
       query: { prompt_type: promptType },
       answer: 'snapshot',
       keyParams: ['prompt_type'],
@@ -222,7 +214,6 @@ function languageRoutes(): Route[] {
       path: '/api/v2/language/providers/{slug}/performance',
       summary: 'Performance over time of one provider, one series per model.',
       tiers: COMMERCIAL_ONLY,
-      shape: 'pro',
       query: { window, interval, prompt_type: promptType },
       answer: 'snapshot',
       keyParams: ['window', 'interval', 'prompt_type'],
@@ -235,7 +226,6 @@ function languageRoutes(): Route[] {
       path: '/api/v2/language/providers/{slug}/measurements',
       summary: 'Raw measurement records of one provider since start_date, grouped by model.',
       tiers: COMMERCIAL_ONLY,
-      shape: 'pro',
       query: { prompt_type: promptType, start_date: startDate },
       answer: 'fragments',
       keyParams: ['prompt_type'],
@@ -281,7 +271,6 @@ function mediaRoutes(): Route[] {
         path: `${path}/free`,
         summary: `${arena} arena, Free shape.`,
         tiers: ANY_TIER,
-        shape: 'free',
         // Accepted (and checked) so one client URL works on both routes, but ignored here: it
         // is not a key parameter, and the Free shape has no categories or genres.
         query,
@@ -295,7 +284,6 @@ function mediaRoutes(): Route[] {
         path,
         summary: `${arena} arena, Pro shape.`,
         tiers: PRO_TIERS,
-        shape: 'pro',
         query,
         answer: 'snapshot',
         keyParams: Object.keys(query),
@@ -322,7 +310,6 @@ function legacyRoutes(): Route[] {
       path: '/api/v2/data/llms/models',
       summary: 'Legacy language model list (older interface).',
       tiers: ANY_TIER,
-      shape: 'legacy',
       query: { prompt_length: legacyPromptLength, parallel_queries: legacyParallelQueries },
       answer: 'snapshot',
       keyParams: ['prompt_length', 'parallel_queries'],
@@ -336,7 +323,6 @@ function legacyRoutes(): Route[] {
         path: `/api/v2/data/media/${arena}`,
         summary: `Legacy ${arena} arena (older interface).`,
         tiers: ANY_TIER,
-        shape: 'legacy',
         query: { include_categories: includeCategories },
         answer: 'snapshot',
         keyParams: ['include_categories'],
@@ -358,7 +344,6 @@ function critptRoutes(): Route[] {
       path: '/api/v2/critpt/evaluate',
       summary: 'Grade a whole CritPt batch on the upstream grader.',
       tiers: ANY_TIER,
-      shape: 'none',
       query: {},
       answer: 'critpt',
       keyParams: [],
@@ -372,7 +357,7 @@ function critptRoutes(): Route[] {
 export const PUBLIC_BODY_TIER: Tier = 'free';
 
 function operatorRoutes(): Route[] {
-  const common = { method: 'GET', tiers: [PUBLIC_BODY_TIER], shape: 'none', query: {}, keyParams: [], paginated: false, public: true } as const;
+  const common = { method: 'GET', tiers: [PUBLIC_BODY_TIER], query: {}, keyParams: [], paginated: false, public: true } as const;
   return [
     { ...common, id: 'openapi', path: '/api/v2/openapi.json', summary: 'This API described in OpenAPI 3.1 (generated from the route table and the response schemas).', answer: 'snapshot' },
     { ...common, id: 'healthz', path: '/healthz', summary: 'Liveness: 200 while the process answers.', answer: 'health' },

@@ -1,8 +1,9 @@
 /**
  * The HTTP server: node:http, one request pipeline, one error path.
  *
- * route match -> key (401) -> tier (403) -> query (400) -> grant (403) -> body lookup (404)
- * -> conditional (304) -> quota (429) -> journal -> precomputed bytes.
+ * route match -> key (401) -> policy: tier, CritPt approval (403) -> query (400) -> provider
+ * (404) -> policy: grant (403) -> body lookup (404) -> conditional (304) -> quota (429) ->
+ * journal -> precomputed bytes. What the route table's flags ask of a key is src/policy.ts.
  *
  * No JSON is serialised and no file is opened per request: bodies come from the snapshot's
  * manifest and pack (through an LRU), and request paths never become file paths.
@@ -12,10 +13,9 @@ import type { Socket } from 'node:net';
 import type { AccessLog } from './access-log.ts';
 import type { Clock } from './clock.ts';
 import type { Metrics } from './metrics.ts';
-import { oneMonthBefore } from './dates.ts';
 import type { ServerOptions } from './config.ts';
 import { errorBody, HttpError, quotaUnavailable } from './http-error.ts';
-import { quotaScope, type KeyRecord, type KeyStore } from './keys.ts';
+import type { KeyRecord, KeyStore } from './keys.ts';
 import type { Encoding } from './manifest.ts';
 import { CritptGrader } from './critpt.ts';
 import { then, type Eventually } from './eventually.ts';
@@ -25,7 +25,8 @@ import { chooseEncoding, etagMatches } from './negotiate.ts';
 import { QueryValidator, type QueryValues } from './query.ts';
 import type { QuotaBook, QuotaStatus } from './quota.ts';
 import { Router } from './router.ts';
-import { lowestTier, PUBLIC_BODY_TIER, ROUTES, snapshotKey, type Route, type Tier } from './routes.ts';
+import { admitKey, admitProvider, dataLimit, measurementsStartDay, quotaScope } from './policy.ts';
+import { PUBLIC_BODY_TIER, ROUTES, snapshotKey, type Route, type Tier } from './routes.ts';
 import type { Body, Snapshot, SnapshotStore } from './snapshot.ts';
 
 /** Longest request target (path and query) accepted; longer ones get 414. */
@@ -46,8 +47,6 @@ export interface AppParts {
   accessLog?: AccessLog;
 }
 
-
-const TIER_NAMES: Record<Tier, string> = { free: 'Free', pro: 'Pro', commercial: 'Commercial' };
 
 /** Split the request target and decode the path; 400 for malformed percent-encoding, 414 when too long. */
 export function parseTarget(target: string): { path: string; query: string } {
@@ -93,7 +92,7 @@ export class App {
   constructor(private readonly parts: AppParts) {
     const { options } = parts;
     this.critpt = new CritptGrader(
-      { upstream: options.critptUpstream, timeoutSeconds: options.critptTimeoutSeconds, maxBodyBytes: options.critptMaxBodyBytes, concurrency: options.critptConcurrency, limit: options.limits.critpt, contact: options.critptContact },
+      { upstream: options.critptUpstream, timeoutSeconds: options.critptTimeoutSeconds, maxBodyBytes: options.critptMaxBodyBytes, concurrency: options.critptConcurrency, limit: options.limits.critpt },
       parts.quota,
       parts.clock,
       (outcome) => parts.metrics?.gradings.inc({ outcome }),
@@ -172,12 +171,6 @@ export class App {
     return key;
   }
 
-  private dataLimit(key: KeyRecord): number {
-    const { limits } = this.parts.options;
-    if (key.tier === 'commercial') return key.quota ?? limits.commercialDefault;
-    return key.tier === 'pro' ? limits.pro : limits.free;
-  }
-
   /** Synchronous until something must be waited for; throws (or rejects) HttpErrors. */
   private answer(exchange: Exchange): Eventually<void> {
     const { req, res, snapshot, keyHeaders } = exchange;
@@ -188,17 +181,17 @@ export class App {
     const key = this.authenticate(req);
     exchange.keyId = key.id;
     keyHeaders['X-Platform-Tier'] = key.tier;
-    // The query string of a grading goes to the grader as it is (e.g. stream_progress=true).
-    if (route.answer === 'critpt') return this.critpt.handle(req, res, key, query, snapshot.manifest.critpt_problems ?? [], keyHeaders);
+    if (route.answer === 'critpt') {
+      Object.assign(keyHeaders, this.critpt.rateLimitHeaders(key));
+      admitKey(route, key, this.parts.options.critptContact);
+      // The query string of a grading goes to the grader as it is (e.g. stream_progress=true).
+      return this.critpt.handle(req, res, key, query, snapshot.manifest.critpt_problems ?? [], keyHeaders);
+    }
     const scope = quotaScope(key);
-    const limit = this.dataLimit(key);
+    const limit = dataLimit(key, this.parts.options.limits);
     const before = this.parts.quota.status('data', scope, limit);
     Object.assign(keyHeaders, rateLimitHeaders(before));
-
-    if (!route.tiers.includes(key.tier)) {
-      const needed = TIER_NAMES[lowestTier(route)];
-      throw new HttpError(403, `${needed} access required`, { required_tier: lowestTier(route), tier: key.tier });
-    }
+    admitKey(route, key, this.parts.options.critptContact);
     const params = this.queries.parse(route, query);
     const encoding = acceptedEncoding(req);
     const body = route.answer === 'fragments' ? this.measurements(snapshot, route, key, params, slug!, encoding) : this.body(snapshot, route, key.tier, params, slug, encoding);
@@ -276,10 +269,9 @@ export class App {
     this.ensureServed(snapshot, route);
     const snapshotEntry = snapshotKey(route, key.tier, params, slug);
     if (!snapshot.fragment(snapshotEntry)) throw new HttpError(404, `Provider not found: ${slug}`, { slug });
-    if (!key.grants.includes(slug)) throw new HttpError(403, `This key has no grant for provider ${slug}'s measurements; ask the operator for one`, { provider: slug });
-    const earliest = oneMonthBefore(this.parts.clock.now());
-    const asked = params.start_date as string | undefined;
-    return this.parts.snapshots.measurements(snapshot, snapshotEntry, asked && asked > earliest ? asked : earliest, encoding);
+    admitProvider(route, key, slug);
+    const startDay = measurementsStartDay(params.start_date as string | undefined, this.parts.clock.now());
+    return this.parts.snapshots.measurements(snapshot, snapshotEntry, startDay, encoding);
   }
 
   /** A route of the table that the current snapshot does not answer is known but not served: 501. */

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { run } from '../scripts/keys.ts';
-import { KEY_ID_PATTERN, KEY_PATTERN, KeyStore, quotaScope } from '../src/keys.ts';
+import { KEY_ID_PATTERN, KEY_PATTERN, KeyStore } from '../src/keys.ts';
+import { quotaScope } from '../src/policy.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const RECORD_FIELDS = ['id', 'tier', 'org', 'user', 'scope', 'quota', 'grants', 'critpt', 'created_at', 'revoked_at'];

@@ -17,11 +17,11 @@ import {
   KeyStoreError,
   loadKeys,
   publicRecord,
-  quotaScope,
   regenerateKey,
   revokeKey,
   type KeyRecord,
 } from '../src/keys.ts';
+import { quotaScope } from '../src/policy.ts';
 
 const T0 = Date.UTC(2026, 10, 20, 9, 0, 0);
 const clock = { now: () => T0 };
