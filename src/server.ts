@@ -10,7 +10,7 @@
  */
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { AccessLog } from './access-log.ts';
+import { redactPath, redactQuery, type AccessLog } from './access-log.ts';
 import type { Clock } from './clock.ts';
 import type { Metrics } from './metrics.ts';
 import type { ServerOptions } from './config.ts';
@@ -137,9 +137,9 @@ export class App {
       time: new Date(this.parts.clock.now()).toISOString(),
       method: req.method ?? '',
       route: routeId,
-      path: path.length > 512 ? `${path.slice(0, 512)}...` : path,
+      path: redactPath(path.length > 512 ? `${path.slice(0, 512)}...` : path),
       // A grading's query goes to the grader and stays out of the log.
-      ...(query && route?.answer !== 'critpt' ? { query: query.slice(0, 512) } : {}),
+      ...(query && route?.answer !== 'critpt' ? { query: redactQuery(query.slice(0, 512)) } : {}),
       status: res.statusCode,
       bytes: bytesSent(res),
       ms: Math.round(ms * 1000) / 1000,
@@ -151,7 +151,7 @@ export class App {
     let httpError: HttpError;
     if (error instanceof HttpError) httpError = error;
     else {
-      this.parts.logError(`500 ${req.method} ${req.url?.split('?')[0]}: ${(error as Error)?.stack ?? String(error)}`);
+      this.parts.logError(`500 ${req.method} ${redactPath(req.url?.split('?')[0] ?? '')}: ${(error as Error)?.stack ?? String(error)}`);
       httpError = new HttpError(500, 'Internal server error', { retry: 'with exponential backoff' });
     }
     if (httpError.status === 429) this.parts.metrics?.quotaRejections.inc({ kind: req.method === 'POST' ? 'critpt' : 'data' });

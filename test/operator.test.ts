@@ -219,5 +219,28 @@ logging('should write one JSON line per request with route, status, bytes, time 
   for (const key of Object.values(t.keys)) assert.not.ok(all.includes(key), 'no key in the log');
 });
 
+logging('should redact a key a client puts in the path or the query, and parameters named like secrets', async () => {
+  const from = t.accessLog.length;
+  const key = t.keys.pro;
+  await get(t.url, `/api/v2/language/models?api_key=${key}`);
+  await get(t.url, `/api/v2/language/models?page=1&token=hunter2&X-Api-Key=abc`);
+  await get(t.url, `/api/v2/${key}/models`);
+  await get(t.url, `/api/v2/language/models?q=${key.replace('_', '%5F')}`);
+  await new Promise((r) => setTimeout(r, 20));
+  const lines = t.accessLog.slice(from);
+  assert.equal(
+    lines.map((l) => [l.path, l.query]),
+    [
+      ['/api/v2/language/models', 'api_key=[redacted]'],
+      ['/api/v2/language/models', 'page=1&token=[redacted]&X-Api-Key=[redacted]'],
+      ['/api/v2/bdk_[redacted]/models', undefined],
+      ['/api/v2/language/models', 'q=bdk_[redacted]'],
+    ],
+  );
+  const all = JSON.stringify(lines);
+  assert.not.ok(all.includes(key.slice(4)), 'no part of the key');
+  assert.not.ok(all.includes('hunter2'));
+});
+
 logging.after(async () => t.close());
 logging.run();
