@@ -58,6 +58,12 @@ interface SnapshotFile {
   windows: Record<string, Window>;
 }
 
+/** The number of a journal file (`quota.journal.12`), or null for any other name (`quota.journal.1e3`). */
+export function journalNumber(name: string): number | null {
+  const match = /^quota\.journal\.([1-9]\d{0,15})$/.exec(name);
+  return match ? Number(match[1]) : null;
+}
+
 function counterKey(kind: QuotaKind, scope: string): string {
   return `${kind} ${scope}`;
 }
@@ -110,9 +116,10 @@ export class QuotaBook {
     for (const [key, window] of Object.entries(snapshot.windows)) this.windows.set(key, { ...window });
 
     const journals = readdirSync(this.options.stateDir)
-      .filter((name) => name.startsWith(JOURNAL_PREFIX))
-      .map((name) => ({ name, number: Number(name.slice(JOURNAL_PREFIX.length)) }))
-      .filter((j) => Number.isInteger(j.number))
+      .flatMap((name) => {
+        const number = journalNumber(name);
+        return number === null ? [] : [{ name, number }];
+      })
       .sort((a, b) => a.number - b.number);
     for (const journal of journals) {
       if (journal.number < snapshot.next_journal) continue; // already folded into the snapshot
@@ -292,8 +299,8 @@ export class QuotaBook {
     const snapshot: SnapshotFile = { format: SNAPSHOT_FORMAT, next_journal: next, windows: Object.fromEntries(this.windows) };
     writeFileAtomic(this.path(SNAPSHOT_FILE), `${JSON.stringify(snapshot)}\n`);
     for (const name of readdirSync(this.options.stateDir)) {
-      const number = Number(name.startsWith(JOURNAL_PREFIX) ? name.slice(JOURNAL_PREFIX.length) : NaN);
-      if (Number.isInteger(number) && number < next) rmSync(this.path(name), { force: true });
+      const number = journalNumber(name);
+      if (number !== null && number < next) rmSync(this.path(name), { force: true });
     }
   }
 

@@ -56,11 +56,15 @@ export function parseTarget(target: string): { path: string; query: string } {
   const rawPath = q < 0 ? target : target.slice(0, q);
   const query = q < 0 ? '' : target.slice(q + 1);
   if (!rawPath.includes('%')) return { path: rawPath, query };
+  let segments: string[];
   try {
-    return { path: rawPath.split('/').map(decodeURIComponent).join('/'), query };
+    segments = rawPath.split('/').map(decodeURIComponent);
   } catch {
     throw new HttpError(400, 'Malformed percent-encoding in the request path', { field: 'path' });
   }
+  // An encoded slash is part of a segment, never a separator: no route has such a segment.
+  if (segments.some((segment) => segment.includes('/'))) throw new HttpError(404, `Not found: ${rawPath}`, { path: rawPath });
+  return { path: segments.join('/'), query };
 }
 
 function rateLimitHeaders(status: QuotaStatus): Headers {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { QuotaBook, QuotaStateError, WINDOW_MS } from '../src/quota.ts';
+import { journalNumber, QuotaBook, QuotaStateError, WINDOW_MS } from '../src/quota.ts';
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 10, 20, 9, 0, 0);
@@ -100,6 +100,21 @@ durability('should tolerate and report a torn last journal line', async () => {
   assert.is(again.status('data', 'org:a', 100).remaining, 95);
   assert.ok(f.logs.some((l) => l.includes('torn last line') && l.includes(journal)), f.logs.join('\n'));
   again.close();
+  f.cleanup();
+});
+
+durability('should read only files named exactly as journals, leaving stray look-alikes alone', async () => {
+  const f = fixture();
+  const book = f.open();
+  await takeMany(book, 'org:a', 100, 3);
+  for (const stray of ['quota.journal.1e3', 'quota.journal.0x10', 'quota.journal.01', 'quota.journal.5.bak', 'quota.journal.']) {
+    writeFileSync(join(f.dir, stray), '["data","org:a",1]\n["data","org:a",2]\n');
+  }
+  const again = f.open();
+  assert.is(again.status('data', 'org:a', 100).remaining, 97, 'the strays counted nothing');
+  again.close();
+  assert.ok(readdirSync(f.dir).includes('quota.journal.1e3'), 'and were not taken for old journals and deleted');
+  assert.equal([journalNumber('quota.journal.7'), journalNumber('quota.journal.1e3'), journalNumber('quota.journal.07'), journalNumber('quota.journal.-1')], [7, null, null, null]);
   f.cleanup();
 });
 

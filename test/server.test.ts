@@ -246,6 +246,14 @@ errors('should answer 404 and 405 as JSON', async () => {
   assert.ok(wrong.json().error);
 });
 
+errors('should never turn an encoded slash into a path separator', async () => {
+  const encoded = await get(t.url, '/api/v2/language/models%2Ffree', t.keys.pro);
+  assert.is(encoded.status, 404);
+  assert.equal(encoded.json().details, { path: '/api/v2/language/models%2Ffree' });
+  assert.is((await get(t.url, `/api/v2/language/models/${slugs[0]}%2Fperformance`, t.keys.commercial)).status, 404);
+  assert.is((await get(t.url, '/api/v2/language/models/fre%65', t.keys.pro)).status, 200, 'other encoded characters still decode');
+});
+
 errors('should answer malformed percent-encoding with 400 and a huge target with 414', async () => {
   assert.is((await get(t.url, '/api/v2/language/models/%E0%A4%A', t.keys.pro)).status, 400);
   assert.is((await get(t.url, `/api/v2/language/models?x=${'a'.repeat(9000)}`, t.keys.pro)).status, 414);
