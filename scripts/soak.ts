@@ -6,6 +6,8 @@
  *   - no response mixed two snapshots (every body hashes to the ETag it came with);
  *   - every scope's quota counter equals the 200 answers it was sent, give or take the
  *     requests of that scope that a kill cut in flight (those may or may not have counted).
+ * It also reports how long the server ever stalled: the slowest `/healthz` answer of a probe
+ * that asks every 100 ms (quota compactions, rebuild switches and the like show up there).
  * Prints a one-line verdict; exits 1 on any loss. Not part of `npm test`.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -143,7 +145,22 @@ async function main(): Promise<void> {
     setTimeout(() => (restarting = false), 500);
   }, KILL_EVERY_MS);
 
-  await Promise.all(Array.from({ length: clients }, (_, n) => client(n)));
+  // The stall probe: /healthz answers at once unless the event loop is held.
+  const healthz: number[] = [];
+  const probe = async () => {
+    while (Date.now() < deadline) {
+      const started = performance.now();
+      try {
+        await get('/healthz', '');
+        if (!restarting) healthz.push(performance.now() - started);
+      } catch {
+        // a kill; counted by the clients
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
+  await Promise.all([probe(), ...Array.from({ length: clients }, (_, n) => client(n))]);
   clearInterval(rebuilder);
   clearInterval(killer);
   while (restarting) await new Promise((r) => setTimeout(r, 100));
@@ -169,6 +186,9 @@ async function main(): Promise<void> {
     `soak: ${ok ? 'PASS' : 'FAIL'} ${minutes} min, ${requests} requests (${summary}; ${cutTotal} cut by ${kills} kills), ${rebuilds} rebuilds, ` +
       `${failures.length} failures, ${mixed} mixed responses, quota ${mismatches.length ? `wrong for ${mismatches.join('; ')}` : `exact for ${scopes.length} scopes`}`,
   );
+  const sorted = [...healthz].sort((a, b) => a - b);
+  const at = (q: number) => (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN).toFixed(1);
+  console.log(`  stall probe: /healthz every 100 ms, ${sorted.length} answers: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${at(1)} ms`);
   for (const f of failures.slice(0, 10)) console.log(`  failure: ${f}`);
   process.exit(ok ? 0 : 1);
 }

@@ -12,11 +12,17 @@
  * N+1" (temp file, fsync, rename, fsync folder), and only then deletes journal N. A crash at
  * any point leaves either the old snapshot plus journals N and N+1, or the new snapshot plus
  * journal N+1 (N ignored): the same counts either way.
+ *
+ * While serving, compaction runs in the background, off the request path: the switch to
+ * journal N+1 is synchronous (one open), the fsyncs and the snapshot write are asynchronous, so
+ * no request waits for them. Its rename happens only if no other compaction (at shutdown) has
+ * moved past N+1 meanwhile.
  */
-import { closeSync, fdatasync, fsyncSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { close as closeFd, closeSync, fdatasync, fsync, fsyncSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import type { Clock } from './clock.ts';
-import { fsyncDir, writeFileAtomic } from './state-files.ts';
+import { fsyncDir, fsyncDirAsync, writeFileAtomic, writeFileAtomicAsync } from './state-files.ts';
 
 export const WINDOW_MS = 24 * 60 * 60 * 1000;
 const SNAPSHOT_FILE = 'quota.json';
@@ -86,6 +92,9 @@ export class QuotaBook {
   private flushScheduled = false;
   private dirty = false;
   private syncTimer: NodeJS.Timeout | null = null;
+  /** A background compaction under way (at most one). */
+  private compacting: Promise<void> | null = null;
+  private closed = false;
 
   private constructor(private readonly options: QuotaBookOptions) {}
 
@@ -230,7 +239,10 @@ export class QuotaBook {
     });
     if (!this.flushScheduled) {
       this.flushScheduled = true;
-      setImmediate(() => this.flush());
+      setImmediate(() => {
+        this.flush();
+        if (this.journalLines >= COMPACT_AFTER_LINES) this.compactInBackground();
+      });
     }
     return durable;
   }
@@ -256,9 +268,7 @@ export class QuotaBook {
         p.reject(error as Error);
       }
       this.options.log(`quota journal write failed: ${(error as Error).message}`);
-      return;
     }
-    if (this.journalLines >= COMPACT_AFTER_LINES) this.tryCompact();
   }
 
   private syncSoon(): void {
@@ -277,37 +287,69 @@ export class QuotaBook {
     }
   }
 
-  /** Fold the journal into a new snapshot file and start a new journal; drops expired windows. */
-  compact(): void {
+  /**
+   * Write what is pending, start the next journal and take the counters as they stand (expired
+   * windows dropped): what the snapshot that replaces the older journals holds.
+   */
+  private rotate(): { next: number; previousFd: number; snapshot: string } {
     this.flush();
     const now = this.options.clock.now();
     for (const [key, window] of this.windows) if (now >= window.start + WINDOW_MS) this.windows.delete(key);
-
-    const previous = this.journalNumber;
-    const previousFd = this.journalFd;
-    const next = previous + 1;
+    const next = this.journalNumber + 1;
     const fd = openSync(this.path(`${JOURNAL_PREFIX}${next}`), 'a', 0o600);
-    fsyncDir(this.options.stateDir);
+    const previousFd = this.journalFd;
     this.journalFd = fd;
     this.journalNumber = next;
     this.journalLines = 0;
-    if (previousFd >= 0) {
-      fsyncSync(previousFd);
-      closeSync(previousFd);
-    }
-
     const snapshot: SnapshotFile = { format: SNAPSHOT_FORMAT, next_journal: next, windows: Object.fromEntries(this.windows) };
-    writeFileAtomic(this.path(SNAPSHOT_FILE), `${JSON.stringify(snapshot)}\n`);
+    return { next, previousFd, snapshot: `${JSON.stringify(snapshot)}\n` };
+  }
+
+  private removeJournalsBefore(next: number): void {
     for (const name of readdirSync(this.options.stateDir)) {
       const number = journalNumber(name);
       if (number !== null && number < next) rmSync(this.path(name), { force: true });
     }
   }
 
+  /** Fold the journal into a new snapshot file and start a new journal, synchronously (start-up, shutdown). */
+  compact(): void {
+    const { next, previousFd, snapshot } = this.rotate();
+    fsyncDir(this.options.stateDir);
+    if (previousFd >= 0) {
+      fsyncSync(previousFd);
+      closeSync(previousFd);
+    }
+    writeFileAtomic(this.path(SNAPSHOT_FILE), snapshot);
+    this.removeJournalsBefore(next);
+  }
+
+  /** The same while serving: nothing but the switch of journal happens on the request path. */
+  compactInBackground(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.compacting ??= this.compactAsync()
+      .catch((error: Error) => this.options.log(`quota compaction failed (counting continues in the journal): ${error.message}`))
+      .finally(() => (this.compacting = null));
+    return this.compacting;
+  }
+
+  private async compactAsync(): Promise<void> {
+    const { next, previousFd, snapshot } = this.rotate();
+    await fsyncDirAsync(this.options.stateDir);
+    if (previousFd >= 0) {
+      await fsyncFd(previousFd);
+      await closeFdAsync(previousFd);
+    }
+    // A compaction at shutdown may have moved past `next` meanwhile; its snapshot is newer.
+    const written = await writeFileAtomicAsync(this.path(SNAPSHOT_FILE), snapshot, () => !this.closed && this.journalNumber === next);
+    if (written) this.removeJournalsBefore(next);
+  }
+
   /** Write and fsync everything; compact; stop the timer. For graceful shutdown. */
   close(): void {
     if (this.syncTimer) clearInterval(this.syncTimer);
     this.tryCompact();
+    this.closed = true;
     if (this.journalFd >= 0) {
       fsyncSync(this.journalFd);
       closeSync(this.journalFd);
@@ -315,6 +357,9 @@ export class QuotaBook {
     }
   }
 }
+
+const fsyncFd = promisify(fsync);
+const closeFdAsync = promisify(closeFd);
 
 function isJournalEntry(value: unknown): value is [QuotaKind, string, number] {
   return (

@@ -4,6 +4,7 @@
  * either the old file or the new one, never a torn one.
  */
 import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { open, rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 
@@ -43,4 +44,40 @@ export function writeFileAtomic(path: string, data: string | Buffer): void {
   closeSync(fd);
   renameSync(tmp, path);
   fsyncDir(dirname(path));
+}
+
+/** fsync a folder by path without blocking the event loop. */
+export async function fsyncDirAsync(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * `writeFileAtomic` without blocking the event loop. The rename happens only if `stillWanted()`
+ * says so, checked in the same turn as the rename (a newer writer may have gone first); false
+ * when it did not happen.
+ */
+export async function writeFileAtomicAsync(path: string, data: string, stillWanted: () => boolean = () => true): Promise<boolean> {
+  const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await open(tmp, 'wx', PRIVATE_FILE_MODE);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await rm(tmp, { force: true });
+    throw error;
+  }
+  await handle.close();
+  if (!stillWanted()) {
+    await rm(tmp, { force: true });
+    return false;
+  }
+  renameSync(tmp, path);
+  await fsyncDirAsync(dirname(path));
+  return true;
 }

@@ -180,6 +180,39 @@ durability('should drop expired windows at compaction so state does not grow', a
   f.cleanup();
 });
 
+durability('should compact in the background while counting goes on, losing and doubling nothing', async () => {
+  const f = fixture();
+  const book = f.open();
+  await takeMany(book, 'org:a', 1000, 10);
+  const compaction = book.compactInBackground();
+  // Counted while the snapshot is being written: these go to the new journal.
+  await takeMany(book, 'org:a', 1000, 5);
+  await compaction;
+  await takeMany(book, 'org:a', 1000, 2);
+  const journals = readdirSync(f.dir).filter((n) => journalNumber(n) !== null);
+  assert.equal(journals, ['quota.journal.2'], 'the folded journal is gone');
+  assert.is(JSON.parse(readFileSync(join(f.dir, 'quota.json'), 'utf8')).next_journal, 2);
+  const again = f.open(); // no close(): a crash right after
+  assert.is(again.status('data', 'org:a', 1000).remaining, 1000 - 17);
+  again.close();
+  f.cleanup();
+});
+
+durability('should let a shutdown compaction win over a background one still writing', async () => {
+  const f = fixture();
+  const book = f.open();
+  await takeMany(book, 'org:a', 1000, 4);
+  const compaction = book.compactInBackground();
+  await takeMany(book, 'org:a', 1000, 3);
+  book.close(); // compacts synchronously past the background one
+  await compaction;
+  assert.is(JSON.parse(readFileSync(join(f.dir, 'quota.json'), 'utf8')).next_journal, 3, 'the newer snapshot stands');
+  const again = f.open();
+  assert.is(again.status('data', 'org:a', 1000).remaining, 993);
+  again.close();
+  f.cleanup();
+});
+
 durability('should take counts back and reject when the journal cannot be written', async () => {
   const f = fixture();
   const book = f.open();
