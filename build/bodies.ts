@@ -4,7 +4,7 @@
  * page or slug. Per-route builders say what the data is; this module does the enumeration,
  * the envelope and the pagination, the same way for every route.
  */
-import { LEGACY_PROMPT_OPTIONS, MEDIA_ARENAS, ROUTES, keyParamValues, legacyArenaRouteId, mediaRouteId, snapshotKey, type PromptType, type Route, type Tier } from '../src/routes.ts';
+import { LEGACY_PROMPT_OPTIONS, MEDIA_ARENAS, ROUTES, keyParamValues, legacyArenaRouteId, mediaRouteId, snapshotKey, type PromptType, type Route, type Tier } from '../src/shared/routes.ts';
 import { DEFAULT_ARENA_OPTIONS, deriveArena, isEligible, type ArenaOptions } from './media.ts';
 import type { MediaFamily } from './schemas/media.ts';
 import { legacyArenaEntry, legacyLanguageModel } from './shape/legacy.ts';

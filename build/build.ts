@@ -5,14 +5,14 @@
  * On any problem it throws before touching `current`; the previous snapshot keeps serving.
  */
 import { createHash } from 'node:crypto';
-import { fsyncDir } from '../src/state-files.ts';
+import { fsyncDir } from '../src/shared/state-files.ts';
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { createAjv } from '../src/ajv.ts';
-import { INDEX_DIR, MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, indexFile, readAllEntries, type Manifest, type RouteIndex, type Span } from '../src/manifest.ts';
-import { assembleMeasurements } from '../src/measurements.ts';
+import { createAjv } from '../src/shared/ajv.ts';
+import { INDEX_DIR, MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, indexFile, readAllEntries, type Manifest, type RouteIndex, type Span } from '../src/shared/manifest.ts';
+import { assembleMeasurements } from '../src/shared/measurements.ts';
 import { builtRouteIds, createBuildContext, produceBodies } from './bodies.ts';
 import { publishedIndexCount } from './language.ts';
 import { firstKeptDay } from './measurements.ts';

@@ -2,7 +2,7 @@
  * Everything the build derives for language models, before any shaping: indices, costs,
  * model-level prices and performance (median across providers), per prompt type.
  */
-import { PROMPT_TYPES, type PromptType } from '../src/routes.ts';
+import { PROMPT_TYPES, type PromptType } from '../src/shared/routes.ts';
 import { indexCost, indexTokenCounts, withOutputTokens, type IndexCost, type TokenTotals } from './derive/cost.ts';
 import { compositeIndex, computeIndices, normalizedScore, publishedVersion, scoreReader } from './derive/indices.ts';
 import { EMPTY_COLUMNS, rangeBetween, type SeriesColumns } from './derive/columns.ts';

@@ -4,8 +4,8 @@
  * is an error, since it is usually a misnamed one.
  */
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { createAjv } from '../src/ajv.ts';
-import { MEDIA_ARENAS } from '../src/routes.ts';
+import { createAjv } from '../src/shared/ajv.ts';
+import { MEDIA_ARENAS } from '../src/shared/routes.ts';
 import type { DataFile } from './load.ts';
 import { pointerOf, type Problem } from './problems.ts';
 import { mediaFile, mediaSchema } from './schemas/media.ts';

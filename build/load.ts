@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { createAjv } from '../src/ajv.ts';
+import { createAjv } from '../src/shared/ajv.ts';
 import { HEADLINE_INDICES, LEGACY_EVALUATIONS, OMNISCIENCE_DOMAINS, OMNISCIENCE_METRICS, OPENNESS_COMPONENTS, RAW_EVALUATIONS, TOKEN_COUNT_EVALUATIONS } from './fields.ts';
 import { toColumns } from './derive/columns.ts';
 import { MEDIA_DIR, parseMedia } from './load-media.ts';

@@ -5,9 +5,9 @@
  * an index: per model, where in the blob each day starts. The server answers by slicing and
  * concatenating those bytes; it never serialises a record.
  */
-import { isoDay, oneMonthBefore } from '../src/dates.ts';
-import type { MeasurementIndex } from '../src/measurements.ts';
-import type { PromptType } from '../src/routes.ts';
+import { isoDay, oneMonthBefore } from '../src/shared/dates.ts';
+import type { MeasurementIndex } from '../src/shared/measurements.ts';
+import type { PromptType } from '../src/shared/routes.ts';
 import { uuidFrom } from './derive/ids.ts';
 import { endToEndSeconds } from './derive/performance.ts';
 import { roundOrNull } from './derive/stats.ts';

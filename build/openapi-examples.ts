@@ -5,8 +5,8 @@
  * stays small; every example still matches its route's schema.
  */
 import { firstKeptDay } from './measurements.ts';
-import { assembleMeasurements } from '../src/measurements.ts';
-import { ROUTES, type Route } from '../src/routes.ts';
+import { assembleMeasurements } from '../src/shared/measurements.ts';
+import { ROUTES, type Route } from '../src/shared/routes.ts';
 import { paginate } from './pages.ts';
 import type { BuildContext, Params, RouteBuilder } from './route-builder.ts';
 

@@ -4,9 +4,9 @@
  * a precomputed body like any other (route `openapi`), with an example answer per operation
  * made from the snapshot's own data.
  */
-import { critptRequestSchema } from '../src/critpt-request.ts';
-import { querySchema } from '../src/query.ts';
-import { ROUTES, type ParamSpec, type Route } from '../src/routes.ts';
+import { critptRequestSchema } from '../src/shared/critpt-schema.ts';
+import { querySchema } from '../src/shared/query-schema.ts';
+import { ROUTES, type ParamSpec, type Route } from '../src/shared/routes.ts';
 import { hasResponseSchema, responseSchema, type Schema } from './schemas/responses.ts';
 
 const ERROR = { $ref: '#/components/schemas/Error' };

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
-import { contentHash, spanOf, type IndexEntry, type Span } from '../src/manifest.ts';
+import { contentHash, spanOf, type IndexEntry, type Span } from '../src/shared/manifest.ts';
 
 const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);

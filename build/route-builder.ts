@@ -2,7 +2,7 @@
  * What a route builder is given and gives: the build context every builder reads, and the
  * builder's own shape. Types only, shared by the body enumeration and the OpenAPI examples.
  */
-import type { PromptType, Tier } from '../src/routes.ts';
+import type { PromptType, Tier } from '../src/shared/routes.ts';
 import type { SeriesColumns } from './derive/columns.ts';
 import type { ModelView } from './language.ts';
 import type { ArenaOptions } from './media.ts';

@@ -6,8 +6,8 @@
  */
 import { closeSync, existsSync, mkdirSync, statSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CURRENT_LINK, ENCODINGS, MANIFEST_FILE, PACK_FILE, readAllEntries, spanOf, type Manifest } from '../src/manifest.ts';
-import { fsyncDir } from '../src/state-files.ts';
+import { CURRENT_LINK, ENCODINGS, MANIFEST_FILE, PACK_FILE, readAllEntries, spanOf, type Manifest } from '../src/shared/manifest.ts';
+import { fsyncDir } from '../src/shared/state-files.ts';
 
 export { CURRENT_LINK };
 

@@ -1,5 +1,5 @@
 /** Types of the datasets in `data/`, as the schemas in `schemas/datasets.ts` admit them. */
-import type { PromptType } from '../src/routes.ts';
+import type { PromptType } from '../src/shared/routes.ts';
 import type { SeriesColumns } from './derive/columns.ts';
 import type { LegacyEvaluation, RawEvaluation, TokenCountEvaluation } from './fields.ts';
 

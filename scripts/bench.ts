@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_BUILD_OPTIONS, runBuild } from '../build/build.ts';
 import { DEFAULT_LEVELS } from '../build/pack.ts';
 import { createKey } from '../src/keys.ts';
-import { MANIFEST_FILE, PACK_FILE, readAllEntries, spanOf, type Manifest } from '../src/manifest.ts';
+import { MANIFEST_FILE, PACK_FILE, readAllEntries, spanOf, type Manifest } from '../src/shared/manifest.ts';
 import { bundle } from './bundle.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;

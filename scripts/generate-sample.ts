@@ -20,8 +20,8 @@ import { mediaFile } from '../build/schemas/media.ts';
 import { generateMedia } from './sample/media.ts';
 import { Rng } from './sample/rng.ts';
 import type { LanguageModel, MeasurementRecord, MeasurementsFile, ModelCreator, OmniscienceScores, Provider, ProviderEndpoint, TokenCounts } from '../build/types.ts';
-import { isCalendarDate } from '../src/ajv.ts';
-import { PROMPT_TYPES, type PromptType } from '../src/routes.ts';
+import { isCalendarDate } from '../src/shared/ajv.ts';
+import { PROMPT_TYPES, type PromptType } from '../src/shared/routes.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Options

@@ -21,8 +21,8 @@ import { DATASET_FILES, parseDataset, readDataFiles, type DataFile } from '../bu
 import { groupBy } from '../build/collections.ts';
 import { DatasetError, formatProblem, type Problem } from '../build/problems.ts';
 import type { LanguageModel, MeasurementRecord, MeasurementsFile, ModelCreator, Provider, ProviderEndpoint } from '../build/types.ts';
-import { isCalendarDate } from '../src/ajv.ts';
-import type { PromptType } from '../src/routes.ts';
+import { isCalendarDate } from '../src/shared/ajv.ts';
+import type { PromptType } from '../src/shared/routes.ts';
 import { mapLegacyBody, validateLegacyBody, type LegacyItem, type Mapped } from './legacy/map.ts';
 
 const USAGE = 'usage: npm run import:legacy -- FILE [--data DIR] [--as-of YYYY-MM-DD] [--dry-run]';

@@ -28,7 +28,7 @@ import {
   type KeyScope,
   type PublicKeyRecord,
 } from '../src/keys.ts';
-import type { Tier } from '../src/routes.ts';
+import type { Tier } from '../src/shared/routes.ts';
 
 const USAGE = `usage: npm run -s keys -- <command> [--state DIR] [--json]
 

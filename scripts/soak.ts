@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createKey } from '../src/keys.ts';
-import { contentHash } from '../src/manifest.ts';
+import { contentHash } from '../src/shared/manifest.ts';
 import { bundle } from './bundle.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;

@@ -12,7 +12,7 @@ import { readCurrentManifest } from '../build/snapshot-dir.ts';
 import { ConfigError, resolveOptions } from '../src/config.ts';
 import { ensureDemoKeys } from '../src/keys.ts';
 import { main } from '../src/main.ts';
-import { ensurePrivateDir } from '../src/state-files.ts';
+import { ensurePrivateDir } from '../src/shared/state-files.ts';
 
 const argv = process.argv.slice(2);
 const DATA_DIR = 'data';

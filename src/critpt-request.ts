@@ -5,33 +5,9 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { createAjv, TRUSTED_SCHEMAS } from './ajv.ts';
+import { createAjv, TRUSTED_SCHEMAS } from './shared/ajv.ts';
 import { HttpError } from './http-error.ts';
-
-export const critptRequestSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['submissions', 'batch_metadata'],
-  properties: {
-    submissions: {
-      type: 'array',
-      minItems: 1,
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['problem_id', 'generated_code', 'model', 'generation_config'],
-        properties: {
-          problem_id: { type: 'string', minLength: 1 },
-          generated_code: { type: 'string' },
-          model: { type: 'string', minLength: 1 },
-          generation_config: { type: 'object' },
-          messages: { type: 'array', items: { type: 'object' } },
-        },
-      },
-    },
-    batch_metadata: { type: 'object' },
-  },
-};
+import { critptRequestSchema } from './shared/critpt-schema.ts';
 
 interface Submission {
   problem_id: string;

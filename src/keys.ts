@@ -10,11 +10,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync, rmSync, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import type { ErrorObject } from 'ajv';
-import { createAjv, TRUSTED_SCHEMAS } from './ajv.ts';
+import { createAjv, TRUSTED_SCHEMAS } from './shared/ajv.ts';
 import { systemClock, type Clock } from './clock.ts';
-import { TIERS, type Tier } from './routes.ts';
-import { SLUG_MAX_LENGTH, SLUG_PATTERN } from './slug.ts';
-import { ensurePrivateDir, PRIVATE_FILE_MODE, writeFileAtomic } from './state-files.ts';
+import { TIERS, type Tier } from './shared/routes.ts';
+import { SLUG_MAX_LENGTH, SLUG_PATTERN } from './shared/slug.ts';
+import { ensurePrivateDir, PRIVATE_FILE_MODE, writeFileAtomic } from './shared/state-files.ts';
 
 export const KEY_PREFIX = 'bdk_';
 /** A plain key: the prefix and 32 random bytes in base64url (43 characters). */

@@ -1,7 +1,7 @@
 /**
  * Content negotiation and conditional requests, as pure functions of header values.
  */
-import type { Encoding } from './manifest.ts';
+import type { Encoding } from './shared/manifest.ts';
 
 /** Preference when the client rates several encodings equally: smallest first. */
 const PREFERENCE: readonly Encoding[] = ['br', 'gzip', 'identity'];

@@ -4,10 +4,10 @@
  * they refuse. Whose requests are counted together (scopes) and how many (limits) live here too.
  */
 import type { ServerOptions } from './config.ts';
-import { oneMonthBefore } from './dates.ts';
+import { oneMonthBefore } from './shared/dates.ts';
 import { HttpError } from './http-error.ts';
 import type { KeyRecord } from './keys.ts';
-import { lowestTier, type Route, type Tier } from './routes.ts';
+import { lowestTier, type Route, type Tier } from './shared/routes.ts';
 
 const TIER_NAMES: Record<Tier, string> = { free: 'Free', pro: 'Pro', commercial: 'Commercial' };
 

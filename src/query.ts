@@ -4,29 +4,14 @@
  * is a 400 whose message names the field and, for enums, lists the valid values.
  */
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { createAjv, TRUSTED_SCHEMAS } from './ajv.ts';
+import { createAjv, TRUSTED_SCHEMAS } from './shared/ajv.ts';
 import { HttpError } from './http-error.ts';
-import type { ParamSpec, Route } from './routes.ts';
+import { querySchema } from './shared/query-schema.ts';
+import type { ParamSpec, Route } from './shared/routes.ts';
 
 export type QueryValues = Record<string, string | number | boolean>;
 
 const DIGITS = /^\d+$/;
-
-/** The JSON Schema of a route's query object (also used by the OpenAPI document). */
-export function querySchema(query: Readonly<Record<string, ParamSpec>>): Record<string, unknown> {
-  const properties = Object.fromEntries(
-    Object.entries(query).map(([name, spec]) => {
-      const schema: Record<string, unknown> = { type: spec.type };
-      if (spec.enum) schema.enum = spec.enum;
-      if (spec.default !== undefined) schema.default = spec.default;
-      if (spec.minimum !== undefined) schema.minimum = spec.minimum;
-      if (spec.maximum !== undefined) schema.maximum = spec.maximum;
-      if (spec.format) schema.format = spec.format;
-      return [name, schema];
-    }),
-  );
-  return { type: 'object', additionalProperties: false, properties };
-}
 
 /** What a valid value looks like, for the 400 message. */
 export function describeValid(name: string, spec: ParamSpec): string {

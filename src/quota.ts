@@ -22,7 +22,7 @@ import { close as closeFd, closeSync, fdatasync, fsync, fsyncSync, openSync, rea
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import type { Clock } from './clock.ts';
-import { fsyncDir, fsyncDirAsync, writeFileAtomic, writeFileAtomicAsync } from './state-files.ts';
+import { fsyncDir, fsyncDirAsync, writeFileAtomic, writeFileAtomicAsync } from './shared/state-files.ts';
 
 export const WINDOW_MS = 24 * 60 * 60 * 1000;
 const SNAPSHOT_FILE = 'quota.json';

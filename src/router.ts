@@ -3,7 +3,7 @@
  * taken for a slug), then `{slug}` patterns by segment. Built once at start-up.
  */
 import { HttpError } from './http-error.ts';
-import { ROUTES, type Route } from './routes.ts';
+import { ROUTES, type Route } from './shared/routes.ts';
 
 export interface RouteMatch {
   route: Route;

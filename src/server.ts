@@ -16,7 +16,7 @@ import type { Metrics } from './metrics.ts';
 import type { ServerOptions } from './config.ts';
 import { errorBody, HttpError, quotaUnavailable } from './http-error.ts';
 import type { KeyRecord, KeyStore } from './keys.ts';
-import type { Encoding } from './manifest.ts';
+import type { Encoding } from './shared/manifest.ts';
 import { CritptGrader } from './critpt.ts';
 import { then, type Eventually } from './eventually.ts';
 import type { Step } from './idle-work.ts';
@@ -26,7 +26,7 @@ import { QueryValidator, type QueryValues } from './query.ts';
 import type { QuotaBook, QuotaStatus } from './quota.ts';
 import { Router } from './router.ts';
 import { admitKey, admitProvider, dataLimit, measurementsStartDay, quotaScope } from './policy.ts';
-import { PUBLIC_BODY_TIER, ROUTES, snapshotKey, type Route, type Tier } from './routes.ts';
+import { PUBLIC_BODY_TIER, ROUTES, snapshotKey, type Route, type Tier } from './shared/routes.ts';
 import type { Body, Snapshot, SnapshotStore } from './snapshot.ts';
 
 /** Longest request target (path and query) accepted; longer ones get 414. */

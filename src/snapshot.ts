@@ -12,8 +12,8 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
 import type { Eventually } from './eventually.ts';
 import type { IdleWork, Step } from './idle-work.ts';
-import { assembleMeasurements, type MeasurementIndex } from './measurements.ts';
-import { CURRENT_LINK, MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, contentHash, etagOf, indexFile, spanOf, type Encoding, type IndexEntry, type Manifest, type RouteIndex, type Span } from './manifest.ts';
+import { assembleMeasurements, type MeasurementIndex } from './shared/measurements.ts';
+import { CURRENT_LINK, MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, contentHash, etagOf, indexFile, spanOf, type Encoding, type IndexEntry, type Manifest, type RouteIndex, type Span } from './shared/manifest.ts';
 
 const POLL_MS = 1000;
 

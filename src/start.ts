@@ -14,7 +14,7 @@ import { KeyStore } from './keys.ts';
 import { QuotaBook } from './quota.ts';
 import { App, createHttpServer } from './server.ts';
 import { SnapshotStore } from './snapshot.ts';
-import { ensurePrivateDir } from './state-files.ts';
+import { ensurePrivateDir } from './shared/state-files.ts';
 
 export interface StartHooks {
   clock?: Clock;

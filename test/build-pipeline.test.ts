@@ -6,7 +6,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_BUILD_OPTIONS, runBuild, type BuildOptions } from '../build/build.ts';
-import { ENCODINGS, MANIFEST_FILE, PACK_FILE, readAllEntries, spanOf, type Manifest } from '../src/manifest.ts';
+import { ENCODINGS, MANIFEST_FILE, PACK_FILE, readAllEntries, spanOf, type Manifest } from '../src/shared/manifest.ts';
 import { ROOT } from './helpers/process.ts';
 import { FIXTURES } from './helpers/server.ts';
 

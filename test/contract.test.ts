@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { MEDIA_ARENAS, PERFORMANCE_INTERVALS, PERFORMANCE_WINDOWS, PROMPT_TYPES, ROUTES, type Route, type Tier } from '../src/routes.ts';
+import { MEDIA_ARENAS, PERFORMANCE_INTERVALS, PERFORMANCE_WINDOWS, PROMPT_TYPES, ROUTES, type Route, type Tier } from '../src/shared/routes.ts';
 import { ContractChecker, ORIGINAL_OPENAPI, originalDocument } from './helpers/contract.ts';
 import { get, request, type Reply } from './helpers/http.ts';
 import { FIXTURES, startTestServer, type TestServer } from './helpers/server.ts';

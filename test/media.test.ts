@@ -4,7 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mediaFile } from '../build/schemas/media.ts';
 import type { MediaEntry } from '../build/types.ts';
-import { MEDIA_ARENAS } from '../src/routes.ts';
+import { MEDIA_ARENAS } from '../src/shared/routes.ts';
 import { get } from './helpers/http.ts';
 import { FIXTURES, startTestServer, type TestServer } from './helpers/server.ts';
 

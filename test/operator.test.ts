@@ -2,8 +2,8 @@ import { renameSync } from 'node:fs';
 import { brotliDecompressSync } from 'node:zlib';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createAjv } from '../src/ajv.ts';
-import { MEDIA_ARENAS, ROUTES, type Route } from '../src/routes.ts';
+import { createAjv } from '../src/shared/ajv.ts';
+import { MEDIA_ARENAS, ROUTES, type Route } from '../src/shared/routes.ts';
 import { get, request } from './helpers/http.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 

@@ -6,7 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadDataset } from '../build/load.ts';
 import { DEFAULT_OPTIONS, generateSample } from '../scripts/generate-sample.ts';
-import { PROMPT_TYPES } from '../src/routes.ts';
+import { PROMPT_TYPES } from '../src/shared/routes.ts';
 import { ROOT } from './helpers/process.ts';
 
 const DATA = join(ROOT, 'data');

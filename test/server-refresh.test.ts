@@ -4,7 +4,7 @@ import { brotliDecompressSync } from 'node:zlib';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { regenerateKey, revokeKey } from '../src/keys.ts';
-import { contentHash } from '../src/manifest.ts';
+import { contentHash } from '../src/shared/manifest.ts';
 import { get } from './helpers/http.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 

@@ -6,7 +6,7 @@
  * days / bucket days), at least one. So 90d weekly is always 13 points, 30d daily 30 points,
  * 90d monthly 3 points; the newest bucket may be partial.
  */
-import { PERFORMANCE_INTERVALS, PERFORMANCE_WINDOWS } from '../../src/routes.ts';
+import { PERFORMANCE_INTERVALS, PERFORMANCE_WINDOWS } from '../../src/shared/routes.ts';
 import { rangeBetween, type SeriesColumns } from './columns.ts';
 import { mediansOf } from './performance.ts';
 

@@ -2,8 +2,8 @@
  * JSON Schemas (2020-12) of the datasets in `data/`. The build validates every file against
  * these before it derives anything; `data/README.md` explains the same fields in prose.
  */
-import { PROMPT_TYPES } from '../../src/routes.ts';
-import { SLUG_MAX_LENGTH, SLUG_PATTERN } from '../../src/slug.ts';
+import { PROMPT_TYPES } from '../../src/shared/routes.ts';
+import { SLUG_MAX_LENGTH, SLUG_PATTERN } from '../../src/shared/slug.ts';
 import {
   HEADLINE_INDICES,
   LEGACY_EVALUATIONS,

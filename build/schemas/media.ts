@@ -3,7 +3,7 @@
  * What the build computes (rank, eligibility, the speech-to-text WER index, a speech-to-speech
  * model's best tau-voice score) is not in the data.
  */
-import { MEDIA_ARENAS } from '../../src/routes.ts';
+import { MEDIA_ARENAS } from '../../src/shared/routes.ts';
 import { name, nullableDate, slug, uuid } from './datasets.ts';
 
 const SCHEMA = 'https://json-schema.org/draft/2020-12/schema';

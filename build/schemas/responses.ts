@@ -4,7 +4,7 @@
  * body, or a detail-only field in a list item, fails the build.
  */
 import { LEGACY_ROUTE_EVALUATIONS } from '../shape/legacy.ts';
-import { MAX_PAGE, MEDIA_ARENAS, ROUTES, legacyArenaRouteId, mediaRouteId, type Route, type Tier } from '../../src/routes.ts';
+import { MAX_PAGE, MEDIA_ARENAS, ROUTES, legacyArenaRouteId, mediaRouteId, type Route, type Tier } from '../../src/shared/routes.ts';
 import type { MediaFamily } from './media.ts';
 import {
   BLENDED_PRICES,

@@ -4,7 +4,7 @@
  * that was not measured is null as a whole (parameters, index cost, token counts, omniscience
  * breakdown), never an object of nulls, as the original service's contract has it.
  */
-import { DEFAULT_PROMPT_TYPE, type PromptType, type Tier } from '../../src/routes.ts';
+import { DEFAULT_PROMPT_TYPE, type PromptType, type Tier } from '../../src/shared/routes.ts';
 import { pick } from '../collections.ts';
 import { mediansOnly } from '../derive/performance.ts';
 import { BLENDED_PRICES, FREE_PRICES, HEADLINE_INDICES, OMNISCIENCE_DOMAINS, OMNISCIENCE_METRICS, OPENNESS_COMPONENTS } from '../fields.ts';

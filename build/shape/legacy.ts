@@ -3,7 +3,7 @@
  * language list with the older evaluation names and a flat performance block, and arena
  * leaderboards with `ci95` as text and per-category scores named by their kind.
  */
-import type { PromptType } from '../../src/routes.ts';
+import type { PromptType } from '../../src/shared/routes.ts';
 import type { ModelView } from '../language.ts';
 import { modelIdentity } from './language.ts';
 import type { MediaView } from '../media.ts';

@@ -3,7 +3,7 @@
  * Pure functions of the views; series points come in through a function so the build can
  * compute each endpoint's series once and share it between the model and provider routes.
  */
-import { DEFAULT_PROMPT_TYPE, type PromptType } from '../../src/routes.ts';
+import { DEFAULT_PROMPT_TYPE, type PromptType } from '../../src/shared/routes.ts';
 import { pick } from '../collections.ts';
 import { mediansOnly } from '../derive/performance.ts';
 import type { SeriesPoint } from '../derive/series.ts';

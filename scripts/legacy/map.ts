@@ -5,7 +5,7 @@
  * `platform_…`. Zeros the upstream reports for unmeasured speeds and unpriced models are
  * "not measured": null, never zero.
  */
-import { createAjv } from '../../src/ajv.ts';
+import { createAjv } from '../../src/shared/ajv.ts';
 import { uuidFrom } from '../../build/derive/ids.ts';
 import type { Problem } from '../../build/problems.ts';
 import type { LanguageModel, MeasurementRecord, ModelCreator, Provider, ProviderEndpoint } from '../../build/types.ts';

@@ -4,7 +4,7 @@
  * the build's eligibility rule has something to exclude), per-category and per-genre Elo, and
  * per-provider speech data. Each arena draws from its own seeded stream.
  */
-import { MEDIA_ARENAS } from '../../src/routes.ts';
+import { MEDIA_ARENAS } from '../../src/shared/routes.ts';
 import type { CategoryScore, MediaEntry, MediaProviderEntry, ModelCreator } from '../../build/types.ts';
 import { round } from '../../build/derive/stats.ts';
 import type { MediaFamily } from '../../build/schemas/media.ts';

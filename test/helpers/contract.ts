@@ -8,7 +8,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { ValidateFunction } from 'ajv';
-import { createAjv } from '../../src/ajv.ts';
+import { createAjv } from '../../src/shared/ajv.ts';
 import type { Reply } from './http.ts';
 
 export const ORIGINAL_OPENAPI = new URL('../../../shared/reference/original-openapi.json', import.meta.url).pathname;

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { builtRouteIds, createBuildContext, emptyPageTemplate, keyParamCombinations, paginate, produceBodies, routeBuilders, type BuildContext, type EmptyPage, type ProducedBody } from '../../build/bodies.ts';
-import { PROMPT_TYPES, routeById } from '../../src/routes.ts';
+import { PROMPT_TYPES, routeById } from '../../src/shared/routes.ts';
 import { TINY_STATS, tinyDataset } from './tiny-dataset.ts';
 
 const pages = suite('paginate');

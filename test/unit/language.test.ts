@@ -15,7 +15,7 @@ import {
 } from '../../build/language.ts';
 import { HEADLINE_INDICES, PRO_EVALUATIONS, TOKEN_COUNT_EVALUATIONS } from '../../build/fields.ts';
 import type { ProviderEndpoint } from '../../build/types.ts';
-import { PROMPT_TYPES } from '../../src/routes.ts';
+import { PROMPT_TYPES } from '../../src/shared/routes.ts';
 import { TINY_STATS, modelOne, modelTwo, tinyDataset } from './tiny-dataset.ts';
 
 function endpoint(id: string, input: number | null, output: number | null, cacheHit: number | null, cacheWrite: number | null): ProviderEndpoint {

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { HttpError } from '../../src/http-error.ts';
 import type { KeyRecord } from '../../src/keys.ts';
 import { admitKey, admitProvider, critptScope, dataLimit, measurementsStartDay } from '../../src/policy.ts';
-import type { Route } from '../../src/routes.ts';
+import type { Route } from '../../src/shared/routes.ts';
 
 function key(fields: Partial<KeyRecord> = {}): KeyRecord {
   return { id: 'key_000000000001', hash: 'h', tier: 'commercial', org: 'acme', user: 'ann', scope: 'user', quota: null, grants: [], critpt: false, created_at: '2026-11-01T00:00:00.000Z', revoked_at: null, ...fields };

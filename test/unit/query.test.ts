@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HttpError } from '../../src/http-error.ts';
 import { QueryValidator } from '../../src/query.ts';
-import { routeById } from '../../src/routes.ts';
+import { routeById } from '../../src/shared/routes.ts';
 
 const validator = new QueryValidator();
 

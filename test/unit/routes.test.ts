@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ROUTES, TIERS, keyParamValues, lowestTier, routeById, snapshotKey } from '../../src/routes.ts';
+import { ROUTES, TIERS, keyParamValues, lowestTier, routeById, snapshotKey } from '../../src/shared/routes.ts';
 
 const keys = suite('snapshotKey');
 

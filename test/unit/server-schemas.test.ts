@@ -1,10 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createAjv } from '../../src/ajv.ts';
-import { critptRequestSchema } from '../../src/critpt-request.ts';
+import { createAjv } from '../../src/shared/ajv.ts';
+import { critptRequestSchema } from '../../src/shared/critpt-schema.ts';
 import { keysFileSchema } from '../../src/keys.ts';
-import { querySchema } from '../../src/query.ts';
-import { ROUTES } from '../../src/routes.ts';
+import { querySchema } from '../../src/shared/query-schema.ts';
+import { ROUTES } from '../../src/shared/routes.ts';
 
 // The server compiles these without checking them against the meta-schema (start-up time);
 // this is where they are checked.
