@@ -19,7 +19,7 @@ import type { KeyRecord } from './keys.ts';
 import { critptScope } from './policy.ts';
 import { Limiter } from './limiter.ts';
 import { send, sendPart, type Headers } from './respond.ts';
-import type { QuotaBook, QuotaStatus, Reservation } from './quota.ts';
+import type { QuotaCounter, QuotaStatus, Reservation } from './quota.ts';
 
 export const VERDICT_FIELDS = ['accuracy', 'timeout_rate', 'server_timeout_count', 'judge_error_count'] as const;
 /** Largest upstream answer read whole (a verdict is small; a 4xx body is passed on). */
@@ -67,12 +67,18 @@ class UpstreamFailure extends Error {
   }
 }
 
-export class CritptGrader {
+/** What the server needs of the CritPt route: the grading counter's headers, and the answer. */
+export interface Grader {
+  rateLimitHeaders(key: KeyRecord): Headers;
+  handle(req: IncomingMessage, res: ServerResponse, key: KeyRecord, rawQuery: string, problemSet: readonly string[], headers: Headers): Promise<void>;
+}
+
+export class CritptGrader implements Grader {
   private readonly limiter: Limiter;
 
   constructor(
     private readonly options: CritptOptions,
-    private readonly quota: QuotaBook,
+    private readonly quota: QuotaCounter,
     private readonly clock: Clock,
     /** Told how each grading that reached the grader ended (for the metrics). */
     private readonly report: (outcome: GradingOutcome) => void = () => {},
@@ -107,7 +113,7 @@ export class CritptGrader {
     const raw = await readJsonBody(req, this.options.maxBodyBytes);
     parseGradingRequest(raw, problemSet);
 
-    const { status, reservation } = this.quota.reserve('critpt', scope, this.options.limit);
+    const { status, reservation } = await this.quota.reserve('critpt', scope, this.options.limit);
     if (!reservation) throw this.exceeded(status);
     Object.assign(headers, quotaHeaders(status));
 

@@ -70,6 +70,11 @@ export interface NewKey {
   critpt?: boolean;
 }
 
+/** What the server needs of a key store: the record a presented plain key stands for, if any. */
+export interface KeyLookup {
+  lookup(plainKey: string): KeyRecord | undefined;
+}
+
 /** The key file is unreadable, corrupt or invalid, or a change names a key it cannot apply to. */
 export class KeyStoreError extends Error {}
 /** A value given for a new key or a change is not acceptable. */
@@ -367,7 +372,7 @@ export interface KeyStoreOptions {
  * file (one syscall) and reloads when it changed, so a key the keys command revoked or
  * regenerated fails on the very next request, with no restart and no watcher to miss events.
  */
-export class KeyStore {
+export class KeyStore implements KeyLookup {
   private byHash = new Map<string, KeyRecord>();
   private all: readonly KeyRecord[] = [];
   /** The version of the file last read, good or bad; null when there was none. */

@@ -22,6 +22,7 @@ import { close as closeFd, closeSync, fdatasync, fsync, fsyncSync, openSync, rea
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import type { Clock } from './clock.ts';
+import type { Eventually } from './eventually.ts';
 import { fsyncDir, fsyncDirAsync, writeFileAtomic, writeFileAtomicAsync } from './shared/state-files.ts';
 
 export const WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -50,6 +51,31 @@ export interface QuotaStatus {
 }
 
 export class QuotaStateError extends Error {}
+
+/** A counted request: the status after it, and when it is durable (null: refused, nothing counted). */
+export interface Taken {
+  status: QuotaStatus;
+  durable: Promise<void> | null;
+}
+
+/** A held slot (null: none free) and the status with it held. */
+export interface Reserved {
+  status: QuotaStatus;
+  reservation: Reservation | null;
+}
+
+/**
+ * What the server needs of a quota store. Counting may answer later (a store shared by several
+ * servers answers over the network); `status`, asked for the headers of every answer, answers
+ * at once from what the store knows.
+ */
+export interface QuotaCounter {
+  status(kind: QuotaKind, scope: string, limit: number): QuotaStatus;
+  /** Count one request if the quota allows; send the answer once `durable` has settled. */
+  take(kind: QuotaKind, scope: string, limit: number): Eventually<Taken>;
+  /** Hold a slot whose outcome decides whether it counts; commit counts it, release refunds it. */
+  reserve(kind: QuotaKind, scope: string, limit: number): Eventually<Reserved>;
+}
 
 /** A held quota slot: commit counts it (the promise settles once it is journaled), release frees it. */
 export interface Reservation {
@@ -81,7 +107,7 @@ export interface QuotaBookOptions {
   log: (line: string) => void;
 }
 
-export class QuotaBook {
+export class QuotaBook implements QuotaCounter {
   private readonly windows = new Map<string, Window>();
   /** Slots held by requests still under way (memory only: a crash ends those requests). */
   private readonly reserved = new Map<string, number>();
@@ -195,7 +221,7 @@ export class QuotaBook {
    * promise that settles once the count is in the journal (send the response after it). When
    * the quota is exhausted nothing is counted and `durable` is null.
    */
-  take(kind: QuotaKind, scope: string, limit: number): { status: QuotaStatus; durable: Promise<void> | null } {
+  take(kind: QuotaKind, scope: string, limit: number): Taken {
     const before = this.status(kind, scope, limit);
     if (before.exhausted) return { status: before, durable: null };
     const durable = this.record(kind, scope);
@@ -209,7 +235,7 @@ export class QuotaBook {
    * parallel requests cannot overrun the quota, because each holds its slot from the start.
    * Null when no slot is free. Commit counts it (durably); release gives the slot back.
    */
-  reserve(kind: QuotaKind, scope: string, limit: number): { status: QuotaStatus; reservation: Reservation | null } {
+  reserve(kind: QuotaKind, scope: string, limit: number): Reserved {
     const before = this.status(kind, scope, limit);
     if (before.exhausted) return { status: before, reservation: null };
     const key = counterKey(kind, scope);

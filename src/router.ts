@@ -5,6 +5,28 @@
 import { HttpError } from './http-error.ts';
 import { ROUTES, type Route } from './shared/routes.ts';
 
+/** Longest request target (path and query) accepted; longer ones get 414. */
+export const MAX_TARGET_LENGTH = 8192;
+
+/** Split the request target and decode the path; 400 for malformed percent-encoding, 414 when too long. */
+export function parseTarget(target: string): { path: string; query: string } {
+  if (target.length > MAX_TARGET_LENGTH) throw new HttpError(414, `Request target longer than ${MAX_TARGET_LENGTH} characters`, { limit: MAX_TARGET_LENGTH });
+  if (!target.startsWith('/')) throw new HttpError(400, 'Request target must be a path starting with /', { field: 'target' });
+  const q = target.indexOf('?');
+  const rawPath = q < 0 ? target : target.slice(0, q);
+  const query = q < 0 ? '' : target.slice(q + 1);
+  if (!rawPath.includes('%')) return { path: rawPath, query };
+  let segments: string[];
+  try {
+    segments = rawPath.split('/').map(decodeURIComponent);
+  } catch {
+    throw new HttpError(400, 'Malformed percent-encoding in the request path', { field: 'path' });
+  }
+  // An encoded slash is part of a segment, never a separator: no route has such a segment.
+  if (segments.some((segment) => segment.includes('/'))) throw new HttpError(404, `Not found: ${rawPath}`, { path: rawPath });
+  return { path: segments.join('/'), query };
+}
+
 export interface RouteMatch {
   route: Route;
   slug?: string;

@@ -15,30 +15,30 @@ import type { Clock } from './clock.ts';
 import type { Metrics } from './metrics.ts';
 import type { ServerOptions } from './config.ts';
 import { errorBody, HttpError, quotaUnavailable } from './http-error.ts';
-import type { KeyRecord, KeyStore } from './keys.ts';
+import type { KeyLookup, KeyRecord } from './keys.ts';
 import type { Encoding } from './shared/manifest.ts';
-import { CritptGrader } from './critpt.ts';
+import type { Grader } from './critpt.ts';
 import { then, type Eventually } from './eventually.ts';
 import type { Step } from './idle-work.ts';
 import { bytesSent, send, type Headers } from './respond.ts';
 import { chooseEncoding, etagMatches } from './negotiate.ts';
 import { QueryValidator, type QueryValues } from './query.ts';
-import type { QuotaBook, QuotaStatus } from './quota.ts';
-import { Router } from './router.ts';
+import type { QuotaCounter, QuotaStatus } from './quota.ts';
+import { MAX_TARGET_LENGTH, parseTarget, Router } from './router.ts';
 import { admitKey, admitProvider, dataLimit, measurementsStartDay, quotaScope } from './policy.ts';
 import { PUBLIC_BODY_TIER, ROUTES, snapshotKey, type Route, type Tier } from './shared/routes.ts';
 import type { Body, Snapshot, SnapshotStore } from './snapshot.ts';
 
-/** Longest request target (path and query) accepted; longer ones get 414. */
-export const MAX_TARGET_LENGTH = 8192;
 export const CACHE_CONTROL = 'private, max-age=300';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 export interface AppParts {
   options: ServerOptions;
   clock: Clock;
-  keys: KeyStore;
-  quota: QuotaBook;
+  keys: KeyLookup;
+  quota: QuotaCounter;
+  /** The CritPt route's grader (built by start, so a test can give another). */
+  grader: Grader;
   snapshots: SnapshotStore;
   logError: (line: string) => void;
   /** Null when all is well, else why the server is not ready (for /readyz). */
@@ -47,25 +47,6 @@ export interface AppParts {
   accessLog?: AccessLog;
 }
 
-
-/** Split the request target and decode the path; 400 for malformed percent-encoding, 414 when too long. */
-export function parseTarget(target: string): { path: string; query: string } {
-  if (target.length > MAX_TARGET_LENGTH) throw new HttpError(414, `Request target longer than ${MAX_TARGET_LENGTH} characters`, { limit: MAX_TARGET_LENGTH });
-  if (!target.startsWith('/')) throw new HttpError(400, 'Request target must be a path starting with /', { field: 'target' });
-  const q = target.indexOf('?');
-  const rawPath = q < 0 ? target : target.slice(0, q);
-  const query = q < 0 ? '' : target.slice(q + 1);
-  if (!rawPath.includes('%')) return { path: rawPath, query };
-  let segments: string[];
-  try {
-    segments = rawPath.split('/').map(decodeURIComponent);
-  } catch {
-    throw new HttpError(400, 'Malformed percent-encoding in the request path', { field: 'path' });
-  }
-  // An encoded slash is part of a segment, never a separator: no route has such a segment.
-  if (segments.some((segment) => segment.includes('/'))) throw new HttpError(404, `Not found: ${rawPath}`, { path: rawPath });
-  return { path: segments.join('/'), query };
-}
 
 function rateLimitHeaders(status: QuotaStatus): Headers {
   return {
@@ -91,17 +72,8 @@ interface Exchange {
 export class App {
   private readonly router = new Router(ROUTES);
   private readonly queries = new QueryValidator();
-  private readonly critpt: CritptGrader;
 
-  constructor(private readonly parts: AppParts) {
-    const { options } = parts;
-    this.critpt = new CritptGrader(
-      { upstream: options.critptUpstream, timeoutSeconds: options.critptTimeoutSeconds, maxBodyBytes: options.critptMaxBodyBytes, concurrency: options.critptConcurrency, limit: options.limits.critpt },
-      parts.quota,
-      parts.clock,
-      (outcome) => parts.metrics?.gradings.inc({ outcome }),
-    );
-  }
+  constructor(private readonly parts: AppParts) {}
 
   /**
    * One step per route: compile its query validator. Run in idle moments after start-up; a
@@ -151,14 +123,15 @@ export class App {
     });
   }
 
-  private fail({ req, res, keyHeaders }: Exchange, error: unknown): void {
+  private fail(exchange: Exchange, error: unknown): void {
+    const { req, res, keyHeaders } = exchange;
     let httpError: HttpError;
     if (error instanceof HttpError) httpError = error;
     else {
       this.parts.logError(`500 ${req.method} ${redactPath(req.url?.split('?')[0] ?? '')}: ${(error as Error)?.stack ?? String(error)}`);
       httpError = new HttpError(500, 'Internal server error', { retry: 'with exponential backoff' });
     }
-    if (httpError.status === 429) this.parts.metrics?.quotaRejections.inc({ kind: req.method === 'POST' ? 'critpt' : 'data' });
+    if (httpError.status === 429) this.parts.metrics?.quotaRejections.inc({ kind: exchange.route?.answer === 'critpt' ? 'critpt' : 'data' });
     if (res.headersSent) {
       res.destroy();
       return;
@@ -186,10 +159,10 @@ export class App {
     exchange.keyId = key.id;
     keyHeaders['X-Platform-Tier'] = key.tier;
     if (route.answer === 'critpt') {
-      Object.assign(keyHeaders, this.critpt.rateLimitHeaders(key));
+      Object.assign(keyHeaders, this.parts.grader.rateLimitHeaders(key));
       admitKey(route, key, this.parts.options.critptContact);
       // The query string of a grading goes to the grader as it is (e.g. stream_progress=true).
-      return this.critpt.handle(req, res, key, query, snapshot.manifest.critpt_problems ?? [], keyHeaders);
+      return this.parts.grader.handle(req, res, key, query, snapshot.manifest.critpt_problems ?? [], keyHeaders);
     }
     const scope = quotaScope(key);
     const limit = dataLimit(key, this.parts.options.limits);
@@ -248,15 +221,16 @@ export class App {
   }
 
   /** Count one answered request and wait until it is in the journal; 429 when the quota is used up. */
-  private count(scope: string, limit: number): Promise<QuotaStatus> {
-    const { status, durable } = this.parts.quota.take('data', scope, limit);
-    if (!durable) throw this.quotaExceeded(status);
-    return durable.then(
-      () => status,
-      () => {
-        throw quotaUnavailable();
-      },
-    );
+  private count(scope: string, limit: number): Eventually<QuotaStatus> {
+    return then(this.parts.quota.take('data', scope, limit), ({ status, durable }) => {
+      if (!durable) throw this.quotaExceeded(status);
+      return durable.then(
+        () => status,
+        () => {
+          throw quotaUnavailable();
+        },
+      );
+    });
   }
 
   private quotaExceeded(status: QuotaStatus): HttpError {

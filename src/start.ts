@@ -10,6 +10,7 @@ import { Metrics } from './metrics.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { ServerOptions } from './config.ts';
 import { IdleWork } from './idle-work.ts';
+import { CritptGrader } from './critpt.ts';
 import { KeyStore } from './keys.ts';
 import { QuotaBook } from './quota.ts';
 import { App, createHttpServer } from './server.ts';
@@ -70,7 +71,13 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     ? new Metrics({ snapshot: () => ({ buildId: snapshots.current.buildId, builtAt: Date.parse(snapshots.current.manifest.built_at) }), cache: () => snapshots.cacheStats(), now: () => clock.now() })
     : undefined;
   const accessLog = options.quiet ? undefined : new AccessLog(hooks.accessLog ?? ((text) => process.stdout.write(text)));
-  const app = new App({ options, clock, keys, quota, snapshots, logError, metrics, accessLog, readiness: () => stateProblem(options.stateDir) });
+  const grader = new CritptGrader(
+    { upstream: options.critptUpstream, timeoutSeconds: options.critptTimeoutSeconds, maxBodyBytes: options.critptMaxBodyBytes, concurrency: options.critptConcurrency, limit: options.limits.critpt },
+    quota,
+    clock,
+    (outcome) => metrics?.gradings.inc({ outcome }),
+  );
+  const app = new App({ options, clock, keys, quota, grader, snapshots, logError, metrics, accessLog, readiness: () => stateProblem(options.stateDir) });
   const server = createHttpServer(app);
   server.on('request', () => idle.busy());
   await new Promise<void>((resolve, reject) => {

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HttpError } from '../../src/http-error.ts';
 import { Router } from '../../src/router.ts';
-import { parseTarget } from '../../src/server.ts';
+import { parseTarget } from '../../src/router.ts';
 
 const router = new Router();
 
