@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -12,8 +12,24 @@ function fixture() {
   const dir = mkdtempSync(join(tmpdir(), 'quota-'));
   const clock = { t: T0, now() { return this.t; } };
   const logs: string[] = [];
-  const open = () => QuotaBook.open({ stateDir: dir, clock, log: (l) => logs.push(l) });
-  return { dir, clock, logs, open, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  const f = {
+    dir,
+    clock,
+    logs,
+    failWrites: false,
+    open: () =>
+      QuotaBook.open({
+        stateDir: dir,
+        clock,
+        log: (l) => logs.push(l),
+        write: (fd, bytes, offset, length) => {
+          if (f.failWrites) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+          return writeSync(fd, bytes, offset, length);
+        },
+      }),
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+  return f;
 }
 
 /** Count n requests and wait until each is in the journal. */
@@ -217,8 +233,8 @@ durability('should take counts back and reject when the journal cannot be writte
   const f = fixture();
   const book = f.open();
   await takeMany(book, 'org:a', 100, 1);
-  // Break the journal descriptor the way a failing disk would surface: writes throw.
-  (book as unknown as { journalFd: number }).journalFd = 987654;
+  // Writes fail the way a failing disk would surface them.
+  f.failWrites = true;
   const { durable } = book.take('data', 'org:a', 100);
   let rejected = false;
   await durable!.catch(() => (rejected = true));

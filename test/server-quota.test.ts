@@ -96,10 +96,10 @@ quota('should use a Commercial key\'s custom quota, or the default', async () =>
 
 quota('should answer 503 with Retry-After, count nothing and send no data while the journal cannot be written', async () => {
   const before = limits(await get(t.url, FREE_LIST, t.keys.userA)).remaining;
-  const book = t.running.quota as unknown as { journalFd: number };
-  const journalFd = book.journalFd;
+  const journal = (t.running.quota as unknown as { journal: { fd: number } }).journal;
+  const journalFd = journal.fd;
   // A descriptor that is not open: every journal write throws, as on a failed disk.
-  book.journalFd = 987654;
+  journal.fd = 987654;
   try {
     const refused = await get(t.url, FREE_LIST, t.keys.userA);
     assert.is(refused.status, 503);
@@ -107,7 +107,7 @@ quota('should answer 503 with Retry-After, count nothing and send no data while 
     assert.match(refused.json().error, /Quota bookkeeping is unavailable/);
     assert.not.ok('data' in refused.json(), 'no data is sent for an unrecorded request');
   } finally {
-    book.journalFd = journalFd;
+    journal.fd = journalFd;
   }
   assert.ok(t.errors.some((line) => line.includes('quota journal write failed')));
   const after = await get(t.url, FREE_LIST, t.keys.userA);

@@ -1,0 +1,249 @@
+/**
+ * The quota counters on disk: a snapshot file (`quota.json`) and numbered append-only journals
+ * (`quota.journal.N`), one line per counted request.
+ *
+ * Compaction never double-counts: to compact, the journal switches to journal N+1, then writes
+ * a snapshot of the counters that says "replay from N+1" (temp file, fsync, rename, fsync
+ * folder), and only then deletes journal N. A crash at any point leaves either the old
+ * snapshot plus journals N and N+1, or the new snapshot plus journal N+1 (N ignored): the same
+ * counts either way.
+ *
+ * While serving, compaction runs in the background, off the request path: the switch to
+ * journal N+1 is synchronous (one open), the fsyncs and the snapshot write are asynchronous.
+ * Its rename happens only if no other compaction (at shutdown) has moved past N+1 meanwhile.
+ */
+import { close as closeFd, closeSync, fdatasync, fsync, fsyncSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { QuotaKind, Window } from './quota-window.ts';
+import { fsyncDir, fsyncDirAsync, writeFileAtomic, writeFileAtomicAsync } from './shared/state-files.ts';
+
+const SNAPSHOT_FILE = 'quota.json';
+const JOURNAL_PREFIX = 'quota.journal.';
+const SNAPSHOT_FORMAT = 1;
+const FSYNC_EVERY_MS = 1000;
+
+const fsyncFd = promisify(fsync);
+const closeFdAsync = promisify(closeFd);
+
+export class QuotaStateError extends Error {}
+
+interface SnapshotFile {
+  format: number;
+  /** The first journal not yet folded into `windows`. */
+  next_journal: number;
+  windows: Record<string, Window>;
+}
+
+/** The number of a journal file (`quota.journal.12`), or null for any other name (`quota.journal.1e3`). */
+export function journalNumber(name: string): number | null {
+  const match = /^quota\.journal\.([1-9]\d{0,15})$/.exec(name);
+  return match ? Number(match[1]) : null;
+}
+
+/** One journal line: what was counted, for whom, when. */
+export function journalLine(kind: QuotaKind, scope: string, at: number): string {
+  return `${JSON.stringify([kind, scope, at])}\n`;
+}
+
+export interface JournalOptions {
+  stateDir: string;
+  /** Reports what replay found (a torn last line) and failed fsyncs. */
+  log: (line: string) => void;
+  /** How bytes reach the journal file: node's writeSync (a test gives one that fails). */
+  write?: (fd: number, bytes: Buffer, offset: number, length: number) => number;
+}
+
+export class QuotaJournal {
+  private number = 0;
+  private fd = -1;
+  /** Lines in the current journal. */
+  lines = 0;
+  private dirty = false;
+  private readonly syncTimer: NodeJS.Timeout;
+  private compacting: Promise<void> | null = null;
+  private closed = false;
+  private readonly write: NonNullable<JournalOptions['write']>;
+
+  constructor(private readonly options: JournalOptions) {
+    this.write = options.write ?? writeSync;
+    this.syncTimer = setInterval(() => this.syncSoon(), FSYNC_EVERY_MS);
+    this.syncTimer.unref();
+  }
+
+  private path(name: string): string {
+    return join(this.options.stateDir, name);
+  }
+
+  /** Read the snapshot and replay the journals after it into `apply`. Throws QuotaStateError on bad state. */
+  load(restore: (key: string, window: Window) => void, apply: (kind: QuotaKind, scope: string, at: number) => void): void {
+    const snapshotPath = this.path(SNAPSHOT_FILE);
+    let snapshot: SnapshotFile = { format: SNAPSHOT_FORMAT, next_journal: 1, windows: {} };
+    let text: string | null = null;
+    try {
+      text = readFileSync(snapshotPath, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new QuotaStateError(`cannot read ${snapshotPath}: ${(error as Error).message}`);
+    }
+    if (text !== null) snapshot = parseSnapshot(snapshotPath, text);
+    for (const [key, window] of Object.entries(snapshot.windows)) restore(key, window);
+
+    const journals = readdirSync(this.options.stateDir)
+      .flatMap((name) => {
+        const number = journalNumber(name);
+        return number === null ? [] : [{ name, number }];
+      })
+      .sort((a, b) => a.number - b.number);
+    for (const journal of journals) {
+      if (journal.number < snapshot.next_journal) continue; // already folded into the snapshot
+      this.replay(this.path(journal.name), journal === journals.at(-1), apply);
+    }
+    this.number = Math.max(snapshot.next_journal - 1, journals.at(-1)?.number ?? 0);
+  }
+
+  private replay(path: string, isLast: boolean, apply: (kind: QuotaKind, scope: string, at: number) => void): void {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      throw new QuotaStateError(`cannot read ${path}: ${(error as Error).message}`);
+    }
+    const lines = text.split('\n');
+    const endsClean = text.length === 0 || text.endsWith('\n');
+    lines.forEach((line, i) => {
+      if (line === '') return;
+      const last = i === lines.length - 1 && !endsClean;
+      let entry: unknown;
+      try {
+        entry = JSON.parse(line);
+      } catch {
+        entry = undefined;
+      }
+      if (!isJournalEntry(entry)) {
+        // A crash mid-write can tear only the final line of the newest journal; that request
+        // was never answered (its response waits for the write), so dropping it loses nothing.
+        if (last && isLast) {
+          this.options.log(`quota journal ${path}: ignored a torn last line (${line.length} bytes) left by a crash`);
+          return;
+        }
+        throw new QuotaStateError(`quota journal ${path} line ${i + 1} is corrupt: ${JSON.stringify(line.slice(0, 80))}`);
+      }
+      apply(entry[0], entry[1], entry[2]);
+    });
+  }
+
+  /** Append whole lines in one write; throws when they could not be written. */
+  append(text: string, lines: number): void {
+    const bytes = Buffer.from(text);
+    let written = 0;
+    while (written < bytes.length) written += this.write(this.fd, bytes, written, bytes.length - written);
+    this.lines += lines;
+    this.dirty = true;
+  }
+
+  private syncSoon(): void {
+    if (!this.dirty || this.fd < 0) return;
+    this.dirty = false;
+    fdatasync(this.fd, (error) => {
+      if (error) this.options.log(`quota journal fsync failed: ${error.message}`);
+    });
+  }
+
+  /** Start the next journal; the snapshot to write says to replay from it. */
+  private rotate(windows: Record<string, Window>): { next: number; previousFd: number; snapshot: string } {
+    const next = this.number + 1;
+    const fd = openSync(this.path(`${JOURNAL_PREFIX}${next}`), 'a', 0o600);
+    const previousFd = this.fd;
+    this.fd = fd;
+    this.number = next;
+    this.lines = 0;
+    const snapshot: SnapshotFile = { format: SNAPSHOT_FORMAT, next_journal: next, windows };
+    return { next, previousFd, snapshot: `${JSON.stringify(snapshot)}\n` };
+  }
+
+  private removeJournalsBefore(next: number): void {
+    for (const name of readdirSync(this.options.stateDir)) {
+      const number = journalNumber(name);
+      if (number !== null && number < next) rmSync(this.path(name), { force: true });
+    }
+  }
+
+  /** Fold everything into a snapshot of `windows` and start a new journal, synchronously (start-up, shutdown). */
+  compact(windows: Record<string, Window>): void {
+    const { next, previousFd, snapshot } = this.rotate(windows);
+    fsyncDir(this.options.stateDir);
+    if (previousFd >= 0) {
+      fsyncSync(previousFd);
+      closeSync(previousFd);
+    }
+    writeFileAtomic(this.path(SNAPSHOT_FILE), snapshot);
+    this.removeJournalsBefore(next);
+  }
+
+  /** The same while serving: nothing but the switch of journal happens on the request path. */
+  compactInBackground(windows: Record<string, Window>): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.compacting ??= this.compactAsync(windows)
+      .catch((error: Error) => this.options.log(`quota compaction failed (counting continues in the journal): ${error.message}`))
+      .finally(() => (this.compacting = null));
+    return this.compacting;
+  }
+
+  private async compactAsync(windows: Record<string, Window>): Promise<void> {
+    const { next, previousFd, snapshot } = this.rotate(windows);
+    await fsyncDirAsync(this.options.stateDir);
+    if (previousFd >= 0) {
+      await fsyncFd(previousFd);
+      await closeFdAsync(previousFd);
+    }
+    // A compaction at shutdown may have moved past `next` meanwhile; its snapshot is newer.
+    const written = await writeFileAtomicAsync(this.path(SNAPSHOT_FILE), snapshot, () => !this.closed && this.number === next);
+    if (written) this.removeJournalsBefore(next);
+  }
+
+  /** Compact one last time and close the journal; for graceful shutdown. */
+  close(windows: Record<string, Window>): void {
+    clearInterval(this.syncTimer);
+    try {
+      this.compact(windows);
+    } catch (error) {
+      this.options.log(`quota compaction failed (counting continues in the journal): ${(error as Error).message}`);
+    }
+    this.closed = true;
+    if (this.fd >= 0) {
+      fsyncSync(this.fd);
+      closeSync(this.fd);
+      this.fd = -1;
+    }
+  }
+}
+
+function isJournalEntry(value: unknown): value is [QuotaKind, string, number] {
+  return (
+    Array.isArray(value) &&
+    value.length === 3 &&
+    (value[0] === 'data' || value[0] === 'critpt') &&
+    typeof value[1] === 'string' &&
+    Number.isSafeInteger(value[2])
+  );
+}
+
+function parseSnapshot(path: string, text: string): SnapshotFile {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new QuotaStateError(`quota state ${path} is corrupt (not JSON: ${(error as Error).message}); refusing to start rather than reset counters. Restore it from a backup, or delete it to reset every quota.`);
+  }
+  const snapshot = value as SnapshotFile;
+  const windowsOk =
+    snapshot !== null &&
+    typeof snapshot === 'object' &&
+    typeof snapshot.windows === 'object' &&
+    snapshot.windows !== null &&
+    Object.values(snapshot.windows).every((w) => w !== null && typeof w === 'object' && Number.isSafeInteger(w.start) && Number.isSafeInteger(w.count) && w.count >= 0);
+  if (!windowsOk || snapshot.format !== SNAPSHOT_FORMAT || !Number.isSafeInteger(snapshot.next_journal) || snapshot.next_journal < 1) {
+    throw new QuotaStateError(`quota state ${path} is not a format-${SNAPSHOT_FORMAT} quota snapshot; refusing to start rather than reset counters. Restore it from a backup, or delete it to reset every quota.`);
+  }
+  return snapshot;
+}

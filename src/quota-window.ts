@@ -1,0 +1,88 @@
+/**
+ * The fixed-window rule, in memory: per counter a window that opens with its first counted
+ * request and ends 24 hours later (not rolling), plus the slots held by requests under way.
+ * No I/O; the journal makes it durable (quota-journal.ts), the book ties the two (quota.ts).
+ */
+
+export const WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/** Counters are kept per kind: the data routes and CritPt gradings have separate quotas. */
+export type QuotaKind = 'data' | 'critpt';
+
+export interface Window {
+  start: number;
+  count: number;
+}
+
+export interface QuotaStatus {
+  limit: number;
+  remaining: number;
+  /** End of the current window (ms); for a scope with no open window, when one opened now would end. */
+  resetAt: number;
+  /** True when no request may be counted until `resetAt`. */
+  exhausted: boolean;
+}
+
+export function counterKey(kind: QuotaKind, scope: string): string {
+  return `${kind} ${scope}`;
+}
+
+export class WindowCounts {
+  private readonly windows = new Map<string, Window>();
+  /** Slots held by requests still under way (memory only: a crash ends those requests). */
+  private readonly reserved = new Map<string, number>();
+
+  /** Count one request at time `at`: a new window when none is open at `at`. */
+  apply(key: string, at: number): void {
+    const window = this.windows.get(key);
+    if (!window || at >= window.start + WINDOW_MS) this.windows.set(key, { start: at, count: 1 });
+    else window.count++;
+  }
+
+  /** Take back a count that could not be made durable. */
+  undo(key: string): void {
+    const window = this.windows.get(key);
+    if (window) window.count--;
+  }
+
+  /** Where a counter stands against a limit at `now` (held slots included), counting nothing. */
+  status(key: string, limit: number, now: number): QuotaStatus {
+    const reserved = this.reserved.get(key) ?? 0;
+    const window = this.windows.get(key);
+    if (!window || now >= window.start + WINDOW_MS) {
+      const remaining = Math.max(0, limit - reserved);
+      return { limit, remaining, resetAt: now + WINDOW_MS, exhausted: remaining === 0 };
+    }
+    const remaining = Math.max(0, limit - window.count - reserved);
+    return { limit, remaining, resetAt: window.start + WINDOW_MS, exhausted: remaining === 0 };
+  }
+
+  /** End of the counter's open window (after a count, there is one). */
+  resetAt(key: string): number {
+    return this.windows.get(key)!.start + WINDOW_MS;
+  }
+
+  hold(key: string): void {
+    this.reserved.set(key, (this.reserved.get(key) ?? 0) + 1);
+  }
+
+  unhold(key: string): void {
+    const left = (this.reserved.get(key) ?? 1) - 1;
+    if (left > 0) this.reserved.set(key, left);
+    else this.reserved.delete(key);
+  }
+
+  /** Forget windows that ended by `now`, so the state does not grow. */
+  expire(now: number): void {
+    for (const [key, window] of this.windows) if (now >= window.start + WINDOW_MS) this.windows.delete(key);
+  }
+
+  set(key: string, window: Window): void {
+    this.windows.set(key, { ...window });
+  }
+
+  /** The open windows, for a snapshot file. */
+  toRecord(): Record<string, Window> {
+    return Object.fromEntries(this.windows);
+  }
+}
