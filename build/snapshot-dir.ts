@@ -4,8 +4,9 @@
  * A lock file keeps two builds from writing at once; old builds are pruned, keeping a few so
  * that a server still finishing requests on one is never pulled from under it.
  */
-import { closeSync, existsSync, mkdirSync, statSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { takePidLock } from '../src/shared/pid-lock.ts';
 import { CURRENT_LINK, ENCODINGS, MANIFEST_FILE, PACK_FILE, readAllEntries, spanOf, type Manifest } from '../src/shared/manifest.ts';
 import { fsyncDir } from '../src/shared/state-files.ts';
 
@@ -26,35 +27,13 @@ export function readCurrentManifest(outDir: string): { dir: string; manifest: Ma
   }
 }
 
-/** Take the build lock; throws naming the lock file when another build holds it. */
+/** Take the build lock (taken over from a build that died); throws naming the lock file when a live build holds it. */
 export function lockSnapshots(outDir: string): () => void {
   mkdirSync(outDir, { recursive: true });
   const lock = join(outDir, LOCK_FILE);
-  let fd: number;
-  try {
-    fd = openSync(lock, 'wx');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    const holder = readFileSync(lock, 'utf8').trim();
-    if (holder && !isAlive(Number(holder))) {
-      unlinkSync(lock); // left by a build that died; safe to take over
-      return lockSnapshots(outDir);
-    }
-    throw new Error(`another build (pid ${holder || 'unknown'}) is writing ${outDir}; remove ${lock} if it is not running`);
-  }
-  writeFileSync(fd, String(process.pid));
-  closeSync(fd);
-  return () => rmSync(lock, { force: true });
-}
-
-function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  const taken = takePidLock(lock, 0o644);
+  if (typeof taken === 'function') return taken;
+  throw new Error(`another build (pid ${taken.holder}) is writing ${outDir}; remove ${lock} if it is not running`);
 }
 
 /** A new, unused build id: UTC time of the build and a prefix of the input digest. */

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -395,6 +396,32 @@ corrupt('should refuse to change a corrupt store rather than overwrite it', () =
 corrupt.run();
 
 // ---------------------------------------------------------------------------------------------
+
+const locking = suite('the store lock');
+
+locking('should take over a lock left by a keys command that died', () => {
+  const f = fixture();
+  mkdirSync(f.state, { recursive: true, mode: 0o700 });
+  const dead = spawnSync(process.execPath, ['-e', '0']).pid!; // a process that has ended
+  writeFileSync(`${f.file}.lock`, String(dead));
+  const started = performance.now();
+  createKey(f.state, { tier: 'free', org: 'acme' });
+  assert.ok(performance.now() - started < 1000, 'no wait for a dead holder');
+  assert.is(loadKeys(f.state)!.length, 1);
+  assert.not.ok(existsSync(`${f.file}.lock`), 'released after the change');
+  f.cleanup();
+});
+
+locking('should wait for a live holder and then refuse, naming it', () => {
+  const f = fixture();
+  mkdirSync(f.state, { recursive: true, mode: 0o700 });
+  writeFileSync(`${f.file}.lock`, String(process.pid));
+  throwsWith(() => createKey(f.state, { tier: 'free', org: 'acme' }), KeyStoreError, new RegExp(`keys.json.lock is held by another keys command \\(pid ${process.pid}\\)`));
+  assert.is(loadKeys(f.state), null, 'nothing was written');
+  f.cleanup();
+});
+
+locking.run();
 
 const demo = suite('ensureDemoKeys');
 

@@ -1,0 +1,122 @@
+/** The changes the keys command makes to the store: issue, revoke, regenerate, grant, demo keys. */
+import { randomBytes } from 'node:crypto';
+import { systemClock, type Clock } from './clock.ts';
+import { freezeRecord, loadKeys, saveKeys, updateKeys, withStoreLock } from './key-file.ts';
+import {
+  generateKey,
+  hashKey,
+  KEY_SCOPES,
+  KeyInputError,
+  KeyStoreError,
+  MAX_QUOTA,
+  NAME_PATTERN,
+  PROVIDER_SLUG_PATTERN,
+  type IssuedKey,
+  type KeyRecord,
+  type NewKey,
+} from './key-record.ts';
+import { TIERS } from './shared/routes.ts';
+import { SLUG_MAX_LENGTH } from './shared/slug.ts';
+
+function checkName(field: 'org' | 'user', value: string): string {
+  if (!NAME_PATTERN.test(value)) throw new KeyInputError(`--${field} must be 1 to 100 letters, digits or . _ @ + - (starting with a letter or digit), got ${JSON.stringify(value)}`);
+  return value;
+}
+
+export function checkProviderSlug(slug: string): string {
+  if (!PROVIDER_SLUG_PATTERN.test(slug) || slug.length > SLUG_MAX_LENGTH) throw new KeyInputError(`not a provider slug: ${JSON.stringify(slug)} (lowercase letters and digits, joined by - . _)`);
+  return slug;
+}
+
+function sortedUnique(values: Iterable<string>): string[] {
+  return [...new Set(values)].sort();
+}
+
+function newKeyId(records: readonly KeyRecord[]): string {
+  for (;;) {
+    const id = `key_${randomBytes(6).toString('hex')}`;
+    if (!records.some((r) => r.id === id)) return id;
+  }
+}
+
+/** Check a new key's settings and fill in the defaults; throws KeyInputError. */
+function settingsOf(input: NewKey): Omit<KeyRecord, 'id' | 'hash' | 'created_at' | 'revoked_at'> {
+  if (!(TIERS as readonly string[]).includes(input.tier)) throw new KeyInputError(`--tier must be one of ${TIERS.join(', ')}, got ${JSON.stringify(input.tier)}`);
+  const org = checkName('org', input.org);
+  const user = input.user == null ? null : checkName('user', input.user);
+  const scope = input.scope ?? (user === null ? 'org' : 'user');
+  if (!KEY_SCOPES.includes(scope)) throw new KeyInputError(`--scope must be user or org, got ${JSON.stringify(scope)}`);
+  if (scope === 'user' && user === null) throw new KeyInputError('--scope user needs --user: a user-scoped quota belongs to one user of the org');
+  const quota = input.quota ?? null;
+  if (quota !== null && input.tier !== 'commercial') throw new KeyInputError(`--quota is only for commercial keys; ${input.tier} keys have the server's ${input.tier} quota`);
+  if (quota !== null && !(Number.isSafeInteger(quota) && quota >= 1 && quota <= MAX_QUOTA)) throw new KeyInputError(`--quota must be an integer from 1 to ${MAX_QUOTA}, got ${quota}`);
+  const grants = sortedUnique((input.grants ?? []).map(checkProviderSlug));
+  return { tier: input.tier, org, user, scope, quota, grants, critpt: input.critpt ?? false };
+}
+
+function issue(records: readonly KeyRecord[], input: NewKey, clock: Clock): IssuedKey {
+  const key = generateKey();
+  const record = freezeRecord({ id: newKeyId(records), hash: hashKey(key), ...settingsOf(input), created_at: new Date(clock.now()).toISOString(), revoked_at: null });
+  return { key, record };
+}
+
+/** The index of a key that can still be changed; throws KeyStoreError naming the id. */
+function activeIndex(records: readonly KeyRecord[], id: string): number {
+  const i = records.findIndex((r) => r.id === id);
+  if (i < 0) throw new KeyStoreError(`no key with id ${id}`);
+  if (records[i].revoked_at !== null) throw new KeyStoreError(`key ${id} was revoked at ${records[i].revoked_at}`);
+  return i;
+}
+
+export function createKey(stateDir: string, input: NewKey, clock: Clock = systemClock): IssuedKey {
+  settingsOf(input); // a bad value must not create the state folder
+  return updateKeys(stateDir, (records) => {
+    const issued = issue(records, input, clock);
+    records.push(issued.record);
+    return issued;
+  });
+}
+
+export function revokeKey(stateDir: string, id: string, clock: Clock = systemClock): KeyRecord {
+  return updateKeys(stateDir, (records) => {
+    const i = activeIndex(records, id);
+    records[i] = freezeRecord({ ...records[i], revoked_at: new Date(clock.now()).toISOString() });
+    return records[i];
+  });
+}
+
+/** A new plain key for the same record: the old one stops working, id, scope and grants stay. */
+export function regenerateKey(stateDir: string, id: string): IssuedKey {
+  return updateKeys(stateDir, (records) => {
+    const i = activeIndex(records, id);
+    const key = generateKey();
+    records[i] = freezeRecord({ ...records[i], hash: hashKey(key) });
+    return { key, record: records[i] };
+  });
+}
+
+export function grantProvider(stateDir: string, id: string, providerSlug: string): KeyRecord {
+  checkProviderSlug(providerSlug);
+  return updateKeys(stateDir, (records) => {
+    const i = activeIndex(records, id);
+    records[i] = freezeRecord({ ...records[i], grants: sortedUnique([...records[i].grants, providerSlug]) });
+    return records[i];
+  });
+}
+
+/**
+ * First start: one demo key per tier in org `demo`, the commercial one approved for CritPt and
+ * granted every provider. Null when a store already exists (even an empty one).
+ */
+export function ensureDemoKeys(stateDir: string, providerSlugs: readonly string[], clock: Clock = systemClock): IssuedKey[] | null {
+  return withStoreLock(stateDir, () => {
+    if (loadKeys(stateDir) !== null) return null;
+    const issued: IssuedKey[] = [];
+    const records = () => issued.map((k) => k.record);
+    issued.push(issue(records(), { tier: 'free', org: 'demo', user: 'free-user' }, clock));
+    issued.push(issue(records(), { tier: 'pro', org: 'demo', user: 'pro-user' }, clock));
+    issued.push(issue(records(), { tier: 'commercial', org: 'demo', user: 'commercial-user', grants: providerSlugs, critpt: true }, clock));
+    saveKeys(stateDir, records());
+    return issued;
+  });
+}
