@@ -6,11 +6,10 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv } from '../src/shared/ajv.ts';
 import { MEDIA_ARENAS } from '../src/shared/routes.ts';
-import type { DataFile } from './load.ts';
 import { pointerOf, type Problem } from './problems.ts';
 import { mediaFile, mediaSchema } from './schemas/media.ts';
 import type { MediaEntry } from './types.ts';
-import { arrayRecordNamer, indexRecords, parseJson, validate, type LooseRecord } from './validate.ts';
+import { arrayRecordNamer, indexRecords, parseJson, validate, type DataFile, type LooseRecord } from './validate.ts';
 
 export const MEDIA_DIR = 'media';
 

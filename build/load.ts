@@ -10,7 +10,7 @@ import { HEADLINE_INDICES, LEGACY_EVALUATIONS, OMNISCIENCE_DOMAINS, OMNISCIENCE_
 import { toColumns } from './derive/columns.ts';
 import { MEDIA_DIR, parseMedia } from './load-media.ts';
 import { DatasetError, pointerOf, type Problem } from './problems.ts';
-import { arrayRecordNamer, indexRecords, parsedRecords, parseJson, validate, type LooseRecord, type RecordNamer } from './validate.ts';
+import { arrayRecordNamer, indexRecords, parsedRecords, parseJson, validate, type DataFile, type LooseRecord, type RecordNamer } from './validate.ts';
 import {
   critptProblemsSchema,
   indexDefinitionsSchema,
@@ -32,11 +32,7 @@ export const DATASET_FILES = {
   measurements: 'measurements',
 } as const;
 
-/** One file read from the data folder: its path relative to the folder and its bytes. */
-export interface DataFile {
-  path: string;
-  bytes: Buffer;
-}
+export type { DataFile } from './validate.ts';
 
 const ajv = createAjv();
 const validators = {

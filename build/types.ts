@@ -1,6 +1,5 @@
 /** Types of the datasets in `data/`, as the schemas in `schemas/datasets.ts` admit them. */
 import type { PromptType } from '../src/shared/routes.ts';
-import type { SeriesColumns } from './derive/columns.ts';
 import type { LegacyEvaluation, RawEvaluation, TokenCountEvaluation } from './fields.ts';
 
 export interface ModelCreator {
@@ -76,6 +75,21 @@ export interface MeasurementSeries {
 export interface MeasurementsFile {
   provider_id: string;
   series: MeasurementSeries[];
+}
+
+/** Measurement records held as typed-array columns (a fraction of the heap of objects), sorted by time. */
+export interface SeriesColumns {
+  readonly length: number;
+  /** Milliseconds since the epoch, ascending. */
+  readonly time: Float64Array;
+  readonly speed: Float64Array;
+  readonly ttft: Float64Array;
+  readonly ttfat: Float64Array;
+  /** End-to-end time when the data gives one (NaN: estimate it). */
+  readonly e2e: Float64Array;
+  readonly success: Uint8Array;
+  /** Record ids the data gives, by index; null when it gives none. */
+  readonly ids: readonly (string | undefined)[] | null;
 }
 
 /** One endpoint's records for one prompt type, as columns sorted by time. */

@@ -4,8 +4,13 @@
  */
 import { gunzipSync } from 'node:zlib';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import type { DataFile } from './load.ts';
 import { pointerOf, type Problem } from './problems.ts';
+
+/** One file read from the data folder: its path relative to the folder and its bytes. */
+export interface DataFile {
+  path: string;
+  bytes: Buffer;
+}
 
 export function parseJson(file: DataFile, problems: Problem[]): unknown {
   try {

@@ -4,24 +4,12 @@
  * collection walks them (the build then slows down far more than the data grows). As
  * columns they take about 45 bytes a record and nothing to trace. NaN stands for null.
  */
-import type { MeasurementRecord } from '../types.ts';
+import type { MeasurementRecord, SeriesColumns } from '../types.ts';
 
 /** The spec's convention: end-to-end response time assumes 500 answer tokens. */
 export const ANSWER_TOKENS_FOR_E2E = 500;
 
-export interface SeriesColumns {
-  readonly length: number;
-  /** Milliseconds since the epoch, ascending. */
-  readonly time: Float64Array;
-  readonly speed: Float64Array;
-  readonly ttft: Float64Array;
-  readonly ttfat: Float64Array;
-  /** End-to-end time when the data gives one (NaN: estimate it). */
-  readonly e2e: Float64Array;
-  readonly success: Uint8Array;
-  /** Record ids the data gives, by index; null when it gives none. */
-  readonly ids: readonly (string | undefined)[] | null;
-}
+export type { SeriesColumns } from '../types.ts';
 
 const nanFor = (v: number | null | undefined) => (v === null || v === undefined ? NaN : v);
 const nullFor = (v: number) => (Number.isNaN(v) ? null : v);

@@ -38,6 +38,28 @@ rules('should never let src/ import build/ or scripts/', () => {
   assert.equal(violations('src', (t) => !t.startsWith('build/') && !t.startsWith('scripts/')), []);
 });
 
+/** Import circles among these files (type-only imports included), each as a path of files. */
+function circles(files: string[]): string[] {
+  const graph = new Map(files.map((f) => [f, importsOf(f).filter((t) => files.includes(t))]));
+  const found: string[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const visit = (file: string, path: string[]) => {
+    state.set(file, 'open');
+    for (const next of graph.get(file) ?? []) {
+      if (state.get(next) === 'open') found.push([...path.slice(path.indexOf(next)), next].join(' -> '));
+      else if (!state.has(next)) visit(next, [...path, next]);
+    }
+    state.set(file, 'done');
+  };
+  for (const file of files) if (!state.has(file)) visit(file, [file]);
+  return found;
+}
+
+rules('should have no import circles in build/ or src/, type-only ones included', () => {
+  assert.equal(circles([...sources('build'), ...sources('src')]), []);
+  assert.equal(circles(['test/unit/boundaries.test.ts']), [], 'a file alone makes no circle');
+});
+
 rules('should see the imports it checks', () => {
   assert.ok(importsOf('build/bodies.ts').includes('src/shared/routes.ts'));
   assert.ok(importsOf('src/server.ts').includes('src/policy.ts'));
