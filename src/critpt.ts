@@ -10,20 +10,19 @@
  * object per line, passed through as it arrives; the last is `{"type":"result", ...verdict}`
  * (the verdict's fields at top level or under `result`) or `{"type":"error", ...}`.
  */
-import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from './clock.ts';
 import { readJsonBody, parseGradingRequest } from './critpt-request.ts';
+import { postBatch, readAll, UpstreamFailure } from './critpt-upstream.ts';
 import { HttpError, quotaUnavailable } from './http-error.ts';
 import type { KeyRecord } from './keys.ts';
 import { critptScope } from './policy.ts';
 import { Limiter } from './limiter.ts';
+import { relayLines } from './ndjson.ts';
 import { send, sendPart, type Headers } from './respond.ts';
 import type { QuotaCounter, QuotaStatus, Reservation } from './quota.ts';
 
 export const VERDICT_FIELDS = ['accuracy', 'timeout_rate', 'server_timeout_count', 'judge_error_count'] as const;
-/** Largest upstream answer read whole (a verdict is small; a 4xx body is passed on). */
-const MAX_UPSTREAM_BYTES = 4 * 1024 * 1024;
 
 export interface CritptOptions {
   upstream: string | null;
@@ -56,15 +55,6 @@ export function asVerdict(value: unknown): Verdict | null {
 /** The quota headers of CritPt: the reset is a human-readable date here, as the spec says. */
 function quotaHeaders(status: QuotaStatus): Headers {
   return { 'X-RateLimit-Limit': status.limit, 'X-RateLimit-Remaining': status.remaining, 'X-RateLimit-Reset': new Date(status.resetAt).toUTCString() };
-}
-
-class UpstreamFailure extends Error {
-  constructor(
-    readonly status: 502 | 504,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /** What the server needs of the CritPt route: the grading counter's headers, and the answer. */
@@ -104,8 +94,9 @@ export class CritptGrader implements Grader {
   }
 
   /**
-   * Answer one grading request of a key the policy admitted (approved for CritPt). Throws
-   * HttpError for the server's error path.
+   * Answer one grading request of a key the policy admitted (approved for CritPt), with
+   * `headers` (which it never changes) plus the grading counter's. Throws HttpError for the
+   * server's error path.
    */
   async handle(req: IncomingMessage, res: ServerResponse, key: KeyRecord, rawQuery: string, problemSet: readonly string[], headers: Headers): Promise<void> {
     const scope = critptScope(key);
@@ -115,7 +106,8 @@ export class CritptGrader implements Grader {
 
     const { status, reservation } = await this.quota.reserve('critpt', scope, this.options.limit);
     if (!reservation) throw this.exceeded(status);
-    Object.assign(headers, quotaHeaders(status));
+    // The answer's own headers: the caller's, with this grading's counter (never the caller's object).
+    const answerHeaders: Headers = { ...headers, ...quotaHeaders(status) };
 
     // A client that goes away cancels its wait or its upstream request and frees its slot.
     const abort = new AbortController();
@@ -129,7 +121,7 @@ export class CritptGrader implements Grader {
       reservation.release();
       return;
     }
-    const grading: Grading = { scope, reservation, headers };
+    const grading: Grading = { scope, reservation, headers: answerHeaders };
     try {
       await this.forward(raw, rawQuery, res, grading, abort.signal);
     } catch (error) {
@@ -148,7 +140,7 @@ export class CritptGrader implements Grader {
 
   private async forward(raw: Buffer, rawQuery: string, res: ServerResponse, grading: Grading, signal: AbortSignal): Promise<void> {
     const { headers } = grading;
-    const upstream = await this.post(raw, rawQuery, signal);
+    const upstream = await postBatch(this.options.upstream!, raw, rawQuery, this.options.timeoutSeconds, signal);
     const type = String(upstream.headers['content-type'] ?? '');
     if (upstream.statusCode === 200 && type.includes('ndjson')) return this.relayStream(upstream, res, grading);
     const body = await readAll(upstream);
@@ -198,99 +190,40 @@ export class CritptGrader implements Grader {
   }
 
   /** Pass NDJSON progress through as it arrives; the final event decides the quota. */
-  private relayStream(upstream: IncomingMessage, res: ServerResponse, grading: Grading): Promise<void> {
+  private async relayStream(upstream: IncomingMessage, res: ServerResponse, grading: Grading): Promise<void> {
     res.writeHead(200, { ...grading.headers, 'Content-Type': 'application/x-ndjson; charset=utf-8', 'Cache-Control': 'no-store' });
-    return new Promise((resolve, reject) => {
-      let pending = '';
-      let final: { type: string; verdict: Verdict | null } | null = null;
-      const relay = (line: string) => {
-        if (!line.trim()) return;
+    const errorLine = (error: string) => sendPart(res, `${JSON.stringify({ type: 'error', error })}\n`);
+    let final: { verdict: Verdict | null } | null = null;
+    try {
+      await relayLines(upstream, (line) => {
         sendPart(res, `${line}\n`);
         try {
           const event = JSON.parse(line) as { type?: string; result?: unknown };
-          if (event.type === 'result') final = { type: 'result', verdict: asVerdict(event.result ?? event) };
-          else if (event.type === 'error') final = { type: 'error', verdict: null };
+          if (event.type === 'result') final = { verdict: asVerdict(event.result ?? event) };
+          else if (event.type === 'error') final = { verdict: null };
         } catch {
           // A line that is not JSON is passed on but decides nothing.
         }
-      };
-      upstream.setEncoding('utf8');
-      upstream.on('data', (chunk: string) => {
-        pending += chunk;
-        const lines = pending.split('\n');
-        pending = lines.pop()!;
-        lines.forEach(relay);
       });
-      upstream.on('end', async () => {
-        relay(pending);
-        const outcome = final as { type: string; verdict: Verdict | null } | null;
-        try {
-          if (outcome?.verdict) await this.settle(outcome.verdict, grading);
-          else {
-            this.refund(grading);
-            this.report('stream_error');
-            if (!outcome) sendPart(res, `${JSON.stringify({ type: 'error', error: 'The evaluation system ended the stream without a result' })}\n`);
-          }
-        } catch {
-          sendPart(res, `${JSON.stringify({ type: 'error', error: 'Quota bookkeeping is unavailable; this grading was not counted' })}\n`);
-        }
+    } catch (error) {
+      this.refund(grading);
+      if (!res.writableEnded) {
+        errorLine(`The evaluation system stream broke: ${(error as Error).message}`);
         res.end();
-        resolve();
-      });
-      upstream.on('error', (error) => {
+      }
+      throw error;
+    }
+    const outcome = final as { verdict: Verdict | null } | null;
+    try {
+      if (outcome?.verdict) await this.settle(outcome.verdict, grading);
+      else {
         this.refund(grading);
-        if (!res.writableEnded) {
-          sendPart(res, `${JSON.stringify({ type: 'error', error: `The evaluation system stream broke: ${error.message}` })}\n`);
-          res.end();
-        }
-        reject(error);
-      });
-    });
+        this.report('stream_error');
+        if (!outcome) errorLine('The evaluation system ended the stream without a result');
+      }
+    } catch {
+      errorLine('Quota bookkeeping is unavailable; this grading was not counted');
+    }
+    res.end();
   }
-
-  /** POST the batch upstream with the client's query string; 502 if unreachable, 504 on timeout. */
-  private post(raw: Buffer, rawQuery: string, signal: AbortSignal): Promise<IncomingMessage> {
-    const url = new URL(this.options.upstream!);
-    url.search = rawQuery;
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const started = Date.now();
-    return new Promise((resolve, reject) => {
-      const upstream = send(url, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': raw.length, Accept: 'application/json, application/x-ndjson' } }, (response) => {
-        clearTimeout(timer);
-        // A grading may stream for long; the timeout covers the wait for its first byte and
-        // the whole answer, so keep it armed until the response ends.
-        const overall = setTimeout(() => response.destroy(new UpstreamFailure(504, `Evaluation timed out after ${this.options.timeoutSeconds} s`)), this.remainingMs(started));
-        response.once('close', () => clearTimeout(overall));
-        resolve(response);
-      });
-      const timer = setTimeout(() => upstream.destroy(new UpstreamFailure(504, `Evaluation timed out after ${this.options.timeoutSeconds} s`)), this.options.timeoutSeconds * 1000);
-      const onAbort = () => upstream.destroy(signal.reason as Error);
-      signal.addEventListener('abort', onAbort, { once: true });
-      upstream.on('close', () => signal.removeEventListener('abort', onAbort));
-      upstream.on('error', (error) => {
-        clearTimeout(timer);
-        reject(error instanceof UpstreamFailure ? error : signal.aborted ? error : new UpstreamFailure(502, `Evaluation system unreachable: ${error.message}`));
-      });
-      upstream.end(raw);
-    });
-  }
-
-  private remainingMs(started: number): number {
-    return Math.max(0, this.options.timeoutSeconds * 1000 - (Date.now() - started));
-  }
-}
-
-/** Read a whole upstream answer (bounded); a broken or over-long answer is a 502 or 504. */
-function readAll(response: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    response.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_UPSTREAM_BYTES) response.destroy(new UpstreamFailure(502, 'Invalid response from the evaluation system: too large'));
-      else chunks.push(chunk);
-    });
-    response.on('end', () => resolve(Buffer.concat(chunks)));
-    response.on('error', (error) => reject(error instanceof UpstreamFailure ? error : new UpstreamFailure(502, `Evaluation system connection broke: ${error.message}`)));
-  });
 }
