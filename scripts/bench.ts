@@ -19,6 +19,8 @@ import { DEFAULT_LEVELS } from '../build/pack.ts';
 import { createKey } from '../src/keys.ts';
 import { MANIFEST_FILE, PACK_FILE, readAllEntries, spanOf, type Manifest } from '../src/shared/manifest.ts';
 import { bundle } from './bundle.ts';
+import { generateSample, parseSampleArgs } from './generate-sample.ts';
+import { freePort, spawnServer, stopProcess } from './processes.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const BROTLI_MODULE = '/usr/lib/nginx/modules/ngx_http_brotli_static_module.so';
@@ -88,11 +90,26 @@ async function firstAnswer(port: number, path: string, headers: Record<string, s
   }
 }
 
-async function startServer(bundlePath: string, snapshot: string, state: string, port: number, probe: { path: string; key: string }, extra: string[] = []): Promise<Started> {
+/** Every process the bench started, so a failure anywhere still stops them all. */
+const children = new Set<ChildProcess>();
+
+function track<T extends ChildProcess>(child: T): T {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+function killAll(): void {
+  for (const child of children) child.kill('SIGKILL');
+}
+
+/** Our server on a port of its choosing (port 0), timed from spawn to its first 200. */
+async function startServer(bundlePath: string, snapshot: string, state: string, probe: { path: string; key: string }, extra: string[] = []): Promise<Started> {
   const since = performance.now();
-  const child = spawn(process.execPath, [bundlePath, '--port', String(port), '--snapshot', snapshot, '--state', state, '--quota-free', '1000000000', '--quota-pro', '1000000000', '--cache-mb', '16', '--quiet', ...extra], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const startupMs = await firstAnswer(port, probe.path, { 'x-api-key': probe.key }, since, child);
-  return { child, port, startupMs };
+  const server = await spawnServer(['--port', '0', '--snapshot', snapshot, '--state', state, '--quota-free', '1000000000', '--quota-pro', '1000000000', '--cache-mb', '16', '--quiet', ...extra], [bundlePath], START_TIMEOUT_MS);
+  track(server.child);
+  const startupMs = await firstAnswer(server.port, probe.path, { 'x-api-key': probe.key }, since, server.child);
+  return { child: server.child, port: server.port, startupMs };
 }
 
 /** Start-up varies from one spawn to the next: the median of several starts. */
@@ -106,12 +123,7 @@ async function medianStartup(start: () => Promise<Started>, runs = STARTUP_RUNS)
   return times.sort((a, b) => a - b)[Math.floor(runs / 2)];
 }
 
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
-}
+const stop = (child: ChildProcess) => stopProcess(child);
 
 // ---------------------------------------------------------------------------------------------
 // nginx
@@ -151,7 +163,7 @@ async function startNginx(work: string, docroot: string, port: number): Promise<
   const prefix = join(work, 'nginx');
   mkdirSync(join(prefix, 'tmp'), { recursive: true });
   writeFileSync(join(prefix, 'nginx.conf'), nginxConfig(prefix, docroot, port));
-  const child = spawn('nginx', ['-p', prefix, '-c', join(prefix, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = track(spawn('nginx', ['-p', prefix, '-c', join(prefix, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'inherit'] }));
   await firstAnswer(port, '/free.json', {}, performance.now(), child);
   const workerPid = () => Number(execFileSync('pgrep', ['-P', String(child.pid)]).toString().trim().split('\n')[0]);
   return { child, workerPid };
@@ -175,7 +187,7 @@ createServer((req, res) => { res.writeHead(200, headers); res.end(body); }).list
 async function startFloor(work: string, bodyPath: string, port: number): Promise<ChildProcess> {
   const script = join(work, 'floor.mjs');
   writeFileSync(script, FLOOR_SERVER);
-  const child = spawn(process.execPath, [script, bodyPath, String(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = track(spawn(process.execPath, [script, bodyPath, String(port)], { stdio: ['ignore', 'ignore', 'inherit'] }));
   await firstAnswer(port, '/', {}, performance.now(), child);
   return child;
 }
@@ -274,15 +286,16 @@ async function compare(options: { seconds: number; connections: number[] }): Pro
   exportBody(join(docroot, 'free.json'), readBody('language.models.free free page=1'));
   for (const slug of slugs) exportBody(join(docroot, 'detail', `${slug}.json`), readBody(`language.model commercial prompt_type=long slug=${slug}`));
 
-  const port = 18_700;
   const probe = { path: '/api/v2/language/models/free', key: free };
-  const startupMs = await medianStartup(() => startServer(bundlePath, snapshotRoot, state, port, probe));
-  let server = await startServer(bundlePath, snapshotRoot, state, port, probe);
+  const startupMs = await medianStartup(() => startServer(bundlePath, snapshotRoot, state, probe));
+  let server = await startServer(bundlePath, snapshotRoot, state, probe);
   const measurementsPath = `/api/v2/language/providers/${providers[0].slug}/measurements`;
-  const measurements = Buffer.from(await (await fetch(`http://127.0.0.1:${port}${measurementsPath}`, { headers: { 'x-api-key': commercial } })).arrayBuffer());
+  const measurements = Buffer.from(await (await fetch(`http://127.0.0.1:${server.port}${measurementsPath}`, { headers: { 'x-api-key': commercial } })).arrayBuffer());
   exportBody(join(docroot, 'measurements.json'), measurements);
-  const nginx = await startNginx(work, docroot, port + 1);
-  const floor = await startFloor(work, join(docroot, 'list.json.br'), port + 2);
+  const nginxPort = await freePort();
+  const nginx = await startNginx(work, docroot, nginxPort);
+  const floorPort = await freePort();
+  const floor = await startFloor(work, join(docroot, 'list.json.br'), floorPort);
 
   const scenarios: Scenario[] = [
     { name: 'Pro list page (br)', server: ['/api/v2/language/models?page=1'], nginx: ['/list.json'], key: commercial, counting: true },
@@ -295,12 +308,12 @@ async function compare(options: { seconds: number; connections: number[] }): Pro
   for (const scenario of scenarios) {
     if (!scenario.counting && server.child.exitCode === null) {
       await stop(server.child);
-      server = await startServer(bundlePath, snapshotRoot, state, port, probe, ['--no-counting']);
+      server = await startServer(bundlePath, snapshotRoot, state, probe, ['--no-counting']);
     }
     for (const connections of options.connections) {
       const headers = { 'x-api-key': scenario.key, 'accept-encoding': 'br' };
-      const ours = wrk(`http://127.0.0.1:${port}`, scenario.server, headers, connections, options.seconds, work);
-      const theirs = scenario.counting ? wrk(`http://127.0.0.1:${port + 1}`, scenario.nginx, headers, connections, options.seconds, work) : null;
+      const ours = wrk(`http://127.0.0.1:${server.port}`, scenario.server, headers, connections, options.seconds, work);
+      const theirs = scenario.counting ? wrk(`http://127.0.0.1:${nginxPort}`, scenario.nginx, headers, connections, options.seconds, work) : null;
       const row: Row = {
         scenario: scenario.name,
         connections,
@@ -314,7 +327,7 @@ async function compare(options: { seconds: number; connections: number[] }): Pro
     }
   }
   const floorRows = options.connections.map((connections) => {
-    const load = wrk(`http://127.0.0.1:${port + 2}`, ['/'], { 'accept-encoding': 'br' }, connections, options.seconds, work);
+    const load = wrk(`http://127.0.0.1:${floorPort}`, ['/'], { 'accept-encoding': 'br' }, connections, options.seconds, work);
     const row = rows.find((r) => r.scenario === scenarios[0].name && r.connections === connections)!;
     console.log(`node:http floor, list body                c=${String(connections).padEnd(4)} ${load.rps.toFixed(0).padStart(7)} rps p99 ${load.p99Ms.toFixed(2)} ms`);
     return { connections, floor: load, ofNginx: load.rps / row.nginx!.rps, oursOfFloor: row.server.rps / load.rps };
@@ -445,17 +458,16 @@ async function scale(factors: number[]): Promise<void> {
   const rows: ScaleRow[] = [];
   for (const factor of factors) {
     const data = join(work, `data-${factor}x`);
-    const generated = execFileSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts/generate-sample.ts'), '--scale', String(factor), '--out', data], { cwd: ROOT, encoding: 'utf8' });
-    const records = Number(/(\d+) measurement records/.exec(generated)?.[1] ?? 0);
+    const records = generateSample(parseSampleArgs(['--scale', String(factor), '--out', data])).counts['measurement records'];
     const snapshot = join(work, `snapshot-${factor}x`);
     const built = await runBuild({ ...DEFAULT_BUILD_OPTIONS, dataDir: data, outDir: snapshot, force: true, log: () => {} });
     const state = join(work, `state-${factor}x`);
     const key = createKey(state, { tier: 'pro', org: 'bench', quota: null, user: 'p' }).key;
     const slugs = (JSON.parse(readFileSync(join(data, 'language-models.json'), 'utf8')) as { slug: string }[]).map((m) => m.slug);
-    const start = () => startServer(bundlePath, snapshot, state, 18_750, { path: '/api/v2/language/models/free', key }, ['--cache-mb', '32']);
+    const start = () => startServer(bundlePath, snapshot, state, { path: '/api/v2/language/models/free', key }, ['--cache-mb', '32']);
     const startupMs = await medianStartup(start);
     const server = await start();
-    const load = wrk('http://127.0.0.1:18750', slugs.map((s) => `/api/v2/language/models/${s}`), { 'x-api-key': key, 'accept-encoding': 'br' }, 32, 5, work);
+    const load = wrk(`http://127.0.0.1:${server.port}`, slugs.map((s) => `/api/v2/language/models/${s}`), { 'x-api-key': key, 'accept-encoding': 'br' }, 32, 5, work);
     const models = slugs.length;
     rows.push({ scale: factor, models, records, buildSeconds: built.seconds, packMB: built.packBytes / 1e6, entries: built.entries, startupMs, rssMb: peakRssMb(server.child.pid!), rps: load.rps });
     await stop(server.child);
@@ -473,5 +485,9 @@ const { values } = parseArgs({
   options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '16,64' }, scale: { type: 'boolean', default: false }, factors: { type: 'string', default: '1,3,10' } },
   strict: true,
 });
-if (values.scale) await scale(values.factors.split(',').map(Number));
-else await compare({ seconds: Number(values.duration), connections: values.connections.split(',').map(Number) });
+try {
+  if (values.scale) await scale(values.factors.split(',').map(Number));
+  else await compare({ seconds: Number(values.duration), connections: values.connections.split(',').map(Number) });
+} finally {
+  killAll();
+}

@@ -10,7 +10,7 @@
  * that asks every 100 ms (quota compactions, rebuild switches and the like show up there).
  * Prints a one-line verdict; exits 1 on any loss. Not part of `npm test`.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -19,9 +19,10 @@ import { parseArgs } from 'node:util';
 import { createKey } from '../src/keys.ts';
 import { contentHash } from '../src/shared/manifest.ts';
 import { bundle } from './bundle.ts';
+import { ROOT, spawnServer } from './processes.ts';
 
-const ROOT = new URL('..', import.meta.url).pathname;
-const PORT = 18_800;
+// The server listens where it likes (port 0); restarts may move it, so clients read `port`.
+let port = 0;
 const REBUILD_EVERY_MS = 30_000;
 const KILL_EVERY_MS = 60_000;
 
@@ -39,7 +40,7 @@ interface Reply {
 
 function get(path: string, key: string, method = 'GET'): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: PORT, path, method, headers: { 'x-api-key': key }, agent: false }, (res) => {
+    const req = request({ host: '127.0.0.1', port, path, method, headers: { 'x-api-key': key }, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, etag: res.headers.etag, body: Buffer.concat(chunks), remaining: res.headers['x-ratelimit-remaining'] as string, limit: res.headers['x-ratelimit-limit'] as string }));
@@ -50,21 +51,19 @@ function get(path: string, key: string, method = 'GET'): Promise<Reply> {
   });
 }
 
+/** What a failure must clean up: the server running now and the work folder. */
+const cleanup: { server: ChildProcess | null; work: string | null } = { server: null, work: null };
+
 async function startServer(bundlePath: string, snapshot: string, state: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [bundlePath, '--port', String(PORT), '--snapshot', snapshot, '--state', state, '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (c) => {
-      out += c;
-      if (out.includes('listening on')) resolve();
-    });
-    child.on('exit', (code) => reject(new Error(`server exited (${code}) before listening`)));
-  });
-  return child;
+  const server = await spawnServer(['--port', '0', '--snapshot', snapshot, '--state', state, '--quiet'], [bundlePath]);
+  port = server.port;
+  cleanup.server = server.child;
+  return server.child;
 }
 
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'soak-'));
+  cleanup.work = work;
   const data = join(work, 'data');
   const snapshot = join(work, 'snapshot');
   const state = join(work, 'state');
@@ -193,4 +192,9 @@ async function main(): Promise<void> {
   process.exit(ok ? 0 : 1);
 }
 
-await main();
+try {
+  await main();
+} finally {
+  cleanup.server?.kill('SIGKILL');
+  if (cleanup.work) rmSync(cleanup.work, { recursive: true, force: true });
+}
