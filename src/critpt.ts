@@ -18,6 +18,7 @@ import { HttpError, quotaUnavailable } from './http-error.ts';
 import type { KeyRecord } from './keys.ts';
 import { critptScope } from './policy.ts';
 import { Limiter } from './limiter.ts';
+import { then, type Eventually } from './eventually.ts';
 import { relayLines } from './ndjson.ts';
 import { send, sendPart, type Headers } from './respond.ts';
 import type { QuotaCounter, QuotaStatus, Reservation } from './quota.ts';
@@ -59,7 +60,7 @@ function quotaHeaders(status: QuotaStatus): Headers {
 
 /** What the server needs of the CritPt route: the grading counter's headers, and the answer. */
 export interface Grader {
-  rateLimitHeaders(key: KeyRecord): Headers;
+  rateLimitHeaders(key: KeyRecord): Eventually<Headers>;
   handle(req: IncomingMessage, res: ServerResponse, key: KeyRecord, rawQuery: string, problemSet: readonly string[], headers: Headers): Promise<void>;
 }
 
@@ -89,8 +90,8 @@ export class CritptGrader implements Grader {
   }
 
   /** The rate-limit headers of this key's grading counter, for every answer to it. */
-  rateLimitHeaders(key: KeyRecord): Headers {
-    return quotaHeaders(this.quota.status('critpt', critptScope(key), this.options.limit));
+  rateLimitHeaders(key: KeyRecord): Eventually<Headers> {
+    return then(this.quota.status('critpt', critptScope(key), this.options.limit), quotaHeaders);
   }
 
   /**
@@ -125,7 +126,7 @@ export class CritptGrader implements Grader {
     try {
       await this.forward(raw, rawQuery, res, grading, abort.signal);
     } catch (error) {
-      this.refund(grading);
+      await this.refund(grading);
       if (error instanceof UpstreamFailure) {
         this.report(error.status === 504 ? 'timeout' : 'bad_gateway');
         throw new HttpError(error.status, error.message, error.status === 504 ? { timeout_seconds: this.options.timeoutSeconds } : { upstream: 'evaluation system' });
@@ -147,7 +148,7 @@ export class CritptGrader implements Grader {
     const status = upstream.statusCode ?? 0;
     if (status >= 400 && status < 500) {
       // The grader refused the batch: pass its answer on (JSON stays JSON), nothing counts.
-      this.refund(grading);
+      await this.refund(grading);
       this.report('refused');
       const json = type.includes('json');
       const payload = json ? body : Buffer.from(JSON.stringify({ error: `Grader refused the batch (${status})`, details: { upstream_body: body.toString('utf8').slice(0, 2000) } }));
@@ -176,17 +177,17 @@ export class CritptGrader implements Grader {
     } catch {
       throw quotaUnavailable();
     }
-    this.restate(grading);
+    await this.restate(grading);
   }
 
-  private refund(grading: Grading): void {
+  private async refund(grading: Grading): Promise<void> {
     grading.reservation.release();
-    this.restate(grading);
+    await this.restate(grading);
   }
 
   /** The answer's quota headers as they stand after this grading settled. */
-  private restate(grading: Grading): void {
-    Object.assign(grading.headers, quotaHeaders(this.quota.status('critpt', grading.scope, this.options.limit)));
+  private async restate(grading: Grading): Promise<void> {
+    Object.assign(grading.headers, quotaHeaders(await this.quota.status('critpt', grading.scope, this.options.limit)));
   }
 
   /** Pass NDJSON progress through as it arrives; the final event decides the quota. */
@@ -206,7 +207,7 @@ export class CritptGrader implements Grader {
         }
       });
     } catch (error) {
-      this.refund(grading);
+      await this.refund(grading);
       if (!res.writableEnded) {
         errorLine(`The evaluation system stream broke: ${(error as Error).message}`);
         res.end();
@@ -217,7 +218,7 @@ export class CritptGrader implements Grader {
     try {
       if (outcome?.verdict) await this.settle(outcome.verdict, grading);
       else {
-        this.refund(grading);
+        await this.refund(grading);
         this.report('stream_error');
         if (!outcome) errorLine('The evaluation system ended the stream without a result');
       }

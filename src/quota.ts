@@ -38,12 +38,13 @@ export interface Reserved {
 }
 
 /**
- * What the server needs of a quota store. Counting may answer later (a store shared by several
- * servers answers over the network); `status`, asked for the headers of every answer, answers
- * at once from what the store knows.
+ * What the server needs of a quota store. Every answer may come later (a store shared by several
+ * servers answers over the network); the file-backed book answers at once, and the server's
+ * request path stays synchronous while it does.
  */
 export interface QuotaCounter {
-  status(kind: QuotaKind, scope: string, limit: number): QuotaStatus;
+  /** Where a scope stands, counting nothing (for the headers of every answer). */
+  status(kind: QuotaKind, scope: string, limit: number): Eventually<QuotaStatus>;
   /** Count one request if the quota allows; send the answer once `durable` has settled. */
   take(kind: QuotaKind, scope: string, limit: number): Eventually<Taken>;
   /** Hold a slot whose outcome decides whether it counts; commit counts it, release refunds it. */

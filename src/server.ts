@@ -159,14 +159,21 @@ export class App {
     exchange.keyId = key.id;
     keyHeaders['X-Platform-Tier'] = key.tier;
     if (route.answer === 'critpt') {
-      Object.assign(keyHeaders, this.parts.grader.rateLimitHeaders(key));
-      admitKey(route, key, this.parts.options.critptContact);
-      // The query string of a grading goes to the grader as it is (e.g. stream_progress=true).
-      return this.parts.grader.handle(req, res, key, query, snapshot.manifest.critpt_problems ?? [], keyHeaders);
+      return then(this.parts.grader.rateLimitHeaders(key), (headers) => {
+        Object.assign(keyHeaders, headers);
+        admitKey(route, key, this.parts.options.critptContact);
+        // The query string of a grading goes to the grader as it is (e.g. stream_progress=true).
+        return this.parts.grader.handle(req, res, key, query, snapshot.manifest.critpt_problems ?? [], keyHeaders);
+      });
     }
     const scope = quotaScope(key);
     const limit = dataLimit(key, this.parts.options.limits);
-    const before = this.parts.quota.status('data', scope, limit);
+    return then(this.parts.quota.status('data', scope, limit), (before) => this.answerData(exchange, route, key, slug, query, scope, limit, before));
+  }
+
+  /** A data route, once the key's quota status is known: policy, query, body, count, send. */
+  private answerData(exchange: Exchange, route: Route, key: KeyRecord, slug: string | undefined, query: string, scope: string, limit: number, before: QuotaStatus): Eventually<void> {
+    const { req, snapshot, keyHeaders } = exchange;
     Object.assign(keyHeaders, rateLimitHeaders(before));
     admitKey(route, key, this.parts.options.critptContact);
     const params = this.queries.parse(route, query);

@@ -12,7 +12,7 @@ import type { ServerOptions } from './config.ts';
 import { IdleWork } from './idle-work.ts';
 import { CritptGrader } from './critpt.ts';
 import { KeyStore } from './keys.ts';
-import { QuotaBook } from './quota.ts';
+import { QuotaBook, type QuotaCounter } from './quota.ts';
 import { App, createHttpServer } from './server.ts';
 import { SnapshotStore } from './snapshot.ts';
 import { ensurePrivateDir } from './shared/state-files.ts';
@@ -25,6 +25,8 @@ export interface StartHooks {
   log?: (line: string) => void;
   /** Errors: failed switches, failed writes, 500s. */
   logError?: (line: string) => void;
+  /** The quota counter the app and the grader use, made from the state folder's book (default: the book itself). */
+  counter?: (book: QuotaBook) => QuotaCounter;
 }
 
 export interface RunningServer {
@@ -71,13 +73,14 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     ? new Metrics({ snapshot: () => ({ buildId: snapshots.current.buildId, builtAt: Date.parse(snapshots.current.manifest.built_at) }), cache: () => snapshots.cacheStats(), now: () => clock.now() })
     : undefined;
   const accessLog = options.quiet ? undefined : new AccessLog(hooks.accessLog ?? ((text) => process.stdout.write(text)));
+  const counter = hooks.counter?.(quota) ?? quota;
   const grader = new CritptGrader(
     { upstream: options.critptUpstream, timeoutSeconds: options.critptTimeoutSeconds, maxBodyBytes: options.critptMaxBodyBytes, concurrency: options.critptConcurrency, limit: options.limits.critpt },
-    quota,
+    counter,
     clock,
     (outcome) => metrics?.gradings.inc({ outcome }),
   );
-  const app = new App({ options, clock, keys, quota, grader, snapshots, logError, metrics, accessLog, readiness: () => stateProblem(options.stateDir) });
+  const app = new App({ options, clock, keys, quota: counter, grader, snapshots, logError, metrics, accessLog, readiness: () => stateProblem(options.stateDir) });
   const server = createHttpServer(app);
   server.on('request', () => idle.busy());
   await new Promise<void>((resolve, reject) => {

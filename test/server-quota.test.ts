@@ -130,3 +130,33 @@ quota('should end the window exactly 24 hours after its first request, its reset
 });
 
 quota.run();
+
+const later = suite('a quota counter that answers later');
+
+later('should count, answer with its headers and refuse at the limit when every answer of the counter is a promise', async () => {
+  // A stand-in for a store across the network: the file-backed book behind a turn of delay.
+  const delay = <T>(value: T) => new Promise<T>((resolve) => setTimeout(() => resolve(value), 1));
+  const s = await startTestServer({
+    keys: { small: { tier: 'commercial', org: 'remote', quota: 2, critpt: true } },
+    counter: (book) => ({
+      status: (kind, scope, limit) => delay(book.status(kind, scope, limit)),
+      take: (kind, scope, limit) => delay(book.take(kind, scope, limit)),
+      reserve: (kind, scope, limit) => delay(book.reserve(kind, scope, limit)),
+    }),
+  });
+  try {
+    const first = await get(s.url, FREE_LIST, s.keys.small);
+    const second = await get(s.url, FREE_LIST, s.keys.small);
+    const third = await get(s.url, FREE_LIST, s.keys.small);
+    assert.equal([first.status, second.status, third.status], [200, 200, 429]);
+    assert.equal([limits(first).remaining, limits(second).remaining, limits(third).remaining], [1, 0, 0]);
+    assert.is(third.headers['retry-after'], '86400');
+    const critpt = await request(s.url, '/api/v2/critpt/evaluate', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', 'x-api-key': s.keys.small } });
+    assert.is(critpt.status, 503, 'no grader here, but the CritPt counter answered');
+    assert.is(critpt.headers['x-ratelimit-remaining'], '10');
+  } finally {
+    await s.close();
+  }
+});
+
+later.run();

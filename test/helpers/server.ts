@@ -8,7 +8,7 @@ import { isAbsolute, join } from 'node:path';
 import { DEFAULT_BUILD_OPTIONS, runBuild, type BuildSummary } from '../../build/build.ts';
 import { DEFAULT_OPTIONS, type ServerOptions } from '../../src/config.ts';
 import { createKey, type NewKey } from '../../src/keys.ts';
-import { startServer, type RunningServer } from '../../src/start.ts';
+import { startServer, type RunningServer, type StartHooks } from '../../src/start.ts';
 
 export const FIXTURES = new URL('../fixtures/', import.meta.url).pathname;
 
@@ -63,7 +63,7 @@ export const STANDARD_KEYS: Record<string, NewKey> = {
 };
 
 export async function startTestServer(
-  options: { fixture?: string; pageSize?: number; server?: Partial<ServerOptions>; keys?: Record<string, NewKey> } = {},
+  options: { fixture?: string; pageSize?: number; server?: Partial<ServerOptions>; keys?: Record<string, NewKey>; counter?: StartHooks['counter'] } = {},
 ): Promise<TestServer> {
   const root = mkdtempSync(join(tmpdir(), 'server-test-'));
   const built = await buildFixture(root, options.fixture, options.pageSize);
@@ -84,6 +84,7 @@ export async function startTestServer(
     { ...DEFAULT_OPTIONS, port: 0, host: '127.0.0.1', snapshotDir: built.snapshotDir, stateDir, ...options.server },
     {
       clock,
+      counter: options.counter,
       log: () => {},
       logError: (line) => errors.push(line),
       accessLog: (text) => accessLog.push(...text.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)),
