@@ -46,11 +46,15 @@ interface Grading {
 
 export type Verdict = Record<(typeof VERDICT_FIELDS)[number], number>;
 
-/** A verdict has the four numbers; anything else is an invalid answer from the grader. */
+/** A verdict has the four numbers in their ranges; anything else is an invalid answer from the grader. */
 export function asVerdict(value: unknown): Verdict | null {
   if (!value || typeof value !== 'object') return null;
   const record = value as Record<string, unknown>;
-  return VERDICT_FIELDS.every((f) => typeof record[f] === 'number' && Number.isFinite(record[f])) ? (record as Verdict) : null;
+  const share = (v: unknown) => typeof v === 'number' && v >= 0 && v <= 1;
+  const count = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
+  // The grader is not trusted blindly: rates are shares, counts are whole and not negative.
+  const valid = share(record.accuracy) && share(record.timeout_rate) && count(record.server_timeout_count) && count(record.judge_error_count);
+  return valid ? (record as Verdict) : null;
 }
 
 /** The quota headers of CritPt: the reset is a human-readable date here, as the spec says. */
@@ -200,6 +204,8 @@ export class CritptGrader implements Grader {
         sendPart(res, `${line}\n`);
         try {
           const event = JSON.parse(line) as { type?: string; result?: unknown };
+          // After an error event nothing counts, whatever follows it.
+          if (final && final.verdict === null) return;
           if (event.type === 'result') final = { verdict: asVerdict(event.result ?? event) };
           else if (event.type === 'error') final = { verdict: null };
         } catch {

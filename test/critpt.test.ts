@@ -8,6 +8,8 @@ import { startTestServer, type TestServer } from './helpers/server.ts';
 /** The upstream grader, played by the test: it grades nothing and answers as told. */
 class StubGrader {
   mode = 'ok';
+  /** What the `lying` mode answers. */
+  lie: Record<string, unknown> = {};
   received: { query: string; body: string }[] = [];
   inFlight = 0;
   maxInFlight = 0;
@@ -68,6 +70,13 @@ class StubGrader {
         return void res.end(JSON.stringify({ error: 'batch_metadata.run_id is required by the grader' }));
       case 'hold':
         return void this.held.push(res);
+      case 'lying':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return void res.end(JSON.stringify(this.lie));
+      case 'error-then-result':
+        res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+        res.write(`${JSON.stringify({ type: 'error', error: 'judge pool down' })}\n`);
+        return void res.end(`${JSON.stringify({ type: 'result', result: { accuracy: 0.9, timeout_rate: 0, server_timeout_count: 0, judge_error_count: 0 } })}\n`);
       case 'stream':
       case 'stream-error':
         res.writeHead(200, { 'content-type': 'application/x-ndjson' });
@@ -119,6 +128,7 @@ async function setup(): Promise<void> {
       twinB: { tier: 'free', org: 'lab', user: 'twin', critpt: true },
       twinOrg: { tier: 'pro', org: 'lab', user: 'twin', scope: 'org', critpt: true },
       judged: { tier: 'pro', org: 'lab', user: 'judged', critpt: true },
+      streamer: { tier: 'pro', org: 'lab', user: 'streamer', critpt: true },
     },
   });
 }
@@ -229,6 +239,38 @@ grading('should refund a stream that ends in an error event', async () => {
   assert.match(reply.text, /"type":"error"/);
   grader.mode = 'ok';
   assert.is(remaining(await post(batch())), 6);
+});
+
+grading('should answer 502 and count nothing for a verdict out of range, however well formed', async () => {
+  grader.mode = 'ok';
+  const before = remaining(await post(batch(), t.keys.judged));
+  grader.mode = 'lying';
+  const lies = [
+    { accuracy: 0.5, timeout_rate: 0, server_timeout_count: 0, judge_error_count: -1 },
+    { accuracy: 1.5, timeout_rate: 0, server_timeout_count: 0, judge_error_count: 0 },
+    { accuracy: 0.5, timeout_rate: -0.1, server_timeout_count: 0, judge_error_count: 0 },
+    { accuracy: 0.5, timeout_rate: 0, server_timeout_count: 2.5, judge_error_count: 0 },
+    { accuracy: '0.5', timeout_rate: 0, server_timeout_count: 0, judge_error_count: 0 },
+  ];
+  for (const lie of lies) {
+    grader.lie = lie;
+    const reply = await post(batch(), t.keys.judged);
+    assert.is(reply.status, 502, JSON.stringify(lie));
+    assert.match(reply.json().error, /^Invalid response from the evaluation system/);
+  }
+  grader.mode = 'ok';
+  assert.is(remaining(await post(batch(), t.keys.judged)), before - 1, 'none of the lies counted');
+});
+
+grading('should count nothing in a stream after an error event, even a result', async () => {
+  grader.mode = 'ok';
+  const before = remaining(await post(batch(), t.keys.streamer));
+  grader.mode = 'error-then-result';
+  const reply = await post(batch(), t.keys.streamer, '?stream_progress=true');
+  assert.is(reply.status, 200);
+  assert.match(reply.text, /"type":"error"/);
+  grader.mode = 'ok';
+  assert.is(remaining(await post(batch(), t.keys.streamer)), before - 1);
 });
 
 grading.run();
