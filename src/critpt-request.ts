@@ -7,6 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv, TRUSTED_SCHEMAS } from './shared/ajv.ts';
 import { HttpError } from './http-error.ts';
+import { checkJsonLimits, type JsonLimits } from './json-limits.ts';
 import { critptRequestSchema } from './shared/critpt-schema.ts';
 
 interface Submission {
@@ -68,8 +69,15 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number): Prom
   return Buffer.concat(chunks);
 }
 
+/**
+ * A whole batch of the public set (70 problems, each with its code, config and conversation)
+ * needs a few thousand values nested a few levels deep; these bounds leave room to spare.
+ */
+export const BATCH_LIMITS: JsonLimits = { depth: 64, values: 250_000 };
+
 /** Parse and check a grading request against the schema and the problem set. */
 export function parseGradingRequest(raw: Buffer, problemSet: readonly string[]): void {
+  checkJsonLimits(raw, BATCH_LIMITS);
   let body: unknown;
   try {
     body = JSON.parse(raw.toString('utf8'));

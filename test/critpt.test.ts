@@ -275,6 +275,42 @@ grading('should count nothing in a stream after an error event, even a result', 
 
 grading.run();
 
+const hostile = suite('hostile bodies');
+
+hostile('should refuse 16 MB of nesting or millions of values at once, answering /healthz meanwhile', async () => {
+  const big = await startTestServer({ server: { critptUpstream: grader.url }, keys: { approved: { tier: 'pro', org: 'lab', user: 'big', critpt: true } } });
+  try {
+    const nested = Buffer.from(`{"submissions":${'['.repeat(7_999_990)}${']'.repeat(7_999_990)},"batch_metadata":{}}`);
+    const flat = Buffer.from(`{"submissions":[],"batch_metadata":{"a":[${Array(5_000_000).fill('{}').join(',')}]}}`);
+    for (const [body, pattern] of [
+      [nested, /nested deeper than 64 levels/],
+      [flat, /more than 250000 values/],
+    ] as const) {
+      let done = false;
+      const latencies: number[] = [];
+      const probe = (async () => {
+        while (!done) {
+          const started = performance.now();
+          await request(big.url, '/healthz');
+          latencies.push(performance.now() - started);
+          await new Promise((r) => setTimeout(r, 5));
+        }
+      })();
+      const reply = await request(big.url, '/api/v2/critpt/evaluate', { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-api-key': big.keys.approved } });
+      done = true;
+      await probe;
+      assert.is(reply.status, 400);
+      assert.match(reply.json().error, pattern);
+      assert.ok(Math.max(...latencies) < 100, `/healthz answered within ${Math.max(...latencies).toFixed(1)} ms at worst`);
+    }
+  } finally {
+    await big.close();
+  }
+});
+
+hostile.before(setup);
+hostile.run();
+
 const checks = suite('what is refused before forwarding');
 checks.before(setup);
 
