@@ -12,7 +12,7 @@
  * journal N+1 is synchronous (one open), the fsyncs and the snapshot write are asynchronous.
  * Its rename happens only if no other compaction (at shutdown) has moved past N+1 meanwhile.
  */
-import { close as closeFd, closeSync, fdatasync, fsync, fsyncSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { close as closeFd, closeSync, fdatasync, fsync, fsyncSync, ftruncateSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { QuotaKind, Window } from './quota-window.ts';
@@ -62,6 +62,11 @@ export class QuotaJournal {
   private dirty = false;
   private readonly syncTimer: NodeJS.Timeout;
   private compacting: Promise<void> | null = null;
+  /** Bytes in the current journal: where a failed write is cut back to. */
+  private size = 0;
+  /** A failed write could not be cut back: the next append starts a new journal. */
+  private torn = false;
+  private failure: string | null = null;
   private closed = false;
   private readonly write: NonNullable<JournalOptions['write']>;
 
@@ -96,12 +101,12 @@ export class QuotaJournal {
       .sort((a, b) => a.number - b.number);
     for (const journal of journals) {
       if (journal.number < snapshot.next_journal) continue; // already folded into the snapshot
-      this.replay(this.path(journal.name), journal === journals.at(-1), apply);
+      this.replay(this.path(journal.name), apply);
     }
     this.number = Math.max(snapshot.next_journal - 1, journals.at(-1)?.number ?? 0);
   }
 
-  private replay(path: string, isLast: boolean, apply: (kind: QuotaKind, scope: string, at: number) => void): void {
+  private replay(path: string, apply: (kind: QuotaKind, scope: string, at: number) => void): void {
     let text: string;
     try {
       text = readFileSync(path, 'utf8');
@@ -120,9 +125,10 @@ export class QuotaJournal {
         entry = undefined;
       }
       if (!isJournalEntry(entry)) {
-        // A crash mid-write can tear only the final line of the newest journal; that request
-        // was never answered (its response waits for the write), so dropping it loses nothing.
-        if (last && isLast) {
+        // A crash mid-write, or a write that failed and could not be taken back, can tear only a
+        // journal's final line; that request was never answered with data (its response waits
+        // for the write), so dropping it loses nothing.
+        if (last) {
           this.options.log(`quota journal ${path}: ignored a torn last line (${line.length} bytes) left by a crash`);
           return;
         }
@@ -132,13 +138,51 @@ export class QuotaJournal {
     });
   }
 
-  /** Append whole lines in one write; throws when they could not be written. */
+  /**
+   * Append whole lines in one write; throws when they could not be written, leaving the journal
+   * as it was: a partial write is cut off again, or, when even that fails, the next append goes
+   * to a new journal (replay drops the torn tail). Never are lines of a failed batch counted.
+   */
   append(text: string, lines: number): void {
+    if (this.torn) this.startAfterTear();
     const bytes = Buffer.from(text);
     let written = 0;
-    while (written < bytes.length) written += this.write(this.fd, bytes, written, bytes.length - written);
+    try {
+      while (written < bytes.length) written += this.write(this.fd, bytes, written, bytes.length - written);
+    } catch (error) {
+      this.failure = `quota journal writes fail: ${(error as Error).message}`;
+      // Whatever part of the batch reached the file (even from a call that then threw) goes.
+      try {
+        ftruncateSync(this.fd, this.size);
+      } catch {
+        this.torn = true;
+      }
+      throw error;
+    }
+    this.size += bytes.length;
     this.lines += lines;
     this.dirty = true;
+    this.failure = null;
+  }
+
+  /** Why the journal cannot be written right now (for /readyz), or null. */
+  problem(): string | null {
+    return this.failure;
+  }
+
+  /** A journal whose tail could not be cut back is left as it is; counting goes on in the next. */
+  private startAfterTear(): void {
+    const next = this.number + 1;
+    const fd = openSync(this.path(`${JOURNAL_PREFIX}${next}`), 'a', 0o600);
+    try {
+      closeSync(this.fd);
+    } catch {
+      // the old descriptor may be what failed; the new journal is what matters
+    }
+    this.fd = fd;
+    this.number = next;
+    this.size = 0;
+    this.torn = false;
   }
 
   private syncSoon(): void {
@@ -157,6 +201,8 @@ export class QuotaJournal {
     this.fd = fd;
     this.number = next;
     this.lines = 0;
+    this.size = 0;
+    this.torn = false;
     const snapshot: SnapshotFile = { format: SNAPSHOT_FORMAT, next_journal: next, windows };
     return { next, previousFd, snapshot: `${JSON.stringify(snapshot)}\n` };
   }

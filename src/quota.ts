@@ -180,6 +180,11 @@ export class QuotaBook implements QuotaCounter {
     return this.journal.compactInBackground(this.current());
   }
 
+  /** Why counted requests cannot be recorded right now (for /readyz), or null. */
+  problem(): string | null {
+    return this.journal.problem();
+  }
+
   /** Write and fsync everything; compact; stop the timer. For graceful shutdown. */
   close(): void {
     this.journal.close(this.current());

@@ -80,7 +80,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     clock,
     (outcome) => metrics?.gradings.inc({ outcome }),
   );
-  const app = new App({ options, clock, keys, quota: counter, grader, snapshots, logError, metrics, accessLog, readiness: () => stateProblem(options.stateDir) });
+  const app = new App({ options, clock, keys, quota: counter, grader, snapshots, logError, metrics, accessLog, readiness: () => stateProblem(options.stateDir) ?? quota.problem() });
   const server = createHttpServer(app);
   server.on('request', () => idle.busy());
   await new Promise<void>((resolve, reject) => {

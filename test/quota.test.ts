@@ -17,13 +17,18 @@ function fixture() {
     clock,
     logs,
     failWrites: false,
+    /** Bytes a failing write still gets onto the disk before it throws (a short write). */
+    partialBytes: 0,
     open: () =>
       QuotaBook.open({
         stateDir: dir,
         clock,
         log: (l) => logs.push(l),
         write: (fd, bytes, offset, length) => {
-          if (f.failWrites) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+          if (f.failWrites) {
+            if (f.partialBytes > 0) writeSync(fd, bytes, offset, Math.min(length, f.partialBytes));
+            throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+          }
           return writeSync(fd, bytes, offset, length);
         },
       }),
@@ -241,6 +246,46 @@ durability('should take counts back and reject when the journal cannot be writte
   assert.ok(rejected);
   assert.is(book.status('data', 'org:a', 100).remaining, 99, 'the failed request is not counted');
   assert.ok(f.logs.some((l) => l.includes('quota journal write failed')));
+  f.cleanup();
+});
+
+durability('should cut a short write back to whole lines, count none of its batch, and say why while writes fail', async () => {
+  const f = fixture();
+  const book = f.open();
+  await takeMany(book, 'org:a', 100, 3);
+  f.failWrites = true;
+  f.partialBytes = 30; // the disk takes part of the batch, then is full
+  const failed = [book.take('data', 'org:a', 100).durable!, book.take('data', 'org:a', 100).durable!];
+  const outcomes = await Promise.allSettled(failed);
+  assert.equal(outcomes.map((o) => o.status), ['rejected', 'rejected']);
+  assert.match(String(book.problem()), /quota journal writes fail: ENOSPC/);
+  const journal = readdirSync(f.dir).find((n) => journalNumber(n) !== null)!;
+  const text = readFileSync(join(f.dir, journal), 'utf8');
+  assert.ok(text.endsWith('\n'), 'the journal ends on a whole line');
+  assert.is(text.split('\n').filter(Boolean).length, 3, 'only the three recorded requests');
+  f.failWrites = false;
+  await takeMany(book, 'org:a', 100, 1);
+  assert.is(book.problem(), null, 'ready again once a write succeeds');
+  const again = f.open(); // kill -9 here: no close
+  assert.is(again.status('data', 'org:a', 100).remaining, 96, '3 + 1 counted, the failed two not');
+  again.close();
+  f.cleanup();
+});
+
+durability('should start a new journal when a torn write cannot be cut back, and replay past the torn line', async () => {
+  const f = fixture();
+  const book = f.open();
+  await takeMany(book, 'org:a', 100, 2);
+  const journal = readdirSync(f.dir).find((n) => journalNumber(n) !== null)!;
+  // What a failed cut-back leaves: a torn line at the end of a journal that is not the newest.
+  appendFileSync(join(f.dir, journal), '["data","org:a",17');
+  (book as unknown as { journal: { torn: boolean } }).journal.torn = true;
+  await takeMany(book, 'org:a', 100, 2);
+  assert.is(readdirSync(f.dir).filter((n) => journalNumber(n) !== null).length, 2, 'counting went on in a new journal');
+  const again = f.open();
+  assert.is(again.status('data', 'org:a', 100).remaining, 96);
+  assert.ok(f.logs.some((l) => l.includes('torn last line')));
+  again.close();
   f.cleanup();
 });
 

@@ -106,6 +106,9 @@ quota('should answer 503 with Retry-After, count nothing and send no data while 
     assert.is(refused.headers['retry-after'], '10');
     assert.match(refused.json().error, /Quota bookkeeping is unavailable/);
     assert.not.ok('data' in refused.json(), 'no data is sent for an unrecorded request');
+    const ready = await get(t.url, '/readyz');
+    assert.is(ready.status, 503, '/readyz says not ready while writes fail');
+    assert.match(ready.json().details.reason, /quota journal writes fail/);
   } finally {
     journal.fd = journalFd;
   }
@@ -113,6 +116,7 @@ quota('should answer 503 with Retry-After, count nothing and send no data while 
   const after = await get(t.url, FREE_LIST, t.keys.userA);
   assert.is(after.status, 200);
   assert.is(limits(after).remaining, before - 1, 'the refused request was not counted');
+  assert.is((await get(t.url, '/readyz')).status, 200, 'ready again once a write succeeds');
 });
 
 quota('should end the window exactly 24 hours after its first request, its reset rounded up to the whole second', async () => {
