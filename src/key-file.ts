@@ -102,20 +102,28 @@ export function sameStamp(a: FileStamp | null, b: FileStamp | null): boolean {
 }
 
 /** Read the key file; null when there is none yet. The stamp is of the very bytes read. */
+/** The file could not be read this time (descriptors exhausted, I/O error): worth another try. */
+export class KeyFileUnreadable extends KeyStoreError {}
+
 export function readKeysFile(path: string): { records: KeyRecord[]; stamp: FileStamp } | null {
   let fd: number;
   try {
     fd = openSync(path, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new KeyStoreError(`cannot read ${path}: ${(error as Error).message}`);
+    throw new KeyFileUnreadable(`cannot read ${path}: ${(error as Error).message}`);
   }
+  let stamp: FileStamp;
+  let text: string;
   try {
-    const stamp = stampOf(fstatSync(fd)) as FileStamp;
-    return { records: parseKeysFile(path, readFileSync(fd, 'utf8')), stamp };
+    stamp = stampOf(fstatSync(fd)) as FileStamp;
+    text = readFileSync(fd, 'utf8');
+  } catch (error) {
+    throw new KeyFileUnreadable(`cannot read ${path}: ${(error as Error).message}`);
   } finally {
     closeSync(fd);
   }
+  return { records: parseKeysFile(path, text), stamp };
 }
 
 /** The keys in the store, revoked ones included; null when no store exists yet. */

@@ -4,7 +4,7 @@
  * key-record.ts, key-file.ts and key-changes.ts; this module re-exports them for callers.
  */
 import { statSync } from 'node:fs';
-import { readKeysFile, sameStamp, stampOf, type FileStamp } from './key-file.ts';
+import { KeyFileUnreadable, readKeysFile, sameStamp, stampOf, type FileStamp } from './key-file.ts';
 import { hashKey, KEY_PATTERN, keysPath, KeyStoreError, type KeyLookup, type KeyRecord } from './key-record.ts';
 import { ensurePrivateDir } from './shared/state-files.ts';
 
@@ -17,6 +17,8 @@ export interface KeyStoreOptions {
   onError?: (error: KeyStoreError) => void;
   /** How often to look for changes to the file (see refresh); default every lookup. */
   recheck?: 'every-lookup' | 'every-turn';
+  /** How the file is read (a test gives one that fails once). */
+  read?: typeof readKeysFile;
 }
 
 /**
@@ -36,13 +38,14 @@ export class KeyStore implements KeyLookup {
     private readonly path: string,
     private readonly onError: (error: KeyStoreError) => void,
     private readonly recheck: 'every-lookup' | 'every-turn',
+    private readonly read: typeof readKeysFile,
   ) {}
 
   /** Load the store; throws KeyStoreError when the file is unreadable or invalid. No file: no keys yet. */
   static open(stateDir: string, options: KeyStoreOptions = {}): KeyStore {
     ensurePrivateDir(stateDir);
-    const store = new KeyStore(keysPath(stateDir), options.onError ?? (() => {}), options.recheck ?? 'every-lookup');
-    store.use(readKeysFile(store.path));
+    const store = new KeyStore(keysPath(stateDir), options.onError ?? (() => {}), options.recheck ?? 'every-lookup', options.read ?? readKeysFile);
+    store.use(store.read(store.path));
     return store;
   }
 
@@ -89,9 +92,12 @@ export class KeyStore implements KeyLookup {
     }
     if (sameStamp(current, this.stamp)) return;
     try {
-      this.use(readKeysFile(this.path));
+      this.use(this.read(this.path));
     } catch (error) {
       if (!(error instanceof KeyStoreError)) throw error;
+      // A read that failed says nothing of the file: keep the stamp, so the next check reads it
+      // again (a revocation must not wait for the file to change once more).
+      if (error instanceof KeyFileUnreadable) return this.report(error);
       // A broken file (a bad hand edit) keeps the last good keys instead of locking every
       // client out, and is reported once: the stamp is remembered, so it is not re-read on
       // every request until it changes again. Revocations in the broken version wait for a fix.

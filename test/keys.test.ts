@@ -23,6 +23,7 @@ import {
   type KeyRecord,
 } from '../src/keys.ts';
 import { quotaScope } from '../src/policy.ts';
+import { KeyFileUnreadable, readKeysFile } from '../src/key-file.ts';
 
 const T0 = Date.UTC(2026, 10, 20, 9, 0, 0);
 const clock = { now: () => T0 };
@@ -216,6 +217,29 @@ lookup('should find a key by its value and nothing else', () => {
   assert.is(store.lookup(record.hash), undefined, 'the hash is not a key');
   assert.is(store.lookup(''), undefined);
   assert.is(store.lookup(key + 'x'), undefined);
+  f.cleanup();
+});
+
+lookup('should read the file again after a read that failed, so a revocation is never missed', () => {
+  const f = fixture();
+  const { key, record } = createKey(f.state, { tier: 'pro', org: 'acme', user: 'alice' }, clock);
+  let failNext = false;
+  const store = KeyStore.open(f.state, {
+    onError: (error) => f.errors.push(error),
+    read: (path) => {
+      if (failNext) {
+        failNext = false;
+        throw new KeyFileUnreadable(`cannot read ${path}: EMFILE: too many open files, open`);
+      }
+      return readKeysFile(path);
+    },
+  });
+  assert.ok(store.lookup(key));
+  revokeKey(f.state, record.id, clock);
+  failNext = true; // descriptors exhausted just when the revocation is first noticed
+  assert.ok(store.lookup(key), 'the last good keys stand while the file cannot be read');
+  assert.match(f.errors[0].message, /EMFILE/);
+  assert.is(store.lookup(key), undefined, 'read again at the next lookup: the revoked key fails');
   f.cleanup();
 });
 
