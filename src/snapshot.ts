@@ -147,7 +147,7 @@ export class SnapshotStore {
   private watcher: FSWatcher | null = null;
   private poller: NodeJS.Timeout | null = null;
   private checking: Promise<void> | null = null;
-  private failedTarget: string | null = null;
+  private lastFailure: string | null = null;
   private hits = 0;
   private misses = 0;
 
@@ -212,18 +212,21 @@ export class SnapshotStore {
       this.options.logError(`cannot read ${CURRENT_LINK} link: ${(error as Error).message}`);
       return;
     }
-    if (!target || target === this.active.dir || target === this.failedTarget) return;
+    if (!target || target === this.active.dir) return;
     try {
       const next = await Snapshot.open(target);
       this.options.idle.add(next.warmSteps());
       const previous = this.active;
       this.active = next;
-      this.failedTarget = null;
+      this.lastFailure = null;
       previous.retire();
       this.options.log(`switched to snapshot ${next.buildId}`);
     } catch (error) {
-      this.failedTarget = target;
-      this.options.logError(`keeping snapshot ${this.active.buildId}: ${(error as Error).message}`);
+      // Tried again at every check (a failed read may be passing: descriptors exhausted), but
+      // said once per distinct failure, so a broken build does not flood the log.
+      const failure = `keeping snapshot ${this.active.buildId}: ${(error as Error).message}`;
+      if (failure !== this.lastFailure) this.options.logError(failure);
+      this.lastFailure = failure;
     }
   }
 

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliDecompressSync } from 'node:zlib';
 import { suite } from 'uvu';
@@ -55,6 +55,28 @@ refresh('should switch to a rebuilt snapshot without a restart, failing and mixi
   assert.equal(failures, []);
   assert.ok(seen.has('v1') && seen.has('v2'), `served builds: ${[...seen].join(', ')}`);
   assert.equal(t.errors, []);
+});
+
+refresh('should try a snapshot switch again after a failed read, instead of keeping the old build for good', async () => {
+  const before = t.running.snapshots.current;
+  // A copy of the live build whose manifest cannot be read yet (a directory where the file goes).
+  const copy = join(t.snapshotDir, 'copy-of-live-build');
+  cpSync(before.dir, copy, { recursive: true });
+  rmSync(join(copy, 'manifest.json'));
+  mkdirSync(join(copy, 'manifest.json'));
+  const link = join(t.snapshotDir, 'current');
+  symlinkSync(copy, `${link}.tmp`);
+  renameSync(`${link}.tmp`, link);
+  await t.running.snapshots.check();
+  assert.is(t.running.snapshots.current, before, 'kept the build it had');
+  assert.ok(t.errors.some((e) => e.includes('cannot read snapshot manifest')));
+  // The read works again: the next check switches.
+  rmSync(join(copy, 'manifest.json'), { recursive: true });
+  cpSync(join(before.dir, 'manifest.json'), join(copy, 'manifest.json'));
+  await t.running.snapshots.check();
+  assert.is(t.running.snapshots.current.dir, copy);
+  assert.is((await get(t.url, '/api/v2/language/models/free', t.keys.free)).status, 200);
+  t.errors.length = 0;
 });
 
 refresh.run();
