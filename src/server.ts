@@ -8,8 +8,7 @@
  * No JSON is serialised and no file is opened per request: bodies come from the snapshot's
  * manifest and pack (through an LRU), and request paths never become file paths.
  */
-import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { redactPath, redactQuery, type AccessLog } from './access-log.ts';
 import type { Clock } from './clock.ts';
 import type { Metrics } from './metrics.ts';
@@ -24,7 +23,7 @@ import { bytesSent, send, type Headers } from './respond.ts';
 import { chooseEncoding, etagMatches } from './negotiate.ts';
 import { QueryValidator, type QueryValues } from './query.ts';
 import type { QuotaCounter, QuotaStatus } from './quota.ts';
-import { MAX_TARGET_LENGTH, parseTarget, Router } from './router.ts';
+import { parseTarget, Router } from './router.ts';
 import { admitKey, admitProvider, dataLimit, measurementsStartDay, quotaScope } from './policy.ts';
 import { PUBLIC_BODY_TIER, ROUTES, snapshotKey, type Route, type Tier } from './shared/routes.ts';
 import type { Body, Snapshot, SnapshotStore } from './snapshot.ts';
@@ -282,45 +281,4 @@ function acceptedEncoding(req: IncomingMessage): Encoding {
   const encoding = chooseEncoding(req.headers['accept-encoding']);
   if (!encoding) throw new HttpError(406, 'No acceptable content encoding: this server sends br, gzip or identity', { available: ['br', 'gzip', 'identity'] });
   return encoding;
-}
-
-/** Answer what node:http could not parse (bad request line, huge headers) with a JSON error. */
-export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void {
-  if (!socket.writable || error.code === 'ECONNRESET') {
-    socket.destroy();
-    return;
-  }
-  let status = 400;
-  let message = 'Malformed HTTP request';
-  let details: Record<string, unknown> = { parser: error.code ?? 'unknown' };
-  if (error.code === 'HPE_HEADER_OVERFLOW') {
-    const firstLine = error.rawPacket?.subarray(0, MAX_TARGET_LENGTH * 2).toString('latin1') ?? '';
-    [status, message, details] = firstLine.includes('\r\n') ? [431, 'Request headers too large', { limit: HTTP_LIMITS.maxHeaderSize }] : [414, 'Request target too long', { limit: MAX_TARGET_LENGTH }];
-  } else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    [status, message, details] = [408, 'Request timed out', { timeout_seconds: HTTP_LIMITS.requestTimeout / 1000 }];
-  }
-  const body = errorBody(new HttpError(status, message, details));
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-}
-
-/** Timeouts and limits, set deliberately (see README, "Hardening"). */
-export const HTTP_LIMITS = {
-  /** Whole headers must arrive within this. */
-  headersTimeout: 20_000,
-  /** The whole request (headers and body) must arrive within this; a response may take longer. */
-  requestTimeout: 120_000,
-  /** Idle keep-alive connections are closed after this. */
-  keepAliveTimeout: 15_000,
-  maxHeaderSize: 16 * 1024,
-};
-
-export function createHttpServer(app: App): Server {
-  const server = createServer(
-    { headersTimeout: HTTP_LIMITS.headersTimeout, requestTimeout: HTTP_LIMITS.requestTimeout, maxHeaderSize: HTTP_LIMITS.maxHeaderSize, keepAliveTimeout: HTTP_LIMITS.keepAliveTimeout },
-    app.handle,
-  );
-  // Long gradings must not be cut by an idle timer; request and header timeouts still apply.
-  server.timeout = 0;
-  server.on('clientError', answerClientError);
-  return server;
 }

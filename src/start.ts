@@ -13,7 +13,8 @@ import { IdleWork } from './idle-work.ts';
 import { CritptGrader } from './critpt.ts';
 import { KeyStore } from './keys.ts';
 import { QuotaBook, type QuotaCounter } from './quota.ts';
-import { App, createHttpServer } from './server.ts';
+import { createHttpServer } from './http-server.ts';
+import { App } from './server.ts';
 import { SnapshotStore } from './snapshot.ts';
 import { ensurePrivateDir } from './shared/state-files.ts';
 

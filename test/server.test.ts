@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { suite } from 'uvu';
@@ -252,6 +253,40 @@ errors('should never turn an encoded slash into a path separator', async () => {
   assert.equal(encoded.json().details, { path: '/api/v2/language/models%2Ffree' });
   assert.is((await get(t.url, `/api/v2/language/models/${slugs[0]}%2Fperformance`, t.keys.commercial)).status, 404);
   assert.is((await get(t.url, '/api/v2/language/models/fre%65', t.keys.pro)).status, 200, 'other encoded characters still decode');
+});
+
+/** Send raw bytes on a fresh connection; everything the server writes until it closes (or 3 s pass). */
+function raw(text: string): Promise<string> {
+  const { port } = new URL(t.url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => socket.write(text));
+    let got = '';
+    const timer = setTimeout(() => socket.destroy(), 3000);
+    socket.on('data', (chunk) => (got += chunk));
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(got);
+    });
+    socket.on('error', reject);
+  });
+}
+
+/** Status and JSON body of a raw HTTP answer. */
+function parsed(answer: string): { status: number; body: Record<string, any> } {
+  const [head, body] = answer.split('\r\n\r\n');
+  assert.match(head, /content-type: application\/json/i, head);
+  return { status: Number(head.split(' ')[1]), body: JSON.parse(body) };
+}
+
+errors('should answer a missing Host, an unmet Expect and CONNECT in JSON, as every other error', async () => {
+  const noHost = parsed(await raw(`GET /api/v2/language/models/free HTTP/1.1\r\nx-api-key: ${t.keys.free}\r\nConnection: close\r\n\r\n`));
+  assert.equal([noHost.status, noHost.body.error], [400, 'Host header is required']);
+  const expect = parsed(await raw(`GET /api/v2/language/models/free HTTP/1.1\r\nHost: x\r\nExpect: 999-foo\r\nx-api-key: ${t.keys.free}\r\nConnection: close\r\n\r\n`));
+  assert.equal([expect.status, expect.body.details.header], [417, 'expect']);
+  const tunnel = parsed(await raw('CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n'));
+  assert.equal([tunnel.status, tunnel.body.error], [405, 'Method CONNECT is not allowed']);
+  const old = await raw(`GET /api/v2/language/models/free HTTP/1.0\r\nx-api-key: ${t.keys.free}\r\n\r\n`);
+  assert.match(old, /^HTTP\/1\.1 200/, 'HTTP/1.0 needs no Host');
 });
 
 errors('should answer malformed percent-encoding with 400 and a huge target with 414', async () => {

@@ -1,0 +1,80 @@
+/**
+ * The node:http server around the app: deliberate timeouts and limits, and a JSON answer for
+ * everything node:http would otherwise answer on its own (or not at all): unparseable requests,
+ * a missing Host header, an unmet Expect, CONNECT.
+ */
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { errorBody, HttpError } from './http-error.ts';
+import { MAX_TARGET_LENGTH } from './router.ts';
+import type { App } from './server.ts';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Write a JSON error straight onto a socket node:http does not answer for us, and close it. */
+function endSocket(socket: Duplex, error: HttpError): void {
+  const body = errorBody(error);
+  socket.end(`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+/** Answer what node:http could not parse (bad request line, huge headers) with a JSON error. */
+export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void {
+  if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  let status = 400;
+  let message = 'Malformed HTTP request';
+  let details: Record<string, unknown> = { parser: error.code ?? 'unknown' };
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    const firstLine = error.rawPacket?.subarray(0, MAX_TARGET_LENGTH * 2).toString('latin1') ?? '';
+    [status, message, details] = firstLine.includes('\r\n') ? [431, 'Request headers too large', { limit: HTTP_LIMITS.maxHeaderSize }] : [414, 'Request target too long', { limit: MAX_TARGET_LENGTH }];
+  } else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    // node gives one code for both limits: say both.
+    [status, message, details] = [408, 'Request timed out', { headers_timeout_seconds: HTTP_LIMITS.headersTimeout / 1000, request_timeout_seconds: HTTP_LIMITS.requestTimeout / 1000 }];
+  }
+  endSocket(socket, new HttpError(status, message, details));
+}
+
+/** Timeouts and limits, set deliberately (see README, "Hardening"). */
+export const HTTP_LIMITS = {
+  /** Whole headers must arrive within this. */
+  headersTimeout: 20_000,
+  /** The whole request (headers and body) must arrive within this; a response may take longer. */
+  requestTimeout: 120_000,
+  /** Idle keep-alive connections are closed after this. */
+  keepAliveTimeout: 15_000,
+  maxHeaderSize: 16 * 1024,
+};
+
+export function createHttpServer(app: App): Server {
+  const server = createServer(
+    {
+      headersTimeout: HTTP_LIMITS.headersTimeout,
+      requestTimeout: HTTP_LIMITS.requestTimeout,
+      maxHeaderSize: HTTP_LIMITS.maxHeaderSize,
+      keepAliveTimeout: HTTP_LIMITS.keepAliveTimeout,
+      // node checks the two timeouts above only this often (30 s by default, so a 20 s limit
+      // fired at up to 50 s); once a second keeps them what they say.
+      connectionsCheckingInterval: 1000,
+      // Checked by the handler below, so the answer is JSON like every other.
+      requireHostHeader: false,
+    },
+    (req, res) => (req.headers.host === undefined && req.httpVersionMinor >= 1 ? answerPlain(res, new HttpError(400, 'Host header is required', { header: 'host' })) : app.handle(req, res)),
+  );
+  // Long gradings must not be cut by an idle timer; request and header timeouts still apply.
+  server.timeout = 0;
+  server.on('clientError', answerClientError);
+  // An Expect this server cannot meet (anything but 100-continue): 417, in JSON.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => answerPlain(res, new HttpError(417, `Expectation not supported: ${String(req.headers.expect).slice(0, 100)}`, { header: 'expect', supported: ['100-continue'] })));
+  // CONNECT asks for a tunnel, which no route offers.
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => endSocket(socket, new HttpError(405, 'Method CONNECT is not allowed', { method: 'CONNECT', allowed: ['GET', 'HEAD', 'POST'] })));
+  return server;
+}
+
+function answerPlain(res: ServerResponse, error: HttpError): void {
+  const body = errorBody(error);
+  res.writeHead(error.status, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store', Connection: 'close' });
+  res.end(body);
+}
