@@ -213,12 +213,13 @@ export class CritptGrader implements Grader {
         }
       });
     } catch (error) {
+      // The answer (200, streaming) is under way: it ends with an error event, nothing counts.
       await this.refund(grading);
-      if (!res.writableEnded) {
-        errorLine(`The evaluation system stream broke: ${(error as Error).message}`);
-        res.end();
-      }
-      throw error;
+      if (res.destroyed) return this.report('cancelled');
+      this.report('stream_error');
+      errorLine(`The evaluation system stream broke: ${(error as Error).message}`);
+      res.end();
+      return;
     }
     const outcome = final as { verdict: Verdict | null } | null;
     try {

@@ -8,9 +8,11 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { errorBody, HttpError } from './http-error.ts';
 import { MAX_TARGET_LENGTH } from './router.ts';
-import type { App } from './server.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Connections node's header or request timeout ended (their exchange is logged as 408). */
+export const timedOutSockets = new WeakSet<Duplex>();
 
 /** Write a JSON error straight onto a socket node:http does not answer for us, and close it. */
 function endSocket(socket: Duplex, error: HttpError): void {
@@ -31,6 +33,7 @@ export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: B
     const firstLine = error.rawPacket?.subarray(0, MAX_TARGET_LENGTH * 2).toString('latin1') ?? '';
     [status, message, details] = firstLine.includes('\r\n') ? [431, 'Request headers too large', { limit: HTTP_LIMITS.maxHeaderSize }] : [414, 'Request target too long', { limit: MAX_TARGET_LENGTH }];
   } else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    timedOutSockets.add(socket);
     // node gives one code for both limits: say both.
     [status, message, details] = [408, 'Request timed out', { headers_timeout_seconds: HTTP_LIMITS.headersTimeout / 1000, request_timeout_seconds: HTTP_LIMITS.requestTimeout / 1000 }];
   }
@@ -48,7 +51,8 @@ export const HTTP_LIMITS = {
   maxHeaderSize: 16 * 1024,
 };
 
-export function createHttpServer(app: App): Server {
+/** The server for a request handler (the app's `handle`). */
+export function createHttpServer(handle: (req: IncomingMessage, res: ServerResponse) => void): Server {
   const server = createServer(
     {
       headersTimeout: HTTP_LIMITS.headersTimeout,
@@ -61,7 +65,7 @@ export function createHttpServer(app: App): Server {
       // Checked by the handler below, so the answer is JSON like every other.
       requireHostHeader: false,
     },
-    (req, res) => (req.headers.host === undefined && req.httpVersionMinor >= 1 ? answerPlain(res, new HttpError(400, 'Host header is required', { header: 'host' })) : app.handle(req, res)),
+    (req, res) => (req.headers.host === undefined && req.httpVersionMinor >= 1 ? answerPlain(res, new HttpError(400, 'Host header is required', { header: 'host' })) : handle(req, res)),
   );
   // Long gradings must not be cut by an idle timer; request and header timeouts still apply.
   server.timeout = 0;

@@ -24,6 +24,7 @@ import { chooseEncoding, etagMatches } from './negotiate.ts';
 import { QueryValidator, type QueryValues } from './query.ts';
 import type { QuotaCounter, QuotaStatus } from './quota.ts';
 import { parseTarget, Router } from './router.ts';
+import { timedOutSockets } from './http-server.ts';
 import { admitKey, admitProvider, dataLimit, measurementsStartDay, quotaScope } from './policy.ts';
 import { PUBLIC_BODY_TIER, ROUTES, snapshotKey, type Route, type Tier } from './shared/routes.ts';
 import type { Body, Snapshot, SnapshotStore } from './snapshot.ts';
@@ -105,7 +106,8 @@ export class App {
     if (!accessLog && !metrics) return;
     const ms = performance.now() - started;
     const routeId = route?.id ?? 'unmatched';
-    metrics?.observe(routeId, res.statusCode, ms / 1000);
+    const status = outcomeStatus(req, res);
+    metrics?.observe(routeId, status, ms / 1000);
     if (!accessLog) return;
     const [path, query] = (req.url ?? '').split('?', 2);
     accessLog.record({
@@ -115,7 +117,7 @@ export class App {
       path: redactPath(path.length > 512 ? `${path.slice(0, 512)}...` : path),
       // A grading's query goes to the grader and stays out of the log.
       ...(query && route?.answer !== 'critpt' ? { query: redactQuery(query.slice(0, 512)) } : {}),
-      status: res.statusCode,
+      status,
       bytes: bytesSent(res),
       ms: Math.round(ms * 1000) / 1000,
       ...(keyId ? { key: keyId } : {}),
@@ -126,7 +128,12 @@ export class App {
     const { req, res, keyHeaders } = exchange;
     let httpError: HttpError;
     if (error instanceof HttpError) httpError = error;
-    else {
+    else if (clientWentAway(req)) {
+      // An expected end (the client hung up, or node cut a request that came too slowly): no
+      // answer is possible and no stack is worth logging; the access log says 499 or 408.
+      res.destroy();
+      return;
+    } else {
       this.parts.logError(`500 ${req.method} ${redactPath(req.url?.split('?')[0] ?? '')}: ${(error as Error)?.stack ?? String(error)}`);
       httpError = new HttpError(500, 'Internal server error', { retry: 'with exponential backoff' });
     }
@@ -281,4 +288,18 @@ function acceptedEncoding(req: IncomingMessage): Encoding {
   const encoding = chooseEncoding(req.headers['accept-encoding']);
   if (!encoding) throw new HttpError(406, 'No acceptable content encoding: this server sends br, gzip or identity', { available: ['br', 'gzip', 'identity'] });
   return encoding;
+}
+
+/** The client closed the connection, or node's request timeout closed it, before the request was read. */
+function clientWentAway(req: IncomingMessage): boolean {
+  return req.readableAborted || req.socket.destroyed;
+}
+
+/**
+ * The status an exchange ended with, for the log and the metrics: what was sent, or, when nothing
+ * was, 408 for a request node's timeout cut and 499 (nginx's "client closed request") otherwise.
+ */
+export function outcomeStatus(req: IncomingMessage, res: ServerResponse): number {
+  if (res.headersSent || res.writableFinished) return res.statusCode;
+  return timedOutSockets.has(req.socket) ? 408 : 499;
 }

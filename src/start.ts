@@ -82,7 +82,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     (outcome) => metrics?.gradings.inc({ outcome }),
   );
   const app = new App({ options, clock, keys, quota: counter, grader, snapshots, logError, metrics, accessLog, readiness: () => stateProblem(options.stateDir) ?? quota.problem() });
-  const server = createHttpServer(app);
+  const server = createHttpServer(app.handle);
   server.on('request', () => idle.busy());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,5 +1,5 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { request, type Reply } from './helpers/http.ts';
@@ -70,6 +70,11 @@ class StubGrader {
         return void res.end(JSON.stringify({ error: 'batch_metadata.run_id is required by the grader' }));
       case 'hold':
         return void this.held.push(res);
+      case 'broken-stream':
+        res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+        res.write(`${JSON.stringify({ type: 'progress', graded: 10, total: 70 })}\n`);
+        await wait(50);
+        return void req.socket.destroy();
       case 'lying':
         res.writeHead(200, { 'content-type': 'application/json' });
         return void res.end(JSON.stringify(this.lie));
@@ -116,7 +121,7 @@ async function setup(): Promise<void> {
   if (t) return;
   await grader.start();
   t = await startTestServer({
-    server: { critptUpstream: grader.url, critptTimeoutSeconds: 1, critptMaxBodyBytes: 256 * 1024, limits: { free: 100, pro: 500, commercialDefault: 10_000, critpt: 10 } },
+    server: { metrics: true, quiet: false, critptUpstream: grader.url, critptTimeoutSeconds: 1, critptMaxBodyBytes: 256 * 1024, limits: { free: 100, pro: 500, commercialDefault: 10_000, critpt: 10 } },
     keys: {
       commercial: { tier: 'commercial', org: 'lab', user: 'ada', critpt: true },
       free: { tier: 'free', org: 'lab', user: 'bob', critpt: true },
@@ -271,6 +276,36 @@ grading('should count nothing in a stream after an error event, even a result', 
   assert.match(reply.text, /"type":"error"/);
   grader.mode = 'ok';
   assert.is(remaining(await post(batch(), t.keys.streamer)), before - 1);
+});
+
+grading('should end a broken grader stream with an error event, count it as a stream error, and log no server error', async () => {
+  grader.mode = 'broken-stream';
+  const before = t.errors.length;
+  const reply = await post(batch(), t.keys.streamer, '?stream_progress=true');
+  assert.is(reply.status, 200);
+  assert.match(reply.text, /"type":"progress"/);
+  assert.match(reply.text, /"type":"error","error":"The evaluation system stream broke/);
+  assert.equal(t.errors.slice(before), [], 'an upstream failure is no server error');
+  const metrics = (await request(t.url, '/metrics')).text;
+  assert.match(metrics, /bda_critpt_gradings_total\{outcome="stream_error"\} [1-9]/);
+  grader.mode = 'ok';
+});
+
+grading('should log a client that hangs up mid-body as 499, with no stack trace', async () => {
+  const before = t.errors.length;
+  const from = t.accessLog.length;
+  const { port } = new URL(t.url);
+  await new Promise<void>((resolve) => {
+    const socket = connect(Number(port), '127.0.0.1', () => {
+      socket.write(`POST /api/v2/critpt/evaluate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\nx-api-key: ${t.keys.commercial}\r\n\r\n{"submissions":[`);
+      setTimeout(() => socket.destroy(), 100);
+    });
+    socket.on('close', () => resolve());
+  });
+  await new Promise((r) => setTimeout(r, 100));
+  const line = t.accessLog.slice(from).find((l) => l.route === 'critpt.evaluate');
+  assert.is(line?.status, 499);
+  assert.equal(t.errors.slice(before), []);
 });
 
 grading.run();
