@@ -49,16 +49,59 @@ export const HTTP_LIMITS = {
   /** Idle keep-alive connections are closed after this. */
   keepAliveTimeout: 15_000,
   maxHeaderSize: 16 * 1024,
+  /** A connection whose response has unsent bytes and made no progress for this long is closed. */
+  sendStallMs: 30_000,
+  /** Answers under way on one connection (pipelined requests) before it is no longer read. */
+  maxInFlightPerConnection: 16,
 };
 
+/**
+ * Bound what one client can make the server hold. Reading stops on a connection with too many
+ * answers under way (pipelining without reading them), and resumes as they go out; and a
+ * connection whose unsent answer makes no progress for `sendStallMs` is closed, so a client
+ * that never reads cannot pin its answers in memory (a slow CritPt stream lives while it moves).
+ */
+function boundClients(server: Server, limits: typeof HTTP_LIMITS): void {
+  const inFlight = new Map<Socket, number>();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    const count = (inFlight.get(socket) ?? 0) + 1;
+    inFlight.set(socket, count);
+    if (count > limits.maxInFlightPerConnection) socket.pause();
+    res.once('close', () => {
+      const left = (inFlight.get(socket) ?? 1) - 1;
+      if (left > 0) inFlight.set(socket, left);
+      else inFlight.delete(socket);
+      if (left <= limits.maxInFlightPerConnection && socket.isPaused()) socket.resume();
+    });
+  });
+  const progress = new Map<Socket, { written: number; since: number }>();
+  server.on('connection', (socket: Socket) => {
+    progress.set(socket, { written: 0, since: performance.now() });
+    socket.once('close', () => {
+      progress.delete(socket);
+      inFlight.delete(socket);
+    });
+  });
+  const sweep = setInterval(() => {
+    const now = performance.now();
+    for (const [socket, seen] of progress) {
+      if (socket.writableLength === 0 || socket.bytesWritten !== seen.written) progress.set(socket, { written: socket.bytesWritten, since: now });
+      else if (now - seen.since > limits.sendStallMs) socket.destroy();
+    }
+  }, Math.min(5000, limits.sendStallMs / 2));
+  sweep.unref();
+  server.once('close', () => clearInterval(sweep));
+}
+
 /** The server for a request handler (the app's `handle`). */
-export function createHttpServer(handle: (req: IncomingMessage, res: ServerResponse) => void): Server {
+export function createHttpServer(handle: (req: IncomingMessage, res: ServerResponse) => void, limits = HTTP_LIMITS): Server {
   const server = createServer(
     {
-      headersTimeout: HTTP_LIMITS.headersTimeout,
-      requestTimeout: HTTP_LIMITS.requestTimeout,
-      maxHeaderSize: HTTP_LIMITS.maxHeaderSize,
-      keepAliveTimeout: HTTP_LIMITS.keepAliveTimeout,
+      headersTimeout: limits.headersTimeout,
+      requestTimeout: limits.requestTimeout,
+      maxHeaderSize: limits.maxHeaderSize,
+      keepAliveTimeout: limits.keepAliveTimeout,
       // node checks the two timeouts above only this often (30 s by default, so a 20 s limit
       // fired at up to 50 s); once a second keeps them what they say.
       connectionsCheckingInterval: 1000,
@@ -74,6 +117,7 @@ export function createHttpServer(handle: (req: IncomingMessage, res: ServerRespo
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => answerPlain(res, new HttpError(417, `Expectation not supported: ${String(req.headers.expect).slice(0, 100)}`, { header: 'expect', supported: ['100-continue'] })));
   // CONNECT asks for a tunnel, which no route offers.
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => endSocket(socket, new HttpError(405, 'Method CONNECT is not allowed', { method: 'CONNECT', allowed: ['GET', 'HEAD', 'POST'] })));
+  boundClients(server, limits);
   return server;
 }
 

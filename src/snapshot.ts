@@ -142,6 +142,8 @@ function compressNow(identity: Buffer, encoding: Encoding): Buffer {
 export class SnapshotStore {
   private active!: Snapshot;
   private readonly cache: LRUCache<string, Buffer>;
+  /** Reads of bodies under way, by cache key: one read however many requests wait for it. */
+  private readonly reading = new Map<string, Promise<Buffer>>();
   /** Bodies assembled at request time, with their content hash. */
   private readonly assemblies: LRUCache<string, { identity: Buffer; hash: string }>;
   private watcher: FSWatcher | null = null;
@@ -241,10 +243,24 @@ export class SnapshotStore {
       return { bytes: cached, etag };
     }
     this.misses++;
-    return snapshot.read(spanOf(entry, encoding)).then((bytes) => {
-      this.cache.set(key, bytes);
-      return { bytes, etag };
-    });
+    // Requests that miss the same body at once share one read (and one buffer): a thousand
+    // clients asking for it together cost one copy, not a thousand.
+    let reading = this.reading.get(key);
+    if (!reading) {
+      reading = snapshot.read(spanOf(entry, encoding)).then(
+        (bytes) => {
+          this.cache.set(key, bytes);
+          this.reading.delete(key);
+          return bytes;
+        },
+        (error: unknown) => {
+          this.reading.delete(key);
+          throw error;
+        },
+      );
+      this.reading.set(key, reading);
+    }
+    return reading.then((bytes) => ({ bytes, etag }));
   }
 
   /** A body assembled at request time: hashed (unless the hash is known), compressed once, cached. */

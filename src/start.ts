@@ -13,7 +13,7 @@ import { IdleWork } from './idle-work.ts';
 import { CritptGrader } from './critpt.ts';
 import { KeyStore } from './keys.ts';
 import { QuotaBook, type QuotaCounter } from './quota.ts';
-import { createHttpServer } from './http-server.ts';
+import { createHttpServer, HTTP_LIMITS } from './http-server.ts';
 import { App } from './server.ts';
 import { SnapshotStore } from './snapshot.ts';
 import { ensurePrivateDir } from './shared/state-files.ts';
@@ -26,6 +26,8 @@ export interface StartHooks {
   log?: (line: string) => void;
   /** Errors: failed switches, failed writes, 500s. */
   logError?: (line: string) => void;
+  /** Timeouts and per-connection bounds of the HTTP server (default HTTP_LIMITS; tests shorten them). */
+  httpLimits?: Partial<typeof HTTP_LIMITS>;
   /** The quota counter the app and the grader use, made from the state folder's book (default: the book itself). */
   counter?: (book: QuotaBook) => QuotaCounter;
 }
@@ -82,7 +84,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     (outcome) => metrics?.gradings.inc({ outcome }),
   );
   const app = new App({ options, clock, keys, quota: counter, grader, snapshots, logError, metrics, accessLog, readiness: () => stateProblem(options.stateDir) ?? quota.problem() });
-  const server = createHttpServer(app.handle);
+  const server = createHttpServer(app.handle, { ...HTTP_LIMITS, ...hooks.httpLimits });
   server.on('request', () => idle.busy());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

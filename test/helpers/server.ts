@@ -63,7 +63,7 @@ export const STANDARD_KEYS: Record<string, NewKey> = {
 };
 
 export async function startTestServer(
-  options: { fixture?: string; pageSize?: number; server?: Partial<ServerOptions>; keys?: Record<string, NewKey>; counter?: StartHooks['counter'] } = {},
+  options: { fixture?: string; pageSize?: number; server?: Partial<ServerOptions>; keys?: Record<string, NewKey>; counter?: StartHooks['counter']; httpLimits?: StartHooks['httpLimits'] } = {},
 ): Promise<TestServer> {
   const root = mkdtempSync(join(tmpdir(), 'server-test-'));
   const built = await buildFixture(root, options.fixture, options.pageSize);
@@ -85,6 +85,7 @@ export async function startTestServer(
     {
       clock,
       counter: options.counter,
+      httpLimits: options.httpLimits,
       log: () => {},
       logError: (line) => errors.push(line),
       accessLog: (text) => accessLog.push(...text.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)),
