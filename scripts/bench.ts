@@ -267,7 +267,7 @@ async function compare(options: { seconds: number; connections: number[] }): Pro
   // nginx's worker runs as an unprivileged user and must reach the exported bodies.
   chmodSync(work, 0o755);
   const bundlePath = join(work, 'server.mjs');
-  await bundle(bundlePath);
+  await bundle(work);
   const snapshotRoot = join(work, 'snapshot');
   const built = await runBuild({ ...DEFAULT_BUILD_OPTIONS, dataDir: join(ROOT, 'data'), outDir: snapshotRoot, force: true, log: () => {} });
   const snapshotDir = built.snapshotDir;
@@ -454,7 +454,7 @@ async function scale(factors: number[]): Promise<void> {
   ensureTools();
   const work = mkdtempSync(join(tmpdir(), 'bench-scale-'));
   const bundlePath = join(work, 'server.mjs');
-  await bundle(bundlePath);
+  await bundle(work);
   const rows: ScaleRow[] = [];
   for (const factor of factors) {
     const data = join(work, `data-${factor}x`);

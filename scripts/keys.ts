@@ -1,16 +1,18 @@
 /**
- * `npm run -s keys -- <command> [--state DIR] [--json]`: manage API keys. This only parses
- * arguments and prints; src/keys.ts does the work. A new key is printed once, alone on stdout
- * (notes go to stderr, so `KEY=$(npm run -s keys -- create ...)` captures just the key). No
- * command prints a stored hash or an existing key.
+ * `npm run -s keys -- <command> [--state DIR] [--json]` (or `node dist/keys.mjs <command> ...`):
+ * manage API keys. This only parses arguments and prints; src/keys.ts does the work. A new key
+ * is printed once, alone on stdout (notes go to stderr, so `KEY=$(npm run -s keys -- create ...)`
+ * captures just the key). No command prints a stored hash or an existing key.
  *
- * Exit status: 0 done, 1 the store refused (unreadable file, unknown or revoked id),
- * 2 bad usage or a bad value. `run(argv, io)` is the whole command as a function (the tests call
- * it in-process); the last lines run it when this file is the program.
+ * Exit status: 0 done, 1 the store refused (unreadable file, unknown or revoked id, a grant the
+ * key cannot use or a provider the snapshot does not serve), 2 bad usage or a bad value.
+ * `run(argv, io)` is the whole command as a function (the tests call it in-process); the last
+ * lines run it when this file is the program.
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { ConfigError, resolveOptions } from '../src/config.ts';
 import {
   checkProviderSlug,
   createKey,
@@ -23,33 +25,56 @@ import {
   publicRecord,
   regenerateKey,
   revokeKey,
+  setCritptApproval,
+  ungrantProvider,
   type IssuedKey,
-  type KeyRecord,
   type KeyScope,
-  type PublicKeyRecord,
 } from '../src/keys.ts';
+import { readCounts, usageOf } from '../src/key-usage.ts';
+import { QuotaStateError } from '../src/quota.ts';
+import { servedProviders } from '../src/served-providers.ts';
 import type { Tier } from '../src/shared/routes.ts';
+import { describe, keyTable, printIssued, printRecord, usageTable, type Output } from './keys-print.ts';
 
-const USAGE = `usage: npm run -s keys -- <command> [--state DIR] [--json]
+export type { Output } from './keys-print.ts';
+
+const HELP = `usage: npm run -s keys -- <command> [--state DIR] [--json]
+   or: node dist/keys.mjs <command> [--state DIR] [--json]
 
 commands:
   create --tier free|pro|commercial --org ORG [--user USER] [--scope user|org]
-         [--quota N] [--grant PROVIDER_SLUG]... [--critpt]
+         [--quota N] [--grant PROVIDER_SLUG]... [--critpt] [--force]
                           issue a key and print it once (scope defaults to user when
-                          --user is given, else org; --quota is for commercial keys)
-  list                    show every key's record (never the key itself)
+                          --user is given, else org; --quota and --grant are for
+                          commercial keys)
+  list                    one line per key (never the key itself); --json for every field
   revoke ID               stop a key at once
   regenerate ID           replace a key's value, keeping its id, quota scope and grants;
                           prints the new key once
-  grant ID PROVIDER_SLUG  let a key read one provider's measurements
+  grant ID PROVIDER_SLUG [--force]
+                          let a commercial key read one provider's measurements; the
+                          provider must be in the served snapshot (--force: warn and grant)
+  ungrant ID PROVIDER_SLUG
+                          take a grant back
+  critpt ID on|off        approve or withdraw CritPt grading for a key
+  usage                   each quota scope of the active keys: requests counted in its
+                          current window, its limit and what remains (data and CritPt);
+                          reads the state folder without stopping the server or writing
 
 options:
-  --state DIR   private state folder (default: $STATE_DIR, else state)
-  --json        print JSON instead of text`;
+  --state DIR     private state folder (default: $STATE_DIR, else state)
+  --snapshot DIR  snapshot folder whose current build names the providers
+                  (default: $SNAPSHOT_DIR, else snapshot)
+  --json          print JSON instead of text
+  --help          this text
+
+usage takes the limits from QUOTA_FREE, QUOTA_PRO, QUOTA_COMMERCIAL and QUOTA_CRITPT,
+as the server does; set them as the server runs with them.`;
 
 const OPTIONS = {
   // The same folder the server uses when it is started with STATE_DIR.
   state: { type: 'string', default: process.env.STATE_DIR ?? 'state' },
+  snapshot: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
   tier: { type: 'string' },
@@ -59,26 +84,24 @@ const OPTIONS = {
   quota: { type: 'string' },
   grant: { type: 'string', multiple: true },
   critpt: { type: 'boolean' },
+  force: { type: 'boolean' },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
 const COMMON: readonly OptionName[] = ['state', 'json', 'help'];
 
 const COMMANDS: Record<string, { operands: readonly string[]; options: readonly OptionName[] }> = {
-  create: { operands: [], options: ['tier', 'org', 'user', 'scope', 'quota', 'grant', 'critpt'] },
+  create: { operands: [], options: ['tier', 'org', 'user', 'scope', 'quota', 'grant', 'critpt', 'force', 'snapshot'] },
   list: { operands: [], options: [] },
   revoke: { operands: ['ID'], options: [] },
   regenerate: { operands: ['ID'], options: [] },
-  grant: { operands: ['ID', 'PROVIDER_SLUG'], options: [] },
+  grant: { operands: ['ID', 'PROVIDER_SLUG'], options: ['force', 'snapshot'] },
+  ungrant: { operands: ['ID', 'PROVIDER_SLUG'], options: [] },
+  critpt: { operands: ['ID', 'on|off'], options: [] },
+  usage: { operands: [], options: [] },
 };
 
 class UsageError extends Error {}
-
-/** Where the command writes: `out` is what a script captures (a key, JSON), `err` the notes. */
-export interface Output {
-  out: (text: string) => void;
-  err: (text: string) => void;
-}
 
 const CONSOLE: Output = { out: (text) => console.log(text), err: (text) => console.error(text) };
 
@@ -120,10 +143,40 @@ function quotaOf(text: string | undefined): number | null {
   return Number(text);
 }
 
-function create(values: Values): IssuedKey {
+function onOff(text: string): boolean {
+  if (text !== 'on' && text !== 'off') throw new UsageError(`critpt takes on or off, got ${JSON.stringify(text)}`);
+  return text === 'on';
+}
+
+/**
+ * A grant names a provider the served snapshot answers for, or the key could never use it. With
+ * --force a slug the snapshot lacks (a provider the next build adds) is granted with a warning.
+ */
+function checkServed(io: Output, slugs: readonly string[], values: Values): void {
+  if (slugs.length === 0) return;
+  const dir = values.snapshot ?? process.env.SNAPSHOT_DIR ?? 'snapshot';
+  let served;
+  try {
+    served = servedProviders(dir);
+  } catch (error) {
+    if (!values.force) throw new KeyStoreError(`${(error as Error).message}; cannot check the provider (pass --snapshot DIR, or --force to grant unchecked)`);
+    io.err(`keys: warning: ${(error as Error).message}; granting unchecked (--force)`);
+    return;
+  }
+  for (const slug of slugs.map(checkProviderSlug)) {
+    if (served.slugs.has(slug)) continue;
+    const known = [...served.slugs].sort();
+    const listed = known.length > 10 ? `${known.slice(0, 10).join(', ')}, ... (${known.length})` : known.join(', ');
+    const message = `provider ${slug} is not in the served snapshot ${served.buildId} (${dir}); it has ${listed || 'none'}`;
+    if (!values.force) throw new KeyStoreError(`${message}. Use --force to grant it anyway (a provider a coming build adds)`);
+    io.err(`keys: warning: ${message}; granted anyway (--force)`);
+  }
+}
+
+function create(io: Output, values: Values): IssuedKey {
   if (values.tier === undefined) throw new UsageError('create needs --tier free|pro|commercial');
   if (values.org === undefined) throw new UsageError('create needs --org ORG');
-  return createKey(values.state, {
+  const input = {
     tier: values.tier as Tier,
     org: values.org,
     user: values.user ?? null,
@@ -131,35 +184,25 @@ function create(values: Values): IssuedKey {
     quota: quotaOf(values.quota),
     grants: values.grant ?? [],
     critpt: values.critpt ?? false,
-  });
+  };
+  // A tier that cannot hold grants is refused before the snapshot is looked at.
+  if (input.grants.length > 0 && input.tier === 'commercial') checkServed(io, input.grants, values);
+  return createKey(values.state, input);
 }
 
-function describe(r: PublicKeyRecord): string {
-  const quota = r.quota === null ? '' : `, quota ${r.quota}`;
-  return `${r.id}: ${r.tier}, org ${r.org}${r.user === null ? '' : `, user ${r.user}`}, scope ${r.scope}${quota}`;
-}
-
-function printIssued(io: Output, { key, record }: IssuedKey, json: boolean, verb: string): void {
-  const shown = publicRecord(record);
-  if (json) {
-    const { id, ...rest } = shown;
-    io.out(JSON.stringify({ id, key, ...rest }));
-    return;
+function usage(io: Output, state: string, json: boolean): void {
+  let options;
+  try {
+    options = resolveOptions([], process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message.replace(/^--(\S+)/, (_, flag: string) => `${flag.toUpperCase().replaceAll('-', '_')}`));
+    throw error;
   }
-  io.err(`${verb} ${describe(shown)}`);
-  io.out(key);
-  io.err('This key is shown only once; the store keeps only its hash.');
-}
-
-function printRecord(io: Output, record: KeyRecord, json: boolean, text: string): void {
-  io.out(json ? JSON.stringify(publicRecord(record)) : text);
-}
-
-function table(records: readonly PublicKeyRecord[]): string {
-  const rows = records.map((r) => [r.id, r.tier, r.org, r.user ?? '-', r.scope, r.quota === null ? '-' : String(r.quota), r.grants.join(',') || '-', r.critpt ? 'yes' : 'no', r.revoked_at === null ? 'active' : 'revoked', r.created_at]);
-  const all = [['id', 'tier', 'org', 'user', 'scope', 'quota', 'grants', 'critpt', 'status', 'created'], ...rows];
-  const widths = all[0].map((_, c) => Math.max(...all.map((row) => row[c].length)));
-  return all.map((row) => row.map((cell, c) => (c === row.length - 1 ? cell : cell.padEnd(widths[c]))).join('  ')).join('\n');
+  if (options === 'help') return;
+  const rows = usageOf(loadKeys(state) ?? [], readCounts(state), options.limits, Date.now());
+  if (json) io.out(JSON.stringify(rows, null, 2));
+  else if (rows.length === 0) io.err(`no active keys in ${state}`);
+  else io.out(usageTable(rows));
 }
 
 function execute(argv: string[], io: Output): void {
@@ -167,15 +210,15 @@ function execute(argv: string[], io: Output): void {
   const { state, json } = values;
   switch (command) {
     case 'help':
-      io.out(USAGE);
+      io.out(HELP);
       return;
     case 'create':
-      return printIssued(io, create(values), json, 'created');
+      return printIssued(io, create(io, values), json, 'created');
     case 'list': {
       const records = (loadKeys(state) ?? []).map(publicRecord);
       if (json) io.out(JSON.stringify(records, null, 2));
       else if (records.length === 0) io.err(`no keys in ${state}`);
-      else io.out(table(records));
+      else io.out(keyTable(records));
       return;
     }
     case 'revoke': {
@@ -185,9 +228,22 @@ function execute(argv: string[], io: Output): void {
     case 'regenerate':
       return printIssued(io, regenerateKey(state, keyId(operands[0])), json, 'regenerated');
     case 'grant': {
-      const record = grantProvider(state, keyId(operands[0]), checkProviderSlug(operands[1]));
-      return printRecord(io, record, json, `${record.id} grants: ${record.grants.join(', ')}`);
+      const id = keyId(operands[0]);
+      checkServed(io, [checkProviderSlug(operands[1])], values);
+      const record = grantProvider(state, id, operands[1]);
+      return printRecord(io, record, json, `${record.id} now holds ${record.grants.length} grant${record.grants.length === 1 ? '' : 's'}, including ${operands[1]}`);
     }
+    case 'ungrant': {
+      const record = ungrantProvider(state, keyId(operands[0]), checkProviderSlug(operands[1]));
+      return printRecord(io, record, json, `${record.id} no longer holds a grant for ${operands[1]} (${record.grants.length} left)`);
+    }
+    case 'critpt': {
+      const id = keyId(operands[0]);
+      const record = setCritptApproval(state, id, onOff(operands[1]));
+      return printRecord(io, record, json, `${record.id}: CritPt grading ${record.critpt ? 'approved' : 'withdrawn'}`);
+    }
+    case 'usage':
+      return usage(io, state, json);
   }
 }
 
@@ -198,10 +254,10 @@ export function run(argv: string[], io: Output = CONSOLE): number {
     return 0;
   } catch (error) {
     if (error instanceof UsageError || error instanceof KeyInputError) {
-      io.err(`keys: ${error.message}\n\n${USAGE}`);
+      io.err(`keys: ${error.message}\n\n${HELP}`);
       return 2;
     }
-    if (error instanceof KeyStoreError) {
+    if (error instanceof KeyStoreError || error instanceof QuotaStateError) {
       io.err(`keys: ${error.message}`);
       return 1;
     }

@@ -72,7 +72,7 @@ async function main(): Promise<void> {
   const first = build();
   if (first.status !== 0) throw new Error(`initial build failed: ${first.stderr}`);
   const bundlePath = join(work, 'server.mjs');
-  await bundle(bundlePath);
+  await bundle(work);
 
   // Scopes: two keys sharing an org counter, Free keys that run out, Commercial keys that do not.
   const providers = JSON.parse(readFileSync(join(data, 'providers.json'), 'utf8')) as { slug: string }[];

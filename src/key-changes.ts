@@ -1,4 +1,4 @@
-/** The changes the keys command makes to the store: issue, revoke, regenerate, grant, demo keys. */
+/** The changes the keys command makes to the store: issue, revoke, regenerate, grants, CritPt approval, demo keys. */
 import { randomBytes } from 'node:crypto';
 import { systemClock, type Clock } from './clock.ts';
 import { freezeRecord, loadKeys, saveKeys, updateKeys, withStoreLock } from './key-file.ts';
@@ -51,6 +51,7 @@ function settingsOf(input: NewKey): Omit<KeyRecord, 'id' | 'hash' | 'created_at'
   if (quota !== null && input.tier !== 'commercial') throw new KeyInputError(`--quota is only for commercial keys; ${input.tier} keys have the server's ${input.tier} quota`);
   if (quota !== null && !(Number.isSafeInteger(quota) && quota >= 1 && quota <= MAX_QUOTA)) throw new KeyInputError(`--quota must be an integer from 1 to ${MAX_QUOTA}, got ${quota}`);
   const grants = sortedUnique((input.grants ?? []).map(checkProviderSlug));
+  if (grants.length > 0 && input.tier !== 'commercial') throw new KeyInputError(grantRefusal(input.tier));
   return { tier: input.tier, org, user, scope, quota, grants, critpt: input.critpt ?? false };
 }
 
@@ -78,11 +79,7 @@ export function createKey(stateDir: string, input: NewKey, clock: Clock = system
 }
 
 export function revokeKey(stateDir: string, id: string, clock: Clock = systemClock): KeyRecord {
-  return updateKeys(stateDir, (records) => {
-    const i = activeIndex(records, id);
-    records[i] = freezeRecord({ ...records[i], revoked_at: new Date(clock.now()).toISOString() });
-    return records[i];
-  });
+  return changeKey(stateDir, id, (record) => ({ ...record, revoked_at: new Date(clock.now()).toISOString() }));
 }
 
 /** A new plain key for the same record: the old one stops working, id, scope and grants stay. */
@@ -95,13 +92,40 @@ export function regenerateKey(stateDir: string, id: string): IssuedKey {
   });
 }
 
-export function grantProvider(stateDir: string, id: string, providerSlug: string): KeyRecord {
-  checkProviderSlug(providerSlug);
+/** Only Commercial keys read measurements, so a grant on any other key could never be used. */
+function grantRefusal(tier: string, id?: string): string {
+  return `${id ? `key ${id} is` : 'keys of'} tier ${tier}${id ? '' : ' cannot hold grants'}: provider grants open the measurements routes, which only commercial keys may read`;
+}
+
+/** Replace one active key's record with a changed copy, under the lock. */
+function changeKey(stateDir: string, id: string, change: (record: KeyRecord) => KeyRecord): KeyRecord {
   return updateKeys(stateDir, (records) => {
     const i = activeIndex(records, id);
-    records[i] = freezeRecord({ ...records[i], grants: sortedUnique([...records[i].grants, providerSlug]) });
+    records[i] = freezeRecord(change(records[i]));
     return records[i];
   });
+}
+
+export function grantProvider(stateDir: string, id: string, providerSlug: string): KeyRecord {
+  checkProviderSlug(providerSlug);
+  return changeKey(stateDir, id, (record) => {
+    if (record.tier !== 'commercial') throw new KeyStoreError(grantRefusal(record.tier, id));
+    return { ...record, grants: sortedUnique([...record.grants, providerSlug]) };
+  });
+}
+
+/** Take one grant back; the key's next measurements request for that provider is refused. */
+export function ungrantProvider(stateDir: string, id: string, providerSlug: string): KeyRecord {
+  checkProviderSlug(providerSlug);
+  return changeKey(stateDir, id, (record) => {
+    if (!record.grants.includes(providerSlug)) throw new KeyStoreError(`key ${id} holds no grant for ${providerSlug}`);
+    return { ...record, grants: record.grants.filter((g) => g !== providerSlug) };
+  });
+}
+
+/** Approve (true) or withdraw (false) CritPt grading for one key. */
+export function setCritptApproval(stateDir: string, id: string, approved: boolean): KeyRecord {
+  return changeKey(stateDir, id, (record) => ({ ...record, critpt: approved }));
 }
 
 /**

@@ -24,9 +24,9 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
   try {
     running = await startServer(options);
   } catch (error) {
+    // Exit now, whatever is still scheduled: a supervisor (systemd's Restart=) acts only on an exit.
     console.error(`cannot start: ${(error as Error).message}`);
-    process.exitCode = 1;
-    return;
+    process.exit(1);
   }
   console.log(`serving snapshot ${running.snapshots.current.buildId}`);
   console.log(`listening on ${running.url}`);

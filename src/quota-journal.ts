@@ -82,60 +82,7 @@ export class QuotaJournal {
 
   /** Read the snapshot and replay the journals after it into `apply`. Throws QuotaStateError on bad state. */
   load(restore: (key: string, window: Window) => void, apply: (kind: QuotaKind, scope: string, at: number) => void): void {
-    const snapshotPath = this.path(SNAPSHOT_FILE);
-    let snapshot: SnapshotFile = { format: SNAPSHOT_FORMAT, next_journal: 1, windows: {} };
-    let text: string | null = null;
-    try {
-      text = readFileSync(snapshotPath, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new QuotaStateError(`cannot read ${snapshotPath}: ${(error as Error).message}`);
-    }
-    if (text !== null) snapshot = parseSnapshot(snapshotPath, text);
-    for (const [key, window] of Object.entries(snapshot.windows)) restore(key, window);
-
-    const journals = readdirSync(this.options.stateDir)
-      .flatMap((name) => {
-        const number = journalNumber(name);
-        return number === null ? [] : [{ name, number }];
-      })
-      .sort((a, b) => a.number - b.number);
-    for (const journal of journals) {
-      if (journal.number < snapshot.next_journal) continue; // already folded into the snapshot
-      this.replay(this.path(journal.name), apply);
-    }
-    this.number = Math.max(snapshot.next_journal - 1, journals.at(-1)?.number ?? 0);
-  }
-
-  private replay(path: string, apply: (kind: QuotaKind, scope: string, at: number) => void): void {
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (error) {
-      throw new QuotaStateError(`cannot read ${path}: ${(error as Error).message}`);
-    }
-    const lines = text.split('\n');
-    const endsClean = text.length === 0 || text.endsWith('\n');
-    lines.forEach((line, i) => {
-      if (line === '') return;
-      const last = i === lines.length - 1 && !endsClean;
-      let entry: unknown;
-      try {
-        entry = JSON.parse(line);
-      } catch {
-        entry = undefined;
-      }
-      if (!isJournalEntry(entry)) {
-        // A crash mid-write, or a write that failed and could not be taken back, can tear only a
-        // journal's final line; that request was never answered with data (its response waits
-        // for the write), so dropping it loses nothing.
-        if (last) {
-          this.options.log(`quota journal ${path}: ignored a torn last line (${line.length} bytes) left by a crash`);
-          return;
-        }
-        throw new QuotaStateError(`quota journal ${path} line ${i + 1} is corrupt: ${JSON.stringify(line.slice(0, 80))}`);
-      }
-      apply(entry[0], entry[1], entry[2]);
-    });
+    this.number = replayQuotaState(this.options.stateDir, this.options.log, restore, apply);
   }
 
   /**
@@ -262,6 +209,78 @@ export class QuotaJournal {
       this.fd = -1;
     }
   }
+}
+
+/**
+ * Read the snapshot and replay the journals after it; returns the number of the last journal.
+ * Only reads: the server (at start) and the keys command's usage (beside a running server) use it.
+ */
+export function replayQuotaState(
+  stateDir: string,
+  log: (line: string) => void,
+  restore: (key: string, window: Window) => void,
+  apply: (kind: QuotaKind, scope: string, at: number) => void,
+): number {
+  const snapshotPath = join(stateDir, SNAPSHOT_FILE);
+  let snapshot: SnapshotFile = { format: SNAPSHOT_FORMAT, next_journal: 1, windows: {} };
+  const text = readSnapshotText(stateDir);
+  if (text !== null) snapshot = parseSnapshot(snapshotPath, text);
+  for (const [key, window] of Object.entries(snapshot.windows)) restore(key, window);
+
+  const journals = readdirSync(stateDir)
+    .flatMap((name) => {
+      const number = journalNumber(name);
+      return number === null ? [] : [{ name, number }];
+    })
+    .sort((a, b) => a.number - b.number);
+  for (const journal of journals) {
+    if (journal.number < snapshot.next_journal) continue; // already folded into the snapshot
+    replayJournal(join(stateDir, journal.name), log, apply);
+  }
+  return Math.max(snapshot.next_journal - 1, journals.at(-1)?.number ?? 0);
+}
+
+/** The text of quota.json, or null when there is none yet. */
+export function readSnapshotText(stateDir: string): string | null {
+  const path = join(stateDir, SNAPSHOT_FILE);
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new QuotaStateError(`cannot read ${path}: ${(error as Error).message}`);
+    return null;
+  }
+}
+
+function replayJournal(path: string, log: (line: string) => void, apply: (kind: QuotaKind, scope: string, at: number) => void): void {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new QuotaStateError(`cannot read ${path}: ${(error as Error).message}`, { cause: error });
+  }
+  const lines = text.split('\n');
+  const endsClean = text.length === 0 || text.endsWith('\n');
+  lines.forEach((line, i) => {
+    if (line === '') return;
+    const last = i === lines.length - 1 && !endsClean;
+    let entry: unknown;
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      entry = undefined;
+    }
+    if (!isJournalEntry(entry)) {
+      // A crash mid-write, or a write that failed and could not be taken back, can tear only a
+      // journal's final line; that request was never answered with data (its response waits
+      // for the write), so dropping it loses nothing.
+      if (last) {
+        log(`quota journal ${path}: ignored a torn last line (${line.length} bytes) left by a crash`);
+        return;
+      }
+      throw new QuotaStateError(`quota journal ${path} line ${i + 1} is corrupt: ${JSON.stringify(line.slice(0, 80))}`);
+    }
+    apply(entry[0], entry[1], entry[2]);
+  });
 }
 
 function isJournalEntry(value: unknown): value is [QuotaKind, string, number] {

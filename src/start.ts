@@ -86,13 +86,21 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
   const app = new App({ options, clock, keys, quota: counter, grader, snapshots, logError, metrics, accessLog, readiness: () => stateProblem(options.stateDir) ?? quota.problem() });
   const server = createHttpServer(app.handle, { ...HTTP_LIMITS, ...hooks.httpLimits });
   server.on('request', () => idle.busy());
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, options.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    // The watch, the poll and the journal's fsync timer would keep a process that cannot serve alive.
+    snapshots.stop();
+    idle.stop();
+    quota.close();
+    throw error;
+  }
   idle.add(app.warmSteps());
   const { port } = server.address() as AddressInfo;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;

@@ -4,7 +4,7 @@
  * server side is a KeyStore opened in this process before the command runs.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -12,6 +12,8 @@ import * as assert from 'uvu/assert';
 import { run } from '../scripts/keys.ts';
 import { KEY_ID_PATTERN, KEY_PATTERN, KeyStore } from '../src/keys.ts';
 import { quotaScope } from '../src/policy.ts';
+import { get } from './helpers/http.ts';
+import { buildFixture, startTestServer } from './helpers/server.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const RECORD_FIELDS = ['id', 'tier', 'org', 'user', 'scope', 'quota', 'grants', 'critpt', 'created_at', 'revoked_at'];
@@ -19,6 +21,14 @@ const RECORD_FIELDS = ['id', 'tier', 'org', 'user', 'scope', 'quota', 'grants', 
 /** Removed at exit too, so a failed assertion leaves nothing behind. */
 const tempRoots: string[] = [];
 process.on('exit', () => tempRoots.forEach((root) => rmSync(root, { recursive: true, force: true })));
+
+// Grants are checked against the served snapshot's providers: a real build of the fixture,
+// found as the server finds it (SNAPSHOT_DIR).
+const snapshotRoot = mkdtempSync(join(tmpdir(), 'keys-cli-snapshot-'));
+tempRoots.push(snapshotRoot);
+process.env.SNAPSHOT_DIR = (await buildFixture(snapshotRoot)).snapshotDir;
+/** Providers of test/fixtures/sample-small, in slug order. */
+const [CAPSTAN, HANGAR, LARCH, YELLOWFIN] = ['capstan-serve', 'hangar-inference', 'larch-inference', 'yellowfin-systems'];
 
 function fixture() {
   const root = mkdtempSync(join(tmpdir(), 'keys-cli-'));
@@ -103,14 +113,14 @@ create('should make the state folder 0700 and keys.json 0600', () => {
 
 create('should print one JSON object with the id, the key and the record but no hash, with --json', () => {
   const f = fixture();
-  const run = f.keys('create', '--tier', 'commercial', '--org', 'acme', '--user', 'bob', '--scope', 'org', '--quota', '2500', '--grant', 'zeta', '--grant', 'alpha', '--grant', 'zeta', '--critpt', '--json');
+  const run = f.keys('create', '--tier', 'commercial', '--org', 'acme', '--user', 'bob', '--scope', 'org', '--quota', '2500', '--grant', LARCH, '--grant', CAPSTAN, '--grant', LARCH, '--critpt', '--json');
   assert.is(run.status, 0, run.stderr);
   assert.is(run.stdout.trim().split('\n').length, 1, 'one line, one object');
   const printed = JSON.parse(run.stdout);
   assert.equal(Object.keys(printed).sort(), [...RECORD_FIELDS, 'key'].sort());
   assert.match(printed.id, KEY_ID_PATTERN);
   assert.match(printed.key, KEY_PATTERN);
-  assert.equal({ ...printed, id: 0, key: 0, created_at: 0 }, { id: 0, key: 0, tier: 'commercial', org: 'acme', user: 'bob', scope: 'org', quota: 2500, grants: ['alpha', 'zeta'], critpt: true, created_at: 0, revoked_at: null });
+  assert.equal({ ...printed, id: 0, key: 0, created_at: 0 }, { id: 0, key: 0, tier: 'commercial', org: 'acme', user: 'bob', scope: 'org', quota: 2500, grants: [CAPSTAN, LARCH], critpt: true, created_at: 0, revoked_at: null });
   assert.is(KeyStore.open(f.state).lookup(printed.key)?.id, printed.id);
   f.cleanup();
 });
@@ -132,7 +142,7 @@ const list = suite('keys list');
 list('should print records without hashes as a JSON array with --json', () => {
   const f = fixture();
   const a = f.create('--tier', 'pro', '--org', 'acme', '--user', 'alice');
-  const b = f.create('--tier', 'commercial', '--org', 'beta', '--grant', 'p1');
+  const b = f.create('--tier', 'commercial', '--org', 'beta', '--grant', CAPSTAN);
   const run = f.keys('list', '--json');
   assert.is(run.status, 0, run.stderr);
   const listed = JSON.parse(run.stdout);
@@ -144,17 +154,18 @@ list('should print records without hashes as a JSON array with --json', () => {
   f.cleanup();
 });
 
-list('should print a table of every key with its status, and no hash or key', () => {
+list('should print one short line per key, grants as a count, and no hash or key', () => {
   const f = fixture();
   const a = f.create('--tier', 'pro', '--org', 'acme', '--user', 'alice');
-  const b = f.create('--tier', 'commercial', '--org', 'beta', '--quota', '40', '--grant', 'p2', '--grant', 'p1', '--critpt');
+  const b = f.create('--tier', 'commercial', '--org', 'beta', '--quota', '40', '--grant', HANGAR, '--grant', CAPSTAN, '--critpt');
   assert.is(f.keys('revoke', a.id).status, 0);
   const run = f.keys('list');
   assert.is(run.status, 0, run.stderr);
   const lines = run.stdout.trimEnd().split('\n').map((line) => line.split(/\s+/));
   assert.equal(lines[0], ['id', 'tier', 'org', 'user', 'scope', 'quota', 'grants', 'critpt', 'status', 'created']);
-  assert.equal(lines[1].slice(0, 9), [a.id, 'pro', 'acme', 'alice', 'user', '-', '-', 'no', 'revoked']);
-  assert.equal(lines[2].slice(0, 9), [b.id, 'commercial', 'beta', '-', 'org', '40', 'p1,p2', 'yes', 'active']);
+  assert.equal(lines[1].slice(0, 9), [a.id, 'pro', 'acme', 'alice', 'user', '-', '0', 'no', 'revoked']);
+  assert.equal(lines[2].slice(0, 9), [b.id, 'commercial', 'beta', '-', 'org', '40', '2', 'yes', 'active']);
+  assert.not.ok(run.stdout.includes(CAPSTAN), 'grants are counted, not named');
   assert.is(lines.length, 3);
   const hashes = JSON.parse(readFileSync(f.file, 'utf8')).keys.map((r: { hash: string }) => r.hash);
   for (const secret of [...hashes, a.key, b.key]) assert.not.ok(run.stdout.includes(secret));
@@ -220,7 +231,7 @@ const regenerate = suite('keys regenerate');
 
 regenerate('should fail the old key at once and take the new one, keeping the id and quota scope', () => {
   const f = fixture();
-  const old = f.create('--tier', 'commercial', '--org', 'acme', '--user', 'alice', '--quota', '9', '--grant', 'p1', '--critpt');
+  const old = f.create('--tier', 'commercial', '--org', 'acme', '--user', 'alice', '--quota', '9', '--grant', CAPSTAN, '--critpt');
   const store = KeyStore.open(f.state);
   const before = store.lookup(old.key);
   assert.ok(before);
@@ -255,13 +266,13 @@ const grant = suite('keys grant');
 
 grant('should add a provider slug, sorted and only once', () => {
   const f = fixture();
-  const a = f.create('--tier', 'commercial', '--org', 'acme', '--grant', 'mid');
-  assert.is(f.keys('grant', a.id, 'zed').status, 0);
-  assert.is(f.keys('grant', a.id, 'alpha').status, 0);
-  const run = f.keys('grant', a.id, 'mid', '--json');
+  const a = f.create('--tier', 'commercial', '--org', 'acme', '--grant', LARCH);
+  assert.is(f.keys('grant', a.id, YELLOWFIN).status, 0);
+  assert.is(f.keys('grant', a.id, CAPSTAN).status, 0);
+  const run = f.keys('grant', a.id, LARCH, '--json');
   assert.is(run.status, 0, run.stderr);
-  assert.equal(JSON.parse(run.stdout).grants, ['alpha', 'mid', 'zed']);
-  assert.equal(KeyStore.open(f.state).lookup(a.key)?.grants, ['alpha', 'mid', 'zed']);
+  assert.equal(JSON.parse(run.stdout).grants, [CAPSTAN, LARCH, YELLOWFIN]);
+  assert.equal(KeyStore.open(f.state).lookup(a.key)?.grants, [CAPSTAN, LARCH, YELLOWFIN]);
   f.cleanup();
 });
 
@@ -269,13 +280,141 @@ grant('should reject a bad slug and an unknown id', () => {
   const f = fixture();
   const a = f.create('--tier', 'commercial', '--org', 'acme');
   assertUsageError(f.keys('grant', a.id, 'Bad Slug'), /not a provider slug: "Bad Slug"/);
-  const unknown = f.keys('grant', 'key_ffffffffffff', 'p1');
+  const unknown = f.keys('grant', 'key_ffffffffffff', CAPSTAN);
   assert.is(unknown.status, 1);
   assert.match(unknown.stderr, /no key with id key_ffffffffffff/);
   f.cleanup();
 });
 
+grant('should refuse a provider the served snapshot does not have, and grant it with a warning under --force', () => {
+  const f = fixture();
+  const a = f.create('--tier', 'commercial', '--org', 'acme');
+  const refused = f.keys('grant', a.id, 'anvil-hosting');
+  assert.is(refused.status, 1);
+  assert.match(refused.stderr, /^keys: provider anvil-hosting is not in the served snapshot \S+ \(.*\); it has capstan-serve, hangar-inference, larch-inference, yellowfin-systems\. Use --force/);
+  assert.equal(KeyStore.open(f.state).lookup(a.key)?.grants, [], 'nothing granted');
+  const created = f.keys('create', '--tier', 'commercial', '--org', 'acme', '--grant', 'anvil-hosting');
+  assert.is(created.status, 1, 'create checks its grants too');
+  const forced = f.keys('grant', a.id, 'anvil-hosting', '--force');
+  assert.is(forced.status, 0, forced.stderr);
+  assert.match(forced.stderr, /^keys: warning: provider anvil-hosting is not in the served snapshot .*granted anyway \(--force\)/);
+  assert.equal(KeyStore.open(f.state).lookup(a.key)?.grants, ['anvil-hosting']);
+  f.cleanup();
+});
+
+grant('should check against the snapshot named by --snapshot, and refuse when there is none', () => {
+  const f = fixture();
+  const a = f.create('--tier', 'commercial', '--org', 'acme');
+  const none = f.keys('grant', a.id, CAPSTAN, '--snapshot', join(f.root, 'nowhere'));
+  assert.is(none.status, 1);
+  assert.match(none.stderr, /cannot read the served snapshot at .*nowhere\/current \(ENOENT\); cannot check the provider \(pass --snapshot DIR, or --force/);
+  assert.is(f.keys('grant', a.id, CAPSTAN, '--snapshot', process.env.SNAPSHOT_DIR!).status, 0);
+  f.cleanup();
+});
+
+grant('should refuse grants to keys that cannot read measurements', () => {
+  const f = fixture();
+  const pro = f.create('--tier', 'pro', '--org', 'acme');
+  const refused = f.keys('grant', pro.id, CAPSTAN);
+  assert.is(refused.status, 1);
+  assert.match(refused.stderr, /key \S+ is tier pro: provider grants open the measurements routes, which only commercial keys may read/);
+  assert.is(f.keys('grant', pro.id, CAPSTAN, '--force').status, 1, '--force does not make a grant usable');
+  assertUsageError(f.keys('create', '--tier', 'free', '--org', 'acme', '--grant', CAPSTAN), /keys of tier free cannot hold grants/);
+  f.cleanup();
+});
+
 grant.run();
+
+// ---------------------------------------------------------------------------------------------
+
+const ungrant = suite('keys ungrant');
+
+ungrant('should take one grant back, and say so when the key holds none for that provider', () => {
+  const f = fixture();
+  const a = f.create('--tier', 'commercial', '--org', 'acme', '--grant', CAPSTAN, '--grant', HANGAR);
+  const run = f.keys('ungrant', a.id, CAPSTAN);
+  assert.is(run.status, 0, run.stderr);
+  assert.match(run.stdout, /no longer holds a grant for capstan-serve \(1 left\)/);
+  assert.equal(KeyStore.open(f.state).lookup(a.key)?.grants, [HANGAR]);
+  const again = f.keys('ungrant', a.id, CAPSTAN);
+  assert.is(again.status, 1);
+  assert.match(again.stderr, /holds no grant for capstan-serve/);
+  f.cleanup();
+});
+
+ungrant.run();
+
+// ---------------------------------------------------------------------------------------------
+
+const critpt = suite('keys critpt');
+
+critpt('should approve and withdraw CritPt grading on an existing key', () => {
+  const f = fixture();
+  const a = f.create('--tier', 'pro', '--org', 'acme', '--user', 'ana');
+  const on = f.keys('critpt', a.id, 'on');
+  assert.is(on.status, 0, on.stderr);
+  assert.match(on.stdout, /CritPt grading approved/);
+  assert.is(KeyStore.open(f.state).lookup(a.key)?.critpt, true);
+  const off = f.keys('critpt', a.id, 'off', '--json');
+  assert.is(JSON.parse(off.stdout).critpt, false);
+  assert.is(KeyStore.open(f.state).lookup(a.key)?.critpt, false);
+  assertUsageError(f.keys('critpt', a.id, 'yes'), /critpt takes on or off, got "yes"/);
+  f.cleanup();
+});
+
+critpt.run();
+
+// ---------------------------------------------------------------------------------------------
+
+const usage = suite('keys usage');
+
+/** Every file of a folder with its size and modification time, to see that nothing was written. */
+function folderState(dir: string): string {
+  return readdirSync(dir)
+    .sort()
+    .map((name) => {
+      const s = statSync(join(dir, name));
+      return `${name} ${s.size} ${s.mtimeMs}`;
+    })
+    .join('\n');
+}
+
+usage('should report each scope\'s counted requests and what remains, read beside the running server without writing', async () => {
+  const server = await startTestServer();
+  try {
+    server.clock.t = Date.now(); // usage reads the counters at the real time
+    for (let i = 0; i < 3; i++) assert.is((await get(server.url, '/api/v2/language/models/free', server.keys.free)).status, 200);
+    assert.is((await get(server.url, '/api/v2/language/models', server.keys.pro)).status, 200);
+    const before = folderState(server.stateDir);
+    const keys = (...args: string[]) => {
+      let stdout = '';
+      let stderr = '';
+      const status = run([...args, '--state', server.stateDir], { out: (t) => (stdout += `${t}\n`), err: (t) => (stderr += `${t}\n`) });
+      return { status, stdout, stderr };
+    };
+    const json = keys('usage', '--json');
+    assert.is(json.status, 0, json.stderr);
+    const rows = JSON.parse(json.stdout) as { kind: string; scope: string; keys: string[]; used: number; limit: number; remaining: number; resets_at: string | null }[];
+    const row = (kind: string, scope: string) => rows.find((r) => r.kind === kind && r.scope === scope)!;
+    assert.equal({ ...row('data', 'user:acme/fran'), resets_at: null }, { kind: 'data', scope: 'user:acme/fran', keys: [server.keyIds.free], limit: 100, used: 3, remaining: 97, resets_at: null });
+    assert.match(row('data', 'user:acme/fran').resets_at!, /^\d{4}-\d\d-\d\dT/);
+    assert.equal([row('data', 'user:acme/pat').used, row('data', 'user:acme/pat').remaining], [1, 499]);
+    assert.equal({ ...row('data', 'user:bigco/cora') }, { kind: 'data', scope: 'user:bigco/cora', keys: [server.keyIds.commercial], limit: 10000, used: 0, remaining: 10000, resets_at: null });
+    assert.equal([row('critpt', 'user:bigco/cora').used, row('critpt', 'user:bigco/cora').remaining], [0, 10], 'the CritPt-approved key has a CritPt row');
+    assert.is(rows.filter((r) => r.kind === 'critpt').length, 1);
+    const text = keys('usage');
+    assert.match(text.stdout, /^quota +scope +used +limit +remaining +resets +keys\n/);
+    assert.match(text.stdout, /\ndata +user:acme\/fran +3 +100 +97 /);
+    assert.is(folderState(server.stateDir), before, 'usage wrote nothing to the state folder');
+    assert.is((await get(server.url, '/api/v2/language/models/free', server.keys.free)).status, 200, 'the server kept counting');
+    assert.is(JSON.parse(keys('usage', '--json').stdout).find((r: { scope: string }) => r.scope === 'user:acme/fran').used, 4);
+  } finally {
+    await server.close();
+  }
+});
+
+usage.run();
+
 
 // ---------------------------------------------------------------------------------------------
 

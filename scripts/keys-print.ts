@@ -1,0 +1,50 @@
+/**
+ * How the keys command shows things: one short line per key, a new key alone on stdout (notes
+ * on stderr), and the usage table. Never a hash, never an existing key.
+ */
+import { publicRecord, type IssuedKey, type KeyRecord, type PublicKeyRecord } from '../src/keys.ts';
+import type { ScopeUsage } from '../src/key-usage.ts';
+
+/** Where the command writes: `out` is what a script captures (a key, JSON), `err` the notes. */
+export interface Output {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+export function describe(r: PublicKeyRecord): string {
+  const quota = r.quota === null ? '' : `, quota ${r.quota}`;
+  return `${r.id}: ${r.tier}, org ${r.org}${r.user === null ? '' : `, user ${r.user}`}, scope ${r.scope}${quota}`;
+}
+
+export function printIssued(io: Output, { key, record }: IssuedKey, json: boolean, verb: string): void {
+  const shown = publicRecord(record);
+  if (json) {
+    const { id, ...rest } = shown;
+    io.out(JSON.stringify({ id, key, ...rest }));
+    return;
+  }
+  io.err(`${verb} ${describe(shown)}`);
+  io.out(key);
+  io.err('This key is shown only once; the store keeps only its hash.');
+}
+
+export function printRecord(io: Output, record: KeyRecord, json: boolean, text: string): void {
+  io.out(json ? JSON.stringify(publicRecord(record)) : text);
+}
+
+/** Columns padded to their widest cell; the last one is not padded. */
+function columns(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
+  return rows.map((row) => row.map((cell, c) => (c === row.length - 1 ? cell : cell.padEnd(widths[c]))).join('  ')).join('\n');
+}
+
+/** One line per key; grants as a count (a key may hold dozens; `list --json` names them). */
+export function keyTable(records: readonly PublicKeyRecord[]): string {
+  const rows = records.map((r) => [r.id, r.tier, r.org, r.user ?? '-', r.scope, r.quota === null ? '-' : String(r.quota), String(r.grants.length), r.critpt ? 'yes' : 'no', r.revoked_at === null ? 'active' : 'revoked', r.created_at]);
+  return columns([['id', 'tier', 'org', 'user', 'scope', 'quota', 'grants', 'critpt', 'status', 'created'], ...rows]);
+}
+
+export function usageTable(rows: readonly ScopeUsage[]): string {
+  const lines = rows.map((r) => [r.kind, r.scope, String(r.used), String(r.limit), String(r.remaining), r.resets_at ?? '-', r.keys.join(',')]);
+  return columns([['quota', 'scope', 'used', 'limit', 'remaining', 'resets', 'keys'], ...lines]);
+}
