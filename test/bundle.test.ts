@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -59,6 +59,30 @@ bundled('should run dist/server.mjs with plain node and answer 200', async () =>
     server.child.kill('SIGTERM');
     assert.is(await server.exited, 0, 'a graceful shutdown exits 0');
   }
+});
+
+bundled('should run dist/keys.mjs with plain node: create a key the bundled server accepts, list and usage', async () => {
+  const stateDir = join(root, 'state-keys');
+  const keys = (...args: string[]) => spawnSync(process.execPath, [join(outdir, 'keys.mjs'), ...args, '--state', stateDir], { cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH } });
+  const made = keys('create', '--tier', 'commercial', '--org', 'bundle', '--grant', 'capstan-serve', '--snapshot', snapshotDir);
+  assert.is(made.status, 0, made.stderr);
+  const key = made.stdout.trim();
+  assert.match(key, /^bdk_\S{43}$/);
+  assert.is(keys('grant', 'key_000000000000', 'capstan-serve').status, 1, 'an unknown id is refused');
+  const server = await spawnServer(['--port', '0', '--snapshot', snapshotDir, '--state', stateDir], [serverFile]);
+  try {
+    assert.is((await get(server.url, '/api/v2/language/providers/capstan-serve/measurements', key)).status, 200);
+    const usage = keys('usage', '--json');
+    assert.is(usage.status, 0, usage.stderr);
+    assert.is(JSON.parse(usage.stdout)[0].used, 1, 'usage reads the running server\'s journal');
+  } finally {
+    server.child.kill('SIGTERM');
+    await server.exited;
+  }
+  const list = keys('list');
+  assert.is(list.status, 0, list.stderr);
+  assert.is(list.stdout.trim().split('\n').length, 2, 'a header and one line');
+  assert.is(keys('--help').status, 0);
 });
 
 bundled('should exit 1 within a second, saying why, when its port is taken', async () => {
