@@ -10,7 +10,7 @@ import { HEADLINE_INDICES, LEGACY_EVALUATIONS, OMNISCIENCE_DOMAINS, OMNISCIENCE_
 import { toColumns } from './derive/columns.ts';
 import { MEDIA_DIR, parseMedia } from './load-media.ts';
 import { DatasetError, pointerOf, type Problem } from './problems.ts';
-import { arrayRecordNamer, indexRecords, parsedRecords, parseJson, validate, type DataFile, type LooseRecord, type RecordNamer } from './validate.ts';
+import { arrayRecordNamer, indexRecords, isUnknownReference, parsedRecords, parseJson, validate, type DataFile, type LooseRecord, type RecordNamer, type Referable } from './validate.ts';
 import {
   critptProblemsSchema,
   indexDefinitionsSchema,
@@ -148,20 +148,21 @@ function checkIndexDefinitions(path: string, defs: IndexDefinitions, problems: P
 }
 
 interface MeasurementContext {
-  endpoints: Map<string, LooseRecord>;
-  providers: Map<string, LooseRecord>;
+  /** Null when provider-endpoints.json could not be read. */
+  endpoints: ReadonlyMap<string, LooseRecord> | null;
+  providers: Referable;
   seenSeries: Map<string, string>;
 }
 
 function checkMeasurements(path: string, file: MeasurementsFile, ctx: MeasurementContext, problems: Problem[]): SeriesOfColumns[] {
   const nameRecord = measurementRecordNamer(file);
   const report = (pointer: string, message: string) => problems.push({ file: path, record: nameRecord(pointer), pointer, message });
-  if (!ctx.providers.has(file.provider_id)) report('/provider_id', `unknown provider ${file.provider_id}`);
+  if (isUnknownReference(ctx.providers, file.provider_id)) report('/provider_id', `unknown provider ${file.provider_id}`);
   const out: SeriesOfColumns[] = [];
   file.series.forEach((series, s) => {
-    const endpoint = ctx.endpoints.get(series.endpoint_id);
-    if (!endpoint) report(pointerOf('series', s, 'endpoint_id'), `unknown provider endpoint ${series.endpoint_id}`);
-    else if (endpoint.provider_id !== file.provider_id) {
+    const endpoint = ctx.endpoints?.get(series.endpoint_id);
+    if (ctx.endpoints && !endpoint) report(pointerOf('series', s, 'endpoint_id'), `unknown provider endpoint ${series.endpoint_id}`);
+    else if (endpoint && endpoint.provider_id !== file.provider_id) {
       report(pointerOf('series', s, 'endpoint_id'), `endpoint belongs to provider ${endpoint.provider_id}, not to this file's provider ${file.provider_id}`);
     }
     const seriesKey = `${series.endpoint_id} ${series.prompt_type}`;
@@ -198,12 +199,20 @@ export function loadDataset(dir: string): { dataset: Dataset; files: DataFile[] 
 /** Parse and check files already read; `problems` holds what reading them found. */
 export function parseDataset(files: DataFile[], problems: Problem[]): Dataset {
   const byPath = new Map(files.map((f) => [f.path, f]));
+  /** Files missing, unreadable or not JSON: references into them are not checked. */
+  const unread = new Set<string>();
 
   const load = <T>(path: string, validator: ValidateFunction, namer: (value: unknown) => RecordNamer): T | undefined => {
     const file = byPath.get(path);
-    if (!file) return undefined;
+    if (!file) {
+      unread.add(path);
+      return undefined;
+    }
     const value = parseJson(file, problems);
-    if (value === undefined) return undefined;
+    if (value === undefined) {
+      unread.add(path);
+      return undefined;
+    }
     return validate(file, value, validator, namer(value), problems) ? (value as T) : undefined;
   };
   const creators = load<ModelCreator[]>(DATASET_FILES.creators, validators.creators, arrayRecordNamer);
@@ -227,10 +236,14 @@ export function parseDataset(files: DataFile[], problems: Problem[]): Dataset {
   const modelsById = indexRecords(DATASET_FILES.models, arrays.models, problems);
   const providersById = indexRecords(DATASET_FILES.providers, arrays.providers, problems);
   const endpointsById = indexRecords(DATASET_FILES.endpoints, arrays.endpoints, problems);
+  const referable = <T>(path: string, byId: ReadonlyMap<string, T>) => (unread.has(path) ? null : byId);
+  const knownCreators = referable(DATASET_FILES.creators, creatorsById);
+  const knownModels = referable(DATASET_FILES.models, modelsById);
+  const knownProviders = referable(DATASET_FILES.providers, providersById);
 
   arrays.models.forEach((m, i) => {
     const creator = m.creator_id;
-    if (typeof creator === 'string' && !creatorsById.has(creator)) {
+    if (isUnknownReference(knownCreators, creator)) {
       problems.push({ file: DATASET_FILES.models, record: m.slug ?? m.id, pointer: pointerOf(i, 'creator_id'), message: `unknown model creator ${creator}` });
     }
   });
@@ -238,8 +251,8 @@ export function parseDataset(files: DataFile[], problems: Problem[]): Dataset {
   arrays.endpoints.forEach((e, i) => {
     const report = (field: string, message: string) => problems.push({ file: DATASET_FILES.endpoints, record: e.id, pointer: pointerOf(i, field), message });
     const { model_id: model, provider_id: provider } = e;
-    if (typeof model === 'string' && !modelsById.has(model)) report('model_id', `unknown language model ${model}`);
-    if (typeof provider === 'string' && !providersById.has(provider)) report('provider_id', `unknown provider ${provider}`);
+    if (isUnknownReference(knownModels, model)) report('model_id', `unknown language model ${model}`);
+    if (isUnknownReference(knownProviders, provider)) report('provider_id', `unknown provider ${provider}`);
     const pair = `${String(model)} ${String(provider)}`;
     if (pairs.has(pair)) report('provider_id', `this provider already serves this model (endpoint at /${pairs.get(pair)})`);
     pairs.set(pair, i);
@@ -248,11 +261,11 @@ export function parseDataset(files: DataFile[], problems: Problem[]): Dataset {
 
   const series: SeriesOfColumns[] = [];
   {
-    const ctx: MeasurementContext = { endpoints: endpointsById, providers: providersById, seenSeries: new Map() };
+    const ctx: MeasurementContext = { endpoints: referable(DATASET_FILES.endpoints, endpointsById), providers: knownProviders, seenSeries: new Map() };
     for (const { path, value } of measurementFiles) if (value) series.push(...checkMeasurements(path, value, ctx, problems));
   }
 
-  const media = parseMedia(files, creatorsById, providersById, problems);
+  const media = parseMedia(files, knownCreators, knownProviders, problems);
   const critptProblems = byPath.has(DATASET_FILES.critptProblems) ? load<string[]>(DATASET_FILES.critptProblems, validators.critptProblems, () => () => undefined) : DEFAULT_CRITPT_PROBLEMS;
 
   if (problems.length > 0 || !creators || !models || !providers || !endpoints || !indices) throw new DatasetError(problems);

@@ -10,9 +10,12 @@ export interface Problem {
   /** JSON pointer into the file ('' for the whole file). */
   pointer: string;
   message: string;
+  /** Where in the text, for a file that is not valid JSON (1-based), with the line shown and a caret under the column. */
+  at?: { line: number; column: number; excerpt: string };
 }
 
-export function formatProblem({ file, record, pointer, message }: Problem): string {
+export function formatProblem({ file, record, pointer, message, at }: Problem): string {
+  if (at) return `${file}:${at.line}:${at.column}: ${message}\n${at.excerpt}`;
   return `${file}${record ? ` [${record}]` : ''} ${pointer || '/'}: ${message}`;
 }
 

@@ -13,15 +13,56 @@ export interface DataFile {
 }
 
 export function parseJson(file: DataFile, problems: Problem[]): unknown {
+  const kind = file.path.endsWith('.gz') ? 'gzip-compressed JSON' : 'JSON';
+  let text: string;
   try {
-    const text = file.path.endsWith('.gz') ? gunzipSync(file.bytes).toString('utf8') : file.bytes.toString('utf8');
+    text = file.path.endsWith('.gz') ? gunzipSync(file.bytes).toString('utf8') : file.bytes.toString('utf8');
+  } catch (error) {
+    problems.push({ file: file.path, pointer: '', message: `not valid ${kind}: ${(error as Error).message}` });
+    return undefined;
+  }
+  try {
     return JSON.parse(text);
   } catch (error) {
-    problems.push({ file: file.path, pointer: '', message: `not valid ${file.path.endsWith('.gz') ? 'gzip-compressed ' : ''}JSON: ${(error as Error).message}` });
+    const { reason, at } = locateSyntaxError(text, (error as Error).message);
+    problems.push({ file: file.path, pointer: '', message: `not valid ${kind}: ${reason}`, at });
     return undefined;
   }
 }
 
+/** Characters of the offending line shown on each side of the column. */
+const EXCERPT_REACH = 40;
+
+/**
+ * Line, column and the line itself for a JSON.parse error: V8 names the character offset
+ * ("at position 1234"; newer versions add the line and column), or says the input ended.
+ */
+export function locateSyntaxError(text: string, message: string): { reason: string; at: NonNullable<Problem['at']> } {
+  const position = /at position (\d+)/.exec(message);
+  const offset = position ? Math.min(Number(position[1]), text.length) : text.length;
+  const reason = message.replace(/\s*\(line \d+ column \d+\)/, '').replace(/ in JSON at position \d+/, '').replace(/^Unexpected end of JSON input$/, 'the file ends too early');
+  const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
+  const lineEnd = text.indexOf('\n', offset) === -1 ? text.length : text.indexOf('\n', offset);
+  const line = text.slice(0, lineStart).split('\n').length;
+  const column = offset - lineStart + 1;
+  const from = Math.max(lineStart, offset - EXCERPT_REACH);
+  const shown = text.slice(from, Math.min(lineEnd, offset + EXCERPT_REACH)).replaceAll('\t', ' ');
+  const gutter = `    ${line} | `;
+  const excerpt = `${gutter}${from > lineStart ? '…' : ''}${shown}\n${' '.repeat(gutter.length - 2)}| ${' '.repeat(offset - from + (from > lineStart ? 1 : 0))}^`;
+  return { reason, at: { line, column, excerpt } };
+}
+
+
+/**
+ * The ids a reference may name, or null when the file defining them could not be read: its
+ * references are then not checked, so a broken file is one problem, not one per reference.
+ */
+export type Referable = ReadonlyMap<string, unknown> | null;
+
+/** True when `id` is a string that names nothing in a file that was read. */
+export function isUnknownReference(known: Referable, id: unknown): boolean {
+  return known !== null && typeof id === 'string' && !known.has(id);
+}
 
 /** Name the record a pointer falls in: its slug or id (or, for measurements, its series and time). */
 export type RecordNamer = (pointer: string) => string | undefined;

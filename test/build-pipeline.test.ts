@@ -88,9 +88,41 @@ errors('should name the file of malformed JSON and of a missing dataset', async 
   rmSync(join(tree.data, 'indices.json'));
   const result = cli(tree);
   assert.is(result.status, 1);
-  assert.match(result.stderr, /providers\.json \/: not valid JSON/);
+  assert.match(result.stderr, /providers\.json:1:9: not valid JSON: /);
   assert.match(result.stderr, /indices\.json \/: file is missing/);
   assert.not.ok(existsSync(join(tree.out, 'current')));
+  rmSync(tree.root, { recursive: true, force: true });
+});
+
+errors('should report a trailing comma once, with line, column and the line, and no knock-on reference errors', () => {
+  const tree = fixtureTree();
+  const path = join(tree.data, 'language-models.json');
+  const lines = readFileSync(path, 'utf8').split('\n');
+  // The closing brace of the third model: a comma after the field before it.
+  const close = lines.map((line, i) => (line === '  },' ? i : -1)).filter((i) => i >= 0)[2];
+  lines[close - 1] += ',';
+  writeFileSync(path, lines.join('\n'));
+  const result = cli(tree);
+  assert.is(result.status, 1);
+  const [head, ...rest] = result.stderr.trimEnd().split('\n');
+  assert.is(head, 'build failed: 1 problem in the datasets; the current snapshot is unchanged');
+  assert.is(rest[0], `  language-models.json:${close + 1}:3: not valid JSON: Expected double-quoted property name`);
+  assert.is(rest[1], `    ${close + 1} |   },`);
+  assert.is(rest[2], `${' '.repeat(String(close + 1).length + 5)}|   ^`);
+  assert.is(rest.length, 3, 'no "unknown language model" from the endpoints');
+  rmSync(tree.root, { recursive: true, force: true });
+});
+
+errors('should not check references into a missing file, and still check the others', () => {
+  const tree = fixtureTree();
+  rmSync(join(tree.data, 'providers.json'));
+  editJson(join(tree.data, 'provider-endpoints.json'), (endpoints) => {
+    endpoints[0].model_id = '00000000-0000-4000-8000-000000000000';
+  });
+  const result = cli(tree);
+  assert.is(result.status, 1);
+  const problems = result.stderr.trimEnd().split('\n').slice(1);
+  assert.equal(problems.map((line) => line.replace(/\[.*\] /, '')), ['  providers.json /: file is missing', '  provider-endpoints.json /0/model_id: unknown language model 00000000-0000-4000-8000-000000000000']);
   rmSync(tree.root, { recursive: true, force: true });
 });
 
