@@ -2,38 +2,63 @@
  * `npm start [-- flags]`: the embedded default. Builds the snapshot from data/ when it is
  * missing or the inputs changed (the build's own digest check makes an unchanged start
  * cheap), creates one demo key per tier on the very first start and prints them once, then
- * runs the server with the same flags as dist/server.mjs.
+ * runs the server with the same flags as dist/server.mjs. What it prints names the address the
+ * server really listens on and the state folder it really uses.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_BUILD_OPTIONS, runBuild } from '../build/build.ts';
 import { DatasetError, formatProblem } from '../build/problems.ts';
 import { readCurrentManifest } from '../build/snapshot-dir.ts';
-import { ConfigError, resolveOptions } from '../src/config.ts';
-import { ensureDemoKeys } from '../src/keys.ts';
+import { ConfigError, DEFAULT_OPTIONS, resolveOptions, usage } from '../src/config.ts';
+import { ensureDemoKeys, loadKeys, type IssuedKey } from '../src/keys.ts';
 import { main } from '../src/main.ts';
 import { ensurePrivateDir } from '../src/shared/state-files.ts';
 
 const argv = process.argv.slice(2);
 const DATA_DIR = 'data';
 
-function printDemoKeys(keys: { key: string; record: { tier: string } }[], port: number): void {
+/** A word as a POSIX shell reads it back unchanged. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The keys command for this state folder, ready to paste. */
+function keysCommand(stateDir: string, command: string): string {
+  const state = stateDir === DEFAULT_OPTIONS.stateDir && process.env.STATE_DIR === undefined ? '' : ` --state ${shellWord(stateDir)}`;
+  return `npm run -s keys -- ${command}${state}`;
+}
+
+function printDemoKeys(keys: IssuedKey[], url: string, stateDir: string): void {
   console.log('\nFirst start: created one demo key per tier (shown once, stored only as hashes):');
   for (const { key, record } of keys) console.log(`  ${record.tier.padEnd(10)} ${key}`);
   const pro = keys.find((k) => k.record.tier === 'pro') ?? keys[0];
-  console.log(`\nTry:\n  curl -s -H "x-api-key: ${pro.key}" http://127.0.0.1:${port}/api/v2/language/models?page=1 | head -c 600\n`);
-  console.log('Manage keys with: npm run -s keys -- list\n');
+  console.log(`\nTry:\n  curl -s -H "x-api-key: ${pro.key}" "${url}/api/v2/language/models?page=1" | head -c 600\n`);
+  console.log(`Manage keys with: ${keysCommand(stateDir, 'list')}\n`);
 }
 
-async function prepare(): Promise<boolean> {
+/** A store with no active key answers every request 401: say so, and how to make a key. */
+function warnWithoutUsableKey(stateDir: string): void {
+  const records = loadKeys(stateDir) ?? [];
+  if (records.some((r) => r.revoked_at === null)) return;
+  const revoked = records.length === 0 ? 'it is empty' : `all ${records.length} are revoked`;
+  console.error(`warning: the key store in ${stateDir} holds no usable key (${revoked}), so every data request will be refused with 401.`);
+  console.error(`  Make one with: ${keysCommand(stateDir, 'create --tier pro --org ORG --user USER')}`);
+}
+
+/** Build if needed and prepare the key store; the demo keys when they were just made, false when the server must not start. */
+async function prepare(): Promise<{ demo: IssuedKey[] | null; stateDir: string } | null | false> {
   let options;
   try {
     options = resolveOptions(argv, process.env);
   } catch (error) {
-    if (error instanceof ConfigError) return true; // main() reports it with the usage text
+    if (error instanceof ConfigError) return null; // main() reports it with the usage text
     throw error;
   }
-  if (options === 'help') return true;
+  if (options === 'help') {
+    console.log(`usage: npm start [-- options]\n\nBuilds data/ into the snapshot folder when it changed, creates demo keys on the first start,\nthen runs the server with these options:\n\n${usage()}`);
+    process.exit(0);
+  }
   try {
     await runBuild({ ...DEFAULT_BUILD_OPTIONS, dataDir: DATA_DIR, outDir: options.snapshotDir, log: (line) => console.log(`build: ${line}`) });
   } catch (error) {
@@ -50,9 +75,14 @@ async function prepare(): Promise<boolean> {
   ensurePrivateDir(options.stateDir);
   const providers = JSON.parse(readFileSync(join(DATA_DIR, 'providers.json'), 'utf8')) as { slug: string }[];
   const demo = ensureDemoKeys(options.stateDir, providers.map((p) => p.slug));
-  if (demo) printDemoKeys(demo, options.port || 8080);
-  return true;
+  if (!demo) warnWithoutUsableKey(options.stateDir);
+  return { demo, stateDir: options.stateDir };
 }
 
-if (await prepare()) await main(argv, process.env);
-else process.exitCode = 1;
+const prepared = await prepare();
+if (prepared === false) process.exitCode = 1;
+else {
+  await main(argv, process.env, (running) => {
+    if (prepared?.demo) printDemoKeys(prepared.demo, running.url, prepared.stateDir);
+  });
+}

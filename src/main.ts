@@ -4,9 +4,10 @@
  * SIGTERM or SIGINT; refuses to start (exit 1) with a message on bad flags or bad state.
  */
 import { ConfigError, resolveOptions, usage } from './config.ts';
-import { startServer } from './start.ts';
+import { startServer, type RunningServer } from './start.ts';
 
-export async function main(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Promise<void> {
+/** `started` runs once the server listens, before the `listening on` line (which callers wait for). */
+export async function main(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, started?: (running: RunningServer) => void): Promise<void> {
   let options;
   try {
     options = resolveOptions(argv, env);
@@ -29,6 +30,7 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
     process.exit(1);
   }
   console.log(`serving snapshot ${running.snapshots.current.buildId}`);
+  started?.(running);
   console.log(`listening on ${running.url}`);
   const stop = (signal: string) => {
     console.log(`${signal}: finishing in-flight requests`);
