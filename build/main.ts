@@ -17,7 +17,8 @@ function integerFlag(name: string, text: string | undefined, fallback: number, m
 
 class UsageError extends Error {}
 
-export function parseBuildArgs(argv: string[]): BuildOptions {
+/** The options of a build, or 'help' when the usage was asked for. */
+export function parseBuildArgs(argv: string[]): BuildOptions | 'help' {
   let parsed;
   try {
     parsed = parseArgs({
@@ -34,6 +35,7 @@ export function parseBuildArgs(argv: string[]): BuildOptions {
         quiet: { type: 'boolean' },
         'min-samples': { type: 'string' },
         'image-first-party-only': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
       },
       strict: true,
       allowPositionals: false,
@@ -42,6 +44,7 @@ export function parseBuildArgs(argv: string[]): BuildOptions {
     throw new UsageError((error as Error).message);
   }
   const v = parsed.values;
+  if (v.help) return 'help';
   const d = DEFAULT_BUILD_OPTIONS;
   return {
     dataDir: v.data ?? d.dataDir,
@@ -58,7 +61,9 @@ export function parseBuildArgs(argv: string[]): BuildOptions {
 
 async function main(): Promise<void> {
   try {
-    await runBuild(parseBuildArgs(process.argv.slice(2)));
+    const options = parseBuildArgs(process.argv.slice(2));
+    if (options === 'help') console.log(USAGE);
+    else await runBuild(options);
   } catch (error) {
     if (error instanceof UsageError) {
       console.error(`${error.message}\n${USAGE}`);

@@ -481,10 +481,21 @@ async function scale(factors: number[]): Promise<void> {
   rmSync(work, { recursive: true, force: true });
 }
 
+const USAGE = `usage: npm run bench -- [--duration S] [--connections N,N,...] [--scale [--factors F,F,...]]
+
+  --duration S         seconds of load per run (default 10)
+  --connections N,...  wrk connection counts (default 16,64)
+  --scale              build, size and start the 1x, 3x and 10x datasets instead
+  --factors F,...      the dataset sizes of --scale (default 1,3,10)`;
+
 const { values } = parseArgs({
-  options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '16,64' }, scale: { type: 'boolean', default: false }, factors: { type: 'string', default: '1,3,10' } },
+  options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '16,64' }, scale: { type: 'boolean', default: false }, factors: { type: 'string', default: '1,3,10' }, help: { type: 'boolean', short: 'h' } },
   strict: true,
 });
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 try {
   if (values.scale) await scale(values.factors.split(',').map(Number));
   else await compare({ seconds: Number(values.duration), connections: values.connections.split(',').map(Number) });

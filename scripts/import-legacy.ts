@@ -231,13 +231,17 @@ export function importLegacy(file: string, dataDir: string, options: { asOf?: st
 function main(): void {
   let parsed;
   try {
-    parsed = parseArgs({ args: process.argv.slice(2), options: { data: { type: 'string', default: 'data' }, 'as-of': { type: 'string' }, 'dry-run': { type: 'boolean', default: false } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: process.argv.slice(2), options: { data: { type: 'string', default: 'data' }, 'as-of': { type: 'string' }, 'dry-run': { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
   } catch (error) {
     console.error(`${(error as Error).message}\n${USAGE}`);
     process.exitCode = 2;
     return;
   }
   const { positionals, values } = parsed;
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
   if (positionals.length !== 1 || (values['as-of'] !== undefined && !isCalendarDate(values['as-of']))) {
     console.error(USAGE);
     process.exitCode = 2;

@@ -26,7 +26,11 @@ let port = 0;
 const REBUILD_EVERY_MS = 30_000;
 const KILL_EVERY_MS = 60_000;
 
-const { values } = parseArgs({ options: { minutes: { type: 'string', default: '5' }, clients: { type: 'string', default: '8' } }, strict: true });
+const { values } = parseArgs({ options: { minutes: { type: 'string', default: '5' }, clients: { type: 'string', default: '8' }, help: { type: 'boolean', short: 'h' } }, strict: true });
+if (values.help) {
+  console.log('usage: npm run soak -- [--minutes N] [--clients N]\n\n  --minutes N  how long to run (default 5)\n  --clients N  concurrent clients (default 8)');
+  process.exit(0);
+}
 const minutes = Number(values.minutes);
 const clients = Number(values.clients);
 

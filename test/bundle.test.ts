@@ -83,6 +83,9 @@ bundled('should run dist/keys.mjs with plain node: create a key the bundled serv
   assert.is(list.status, 0, list.stderr);
   assert.is(list.stdout.trim().split('\n').length, 2, 'a header and one line');
   assert.is(keys('--help').status, 0);
+  const serverHelp = spawnSync(process.execPath, [serverFile, '--help'], { cwd: root, encoding: 'utf8' });
+  assert.is(serverHelp.status, 0);
+  assert.match(serverHelp.stdout, /^usage: node dist\/server\.mjs/);
 });
 
 bundled('should exit 1 within a second, saying why, when its port is taken', async () => {
