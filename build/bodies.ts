@@ -170,6 +170,7 @@ export function routeBuilders(): Record<string, RouteBuilder> {
           .map((v, i) => legacyArenaEntry(v, i + 1, family === 'video', params.include_categories === true && family !== 'text-to-speech')),
     };
   }
+  builders['critpt.problems'] = { data: (ctx) => ctx.dataset.critptProblems };
   builders.openapi = { body: (ctx) => openApiDocument({ examples: exampleBodies(ctx, builders), critptProblems: ctx.dataset.critptProblems }) };
   return builders;
 }

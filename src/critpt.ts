@@ -105,9 +105,10 @@ export class CritptGrader implements Grader {
    */
   async handle(req: IncomingMessage, res: ServerResponse, key: KeyRecord, rawQuery: string, problemSet: readonly string[], headers: Headers): Promise<void> {
     const scope = critptScope(key);
-    if (!this.options.upstream) throw new HttpError(503, 'CritPt grading is not configured on this server (the operator starts it with --critpt-upstream URL)', { option: '--critpt-upstream' });
     const raw = await readJsonBody(req, this.options.maxBodyBytes);
     parseGradingRequest(raw, problemSet);
+    // Checked after the batch, so a client can check its payload on a server without a grader.
+    if (!this.options.upstream) throw new HttpError(503, 'CritPt grading is not configured on this server (the operator starts it with --critpt-upstream URL); the batch is valid', { option: '--critpt-upstream' });
 
     const { status, reservation } = await this.quota.reserve('critpt', scope, this.options.limit);
     if (!reservation) throw this.exceeded(status);

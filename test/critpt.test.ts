@@ -1,4 +1,5 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { readFileSync } from 'node:fs';
 import { connect, type AddressInfo } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -414,12 +415,32 @@ checks('should run a bounded number of gradings at once, the rest waiting in ord
   assert.is(grader.maxInFlight, 2);
 });
 
-checks('should answer 503 when no grader is configured', async () => {
-  const bare = await startTestServer({ keys: { commercial: { tier: 'commercial', org: 'x', critpt: true } } });
-  const reply = await request(bare.url, '/api/v2/critpt/evaluate', { method: 'POST', body: batch(), headers: { 'content-type': 'application/json', 'x-api-key': bare.keys.commercial } });
-  assert.is(reply.status, 503);
-  assert.match(reply.json().error, /--critpt-upstream/);
-  await bare.close();
+checks('should check the batch without a grader: 400, 413 and 415 as usual, 503 only for a valid batch', async () => {
+  const bare = await startTestServer({ keys: { commercial: { tier: 'commercial', org: 'x', critpt: true } }, server: { critptMaxBodyBytes: 64 * 1024 } });
+  const send = (body: string, type = 'application/json') =>
+    request(bare.url, '/api/v2/critpt/evaluate', { method: 'POST', body, headers: { 'content-type': type, 'x-api-key': bare.keys.commercial } });
+  try {
+    const valid = await send(batch());
+    assert.is(valid.status, 503);
+    assert.match(valid.json().error, /--critpt-upstream URL\); the batch is valid/);
+    assert.is((await send(batch(PROBLEMS.slice(1)))).status, 400, 'a problem missing');
+    assert.is((await send('{"submissions": [')).status, 400, 'not JSON');
+    assert.is((await send(batch(), 'text/plain')).status, 415);
+    assert.is((await send(batch(PROBLEMS, { pad: 'x'.repeat(70 * 1024) }))).status, 413);
+    const shipped = await send(readFileSync(new URL('../examples/critpt-batch.json', import.meta.url), 'utf8'));
+    assert.is(shipped.status, 503, `the shipped example batch is valid: ${shipped.text}`);
+  } finally {
+    await bare.close();
+  }
+});
+
+checks('should list the problem ids a batch must hold to any key, counted like a data route', async () => {
+  const first = await request(t.url, '/api/v2/critpt/problems', { headers: { 'x-api-key': t.keys.free } });
+  assert.is(first.status, 200);
+  assert.equal(first.json(), { tier: 'free', data: PROBLEMS });
+  const second = await request(t.url, '/api/v2/critpt/problems', { headers: { 'x-api-key': t.keys.free } });
+  assert.is(remaining(second), remaining(first) - 1, 'counted on the data quota');
+  assert.is((await request(t.url, '/api/v2/critpt/problems')).status, 401);
 });
 
 checks.after(async () => {

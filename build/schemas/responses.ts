@@ -232,6 +232,7 @@ const RESPONSE_SCHEMAS: Record<string, (tier: Tier) => Schema> = {
   'language.provider': (tier) => plainEnvelope(tier, provider(proPerformance)),
   'language.provider.performance': (tier) => plainEnvelope(tier, providerPerformance),
   'language.provider.measurements': (tier) => plainEnvelope(tier, providerMeasurements),
+  'critpt.problems': (tier) => plainEnvelope(tier, { type: 'array', items: string, uniqueItems: true }),
 };
 
 for (const { arena, family } of MEDIA_ARENAS) {

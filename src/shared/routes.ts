@@ -350,6 +350,17 @@ function critptRoutes(): Route[] {
       paginated: false,
       needsCritptApproval: true,
     },
+    {
+      id: 'critpt.problems',
+      method: 'GET',
+      path: '/api/v2/critpt/problems',
+      summary: 'The problem ids a grading batch must hold, each exactly once (any key; counted like any data route).',
+      tiers: ANY_TIER,
+      query: {},
+      answer: 'snapshot',
+      keyParams: [],
+      paginated: false,
+    },
   ];
 }
 
