@@ -18,6 +18,7 @@ import { freeLanguageModel, languageModelDetail, proLanguageModel } from './shap
 import { modelPerformance, providerDetail, providerListItem, providerPerformance } from './shape/providers.ts';
 import { EMPTY_COLUMNS } from './derive/columns.ts';
 import { exampleBodies } from './openapi-examples.ts';
+import { frontDoor, frontDoorHtml } from './front-door.ts';
 import { emptyPageTemplate, paginate } from './pages.ts';
 import type { BuildContext, Params, RouteBuilder } from './route-builder.ts';
 import type { Dataset } from './types.ts';
@@ -171,6 +172,12 @@ export function routeBuilders(): Record<string, RouteBuilder> {
     };
   }
   builders['critpt.problems'] = { data: (ctx) => ctx.dataset.critptProblems };
+  const door = (ctx: BuildContext, params: Params) => {
+    const index = frontDoor(ctx, new Set(builtRouteIds(ctx, builders)));
+    return params.format === 'html' ? frontDoorHtml(index) : index;
+  };
+  builders.index = { body: door };
+  builders['index.api'] = { body: door };
   builders.openapi = { body: (ctx) => openApiDocument({ examples: exampleBodies(ctx, builders), critptProblems: ctx.dataset.critptProblems }) };
   return builders;
 }
@@ -215,7 +222,7 @@ export function* produceBodies(ctx: BuildContext, builders: Record<string, Route
           }
           yield { key: snapshotKey(route, tier, { ...params, page: '*' }), route, tier, ...emptyPageTemplate(head, ctx.pageSize, pages.length) };
         } else if (!route.slugOf) {
-          const body = builder.body ? builder.body(ctx) : { ...head, data: builder.data!(ctx, tier, params, '') };
+          const body = builder.body ? builder.body(ctx, params) : { ...head, data: builder.data!(ctx, tier, params, '') };
           yield { key: snapshotKey(route, tier, params), route, tier, body };
         }
       }

@@ -20,7 +20,7 @@ import { DEFAULT_ARENA_OPTIONS, type ArenaOptions } from './media.ts';
 import { parseDataset, readDataFiles, type DataFile } from './load.ts';
 import { DEFAULT_LEVELS, PackWriter, type CompressionLevels, type RawHandle } from './pack.ts';
 import { responseSchema, hasResponseSchema } from './schemas/responses.ts';
-import { lockSnapshots, newBuildId, publishSnapshot, pruneSnapshots, readCurrentManifest, verifySnapshot } from './snapshot-dir.ts';
+import { findIdenticalBuild, KEEP_PREVIOUS, lockSnapshots, newBuildId, publishSnapshot, pruneSnapshots, readCurrentManifest, switchCurrent, verifySnapshot } from './snapshot-dir.ts';
 import type { Dataset } from './types.ts';
 
 export interface BuildOptions {
@@ -37,6 +37,8 @@ export interface BuildOptions {
   /** Leaderboard eligibility of media arena entries. */
   arena: ArenaOptions;
   levels: CompressionLevels;
+  /** Builds kept besides the current one (older ones are removed after a switch). */
+  keep: number;
   /** Progress and summary lines. */
   log: (line: string) => void;
 }
@@ -49,6 +51,7 @@ export const DEFAULT_BUILD_OPTIONS: Omit<BuildOptions, 'log'> = {
   force: false,
   arena: DEFAULT_ARENA_OPTIONS,
   levels: DEFAULT_LEVELS,
+  keep: KEEP_PREVIOUS,
 };
 
 export interface BuildSummary {
@@ -88,7 +91,7 @@ function codeDigest(): string {
   return hash.digest('hex');
 }
 
-export function inputDigest(files: readonly DataFile[], options: Omit<BuildOptions, 'log' | 'dataDir' | 'outDir' | 'force'>): string {
+export function inputDigest(files: readonly DataFile[], options: Omit<BuildOptions, 'log' | 'dataDir' | 'outDir' | 'force' | 'keep'>): string {
   const hash = createHash('sha256').update(`format ${MANIFEST_FORMAT}\n`).update(codeDigest()).update(JSON.stringify(options));
   for (const file of files) hash.update(`\n${file.path}\n${file.bytes.length}\n`).update(file.bytes);
   return hash.digest('hex');
@@ -169,21 +172,30 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
     const { files, problems } = readDataFiles(options.dataDir);
     const digest = inputDigest(files, { pageSize: options.pageSize, statsDays: options.statsDays, asOf: options.asOf, levels: options.levels, arena: options.arena });
     const current = readCurrentManifest(options.outDir);
+    const unchanged = (manifest: Manifest, dir: string): BuildSummary => ({ built: false, buildId: manifest.build_id, snapshotDir: dir, entries: manifest.entry_count, bodies: manifest.body_count, reused: 0, identityBytes: 0, packBytes: 0, seconds: Number(elapsed()) });
     if (current && current.manifest.input_digest === digest && !options.force) {
       log(`snapshot ${current.manifest.build_id} is up to date (inputs unchanged); use --force to rebuild`);
-      return { built: false, buildId: current.manifest.build_id, snapshotDir: current.dir, entries: current.manifest.entry_count, bodies: current.manifest.body_count, reused: 0, identityBytes: 0, packBytes: 0, seconds: Number(elapsed()) };
+      return unchanged(current.manifest, current.dir);
+    }
+    // Data changed and changed back: the kept build of these inputs is served again, not rewritten.
+    const identical = options.force ? null : findIdenticalBuild(options.outDir, digest);
+    if (identical) {
+      switchCurrent(options.outDir, identical);
+      const removed = pruneSnapshots(options.outDir, identical, options.keep);
+      log(`switched to snapshot ${identical}, already built from these inputs; use --force to rebuild${removed.length ? `; pruned ${removed.length} old snapshot${removed.length === 1 ? '' : 's'}` : ''}`);
+      return unchanged(readCurrentManifest(options.outDir)!.manifest, join(options.outDir, identical));
     }
 
     const dataset = parseDataset(files, problems);
     log(`loaded ${options.dataDir}: ${dataset.models.length} models, ${dataset.creators.length} creators, ${dataset.providers.length} providers, ${dataset.endpoints.length} endpoints, ${dataset.series.reduce((n, s) => n + s.columns.length, 0)} measurement records (${elapsed()} s)`);
 
     const asOf = resolveAsOf(dataset, options.asOf);
-    const ctx = createBuildContext(dataset, { asOf: asOf.getTime(), statsDays: options.statsDays, pageSize: options.pageSize, arenaOptions: options.arena });
+    const builtAt = new Date();
+    const buildId = newBuildId(options.outDir, builtAt, digest);
+    const ctx = { ...createBuildContext(dataset, { asOf: asOf.getTime(), statsDays: options.statsDays, pageSize: options.pageSize, arenaOptions: options.arena }), buildId };
     const published = publishedIndexCount(dataset);
     log(`derived indices, prices and performance as of ${asOf.toISOString()}${published ? `; took ${published} published index values as given` : ''} (${elapsed()} s)`);
 
-    const builtAt = new Date();
-    const buildId = newBuildId(options.outDir, builtAt, digest);
     tmpDir = join(options.outDir, `.tmp-${buildId}`);
     mkdirSync(tmpDir);
     const previous = current ? { path: join(current.dir, PACK_FILE), entries: readAllEntries(current.dir, current.manifest) } : null;
@@ -196,7 +208,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
     for (const produced of produceBodies(ctx)) {
       if ('body' in produced) {
         checker.check(produced.route.id, produced.route, produced.tier, produced.key, produced.body);
-        entries[produced.key] = await pack.add(Buffer.from(JSON.stringify(produced.body)));
+        entries[produced.key] = await pack.add(Buffer.from(typeof produced.body === 'string' ? produced.body : JSON.stringify(produced.body)));
       } else if ('blob' in produced) {
         const { data, index } = produced.blob;
         // Check the widest answer the server can assemble from these fragments.
@@ -235,7 +247,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
     verifySnapshot(tmpDir, packDigest, sha256File);
     publishSnapshot(options.outDir, tmpDir, buildId);
     tmpDir = null;
-    const removed = pruneSnapshots(options.outDir, buildId);
+    const removed = pruneSnapshots(options.outDir, buildId, options.keep);
     const summary: BuildSummary = {
       built: true,
       buildId,

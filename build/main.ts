@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { BodySchemaError, DEFAULT_BUILD_OPTIONS, runBuild, type BuildOptions } from './build.ts';
 import { DatasetError, formatProblem } from './problems.ts';
 
-const USAGE = `usage: npm run build -- [--data DIR] [--out DIR] [--page-size N] [--stats-days N] [--as-of DATE] [--force] [--gzip-level 1-9] [--brotli-level 1-11] [--min-samples N] [--image-first-party-only] [--quiet]`;
+const USAGE = `usage: npm run build -- [--data DIR] [--out DIR] [--page-size N] [--stats-days N] [--as-of DATE] [--force] [--gzip-level 1-9] [--brotli-level 1-11] [--min-samples N] [--image-first-party-only] [--keep N] [--quiet]`;
 
 function integerFlag(name: string, text: string | undefined, fallback: number, min: number, max: number): number {
   if (text === undefined) return fallback;
@@ -35,6 +35,7 @@ export function parseBuildArgs(argv: string[]): BuildOptions | 'help' {
         quiet: { type: 'boolean' },
         'min-samples': { type: 'string' },
         'image-first-party-only': { type: 'boolean' },
+        keep: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -55,6 +56,7 @@ export function parseBuildArgs(argv: string[]): BuildOptions | 'help' {
     force: v.force ?? false,
     arena: { minSamples: integerFlag('min-samples', v['min-samples'], d.arena.minSamples, 0, 1e9), imageFirstPartyOnly: v['image-first-party-only'] ?? d.arena.imageFirstPartyOnly },
     levels: { gzip: integerFlag('gzip-level', v['gzip-level'], d.levels.gzip, 1, 9), brotli: integerFlag('brotli-level', v['brotli-level'], d.levels.brotli, 1, 11) },
+    keep: integerFlag('keep', v.keep, d.keep, 0, 100),
     log: v.quiet ? () => {} : (line) => console.log(line),
   };
 }

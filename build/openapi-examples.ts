@@ -31,7 +31,7 @@ function defaultParams(route: Route): Params {
 }
 
 /** A model that providers serve, and one of those providers: their answers have data in them. */
-function exampleSlugs(ctx: BuildContext): { Model?: string; Provider?: string } {
+export function exampleSlugs(ctx: BuildContext): { Model?: string; Provider?: string } {
   const served = ctx.models.find((m) => m.providers.length > 0) ?? ctx.models[0];
   return { Model: served?.model.slug, Provider: served?.providers[0]?.provider.slug ?? ctx.providers[0]?.provider.slug };
 }

@@ -21,6 +21,8 @@ export interface BuildContext {
   intelligenceIndexVersion: number;
   pageSize: number;
   arenaOptions: ArenaOptions;
+  /** The build being written (the front door names it); absent outside a build. */
+  buildId?: string;
 }
 
 export type Params = Record<string, string | number | boolean>;
@@ -34,8 +36,8 @@ export interface RouteBuilder {
   items?: (ctx: BuildContext, tier: Tier, params: Params) => unknown[];
   slugs?: (ctx: BuildContext) => string[];
   data?: (ctx: BuildContext, tier: Tier, params: Params, slug: string) => unknown;
-  /** A body that is not an envelope (the OpenAPI document). */
-  body?: (ctx: BuildContext) => unknown;
+  /** A body that is not an envelope (the OpenAPI document, the front door); a string is written as it is. */
+  body?: (ctx: BuildContext, params: Params) => unknown;
   /** Request-time routes: the serialised records the server slices. */
   fragments?: (ctx: BuildContext, params: Params, slug: string) => MeasurementBlob;
 }

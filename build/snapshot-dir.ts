@@ -13,8 +13,11 @@ import { fsyncDir } from '../src/shared/state-files.ts';
 export { CURRENT_LINK };
 
 const LOCK_FILE = '.build.lock';
-/** Builds kept besides the current one. */
-const KEEP_PREVIOUS = 2;
+/**
+ * Builds kept besides the current one, by default: the one a server may still be finishing
+ * requests on right after a switch. Each build of the sample is about 450 MB.
+ */
+export const KEEP_PREVIOUS = 1;
 
 /** The manifest of `<out>/current`, or null when there is none or it cannot be read. */
 export function readCurrentManifest(outDir: string): { dir: string; manifest: Manifest } | null {
@@ -65,19 +68,45 @@ export function verifySnapshot(dir: string, expectedPackDigest: string, hashFile
 export function publishSnapshot(outDir: string, tmpDir: string, buildId: string): void {
   fsyncDir(tmpDir);
   renameSync(tmpDir, join(outDir, buildId));
+  switchCurrent(outDir, buildId);
+}
+
+/** Point `current` at a build already in place, atomically (rename over the old link). */
+export function switchCurrent(outDir: string, buildId: string): void {
   const link = join(outDir, `.current-${buildId}`);
   symlinkSync(buildId, link);
   renameSync(link, join(outDir, CURRENT_LINK));
   fsyncDir(outDir);
 }
 
-/** Remove all but the current build and the few before it, and temporary folders of dead builds. */
-export function pruneSnapshots(outDir: string, currentId: string): string[] {
-  const builds = readdirSync(outDir, { withFileTypes: true })
+function buildFolders(outDir: string): string[] {
+  return readdirSync(outDir, { withFileTypes: true })
     .filter((d) => d.isDirectory() && !d.name.startsWith('.'))
     .map((d) => d.name)
     .sort();
-  const keep = new Set([currentId, ...builds.filter((b) => b !== currentId).slice(-KEEP_PREVIOUS)]);
+}
+
+/**
+ * A kept build made from these very inputs (same digest of data, options and build code), newest
+ * first: switching back to it gives the same bytes a rebuild would write, without writing them.
+ */
+export function findIdenticalBuild(outDir: string, inputDigest: string): string | null {
+  for (const name of buildFolders(outDir).reverse()) {
+    try {
+      const manifest = JSON.parse(readFileSync(join(outDir, name, MANIFEST_FILE), 'utf8')) as Manifest;
+      if (manifest.input_digest === inputDigest) return name;
+    } catch {
+      // A folder without a readable manifest is no build to reuse; pruning removes it in time.
+    }
+  }
+  return null;
+}
+
+/** Remove all but the current build and the `keep` newest others, and temporary folders of dead builds. */
+export function pruneSnapshots(outDir: string, currentId: string, keepPrevious = KEEP_PREVIOUS): string[] {
+  const builds = buildFolders(outDir);
+  const others = builds.filter((b) => b !== currentId);
+  const keep = new Set([currentId, ...(keepPrevious > 0 ? others.slice(-keepPrevious) : [])]);
   const removed = builds.filter((b) => !keep.has(b));
   for (const name of removed) rmSync(join(outDir, name), { recursive: true, force: true });
   for (const name of readdirSync(outDir)) {

@@ -61,3 +61,22 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
   }
   return false;
 }
+
+/**
+ * Does an `Accept` value rank text/html above JSON? Browsers send `text/html,...,*\/*;q=0.8`;
+ * API clients send JSON or nothing, and get JSON.
+ */
+export function prefersHtml(header: string | undefined): boolean {
+  if (!header) return false;
+  let html = 0;
+  let json = 0;
+  for (const part of header.split(',')) {
+    const [rawType, ...params] = part.trim().split(';');
+    const type = rawType.trim().toLowerCase();
+    const qParam = params.map((p) => p.trim().split('=')).find(([k]) => k.trim().toLowerCase() === 'q');
+    const q = qParam ? Math.min(1, Math.max(0, Number(qParam[1]) || 0)) : 1;
+    if (type === 'text/html') html = Math.max(html, q);
+    else if (type === 'application/json') json = Math.max(json, q);
+  }
+  return html > 0 && html >= json;
+}

@@ -3,6 +3,7 @@
  * taken for a slug), then `{slug}` patterns by segment. Built once at start-up.
  */
 import { HttpError } from './http-error.ts';
+import { nearestRoute } from './nearest-route.ts';
 import { ROUTES, type Route } from './shared/routes.ts';
 
 /** Longest request target (path and query) accepted; longer ones get 414. */
@@ -80,7 +81,11 @@ export class Router {
   /** The route answering `method path`; 404 when no route has the path, 405 with Allow when the method is wrong. */
   match(method: string, path: string): RouteMatch {
     const found = this.find(path);
-    if (!found) throw new HttpError(404, `Not found: ${path}`, { path });
+    if (!found) {
+      const nearest = nearestRoute(path);
+      if (nearest) throw new HttpError(404, `Not found: ${path}; did you mean ${nearest}?`, { path, nearest });
+      throw new HttpError(404, `Not found: ${path}`, { path });
+    }
     const wanted = method === 'HEAD' ? 'GET' : method;
     const route = found.routes.find((r) => r.method === wanted);
     if (!route) {

@@ -20,7 +20,7 @@ import type { Grader } from './critpt.ts';
 import { then, type Eventually } from './eventually.ts';
 import type { Step } from './idle-work.ts';
 import { bytesSent, send, type Headers } from './respond.ts';
-import { chooseEncoding, etagMatches } from './negotiate.ts';
+import { chooseEncoding, etagMatches, prefersHtml } from './negotiate.ts';
 import { QueryValidator, type QueryValues } from './query.ts';
 import type { QuotaCounter, QuotaStatus } from './quota.ts';
 import { parseTarget, Router } from './router.ts';
@@ -31,6 +31,7 @@ import type { Body, Snapshot, SnapshotStore } from './snapshot.ts';
 
 export const CACHE_CONTROL = 'private, max-age=300';
 const JSON_TYPE = 'application/json; charset=utf-8';
+const JSON_BODY = { contentType: JSON_TYPE, vary: 'Accept-Encoding' };
 
 export interface AppParts {
   options: ServerOptions;
@@ -198,8 +199,8 @@ export class App {
    * Send a precomputed body: 304 when the client's copy is current (free, even with the quota
    * used up), otherwise `admit` decides (counting it, or refusing with 429) and adds headers.
    */
-  private sendBody({ req, res, keyHeaders }: Exchange, body: Body, encoding: Encoding, admit: () => Eventually<Headers>): Eventually<void> {
-    const headers: Headers = { ...keyHeaders, 'Content-Type': JSON_TYPE, ETag: body.etag, Vary: 'Accept-Encoding', 'Cache-Control': CACHE_CONTROL };
+  private sendBody({ req, res, keyHeaders }: Exchange, body: Body, encoding: Encoding, admit: () => Eventually<Headers>, type: { contentType: string; vary: string } = JSON_BODY): Eventually<void> {
+    const headers: Headers = { ...keyHeaders, 'Content-Type': type.contentType, ETag: body.etag, Vary: type.vary, 'Cache-Control': CACHE_CONTROL };
     if (encoding !== 'identity') headers['Content-Encoding'] = encoding;
     if (etagMatches(req.headers['if-none-match'], body.etag)) {
       const { 'Content-Type': _type, 'Content-Encoding': _encoding, ...notModified } = headers;
@@ -228,7 +229,12 @@ export class App {
         return plain(200, 'text/plain; version=0.0.4; charset=utf-8', this.parts.metrics.render());
       default: {
         const encoding = acceptedEncoding(req);
-        return then(this.body(snapshot, route, PUBLIC_BODY_TIER, {}, undefined, encoding), (body) => this.sendBody(exchange, body, encoding, () => ({})));
+        const params = this.queries.parse(route, query);
+        if (!route.keyParams.includes('format')) return then(this.body(snapshot, route, PUBLIC_BODY_TIER, {}, undefined, encoding), (body) => this.sendBody(exchange, body, encoding, () => ({})));
+        // The front door: a browser (Accept: text/html first) gets the page unless format is given.
+        const html = /(^|&)format=/.test(query) ? params.format === 'html' : prefersHtml(req.headers.accept);
+        const type = html ? { contentType: 'text/html; charset=utf-8', vary: 'Accept-Encoding, Accept' } : { ...JSON_BODY, vary: 'Accept-Encoding, Accept' };
+        return then(this.body(snapshot, route, PUBLIC_BODY_TIER, { format: html ? 'html' : 'json' }, undefined, encoding), (body) => this.sendBody(exchange, body, encoding, () => ({}), type));
       }
     }
   }

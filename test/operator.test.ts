@@ -102,14 +102,15 @@ openapi('should carry a license, a server and an example answer for every operat
   assert.ok(doc.info.license?.name);
   assert.equal(doc.servers, [{ url: '/', description: 'The server that sent this document' }]);
   let examples = 0;
-  for (const route of ROUTES.filter((r) => r.id !== 'openapi' && r.answer !== 'metrics')) {
+  // The front door names its build, so it carries no example (test/front-door.test.ts checks it).
+  for (const route of ROUTES.filter((r) => r.id !== 'openapi' && r.answer !== 'metrics' && !r.id.startsWith('index'))) {
     const content = doc.paths[route.path][route.method.toLowerCase()].responses['200'].content['application/json'];
     assert.ok(content.example !== undefined, `${route.id} has an example`);
     const validate = responseValidator(route);
     assert.ok(validate(content.example), `${route.id}: ${JSON.stringify(validate.errors?.slice(0, 2))}`);
     examples++;
   }
-  assert.is(examples, ROUTES.length - 2);
+  assert.is(examples, ROUTES.length - 4);
   const detail = doc.paths['/api/v2/language/models/{slug}'].get.responses['200'].content['application/json'].example;
   assert.ok(detail.data.providers.length > 0, 'the detail example shows a model that providers serve');
 });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { WINDOW_MS } from '../src/quota.ts';
@@ -155,7 +156,7 @@ later('should count, answer with its headers and refuse at the limit when every 
     assert.equal([first.status, second.status, third.status], [200, 200, 429]);
     assert.equal([limits(first).remaining, limits(second).remaining, limits(third).remaining], [1, 0, 0]);
     assert.is(third.headers['retry-after'], '86400');
-    const critpt = await request(s.url, '/api/v2/critpt/evaluate', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', 'x-api-key': s.keys.small } });
+    const critpt = await request(s.url, '/api/v2/critpt/evaluate', { method: 'POST', body: readFileSync(new URL('../examples/critpt-batch.json', import.meta.url)), headers: { 'content-type': 'application/json', 'x-api-key': s.keys.small } });
     assert.is(critpt.status, 503, 'no grader here, but the CritPt counter answered');
     assert.is(critpt.headers['x-ratelimit-remaining'], '10');
   } finally {

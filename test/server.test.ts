@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
@@ -309,7 +309,7 @@ errors('should give every error body an error message and a details object that 
     ['414', get(t.url, `/api/v2/language/models?x=${'a'.repeat(9000)}`, t.keys.pro), { limit: 8192 }],
     ['431', get(t.url, '/api/v2/language/models', t.keys.pro, { 'x-padding': 'p'.repeat(20_000) }), { limit: 16384 }],
     ['CritPt 403', request(t.url, '/api/v2/critpt/evaluate', { method: 'POST', body: '{}', headers: { ...json, 'x-api-key': t.keys.pro } }), { contact: 'the operator of this server' }],
-    ['CritPt 503', request(t.url, '/api/v2/critpt/evaluate', { method: 'POST', body: '{}', headers: { ...json, 'x-api-key': t.keys.commercial } }), { option: '--critpt-upstream' }],
+    ['CritPt 503', request(t.url, '/api/v2/critpt/evaluate', { method: 'POST', body: readFileSync(new URL('../examples/critpt-batch.json', import.meta.url)), headers: { ...json, 'x-api-key': t.keys.commercial } }), { option: '--critpt-upstream' }],
   ];
   for (const [what, pending, details] of cases) {
     const reply = await pending;

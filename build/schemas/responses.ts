@@ -283,6 +283,24 @@ for (const { arena, family } of MEDIA_ARENAS.filter((a) => ROUTES.some((r) => r.
 RESPONSE_SCHEMAS.openapi = () =>
   closed({ openapi: { const: '3.1.0' }, info: { type: 'object', required: ['title', 'version', 'license'], properties: { title: string, version: string, license: { type: 'object', required: ['name'], properties: { name: string } } } }, jsonSchemaDialect: string, servers: { type: 'array', minItems: 1 }, paths: { type: 'object' }, components: { type: 'object' } });
 
+// The front door: the index as JSON, or the same as an HTML page (a string written as it is).
+RESPONSE_SCHEMAS.index = () => ({
+  anyOf: [
+    { type: 'string', pattern: '^<!doctype html>' },
+    closed({
+      service: string,
+      description: string,
+      snapshot: closed({ build_id: string, data_as_of: { type: 'string', format: 'date-time' }, intelligence_index_version: { type: 'number' } }),
+      links: closed({ openapi: string, healthz: string, readyz: string }),
+      routes: {
+        type: 'array',
+        items: closed({ method: { enum: ['GET', 'POST'] }, path: string, summary: string, tiers: { type: 'array', items: string }, query: { type: 'array', items: string }, served: { type: 'boolean' }, example: string }),
+      },
+    }),
+  ],
+});
+RESPONSE_SCHEMAS['index.api'] = RESPONSE_SCHEMAS.index;
+
 export function hasResponseSchema(route: Route): boolean {
   return Object.hasOwn(RESPONSE_SCHEMAS, route.id);
 }

@@ -367,9 +367,22 @@ function critptRoutes(): Route[] {
 /** The tier under which public bodies (the OpenAPI document) are stored in the snapshot. */
 export const PUBLIC_BODY_TIER: Tier = 'free';
 
+/** The front door's two faces: JSON by default, HTML when asked for (`Accept: text/html` or `format=html`). */
+export const FRONT_DOOR_FORMATS = ['json', 'html'] as const;
+
+const frontDoorFormat: ParamSpec = {
+  type: 'string',
+  description: 'json (default) or html; without it, a client that accepts text/html before JSON gets html.',
+  enum: FRONT_DOOR_FORMATS,
+  default: 'json',
+};
+
 function operatorRoutes(): Route[] {
   const common = { method: 'GET', tiers: [PUBLIC_BODY_TIER], query: {}, keyParams: [], paginated: false, public: true } as const;
+  const frontDoor = { ...common, query: { format: frontDoorFormat }, keyParams: ['format'], answer: 'snapshot', summary: 'The front door: the service, the snapshot and every route with a curl example.' } as const;
   return [
+    { ...frontDoor, id: 'index', path: '/' },
+    { ...frontDoor, id: 'index.api', path: '/api/v2' },
     { ...common, id: 'openapi', path: '/api/v2/openapi.json', summary: 'This API described in OpenAPI 3.1 (generated from the route table and the response schemas).', answer: 'snapshot' },
     { ...common, id: 'healthz', path: '/healthz', summary: 'Liveness: 200 while the process answers.', answer: 'health' },
     { ...common, id: 'readyz', path: '/readyz', summary: 'Readiness: 200 when a snapshot is loaded and the state folder is writable, else 503 with the reason.', answer: 'ready' },
