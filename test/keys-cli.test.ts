@@ -30,18 +30,20 @@ process.env.SNAPSHOT_DIR = (await buildFixture(snapshotRoot)).snapshotDir;
 /** Providers of test/fixtures/sample-small, in slug order. */
 const [CAPSTAN, HANGAR, LARCH, YELLOWFIN] = ['capstan-serve', 'hangar-inference', 'larch-inference', 'yellowfin-systems'];
 
+/** Run the keys command in-process with these arguments and `--state`, collecting what it prints. */
+function keysIn(state: string, ...args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const status = run([...args, '--state', state], { out: (text) => (stdout += `${text}\n`), err: (text) => (stderr += `${text}\n`) });
+  return { status, stdout, stderr };
+}
+
 function fixture() {
   const root = mkdtempSync(join(tmpdir(), 'keys-cli-'));
   tempRoots.push(root);
   const state = join(root, 'state');
   const file = join(state, 'keys.json');
-  /** Run the keys command with these arguments and `--state`, collecting what it prints. */
-  const keys = (...args: string[]) => {
-    let stdout = '';
-    let stderr = '';
-    const status = run([...args, '--state', state], { out: (text) => (stdout += `${text}\n`), err: (text) => (stderr += `${text}\n`) });
-    return { status, stdout, stderr };
-  };
+  const keys = (...args: string[]) => keysIn(state, ...args);
   /** The same, as a real process. */
   const keysProcess = (...args: string[]) => {
     const child = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/keys.ts', ...args, '--state', state], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
@@ -386,12 +388,7 @@ usage('should report each scope\'s counted requests and what remains, read besid
     for (let i = 0; i < 3; i++) assert.is((await get(server.url, '/api/v2/language/models/free', server.keys.free)).status, 200);
     assert.is((await get(server.url, '/api/v2/language/models', server.keys.pro)).status, 200);
     const before = folderState(server.stateDir);
-    const keys = (...args: string[]) => {
-      let stdout = '';
-      let stderr = '';
-      const status = run([...args, '--state', server.stateDir], { out: (t) => (stdout += `${t}\n`), err: (t) => (stderr += `${t}\n`) });
-      return { status, stdout, stderr };
-    };
+    const keys = (...args: string[]) => keysIn(server.stateDir, ...args);
     const json = keys('usage', '--json');
     assert.is(json.status, 0, json.stderr);
     const rows = JSON.parse(json.stdout) as { kind: string; scope: string; keys: string[]; used: number; limit: number; remaining: number; resets_at: string | null }[];
