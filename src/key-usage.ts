@@ -6,7 +6,7 @@
 import type { QuotaLimits } from './config.ts';
 import type { KeyRecord } from './key-record.ts';
 import { critptScope, dataLimit, quotaScope } from './policy.ts';
-import { QuotaStateError, readSnapshotText, replayQuotaState } from './quota-journal.ts';
+import { QuotaStateError, readSnapshotText, replayQuotaState } from './quota-replay.ts';
 import { counterKey, WINDOW_MS, WindowCounts, type QuotaKind } from './quota-window.ts';
 
 export interface ScopeUsage {
