@@ -8,10 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { run } from '../scripts/keys.ts';
 import { get, request } from './helpers/http.ts';
 import { spawnServer, stopProcess, type ServerProcess } from './helpers/process.ts';
-import { REDIS_INSTALLED, skipWithoutRedis, startRedis } from './helpers/redis.ts';
+import { keysCommand, REDIS_INSTALLED, skipWithoutRedis, startRedis } from './helpers/redis.ts';
 import { buildFixture } from './helpers/server.ts';
 
 const FREE_LIST = '/api/v2/language/models/free';
@@ -26,9 +25,9 @@ else {
     const args = ['--port', '0', '--snapshot', snapshotDir, '--state', join(root, 'state'), '--store', redis.url, '--quiet'];
     const servers: ServerProcess[] = [];
     try {
-      let printed = '';
-      assert.is(await run(['create', '--tier', 'commercial', '--org', 'crashco', '--quota', '100000', '--json', '--store', redis.url], { out: (t) => (printed += t), err: () => {} }), 0);
-      const { key } = JSON.parse(printed) as { key: string };
+      const made = await keysCommand('create', '--tier', 'commercial', '--org', 'crashco', '--quota', '100000', '--json', '--store', redis.url);
+      assert.is(made.status, 0, made.stderr);
+      const { key } = JSON.parse(made.stdout) as { key: string };
       servers.push(...(await Promise.all([spawnServer(args), spawnServer(args)])));
       let answered = 0;
       let cut = 0;

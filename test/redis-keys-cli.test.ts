@@ -7,25 +7,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { run } from '../scripts/keys.ts';
 import { DEFAULT_OPTIONS } from '../src/config.ts';
 import { createKey, revokeKey } from '../src/keys.ts';
 import { QuotaBook } from '../src/quota.ts';
 import { parseRedisUrl } from '../src/redis-client.ts';
 import { startServer } from '../src/start.ts';
 import { get } from './helpers/http.ts';
-import { REDIS_INSTALLED, skipWithoutRedis, startRedis, type RedisServer } from './helpers/redis.ts';
+import { keysCommand, REDIS_INSTALLED, skipWithoutRedis, startRedis, type RedisServer } from './helpers/redis.ts';
 import { buildFixture, TestClock } from './helpers/server.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'redis-keys-cli-'));
 process.on('exit', () => rmSync(root, { recursive: true, force: true }));
 
-async function keys(...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const status = await run(args, { out: (text) => (stdout += `${text}\n`), err: (text) => (stderr += `${text}\n`) });
-  return { status, stdout, stderr };
-}
+const keys = keysCommand;
 
 const NAMES = {
   commands: 'should create, list, grant, regenerate and revoke keys in Redis, never showing a hash',

@@ -11,12 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { run } from '../scripts/keys.ts';
 import { DEFAULT_OPTIONS, type ServerOptions } from '../src/config.ts';
 import { parseRedisUrl } from '../src/redis-client.ts';
 import { startServer, type RunningServer } from '../src/start.ts';
 import { get, request, type Reply } from './helpers/http.ts';
-import { REDIS_INSTALLED, skipWithoutRedis, startRedis, type RedisServer } from './helpers/redis.ts';
+import { keysCommand, REDIS_INSTALLED, skipWithoutRedis, startRedis, type RedisServer } from './helpers/redis.ts';
 import { buildFixture, TestClock } from './helpers/server.ts';
 
 const FREE_LIST = '/api/v2/language/models/free';
@@ -24,12 +23,9 @@ const root = mkdtempSync(join(tmpdir(), 'redis-servers-'));
 process.on('exit', () => rmSync(root, { recursive: true, force: true }));
 let snapshotDir = '';
 
-/** The keys command against this Redis, in-process; what it printed. */
-async function keys(redis: RedisServer, ...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const status = await run([...args, '--store', redis.url], { out: (text) => (stdout += `${text}\n`), err: (text) => (stderr += `${text}\n`) });
-  return { status, stdout, stderr };
+/** The keys command against this Redis. */
+function keys(redis: RedisServer, ...args: string[]) {
+  return keysCommand(...args, '--store', redis.url);
 }
 
 async function createKey(redis: RedisServer, ...args: string[]): Promise<{ id: string; key: string }> {
@@ -73,6 +69,7 @@ const NAMES = {
   revoke: 'should refuse a key on the other server on the very next request after the keys command revoked it on this one',
   critpt: 'should hold CritPt slots across servers: exactly the limit graded, a judge error refunded',
   outage: 'should answer 503 with Retry-After while Redis is down, never an uncounted 200, and recover by itself',
+  startDown: 'should start while Redis is down, not ready and answering 503, and serve once it comes',
 };
 
 const shared = suite('two servers sharing one Redis');
@@ -80,7 +77,7 @@ const outage = suite('two servers while their Redis dies and comes back');
 
 if (!REDIS_INSTALLED) {
   skipWithoutRedis(shared, [NAMES.quota, NAMES.revoke, NAMES.critpt]);
-  skipWithoutRedis(outage, [NAMES.outage]);
+  skipWithoutRedis(outage, [NAMES.outage, NAMES.startDown]);
 } else {
   let redis: RedisServer;
   let pair: Pair;
@@ -226,6 +223,30 @@ if (!REDIS_INSTALLED) {
     assert.ok(counted - counts.ok <= CLIENTS, `${counted - counts.ok} more counted than answered`);
     assert.ok(servers.errors.some((line) => /unreachable/.test(line)), 'the outage is logged');
     assert.ok(servers.errors.some((line) => /connected to .* again/.test(line)), 'so is the recovery');
+  });
+
+  outage(NAMES.startDown, async () => {
+    const { key } = await createKey(flaky, '--tier', 'free', '--org', 'lateco');
+    await flaky.stop();
+    const late = await startPair(flaky);
+    try {
+      const [a] = late.servers;
+      const ready = await get(a.url, '/readyz');
+      assert.is(ready.status, 503);
+      assert.match(ready.json().details.reason, /is unreachable/);
+      assert.is((await get(a.url, FREE_LIST, key)).status, 503);
+      await flaky.start();
+      let reply = await get(a.url, FREE_LIST, key);
+      for (let i = 0; reply.status === 503 && i < 300; i++) {
+        await new Promise((r) => setTimeout(r, 10));
+        reply = await get(a.url, FREE_LIST, key);
+      }
+      assert.is(reply.status, 200);
+      assert.is(remaining(reply), 99, 'the key and its count were kept by Redis across the restart');
+      assert.is((await get(a.url, '/readyz')).status, 200);
+    } finally {
+      await late.close();
+    }
   });
 }
 

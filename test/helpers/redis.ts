@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'uvu';
+import { run } from '../../scripts/keys.ts';
 import { freePort, stopProcess } from '../../scripts/processes.ts';
 import { parseRedisUrl, type RedisAddress } from '../../src/redis-client.ts';
 
@@ -18,6 +19,14 @@ export const REDIS_INSTALLED = spawnSync('redis-server', ['--version']).error ==
 export function skipWithoutRedis(s: Test, names: readonly string[]): void {
   for (const name of names) s.skip(`${name} (skipped: redis-server is not installed)`, () => {});
   console.log('skipped: redis-server is not installed (apt-get install redis-server; .ci/run installs it)');
+}
+
+/** The keys command, in-process (give it `--store`); its status and what it printed. */
+export async function keysCommand(...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const status = await run(args, { out: (text) => (stdout += `${text}\n`), err: (text) => (stderr += `${text}\n`) });
+  return { status, stdout, stderr };
 }
 
 export interface RedisServer {
