@@ -66,6 +66,7 @@ async function used(url: string, key: string): Promise<number> {
 
 const NAMES = {
   quota: 'should let exactly the limit through across two servers under concurrent load',
+  window: 'should keep the window fixed: 24 hours from the first counted request, whichever server counted it',
   revoke: 'should refuse a key on the other server on the very next request after the keys command revoked it on this one',
   critpt: 'should hold CritPt slots across servers: exactly the limit graded, a judge error refunded',
   outage: 'should answer 503 with Retry-After while Redis is down, never an uncounted 200, and recover by itself',
@@ -76,7 +77,7 @@ const shared = suite('two servers sharing one Redis');
 const outage = suite('two servers while their Redis dies and comes back');
 
 if (!REDIS_INSTALLED) {
-  skipWithoutRedis(shared, [NAMES.quota, NAMES.revoke, NAMES.critpt]);
+  skipWithoutRedis(shared, [NAMES.quota, NAMES.window, NAMES.revoke, NAMES.critpt]);
   skipWithoutRedis(outage, [NAMES.outage, NAMES.startDown]);
 } else {
   let redis: RedisServer;
@@ -108,6 +109,21 @@ if (!REDIS_INSTALLED) {
     assert.is(statuses.filter((s) => s === 429).length, statuses.length - 60);
     assert.is(await used(a.url, key), 60);
     assert.is(await used(b.url, key), 60, 'both servers see the one counter');
+  });
+
+  shared(NAMES.window, async () => {
+    const { key } = await createKey(redis, '--tier', 'free', '--org', 'windowco');
+    const [a, b] = pair.servers;
+    pair.clock.t = Date.UTC(2026, 11, 1, 9, 30, 15, 400);
+    const first = await get(a.url, FREE_LIST, key);
+    // The window ends 2026-12-02T09:30:15.400Z: the reset is rounded up to the whole second.
+    assert.equal([remaining(first), first.headers['x-ratelimit-reset']], [99, '1796203816']);
+    pair.clock.advance(86_399_999);
+    const last = await get(b.url, FREE_LIST, key);
+    assert.equal([remaining(last), last.headers['x-ratelimit-reset']], [98, '1796203816']);
+    pair.clock.advance(1);
+    const next = await get(a.url, FREE_LIST, key);
+    assert.equal([remaining(next), next.headers['x-ratelimit-reset']], [99, '1796290216']);
   });
 
   shared(NAMES.revoke, async () => {
