@@ -1,36 +1,40 @@
 /**
- * `npm run -s keys -- <command> [--state DIR] [--json]`: manage API keys. This only parses
+ * `npm run -s keys -- <command> [--state DIR] [--store file|redis://...] [--json]`: manage API keys. This only parses
  * arguments and prints; src/keys.ts does the work. A new key is printed once, alone on stdout
  * (notes go to stderr, so `KEY=$(npm run -s keys -- create ...)` captures just the key). No
  * command prints a stored hash or an existing key.
  *
  * Exit status: 0 done, 1 the store refused (unreadable file, unknown or revoked id),
  * 2 bad usage or a bad value. `run(argv, io)` is the whole command as a function (the tests call
- * it in-process); the last lines run it when this file is the program.
+ * it in-process); the last lines run it when this file is the program. With the file store it
+ * runs and returns at once; with Redis it returns a promise of the status.
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { ConfigError, storeOption } from '../src/config.ts';
+import { then, type Eventually } from '../src/eventually.ts';
+import { fileAdmin, redisAdmin, type KeyAdmin } from '../src/key-admin.ts';
 import {
   checkProviderSlug,
-  createKey,
-  grantProvider,
+  creation,
   KEY_ID_PATTERN,
   KEY_PREFIX,
   KeyInputError,
   KeyStoreError,
-  loadKeys,
+  providerGrant,
   publicRecord,
-  regenerateKey,
-  revokeKey,
+  regeneration,
+  revocation,
   type IssuedKey,
+  type KeyChange,
   type KeyRecord,
   type KeyScope,
   type PublicKeyRecord,
 } from '../src/keys.ts';
 import type { Tier } from '../src/shared/routes.ts';
 
-const USAGE = `usage: npm run -s keys -- <command> [--state DIR] [--json]
+const USAGE = `usage: npm run -s keys -- <command> [--state DIR] [--store file|redis://HOST:PORT[/DB]] [--json]
 
 commands:
   create --tier free|pro|commercial --org ORG [--user USER] [--scope user|org]
@@ -42,14 +46,20 @@ commands:
   regenerate ID           replace a key's value, keeping its id, quota scope and grants;
                           prints the new key once
   grant ID PROVIDER_SLUG  let a key read one provider's measurements
+  migrate --state DIR --store redis://...
+                          copy the folder's keys and open quota windows into Redis
+                          (again is harmless: present keys and counts are kept)
 
 options:
   --state DIR   private state folder (default: $STATE_DIR, else state)
+  --store S     file (the state folder) or the Redis the servers share
+                (default: $STORE, else file)
   --json        print JSON instead of text`;
 
 const OPTIONS = {
   // The same folder the server uses when it is started with STATE_DIR.
   state: { type: 'string', default: process.env.STATE_DIR ?? 'state' },
+  store: { type: 'string', default: process.env.STORE ?? 'file' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
   tier: { type: 'string' },
@@ -62,7 +72,7 @@ const OPTIONS = {
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
-const COMMON: readonly OptionName[] = ['state', 'json', 'help'];
+const COMMON: readonly OptionName[] = ['state', 'store', 'json', 'help'];
 
 const COMMANDS: Record<string, { operands: readonly string[]; options: readonly OptionName[] }> = {
   create: { operands: [], options: ['tier', 'org', 'user', 'scope', 'quota', 'grant', 'critpt'] },
@@ -70,6 +80,7 @@ const COMMANDS: Record<string, { operands: readonly string[]; options: readonly 
   revoke: { operands: ['ID'], options: [] },
   regenerate: { operands: ['ID'], options: [] },
   grant: { operands: ['ID', 'PROVIDER_SLUG'], options: [] },
+  migrate: { operands: [], options: [] },
 };
 
 class UsageError extends Error {}
@@ -120,10 +131,10 @@ function quotaOf(text: string | undefined): number | null {
   return Number(text);
 }
 
-function create(values: Values): IssuedKey {
+function create(values: Values): KeyChange<IssuedKey> {
   if (values.tier === undefined) throw new UsageError('create needs --tier free|pro|commercial');
   if (values.org === undefined) throw new UsageError('create needs --org ORG');
-  return createKey(values.state, {
+  return creation({
     tier: values.tier as Tier,
     org: values.org,
     user: values.user ?? null,
@@ -162,51 +173,73 @@ function table(records: readonly PublicKeyRecord[]): string {
   return all.map((row) => row.map((cell, c) => (c === row.length - 1 ? cell : cell.padEnd(widths[c]))).join('  ')).join('\n');
 }
 
-function execute(argv: string[], io: Output): void {
-  const { command, operands, values } = parse(argv);
-  const { state, json } = values;
+/** A command on an open store: at once on the file store, later on Redis. */
+function perform(admin: KeyAdmin, command: string, operands: string[], values: Values, io: Output): Eventually<void> {
+  const { json } = values;
   switch (command) {
-    case 'help':
-      io.out(USAGE);
-      return;
     case 'create':
-      return printIssued(io, create(values), json, 'created');
-    case 'list': {
-      const records = (loadKeys(state) ?? []).map(publicRecord);
-      if (json) io.out(JSON.stringify(records, null, 2));
-      else if (records.length === 0) io.err(`no keys in ${state}`);
-      else io.out(table(records));
-      return;
-    }
-    case 'revoke': {
-      const record = revokeKey(state, keyId(operands[0]));
-      return printRecord(io, record, json, `revoked ${describe(record)}`);
-    }
+      return then(admin.apply(create(values)), (issued) => printIssued(io, issued, json, 'created'));
+    case 'list':
+      return then(admin.list(), (found) => {
+        const records = (found ?? []).map(publicRecord);
+        if (json) io.out(JSON.stringify(records, null, 2));
+        else if (records.length === 0) io.err(`no keys in ${admin.where}`);
+        else io.out(table(records));
+      });
+    case 'revoke':
+      return then(admin.apply(revocation(keyId(operands[0]))), (record) => printRecord(io, record, json, `revoked ${describe(record)}`));
     case 'regenerate':
-      return printIssued(io, regenerateKey(state, keyId(operands[0])), json, 'regenerated');
-    case 'grant': {
-      const record = grantProvider(state, keyId(operands[0]), checkProviderSlug(operands[1]));
-      return printRecord(io, record, json, `${record.id} grants: ${record.grants.join(', ')}`);
-    }
+      return then(admin.apply(regeneration(keyId(operands[0]))), (issued) => printIssued(io, issued, json, 'regenerated'));
+    case 'grant':
+      return then(admin.apply(providerGrant(keyId(operands[0]), checkProviderSlug(operands[1]))), (record) => printRecord(io, record, json, `${record.id} grants: ${record.grants.join(', ')}`));
   }
 }
 
-/** Run one keys command; the exit status (see the top of this file). */
-export function run(argv: string[], io: Output = CONSOLE): number {
+function execute(argv: string[], io: Output): Eventually<void> {
+  const { command, operands, values } = parse(argv);
+  if (command === 'help') return io.out(USAGE);
+  let store;
   try {
-    execute(argv, io);
-    return 0;
+    store = storeOption(values.store);
   } catch (error) {
-    if (error instanceof UsageError || error instanceof KeyInputError) {
-      io.err(`keys: ${error.message}\n\n${USAGE}`);
-      return 2;
-    }
-    if (error instanceof KeyStoreError) {
-      io.err(`keys: ${error.message}`);
-      return 1;
-    }
-    throw error;
+    throw new UsageError((error as ConfigError).message);
   }
+  if (store === 'file') {
+    if (command === 'migrate') throw new UsageError('migrate copies a state folder into Redis: give --store redis://HOST:PORT[/DB]');
+    return perform(fileAdmin(values.state), command, operands, values, io);
+  }
+  return redisAdmin(store).then(async (admin) => {
+    try {
+      if (command === 'migrate') io.err(await admin.migrate(values.state));
+      else await perform(admin, command, operands, values, io);
+    } finally {
+      admin.close();
+    }
+  });
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) process.exitCode = run(process.argv.slice(2));
+/** The exit status of a command that failed; anything unexpected is re-thrown. */
+function failed(error: unknown, io: Output): number {
+  if (error instanceof UsageError || error instanceof KeyInputError) {
+    io.err(`keys: ${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (error instanceof KeyStoreError) {
+    io.err(`keys: ${error.message}`);
+    return 1;
+  }
+  throw error;
+}
+
+/** Run one keys command; the exit status (see the top of this file), later when the store is Redis. */
+export function run(argv: string[], io: Output = CONSOLE): Eventually<number> {
+  let done: Eventually<void>;
+  try {
+    done = execute(argv, io);
+  } catch (error) {
+    return failed(error, io);
+  }
+  return done instanceof Promise ? done.then(() => 0, (error: unknown) => failed(error, io)) : 0;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) process.exitCode = await run(process.argv.slice(2));

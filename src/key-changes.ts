@@ -68,40 +68,64 @@ function activeIndex(records: readonly KeyRecord[], id: string): number {
   return i;
 }
 
-export function createKey(stateDir: string, input: NewKey, clock: Clock = systemClock): IssuedKey {
-  settingsOf(input); // a bad value must not create the state folder
-  return updateKeys(stateDir, (records) => {
+/**
+ * A change to the list of keys: it edits the list in place (replacing a changed record, never
+ * mutating one) and returns what the keys command prints. Each store applies it its own way:
+ * the file under its lock (updateKeys), Redis with a check-and-set (redis-keys.ts).
+ */
+export type KeyChange<T> = (records: KeyRecord[]) => T;
+
+/** Issue a key; its settings are checked now, before any store is touched. */
+export function creation(input: NewKey, clock: Clock = systemClock): KeyChange<IssuedKey> {
+  settingsOf(input);
+  return (records) => {
     const issued = issue(records, input, clock);
     records.push(issued.record);
     return issued;
-  });
+  };
 }
 
-export function revokeKey(stateDir: string, id: string, clock: Clock = systemClock): KeyRecord {
-  return updateKeys(stateDir, (records) => {
+export function revocation(id: string, clock: Clock = systemClock): KeyChange<KeyRecord> {
+  return (records) => {
     const i = activeIndex(records, id);
     records[i] = freezeRecord({ ...records[i], revoked_at: new Date(clock.now()).toISOString() });
     return records[i];
-  });
+  };
 }
 
 /** A new plain key for the same record: the old one stops working, id, scope and grants stay. */
-export function regenerateKey(stateDir: string, id: string): IssuedKey {
-  return updateKeys(stateDir, (records) => {
+export function regeneration(id: string): KeyChange<IssuedKey> {
+  return (records) => {
     const i = activeIndex(records, id);
     const key = generateKey();
     records[i] = freezeRecord({ ...records[i], hash: hashKey(key) });
     return { key, record: records[i] };
-  });
+  };
 }
 
-export function grantProvider(stateDir: string, id: string, providerSlug: string): KeyRecord {
+export function providerGrant(id: string, providerSlug: string): KeyChange<KeyRecord> {
   checkProviderSlug(providerSlug);
-  return updateKeys(stateDir, (records) => {
+  return (records) => {
     const i = activeIndex(records, id);
     records[i] = freezeRecord({ ...records[i], grants: sortedUnique([...records[i].grants, providerSlug]) });
     return records[i];
-  });
+  };
+}
+
+export function createKey(stateDir: string, input: NewKey, clock: Clock = systemClock): IssuedKey {
+  return updateKeys(stateDir, creation(input, clock)); // a bad value must not create the state folder
+}
+
+export function revokeKey(stateDir: string, id: string, clock: Clock = systemClock): KeyRecord {
+  return updateKeys(stateDir, revocation(id, clock));
+}
+
+export function regenerateKey(stateDir: string, id: string): IssuedKey {
+  return updateKeys(stateDir, regeneration(id));
+}
+
+export function grantProvider(stateDir: string, id: string, providerSlug: string): KeyRecord {
+  return updateKeys(stateDir, providerGrant(id, providerSlug));
 }
 
 /**

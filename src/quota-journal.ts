@@ -247,6 +247,11 @@ export class QuotaJournal {
     if (written) this.removeJournalsBefore(next);
   }
 
+  /** Stop the fsync timer of a journal only read, never written (keys migrate). */
+  stop(): void {
+    clearInterval(this.syncTimer);
+  }
+
   /** Compact one last time and close the journal; for graceful shutdown. */
   close(windows: Record<string, Window>): void {
     clearInterval(this.syncTimer);
