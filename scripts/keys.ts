@@ -1,45 +1,48 @@
 /**
- * `npm run -s keys -- <command> [--state DIR] [--json]` (or `node dist/keys.mjs <command> ...`):
- * manage API keys. This only parses arguments and prints; src/keys.ts does the work. A new key
- * is printed once, alone on stdout (notes go to stderr, so `KEY=$(npm run -s keys -- create ...)`
- * captures just the key). No command prints a stored hash or an existing key.
+ * `npm run -s keys -- <command> [--state DIR] [--store file|redis://...] [--json]` (or
+ * `node dist/keys.mjs <command> ...`): manage API keys. This only parses arguments and prints;
+ * src/keys.ts does the work. A new key is printed once, alone on stdout (notes go to stderr, so
+ * `KEY=$(npm run -s keys -- create ...)` captures just the key). No command prints a stored hash
+ * or an existing key.
  *
  * Exit status: 0 done, 1 the store refused (unreadable file, unknown or revoked id, a grant the
  * key cannot use or a provider the snapshot does not serve), 2 bad usage or a bad value.
  * `run(argv, io)` is the whole command as a function (the tests call it in-process); the last
- * lines run it when this file is the program.
+ * lines run it when this file is the program. With the file store it runs and returns at once;
+ * with Redis it returns a promise of the status.
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ConfigError, resolveOptions } from '../src/config.ts';
+import { ConfigError, resolveOptions, storeOption, type QuotaLimits } from '../src/config.ts';
+import { then, type Eventually } from '../src/eventually.ts';
+import { fileAdmin, redisAdmin, type KeyAdmin } from '../src/key-admin.ts';
 import {
   checkProviderSlug,
-  createKey,
-  grantProvider,
+  creation,
+  critptApproval,
   KEY_ID_PATTERN,
   KEY_PREFIX,
   KeyInputError,
   KeyStoreError,
-  loadKeys,
+  providerGrant,
+  providerUngrant,
   publicRecord,
-  regenerateKey,
-  revokeKey,
-  setCritptApproval,
-  ungrantProvider,
+  regeneration,
+  revocation,
   type IssuedKey,
+  type KeyChange,
   type KeyScope,
 } from '../src/keys.ts';
-import { readCounts, usageOf } from '../src/key-usage.ts';
 import { QuotaStateError } from '../src/quota.ts';
-import { servedProviders } from '../src/served-providers.ts';
+import { checkServed } from '../src/served-providers.ts';
 import type { Tier } from '../src/shared/routes.ts';
 import { describe, keyTable, printIssued, printRecord, usageTable, type Output } from './keys-print.ts';
 
 export type { Output } from './keys-print.ts';
 
-const HELP = `usage: npm run -s keys -- <command> [--state DIR] [--json]
-   or: node dist/keys.mjs <command> [--state DIR] [--json]
+const USAGE = `usage: npm run -s keys -- <command> [--state DIR] [--store file|redis://HOST:PORT[/DB]] [--json]
+   or: node dist/keys.mjs <command> [options]
 
 commands:
   create --tier free|pro|commercial --org ORG [--user USER] [--scope user|org]
@@ -59,10 +62,15 @@ commands:
   critpt ID on|off        approve or withdraw CritPt grading for a key
   usage                   each quota scope of the active keys: requests counted in its
                           current window, its limit and what remains (data and CritPt);
-                          reads the state folder without stopping the server or writing
+                          read beside the running server, writing nothing
+  migrate --state DIR --store redis://...
+                          copy the folder's keys and open quota windows into Redis
+                          (again is harmless: present keys and counts are kept)
 
 options:
   --state DIR     private state folder (default: $STATE_DIR, else state)
+  --store S       file (the state folder) or the Redis the servers share
+                  (default: $STORE, else file)
   --snapshot DIR  snapshot folder whose current build names the providers
                   (default: $SNAPSHOT_DIR, else snapshot)
   --json          print JSON instead of text
@@ -74,6 +82,7 @@ as the server does; set them as the server runs with them.`;
 const OPTIONS = {
   // The same folder the server uses when it is started with STATE_DIR.
   state: { type: 'string', default: process.env.STATE_DIR ?? 'state' },
+  store: { type: 'string', default: process.env.STORE ?? 'file' },
   snapshot: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
@@ -88,7 +97,7 @@ const OPTIONS = {
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
-const COMMON: readonly OptionName[] = ['state', 'json', 'help'];
+const COMMON: readonly OptionName[] = ['state', 'store', 'json', 'help'];
 
 const COMMANDS: Record<string, { operands: readonly string[]; options: readonly OptionName[] }> = {
   create: { operands: [], options: ['tier', 'org', 'user', 'scope', 'quota', 'grant', 'critpt', 'force', 'snapshot'] },
@@ -99,6 +108,7 @@ const COMMANDS: Record<string, { operands: readonly string[]; options: readonly 
   ungrant: { operands: ['ID', 'PROVIDER_SLUG'], options: [] },
   critpt: { operands: ['ID', 'on|off'], options: [] },
   usage: { operands: [], options: [] },
+  migrate: { operands: [], options: [] },
 };
 
 class UsageError extends Error {}
@@ -148,35 +158,15 @@ function onOff(text: string): boolean {
   return text === 'on';
 }
 
-/**
- * A grant names a provider the served snapshot answers for, or the key could never use it. With
- * --force a slug the snapshot lacks (a provider the next build adds) is granted with a warning.
- */
-function checkServed(io: Output, slugs: readonly string[], values: Values): void {
-  if (slugs.length === 0) return;
-  const dir = values.snapshot ?? process.env.SNAPSHOT_DIR ?? 'snapshot';
-  let served;
-  try {
-    served = servedProviders(dir);
-  } catch (error) {
-    if (!values.force) throw new KeyStoreError(`${(error as Error).message}; cannot check the provider (pass --snapshot DIR, or --force to grant unchecked)`);
-    io.err(`keys: warning: ${(error as Error).message}; granting unchecked (--force)`);
-    return;
-  }
-  for (const slug of slugs.map(checkProviderSlug)) {
-    if (served.slugs.has(slug)) continue;
-    const known = [...served.slugs].sort();
-    const listed = known.length > 10 ? `${known.slice(0, 10).join(', ')}, ... (${known.length})` : known.join(', ');
-    const message = `provider ${slug} is not in the served snapshot ${served.buildId} (${dir}); it has ${listed || 'none'}`;
-    if (!values.force) throw new KeyStoreError(`${message}. Use --force to grant it anyway (a provider a coming build adds)`);
-    io.err(`keys: warning: ${message}; granted anyway (--force)`);
-  }
+/** A grant must name a provider of the served snapshot (see checkServed); --force makes it a warning. */
+function checkGrants(io: Output, slugs: readonly string[], values: Values): void {
+  checkServed(slugs.map(checkProviderSlug), { snapshotDir: values.snapshot ?? process.env.SNAPSHOT_DIR ?? 'snapshot', force: values.force ?? false }, (text) => io.err(`keys: warning: ${text}`));
 }
 
-function create(io: Output, values: Values): IssuedKey {
+function create(io: Output, values: Values): KeyChange<IssuedKey> {
   if (values.tier === undefined) throw new UsageError('create needs --tier free|pro|commercial');
   if (values.org === undefined) throw new UsageError('create needs --org ORG');
-  const input = {
+  const change = creation({
     tier: values.tier as Tier,
     org: values.org,
     user: values.user ?? null,
@@ -184,85 +174,110 @@ function create(io: Output, values: Values): IssuedKey {
     quota: quotaOf(values.quota),
     grants: values.grant ?? [],
     critpt: values.critpt ?? false,
-  };
-  // A tier that cannot hold grants is refused before the snapshot is looked at.
-  if (input.grants.length > 0 && input.tier === 'commercial') checkServed(io, input.grants, values);
-  return createKey(values.state, input);
+  });
+  // creation() has refused grants on a tier that cannot use them before the snapshot is read.
+  checkGrants(io, values.grant ?? [], values);
+  return change;
 }
 
-function usage(io: Output, state: string, json: boolean): void {
-  let options;
+/** The quota limits as the server resolves them from the environment. */
+function serverLimits(): QuotaLimits {
   try {
-    options = resolveOptions([], process.env);
+    const options = resolveOptions([], process.env);
+    if (options !== 'help') return options.limits;
   } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(error.message.replace(/^--(\S+)/, (_, flag: string) => `${flag.toUpperCase().replaceAll('-', '_')}`));
-    throw error;
+    if (!(error instanceof ConfigError)) throw error;
+    throw new UsageError(error.message.replace(/^--(\S+)/, (_, flag: string) => flag.toUpperCase().replaceAll('-', '_')));
   }
-  if (options === 'help') return;
-  const rows = usageOf(loadKeys(state) ?? [], readCounts(state), options.limits, Date.now());
-  if (json) io.out(JSON.stringify(rows, null, 2));
-  else if (rows.length === 0) io.err(`no active keys in ${state}`);
-  else io.out(usageTable(rows));
+  throw new Error('unreachable: no --help in an empty argument list');
 }
 
-function execute(argv: string[], io: Output): void {
-  const { command, operands, values } = parse(argv);
-  const { state, json } = values;
+/** A command on an open store: at once on the file store, later on Redis. */
+function perform(admin: KeyAdmin, command: string, operands: string[], values: Values, io: Output): Eventually<void> {
+  const { json } = values;
   switch (command) {
-    case 'help':
-      io.out(HELP);
-      return;
     case 'create':
-      return printIssued(io, create(io, values), json, 'created');
-    case 'list': {
-      const records = (loadKeys(state) ?? []).map(publicRecord);
-      if (json) io.out(JSON.stringify(records, null, 2));
-      else if (records.length === 0) io.err(`no keys in ${state}`);
-      else io.out(keyTable(records));
-      return;
-    }
-    case 'revoke': {
-      const record = revokeKey(state, keyId(operands[0]));
-      return printRecord(io, record, json, `revoked ${describe(record)}`);
-    }
+      return then(admin.apply(create(io, values)), (issued) => printIssued(io, issued, json, 'created'));
+    case 'list':
+      return then(admin.list(), (found) => {
+        const records = (found ?? []).map(publicRecord);
+        if (json) io.out(JSON.stringify(records, null, 2));
+        else if (records.length === 0) io.err(`no keys in ${admin.where}`);
+        else io.out(keyTable(records));
+      });
+    case 'revoke':
+      return then(admin.apply(revocation(keyId(operands[0]))), (record) => printRecord(io, record, json, `revoked ${describe(record)}`));
     case 'regenerate':
-      return printIssued(io, regenerateKey(state, keyId(operands[0])), json, 'regenerated');
+      return then(admin.apply(regeneration(keyId(operands[0]))), (issued) => printIssued(io, issued, json, 'regenerated'));
     case 'grant': {
       const id = keyId(operands[0]);
-      checkServed(io, [checkProviderSlug(operands[1])], values);
-      const record = grantProvider(state, id, operands[1]);
-      return printRecord(io, record, json, `${record.id} now holds ${record.grants.length} grant${record.grants.length === 1 ? '' : 's'}, including ${operands[1]}`);
+      checkGrants(io, [operands[1]], values);
+      return then(admin.apply(providerGrant(id, operands[1])), (record) =>
+        printRecord(io, record, json, `${record.id} now holds ${record.grants.length} grant${record.grants.length === 1 ? '' : 's'}, including ${operands[1]}`),
+      );
     }
-    case 'ungrant': {
-      const record = ungrantProvider(state, keyId(operands[0]), checkProviderSlug(operands[1]));
-      return printRecord(io, record, json, `${record.id} no longer holds a grant for ${operands[1]} (${record.grants.length} left)`);
-    }
+    case 'ungrant':
+      return then(admin.apply(providerUngrant(keyId(operands[0]), checkProviderSlug(operands[1]))), (record) =>
+        printRecord(io, record, json, `${record.id} no longer holds a grant for ${operands[1]} (${record.grants.length} left)`),
+      );
     case 'critpt': {
       const id = keyId(operands[0]);
-      const record = setCritptApproval(state, id, onOff(operands[1]));
-      return printRecord(io, record, json, `${record.id}: CritPt grading ${record.critpt ? 'approved' : 'withdrawn'}`);
+      return then(admin.apply(critptApproval(id, onOff(operands[1]))), (record) => printRecord(io, record, json, `${record.id}: CritPt grading ${record.critpt ? 'approved' : 'withdrawn'}`));
     }
     case 'usage':
-      return usage(io, state, json);
+      return then(admin.usage(serverLimits(), Date.now()), (rows) => {
+        if (json) io.out(JSON.stringify(rows, null, 2));
+        else if (rows.length === 0) io.err(`no active keys in ${admin.where}`);
+        else io.out(usageTable(rows));
+      });
   }
 }
 
-/** Run one keys command; the exit status (see the top of this file). */
-export function run(argv: string[], io: Output = CONSOLE): number {
+function execute(argv: string[], io: Output): Eventually<void> {
+  const { command, operands, values } = parse(argv);
+  if (command === 'help') return io.out(USAGE);
+  let store;
   try {
-    execute(argv, io);
-    return 0;
+    store = storeOption(values.store);
   } catch (error) {
-    if (error instanceof UsageError || error instanceof KeyInputError) {
-      io.err(`keys: ${error.message}\n\n${HELP}`);
-      return 2;
-    }
-    if (error instanceof KeyStoreError || error instanceof QuotaStateError) {
-      io.err(`keys: ${error.message}`);
-      return 1;
-    }
-    throw error;
+    throw new UsageError((error as ConfigError).message);
   }
+  if (store === 'file') {
+    if (command === 'migrate') throw new UsageError('migrate copies a state folder into Redis: give --store redis://HOST:PORT[/DB]');
+    return perform(fileAdmin(values.state), command, operands, values, io);
+  }
+  return redisAdmin(store).then(async (admin) => {
+    try {
+      if (command === 'migrate') io.err(await admin.migrate(values.state));
+      else await perform(admin, command, operands, values, io);
+    } finally {
+      admin.close();
+    }
+  });
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) process.exitCode = run(process.argv.slice(2));
+/** The exit status of a command that failed; anything unexpected is re-thrown. */
+function failed(error: unknown, io: Output): number {
+  if (error instanceof UsageError || error instanceof KeyInputError) {
+    io.err(`keys: ${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (error instanceof KeyStoreError || error instanceof QuotaStateError) {
+    io.err(`keys: ${error.message}`);
+    return 1;
+  }
+  throw error;
+}
+
+/** Run one keys command; the exit status (see the top of this file), later when the store is Redis. */
+export function run(argv: string[], io: Output = CONSOLE): Eventually<number> {
+  let done: Eventually<void>;
+  try {
+    done = execute(argv, io);
+  } catch (error) {
+    return failed(error, io);
+  }
+  return done instanceof Promise ? done.then(() => 0, (error: unknown) => failed(error, io)) : 0;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) process.exitCode = await run(process.argv.slice(2));

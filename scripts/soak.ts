@@ -1,7 +1,9 @@
 /**
- * `npm run soak -- [--minutes N] [--clients N]`: mixed load from several clients while the
- * snapshot is rebuilt every 30 s and the server is killed with SIGKILL and restarted every
- * minute. At the end it checks that:
+ * `npm run soak -- [--minutes N] [--clients N] [--store redis://HOST:PORT[/DB]]`: mixed load
+ * from several clients while the snapshot is rebuilt every 30 s and the server is killed with
+ * SIGKILL and restarted every minute. With `--store redis://...` two servers share that Redis
+ * behind one load generator (clients alternate between them) and the kills alternate too.
+ * At the end it checks that:
  *   - no request failed, other than those cut by a kill (connection reset or refused);
  *   - no response mixed two snapshots (every body hashes to the ETag it came with);
  *   - every scope's quota counter equals the 200 answers it was sent, give or take the
@@ -16,23 +18,28 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createKey } from '../src/keys.ts';
+import { storeOption } from '../src/config.ts';
+import { fileAdmin, redisAdmin } from '../src/key-admin.ts';
+import { creation, type NewKey } from '../src/keys.ts';
 import { contentHash } from '../src/shared/manifest.ts';
 import { bundle } from './bundle.ts';
 import { ROOT, spawnServer } from './processes.ts';
 
-// The server listens where it likes (port 0); restarts may move it, so clients read `port`.
-let port = 0;
+// The servers listen where they like (port 0); restarts may move them, so clients read `ports`.
+const ports: number[] = [];
 const REBUILD_EVERY_MS = 30_000;
 const KILL_EVERY_MS = 60_000;
 
-const { values } = parseArgs({ options: { minutes: { type: 'string', default: '5' }, clients: { type: 'string', default: '8' }, help: { type: 'boolean', short: 'h' } }, strict: true });
+const { values } = parseArgs({ options: { minutes: { type: 'string', default: '5' }, clients: { type: 'string', default: '8' }, store: { type: 'string', default: 'file' }, help: { type: 'boolean', short: 'h' } }, strict: true });
 if (values.help) {
-  console.log('usage: npm run soak -- [--minutes N] [--clients N]\n\n  --minutes N  how long to run (default 5)\n  --clients N  concurrent clients (default 8)');
+  console.log('usage: npm run soak -- [--minutes N] [--clients N] [--store file|redis://HOST:PORT[/DB]]\n\n  --minutes N  how long to run (default 5)\n  --clients N  concurrent clients (default 8)\n  --store S    file (one server), or a Redis two servers share');
   process.exit(0);
 }
 const minutes = Number(values.minutes);
 const clients = Number(values.clients);
+const store = storeOption(values.store);
+/** One server on its state folder; two on a shared Redis. */
+const SERVERS = store === 'file' ? 1 : 2;
 
 interface Reply {
   status: number;
@@ -42,9 +49,9 @@ interface Reply {
   limit?: string;
 }
 
-function get(path: string, key: string, method = 'GET'): Promise<Reply> {
+function get(path: string, key: string, method = 'GET', server = 0): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method, headers: { 'x-api-key': key }, agent: false }, (res) => {
+    const req = request({ host: '127.0.0.1', port: ports[server], path, method, headers: { 'x-api-key': key }, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, etag: res.headers.etag, body: Buffer.concat(chunks), remaining: res.headers['x-ratelimit-remaining'] as string, limit: res.headers['x-ratelimit-limit'] as string }));
@@ -55,13 +62,13 @@ function get(path: string, key: string, method = 'GET'): Promise<Reply> {
   });
 }
 
-/** What a failure must clean up: the server running now and the work folder. */
-const cleanup: { server: ChildProcess | null; work: string | null } = { server: null, work: null };
+/** What a failure must clean up: the servers running now and the work folder. */
+const cleanup: { servers: ChildProcess[]; work: string | null } = { servers: [], work: null };
 
-async function startServer(bundlePath: string, snapshot: string, state: string): Promise<ChildProcess> {
-  const server = await spawnServer(['--port', '0', '--snapshot', snapshot, '--state', state, '--quiet'], [bundlePath]);
-  port = server.port;
-  cleanup.server = server.child;
+async function startServer(bundlePath: string, snapshot: string, state: string, n: number): Promise<ChildProcess> {
+  const server = await spawnServer(['--port', '0', '--snapshot', snapshot, '--state', state, '--store', values.store, '--quiet'], [bundlePath]);
+  ports[n] = server.port;
+  cleanup.servers[n] = server.child;
   return server.child;
 }
 
@@ -79,22 +86,27 @@ async function main(): Promise<void> {
   await bundle(work);
 
   // Scopes: two keys sharing an org counter, Free keys that run out, Commercial keys that do not.
+  // Orgs are named for this run, so a Redis that served an earlier one holds no counts of theirs.
   const providers = JSON.parse(readFileSync(join(data, 'providers.json'), 'utf8')) as { slug: string }[];
+  const run = Date.now().toString(36);
+  const admin = store === 'file' ? fileAdmin(state) : await redisAdmin(store);
+  const issue = async (scope: string, input: NewKey) => ({ scope: scope.replace(/:(\w+)/, `:$1-${run}`), ...(await admin.apply(creation({ ...input, org: `${input.org}-${run}` }))) });
   const keys = [
-    { scope: 'org:shared', ...createKey(state, { tier: 'pro', org: 'shared', user: 'a', scope: 'org' }) },
-    { scope: 'org:shared', ...createKey(state, { tier: 'pro', org: 'shared', user: 'b', scope: 'org' }) },
-    { scope: 'user:free/f1', ...createKey(state, { tier: 'free', org: 'free', user: 'f1' }) },
-    { scope: 'user:free/f2', ...createKey(state, { tier: 'free', org: 'free', user: 'f2' }) },
-    { scope: 'user:big/c1', ...createKey(state, { tier: 'commercial', org: 'big', user: 'c1', quota: 10_000_000, grants: providers.map((p) => p.slug) }) },
-    { scope: 'user:big/c2', ...createKey(state, { tier: 'commercial', org: 'big', user: 'c2', quota: 10_000_000, grants: providers.map((p) => p.slug) }) },
+    await issue('org:shared', { tier: 'pro', org: 'shared', user: 'a', scope: 'org' }),
+    await issue('org:shared', { tier: 'pro', org: 'shared', user: 'b', scope: 'org' }),
+    await issue('user:free/f1', { tier: 'free', org: 'free', user: 'f1' }),
+    await issue('user:free/f2', { tier: 'free', org: 'free', user: 'f2' }),
+    await issue('user:big/c1', { tier: 'commercial', org: 'big', user: 'c1', quota: 10_000_000, grants: providers.map((p) => p.slug) }),
+    await issue('user:big/c2', { tier: 'commercial', org: 'big', user: 'c2', quota: 10_000_000, grants: providers.map((p) => p.slug) }),
   ];
+  admin.close();
   // Each key asks for routes its tier may read, so the load is answers, not refusals.
   const free = ['/api/v2/language/models/free', '/api/v2/data/llms/models', '/api/v2/media/music/instrumental/models/free'];
   const pro = [...free, '/api/v2/language/models?page=1', '/api/v2/language/models?prompt_type=100k', '/api/v2/media/text-to-image/models?include_categories=true'];
   const commercial = [...pro, `/api/v2/language/providers/${providers[0].slug}/measurements`, `/api/v2/language/providers/${providers[0].slug}`, `/api/v2/language/providers/${providers[0].slug}/performance`];
   const routesOf = { free, pro, commercial };
 
-  let server = await startServer(bundlePath, snapshot, state);
+  const servers = await Promise.all(Array.from({ length: SERVERS }, (_, n) => startServer(bundlePath, snapshot, state, n)));
   const answered = new Map<string, number>();
   const cut = new Map<string, number>();
   const statuses = new Map<number, number>();
@@ -113,7 +125,7 @@ async function main(): Promise<void> {
       const path = routes[(i * 7 + n) % routes.length];
       requests++;
       try {
-        const reply = await get(path, key.key);
+        const reply = await get(path, key.key, 'GET', (i + n) % SERVERS);
         statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);
         if (reply.status === 200) {
           answered.set(key.scope, (answered.get(key.scope) ?? 0) + 1);
@@ -140,10 +152,11 @@ async function main(): Promise<void> {
 
   const killer = setInterval(async () => {
     restarting = true;
-    server.kill('SIGKILL');
-    await new Promise((r) => server.once('exit', r));
+    const victim = kills % SERVERS;
+    servers[victim].kill('SIGKILL');
+    await new Promise((r) => servers[victim].once('exit', r));
     kills++;
-    server = await startServer(bundlePath, snapshot, state);
+    servers[victim] = await startServer(bundlePath, snapshot, state, victim);
     // Requests cut by the kill fail within moments; after that a failure is a failure.
     setTimeout(() => (restarting = false), 500);
   }, KILL_EVERY_MS);
@@ -179,14 +192,14 @@ async function main(): Promise<void> {
     const mayHaveCounted = cut.get(scope) ?? 0;
     if (counted < sent || counted > sent + mayHaveCounted) mismatches.push(`${scope}: counted ${counted}, answered 200 ${sent}, cut ${mayHaveCounted}`);
   }
-  server.kill('SIGTERM');
+  for (const server of servers) server.kill('SIGTERM');
   rmSync(work, { recursive: true, force: true });
 
   const cutTotal = [...cut.values()].reduce((a, b) => a + b, 0);
   const ok = failures.length === 0 && mixed === 0 && mismatches.length === 0;
   const summary = [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${n}x${s}`).join(' ');
   console.log(
-    `soak: ${ok ? 'PASS' : 'FAIL'} ${minutes} min, ${requests} requests (${summary}; ${cutTotal} cut by ${kills} kills), ${rebuilds} rebuilds, ` +
+    `soak: ${ok ? 'PASS' : 'FAIL'} ${minutes} min, ${SERVERS} server${SERVERS > 1 ? 's' : ''} on ${store === 'file' ? 'the state folder' : `redis://${store.label}`}, ${requests} requests (${summary}; ${cutTotal} cut by ${kills} kills), ${rebuilds} rebuilds, ` +
       `${failures.length} failures, ${mixed} mixed responses, quota ${mismatches.length ? `wrong for ${mismatches.join('; ')}` : `exact for ${scopes.length} scopes`}`,
   );
   const sorted = [...healthz].sort((a, b) => a - b);
@@ -199,6 +212,6 @@ async function main(): Promise<void> {
 try {
   await main();
 } finally {
-  cleanup.server?.kill('SIGKILL');
+  for (const server of cleanup.servers) server.kill('SIGKILL');
   if (cleanup.work) rmSync(cleanup.work, { recursive: true, force: true });
 }

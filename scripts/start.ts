@@ -72,6 +72,8 @@ async function prepare(): Promise<{ demo: IssuedKey[] | null; stateDir: string }
     }
     console.error(`build failed; serving the previous snapshot ${previous.manifest.build_id} until the datasets above are fixed`);
   }
+  // Keys in a shared Redis are issued with the keys command (--store), never as demo keys.
+  if (options.store !== 'file') return { demo: null, stateDir: options.stateDir };
   ensurePrivateDir(options.stateDir);
   const providers = JSON.parse(readFileSync(join(DATA_DIR, 'providers.json'), 'utf8')) as { slug: string }[];
   const demo = ensureDemoKeys(options.stateDir, providers.map((p) => p.slug));

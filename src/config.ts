@@ -3,6 +3,7 @@
  * reads process.argv or process.env.
  */
 import { parseArgs } from 'node:util';
+import { parseRedisUrl, type RedisAddress } from './redis-client.ts';
 
 export interface QuotaLimits {
   free: number;
@@ -21,6 +22,8 @@ export interface ServerOptions {
   /** The folder holding `current` and the builds. */
   snapshotDir: string;
   stateDir: string;
+  /** Where keys and quota counters live: the state folder, or a Redis shared by several servers. */
+  store: 'file' | RedisAddress;
   critptUpstream: string | null;
   critptTimeoutSeconds: number;
   critptMaxBodyBytes: number;
@@ -44,6 +47,7 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   host: '127.0.0.1',
   snapshotDir: 'snapshot',
   stateDir: 'state',
+  store: 'file',
   critptUpstream: null,
   critptTimeoutSeconds: 30 * 60,
   critptMaxBodyBytes: 16 * 1024 * 1024,
@@ -62,6 +66,7 @@ export const FLAGS = {
   host: { env: 'HOST', help: 'address to listen on', default: '127.0.0.1' },
   snapshot: { env: 'SNAPSHOT_DIR', help: 'folder with `current` and the builds', default: 'snapshot' },
   state: { env: 'STATE_DIR', help: 'private folder for keys and quota counters', default: 'state' },
+  store: { env: 'STORE', help: 'file (the state folder) or redis://HOST:PORT[/DB] shared by several servers', default: 'file' },
   'critpt-upstream': { env: 'CRITPT_UPSTREAM', help: 'URL of the CritPt grading service', default: 'none' },
   'critpt-timeout': { env: 'CRITPT_TIMEOUT', help: 'seconds a grading may take', default: '1800' },
   'critpt-max-body-mb': { env: 'CRITPT_MAX_BODY_MB', help: 'largest grading request, in MiB', default: '16' },
@@ -79,6 +84,16 @@ export class ConfigError extends Error {}
 function integer(name: string, text: string, min: number, max: number): number {
   if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new ConfigError(`--${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(text)}`);
   return Number(text);
+}
+
+/** `file`, or a Redis URL: the store of keys and quota counters. */
+export function storeOption(text: string): ServerOptions['store'] {
+  if (text === 'file') return 'file';
+  try {
+    return parseRedisUrl(text);
+  } catch (error) {
+    throw new ConfigError(`--store must be file or redis://HOST:PORT[/DB]: ${(error as Error).message}`);
+  }
 }
 
 function url(name: string, text: string): string {
@@ -112,6 +127,7 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
     host: get('host') ?? d.host,
     snapshotDir: get('snapshot') ?? d.snapshotDir,
     stateDir: get('state') ?? d.stateDir,
+    store: maybe('store', storeOption, d.store),
     critptUpstream: maybe('critpt-upstream', (t) => url('critpt-upstream', t), d.critptUpstream),
     critptTimeoutSeconds: maybe('critpt-timeout', (t) => integer('critpt-timeout', t, 1, 24 * 3600), d.critptTimeoutSeconds),
     critptMaxBodyBytes: maybe('critpt-max-body-mb', (t) => integer('critpt-max-body-mb', t, 1, 1024) * 1024 * 1024, d.critptMaxBodyBytes),

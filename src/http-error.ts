@@ -30,6 +30,14 @@ export function quotaUnavailable(): HttpError {
   return new HttpError(503, 'Quota bookkeeping is unavailable (state folder not writable); retry later', { retry_after: QUOTA_RETRY_SECONDS }, { 'Retry-After': QUOTA_RETRY_SECONDS });
 }
 
+/** Seconds a client should wait after a 503 for an unreachable shared store: it reconnects within a second. */
+const STORE_RETRY_SECONDS = 2;
+
+/** The shared state store (Redis) cannot be reached: no key is checked and nothing is served uncounted. */
+export function storeUnavailable(): HttpError {
+  return new HttpError(503, 'Quota bookkeeping is unavailable (the shared state store cannot be reached); retry later', { retry_after: STORE_RETRY_SECONDS }, { 'Retry-After': STORE_RETRY_SECONDS });
+}
+
 /** The JSON body of every error response: `{error, details}`, unless the error brings its own. */
 export function errorBody(error: HttpError): string {
   return JSON.stringify(error.body ?? { error: error.message, details: error.details });

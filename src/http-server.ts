@@ -11,6 +11,8 @@ import { MAX_TARGET_LENGTH } from './router.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
 /** Connections node's header or request timeout ended (their exchange is logged as 408). */
 export const timedOutSockets = new WeakSet<Duplex>();
 
@@ -51,36 +53,64 @@ export const HTTP_LIMITS = {
   maxHeaderSize: 16 * 1024,
   /** A connection whose response has unsent bytes and made no progress for this long is closed. */
   sendStallMs: 30_000,
-  /** Answers under way on one connection (pipelined requests) before it is no longer read. */
-  maxInFlightPerConnection: 16,
+  /** Answers under way on one connection; further pipelined requests wait, and it is no longer read. */
+  maxInFlightPerConnection: 4,
+  /** Pipelined requests waiting on all connections together; past it, a connection that adds one is closed. */
+  maxWaiting: 4096,
 };
 
 /**
- * Bound what one client can make the server hold. Reading stops on a connection with too many
- * answers under way (pipelining without reading them), and resumes as they go out; and a
- * connection whose unsent answer makes no progress for `sendStallMs` is closed, so a client
- * that never reads cannot pin its answers in memory (a slow CritPt stream lives while it moves).
+ * Bound what one client can make the server hold. A connection gets at most
+ * `maxInFlightPerConnection` answers under way: node:http parses a whole chunk of pipelined
+ * requests at once, so the rest wait, unanswered, in arrival order, and the socket is no longer
+ * read until answers go out (a client that pipelines without reading costs node's parsed
+ * requests, not our answers to them). Past `maxWaiting` waiting requests on the whole server,
+ * a connection that pipelines one more is closed. A connection whose unsent answer makes no progress for
+ * `sendStallMs` is closed, so a client that never reads cannot pin its answers in memory (a slow
+ * CritPt stream lives while it moves).
  */
-function boundClients(server: Server, limits: typeof HTTP_LIMITS): void {
-  const inFlight = new Map<Socket, number>();
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+function boundClients(handle: RequestHandler, server: Server, limits: typeof HTTP_LIMITS): RequestHandler {
+  const lanes = new Map<Socket, { inFlight: number; waiting: [IncomingMessage, ServerResponse][] }>();
+  let waiting = 0;
+  const drop = (socket: Socket): void => {
+    waiting -= lanes.get(socket)?.waiting.length ?? 0;
+    lanes.delete(socket);
+  };
+  const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
     const socket = req.socket;
-    const count = (inFlight.get(socket) ?? 0) + 1;
-    inFlight.set(socket, count);
-    if (count > limits.maxInFlightPerConnection) socket.pause();
+    // A request read before its connection closed has no one left to answer.
+    if (socket.destroyed) return drop(socket);
+    let lane = lanes.get(socket);
+    if (!lane) lanes.set(socket, (lane = { inFlight: 0, waiting: [] }));
+    if (lane.inFlight >= limits.maxInFlightPerConnection) {
+      // node:http has already parsed these; what bounds them is closing the connection that
+      // pipelines past the server-wide budget (its parsed requests go with it).
+      if (waiting >= limits.maxWaiting) return void socket.destroy();
+      lane.waiting.push([req, res]);
+      waiting++;
+      socket.pause();
+      return;
+    }
+    lane.inFlight++;
+    const current = lane;
     res.once('close', () => {
-      const left = (inFlight.get(socket) ?? 1) - 1;
-      if (left > 0) inFlight.set(socket, left);
-      else inFlight.delete(socket);
-      if (left <= limits.maxInFlightPerConnection && socket.isPaused()) socket.resume();
+      current.inFlight--;
+      const next = current.waiting.shift();
+      if (next) {
+        waiting--;
+        return dispatch(...next);
+      }
+      if (current.inFlight === 0) lanes.delete(socket);
+      if (socket.isPaused() && !socket.destroyed) socket.resume();
     });
-  });
+    handle(req, res);
+  };
   const progress = new Map<Socket, { written: number; since: number }>();
   server.on('connection', (socket: Socket) => {
     progress.set(socket, { written: 0, since: performance.now() });
     socket.once('close', () => {
       progress.delete(socket);
-      inFlight.delete(socket);
+      drop(socket);
     });
   });
   const sweep = setInterval(() => {
@@ -92,10 +122,11 @@ function boundClients(server: Server, limits: typeof HTTP_LIMITS): void {
   }, Math.min(5000, limits.sendStallMs / 2));
   sweep.unref();
   server.once('close', () => clearInterval(sweep));
+  return dispatch;
 }
 
 /** The server for a request handler (the app's `handle`). */
-export function createHttpServer(handle: (req: IncomingMessage, res: ServerResponse) => void, limits = HTTP_LIMITS): Server {
+export function createHttpServer(handle: RequestHandler, limits = HTTP_LIMITS): Server {
   const server = createServer(
     {
       headersTimeout: limits.headersTimeout,
@@ -108,7 +139,10 @@ export function createHttpServer(handle: (req: IncomingMessage, res: ServerRespo
       // Checked by the handler below, so the answer is JSON like every other.
       requireHostHeader: false,
     },
-    (req, res) => (req.headers.host === undefined && req.httpVersionMinor >= 1 ? answerPlain(res, new HttpError(400, 'Host header is required', { header: 'host' })) : handle(req, res)),
+  );
+  const bounded = boundClients(handle, server, limits);
+  server.on('request', (req: IncomingMessage, res: ServerResponse) =>
+    req.headers.host === undefined && req.httpVersionMinor >= 1 ? answerPlain(res, new HttpError(400, 'Host header is required', { header: 'host' })) : bounded(req, res),
   );
   // Long gradings must not be cut by an idle timer; request and header timeouts still apply.
   server.timeout = 0;
@@ -117,7 +151,6 @@ export function createHttpServer(handle: (req: IncomingMessage, res: ServerRespo
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => answerPlain(res, new HttpError(417, `Expectation not supported: ${String(req.headers.expect).slice(0, 100)}`, { header: 'expect', supported: ['100-continue'] })));
   // CONNECT asks for a tunnel, which no route offers.
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => endSocket(socket, new HttpError(405, 'Method CONNECT is not allowed', { method: 'CONNECT', allowed: ['GET', 'HEAD', 'POST'] })));
-  boundClients(server, limits);
   return server;
 }
 

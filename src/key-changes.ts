@@ -69,27 +69,44 @@ function activeIndex(records: readonly KeyRecord[], id: string): number {
   return i;
 }
 
-export function createKey(stateDir: string, input: NewKey, clock: Clock = systemClock): IssuedKey {
-  settingsOf(input); // a bad value must not create the state folder
-  return updateKeys(stateDir, (records) => {
+/**
+ * A change to the list of keys: it edits the list in place (replacing a changed record, never
+ * mutating one) and returns what the keys command prints. Each store applies it its own way:
+ * the file under its lock (updateKeys), Redis with a check-and-set (redis-keys.ts).
+ */
+export type KeyChange<T> = (records: KeyRecord[]) => T;
+
+/** Issue a key; its settings are checked now, before any store is touched. */
+export function creation(input: NewKey, clock: Clock = systemClock): KeyChange<IssuedKey> {
+  settingsOf(input);
+  return (records) => {
     const issued = issue(records, input, clock);
     records.push(issued.record);
     return issued;
-  });
+  };
 }
 
-export function revokeKey(stateDir: string, id: string, clock: Clock = systemClock): KeyRecord {
-  return changeKey(stateDir, id, (record) => ({ ...record, revoked_at: new Date(clock.now()).toISOString() }));
+/** Replace one active key's record with a changed copy. */
+function recordChange(id: string, change: (record: KeyRecord) => KeyRecord): KeyChange<KeyRecord> {
+  return (records) => {
+    const i = activeIndex(records, id);
+    records[i] = freezeRecord(change(records[i]));
+    return records[i];
+  };
+}
+
+export function revocation(id: string, clock: Clock = systemClock): KeyChange<KeyRecord> {
+  return recordChange(id, (record) => ({ ...record, revoked_at: new Date(clock.now()).toISOString() }));
 }
 
 /** A new plain key for the same record: the old one stops working, id, scope and grants stay. */
-export function regenerateKey(stateDir: string, id: string): IssuedKey {
-  return updateKeys(stateDir, (records) => {
+export function regeneration(id: string): KeyChange<IssuedKey> {
+  return (records) => {
     const i = activeIndex(records, id);
     const key = generateKey();
     records[i] = freezeRecord({ ...records[i], hash: hashKey(key) });
     return { key, record: records[i] };
-  });
+  };
 }
 
 /** Only Commercial keys read measurements, so a grant on any other key could never be used. */
@@ -97,35 +114,42 @@ function grantRefusal(tier: string, id?: string): string {
   return `${id ? `key ${id} is` : 'keys of'} tier ${tier}${id ? '' : ' cannot hold grants'}: provider grants open the measurements routes, which only commercial keys may read`;
 }
 
-/** Replace one active key's record with a changed copy, under the lock. */
-function changeKey(stateDir: string, id: string, change: (record: KeyRecord) => KeyRecord): KeyRecord {
-  return updateKeys(stateDir, (records) => {
-    const i = activeIndex(records, id);
-    records[i] = freezeRecord(change(records[i]));
-    return records[i];
-  });
-}
-
-export function grantProvider(stateDir: string, id: string, providerSlug: string): KeyRecord {
+export function providerGrant(id: string, providerSlug: string): KeyChange<KeyRecord> {
   checkProviderSlug(providerSlug);
-  return changeKey(stateDir, id, (record) => {
+  return recordChange(id, (record) => {
     if (record.tier !== 'commercial') throw new KeyStoreError(grantRefusal(record.tier, id));
     return { ...record, grants: sortedUnique([...record.grants, providerSlug]) };
   });
 }
 
 /** Take one grant back; the key's next measurements request for that provider is refused. */
-export function ungrantProvider(stateDir: string, id: string, providerSlug: string): KeyRecord {
+export function providerUngrant(id: string, providerSlug: string): KeyChange<KeyRecord> {
   checkProviderSlug(providerSlug);
-  return changeKey(stateDir, id, (record) => {
+  return recordChange(id, (record) => {
     if (!record.grants.includes(providerSlug)) throw new KeyStoreError(`key ${id} holds no grant for ${providerSlug}`);
     return { ...record, grants: record.grants.filter((g) => g !== providerSlug) };
   });
 }
 
 /** Approve (true) or withdraw (false) CritPt grading for one key. */
-export function setCritptApproval(stateDir: string, id: string, approved: boolean): KeyRecord {
-  return changeKey(stateDir, id, (record) => ({ ...record, critpt: approved }));
+export function critptApproval(id: string, approved: boolean): KeyChange<KeyRecord> {
+  return recordChange(id, (record) => ({ ...record, critpt: approved }));
+}
+
+export function createKey(stateDir: string, input: NewKey, clock: Clock = systemClock): IssuedKey {
+  return updateKeys(stateDir, creation(input, clock)); // a bad value must not create the state folder
+}
+
+export function revokeKey(stateDir: string, id: string, clock: Clock = systemClock): KeyRecord {
+  return updateKeys(stateDir, revocation(id, clock));
+}
+
+export function regenerateKey(stateDir: string, id: string): IssuedKey {
+  return updateKeys(stateDir, regeneration(id));
+}
+
+export function grantProvider(stateDir: string, id: string, providerSlug: string): KeyRecord {
+  return updateKeys(stateDir, providerGrant(id, providerSlug));
 }
 
 /**

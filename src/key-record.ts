@@ -6,6 +6,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import type { Eventually } from './eventually.ts';
 import type { Tier } from './shared/routes.ts';
 import { SLUG_PATTERN } from './shared/slug.ts';
 
@@ -64,9 +65,12 @@ export interface NewKey {
   critpt?: boolean;
 }
 
-/** What the server needs of a key store: the record a presented plain key stands for, if any. */
+/**
+ * What the server needs of a key store: the record a presented plain key stands for, if any.
+ * The state folder's store answers at once; a store shared over the network answers later.
+ */
 export interface KeyLookup {
-  lookup(plainKey: string): KeyRecord | undefined;
+  lookup(plainKey: string): Eventually<KeyRecord | undefined>;
 }
 
 /** The key file is unreadable, corrupt or invalid, or a change names a key it cannot apply to. */

@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { QuotaKind, Window } from './quota-window.ts';
+import { counterKey, WindowCounts, type QuotaKind, type Window } from './quota-window.ts';
 
 export const SNAPSHOT_FILE = 'quota.json';
 export const SNAPSHOT_FORMAT = 1;
@@ -124,4 +124,32 @@ function parseSnapshot(path: string, text: string): SnapshotFile {
     throw new QuotaStateError(`quota state ${path} is not a format-${SNAPSHOT_FORMAT} quota snapshot; refusing to start rather than reset counters. Restore it from a backup, or delete it to reset every quota.`);
   }
   return snapshot;
+}
+
+/** Attempts at a consistent read while the server compacts (it rewrites quota.json, then deletes journals). */
+const READ_ATTEMPTS = 10;
+
+/**
+ * The counters as a running server holds them, read without writing or locking (keys usage and
+ * migrate; by default a torn last line, the server's write under way, is not reported). A
+ * compaction between reading quota.json and the
+ * journals could make the read miss a journal, so the read is repeated until quota.json is the
+ * same before and after it and every journal listed could be read.
+ */
+export function readCounts(stateDir: string, log: (line: string) => void = () => {}): WindowCounts {
+  let lastError: Error | null = null;
+  for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
+    const before = readSnapshotText(stateDir);
+    const counts = new WindowCounts();
+    try {
+      replayQuotaState(stateDir, log, (key, window) => counts.set(key, window), (kind, scope, at) => counts.apply(counterKey(kind, scope), at));
+    } catch (error) {
+      const missing = error instanceof QuotaStateError && (error.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+      if (!missing) throw error;
+      lastError = error as Error;
+      continue;
+    }
+    if (readSnapshotText(stateDir) === before) return counts;
+  }
+  throw new QuotaStateError(`the quota state in ${stateDir} kept changing while it was read (${lastError?.message ?? 'compactions under way'}); try again`);
 }

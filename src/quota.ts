@@ -11,7 +11,8 @@
 import type { Clock } from './clock.ts';
 import type { Eventually } from './eventually.ts';
 import { journalLine, QuotaJournal, type JournalOptions } from './quota-journal.ts';
-import { counterKey, WindowCounts, type QuotaKind, type QuotaStatus } from './quota-window.ts';
+import { readCounts } from './quota-replay.ts';
+import { counterKey, WindowCounts, type QuotaKind, type QuotaStatus, type Window } from './quota-window.ts';
 
 export { journalNumber, QuotaStateError } from './quota-journal.ts';
 export { WINDOW_MS, type QuotaKind, type QuotaStatus } from './quota-window.ts';
@@ -62,6 +63,14 @@ interface Pending {
   reject: (error: Error) => void;
 }
 
+/** The counts a state folder holds: its snapshot file, then its journals. */
+function replay(journal: QuotaJournal, counts: WindowCounts): void {
+  journal.load(
+    (key, window) => counts.set(key, window),
+    (kind, scope, at) => counts.apply(counterKey(kind, scope), at),
+  );
+}
+
 export class QuotaBook implements QuotaCounter {
   private readonly counts = new WindowCounts();
   private readonly journal: QuotaJournal;
@@ -75,10 +84,7 @@ export class QuotaBook implements QuotaCounter {
   /** Load the snapshot, replay the journals, compact, and open a fresh journal. Throws QuotaStateError on bad state. */
   static open(options: QuotaBookOptions): QuotaBook {
     const book = new QuotaBook(options);
-    book.journal.load(
-      (key, window) => book.counts.set(key, window),
-      (kind, scope, at) => book.counts.apply(counterKey(kind, scope), at),
-    );
+    replay(book.journal, book.counts);
     book.compact();
     return book;
   }
@@ -189,4 +195,11 @@ export class QuotaBook implements QuotaCounter {
   close(): void {
     this.journal.close(this.current());
   }
+}
+
+/** The windows open at `now` in a state folder, by counter, read without writing to it (keys migrate). */
+export function readWindows(stateDir: string, now: number, log: (line: string) => void): Record<string, Window> {
+  const counts = readCounts(stateDir, log);
+  counts.expire(now);
+  return counts.toRecord();
 }

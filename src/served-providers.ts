@@ -5,6 +5,7 @@
  */
 import { readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { KeyStoreError } from './key-record.ts';
 import { CURRENT_LINK, MANIFEST_FILE, type Manifest } from './shared/manifest.ts';
 
 const MEASUREMENTS_ROUTE = 'language.provider.measurements';
@@ -29,4 +30,29 @@ export function servedProviders(snapshotDir: string): ServedProviders {
     if (key.startsWith(`${MEASUREMENTS_ROUTE} `) && match) slugs.add(match[1]);
   }
   return { buildId: manifest.build_id, slugs };
+}
+
+/**
+ * A grant names a provider the served snapshot answers for, or the key could never use it:
+ * refused (KeyStoreError) otherwise. With `force` a slug the snapshot lacks (a provider the next
+ * build adds), or a snapshot that cannot be read, is only warned about.
+ */
+export function checkServed(slugs: readonly string[], options: { snapshotDir: string; force: boolean }, warn: (text: string) => void): void {
+  if (slugs.length === 0) return;
+  let served: ServedProviders;
+  try {
+    served = servedProviders(options.snapshotDir);
+  } catch (error) {
+    if (!options.force) throw new KeyStoreError(`${(error as Error).message}; cannot check the provider (pass --snapshot DIR, or --force to grant unchecked)`);
+    warn(`${(error as Error).message}; granting unchecked (--force)`);
+    return;
+  }
+  for (const slug of slugs) {
+    if (served.slugs.has(slug)) continue;
+    const known = [...served.slugs].sort();
+    const listed = known.length > 10 ? `${known.slice(0, 10).join(', ')}, ... (${known.length})` : known.join(', ');
+    const message = `provider ${slug} is not in the served snapshot ${served.buildId} (${options.snapshotDir}); it has ${listed || 'none'}`;
+    if (!options.force) throw new KeyStoreError(`${message}. Use --force to grant it anyway (a provider a coming build adds)`);
+    warn(`${message}; granted anyway (--force)`);
+  }
 }

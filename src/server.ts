@@ -13,7 +13,7 @@ import { redactPath, redactQuery, type AccessLog } from './access-log.ts';
 import type { Clock } from './clock.ts';
 import type { Metrics } from './metrics.ts';
 import type { ServerOptions } from './config.ts';
-import { errorBody, HttpError, quotaUnavailable } from './http-error.ts';
+import { errorBody, HttpError } from './http-error.ts';
 import type { KeyLookup, KeyRecord } from './keys.ts';
 import type { Encoding } from './shared/manifest.ts';
 import type { Grader } from './critpt.ts';
@@ -23,6 +23,7 @@ import { bytesSent, send, type Headers } from './respond.ts';
 import { chooseEncoding, etagMatches, prefersHtml } from './negotiate.ts';
 import { QueryValidator, type QueryValues } from './query.ts';
 import type { QuotaCounter, QuotaStatus } from './quota.ts';
+import { countAnswer, quotaExceeded, rateLimitHeaders } from './quota-answers.ts';
 import { parseTarget, Router } from './router.ts';
 import { timedOutSockets } from './http-server.ts';
 import { admitKey, admitProvider, dataLimit, measurementsStartDay, quotaScope } from './policy.ts';
@@ -46,15 +47,6 @@ export interface AppParts {
   readiness: () => string | null;
   metrics?: Metrics;
   accessLog?: AccessLog;
-}
-
-
-function rateLimitHeaders(status: QuotaStatus): Headers {
-  return {
-    'X-RateLimit-Limit': status.limit,
-    'X-RateLimit-Remaining': status.remaining,
-    'X-RateLimit-Reset': Math.ceil(status.resetAt / 1000),
-  };
 }
 
 
@@ -147,22 +139,29 @@ export class App {
     send(res, httpError.status, headers, errorBody(httpError), req.method === 'HEAD');
   }
 
-  private authenticate(req: IncomingMessage): KeyRecord {
+  /** The presented key's record: at once from the state folder, later from a shared store. */
+  private authenticate(req: IncomingMessage): Eventually<KeyRecord> {
     const presented = req.headers['x-api-key'];
     if (presented === undefined || presented === '') throw new HttpError(401, 'API key is required', { header: 'x-api-key' });
-    const key = typeof presented === 'string' ? this.parts.keys.lookup(presented) : undefined;
-    if (!key) throw new HttpError(401, 'Invalid API key', { header: 'x-api-key' });
-    return key;
+    return then(typeof presented === 'string' ? this.parts.keys.lookup(presented) : undefined, (key) => {
+      if (!key) throw new HttpError(401, 'Invalid API key', { header: 'x-api-key' });
+      return key;
+    });
   }
 
   /** Synchronous until something must be waited for; throws (or rejects) HttpErrors. */
   private answer(exchange: Exchange): Eventually<void> {
-    const { req, res, snapshot, keyHeaders } = exchange;
+    const { req } = exchange;
     const { path, query } = parseTarget(req.url ?? '/');
     const { route, slug } = this.router.match(req.method ?? 'GET', path);
     exchange.route = route;
     if (route.public) return this.answerPublic(exchange, route, query);
-    const key = this.authenticate(req);
+    return then(this.authenticate(req), (key) => this.answerKey(exchange, route, key, slug, query));
+  }
+
+  /** A keyed route, once the key is known: CritPt, or a data route once its quota status is known. */
+  private answerKey(exchange: Exchange, route: Route, key: KeyRecord, slug: string | undefined, query: string): Eventually<void> {
+    const { req, res, snapshot, keyHeaders } = exchange;
     exchange.keyId = key.id;
     keyHeaders['X-Platform-Tier'] = key.tier;
     if (route.answer === 'critpt') {
@@ -189,8 +188,8 @@ export class App {
     return then(body, (ready) =>
       this.sendBody(exchange, ready, encoding, () => {
         const counted = this.parts.options.counting && req.method !== 'HEAD';
-        if (!counted && before.exhausted) throw this.quotaExceeded(before);
-        return counted ? then(this.count(scope, limit), rateLimitHeaders) : {};
+        if (!counted && before.exhausted) throw quotaExceeded(before, this.parts.clock.now());
+        return counted ? then(countAnswer(this.parts.quota, scope, limit, () => this.parts.clock.now()), rateLimitHeaders) : {};
       }),
     );
   }
@@ -237,24 +236,6 @@ export class App {
         return then(this.body(snapshot, route, PUBLIC_BODY_TIER, { format: html ? 'html' : 'json' }, undefined, encoding), (body) => this.sendBody(exchange, body, encoding, () => ({}), type));
       }
     }
-  }
-
-  /** Count one answered request and wait until it is in the journal; 429 when the quota is used up. */
-  private count(scope: string, limit: number): Eventually<QuotaStatus> {
-    return then(this.parts.quota.take('data', scope, limit), ({ status, durable }) => {
-      if (!durable) throw this.quotaExceeded(status);
-      return durable.then(
-        () => status,
-        () => {
-          throw quotaUnavailable();
-        },
-      );
-    });
-  }
-
-  private quotaExceeded(status: QuotaStatus): HttpError {
-    const retryAfter = Math.max(1, Math.ceil((status.resetAt - this.parts.clock.now()) / 1000));
-    return new HttpError(429, 'Rate limit exceeded', { limit: status.limit, reset: Math.ceil(status.resetAt / 1000) }, { ...rateLimitHeaders(status), 'Retry-After': retryAfter });
   }
 
   /**

@@ -1,9 +1,8 @@
 /**
- * Start and stop the server: open the state folder (keys, quota), load the snapshot, listen.
+ * Start and stop the server: open the state store (keys, quota), load the snapshot, listen.
  * Used by the command line (`src/main.ts`, bundled as dist/server.mjs) and by the tests,
  * which start the real server on port 0.
  */
-import { accessSync, constants } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { AccessLog } from './access-log.ts';
 import { Metrics } from './metrics.ts';
@@ -11,12 +10,11 @@ import { systemClock, type Clock } from './clock.ts';
 import type { ServerOptions } from './config.ts';
 import { IdleWork } from './idle-work.ts';
 import { CritptGrader } from './critpt.ts';
-import { KeyStore } from './keys.ts';
-import { QuotaBook, type QuotaCounter } from './quota.ts';
+import type { QuotaBook, QuotaCounter } from './quota.ts';
 import { createHttpServer, HTTP_LIMITS } from './http-server.ts';
 import { App } from './server.ts';
 import { SnapshotStore } from './snapshot.ts';
-import { ensurePrivateDir } from './shared/state-files.ts';
+import { openStateStore } from './state-store.ts';
 
 export interface StartHooks {
   clock?: Clock;
@@ -28,7 +26,7 @@ export interface StartHooks {
   logError?: (line: string) => void;
   /** Timeouts and per-connection bounds of the HTTP server (default HTTP_LIMITS; tests shorten them). */
   httpLimits?: Partial<typeof HTTP_LIMITS>;
-  /** The quota counter the app and the grader use, made from the state folder's book (default: the book itself). */
+  /** The quota counter the app and the grader use, made from the state folder's book (default: the book itself; not used with Redis). */
   counter?: (book: QuotaBook) => QuotaCounter;
 }
 
@@ -37,37 +35,26 @@ export interface RunningServer {
   port: number;
   app: App;
   snapshots: SnapshotStore;
-  quota: QuotaBook;
+  /** The state folder's quota book; null with Redis. */
+  quota: QuotaBook | null;
   /** Stop accepting, let in-flight requests finish, close idle sockets, flush state. */
   close(): Promise<void>;
 }
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
-/** Why the state folder cannot take writes, or null when it can (for /readyz). */
-function stateProblem(stateDir: string): string | null {
-  try {
-    accessSync(stateDir, constants.W_OK);
-    return null;
-  } catch (error) {
-    return `state folder ${stateDir} is not writable: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
-  }
-}
-
 export async function startServer(options: ServerOptions, hooks: StartHooks = {}): Promise<RunningServer> {
   const clock = hooks.clock ?? systemClock;
   const log = hooks.log ?? ((line: string) => console.log(line));
   const logError = hooks.logError ?? ((line: string) => console.error(line));
 
-  ensurePrivateDir(options.stateDir);
-  const keys = KeyStore.open(options.stateDir, { recheck: 'every-turn', onError: (error) => logError(`keys: ${error.message}; still using the last good keys`) });
-  const quota = QuotaBook.open({ stateDir: options.stateDir, clock, log: logError });
+  const store = await openStateStore(options, { clock, log, logError });
   const idle = new IdleWork();
   const snapshots = new SnapshotStore({ root: options.snapshotDir, cacheBytes: options.cacheBytes, log, logError, idle });
   try {
     await snapshots.start();
   } catch (error) {
-    quota.close();
+    store.close();
     throw error;
   }
   snapshots.follow();
@@ -76,14 +63,14 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     ? new Metrics({ snapshot: () => ({ buildId: snapshots.current.buildId, builtAt: Date.parse(snapshots.current.manifest.built_at) }), cache: () => snapshots.cacheStats(), now: () => clock.now() })
     : undefined;
   const accessLog = options.quiet ? undefined : new AccessLog(hooks.accessLog ?? ((text) => process.stdout.write(text)));
-  const counter = hooks.counter?.(quota) ?? quota;
+  const counter = (store.book && hooks.counter?.(store.book)) || store.quota;
   const grader = new CritptGrader(
     { upstream: options.critptUpstream, timeoutSeconds: options.critptTimeoutSeconds, maxBodyBytes: options.critptMaxBodyBytes, concurrency: options.critptConcurrency, limit: options.limits.critpt },
     counter,
     clock,
     (outcome) => metrics?.gradings.inc({ outcome }),
   );
-  const app = new App({ options, clock, keys, quota: counter, grader, snapshots, logError, metrics, accessLog, readiness: () => stateProblem(options.stateDir) ?? quota.problem() });
+  const app = new App({ options, clock, keys: store.keys, quota: counter, grader, snapshots, logError, metrics, accessLog, readiness: () => store.problem() });
   const server = createHttpServer(app.handle, { ...HTTP_LIMITS, ...hooks.httpLimits });
   server.on('request', () => idle.busy());
   try {
@@ -98,7 +85,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     // The watch, the poll and the journal's fsync timer would keep a process that cannot serve alive.
     snapshots.stop();
     idle.stop();
-    quota.close();
+    store.close();
     throw error;
   }
   idle.add(app.warmSteps());
@@ -114,11 +101,11 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
       server.close(() => {
         clearTimeout(force);
         accessLog?.flush();
-        quota.close();
+        store.close();
         resolve();
       });
       server.closeIdleConnections();
     }));
 
-  return { url: `http://${host}:${port}`, port, app, snapshots, quota, close };
+  return { url: `http://${host}:${port}`, port, app, snapshots, quota: store.book, close };
 }

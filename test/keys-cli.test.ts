@@ -34,7 +34,8 @@ const [CAPSTAN, HANGAR, LARCH, YELLOWFIN] = ['capstan-serve', 'hangar-inference'
 function keysIn(state: string, ...args: string[]) {
   let stdout = '';
   let stderr = '';
-  const status = run([...args, '--state', state], { out: (text) => (stdout += `${text}\n`), err: (text) => (stderr += `${text}\n`) });
+  // The file store answers at once: the status is a number, not a promise.
+  const status = run([...args, '--state', state], { out: (text) => (stdout += `${text}\n`), err: (text) => (stderr += `${text}\n`) }) as number;
   return { status, stdout, stderr };
 }
 

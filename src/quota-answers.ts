@@ -1,0 +1,37 @@
+/**
+ * The data quota as answers show it: the rate-limit headers every answer to a valid key
+ * carries, the 429 when the quota is used up, and counting one answer before it is sent.
+ */
+import { HttpError, quotaUnavailable } from './http-error.ts';
+import { then, type Eventually } from './eventually.ts';
+import type { QuotaCounter, QuotaStatus } from './quota.ts';
+import type { Headers } from './respond.ts';
+
+export function rateLimitHeaders(status: QuotaStatus): Headers {
+  return {
+    'X-RateLimit-Limit': status.limit,
+    'X-RateLimit-Remaining': status.remaining,
+    'X-RateLimit-Reset': Math.ceil(status.resetAt / 1000),
+  };
+}
+
+export function quotaExceeded(status: QuotaStatus, now: number): HttpError {
+  const retryAfter = Math.max(1, Math.ceil((status.resetAt - now) / 1000));
+  return new HttpError(429, 'Rate limit exceeded', { limit: status.limit, reset: Math.ceil(status.resetAt / 1000) }, { ...rateLimitHeaders(status), 'Retry-After': retryAfter });
+}
+
+/**
+ * Count one answered request and wait until the count is durable (in the journal, or in
+ * Redis); 429 when the quota is used up, 503 when the count cannot be made durable.
+ */
+export function countAnswer(quota: QuotaCounter, scope: string, limit: number, now: () => number): Eventually<QuotaStatus> {
+  return then(quota.take('data', scope, limit), ({ status, durable }) => {
+    if (!durable) throw quotaExceeded(status, now());
+    return durable.then(
+      () => status,
+      () => {
+        throw quotaUnavailable();
+      },
+    );
+  });
+}

@@ -1,0 +1,257 @@
+/**
+ * A small Redis client over node:net, for the state several servers share (redis-state.ts).
+ * Only what this server needs: commands pipelined on one connection (replies come back in
+ * order, so one FIFO of waiting callers suffices), Lua scripts by SHA, reconnection with
+ * backoff, and a deadline per command.
+ *
+ * It fails fast rather than queueing: while the connection is down every command is refused at
+ * once, so a request is answered 503 at once instead of piling up behind a dead Redis. A
+ * command that got no reply in time takes the connection down with it: a later reply could
+ * not be told apart from the next command's, and a Redis that stopped answering is not one
+ * to keep sending to.
+ */
+import { createHash } from 'node:crypto';
+import { connect, type Socket } from 'node:net';
+import { encodeCommand, RespError, RespParser, RespProtocolError, type Reply } from './resp.ts';
+
+export interface RedisAddress {
+  host: string;
+  port: number;
+  db: number;
+  username: string | null;
+  password: string | null;
+  /** `host:port/db`, never the password: for messages and logs. */
+  label: string;
+}
+
+/** `redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]`; throws Error saying what is wrong. */
+export function parseRedisUrl(text: string): RedisAddress {
+  if (!URL.canParse(text)) throw new Error(`not a URL: ${JSON.stringify(text)}`);
+  const url = new URL(text);
+  if (url.protocol !== 'redis:') throw new Error(`a Redis URL starts with redis://, got ${JSON.stringify(url.protocol)}`);
+  if (url.search || url.hash) throw new Error('a Redis URL takes no query or fragment');
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (!host) throw new Error('a Redis URL needs a host');
+  const port = url.port === '' ? 6379 : Number(url.port);
+  const path = url.pathname.replace(/^\//, '');
+  if (!/^\d{0,4}$/.test(path)) throw new Error(`the database is a number (redis://HOST:PORT/DB), got ${JSON.stringify(path)}`);
+  const db = Number(path || '0');
+  const password = url.password ? decodeURIComponent(url.password) : null;
+  const username = url.username ? decodeURIComponent(url.username) : null;
+  return { host, port, db, username, password, label: `${host.includes(':') ? `[${host}]` : host}:${port}/${db}` };
+}
+
+/** The connection is down or a reply did not come in time: the command may or may not have run. */
+export class RedisUnavailable extends Error {}
+/** Redis answered the command with an error. */
+export class RedisCommandError extends Error {}
+
+/** A Lua script, sent by its SHA-1 and in full only when Redis does not know it yet. */
+export class LuaScript {
+  readonly sha: string;
+  constructor(readonly source: string) {
+    this.sha = createHash('sha1').update(source).digest('hex');
+  }
+}
+
+export interface RedisClientOptions {
+  address: RedisAddress;
+  /** A command unanswered this long fails and takes the connection down (default 2000 ms). */
+  commandTimeoutMs?: number;
+  /** Reconnection: the first wait, doubled after each failure up to the last (default 50 to 1000 ms). */
+  backoffMs?: { first: number; max: number };
+  /** Told when the connection goes down or comes back (once per change, not per retry). */
+  log?: (line: string) => void;
+}
+
+interface Waiting {
+  name: string;
+  sentAt: number;
+  resolve: (reply: Reply) => void;
+  reject: (error: Error) => void;
+}
+
+export class RedisClient {
+  private socket: Socket | null = null;
+  private ready = false;
+  private closed = false;
+  private waiting: Waiting[] = [];
+  private head = 0;
+  private corked = false;
+  private failure: string | null = 'not connected yet';
+  private loggedFailure: string | null = null;
+  private retryMs: number;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private readonly watchdog: NodeJS.Timeout;
+  private readonly parser = new RespParser((reply) => this.settle(reply));
+  private readonly timeoutMs: number;
+  private readonly backoff: { first: number; max: number };
+  private firstAttempt: Promise<void>;
+  private endFirstAttempt: () => void = () => {};
+
+  constructor(private readonly options: RedisClientOptions) {
+    this.timeoutMs = options.commandTimeoutMs ?? 2000;
+    this.backoff = options.backoffMs ?? { first: 50, max: 1000 };
+    this.retryMs = this.backoff.first;
+    this.firstAttempt = new Promise((resolve) => (this.endFirstAttempt = resolve));
+    // One timer for all commands: replies come in order, so only the oldest can be late first.
+    this.watchdog = setInterval(() => this.checkDeadline(), Math.max(10, Math.floor(this.timeoutMs / 4)));
+    this.watchdog.unref();
+    this.connect();
+  }
+
+  get address(): RedisAddress {
+    return this.options.address;
+  }
+
+  /** Settles once the first connection attempt has succeeded or failed (it never rejects). */
+  started(): Promise<void> {
+    return this.firstAttempt;
+  }
+
+  /** Why commands are refused right now, or null when connected. */
+  problem(): string | null {
+    return this.ready ? null : `Redis at ${this.options.address.label} is unreachable: ${this.failure}`;
+  }
+
+  /** Send one command; the reply, or RedisUnavailable / RedisCommandError naming the command. */
+  send(args: readonly (string | number)[]): Promise<Reply> {
+    const name = String(args[0]).toUpperCase();
+    if (!this.ready || !this.socket) return Promise.reject(new RedisUnavailable(`redis ${name}: ${this.problem() ?? 'not connected'}`));
+    return this.enqueue(this.socket, name, args);
+  }
+
+  /** Run a script: EVALSHA, and EVAL once when Redis does not know it (a restart emptied its cache). */
+  async eval(script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<Reply> {
+    try {
+      return await this.send(['EVALSHA', script.sha, keys.length, ...keys, ...args]);
+    } catch (error) {
+      if (!(error instanceof RedisCommandError && error.message.includes('NOSCRIPT'))) throw error;
+      return this.send(['EVAL', script.source, keys.length, ...keys, ...args]);
+    }
+  }
+
+  /** Close the connection and stop reconnecting; waiting commands fail. */
+  close(): void {
+    this.closed = true;
+    clearInterval(this.watchdog);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.drop('client closed');
+    this.endFirstAttempt();
+  }
+
+  private enqueue(socket: Socket, name: string, args: readonly (string | number)[]): Promise<Reply> {
+    return new Promise<Reply>((resolve, reject) => {
+      this.waiting.push({ name, sentAt: performance.now(), resolve, reject });
+      // Commands of one event-loop turn leave in one write.
+      if (!this.corked) {
+        this.corked = true;
+        socket.cork();
+        process.nextTick(() => {
+          this.corked = false;
+          socket.uncork();
+        });
+      }
+      socket.write(encodeCommand(args));
+    });
+  }
+
+  private connect(): void {
+    this.retryTimer = null;
+    if (this.closed) return;
+    const { host, port } = this.options.address;
+    const socket = connect({ host, port });
+    this.socket = socket;
+    socket.setNoDelay(true);
+    socket.setKeepAlive(true, 10_000);
+    // A connect that hangs (a dropped SYN) counts as a failed attempt.
+    socket.setTimeout(this.timeoutMs, () => socket.destroy(new Error(`connect timed out after ${this.timeoutMs} ms`)));
+    socket.on('data', (chunk: Buffer) => {
+      try {
+        this.parser.push(chunk);
+      } catch (error) {
+        if (!(error instanceof RespProtocolError)) throw error;
+        socket.destroy(error);
+      }
+    });
+    socket.on('error', (error) => this.down(socket, error.message));
+    socket.on('close', () => this.down(socket, 'connection closed'));
+    socket.once('connect', () => {
+      socket.setTimeout(0);
+      void this.handshake(socket);
+    });
+  }
+
+  /** Log in and choose the database before anyone else may send. */
+  private async handshake(socket: Socket): Promise<void> {
+    const { db, username, password } = this.options.address;
+    const steps: (string | number)[][] = [];
+    if (password !== null) steps.push(username === null ? ['AUTH', password] : ['AUTH', username, password]);
+    if (db !== 0) steps.push(['SELECT', db]);
+    steps.push(['PING']);
+    try {
+      await Promise.all(steps.map((step) => this.enqueue(socket, String(step[0]), step)));
+    } catch (error) {
+      socket.destroy(error as Error);
+      return;
+    }
+    if (socket !== this.socket) return;
+    this.ready = true;
+    this.failure = null;
+    this.retryMs = this.backoff.first;
+    if (this.loggedFailure !== null) this.options.log?.(`redis: connected to ${this.options.address.label} again`);
+    this.loggedFailure = null;
+    this.endFirstAttempt();
+  }
+
+  /** The connection ended (error, close, timeout): fail what waits, try again after a pause. */
+  private down(socket: Socket, reason: string): void {
+    if (socket !== this.socket) return;
+    this.socket = null;
+    this.ready = false;
+    this.failure = reason;
+    this.failWaiting(reason);
+    this.parser.reset();
+    socket.destroy();
+    this.endFirstAttempt();
+    if (this.closed) return;
+    if (this.loggedFailure !== reason) {
+      this.loggedFailure = reason;
+      this.options.log?.(`redis: ${this.options.address.label} unreachable (${reason}); retrying, answering 503 meanwhile`);
+    }
+    this.retryTimer = setTimeout(() => this.connect(), this.retryMs);
+    this.retryTimer.unref();
+    this.retryMs = Math.min(this.backoff.max, this.retryMs * 2);
+  }
+
+  private drop(reason: string): void {
+    if (this.socket) this.down(this.socket, reason);
+  }
+
+  private failWaiting(reason: string): void {
+    const waiting = this.waiting.slice(this.head);
+    this.waiting = [];
+    this.head = 0;
+    for (const w of waiting) w.reject(new RedisUnavailable(`redis ${w.name}: ${reason} (the command may or may not have run)`));
+  }
+
+  private settle(reply: Reply): void {
+    const w = this.waiting[this.head];
+    if (!w) {
+      this.drop('a reply came that no command asked for');
+      return;
+    }
+    this.waiting[this.head++] = undefined as unknown as Waiting;
+    if (this.head > 1024 && this.head * 2 > this.waiting.length) {
+      this.waiting = this.waiting.slice(this.head);
+      this.head = 0;
+    }
+    if (reply instanceof RespError) w.reject(new RedisCommandError(`redis ${w.name}: ${reply.message}`));
+    else w.resolve(reply);
+  }
+
+  private checkDeadline(): void {
+    const oldest = this.waiting[this.head];
+    if (oldest && performance.now() - oldest.sentAt > this.timeoutMs) this.drop(`${oldest.name} got no reply within ${this.timeoutMs} ms`);
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * Where the server keeps its state (keys, quota counters, CritPt reservations), behind the two
+ * interfaces the app uses (KeyLookup, QuotaCounter): the state folder of one server (the
+ * default; its request path stays synchronous), or a Redis shared by several servers.
+ */
+import { accessSync, constants } from 'node:fs';
+import type { Clock } from './clock.ts';
+import type { ServerOptions } from './config.ts';
+import { KeyStore, type KeyLookup } from './keys.ts';
+import { QuotaBook, type QuotaCounter } from './quota.ts';
+import { RedisClient, type RedisAddress } from './redis-client.ts';
+import { RedisKeys } from './redis-keys.ts';
+import { RedisQuota } from './redis-quota.ts';
+import { ensurePrivateDir } from './shared/state-files.ts';
+
+export interface StateStore {
+  keys: KeyLookup;
+  quota: QuotaCounter;
+  /** The state folder's book (null with Redis): tests reach into it, the file store closes it. */
+  book: QuotaBook | null;
+  /** Why requests cannot be counted right now (for /readyz), or null. */
+  problem(): string | null;
+  close(): void;
+}
+
+export interface StoreHooks {
+  clock: Clock;
+  log: (line: string) => void;
+  logError: (line: string) => void;
+}
+
+/** Why the state folder cannot take writes, or null when it can. */
+function stateProblem(stateDir: string): string | null {
+  try {
+    accessSync(stateDir, constants.W_OK);
+    return null;
+  } catch (error) {
+    return `state folder ${stateDir} is not writable: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
+  }
+}
+
+function openFileStore(stateDir: string, { clock, logError }: StoreHooks): StateStore {
+  ensurePrivateDir(stateDir);
+  const keys = KeyStore.open(stateDir, { recheck: 'every-turn', onError: (error) => logError(`keys: ${error.message}; still using the last good keys`) });
+  const book = QuotaBook.open({ stateDir, clock, log: logError });
+  return { keys, quota: book, book, problem: () => stateProblem(stateDir) ?? book.problem(), close: () => book.close() };
+}
+
+/**
+ * Connect to Redis, waiting for the first attempt only: a Redis that is down at start-up is
+ * reported by /readyz and answered with 503s until it comes, as when it goes away later.
+ */
+async function openRedisStore(address: RedisAddress, leaseMs: number, { clock, log, logError }: StoreHooks): Promise<StateStore> {
+  const client = new RedisClient({ address, log: logError });
+  await client.started();
+  const problem = client.problem();
+  if (problem) logError(`${problem}; answering 503 until it can be reached`);
+  else log(`state store: Redis at ${address.label}`);
+  return {
+    keys: new RedisKeys(client, logError),
+    quota: new RedisQuota(client, { clock, leaseMs, logError }),
+    book: null,
+    problem: () => client.problem(),
+    close: () => client.close(),
+  };
+}
+
+export async function openStateStore(options: ServerOptions, hooks: StoreHooks): Promise<StateStore> {
+  if (options.store === 'file') return openFileStore(options.stateDir, hooks);
+  // A grading holds its slot while it waits for a place and while the grader works.
+  const leaseMs = 2 * options.critptTimeoutSeconds * 1000 + 60_000;
+  return openRedisStore(options.store, leaseMs, hooks);
+}

@@ -1,0 +1,90 @@
+/**
+ * A real redis-server for a test: on a free loopback port, in a temporary folder, saving
+ * nothing unless asked (`persistent`: an append-only file fsynced at every write, so a
+ * restart keeps every count). Stopped in `close`, whatever the test did. When the binary is
+ * missing the suites say they skipped (apt-get install redis-server; .ci/run installs it).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Test } from 'uvu';
+import { run } from '../../scripts/keys.ts';
+import { freePort, stopProcess } from '../../scripts/processes.ts';
+import { parseRedisUrl, type RedisAddress } from '../../src/redis-client.ts';
+
+export const REDIS_INSTALLED = spawnSync('redis-server', ['--version']).error === undefined;
+
+/** Register a suite's tests as skipped, saying why (scripts/test.ts prints the reason). */
+export function skipWithoutRedis(s: Test, names: readonly string[]): void {
+  for (const name of names) s.skip(`${name} (skipped: redis-server is not installed)`, () => {});
+  console.log('skipped: redis-server is not installed (apt-get install redis-server; .ci/run installs it)');
+}
+
+/** The keys command, in-process (give it `--store`); its status and what it printed. */
+export async function keysCommand(...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const status = await run(args, { out: (text) => (stdout += `${text}\n`), err: (text) => (stderr += `${text}\n`) });
+  return { status, stdout, stderr };
+}
+
+export interface RedisServer {
+  url: string;
+  address: RedisAddress;
+  port: number;
+  /** Stop it (SIGTERM, or SIGKILL as a crash); `start` brings it back on the same port and folder. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+  start(): Promise<void>;
+  /** Stop it and remove its folder. */
+  close(): Promise<void>;
+}
+
+function launch(port: number, dir: string, persistent: boolean): Promise<ChildProcess> {
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--daemonize', 'no', '--logfile', ''];
+  args.push(...(persistent ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']));
+  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`redis-server did not start:\n${output}`));
+    }, 10_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk;
+      if (output.includes('Ready to accept connections')) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`redis-server exited (${code}):\n${output}`));
+    });
+  });
+}
+
+export async function startRedis(options: { persistent?: boolean; db?: number } = {}): Promise<RedisServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'redis-test-'));
+  const port = await freePort();
+  let child: ChildProcess | null = await launch(port, dir, options.persistent ?? false);
+  const url = `redis://127.0.0.1:${port}/${options.db ?? 0}`;
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
+    if (child) await stopProcess(child, signal);
+    child = null;
+  };
+  return {
+    url,
+    address: parseRedisUrl(url),
+    port,
+    stop,
+    start: async () => {
+      child = await launch(port, dir, options.persistent ?? false);
+    },
+    close: async () => {
+      await stop('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
