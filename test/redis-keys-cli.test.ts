@@ -22,7 +22,7 @@ process.on('exit', () => rmSync(root, { recursive: true, force: true }));
 const keys = keysCommand;
 
 const NAMES = {
-  commands: 'should create, list, grant, regenerate and revoke keys in Redis, never showing a hash',
+  commands: 'should create, list, grant, ungrant, approve, regenerate and revoke keys in Redis, never showing a hash',
   concurrent: 'should keep every change of keys commands run at the same time',
   refusals: 'should exit 1 naming Redis when it cannot be reached, and 2 for a store that is not one',
   migrate: 'should migrate a state folder\'s keys and open windows once, however often it is run',
@@ -33,8 +33,10 @@ let redis: RedisServer;
 
 if (!REDIS_INSTALLED) skipWithoutRedis(cli, Object.values(NAMES));
 else {
+  let snapshotDir = '';
   cli.before(async () => {
     redis = await startRedis();
+    ({ snapshotDir } = await buildFixture(join(root, 'built')));
   });
   cli.after(async () => redis.close());
 
@@ -43,13 +45,18 @@ else {
     const empty = await keys('list', ...store);
     assert.is(empty.status, 0);
     assert.match(empty.stderr, /^no keys in redis:\/\/127\.0\.0\.1:\d+\/1/);
-    const made = await keys('create', '--tier', 'pro', '--org', 'acme', '--user', 'pat', ...store);
+    const made = await keys('create', '--tier', 'commercial', '--org', 'acme', '--user', 'pat', ...store);
     assert.is(made.status, 0, made.stderr);
     assert.match(made.stdout, /^bdk_\S+\n$/);
     const [record] = JSON.parse((await keys('list', '--json', ...store)).stdout);
-    assert.equal([record.tier, record.org, record.user, record.scope, record.revoked_at], ['pro', 'acme', 'pat', 'user', null]);
+    assert.equal([record.tier, record.org, record.user, record.scope, record.revoked_at], ['commercial', 'acme', 'pat', 'user', null]);
     assert.not.ok('hash' in record);
-    assert.is((await keys('grant', record.id, 'zeta', ...store)).stdout, `${record.id} grants: zeta\n`);
+    assert.is((await keys('grant', record.id, 'capstan-serve', '--snapshot', snapshotDir, ...store)).stdout, `${record.id} now holds 1 grant, including capstan-serve\n`);
+    assert.is((await keys('grant', record.id, 'hangar-inference', '--snapshot', snapshotDir, ...store)).status, 0);
+    assert.is((await keys('ungrant', record.id, 'hangar-inference', ...store)).status, 0);
+    assert.is((await keys('critpt', record.id, 'on', ...store)).status, 0);
+    const approved = JSON.parse((await keys('list', '--json', ...store)).stdout)[0];
+    assert.equal([approved.grants, approved.critpt], [['capstan-serve'], true]);
     const regenerated = await keys('regenerate', record.id, ...store);
     assert.match(regenerated.stdout, /^bdk_\S+\n$/);
     assert.is.not(regenerated.stdout, made.stdout);
@@ -60,7 +67,7 @@ else {
     assert.match(again.stderr, /was revoked at/);
     const table = (await keys('list', ...store)).stdout;
     assert.match(table, /revoked/);
-    assert.match(table, /zeta/);
+    assert.not.match(table, /capstan-serve/, 'list counts grants');
     assert.not.match(table, /[0-9a-f]{64}/);
   });
 
@@ -104,12 +111,15 @@ else {
     const second = await keys('migrate', '--state', stateDir, ...store);
     assert.match(second.stderr, /0 keys added, 2 already there, 1 open quota windows/);
 
-    const { snapshotDir } = await buildFixture(join(root, 'built'));
     const server = await startServer({ ...DEFAULT_OPTIONS, port: 0, snapshotDir, stateDir: join(root, 'other'), store: parseRedisUrl(store[1]), quiet: true }, { clock, log: () => {}, logError: () => {} });
     try {
       const reply = await get(server.url, '/api/v2/language/models/free', kept.key);
       assert.is(reply.status, 200);
       assert.is(reply.headers['x-ratelimit-remaining'], '92', 'seven counted in the folder, one now: migrated once');
+      const usage = await keys('usage', '--json', ...store);
+      assert.is(usage.status, 0, usage.stderr);
+      const row = JSON.parse(usage.stdout).find((r: { scope: string }) => r.scope === 'user:moving/m');
+      assert.equal([row.used, row.remaining], [8, 92], 'keys usage asks Redis');
       assert.is((await get(server.url, '/api/v2/language/models/free', gone.key)).status, 401, 'a revoked key stays revoked');
     } finally {
       await server.close();
