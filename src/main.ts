@@ -29,13 +29,15 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
     console.error(`cannot start: ${(error as Error).message}`);
     process.exit(1);
   }
-  console.log(`serving snapshot ${running.snapshots.current.buildId}`);
-  started?.(running);
-  console.log(`listening on ${running.url}`);
   const stop = (signal: string) => {
     console.log(`${signal}: finishing in-flight requests`);
     void running.close().then(() => process.exit(0));
   };
+  // Before the `listening on` line: a supervisor that signals as soon as it reads the line must
+  // find the handlers in place, or the signal's default action kills the process mid-write.
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+  console.log(`serving snapshot ${running.snapshots.current.buildId}`);
+  started?.(running);
+  console.log(`listening on ${running.url}`);
 }
