@@ -117,14 +117,14 @@ export function resolveAsOf(dataset: Dataset, given?: string): Date {
 
 /** SHA-256 of a file, read in chunks (packs grow past what one buffer may hold). */
 /** One index file per route: key -> [hash, spans...]; returns the routes written. */
-function writeRouteIndexes(dir: string, entries: Record<string, string>, bodies: Record<string, [Span, Span, Span]>): string[] {
+function writeRouteIndexes(dir: string, entries: Record<string, string>, bodies: Record<string, [number, Span, Span]>): string[] {
   const byRoute = new Map<string, RouteIndex>();
   for (const [key, hash] of Object.entries(entries)) {
     const routeId = key.slice(0, key.indexOf(' '));
     let index = byRoute.get(routeId);
     if (!index) byRoute.set(routeId, (index = {}));
-    const [identity, gz, br] = bodies[hash];
-    index[key] = [hash, ...identity, ...gz, ...br];
+    const [identityLength, gz, br] = bodies[hash];
+    index[key] = [hash, identityLength, ...gz, ...br];
   }
   mkdirSync(join(dir, INDEX_DIR));
   for (const [routeId, index] of byRoute) writeFileSync(join(dir, indexFile(routeId)), JSON.stringify(index), { mode: 0o644 });
@@ -198,7 +198,8 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
 
     tmpDir = join(options.outDir, `.tmp-${buildId}`);
     mkdirSync(tmpDir);
-    const previous = current ? { path: join(current.dir, PACK_FILE), entries: readAllEntries(current.dir, current.manifest) } : null;
+    // A previous build of another format lays its entries out differently: compress anew.
+    const previous = current && current.manifest.format === MANIFEST_FORMAT ? { path: join(current.dir, PACK_FILE), entries: readAllEntries(current.dir, current.manifest) } : null;
     const pack = new PackWriter(join(tmpDir, PACK_FILE), options.levels, previous);
     const checker = makeBodyChecker();
     const entries: Record<string, string> = {};
@@ -214,7 +215,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
         // Check the widest answer the server can assemble from these fragments.
         const widest = JSON.parse(assembleMeasurements(index, data, firstKeptDay(ctx.asOf)).toString('utf8'));
         checker.check(produced.route.id, produced.route, produced.tier, produced.key, widest);
-        fragments.push({ key: produced.key, data: pack.addRaw(data), index: pack.addRaw(Buffer.from(JSON.stringify(index))) });
+        fragments.push({ key: produced.key, data: await pack.addFragment(data), index: await pack.addFragment(Buffer.from(JSON.stringify(index))) });
       } else {
         const sample = JSON.parse(`${produced.before}${ctx.pageSize}${produced.after}`);
         checker.check(produced.route.id, produced.route, produced.tier, produced.key, sample);

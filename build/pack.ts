@@ -1,6 +1,7 @@
 /**
- * Write response bodies into one pack file: each distinct body once (by content hash), with
- * its gzip and brotli variants next to it. Compression runs on zlib's thread pool, a bounded
+ * Write response bodies into one pack file: each distinct body once (by content hash), as its
+ * gzip and brotli variants (the identity bytes are the gzip variant decompressed; the index
+ * keeps their length). Compression runs on zlib's thread pool, a bounded
  * number at a time, and results are written in the order bodies were added, so the same
  * input gives the same pack. A body the previous snapshot already holds is copied from it
  * rather than compressed again, which makes an unchanged rebuild cheap.
@@ -50,7 +51,7 @@ export interface RawHandle {
 
 export interface PackStats {
   bodies: number;
-  /** Bytes of raw fragments (serialised measurement records and their indexes). */
+  /** Bytes of fragments before compression (serialised measurement records and their indexes). */
   rawBytes: number;
   reused: number;
   identityBytes: number;
@@ -58,11 +59,12 @@ export interface PackStats {
 }
 
 export class PackWriter {
-  readonly bodies: Record<string, [Span, Span, Span]> = {};
+  /** By content hash: identity length, gzip span, br span. */
+  readonly bodies: Record<string, [number, Span, Span]> = {};
   readonly stats: PackStats = { bodies: 0, rawBytes: 0, reused: 0, identityBytes: 0, packBytes: 0 };
   private readonly fd: number;
   private readonly previousFd: number | null;
-  private readonly pending: ({ hash: string; identity: Buffer; variants: Promise<[Buffer, Buffer]> } | { raw: Buffer; handle: RawHandle })[] = [];
+  private readonly pending: ({ hash: string; identity: Buffer; variants: Promise<[Buffer, Buffer]> } | { raw: number; stored: Promise<Buffer>; handle: RawHandle })[] = [];
   private readonly known = new Set<string>();
   /** Previous bodies by hash: gzip and br spans. */
   private readonly reusable = new Map<string, [Span, Span]>();
@@ -90,12 +92,14 @@ export class PackWriter {
   }
 
   /**
-   * Add bytes stored as they are (no variants, no dedup): fragments the server slices. The
-   * handle's span is set once written, at the latest by finish().
+   * Add a fragment the server slices (serialised measurement records, their index): stored
+   * gzip-compressed, not deduplicated, inflated whole by the server on first use. The handle's
+   * span is set once written, at the latest by finish().
    */
-  addRaw(bytes: Buffer): RawHandle {
+  async addFragment(bytes: Buffer): Promise<RawHandle> {
     const handle: RawHandle = { span: null };
-    this.pending.push({ raw: bytes, handle });
+    this.pending.push({ raw: bytes.length, stored: gzipAsync(bytes, { level: this.levels.gzip }), handle });
+    while (this.pending.length >= IN_FLIGHT) await this.writeOldest();
     return handle;
   }
 
@@ -127,13 +131,13 @@ export class PackWriter {
   private async writeOldest(): Promise<void> {
     const next = this.pending.shift()!;
     if ('raw' in next) {
-      next.handle.span = this.append(next.raw);
-      this.stats.rawBytes += next.raw.length;
+      next.handle.span = this.append(await next.stored);
+      this.stats.rawBytes += next.raw;
       return;
     }
     const { hash, identity, variants } = next;
     const [gz, br] = await variants;
-    this.bodies[hash] = [this.append(identity), this.append(gz), this.append(br)];
+    this.bodies[hash] = [identity.length, this.append(gz), this.append(br)];
     this.stats.bodies++;
     this.stats.identityBytes += identity.length;
   }

@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, statSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { takePidLock } from '../src/shared/pid-lock.ts';
-import { CURRENT_LINK, ENCODINGS, MANIFEST_FILE, PACK_FILE, readAllEntries, spanOf, type Manifest } from '../src/shared/manifest.ts';
+import { CURRENT_LINK, STORED_ENCODINGS, MANIFEST_FILE, PACK_FILE, readAllEntries, spanOf, type Manifest } from '../src/shared/manifest.ts';
 import { fsyncDir } from '../src/shared/state-files.ts';
 
 export { CURRENT_LINK };
@@ -55,7 +55,7 @@ export function verifySnapshot(dir: string, expectedPackDigest: string, hashFile
   const entries = readAllEntries(dir, manifest);
   if (entries.size !== manifest.entry_count) throw new Error(`snapshot ${dir} is inconsistent: ${entries.size} entries in the indexes, ${manifest.entry_count} in the manifest`);
   for (const [key, entry] of entries) {
-    for (const encoding of ENCODINGS) {
+    for (const encoding of STORED_ENCODINGS) {
       const [offset, length] = spanOf(entry, encoding);
       if (offset + length > packLength) throw new Error(`snapshot ${dir} is inconsistent: ${key} points past the end of the pack`);
     }

@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_BUILD_OPTIONS, runBuild } from '../build/build.ts';
 import { DEFAULT_LEVELS } from '../build/pack.ts';
 import { createKey } from '../src/keys.ts';
-import { MANIFEST_FILE, PACK_FILE, readAllEntries, spanOf, type Manifest } from '../src/shared/manifest.ts';
+import { MANIFEST_FILE, PACK_FILE, readAllEntries, variantOf, type Manifest } from '../src/shared/manifest.ts';
 import { bundle } from './bundle.ts';
 import { generateSample, parseSampleArgs } from './generate-sample.ts';
 import { freePort, spawnServer, stopProcess } from './processes.ts';
@@ -255,10 +255,7 @@ interface Row {
 function bodyReader(snapshotDir: string, manifest: Manifest): (key: string) => Buffer {
   const pack = readFileSync(join(snapshotDir, PACK_FILE));
   const entries = readAllEntries(snapshotDir, manifest);
-  return (key) => {
-    const [offset, length] = spanOf(entries.get(key)!, 'identity');
-    return pack.subarray(offset, offset + length);
-  };
+  return (key) => variantOf(pack, entries.get(key)!, 'identity');
 }
 
 async function compare(options: { seconds: number; connections: number[] }): Promise<void> {

@@ -10,6 +10,9 @@
  *     requests of that scope that a kill cut in flight (those may or may not have counted).
  * It also reports how long the server ever stalled: the slowest `/healthz` answer of a probe
  * that asks every 100 ms (quota compactions, rebuild switches and the like show up there).
+ * Beside the load, attackers strike every 20 s: 300 connections pipelining 50 requests each and
+ * one pipelining 1,400 in one write, none of them reading, held for 5 s; the servers' peak
+ * resident memory must stay under 250 MB throughout.
  * Prints a one-line verdict; exits 1 on any loss. Not part of `npm test`.
  */
 import { spawnSync, type ChildProcess } from 'node:child_process';
@@ -23,12 +26,17 @@ import { fileAdmin, redisAdmin } from '../src/key-admin.ts';
 import { creation, type NewKey } from '../src/keys.ts';
 import { contentHash } from '../src/shared/manifest.ts';
 import { bundle } from './bundle.ts';
+import { pipelineFlood, watchResident } from './attackers.ts';
 import { ROOT, spawnServer } from './processes.ts';
 
 // The servers listen where they like (port 0); restarts may move them, so clients read `ports`.
 const ports: number[] = [];
 const REBUILD_EVERY_MS = 30_000;
 const KILL_EVERY_MS = 60_000;
+const ATTACK_EVERY_MS = 20_000;
+const ATTACK_HOLD_MS = 5_000;
+/** What no client, however hostile, may make a server hold. */
+const RESIDENT_LIMIT_MB = 250;
 
 const { values } = parseArgs({ options: { minutes: { type: 'string', default: '5' }, clients: { type: 'string', default: '8' }, store: { type: 'string', default: 'file' }, help: { type: 'boolean', short: 'h' } }, strict: true });
 if (values.help) {
@@ -64,11 +72,14 @@ function get(path: string, key: string, method = 'GET', server = 0): Promise<Rep
 
 /** What a failure must clean up: the servers running now and the work folder. */
 const cleanup: { servers: ChildProcess[]; work: string | null } = { servers: [], work: null };
+/** Resident memory of every server process started, restarts included. */
+const residents: ReturnType<typeof watchResident>[] = [];
 
 async function startServer(bundlePath: string, snapshot: string, state: string, n: number): Promise<ChildProcess> {
   const server = await spawnServer(['--port', '0', '--snapshot', snapshot, '--state', state, '--store', values.store, '--quiet'], [bundlePath]);
   ports[n] = server.port;
   cleanup.servers[n] = server.child;
+  residents.push(watchResident(server.child.pid!, 200));
   return server.child;
 }
 
@@ -161,6 +172,21 @@ async function main(): Promise<void> {
     setTimeout(() => (restarting = false), 500);
   }, KILL_EVERY_MS);
 
+  // Attackers that pipeline and never read, at one server at a time.
+  let attacks = 0;
+  const attacker = async () => {
+    while (Date.now() + ATTACK_EVERY_MS < deadline) {
+      await new Promise((r) => setTimeout(r, ATTACK_EVERY_MS - ATTACK_HOLD_MS));
+      const port = ports[attacks++ % SERVERS];
+      const floods = await Promise.all([
+        pipelineFlood({ port, path: '/api/v2/openapi.json', sockets: 300, requests: 50 }),
+        pipelineFlood({ port, path: '/api/v2/language/models/free', sockets: 1, requests: 1400, headers: { 'x-api-key': 'bdk_not_a_key' } }),
+      ]);
+      await new Promise((r) => setTimeout(r, ATTACK_HOLD_MS));
+      for (const flood of floods) flood.close();
+    }
+  };
+
   // The stall probe: /healthz answers at once unless the event loop is held.
   const healthz: number[] = [];
   const probe = async () => {
@@ -176,7 +202,7 @@ async function main(): Promise<void> {
     }
   };
 
-  await Promise.all([probe(), ...Array.from({ length: clients }, (_, n) => client(n))]);
+  await Promise.all([probe(), attacker(), ...Array.from({ length: clients }, (_, n) => client(n))]);
   clearInterval(rebuilder);
   clearInterval(killer);
   while (restarting) await new Promise((r) => setTimeout(r, 100));
@@ -196,6 +222,8 @@ async function main(): Promise<void> {
   rmSync(work, { recursive: true, force: true });
 
   const cutTotal = [...cut.values()].reduce((a, b) => a + b, 0);
+  const peakMb = Math.max(...residents.map((r) => r.stop())) / 1024 / 1024;
+  if (peakMb > RESIDENT_LIMIT_MB) failures.push(`a server's resident memory reached ${peakMb.toFixed(0)} MB (limit ${RESIDENT_LIMIT_MB} MB)`);
   const ok = failures.length === 0 && mixed === 0 && mismatches.length === 0;
   const summary = [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${n}x${s}`).join(' ');
   console.log(
@@ -205,6 +233,7 @@ async function main(): Promise<void> {
   const sorted = [...healthz].sort((a, b) => a - b);
   const at = (q: number) => (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN).toFixed(1);
   console.log(`  stall probe: /healthz every 100 ms, ${sorted.length} answers: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${at(1)} ms`);
+  console.log(`  attackers: ${attacks} rounds of 300 connections x 50 unread pipelined requests and 1 x 1,400; peak resident memory of a server ${peakMb.toFixed(0)} MB (limit ${RESIDENT_LIMIT_MB})`);
   for (const f of failures.slice(0, 10)) console.log(`  failure: ${f}`);
   process.exit(ok ? 0 : 1);
 }

@@ -33,6 +33,8 @@ export interface ServerOptions {
   critptContact: string;
   /** Bytes of response bodies kept in memory. */
   cacheBytes: number;
+  /** A connection whose unsent answer makes no progress for this long is closed. */
+  sendTimeoutSeconds: number;
   limits: QuotaLimits;
   /** Quota counting; off only for benchmarks that measure its cost. */
   counting: boolean;
@@ -54,6 +56,7 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   critptConcurrency: 2,
   critptContact: 'the operator of this server',
   cacheBytes: 48 * 1024 * 1024,
+  sendTimeoutSeconds: 30,
   limits: DEFAULT_LIMITS,
   counting: true,
   metrics: false,
@@ -73,6 +76,7 @@ export const FLAGS = {
   'critpt-concurrency': { env: 'CRITPT_CONCURRENCY', help: 'gradings forwarded at once; the rest wait in order', default: '2' },
   'critpt-contact': { env: 'CRITPT_CONTACT', help: 'e-mail where CritPt approval is requested', default: 'the operator of this server' },
   'cache-mb': { env: 'CACHE_MB', help: 'megabytes of response bodies kept in memory', default: '48' },
+  'send-timeout': { env: 'SEND_TIMEOUT', help: 'seconds an unsent answer may make no progress before its connection is closed', default: '30' },
   'quota-free': { env: 'QUOTA_FREE', help: 'requests per 24 h window for Free keys', default: '100' },
   'quota-pro': { env: 'QUOTA_PRO', help: 'requests per 24 h window for Pro keys', default: '500' },
   'quota-commercial': { env: 'QUOTA_COMMERCIAL', help: 'default for Commercial keys without a custom quota', default: '10000' },
@@ -134,6 +138,7 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
     critptConcurrency: maybe('critpt-concurrency', (t) => integer('critpt-concurrency', t, 1, 64), d.critptConcurrency),
     critptContact: get('critpt-contact') ?? d.critptContact,
     cacheBytes: maybe('cache-mb', (t) => integer('cache-mb', t, 1, 65536) * 1024 * 1024, d.cacheBytes),
+    sendTimeoutSeconds: maybe('send-timeout', (t) => integer('send-timeout', t, 1, 3600), d.sendTimeoutSeconds),
     limits: {
       free: maybe('quota-free', (t) => integer('quota-free', t, 0, 1e9), d.limits.free),
       pro: maybe('quota-pro', (t) => integer('quota-pro', t, 0, 1e9), d.limits.pro),

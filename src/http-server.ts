@@ -51,7 +51,7 @@ export const HTTP_LIMITS = {
   /** Idle keep-alive connections are closed after this. */
   keepAliveTimeout: 15_000,
   maxHeaderSize: 16 * 1024,
-  /** A connection whose response has unsent bytes and made no progress for this long is closed. */
+  /** A connection whose response has unsent bytes and made no progress for this long is closed (--send-timeout). */
   sendStallMs: 30_000,
   /** Answers under way on one connection; further pipelined requests wait, and it is no longer read. */
   maxInFlightPerConnection: 4,

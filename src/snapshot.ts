@@ -8,7 +8,8 @@
 import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import { open, readFile, readlink, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { brotliCompressSync, constants, gunzip, gzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
 import type { Eventually } from './eventually.ts';
 import type { IdleWork, Step } from './idle-work.ts';
@@ -132,6 +133,8 @@ export interface SnapshotStoreOptions {
   idle: IdleWork;
 }
 
+const gunzipAsync = promisify(gunzip);
+
 /** Compress a body assembled at request time (small; done once, then cached). */
 function compressNow(identity: Buffer, encoding: Encoding): Buffer {
   if (encoding === 'gzip') return gzipSync(identity, { level: 6 });
@@ -232,7 +235,10 @@ export class SnapshotStore {
     }
   }
 
-  /** A precomputed body in one encoding: at once from the LRU, else read from the snapshot's pack. */
+  /**
+   * A precomputed body in one encoding: at once from the LRU, else read from the snapshot's pack
+   * (identity: the gzip variant, decompressed on zlib's thread pool).
+   */
   body(snapshot: Snapshot, entry: IndexEntry, encoding: Encoding): Eventually<Body> {
     const hash = entry[0];
     const key = `${hash}.${encoding}`;
@@ -247,7 +253,8 @@ export class SnapshotStore {
     // clients asking for it together cost one copy, not a thousand.
     let reading = this.reading.get(key);
     if (!reading) {
-      reading = snapshot.read(spanOf(entry, encoding)).then(
+      const stored = snapshot.read(spanOf(entry, encoding === 'identity' ? 'gzip' : encoding));
+      reading = (encoding === 'identity' ? stored.then((gz) => gunzipAsync(gz)) : stored).then(
         (bytes) => {
           this.cache.set(key, bytes);
           this.reading.delete(key);
@@ -284,7 +291,7 @@ export class SnapshotStore {
     let assembly = this.assemblies.get(cacheKey);
     if (!assembly) {
       const spans = snapshot.fragment(key)!;
-      const [index, data] = await Promise.all([this.raw(snapshot, spans.index), this.raw(snapshot, spans.data)]);
+      const [index, data] = await Promise.all([this.fragmentBytes(snapshot, spans.index), this.fragmentBytes(snapshot, spans.data)]);
       const identity = assembleMeasurements(JSON.parse(index.toString('utf8')) as MeasurementIndex, data, startDay);
       assembly = { identity, hash: contentHash(identity) };
       this.assemblies.set(cacheKey, assembly);
@@ -292,11 +299,12 @@ export class SnapshotStore {
     return this.assembled(assembly.identity, encoding, assembly.hash);
   }
 
-  private async raw(snapshot: Snapshot, span: Span): Promise<Buffer> {
-    const key = `raw ${snapshot.buildId} ${span[0]}`;
+  /** A fragment, inflated (it is stored gzip-compressed) and cached. */
+  private async fragmentBytes(snapshot: Snapshot, span: Span): Promise<Buffer> {
+    const key = `fragment ${snapshot.buildId} ${span[0]}`;
     let bytes = this.cache.get(key);
     if (!bytes) {
-      bytes = await snapshot.read(span);
+      bytes = await gunzipAsync(await snapshot.read(span));
       this.cache.set(key, bytes);
     }
     return bytes;

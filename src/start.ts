@@ -71,7 +71,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     (outcome) => metrics?.gradings.inc({ outcome }),
   );
   const app = new App({ options, clock, keys: store.keys, quota: counter, grader, snapshots, logError, metrics, accessLog, readiness: () => store.problem() });
-  const server = createHttpServer(app.handle, { ...HTTP_LIMITS, ...hooks.httpLimits });
+  const server = createHttpServer(app.handle, { ...HTTP_LIMITS, sendStallMs: options.sendTimeoutSeconds * 1000, ...hooks.httpLimits });
   server.on('request', () => idle.busy());
   try {
     await new Promise<void>((resolve, reject) => {

@@ -6,7 +6,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_BUILD_OPTIONS, runBuild, type BuildOptions } from '../build/build.ts';
-import { ENCODINGS, MANIFEST_FILE, PACK_FILE, readAllEntries, spanOf, type Manifest } from '../src/shared/manifest.ts';
+import { ENCODINGS, MANIFEST_FILE, PACK_FILE, readAllEntries, variantOf, type Manifest } from '../src/shared/manifest.ts';
 import { ROOT } from './helpers/process.ts';
 import { FIXTURES } from './helpers/server.ts';
 
@@ -36,10 +36,7 @@ function readSnapshot(dir: string) {
   const pack = readFileSync(join(dir, PACK_FILE));
   const all = readAllEntries(dir, manifest);
   const entries = Object.fromEntries([...all].map(([key, entry]) => [key, entry[0]]));
-  const variant = (key: string, v: number) => {
-    const [offset, length] = spanOf(all.get(key)!, ENCODINGS[v]);
-    return pack.subarray(offset, offset + length);
-  };
+  const variant = (key: string, v: number) => variantOf(pack, all.get(key)!, ENCODINGS[v]);
   const json = (key: string) => JSON.parse(variant(key, 0).toString('utf8'));
   return { manifest, entries, variant, json };
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 
 /**
  * The snapshot manifest: the one file the server reads to know what it can answer. Written by
@@ -11,11 +12,15 @@ import { join } from 'node:path';
 export const CURRENT_LINK = 'current';
 export const MANIFEST_FILE = 'manifest.json';
 export const PACK_FILE = 'bodies.pack';
-export const MANIFEST_FORMAT = 1;
+/** 2: a body's identity variant is not stored (it is the gzip variant, decompressed), and fragments are gzip-compressed. */
+export const MANIFEST_FORMAT = 2;
 
-/** Encodings in the order their byte ranges are stored for each body. */
+/** Encodings a body is served in. */
 export const ENCODINGS = ['identity', 'gzip', 'br'] as const;
 export type Encoding = (typeof ENCODINGS)[number];
+/** Encodings stored in the pack, in the order of their byte ranges in an index entry. */
+export const STORED_ENCODINGS = ['gzip', 'br'] as const;
+export type StoredEncoding = (typeof STORED_ENCODINGS)[number];
 
 /** Byte range `[offset, length]` of one variant in the pack. */
 export type Span = [number, number];
@@ -39,7 +44,7 @@ export interface Manifest {
   body_count: number;
   /** Empty-page key (page=*) -> the body around the page number. */
   empty_pages: Record<string, { before: string; after: string }>;
-  /** Snapshot key of a request-time route -> its serialised records and their index (raw, uncompressed). */
+  /** Snapshot key of a request-time route -> its serialised records and their index, each gzip-compressed. */
   fragments: Record<string, { data: Span; index: Span }>;
   /** The CritPt problem set a grading batch must cover exactly. */
   critpt_problems: string[];
@@ -58,10 +63,12 @@ export function contentHash(bytes: Buffer | string): string {
 export const INDEX_DIR = 'index';
 
 /**
- * One precomputed body as a route's index holds it: its content hash, then offset and length
- * of the identity, gzip and br variants in the pack.
+ * One precomputed body as a route's index holds it: its content hash, the length of its
+ * identity variant, then offset and length of the gzip and br variants in the pack. The
+ * identity bytes are not stored (they were two thirds of the pack): they are the gzip variant
+ * decompressed, which takes about a millisecond per 100 KB and is then cached.
  */
-export type IndexEntry = [string, number, number, number, number, number, number];
+export type IndexEntry = [string, number, number, number, number, number];
 
 /** A route's index: snapshot key -> its body. One file per route, so a server loads only what it serves. */
 export type RouteIndex = Record<string, IndexEntry>;
@@ -70,10 +77,17 @@ export function indexFile(routeId: string): string {
   return `${INDEX_DIR}/${routeId}.json`;
 }
 
-/** The byte range of one variant of an index entry. */
-export function spanOf(entry: IndexEntry, encoding: Encoding): Span {
-  const at = 1 + ENCODINGS.indexOf(encoding) * 2;
+/** The byte range of one stored variant of an index entry. */
+export function spanOf(entry: IndexEntry, encoding: StoredEncoding): Span {
+  const at = 2 + STORED_ENCODINGS.indexOf(encoding) * 2;
   return [entry[at] as number, entry[at + 1] as number];
+}
+
+/** A body's bytes in one encoding, read out of a whole pack in memory (tools and tests). */
+export function variantOf(pack: Buffer, entry: IndexEntry, encoding: Encoding): Buffer {
+  const [offset, length] = spanOf(entry, encoding === 'identity' ? 'gzip' : encoding);
+  const stored = pack.subarray(offset, offset + length);
+  return encoding === 'identity' ? gunzipSync(stored) : stored;
 }
 
 /** Every entry of a snapshot, all routes together (for the build's reuse, tools and tests). */
