@@ -15,7 +15,7 @@ export { CURRENT_LINK };
 const LOCK_FILE = '.build.lock';
 /**
  * Builds kept besides the current one, by default: the one a server may still be finishing
- * requests on right after a switch. Each build of the sample is about 450 MB.
+ * requests on right after a switch. Each build of the sample is about 86 MB.
  */
 export const KEEP_PREVIOUS = 1;
 
