@@ -82,10 +82,9 @@ readers('should keep the server under 250 MB while a thousand connections pipeli
     const slowest = await slowestHealthz(server.url, floods.then(() => new Promise((r) => setTimeout(r, 2000))));
     const peak = memory.stop();
     assert.ok(peak < 250 * MB, `peak resident ${(peak / MB).toFixed(0)} MB (from ${(baseline / MB).toFixed(0)} MB)`);
-    // The probe shares this process (and, in the suite, the machine) with the attackers' thousand
-    // sockets, so its figure includes their cost; what it pins is that other clients keep getting
-    // answers while the attack is held, in seconds, not never (the soak reports the real stall).
-    assert.ok(slowest < 10_000, `/healthz answered within ${slowest.toFixed(0)} ms at worst while they pipelined`);
+    // The probe shares this process with the attackers' thousand sockets, so its figure includes
+    // their cost; what it pins is that other clients keep getting answers, in seconds, not never.
+    assert.ok(slowest < 3000, `/healthz answered within ${slowest.toFixed(0)} ms at worst while they pipelined`);
     process.stderr.write(`  peak resident ${(peak / MB).toFixed(0)} MB (from ${(baseline / MB).toFixed(0)} MB), /healthz at worst ${slowest.toFixed(0)} ms`);
     for (const flood of await floods) flood.close();
     // Unread answers are given up after the send timeout; the memory they held goes with them.
