@@ -1,12 +1,15 @@
 /**
- * `npm run bench [-- --duration S] [--connections 16,64]` / `npm run bench -- --scale [--factors 1,3,10]`: measure the server against
- * nginx (one worker) serving the same precompressed bodies from the same machine, with wrk.
- * Writes bench/results.json and the table in BENCHMARKS.md. Not part of `npm test`.
+ * `npm run bench [-- --duration S] [--connections 16,64] [--rounds 3]`: our server against nginx
+ * (one worker) serving the same precompressed bodies and against the node:http floor, with wrk,
+ * in alternating rounds; medians and ratios, peak RSS at the bench's and the default cache
+ * size, the pack's bytes per route and encoding, build time and start-up. Writes
+ * bench/results.json and the generated part of BENCHMARKS.md. Not part of `npm test`.
  *
- * Scenarios: a Pro list page (br), a detail page across every slug (so the LRU misses with a
- * small cache), a /free page, the measurements route, and the list page with quota counting
- * off. `--scale` instead builds 1x, 3x and 10x datasets outside the repository and reports
- * build time, snapshot size, start-up time and resident memory for each, with growth ratios.
+ * `npm run bench -- --scale [--factors 1,3,10]` instead builds 1x, 3x and 10x datasets outside
+ * the repository and reports build time, snapshot size, start-up time and resident memory for
+ * each, with growth ratios (bench/scale.json).
+ *
+ * The modules, one concern each, are in scripts/bench/.
  */
 import { parseArgs } from 'node:util';
 import { compare } from './bench/compare.ts';
@@ -14,12 +17,12 @@ import { killAll } from './bench/processes.ts';
 import { scale } from './bench/scale.ts';
 
 const { values } = parseArgs({
-  options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '16,64' }, scale: { type: 'boolean', default: false }, factors: { type: 'string', default: '1,3,10' } },
+  options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '16,64' }, rounds: { type: 'string', default: '3' }, scale: { type: 'boolean', default: false }, factors: { type: 'string', default: '1,3,10' } },
   strict: true,
 });
 try {
   if (values.scale) await scale(values.factors.split(',').map(Number));
-  else await compare({ seconds: Number(values.duration), connections: values.connections.split(',').map(Number) });
+  else await compare({ seconds: Number(values.duration), connections: values.connections.split(',').map(Number), rounds: Number(values.rounds) });
 } finally {
   killAll();
 }

@@ -1,138 +1,127 @@
 /**
- * The comparison: the sample built, its bodies exported for nginx, then our server, nginx and
- * the node:http floor loaded by wrk scenario by scenario.
+ * The comparison: our server, nginx and the node:http floor loaded scenario by scenario in
+ * alternating rounds; then peak memory at two cache sizes, the pack's sizes and start-up.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_BUILD_OPTIONS, runBuild } from '../../build/build.ts';
-import { createKey } from '../../src/keys.ts';
-import { MANIFEST_FILE, PACK_FILE, readAllEntries, variantOf, type Manifest } from '../../src/shared/manifest.ts';
-import { bundle } from '../bundle.ts';
-import { freePort, ROOT } from '../processes.ts';
+import { FLAGS } from '../../src/config.ts';
+import { freePort } from '../processes.ts';
 import { startFloor } from './floor.ts';
-import { writeBenchmarksMarkdown } from './markdown.ts';
+import { comparisonMarkdown, writeBenchmarksMarkdown } from './markdown.ts';
 import { exportBody, startNginx } from './nginx.ts';
-import { medianStartup, peakRssMb, startServer, stop } from './processes.ts';
+import { readPackSizes } from './pack-sizes.ts';
+import { BENCH_CACHE_MB, medianStartup, peakRssMb, startServer, stop, type ServerStart } from './processes.ts';
+import { RESULTS_FORMAT, writeResults, type CountingCost, type Results, type Row } from './results.ts';
+import { runRounds, type Contender, type Summary } from './rounds.ts';
+import { setStage } from './stage.ts';
 import { ensureTools } from './tools.ts';
-import type { Row } from './results.ts';
 import { wrk } from './wrk.ts';
+
+export interface CompareOptions {
+  seconds: number;
+  connections: number[];
+  rounds: number;
+}
 
 interface Scenario {
   name: string;
+  key: string;
   /** Paths on our server. */
-  server: string[];
+  ours: string[];
   /** Paths of the same bodies on nginx. */
   nginx: string[];
-  key: string;
-  counting: boolean;
+  /** The list scenario also loads the floor and our server with counting off, in the same rounds. */
+  withFloorAndUncounted: boolean;
 }
 
-/** The identity body of a snapshot key, read out of the pack. */
-function bodyReader(snapshotDir: string, manifest: Manifest): (key: string) => Buffer {
-  const pack = readFileSync(join(snapshotDir, PACK_FILE));
-  const entries = readAllEntries(snapshotDir, manifest);
-  return (key) => variantOf(pack, entries.get(key)!, 'identity');
+const COUNTING_OFF = 'Pro list page (br), counting off';
+const ratio = (a: number, b: number | undefined) => (b ? a / b : null);
+
+function rowOf(scenario: string, connections: number, ours: Summary, nginx: Summary | null, floor: Summary | null): Row {
+  return { scenario, connections, ours, nginx, floor, rpsRatio: ratio(ours.rps, nginx?.rps), p99Ratio: ratio(ours.p99Ms, nginx?.p99Ms), oursOfFloor: ratio(ours.rps, floor?.rps) };
 }
 
-export async function compare(options: { seconds: number; connections: number[] }): Promise<void> {
+export async function compare(options: CompareOptions): Promise<void> {
   ensureTools();
-  const work = mkdtempSync(join(tmpdir(), 'bench-'));
-  // nginx's worker runs as an unprivileged user and must reach the exported bodies.
-  chmodSync(work, 0o755);
-  const bundlePath = join(work, 'server.mjs');
-  await bundle(bundlePath);
-  const snapshotRoot = join(work, 'snapshot');
-  const built = await runBuild({ ...DEFAULT_BUILD_OPTIONS, dataDir: join(ROOT, 'data'), outDir: snapshotRoot, force: true, log: () => {} });
-  const snapshotDir = built.snapshotDir;
-  const manifest = JSON.parse(readFileSync(join(snapshotDir, MANIFEST_FILE), 'utf8')) as Manifest;
-  const providers = JSON.parse(readFileSync(join(ROOT, 'data/providers.json'), 'utf8')) as { slug: string }[];
-  const slugs = (JSON.parse(readFileSync(join(ROOT, 'data/language-models.json'), 'utf8')) as { slug: string }[]).map((m) => m.slug);
-  const state = join(work, 'state');
-  const commercial = createKey(state, { tier: 'commercial', org: 'bench', user: 'c', quota: 1_000_000_000, grants: providers.map((p) => p.slug) }).key;
-  const free = createKey(state, { tier: 'free', org: 'bench', user: 'f' }).key;
-  console.log(`built the sample in ${built.seconds} s (${built.entries} entries, pack ${(built.packBytes / 1e6).toFixed(0)} MB); work folder ${work}`);
+  const stage = await setStage();
+  const { commercial, free } = stage.keys;
+  const serverStart = (more: Partial<ServerStart> = {}): ServerStart => ({ bundlePath: stage.bundlePath, snapshot: stage.snapshotRoot, state: stage.state, probe: { path: '/api/v2/language/models/free', key: free }, ...more });
+  const startupMs = await medianStartup(() => startServer(serverStart()));
 
-  // The same bodies as files for nginx.
-  const readBody = bodyReader(snapshotDir, manifest);
-  const docroot = join(work, 'www');
-  exportBody(join(docroot, 'list.json'), readBody('language.models commercial prompt_type=long page=1'));
-  exportBody(join(docroot, 'free.json'), readBody('language.models.free free page=1'));
-  for (const slug of slugs) exportBody(join(docroot, 'detail', `${slug}.json`), readBody(`language.model commercial prompt_type=long slug=${slug}`));
-
-  const probe = { path: '/api/v2/language/models/free', key: free };
-  const startupMs = await medianStartup(() => startServer(bundlePath, snapshotRoot, state, probe));
-  let server = await startServer(bundlePath, snapshotRoot, state, probe);
-  const measurementsPath = `/api/v2/language/providers/${providers[0].slug}/measurements`;
-  const measurements = Buffer.from(await (await fetch(`http://127.0.0.1:${server.port}${measurementsPath}`, { headers: { 'x-api-key': commercial } })).arrayBuffer());
-  exportBody(join(docroot, 'measurements.json'), measurements);
+  const ours = await startServer(serverStart());
+  const uncounted = await startServer(serverStart({ extra: ['--no-counting'] }));
+  const measurementsPath = `/api/v2/language/providers/${stage.providerSlugs[0]}/measurements`;
+  const measurements = await fetch(`http://127.0.0.1:${ours.port}${measurementsPath}`, { headers: { 'x-api-key': commercial } });
+  exportBody(join(stage.docroot, 'measurements.json'), Buffer.from(await measurements.arrayBuffer()));
   const nginxPort = await freePort();
-  const nginx = await startNginx(work, docroot, nginxPort);
+  const nginx = await startNginx(stage.work, stage.docroot, nginxPort);
   const floorPort = await freePort();
-  const floor = await startFloor(work, join(docroot, 'list.json.br'), floorPort);
+  const floor = await startFloor(stage.work, join(stage.docroot, 'list.json.br'), floorPort);
 
+  const listPath = '/api/v2/language/models?page=1';
   const scenarios: Scenario[] = [
-    { name: 'Pro list page (br)', server: ['/api/v2/language/models?page=1'], nginx: ['/list.json'], key: commercial, counting: true },
-    { name: `detail, ${slugs.length} slugs (br)`, server: slugs.map((s) => `/api/v2/language/models/${s}`), nginx: slugs.map((s) => `/detail/${s}.json`), key: commercial, counting: true },
-    { name: '/free page (br)', server: ['/api/v2/language/models/free'], nginx: ['/free.json'], key: free, counting: true },
-    { name: 'measurements (br)', server: [measurementsPath], nginx: ['/measurements.json'], key: commercial, counting: true },
-    { name: 'Pro list page (br), counting off', server: ['/api/v2/language/models?page=1'], nginx: ['/list.json'], key: commercial, counting: false },
+    { name: 'Pro list page (br)', key: commercial, ours: [listPath], nginx: ['/list.json'], withFloorAndUncounted: true },
+    { name: `detail, ${stage.slugs.length} slugs (br)`, key: commercial, ours: stage.slugs.map((s) => `/api/v2/language/models/${s}`), nginx: stage.slugs.map((s) => `/detail/${s}.json`), withFloorAndUncounted: false },
+    { name: '/free page (br)', key: free, ours: ['/api/v2/language/models/free'], nginx: ['/free.json'], withFloorAndUncounted: false },
+    { name: 'measurements (br)', key: commercial, ours: [measurementsPath], nginx: ['/measurements.json'], withFloorAndUncounted: false },
   ];
+  const local = (port: number) => `http://127.0.0.1:${port}`;
+  const contendersOf = (s: Scenario): Contender[] => {
+    const headers = { 'x-api-key': s.key, 'accept-encoding': 'br' };
+    const all = [
+      { name: 'ours', base: local(ours.port), paths: s.ours, headers },
+      { name: 'nginx', base: local(nginxPort), paths: s.nginx, headers },
+    ];
+    if (s.withFloorAndUncounted) all.push({ name: 'floor', base: local(floorPort), paths: ['/'], headers }, { name: 'ours, counting off', base: local(uncounted.port), paths: s.ours, headers });
+    return all;
+  };
+
   const rows: Row[] = [];
+  const countingCost: CountingCost[] = [];
   for (const scenario of scenarios) {
-    if (!scenario.counting && server.child.exitCode === null) {
-      await stop(server.child);
-      server = await startServer(bundlePath, snapshotRoot, state, probe, ['--no-counting']);
-    }
     for (const connections of options.connections) {
-      const headers = { 'x-api-key': scenario.key, 'accept-encoding': 'br' };
-      const ours = wrk(`http://127.0.0.1:${server.port}`, scenario.server, headers, connections, options.seconds, work);
-      const theirs = scenario.counting ? wrk(`http://127.0.0.1:${nginxPort}`, scenario.nginx, headers, connections, options.seconds, work) : null;
-      const row: Row = {
-        scenario: scenario.name,
-        connections,
-        server: ours,
-        nginx: theirs,
-        rpsRatio: theirs ? ours.rps / theirs.rps : null,
-        p99Ratio: theirs ? ours.p99Ms / theirs.p99Ms : null,
-      };
-      rows.push(row);
-      console.log(`${scenario.name.padEnd(36)} c=${String(connections).padEnd(4)} server ${ours.rps.toFixed(0).padStart(7)} rps p50 ${ours.p50Ms.toFixed(2)} ms p99 ${ours.p99Ms.toFixed(2)} ms` + (theirs ? ` | nginx ${theirs.rps.toFixed(0).padStart(7)} rps p99 ${theirs.p99Ms.toFixed(2)} ms | ratio ${row.rpsRatio!.toFixed(2)}` : ''));
+      const runs = runRounds(contendersOf(scenario), { rounds: options.rounds, connections, seconds: options.seconds, work: stage.work }, scenario.name);
+      const main = runs.get('ours')!;
+      rows.push(rowOf(scenario.name, connections, main, runs.get('nginx')!, runs.get('floor') ?? null));
+      const off = runs.get('ours, counting off');
+      if (off) {
+        rows.push(rowOf(COUNTING_OFF, connections, off, null, null));
+        countingCost.push({ connections, on: main.rps, off: off.rps, cost: 1 - main.rps / off.rps });
+      }
     }
   }
-  const floorRows = options.connections.map((connections) => {
-    const load = wrk(`http://127.0.0.1:${floorPort}`, ['/'], { 'accept-encoding': 'br' }, connections, options.seconds, work);
-    const row = rows.find((r) => r.scenario === scenarios[0].name && r.connections === connections)!;
-    console.log(`node:http floor, list body                c=${String(connections).padEnd(4)} ${load.rps.toFixed(0).padStart(7)} rps p99 ${load.p99Ms.toFixed(2)} ms`);
-    return { connections, floor: load, ofNginx: load.rps / row.nginx!.rps, oursOfFloor: row.server.rps / load.rps };
-  });
-  const serverRssMb = peakRssMb(server.child.pid!);
-  const nginxRssMb = peakRssMb(nginx.workerPid());
-  await stop(server.child);
-  await stop(nginx.child);
-  await stop(floor);
+  // Read after every scenario, so every detail page has passed through the cache.
+  const benchCacheRss = peakRssMb(ours.child.pid!);
+  const nginxRss = peakRssMb(nginx.workerPid());
+  for (const child of [ours.child, uncounted.child, nginx.child, floor]) await stop(child);
 
-  const countingCost = options.connections.map((c) => {
-    const on = rows.find((r) => r.scenario === scenarios[0].name && r.connections === c)!.server.rps;
-    const off = rows.find((r) => r.scenario === scenarios[4].name && r.connections === c)!.server.rps;
-    return { connections: c, on, off, cost: 1 - on / off };
-  });
-  const results = {
+  // The RSS target is stated for the server's default cache: the same mix once more, against a server started without --cache-mb.
+  const defaultCache = await startServer(serverStart({ cacheMb: null }));
+  for (const scenario of scenarios) {
+    const [{ paths, headers }] = contendersOf(scenario);
+    for (const connections of options.connections) wrk(local(defaultCache.port), paths, headers, connections, options.seconds, stage.work);
+  }
+  const defaultCacheRss = peakRssMb(defaultCache.child.pid!);
+  await stop(defaultCache.child);
+
+  const results: Results = {
+    format: RESULTS_FORMAT,
     date: new Date().toISOString(),
     machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
     seconds: options.seconds,
-    build: { seconds: built.seconds, entries: built.entries, packMB: built.packBytes / 1e6, identityMB: built.identityBytes / 1e6 },
+    rounds: options.rounds,
+    connections: options.connections,
+    build: stage.build,
+    pack: readPackSizes(stage.snapshotDir),
     startupMs,
-    peakRssMb: { server: serverRssMb, nginxWorker: nginxRssMb },
+    peakRssMb: { benchCache: benchCacheRss, benchCacheMb: BENCH_CACHE_MB, defaultCache: defaultCacheRss, defaultCacheMb: Number(FLAGS['cache-mb'].default), nginxWorker: nginxRss },
     rows,
     countingCost,
-    floorRows,
   };
-  mkdirSync(join(ROOT, 'bench'), { recursive: true });
-  writeFileSync(join(ROOT, 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  writeResults(results);
   writeBenchmarksMarkdown();
-  console.log(`\nstart-up to first 200: ${startupMs.toFixed(0)} ms; peak RSS server ${serverRssMb.toFixed(0)} MB, nginx worker ${nginxRssMb.toFixed(0)} MB`);
-  for (const c of countingCost) console.log(`quota counting cost at c=${c.connections}: ${(c.cost * 100).toFixed(1)}% (${c.on.toFixed(0)} vs ${c.off.toFixed(0)} rps)`);
+  console.log(`\n${comparisonMarkdown(results)}`);
   console.log('wrote bench/results.json and BENCHMARKS.md');
-  rmSync(work, { recursive: true, force: true });
+  rmSync(stage.work, { recursive: true, force: true });
 }

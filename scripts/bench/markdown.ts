@@ -2,17 +2,17 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../processes.ts';
+import type { PackSizes } from './pack-sizes.ts';
 import { STARTUP_RUNS } from './processes.ts';
-import type { Row, ScaleRow } from './results.ts';
+import { readResults, readScale, type Results, type ScaleResults } from './results.ts';
+import { checkTargets } from './targets.ts';
 import { exists } from './tools.ts';
-import type { Load } from './wrk.ts';
 
 /** BENCHMARKS.md from whichever result files exist: the comparison and the scaling run. */
 export function writeBenchmarksMarkdown(): void {
-  const read = (name: string) => (exists(join(ROOT, 'bench', name)) ? JSON.parse(readFileSync(join(ROOT, 'bench', name), 'utf8')) : null);
-  const compared = read('results.json');
-  const scaled = read('scale.json') as { date: string; rows: ScaleRow[] } | null;
-  const parts = [compared ? benchmarksMarkdown(compared) : '# Benchmarks\n\n(no comparison run yet: `npm run bench`)\n'];
+  const compared = readResults();
+  const scaled = readScale();
+  const parts = [compared ? comparisonMarkdown(compared) : '# Benchmarks\n\n(no comparison run in the current format yet: `npm run bench`)\n'];
   if (scaled) parts.push(scaleMarkdown(scaled));
   // The interpretation is written by hand, next to the results it reads.
   const analysis = join(ROOT, 'bench', 'analysis.md');
@@ -20,7 +20,7 @@ export function writeBenchmarksMarkdown(): void {
   writeFileSync(join(ROOT, 'BENCHMARKS.md'), parts.join('\n'));
 }
 
-function scaleMarkdown({ date, rows }: { date: string; rows: ScaleRow[] }): string {
+function scaleMarkdown({ date, rows }: ScaleResults): string {
   const base = rows[0];
   const ratio = (a: number, b: number) => (b ? (a / b).toFixed(1) : '-');
   return [
@@ -32,51 +32,48 @@ function scaleMarkdown({ date, rows }: { date: string; rows: ScaleRow[] }): stri
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map((r) => `| ${r.scale}x | ${r.models} | ${r.records} | ${r.buildSeconds.toFixed(1)} | ${r.packMB.toFixed(0)} | ${r.entries} | ${r.startupMs.toFixed(0)} | ${r.rssMb.toFixed(0)} | ${r.rps.toFixed(0)} | ${ratio(r.buildSeconds, base.buildSeconds)} | ${ratio(r.packMB, base.packMB)} |`),
     '',
-    'Target (design.md section 5): 10x the models builds in at most 12x the time.',
+    'Target (issue 18): 10x the data builds in at most 11x the time.',
     '',
   ].join('\n');
 }
 
-interface FloorRow {
-  connections: number;
-  floor: Load;
-  /** The floor's rps over nginx's, same body. */
-  ofNginx: number;
-  /** Our server's rps over the floor's, same body. */
-  oursOfFloor: number;
-}
+const fixed = (n: number | null | undefined, digits = 2) => (n === null || n === undefined || Number.isNaN(n) ? '-' : n.toFixed(digits));
+const mb = (bytes: number) => (bytes / 1e6).toFixed(2);
 
-function benchmarksMarkdown(r: { date: string; machine: { cpus: number; model?: string; node: string }; seconds: number; build: { seconds: number; entries: number; packMB: number; identityMB: number }; startupMs: number; peakRssMb: { server: number; nginxWorker: number }; rows: Row[]; countingCost: { connections: number; on: number; off: number; cost: number }[]; floorRows?: FloorRow[] }): string {
-  const f = (n: number | null, d = 2) => (n === null || Number.isNaN(n) ? '-' : n.toFixed(d));
-  const lines = [
-    '# Benchmarks',
+function packMarkdown(pack: PackSizes): string[] {
+  const line = (name: string, r: PackSizes['total']) => `| ${name} | ${r.bodies} | ${mb(r.identityBytes)} | ${mb(r.gzipBytes)} | ${mb(r.brBytes)} | ${mb(r.fragmentBytes)} |`;
+  return [
+    `The snapshot: pack file ${mb(pack.packFileBytes)} MB. Per route, the distinct bodies (a body shared by several routes counts once, at the first), what they weigh as JSON (not stored: identity is inflated from gzip on a miss), the stored gzip and br, and the gzip-compressed measurement fragments. MB are 10^6 bytes.`,
     '',
-    `Made by \`npm run bench\` on ${r.date.slice(0, 10)}: ${r.machine.cpus} cores (${r.machine.model ?? 'unknown CPU'}), Node ${r.machine.node}. wrk (one thread, keep-alive, ${r.seconds} s a run) against the bundled server (quota counting on unless said) and against nginx (one worker, \`gzip_static\` + \`brotli_static\`) serving the same bodies, both on loopback on the same machine. Every request asks for br.`,
-    '',
-    '| Scenario | Connections | Server rps | p50 ms | p99 ms | nginx rps | nginx p99 ms | rps ratio | p99 ratio |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...r.rows.map((row) => `| ${row.scenario} | ${row.connections} | ${f(row.server.rps, 0)} | ${f(row.server.p50Ms)} | ${f(row.server.p99Ms)} | ${f(row.nginx?.rps ?? null, 0)} | ${f(row.nginx?.p99Ms ?? null)} | ${f(row.rpsRatio)} | ${f(row.p99Ratio)} |`),
-    '',
-    '| Quota counting | Connections | on (rps) | off (rps) | cost |',
-    '|---|---:|---:|---:|---:|',
-    ...r.countingCost.map((c) => `| Pro list page | ${c.connections} | ${f(c.on, 0)} | ${f(c.off, 0)} | ${(c.cost * 100).toFixed(1)}% |`),
-    '',
-    ...(r.floorRows
-      ? [
-          'The node:http floor: a bare node:http server sending the Pro list body with the same headers (no key, no quota, no lookup). It bounds what any node:http server can reach here.',
-          '',
-          '| Connections | floor rps | floor p99 ms | floor / nginx | server / floor |',
-          '|---:|---:|---:|---:|---:|',
-          ...r.floorRows.map((row) => `| ${row.connections} | ${f(row.floor.rps, 0)} | ${f(row.floor.p99Ms)} | ${f(row.ofNginx)} | ${f(row.oursOfFloor)} |`),
-          '',
-        ]
-      : []),
-    `- Start-up of the bundle to its first 200: ${r.startupMs.toFixed(0)} ms (median of ${STARTUP_RUNS} starts).`,
-    `- Peak resident memory under this load: server ${r.peakRssMb.server.toFixed(0)} MB, nginx worker ${r.peakRssMb.nginxWorker.toFixed(0)} MB.`,
-    `- Build of the sample: ${r.build.seconds} s, ${r.build.entries} entries, ${r.build.identityMB.toFixed(0)} MB of JSON, pack ${r.build.packMB.toFixed(0)} MB.`,
-    '',
-    'Targets (design.md section 5): rps ratio at least 0.7, p99 ratio at most 2, counting cost at most 10%, memory under 150 MB, start-up under 300 ms, build under 30 s.',
+    '| Route | Bodies | Identity MB | gzip MB | br MB | Fragments MB |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...pack.routes.map((r) => line(r.route, r)),
+    line('**total**', pack.total),
     '',
   ];
-  return lines.join('\n');
+}
+
+/** The generated comparison section: the one table, counting cost, memory, pack, build, start-up and a verdict per target. */
+export function comparisonMarkdown(r: Results): string {
+  const rss = r.peakRssMb;
+  return [
+    '# Benchmarks',
+    '',
+    `Made by \`npm run bench\` on ${r.date.slice(0, 10)}: ${r.machine.cpus} cores (${r.machine.model ?? 'unknown CPU'}), Node ${r.machine.node}. wrk (one thread, keep-alive, ${r.seconds} s a run, every request asking for br) against the bundled server (quota counting on, every request journaled), nginx (one worker, \`gzip_static\` + \`brotli_static\`) serving the same bodies, and the node:http floor (a bare node:http server sending the list body with the same headers and doing nothing else; list scenario only), all on loopback. ${r.rounds} round${r.rounds === 1 ? '' : 's'} per scenario and connection count, the servers back to back in an order reversed each round; every figure is the median over the rounds and every ratio is of medians.`,
+    '',
+    '| Scenario | c | ours rps | nginx rps | floor rps | ours/nginx | ours p99 ms | nginx p99 ms | p99 ratio | ours/floor |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...r.rows.map((row) => `| ${row.scenario} | ${row.connections} | ${fixed(row.ours.rps, 0)} | ${fixed(row.nginx?.rps, 0)} | ${fixed(row.floor?.rps, 0)} | ${fixed(row.rpsRatio)} | ${fixed(row.ours.p99Ms)} | ${fixed(row.nginx?.p99Ms)} | ${fixed(row.p99Ratio, 1)} | ${fixed(row.oursOfFloor)} |`),
+    '',
+    ...r.countingCost.map((c) => `- Quota counting cost at c=${c.connections}: ${(c.cost * 100).toFixed(1)}% (Pro list page ${fixed(c.on, 0)} rps counting, ${fixed(c.off, 0)} rps not counting, same rounds).`),
+    `- Peak RSS of our server (VmHWM after every scenario, every detail page in the mix): ${rss.benchCache.toFixed(1)} MB with \`--cache-mb ${rss.benchCacheMb}\` (the rounds above); ${rss.defaultCache.toFixed(1)} MB with the default ${rss.defaultCacheMb} MB cache (the same scenarios once more, one run each). nginx worker ${rss.nginxWorker.toFixed(1)} MB.`,
+    `- Build of the sample (forced, full): ${r.build.seconds.toFixed(1)} s, ${r.build.entries} entries.`,
+    `- Start-up of the bundle to its first 200: ${r.startupMs.toFixed(0)} ms (median of ${STARTUP_RUNS} starts).`,
+    '',
+    ...packMarkdown(r.pack),
+    'Targets (issue 18):',
+    '',
+    ...checkTargets(r).map((t) => `- ${t.met ? 'met' : '**missed**'}: ${t.target}: ${t.figure}`),
+    '',
+  ].join('\n');
 }

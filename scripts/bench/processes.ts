@@ -53,10 +53,25 @@ export function killAll(): void {
   for (const child of children) child.kill('SIGKILL');
 }
 
+/** The body cache the comparison gives our server unless told otherwise: small, so detail pages miss. */
+export const BENCH_CACHE_MB = 16;
+
+export interface ServerStart {
+  bundlePath: string;
+  snapshot: string;
+  state: string;
+  /** A request that answers 200 once the server is ready. */
+  probe: { path: string; key: string };
+  /** Megabytes of body cache, or null for the server's own default. */
+  cacheMb?: number | null;
+  extra?: string[];
+}
+
 /** Our server on a port of its choosing (port 0), timed from spawn to its first 200. */
-export async function startServer(bundlePath: string, snapshot: string, state: string, probe: { path: string; key: string }, extra: string[] = []): Promise<Started> {
+export async function startServer({ bundlePath, snapshot, state, probe, cacheMb = BENCH_CACHE_MB, extra = [] }: ServerStart): Promise<Started> {
   const since = performance.now();
-  const server = await spawnServer(['--port', '0', '--snapshot', snapshot, '--state', state, '--quota-free', '1000000000', '--quota-pro', '1000000000', '--cache-mb', '16', '--quiet', ...extra], [bundlePath], START_TIMEOUT_MS);
+  const cache = cacheMb === null ? [] : ['--cache-mb', String(cacheMb)];
+  const server = await spawnServer(['--port', '0', '--snapshot', snapshot, '--state', state, '--quota-free', '1000000000', '--quota-pro', '1000000000', ...cache, '--quiet', ...extra], [bundlePath], START_TIMEOUT_MS);
   track(server.child);
   const startupMs = await firstAnswer(server.port, probe.path, { 'x-api-key': probe.key }, since, server.child);
   return { child: server.child, port: server.port, startupMs };
@@ -70,7 +85,13 @@ export async function medianStartup(start: () => Promise<Started>, runs = STARTU
     times.push(started.startupMs);
     await stop(started.child);
   }
-  return times.sort((a, b) => a - b)[Math.floor(runs / 2)];
+  return median(times);
+}
+
+/** The middle value (the lower middle of an even count). */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)];
 }
 
 export const stop = (child: ChildProcess) => stopProcess(child);

@@ -1,15 +1,14 @@
 /** `--scale`: build and serve 1x, 3x and 10x datasets and report how time, size and memory grow. */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_BUILD_OPTIONS, runBuild } from '../../build/build.ts';
 import { createKey } from '../../src/keys.ts';
 import { bundle } from '../bundle.ts';
 import { generateSample, parseSampleArgs } from '../generate-sample.ts';
-import { ROOT } from '../processes.ts';
 import { writeBenchmarksMarkdown } from './markdown.ts';
 import { medianStartup, peakRssMb, startServer, stop } from './processes.ts';
-import type { ScaleRow } from './results.ts';
+import { writeScale, type ScaleRow } from './results.ts';
 import { ensureTools } from './tools.ts';
 import { wrk } from './wrk.ts';
 
@@ -28,7 +27,7 @@ export async function scale(factors: number[]): Promise<void> {
     const state = join(work, `state-${factor}x`);
     const key = createKey(state, { tier: 'pro', org: 'bench', quota: null, user: 'p' }).key;
     const slugs = (JSON.parse(readFileSync(join(data, 'language-models.json'), 'utf8')) as { slug: string }[]).map((m) => m.slug);
-    const start = () => startServer(bundlePath, snapshot, state, { path: '/api/v2/language/models/free', key }, ['--cache-mb', '32']);
+    const start = () => startServer({ bundlePath, snapshot, state, probe: { path: '/api/v2/language/models/free', key }, cacheMb: 32 });
     const startupMs = await medianStartup(start);
     const server = await start();
     const load = wrk(`http://127.0.0.1:${server.port}`, slugs.map((s) => `/api/v2/language/models/${s}`), { 'x-api-key': key, 'accept-encoding': 'br' }, 32, 5, work);
@@ -38,8 +37,7 @@ export async function scale(factors: number[]): Promise<void> {
     console.log(`${factor}x: ${models} models, build ${built.seconds} s, pack ${(built.packBytes / 1e6).toFixed(0)} MB, start-up ${startupMs.toFixed(0)} ms, RSS ${rows.at(-1)!.rssMb.toFixed(0)} MB, ${load.rps.toFixed(0)} rps`);
     rmSync(snapshot, { recursive: true, force: true });
   }
-  mkdirSync(join(ROOT, 'bench'), { recursive: true });
-  writeFileSync(join(ROOT, 'bench/scale.json'), `${JSON.stringify({ date: new Date().toISOString(), rows }, null, 2)}\n`);
+  writeScale({ date: new Date().toISOString(), rows });
   writeBenchmarksMarkdown();
   console.log('wrote bench/scale.json and BENCHMARKS.md');
   rmSync(work, { recursive: true, force: true });
