@@ -10,7 +10,7 @@ import type { MediaFamily } from './schemas/media.ts';
 import { legacyArenaEntry, legacyLanguageModel } from './shape/legacy.ts';
 import { freeMediaEntry, proMediaEntry } from './shape/media.ts';
 import { openApiDocument } from './openapi.ts';
-import { seriesByWindow, type Interval, type WindowName } from './derive/series.ts';
+import { compactSeries, windowPoints, type CompactSeries, type Interval, type WindowName } from './derive/series.ts';
 import { deriveModelViews, intelligenceIndexVersion, recordsByEndpoint, type EndpointView } from './language.ts';
 import { measurementBlob, type MeasurementBlob } from './measurements.ts';
 import { deriveProviderViews } from './providers.ts';
@@ -96,21 +96,22 @@ export function routeBuilders(): Record<string, RouteBuilder> {
   const proItems = perContext(Infinity, (ctx, promptType) => ctx.models.map((m) => proLanguageModel(m, promptType as PromptType)));
   const modelsBySlug = perContext(Infinity, (ctx) => new Map(ctx.models.map((m) => [m.model.slug, m])));
   const providersBySlug = perContext(Infinity, (ctx) => new Map(ctx.providers.map((p) => [p.provider.slug, p])));
-  // An endpoint's series serve every window of its model's (or provider's) bodies, which are
-  // made together, slug by slug: the series are kept for the slug being built and dropped at
-  // the next one. (A cache bounded by a count thrashed on the largest providers, whose
-  // endpoints x prompt types x intervals outgrew it, and made the build superlinear.)
-  const slugSeries = perContext(1, () => new Map<string, ReturnType<typeof seriesByWindow>>());
-  const seriesOf = (ctx: BuildContext, params: Params, slug: string) => {
-    const cache = slugSeries(ctx, slug);
+  // An endpoint's series serve every window of its model's bodies and of its provider's: made
+  // once per endpoint, prompt type and interval, and kept compactly (dates shared) for the build.
+  const compacted = perContext(Infinity, () => new Map<string, CompactSeries>());
+  const seriesOf = (ctx: BuildContext, params: Params) => {
+    const cache = compacted(ctx, '');
+    const interval = params.interval as Interval;
     return (e: EndpointView) => {
-      const key = `${e.endpoint.id} ${params.prompt_type} ${params.interval}`;
+      const key = `${e.endpoint.id} ${params.prompt_type} ${interval}`;
       let series = cache.get(key);
       if (!series) {
         const records = ctx.records.get(e.endpoint.id)?.get(params.prompt_type as PromptType) ?? EMPTY_COLUMNS;
-        cache.set(key, (series = seriesByWindow(records, ctx.asOf, params.interval as Interval)));
+        const shared = cache.get(`dates ${interval}`)?.dates;
+        cache.set(key, (series = compactSeries(records, ctx.asOf, interval, shared)));
+        if (!shared) cache.set(`dates ${interval}`, series);
       }
-      return series[params.window as WindowName];
+      return windowPoints(series, params.window as WindowName, interval);
     };
   };
   const providerSlugs = (ctx: BuildContext) => ctx.providers.map((p) => p.provider.slug);
@@ -130,7 +131,7 @@ export function routeBuilders(): Record<string, RouteBuilder> {
     },
     'language.model.performance': {
       slugs: (ctx) => ctx.models.map((m) => m.model.slug),
-      data: (ctx, _tier, params, slug) => modelPerformance(modelsBySlug(ctx, '').get(slug)!, seriesOf(ctx, params, `model ${slug}`)),
+      data: (ctx, _tier, params, slug) => modelPerformance(modelsBySlug(ctx, '').get(slug)!, seriesOf(ctx, params)),
     },
     'language.providers': {
       items: (ctx) => ctx.providers.map(providerListItem),
@@ -141,7 +142,7 @@ export function routeBuilders(): Record<string, RouteBuilder> {
     },
     'language.provider.performance': {
       slugs: providerSlugs,
-      data: (ctx, _tier, params, slug) => providerPerformance(providersBySlug(ctx, '').get(slug)!, seriesOf(ctx, params, `provider ${slug}`)),
+      data: (ctx, _tier, params, slug) => providerPerformance(providersBySlug(ctx, '').get(slug)!, seriesOf(ctx, params)),
     },
     'language.provider.measurements': {
       slugs: providerSlugs,

@@ -1,7 +1,7 @@
 /**
  * Write response bodies into one pack file: each distinct body once (by content hash), as its
  * gzip and brotli variants (the identity bytes are the gzip variant decompressed; the index
- * keeps their length). Compression runs on zlib's thread pool, a bounded
+ * keeps their length). Compression runs on worker threads (compress-pool.ts), a bounded
  * number at a time, and results are written in the order bodies were added, so the same
  * input gives the same pack. A body the previous snapshot already holds is copied from it
  * rather than compressed again, which makes an unchanged rebuild cheap.
@@ -9,40 +9,25 @@
 import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { brotliCompress, constants, gzip } from 'node:zlib';
+import { gzip } from 'node:zlib';
 import { contentHash, spanOf, type IndexEntry, type Span } from '../src/shared/manifest.ts';
+import { CompressPool, type CompressionLevels } from './compress-pool.ts';
+
+export type { CompressionLevels };
 
 const gzipAsync = promisify(gzip);
-const brotliAsync = promisify(brotliCompress);
-
-export interface CompressionLevels {
-  gzip: number;
-  brotli: number;
-}
 
 /** Chosen by measurement on the sample snapshot (see README, "Build"). */
 export const DEFAULT_LEVELS: CompressionLevels = { gzip: 6, brotli: 6 };
 
-const IN_FLIGHT = 16;
+/** Bodies handed to the compressors and not yet written. */
+const IN_FLIGHT = 64;
 
 /** Where a body's compressed variants can be copied from instead of compressing again. */
 export interface PreviousPack {
   path: string;
   /** The previous snapshot's entries; a body is found by its hash (the entry's first item). */
   entries: Map<string, IndexEntry>;
-}
-
-export async function compressBody(bytes: Buffer, levels: CompressionLevels): Promise<[Buffer, Buffer]> {
-  return Promise.all([
-    gzipAsync(bytes, { level: levels.gzip }),
-    brotliAsync(bytes, {
-      params: {
-        [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-        [constants.BROTLI_PARAM_QUALITY]: levels.brotli,
-        [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
-      },
-    }),
-  ]);
 }
 
 export interface RawHandle {
@@ -64,11 +49,12 @@ export class PackWriter {
   readonly stats: PackStats = { bodies: 0, rawBytes: 0, reused: 0, identityBytes: 0, packBytes: 0 };
   private readonly fd: number;
   private readonly previousFd: number | null;
-  private readonly pending: ({ hash: string; identity: Buffer; variants: Promise<[Buffer, Buffer]> } | { raw: number; stored: Promise<Buffer>; handle: RawHandle })[] = [];
+  private readonly pending: ({ hash: string; length: number; variants: Promise<[Buffer, Buffer]> } | { raw: number; stored: Promise<Buffer>; handle: RawHandle })[] = [];
   private readonly known = new Set<string>();
   /** Previous bodies by hash: gzip and br spans. */
   private readonly reusable = new Map<string, [Span, Span]>();
   private readonly digest = createHash('sha256');
+  private readonly compressor: CompressPool;
   private offset = 0;
 
   constructor(
@@ -77,16 +63,20 @@ export class PackWriter {
     private readonly previous: PreviousPack | null,
   ) {
     this.fd = openSync(path, 'wx', 0o644);
+    this.compressor = new CompressPool(levels);
     this.previousFd = previous ? openSync(previous.path, 'r') : null;
     for (const entry of previous?.entries.values() ?? []) this.reusable.set(entry[0], [spanOf(entry, 'gzip'), spanOf(entry, 'br')]);
   }
 
-  /** Add a body; returns its content hash. Waits when too many compressions are under way. */
+  /**
+   * Add a body; returns its content hash. Waits when too many compressions are under way. The
+   * bytes may be handed to a compressor thread: the caller must not use them afterwards.
+   */
   async add(identity: Buffer): Promise<string> {
     const hash = contentHash(identity);
     if (this.known.has(hash)) return hash;
     this.known.add(hash);
-    this.pending.push({ hash, identity, variants: this.variantsOf(hash, identity) });
+    this.pending.push({ hash, length: identity.length, variants: this.variantsOf(hash, identity) });
     while (this.pending.length >= IN_FLIGHT) await this.writeOldest();
     return hash;
   }
@@ -109,7 +99,7 @@ export class PackWriter {
       this.stats.reused++;
       return Promise.resolve([this.readPrevious(spans[0]), this.readPrevious(spans[1])]);
     }
-    return compressBody(identity, this.levels);
+    return this.compressor.compress(identity);
   }
 
   private readPrevious([offset, length]: Span): Buffer {
@@ -135,16 +125,17 @@ export class PackWriter {
       this.stats.rawBytes += next.raw;
       return;
     }
-    const { hash, identity, variants } = next;
+    const { hash, length, variants } = next;
     const [gz, br] = await variants;
-    this.bodies[hash] = [identity.length, this.append(gz), this.append(br)];
+    this.bodies[hash] = [length, this.append(gz), this.append(br)];
     this.stats.bodies++;
-    this.stats.identityBytes += identity.length;
+    this.stats.identityBytes += length;
   }
 
   /** Write what is pending, fsync, close; returns the SHA-256 of everything written. */
   async finish(): Promise<string> {
     while (this.pending.length > 0) await this.writeOldest();
+    await this.compressor.close();
     fsyncSync(this.fd);
     closeSync(this.fd);
     if (this.previousFd !== null) closeSync(this.previousFd);

@@ -55,13 +55,40 @@ export function isoDate(ms: number): string {
 export type SeriesPoint = Record<string, string | number | null>;
 
 /**
- * The points of every window for one interval, from one pass: a shorter window's buckets are
- * the last ones of the longest window's, so its points are the tail of the longest series.
+ * An endpoint's points of every window for one interval, kept compactly (a build holds every
+ * endpoint's at once): the dates, shared by every series of the interval, and each bucket's
+ * figures in point order, NaN for null.
  */
-export function seriesByWindow(records: SeriesColumns, asOf: number, interval: Interval): Record<WindowName, SeriesPoint[]> {
+export interface CompactSeries {
+  dates: readonly string[];
+  fields: readonly string[];
+  values: Float64Array;
+}
+
+/** The longest window's points of one interval, compacted; `dates` reuses the caller's array when equal. */
+export function compactSeries(records: SeriesColumns, asOf: number, interval: Interval, dates?: readonly string[]): CompactSeries {
   const longest = PERFORMANCE_WINDOWS.reduce((a, b) => (windowDays(b) > windowDays(a) ? b : a));
   const points = seriesPoints(records, asOf, longest, interval);
-  return Object.fromEntries(PERFORMANCE_WINDOWS.map((w) => [w, points.slice(points.length - bucketCount(w, interval))])) as Record<WindowName, SeriesPoint[]>;
+  const fields = Object.keys(points[0]).filter((f) => f !== 'date');
+  const values = new Float64Array(points.length * fields.length);
+  points.forEach((point, i) => fields.forEach((f, j) => (values[i * fields.length + j] = (point[f] as number | null) ?? Number.NaN)));
+  const own = points.map((p) => p.date as string);
+  return { dates: dates && dates.length === own.length && dates.every((d, i) => d === own[i]) ? dates : own, fields, values };
+}
+
+/** The points of one window: the last buckets of the compacted longest window. */
+export function windowPoints(series: CompactSeries, window: WindowName, interval: Interval): SeriesPoint[] {
+  const { dates, fields, values } = series;
+  const points: SeriesPoint[] = [];
+  for (let i = dates.length - bucketCount(window, interval); i < dates.length; i++) {
+    const point: SeriesPoint = { date: dates[i] };
+    fields.forEach((f, j) => {
+      const value = values[i * fields.length + j];
+      point[f] = Number.isNaN(value) ? null : value;
+    });
+    points.push(point);
+  }
+  return points;
 }
 
 /**

@@ -1,0 +1,127 @@
+/**
+ * The comparison: our server, nginx and the node:http floor loaded scenario by scenario in
+ * alternating rounds; then peak memory at two cache sizes, the pack's sizes and start-up.
+ */
+import { rmSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { FLAGS } from '../../src/config.ts';
+import { freePort } from '../processes.ts';
+import { startFloor } from './floor.ts';
+import { comparisonMarkdown, writeBenchmarksMarkdown } from './markdown.ts';
+import { exportBody, startNginx } from './nginx.ts';
+import { readPackSizes } from './pack-sizes.ts';
+import { BENCH_CACHE_MB, medianStartup, peakRssMb, startServer, stop, type ServerStart } from './processes.ts';
+import { RESULTS_FORMAT, writeResults, type CountingCost, type Results, type Row } from './results.ts';
+import { runRounds, type Contender, type Summary } from './rounds.ts';
+import { setStage } from './stage.ts';
+import { ensureTools } from './tools.ts';
+import { wrk } from './wrk.ts';
+
+export interface CompareOptions {
+  seconds: number;
+  connections: number[];
+  rounds: number;
+}
+
+interface Scenario {
+  name: string;
+  key: string;
+  /** Paths on our server. */
+  ours: string[];
+  /** Paths of the same bodies on nginx. */
+  nginx: string[];
+  /** The list scenario also loads the floor and our server with counting off, in the same rounds. */
+  withFloorAndUncounted: boolean;
+}
+
+const COUNTING_OFF = 'Pro list page (br), counting off';
+const ratio = (a: number, b: number | undefined) => (b ? a / b : null);
+
+function rowOf(scenario: string, connections: number, ours: Summary, nginx: Summary | null, floor: Summary | null): Row {
+  return { scenario, connections, ours, nginx, floor, rpsRatio: ratio(ours.rps, nginx?.rps), p99Ratio: ratio(ours.p99Ms, nginx?.p99Ms), oursOfFloor: ratio(ours.rps, floor?.rps) };
+}
+
+export async function compare(options: CompareOptions): Promise<void> {
+  ensureTools();
+  const stage = await setStage();
+  const { commercial, free } = stage.keys;
+  const serverStart = (more: Partial<ServerStart> = {}): ServerStart => ({ bundlePath: stage.bundlePath, snapshot: stage.snapshotRoot, state: stage.state, probe: { path: '/api/v2/language/models/free', key: free }, ...more });
+  const startupMs = await medianStartup(() => startServer(serverStart()));
+
+  const ours = await startServer(serverStart());
+  const uncounted = await startServer(serverStart({ extra: ['--no-counting'] }));
+  const measurementsPath = `/api/v2/language/providers/${stage.providerSlugs[0]}/measurements`;
+  const measurements = await fetch(`http://127.0.0.1:${ours.port}${measurementsPath}`, { headers: { 'x-api-key': commercial } });
+  exportBody(join(stage.docroot, 'measurements.json'), Buffer.from(await measurements.arrayBuffer()));
+  const nginxPort = await freePort();
+  const nginx = await startNginx(stage.work, stage.docroot, nginxPort);
+  const floorPort = await freePort();
+  const floor = await startFloor(stage.work, join(stage.docroot, 'list.json.br'), floorPort);
+
+  const listPath = '/api/v2/language/models?page=1';
+  const scenarios: Scenario[] = [
+    { name: 'Pro list page (br)', key: commercial, ours: [listPath], nginx: ['/list.json'], withFloorAndUncounted: true },
+    { name: `detail, ${stage.slugs.length} slugs (br)`, key: commercial, ours: stage.slugs.map((s) => `/api/v2/language/models/${s}`), nginx: stage.slugs.map((s) => `/detail/${s}.json`), withFloorAndUncounted: false },
+    { name: '/free page (br)', key: free, ours: ['/api/v2/language/models/free'], nginx: ['/free.json'], withFloorAndUncounted: false },
+    { name: 'measurements (br)', key: commercial, ours: [measurementsPath], nginx: ['/measurements.json'], withFloorAndUncounted: false },
+  ];
+  const local = (port: number) => `http://127.0.0.1:${port}`;
+  const contendersOf = (s: Scenario): Contender[] => {
+    const headers = { 'x-api-key': s.key, 'accept-encoding': 'br' };
+    const all = [
+      { name: 'ours', base: local(ours.port), paths: s.ours, headers },
+      { name: 'nginx', base: local(nginxPort), paths: s.nginx, headers },
+    ];
+    if (s.withFloorAndUncounted) all.push({ name: 'floor', base: local(floorPort), paths: ['/'], headers }, { name: 'ours, counting off', base: local(uncounted.port), paths: s.ours, headers });
+    return all;
+  };
+
+  const rows: Row[] = [];
+  const countingCost: CountingCost[] = [];
+  for (const scenario of scenarios) {
+    for (const connections of options.connections) {
+      const runs = runRounds(contendersOf(scenario), { rounds: options.rounds, connections, seconds: options.seconds, work: stage.work }, scenario.name);
+      const main = runs.get('ours')!;
+      rows.push(rowOf(scenario.name, connections, main, runs.get('nginx')!, runs.get('floor') ?? null));
+      const off = runs.get('ours, counting off');
+      if (off) {
+        rows.push(rowOf(COUNTING_OFF, connections, off, null, null));
+        countingCost.push({ connections, on: main.rps, off: off.rps, cost: 1 - main.rps / off.rps });
+      }
+    }
+  }
+  // Read after every scenario, so every detail page has passed through the cache.
+  const benchCacheRss = peakRssMb(ours.child.pid!);
+  const nginxRss = peakRssMb(nginx.workerPid());
+  for (const child of [ours.child, uncounted.child, nginx.child, floor]) await stop(child);
+
+  // The RSS target is stated for the server's default cache: the same mix once more, against a server started without --cache-mb.
+  const defaultCache = await startServer(serverStart({ cacheMb: null }));
+  for (const scenario of scenarios) {
+    const [{ paths, headers }] = contendersOf(scenario);
+    for (const connections of options.connections) wrk(local(defaultCache.port), paths, headers, connections, options.seconds, stage.work);
+  }
+  const defaultCacheRss = peakRssMb(defaultCache.child.pid!);
+  await stop(defaultCache.child);
+
+  const results: Results = {
+    format: RESULTS_FORMAT,
+    date: new Date().toISOString(),
+    machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
+    seconds: options.seconds,
+    rounds: options.rounds,
+    connections: options.connections,
+    build: stage.build,
+    pack: readPackSizes(stage.snapshotDir),
+    startupMs,
+    peakRssMb: { benchCache: benchCacheRss, benchCacheMb: BENCH_CACHE_MB, defaultCache: defaultCacheRss, defaultCacheMb: Number(FLAGS['cache-mb'].default), nginxWorker: nginxRss },
+    rows,
+    countingCost,
+  };
+  writeResults(results);
+  writeBenchmarksMarkdown();
+  console.log(`\n${comparisonMarkdown(results)}`);
+  console.log('wrote bench/results.json and BENCHMARKS.md');
+  rmSync(stage.work, { recursive: true, force: true });
+}

@@ -1,0 +1,79 @@
+/** BENCHMARKS.md: the generated tables, then the hand-written reading kept in bench/analysis.md. */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '../processes.ts';
+import type { PackSizes } from './pack-sizes.ts';
+import { STARTUP_RUNS } from './processes.ts';
+import { readResults, readScale, type Results, type ScaleResults } from './results.ts';
+import { checkTargets } from './targets.ts';
+import { exists } from './tools.ts';
+
+/** BENCHMARKS.md from whichever result files exist: the comparison and the scaling run. */
+export function writeBenchmarksMarkdown(): void {
+  const compared = readResults();
+  const scaled = readScale();
+  const parts = [compared ? comparisonMarkdown(compared) : '# Benchmarks\n\n(no comparison run in the current format yet: `npm run bench`)\n'];
+  if (scaled) parts.push(scaleMarkdown(scaled));
+  // The interpretation is written by hand, next to the results it reads.
+  const analysis = join(ROOT, 'bench', 'analysis.md');
+  if (exists(analysis)) parts.push(readFileSync(analysis, 'utf8'));
+  writeFileSync(join(ROOT, 'BENCHMARKS.md'), parts.join('\n'));
+}
+
+function scaleMarkdown({ date, rows }: ScaleResults): string {
+  const base = rows[0];
+  const ratio = (a: number, b: number) => (b ? (a / b).toFixed(1) : '-');
+  return [
+    '## Scaling',
+    '',
+    `Made by \`npm run bench -- --scale\` on ${date.slice(0, 10)}: datasets generated outside the repository at 1x, 3x and 10x the sample (models, creators, providers, endpoints and their measurements), each built, then served by the bundle with a 32 MiB body cache and loaded for a few seconds (detail pages across every slug, so the cache misses). Start-up is the median of ${STARTUP_RUNS} starts.`,
+    '',
+    '| Scale | Models | Records | Build s | Pack MB | Entries | Start-up ms | RSS MB under load | rps | Build vs 1x | Pack vs 1x |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.map((r) => `| ${r.scale}x | ${r.models} | ${r.records} | ${r.buildSeconds.toFixed(1)} | ${r.packMB.toFixed(0)} | ${r.entries} | ${r.startupMs.toFixed(0)} | ${r.rssMb.toFixed(0)} | ${r.rps.toFixed(0)} | ${ratio(r.buildSeconds, base.buildSeconds)} | ${ratio(r.packMB, base.packMB)} |`),
+    '',
+    'Target (issue 18): 10x the data builds in at most 11x the time.',
+    '',
+  ].join('\n');
+}
+
+const fixed = (n: number | null | undefined, digits = 2) => (n === null || n === undefined || Number.isNaN(n) ? '-' : n.toFixed(digits));
+const mb = (bytes: number) => (bytes / 1e6).toFixed(2);
+
+function packMarkdown(pack: PackSizes): string[] {
+  const line = (name: string, r: PackSizes['total']) => `| ${name} | ${r.bodies} | ${mb(r.identityBytes)} | ${mb(r.gzipBytes)} | ${mb(r.brBytes)} | ${mb(r.fragmentBytes)} |`;
+  return [
+    `The snapshot: pack file ${mb(pack.packFileBytes)} MB. Per route, the distinct bodies (a body shared by several routes counts once, at the first), what they weigh as JSON (not stored: identity is inflated from gzip on a miss), the stored gzip and br, and the gzip-compressed measurement fragments. MB are 10^6 bytes.`,
+    '',
+    '| Route | Bodies | Identity MB | gzip MB | br MB | Fragments MB |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...pack.routes.map((r) => line(r.route, r)),
+    line('**total**', pack.total),
+    '',
+  ];
+}
+
+/** The generated comparison section: the one table, counting cost, memory, pack, build, start-up and a verdict per target. */
+export function comparisonMarkdown(r: Results): string {
+  const rss = r.peakRssMb;
+  return [
+    '# Benchmarks',
+    '',
+    `Made by \`npm run bench\` on ${r.date.slice(0, 10)}: ${r.machine.cpus} cores (${r.machine.model ?? 'unknown CPU'}), Node ${r.machine.node}. wrk (one thread, keep-alive, ${r.seconds} s a run, every request asking for br) against the bundled server (quota counting on, every request journaled), nginx (one worker, \`gzip_static\` + \`brotli_static\`) serving the same bodies, and the node:http floor (a bare node:http server sending the list body with the same headers and doing nothing else; list scenario only), all on loopback. ${r.rounds} round${r.rounds === 1 ? '' : 's'} per scenario and connection count, the servers back to back in an order reversed each round; every figure is the median over the rounds and every ratio is of medians.`,
+    '',
+    '| Scenario | c | ours rps | nginx rps | floor rps | ours/nginx | ours p99 ms | nginx p99 ms | p99 ratio | ours/floor |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...r.rows.map((row) => `| ${row.scenario} | ${row.connections} | ${fixed(row.ours.rps, 0)} | ${fixed(row.nginx?.rps, 0)} | ${fixed(row.floor?.rps, 0)} | ${fixed(row.rpsRatio)} | ${fixed(row.ours.p99Ms)} | ${fixed(row.nginx?.p99Ms)} | ${fixed(row.p99Ratio, 1)} | ${fixed(row.oursOfFloor)} |`),
+    '',
+    ...r.countingCost.map((c) => `- Quota counting cost at c=${c.connections}: ${(c.cost * 100).toFixed(1)}% (Pro list page ${fixed(c.on, 0)} rps counting, ${fixed(c.off, 0)} rps not counting, same rounds).`),
+    `- Peak RSS of our server (VmHWM after every scenario, every detail page in the mix): ${rss.benchCache.toFixed(1)} MB with \`--cache-mb ${rss.benchCacheMb}\` (the rounds above); ${rss.defaultCache.toFixed(1)} MB with the default ${rss.defaultCacheMb} MB cache (the same scenarios once more, one run each). nginx worker ${rss.nginxWorker.toFixed(1)} MB.`,
+    `- Build of the sample (forced, full): ${r.build.seconds.toFixed(1)} s, ${r.build.entries} entries.`,
+    `- Start-up of the bundle to its first 200: ${r.startupMs.toFixed(0)} ms (median of ${STARTUP_RUNS} starts).`,
+    '',
+    ...packMarkdown(r.pack),
+    'Targets (issue 18):',
+    '',
+    ...checkTargets(r).map((t) => `- ${t.met ? 'met' : '**missed**'}: ${t.target}: ${t.figure}`),
+    '',
+  ].join('\n');
+}

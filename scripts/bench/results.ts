@@ -1,0 +1,85 @@
+/** bench/results.json and bench/scale.json: what the last comparison and scaling runs measured, the sources of BENCHMARKS.md. */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '../processes.ts';
+import type { PackSizes } from './pack-sizes.ts';
+import type { Summary } from './rounds.ts';
+
+/** 2: rounds with medians, the floor and nginx in every row, pack sizes by route, RSS at two cache sizes. */
+export const RESULTS_FORMAT = 2;
+const RESULTS_FILE = join(ROOT, 'bench', 'results.json');
+const SCALE_FILE = join(ROOT, 'bench', 'scale.json');
+
+export interface Row {
+  scenario: string;
+  connections: number;
+  ours: Summary;
+  nginx: Summary | null;
+  floor: Summary | null;
+  /** Ours over nginx: rps, and p99 (above 1 is slower). */
+  rpsRatio: number | null;
+  p99Ratio: number | null;
+  /** Ours over the node:http floor, rps. */
+  oursOfFloor: number | null;
+}
+
+export interface CountingCost {
+  connections: number;
+  /** Median rps of the Pro list page with counting on and off, measured in the same rounds. */
+  on: number;
+  off: number;
+  /** 1 - on/off: the share of throughput that counting costs. */
+  cost: number;
+}
+
+export interface Results {
+  format: typeof RESULTS_FORMAT;
+  date: string;
+  machine: { cpus: number; model?: string; node: string };
+  seconds: number;
+  rounds: number;
+  connections: number[];
+  build: { seconds: number; entries: number };
+  pack: PackSizes;
+  startupMs: number;
+  /** VmHWM of our server after every scenario, with the bench's cache and with the server's default. */
+  peakRssMb: { benchCache: number; benchCacheMb: number; defaultCache: number; defaultCacheMb: number; nginxWorker: number };
+  rows: Row[];
+  countingCost: CountingCost[];
+}
+
+export interface ScaleRow {
+  scale: number;
+  models: number;
+  records: number;
+  buildSeconds: number;
+  packMB: number;
+  entries: number;
+  startupMs: number;
+  rssMb: number;
+  rps: number;
+}
+
+export interface ScaleResults {
+  date: string;
+  rows: ScaleRow[];
+}
+
+function writeJson(path: string, value: unknown): void {
+  mkdirSync(join(ROOT, 'bench'), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+export const writeResults = (results: Results) => writeJson(RESULTS_FILE, results);
+export const writeScale = (scale: ScaleResults) => writeJson(SCALE_FILE, scale);
+
+export function readScale(): ScaleResults | null {
+  return existsSync(SCALE_FILE) ? (JSON.parse(readFileSync(SCALE_FILE, 'utf8')) as ScaleResults) : null;
+}
+
+/** The last run's results, or null when there is none or it predates this format. */
+export function readResults(): Results | null {
+  if (!existsSync(RESULTS_FILE)) return null;
+  const results = JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as Results;
+  return results.format === RESULTS_FORMAT ? results : null;
+}

@@ -1,0 +1,62 @@
+/**
+ * Rounds: every server of a scenario loaded back to back, the order reversed from one round to
+ * the next, and each server's figures taken as the median over rounds. The machine is shared
+ * and drifts by 20% within minutes; alternating spreads that drift over all the servers instead
+ * of charging it to whichever ran last.
+ */
+import { median } from './processes.ts';
+import { wrk, type Load } from './wrk.ts';
+
+/** One server under load in a scenario: where to send which paths, with which headers. */
+export interface Contender {
+  name: string;
+  base: string;
+  paths: string[];
+  headers: Record<string, string>;
+}
+
+/** A server's figures over the rounds: medians of rps and latency, errors summed. */
+export interface Summary {
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  rounds: Load[];
+}
+
+export interface RoundOptions {
+  rounds: number;
+  connections: number;
+  seconds: number;
+  /** Folder for wrk's scripts. */
+  work: string;
+}
+
+/** Round 0 in the order given, round 1 reversed, and so on. */
+export function roundOrder<T>(items: readonly T[], round: number): T[] {
+  return round % 2 === 0 ? [...items] : [...items].reverse();
+}
+
+export function summarise(loads: Load[]): Summary {
+  return {
+    rps: median(loads.map((l) => l.rps)),
+    p50Ms: median(loads.map((l) => l.p50Ms)),
+    p99Ms: median(loads.map((l) => l.p99Ms)),
+    errors: loads.reduce((sum, l) => sum + l.errors, 0),
+    rounds: loads,
+  };
+}
+
+/** Load every contender once a round, alternating the order; each contender's summary by name. */
+export function runRounds(contenders: readonly Contender[], options: RoundOptions, label: string): Map<string, Summary> {
+  const loads = new Map<string, Load[]>(contenders.map((c) => [c.name, []]));
+  for (let round = 0; round < options.rounds; round++) {
+    for (const contender of roundOrder(contenders, round)) {
+      const load = wrk(contender.base, contender.paths, contender.headers, options.connections, options.seconds, options.work);
+      loads.get(contender.name)!.push(load);
+      const errors = load.errors ? ` ${load.errors} errors` : '';
+      console.log(`${label.padEnd(34)} c=${String(options.connections).padEnd(3)} round ${round + 1}/${options.rounds} ${contender.name.padEnd(18)} ${load.rps.toFixed(0).padStart(7)} rps p99 ${load.p99Ms.toFixed(2)} ms${errors}`);
+    }
+  }
+  return new Map([...loads].map(([name, runs]) => [name, summarise(runs)]));
+}

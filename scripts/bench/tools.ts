@@ -1,0 +1,31 @@
+/** wrk and nginx with brotli_static: the bench's outside tools, installed from Debian when missing. */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { statSync } from 'node:fs';
+
+export const BROTLI_MODULE = '/usr/lib/nginx/modules/ngx_http_brotli_static_module.so';
+const DEBIAN_PACKAGES = ['wrk', 'nginx-light', 'libnginx-mod-http-brotli-static'];
+
+function has(command: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
+}
+
+/** wrk and nginx (with brotli_static) from Debian: install them as root, or say exactly what to run. */
+export function ensureTools(): void {
+  const missing = !has('wrk') || !has('nginx') || !exists(BROTLI_MODULE);
+  if (!missing) return;
+  if (process.getuid?.() !== 0) {
+    console.error(`bench needs wrk and nginx with brotli_static. Install them with:\n  sudo apt-get install -y ${DEBIAN_PACKAGES.join(' ')}`);
+    process.exit(1);
+  }
+  console.log(`installing ${DEBIAN_PACKAGES.join(', ')} from Debian's packages...`);
+  execFileSync('apt-get', ['install', '-y', ...DEBIAN_PACKAGES], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+}
+
+export function exists(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,30 @@
+/** wrk, one thread, keep-alive, parsed into requests per second and latency percentiles. */
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface Load {
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+}
+
+function toMs(value: string): number {
+  const m = /^([\d.]+)(us|ms|s)$/.exec(value.trim());
+  if (!m) return NaN;
+  return Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1);
+}
+
+/** Load one URL (or a list of paths, round robin) with wrk, keep-alive, one thread. */
+export function wrk(base: string, paths: string[], headers: Record<string, string>, connections: number, seconds: number, work: string): Load {
+  const script = join(work, `paths-${paths.length}.lua`);
+  writeFileSync(script, `local paths = {${paths.map((p) => JSON.stringify(p)).join(',')}}\nlocal i = 0\nrequest = function()\n  i = i + 1\n  return wrk.format("GET", paths[(i % #paths) + 1])\nend\n`);
+  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), base];
+  const out = execFileSync('wrk', args, { encoding: 'utf8' });
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const p50Ms = toMs(/\s50%\s+(\S+)/.exec(out)?.[1] ?? '');
+  const p99Ms = toMs(/\s99%\s+(\S+)/.exec(out)?.[1] ?? '');
+  const errors = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0) + Number(/Socket errors:.*?timeout (\d+)/.exec(out)?.[1] ?? 0);
+  return { rps, p50Ms, p99Ms, errors };
+}
