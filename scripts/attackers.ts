@@ -10,6 +10,8 @@ import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 
 export interface Flood {
+  /** The connections, paused (a caller may resume one to read what the server sent). */
+  readonly sockets: readonly Socket[];
   /** Sockets the server has not closed yet. */
   open(): number;
   /** Close every socket still open. */
@@ -55,6 +57,7 @@ export async function pipelineFlood(options: FloodOptions): Promise<Flood> {
     ),
   );
   return {
+    sockets,
     open: () => sockets.length - closed,
     close: () => sockets.forEach((socket) => socket.destroy()),
   };

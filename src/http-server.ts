@@ -65,15 +65,20 @@ export const HTTP_LIMITS = {
  * requests at once, so the rest wait, unanswered, in arrival order, and the socket is no longer
  * read until answers go out (a client that pipelines without reading costs node's parsed
  * requests, not our answers to them). Past `maxWaiting` waiting requests on the whole server,
- * a connection that pipelines one more is closed. A connection whose unsent answer makes no progress for
- * `sendStallMs` is closed, so a client that never reads cannot pin its answers in memory (a slow
- * CritPt stream lives while it moves).
+ * a connection that pipelines one more is closed. A connection whose unsent answer makes no
+ * progress for `sendStallMs` is closed, so a client that never reads cannot pin its answers in
+ * memory (a slow CritPt stream lives while it moves).
  */
 function boundClients(handle: RequestHandler, server: Server, limits: typeof HTTP_LIMITS): RequestHandler {
   const lanes = new Map<Socket, { inFlight: number; waiting: [IncomingMessage, ServerResponse][] }>();
   let waiting = 0;
+  // A closed connection's waiting requests leave the budget, and its lane, once: answers still
+  // under way on it close after this and must find nothing left to dispatch.
   const drop = (socket: Socket): void => {
-    waiting -= lanes.get(socket)?.waiting.length ?? 0;
+    const lane = lanes.get(socket);
+    if (!lane) return;
+    waiting -= lane.waiting.length;
+    lane.waiting.length = 0;
     lanes.delete(socket);
   };
   const dispatch = (req: IncomingMessage, res: ServerResponse): void => {

@@ -1,5 +1,5 @@
 /** Clients that never read: what they can make the server hold is bounded, and others are served meanwhile. */
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,15 +13,14 @@ import { buildFixture, startTestServer } from './helpers/server.ts';
 
 const readers = suite('clients that never read');
 
-/** Open a connection, pipeline `count` requests in one write, and never read a byte. */
-function pipelineAndStall(port: number, path: string, count: number): Promise<Socket> {
+/** Resume a paused connection and count the bytes it receives until it closes (Infinity if it stays open). */
+function readUntilClosed(socket: Socket, waitMs = 5000): Promise<number> {
   return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1', () => {
-      socket.pause();
-      socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`.repeat(count));
-      resolve(socket);
-    });
-    socket.on('error', () => {});
+    let bytes = 0;
+    socket.on('data', (chunk: Buffer) => (bytes += chunk.length));
+    socket.once('close', () => resolve(bytes));
+    setTimeout(() => resolve(Number.POSITIVE_INFINITY), waitMs);
+    socket.resume();
   });
 }
 
@@ -30,24 +29,38 @@ readers('should close a connection whose answers go unread, and keep answering e
   try {
     const port = Number(new URL(t.url).port);
     const full = (await get(t.url, '/api/v2/openapi.json')).body.length * 50;
-    const stalled = await Promise.all(Array.from({ length: 20 }, () => pipelineAndStall(port, '/api/v2/openapi.json', 50)));
+    const { sockets: stalled } = await pipelineFlood({ port, path: '/api/v2/openapi.json', sockets: 20, requests: 50 });
     // Others get their answers meanwhile.
     for (let i = 0; i < 5; i++) assert.is((await get(t.url, '/api/v2/language/models/free', t.keys.free)).status, 200);
     await new Promise((r) => setTimeout(r, 3000)); // past the stall limit and a sweep
     // Now read: a connection the server closed ends early, short of the fifty answers asked for.
-    const received = await Promise.all(
-      stalled.map(
-        (socket) =>
-          new Promise<number>((resolve) => {
-            let bytes = 0;
-            socket.on('data', (chunk: Buffer) => (bytes += chunk.length));
-            socket.once('close', () => resolve(bytes));
-            setTimeout(() => resolve(Number.POSITIVE_INFINITY), 5000);
-            socket.resume();
-          }),
-      ),
-    );
+    const received = await Promise.all(stalled.map((socket) => readUntilClosed(socket)));
     for (const bytes of received) assert.ok(bytes < full, `closed after ${bytes} of ${full} bytes`);
+  } finally {
+    await t.close();
+  }
+});
+
+readers('should keep the server-wide budget of waiting requests exact after connections holding waiting requests close', async () => {
+  const budget = 40;
+  const t = await startTestServer({ keys: { free: { tier: 'free', org: 'o' } }, httpLimits: { sendStallMs: 1000, maxInFlightPerConnection: 4, maxWaiting: budget } });
+  try {
+    const port = Number(new URL(t.url).port);
+    const path = '/api/v2/openapi.json';
+    const one = (await get(t.url, path)).body.length;
+    // Three times: 4 answers under way and the whole budget waiting, unread, until the server
+    // gives the connection up. Each close must give back exactly what it held.
+    for (let round = 0; round < 3; round++) {
+      const flood = await pipelineFlood({ port, path, sockets: 1, requests: 4 + budget });
+      await new Promise((r) => setTimeout(r, 2000)); // past the stall limit and a sweep
+      flood.close();
+    }
+    // Now one more than the budget: the connection is closed as it pipelines, short of its
+    // answers, even though it starts reading at once.
+    const over = await pipelineFlood({ port, path, sockets: 1, requests: 4 + budget + 1 });
+    const bytes = await readUntilClosed(over.sockets[0]);
+    over.close();
+    assert.ok(bytes < one * (4 + budget + 1), `closed after ${bytes} of ${one * (4 + budget + 1)} bytes`);
   } finally {
     await t.close();
   }
