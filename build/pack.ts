@@ -49,7 +49,7 @@ export class PackWriter {
   readonly stats: PackStats = { bodies: 0, rawBytes: 0, reused: 0, identityBytes: 0, packBytes: 0 };
   private readonly fd: number;
   private readonly previousFd: number | null;
-  private readonly pending: ({ hash: string; length: number; variants: Promise<[Buffer, Buffer]> } | { raw: number; stored: Promise<Buffer>; handle: RawHandle })[] = [];
+  private readonly pending: ({ hash: string; length: number; variants: Promise<[Buffer, Buffer]> } | { fragmentLength: number; stored: Promise<Buffer>; handle: RawHandle })[] = [];
   private readonly known = new Set<string>();
   /** Previous bodies by hash: gzip and br spans. */
   private readonly reusable = new Map<string, [Span, Span]>();
@@ -88,7 +88,7 @@ export class PackWriter {
    */
   async addFragment(bytes: Buffer): Promise<RawHandle> {
     const handle: RawHandle = { span: null };
-    this.pending.push({ raw: bytes.length, stored: gzipAsync(bytes, { level: this.levels.gzip }), handle });
+    this.pending.push({ fragmentLength: bytes.length, stored: gzipAsync(bytes, { level: this.levels.gzip }), handle });
     while (this.pending.length >= IN_FLIGHT) await this.writeOldest();
     return handle;
   }
@@ -120,9 +120,9 @@ export class PackWriter {
 
   private async writeOldest(): Promise<void> {
     const next = this.pending.shift()!;
-    if ('raw' in next) {
+    if ('fragmentLength' in next) {
       next.handle.span = this.append(await next.stored);
-      this.stats.rawBytes += next.raw;
+      this.stats.rawBytes += next.fragmentLength;
       return;
     }
     const { hash, length, variants } = next;
