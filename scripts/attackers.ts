@@ -63,10 +63,13 @@ export async function pipelineFlood(options: FloodOptions): Promise<Flood> {
   };
 }
 
-/** Resident memory of a process in bytes (Linux /proc), or null where it cannot be read. */
-export function residentBytes(pid: number): number | null {
+/**
+ * Resident memory of a process in bytes (Linux /proc): now (VmRSS), or its peak so far (VmHWM);
+ * null where it cannot be read.
+ */
+export function residentBytes(pid: number, which: 'VmRSS' | 'VmHWM' = 'VmRSS'): number | null {
   try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const match = new RegExp(`${which}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Number(match[1]) * 1024 : null;
   } catch {
     return null;

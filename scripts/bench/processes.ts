@@ -3,7 +3,7 @@
  * memory, and a register of every child so a failure anywhere still stops them all.
  */
 import { type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { residentBytes } from '../attackers.ts';
 import { spawnServer, stopProcess } from '../processes.ts';
 
 export const STARTUP_RUNS = 7;
@@ -12,8 +12,7 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Peak resident set size (VmHWM) of a process, in MB. */
 export function peakRssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+  return (residentBytes(pid, 'VmHWM') ?? 0) / 1024 / 1024;
 }
 
 interface Started {
