@@ -213,7 +213,7 @@ export class App {
   /** Routes without a key: the OpenAPI document, health, readiness, metrics. Never counted. */
   private answerPublic(exchange: Exchange, route: Route, query: string): Eventually<void> {
     const { req, res, snapshot } = exchange;
-    this.queries.parse(route, query);
+    const params = this.queries.parse(route, query);
     const plain = (status: number, type: string, text: string) => send(res, status, { 'Content-Type': type, 'Cache-Control': 'no-store' }, text, req.method === 'HEAD');
     switch (route.answer) {
       case 'health':
@@ -228,7 +228,6 @@ export class App {
         return plain(200, 'text/plain; version=0.0.4; charset=utf-8', this.parts.metrics.render());
       default: {
         const encoding = acceptedEncoding(req);
-        const params = this.queries.parse(route, query);
         if (!route.keyParams.includes('format')) return then(this.body(snapshot, route, PUBLIC_BODY_TIER, {}, undefined, encoding), (body) => this.sendBody(exchange, body, encoding, () => ({})));
         // The front door: a browser (Accept: text/html first) gets the page unless format is given.
         const html = /(^|&)format=/.test(query) ? params.format === 'html' : prefersHtml(req.headers.accept);
