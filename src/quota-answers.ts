@@ -5,14 +5,15 @@
 import { HttpError, quotaUnavailable } from './http-error.ts';
 import { then, type Eventually } from './eventually.ts';
 import type { QuotaCounter, QuotaStatus } from './quota.ts';
-import type { Headers } from './respond.ts';
+import { headersOf, type HeaderFields, type Headers } from './respond.ts';
+
+/** The rate-limit fields every answer to a valid key carries, for a status. */
+export function rateLimitFields(status: QuotaStatus): HeaderFields {
+  return ['X-RateLimit-Limit', status.limit, 'X-RateLimit-Remaining', status.remaining, 'X-RateLimit-Reset', Math.ceil(status.resetAt / 1000)];
+}
 
 export function rateLimitHeaders(status: QuotaStatus): Headers {
-  return {
-    'X-RateLimit-Limit': status.limit,
-    'X-RateLimit-Remaining': status.remaining,
-    'X-RateLimit-Reset': Math.ceil(status.resetAt / 1000),
-  };
+  return headersOf(rateLimitFields(status));
 }
 
 export function quotaExceeded(status: QuotaStatus, now: number): HttpError {

@@ -6,22 +6,41 @@ import type { ServerResponse } from 'node:http';
 
 export type Headers = Record<string, string | number>;
 
-const sent = new WeakMap<ServerResponse, number>();
+/**
+ * Header fields as one flat list, name then value, in the order they are written. The answers
+ * sent most often use it: node:http takes the list as it is, where an object would be built,
+ * spread and walked key by key for every answer.
+ */
+export type HeaderFields = (string | number)[];
 
-/** A whole response at once, with its Content-Length; no body for HEAD. */
-export function send(res: ServerResponse, status: number, headers: Headers, body: Buffer | string, head: boolean): void {
+/** Body bytes sent, kept on the response itself (a WeakMap entry per answer costs the collector more). */
+const SENT = Symbol('body bytes sent');
+type Tracked = ServerResponse & { [SENT]?: number };
+
+/** A whole response at once, with its Content-Length; no body for HEAD. A list of fields is extended, not copied. */
+export function send(res: ServerResponse, status: number, headers: Headers | HeaderFields, body: Buffer | string, head: boolean): void {
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-  res.writeHead(status, { ...headers, 'Content-Length': bytes.length });
-  sent.set(res, head ? 0 : bytes.length);
+  if (Array.isArray(headers)) {
+    headers.push('Content-Length', bytes.length);
+    res.writeHead(status, headers);
+  } else res.writeHead(status, { ...headers, 'Content-Length': bytes.length });
+  (res as Tracked)[SENT] = head ? 0 : bytes.length;
   res.end(head ? undefined : bytes);
 }
 
 /** Part of a streamed body. */
 export function sendPart(res: ServerResponse, text: string): void {
-  sent.set(res, (sent.get(res) ?? 0) + Buffer.byteLength(text));
+  (res as Tracked)[SENT] = bytesSent(res) + Buffer.byteLength(text);
   res.write(text);
 }
 
 export function bytesSent(res: ServerResponse): number {
-  return sent.get(res) ?? 0;
+  return (res as Tracked)[SENT] ?? 0;
+}
+
+/** The same fields as an object, for the answers that merge headers from several places. */
+export function headersOf(fields: HeaderFields): Headers {
+  const headers: Headers = {};
+  for (let i = 0; i < fields.length; i += 2) headers[fields[i]] = fields[i + 1];
+  return headers;
 }

@@ -19,11 +19,11 @@ import type { Encoding } from './shared/manifest.ts';
 import type { Grader } from './critpt.ts';
 import { then, type Eventually } from './eventually.ts';
 import type { Step } from './idle-work.ts';
-import { bytesSent, send, type Headers } from './respond.ts';
+import { bytesSent, send, type HeaderFields, type Headers } from './respond.ts';
 import { chooseEncoding, etagMatches, prefersHtml } from './negotiate.ts';
 import { QueryValidator, type QueryValues } from './query.ts';
 import type { QuotaCounter, QuotaStatus } from './quota.ts';
-import { countAnswer, quotaExceeded, rateLimitHeaders } from './quota-answers.ts';
+import { countAnswer, quotaExceeded, rateLimitFields, rateLimitHeaders } from './quota-answers.ts';
 import { parseTarget, Router } from './router.ts';
 import { timedOutSockets } from './http-server.ts';
 import { admitKey, admitProvider, dataLimit, measurementsStartDay, quotaScope } from './policy.ts';
@@ -55,11 +55,28 @@ interface Exchange {
   req: IncomingMessage;
   res: ServerResponse;
   snapshot: Snapshot;
-  /** Headers every response to a valid key carries, errors included. */
-  keyHeaders: Headers;
   route?: Route;
-  keyId?: string;
+  /** The valid key presented; every response to it says its tier, errors included. */
+  key?: KeyRecord;
+  /** The data quota as every response to the key shows it: before counting, then after. */
+  quota?: QuotaStatus;
+  /** A grading's counter, shown instead on the CritPt route. */
+  critptHeaders?: Headers;
   started: number;
+}
+
+/** The fields every response to a valid key carries: its tier and its quota. */
+function keyFields({ key, quota }: Exchange): HeaderFields {
+  if (!key) return [];
+  const fields: HeaderFields = ['X-Platform-Tier', key.tier];
+  if (quota) fields.push(...rateLimitFields(quota));
+  return fields;
+}
+
+/** The same, with a grading's counter, as an object for the answers that merge in more. */
+function keyHeaders(exchange: Exchange): Headers {
+  const headers = exchange.key ? { 'X-Platform-Tier': exchange.key.tier, ...(exchange.quota ? rateLimitHeaders(exchange.quota) : {}) } : {};
+  return { ...headers, ...exchange.critptHeaders };
 }
 
 export class App {
@@ -80,7 +97,7 @@ export class App {
   readonly handle = (req: IncomingMessage, res: ServerResponse): void => {
     const snapshot = this.parts.snapshots.current;
     snapshot.acquire();
-    const exchange: Exchange = { req, res, snapshot, keyHeaders: {}, started: performance.now() };
+    const exchange: Exchange = { req, res, snapshot, started: performance.now() };
     res.once('close', () => {
       snapshot.release();
       this.observe(exchange);
@@ -94,7 +111,7 @@ export class App {
   };
 
   /** Access log line and metrics of a finished exchange. */
-  private observe({ req, res, route, keyId, started }: Exchange): void {
+  private observe({ req, res, route, key, started }: Exchange): void {
     const { accessLog, metrics } = this.parts;
     if (!accessLog && !metrics) return;
     const ms = performance.now() - started;
@@ -113,12 +130,12 @@ export class App {
       status,
       bytes: bytesSent(res),
       ms: Math.round(ms * 1000) / 1000,
-      ...(keyId ? { key: keyId } : {}),
+      ...(key ? { key: key.id } : {}),
     });
   }
 
   private fail(exchange: Exchange, error: unknown): void {
-    const { req, res, keyHeaders } = exchange;
+    const { req, res } = exchange;
     let httpError: HttpError;
     if (error instanceof HttpError) httpError = error;
     else if (clientWentAway(req)) {
@@ -135,7 +152,7 @@ export class App {
       res.destroy();
       return;
     }
-    const headers: Headers = { ...keyHeaders, ...httpError.headers, 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store' };
+    const headers: Headers = { ...keyHeaders(exchange), ...httpError.headers, 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store' };
     send(res, httpError.status, headers, errorBody(httpError), req.method === 'HEAD');
   }
 
@@ -161,15 +178,14 @@ export class App {
 
   /** A keyed route, once the key is known: CritPt, or a data route once its quota status is known. */
   private answerKey(exchange: Exchange, route: Route, key: KeyRecord, slug: string | undefined, query: string): Eventually<void> {
-    const { req, res, snapshot, keyHeaders } = exchange;
-    exchange.keyId = key.id;
-    keyHeaders['X-Platform-Tier'] = key.tier;
+    const { req, res, snapshot } = exchange;
+    exchange.key = key;
     if (route.answer === 'critpt') {
       return then(this.parts.grader.rateLimitHeaders(key), (headers) => {
-        Object.assign(keyHeaders, headers);
+        exchange.critptHeaders = headers;
         admitKey(route, key, this.parts.options.critptContact);
         // The query string of a grading goes to the grader as it is (e.g. stream_progress=true).
-        return this.parts.grader.handle(req, res, key, query, snapshot.manifest.critpt_problems ?? [], keyHeaders);
+        return this.parts.grader.handle(req, res, key, query, snapshot.manifest.critpt_problems ?? [], keyHeaders(exchange));
       });
     }
     const scope = quotaScope(key);
@@ -179,8 +195,8 @@ export class App {
 
   /** A data route, once the key's quota status is known: policy, query, body, count, send. */
   private answerData(exchange: Exchange, route: Route, key: KeyRecord, slug: string | undefined, query: string, scope: string, limit: number, before: QuotaStatus): Eventually<void> {
-    const { req, snapshot, keyHeaders } = exchange;
-    Object.assign(keyHeaders, rateLimitHeaders(before));
+    const { req, snapshot } = exchange;
+    exchange.quota = before;
     admitKey(route, key, this.parts.options.critptContact);
     const params = this.queries.parse(route, query);
     const encoding = acceptedEncoding(req);
@@ -189,25 +205,32 @@ export class App {
       this.sendBody(exchange, ready, encoding, () => {
         const counted = this.parts.options.counting && req.method !== 'HEAD';
         if (!counted && before.exhausted) throw quotaExceeded(before, this.parts.clock.now());
-        return counted ? then(countAnswer(this.parts.quota, scope, limit, () => this.parts.clock.now()), rateLimitHeaders) : {};
+        return counted ? countAnswer(this.parts.quota, scope, limit, () => this.parts.clock.now()) : undefined;
       }),
     );
   }
 
   /**
    * Send a precomputed body: 304 when the client's copy is current (free, even with the quota
-   * used up), otherwise `admit` decides (counting it, or refusing with 429) and adds headers.
+   * used up), otherwise `admit` decides (counting it, or refusing with 429) and gives the quota
+   * the answer shows after it, if it counted.
    */
-  private sendBody({ req, res, keyHeaders }: Exchange, body: Body, encoding: Encoding, admit: () => Eventually<Headers>, type: { contentType: string; vary: string } = JSON_BODY): Eventually<void> {
-    const headers: Headers = { ...keyHeaders, 'Content-Type': type.contentType, ETag: body.etag, Vary: type.vary, 'Cache-Control': CACHE_CONTROL };
-    if (encoding !== 'identity') headers['Content-Encoding'] = encoding;
+  private sendBody(exchange: Exchange, body: Body, encoding: Encoding, admit: () => Eventually<QuotaStatus | undefined>, type: { contentType: string; vary: string } = JSON_BODY): Eventually<void> {
+    const { req, res } = exchange;
     if (etagMatches(req.headers['if-none-match'], body.etag)) {
-      const { 'Content-Type': _type, 'Content-Encoding': _encoding, ...notModified } = headers;
-      res.writeHead(304, notModified);
+      const fields = keyFields(exchange);
+      fields.push('ETag', body.etag, 'Vary', type.vary, 'Cache-Control', CACHE_CONTROL);
+      res.writeHead(304, fields);
       res.end();
       return;
     }
-    return then(admit(), (admitted) => send(res, 200, Object.assign(headers, admitted), body.bytes, req.method === 'HEAD'));
+    return then(admit(), (after) => {
+      if (after) exchange.quota = after;
+      const fields = keyFields(exchange);
+      fields.push('Content-Type', type.contentType, 'ETag', body.etag, 'Vary', type.vary, 'Cache-Control', CACHE_CONTROL);
+      if (encoding !== 'identity') fields.push('Content-Encoding', encoding);
+      send(res, 200, fields, body.bytes, req.method === 'HEAD');
+    });
   }
 
   /** Routes without a key: the OpenAPI document, health, readiness, metrics. Never counted. */
@@ -228,11 +251,11 @@ export class App {
         return plain(200, 'text/plain; version=0.0.4; charset=utf-8', this.parts.metrics.render());
       default: {
         const encoding = acceptedEncoding(req);
-        if (!route.keyParams.includes('format')) return then(this.body(snapshot, route, PUBLIC_BODY_TIER, {}, undefined, encoding), (body) => this.sendBody(exchange, body, encoding, () => ({})));
+        if (!route.keyParams.includes('format')) return then(this.body(snapshot, route, PUBLIC_BODY_TIER, {}, undefined, encoding), (body) => this.sendBody(exchange, body, encoding, () => undefined));
         // The front door: a browser (Accept: text/html first) gets the page unless format is given.
         const html = /(^|&)format=/.test(query) ? params.format === 'html' : prefersHtml(req.headers.accept);
         const type = html ? { contentType: 'text/html; charset=utf-8', vary: 'Accept-Encoding, Accept' } : { ...JSON_BODY, vary: 'Accept-Encoding, Accept' };
-        return then(this.body(snapshot, route, PUBLIC_BODY_TIER, { format: html ? 'html' : 'json' }, undefined, encoding), (body) => this.sendBody(exchange, body, encoding, () => ({}), type));
+        return then(this.body(snapshot, route, PUBLIC_BODY_TIER, { format: html ? 'html' : 'json' }, undefined, encoding), (body) => this.sendBody(exchange, body, encoding, () => undefined, type));
       }
     }
   }
