@@ -4,6 +4,7 @@
  * spot a leaked one; a record's `id` is public and stable (regenerating a key keeps it), so the
  * operator works with ids.
  */
+import * as crypto from 'node:crypto';
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Eventually } from './eventually.ts';
@@ -86,9 +87,12 @@ export function generateKey(): string {
   return KEY_PREFIX + randomBytes(32).toString('base64url');
 }
 
-export function hashKey(plainKey: string): string {
-  return createHash('sha256').update(plainKey).digest('hex');
-}
+/**
+ * SHA-256 of a key, in hex. Every keyed request pays it: the one-shot `crypto.hash` (Node
+ * 20.12 and later) costs a third of a Hash object; older 20s build one.
+ */
+export const hashKey: (plainKey: string) => string =
+  typeof crypto.hash === 'function' ? (plainKey) => crypto.hash('sha256', plainKey, 'hex') : (plainKey) => createHash('sha256').update(plainKey).digest('hex');
 
 /** Everything about a key that may be shown: the record without its hash. */
 export function publicRecord(r: KeyRecord): PublicKeyRecord {

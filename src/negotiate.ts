@@ -46,6 +46,25 @@ export function chooseEncoding(header: string | undefined): Encoding | null {
   return best;
 }
 
+const chosen = new Map<string, Encoding | null>();
+/** Distinct values remembered, and the longest remembered (an attacker's values are neither few nor short). */
+const CHOSEN_VALUES = 256;
+const CHOSEN_LENGTH = 256;
+
+/**
+ * chooseEncoding, remembered per header value: clients send a handful of distinct values, and
+ * parsing one costs more than finding its body. Bounded: past 256 values it starts afresh.
+ */
+export function encodingFor(header: string | undefined): Encoding | null {
+  if (!header || header.length > CHOSEN_LENGTH) return chooseEncoding(header);
+  let encoding = chosen.get(header);
+  if (encoding === undefined) {
+    if (chosen.size >= CHOSEN_VALUES) chosen.clear();
+    chosen.set(header, (encoding = chooseEncoding(header)));
+  }
+  return encoding;
+}
+
 /** Strip the weak marker: If-None-Match uses the weak comparison (RFC 9110, 13.1.2). */
 function opaque(tag: string): string {
   return tag.startsWith('W/') ? tag.slice(2) : tag;

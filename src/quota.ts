@@ -56,11 +56,24 @@ export interface QuotaBookOptions extends JournalOptions {
   clock: Clock;
 }
 
-interface Pending {
-  line: string;
-  key: string;
+/** The counts of one event-loop turn, written together: one promise settles for all of them. */
+interface Batch {
+  lines: string[];
+  keys: string[];
+  durable: Promise<void>;
   resolve: () => void;
   reject: (error: Error) => void;
+}
+
+function newBatch(): Batch {
+  const batch = { lines: [], keys: [] } as unknown as Batch;
+  batch.durable = new Promise<void>((resolve, reject) => {
+    batch.resolve = resolve;
+    batch.reject = reject;
+  });
+  // A batch whose requests all went away before it failed must not be an unhandled rejection.
+  batch.durable.catch(() => {});
+  return batch;
 }
 
 /** The counts a state folder holds: its snapshot file, then its journals. */
@@ -74,8 +87,8 @@ function replay(journal: QuotaJournal, counts: WindowCounts): void {
 export class QuotaBook implements QuotaCounter {
   private readonly counts = new WindowCounts();
   private readonly journal: QuotaJournal;
-  private pending: Pending[] = [];
-  private flushScheduled = false;
+  /** The turn's counts not yet written; null when there are none. */
+  private pending: Batch | null = null;
 
   private constructor(private readonly options: QuotaBookOptions) {
     this.journal = new QuotaJournal(options);
@@ -132,39 +145,36 @@ export class QuotaBook implements QuotaCounter {
     return { status: this.status(kind, scope, limit), reservation };
   }
 
-  /** Count one request at the current time and queue its journal line. */
+  /** Count one request at the current time and queue its journal line with the turn's others. */
   private record(kind: QuotaKind, scope: string): Promise<void> {
     const at = this.options.clock.now();
     const key = counterKey(kind, scope);
     this.counts.apply(key, at);
-    const durable = new Promise<void>((resolve, reject) => {
-      this.pending.push({ line: journalLine(kind, scope, at), key, resolve, reject });
-    });
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
+    let batch = this.pending;
+    if (!batch) {
+      batch = this.pending = newBatch();
       setImmediate(() => {
         this.flush();
         if (this.journal.lines >= COMPACT_AFTER_LINES) this.compactInBackground();
       });
     }
-    return durable;
+    batch.lines.push(journalLine(kind, scope, at));
+    batch.keys.push(key);
+    return batch.durable;
   }
 
   /** Write every pending line in one call; on failure, take the counts back and reject. */
   flush(): void {
-    this.flushScheduled = false;
     const batch = this.pending;
-    if (batch.length === 0) return;
-    this.pending = [];
+    if (!batch) return;
+    this.pending = null;
     try {
-      this.journal.append(batch.map((p) => p.line).join(''), batch.length);
-      for (const p of batch) p.resolve();
+      this.journal.append(batch.lines.join(''), batch.lines.length);
+      batch.resolve();
     } catch (error) {
       // The requests were not recorded, so they must not be answered with data: undo them.
-      for (const p of batch) {
-        this.counts.undo(p.key);
-        p.reject(error as Error);
-      }
+      for (const key of batch.keys) this.counts.undo(key);
+      batch.reject(error as Error);
       this.options.log(`quota journal write failed: ${(error as Error).message}`);
     }
   }

@@ -20,7 +20,7 @@ import type { Grader } from './critpt.ts';
 import { then, type Eventually } from './eventually.ts';
 import type { Step } from './idle-work.ts';
 import { bytesSent, send, type HeaderFields, type Headers } from './respond.ts';
-import { chooseEncoding, etagMatches, prefersHtml } from './negotiate.ts';
+import { encodingFor, etagMatches, prefersHtml } from './negotiate.ts';
 import { QueryValidator, type QueryValues } from './query.ts';
 import type { QuotaCounter, QuotaStatus } from './quota.ts';
 import { countAnswer, quotaExceeded, rateLimitFields, rateLimitHeaders } from './quota-answers.ts';
@@ -294,7 +294,7 @@ export class App {
 }
 
 function acceptedEncoding(req: IncomingMessage): Encoding {
-  const encoding = chooseEncoding(req.headers['accept-encoding']);
+  const encoding = encodingFor(req.headers['accept-encoding']);
   if (!encoding) throw new HttpError(406, 'No acceptable content encoding: this server sends br, gzip or identity', { available: ['br', 'gzip', 'identity'] });
   return encoding;
 }
