@@ -11,7 +11,19 @@ import { MAX_TARGET_LENGTH } from './router.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+/** Answers a request, and calls `closed` once when its response has closed (sent, or cut short). */
+export type RequestHandler = (req: IncomingMessage, res: ServerResponse, closed: () => void) => void;
+type Dispatch = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** A connection's answers under way and its pipelined requests waiting for a turn. */
+interface Lane {
+  inFlight: number;
+  waiting: [IncomingMessage, ServerResponse][];
+}
+
+/** Kept on the socket itself: a lookup per request costs less there than in a Map that grows and shrinks. */
+const LANE = Symbol('lane');
+type LaneSocket = Socket & { [LANE]?: Lane | null };
 
 /** Connections node's header or request timeout ended (their exchange is logged as 408). */
 export const timedOutSockets = new WeakSet<Duplex>();
@@ -69,24 +81,23 @@ export const HTTP_LIMITS = {
  * progress for `sendStallMs` is closed, so a client that never reads cannot pin its answers in
  * memory (a slow CritPt stream lives while it moves).
  */
-function boundClients(handle: RequestHandler, server: Server, limits: typeof HTTP_LIMITS): RequestHandler {
-  const lanes = new Map<Socket, { inFlight: number; waiting: [IncomingMessage, ServerResponse][] }>();
+function boundClients(handle: RequestHandler, server: Server, limits: typeof HTTP_LIMITS): Dispatch {
   let waiting = 0;
   // A closed connection's waiting requests leave the budget, and its lane, once: answers still
   // under way on it close after this and must find nothing left to dispatch.
-  const drop = (socket: Socket): void => {
-    const lane = lanes.get(socket);
+  const drop = (socket: LaneSocket): void => {
+    const lane = socket[LANE];
     if (!lane) return;
     waiting -= lane.waiting.length;
     lane.waiting.length = 0;
-    lanes.delete(socket);
+    socket[LANE] = null;
   };
   const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
-    const socket = req.socket;
+    const socket = req.socket as LaneSocket;
     // A request read before its connection closed has no one left to answer.
     if (socket.destroyed) return drop(socket);
-    let lane = lanes.get(socket);
-    if (!lane) lanes.set(socket, (lane = { inFlight: 0, waiting: [] }));
+    let lane = socket[LANE];
+    if (!lane) lane = socket[LANE] = { inFlight: 0, waiting: [] };
     if (lane.inFlight >= limits.maxInFlightPerConnection) {
       // node:http has already parsed these; what bounds them is closing the connection that
       // pipelines past the server-wide budget (its parsed requests go with it).
@@ -98,24 +109,22 @@ function boundClients(handle: RequestHandler, server: Server, limits: typeof HTT
     }
     lane.inFlight++;
     const current = lane;
-    res.once('close', () => {
+    handle(req, res, () => {
       current.inFlight--;
       const next = current.waiting.shift();
       if (next) {
         waiting--;
         return dispatch(...next);
       }
-      if (current.inFlight === 0) lanes.delete(socket);
       if (socket.isPaused() && !socket.destroyed) socket.resume();
     });
-    handle(req, res);
   };
   const progress = new Map<Socket, { written: number; since: number }>();
   server.on('connection', (socket: Socket) => {
     progress.set(socket, { written: 0, since: performance.now() });
     socket.once('close', () => {
       progress.delete(socket);
-      drop(socket);
+      drop(socket as LaneSocket);
     });
   });
   const sweep = setInterval(() => {

@@ -21,10 +21,11 @@ import { then, type Eventually } from './eventually.ts';
 import type { Step } from './idle-work.ts';
 import { bytesSent, send, type HeaderFields, type Headers } from './respond.ts';
 import { encodingFor, etagMatches, prefersHtml } from './negotiate.ts';
-import { QueryValidator, type QueryValues } from './query.ts';
+import { QueryValidator } from './query.ts';
 import type { QuotaCounter, QuotaStatus } from './quota.ts';
 import { countAnswer, quotaExceeded, rateLimitFields, rateLimitHeaders } from './quota-answers.ts';
-import { parseTarget, Router } from './router.ts';
+import { Router } from './router.ts';
+import { RequestPlans, type Plan } from './request-plans.ts';
 import { timedOutSockets } from './http-server.ts';
 import { admitKey, admitProvider, dataLimit, measurementsStartDay, quotaScope } from './policy.ts';
 import { PUBLIC_BODY_TIER, ROUTES, snapshotKey, type Route, type Tier } from './shared/routes.ts';
@@ -80,8 +81,8 @@ function keyHeaders(exchange: Exchange): Headers {
 }
 
 export class App {
-  private readonly router = new Router(ROUTES);
   private readonly queries = new QueryValidator();
+  private readonly plans = new RequestPlans(new Router(ROUTES), this.queries);
 
   constructor(private readonly parts: AppParts) {}
 
@@ -93,14 +94,19 @@ export class App {
     return ROUTES.map((route) => () => this.queries.warm(route));
   }
 
-  /** The request listener for node:http. Never throws; every failure becomes a JSON error. */
-  readonly handle = (req: IncomingMessage, res: ServerResponse): void => {
+  /**
+   * The request handler (behind the connection bounds of http-server.ts). Never throws; every
+   * failure becomes a JSON error. `closed` runs once the response has closed.
+   */
+  readonly handle = (req: IncomingMessage, res: ServerResponse, closed: () => void): void => {
     const snapshot = this.parts.snapshots.current;
     snapshot.acquire();
     const exchange: Exchange = { req, res, snapshot, started: performance.now() };
-    res.once('close', () => {
+    // 'close' comes once, so `on` does (and spares the wrapper `once` builds per request).
+    res.on('close', () => {
       snapshot.release();
       this.observe(exchange);
+      closed();
     });
     try {
       const pending = this.answer(exchange);
@@ -169,38 +175,39 @@ export class App {
   /** Synchronous until something must be waited for; throws (or rejects) HttpErrors. */
   private answer(exchange: Exchange): Eventually<void> {
     const { req } = exchange;
-    const { path, query } = parseTarget(req.url ?? '/');
-    const { route, slug } = this.router.match(req.method ?? 'GET', path);
-    exchange.route = route;
-    if (route.public) return this.answerPublic(exchange, route, query);
-    return then(this.authenticate(req), (key) => this.answerKey(exchange, route, key, slug, query));
+    const plan = this.plans.plan(req.method ?? 'GET', req.url ?? '/');
+    exchange.route = plan.route;
+    if (plan.route.public) return this.answerPublic(exchange, plan);
+    return then(this.authenticate(req), (key) => this.answerKey(exchange, plan, key));
   }
 
   /** A keyed route, once the key is known: CritPt, or a data route once its quota status is known. */
-  private answerKey(exchange: Exchange, route: Route, key: KeyRecord, slug: string | undefined, query: string): Eventually<void> {
+  private answerKey(exchange: Exchange, plan: Plan, key: KeyRecord): Eventually<void> {
     const { req, res, snapshot } = exchange;
+    const { route } = plan;
     exchange.key = key;
     if (route.answer === 'critpt') {
       return then(this.parts.grader.rateLimitHeaders(key), (headers) => {
         exchange.critptHeaders = headers;
         admitKey(route, key, this.parts.options.critptContact);
         // The query string of a grading goes to the grader as it is (e.g. stream_progress=true).
-        return this.parts.grader.handle(req, res, key, query, snapshot.manifest.critpt_problems ?? [], keyHeaders(exchange));
+        return this.parts.grader.handle(req, res, key, plan.query, snapshot.manifest.critpt_problems ?? [], keyHeaders(exchange));
       });
     }
     const scope = quotaScope(key);
     const limit = dataLimit(key, this.parts.options.limits);
-    return then(this.parts.quota.status('data', scope, limit), (before) => this.answerData(exchange, route, key, slug, query, scope, limit, before));
+    return then(this.parts.quota.status('data', scope, limit), (before) => this.answerData(exchange, plan, key, scope, limit, before));
   }
 
   /** A data route, once the key's quota status is known: policy, query, body, count, send. */
-  private answerData(exchange: Exchange, route: Route, key: KeyRecord, slug: string | undefined, query: string, scope: string, limit: number, before: QuotaStatus): Eventually<void> {
+  private answerData(exchange: Exchange, plan: Plan, key: KeyRecord, scope: string, limit: number, before: QuotaStatus): Eventually<void> {
     const { req, snapshot } = exchange;
+    const { route } = plan;
     exchange.quota = before;
     admitKey(route, key, this.parts.options.critptContact);
-    const params = this.queries.parse(route, query);
+    plan.values(); // a 400 for a bad query comes after the key's 403s
     const encoding = acceptedEncoding(req);
-    const body = route.answer === 'fragments' ? this.measurements(snapshot, route, key, params, slug!, encoding) : this.body(snapshot, route, key.tier, params, slug, encoding);
+    const body = route.answer === 'fragments' ? this.measurements(snapshot, plan, key, encoding) : this.body(snapshot, plan, key.tier, encoding);
     return then(body, (ready) =>
       this.sendBody(exchange, ready, encoding, () => {
         const counted = this.parts.options.counting && req.method !== 'HEAD';
@@ -234,9 +241,10 @@ export class App {
   }
 
   /** Routes without a key: the OpenAPI document, health, readiness, metrics. Never counted. */
-  private answerPublic(exchange: Exchange, route: Route, query: string): Eventually<void> {
+  private answerPublic(exchange: Exchange, plan: Plan): Eventually<void> {
     const { req, res, snapshot } = exchange;
-    const params = this.queries.parse(route, query);
+    const { route, query } = plan;
+    const params = plan.values();
     const plain = (status: number, type: string, text: string) => send(res, status, { 'Content-Type': type, 'Cache-Control': 'no-store' }, text, req.method === 'HEAD');
     switch (route.answer) {
       case 'health':
@@ -251,11 +259,12 @@ export class App {
         return plain(200, 'text/plain; version=0.0.4; charset=utf-8', this.parts.metrics.render());
       default: {
         const encoding = acceptedEncoding(req);
-        if (!route.keyParams.includes('format')) return then(this.body(snapshot, route, PUBLIC_BODY_TIER, {}, undefined, encoding), (body) => this.sendBody(exchange, body, encoding, () => undefined));
+        if (!route.keyParams.includes('format')) return then(this.body(snapshot, plan, PUBLIC_BODY_TIER, encoding), (body) => this.sendBody(exchange, body, encoding, () => undefined));
         // The front door: a browser (Accept: text/html first) gets the page unless format is given.
         const html = /(^|&)format=/.test(query) ? params.format === 'html' : prefersHtml(req.headers.accept);
         const type = html ? { contentType: 'text/html; charset=utf-8', vary: 'Accept-Encoding, Accept' } : { ...JSON_BODY, vary: 'Accept-Encoding, Accept' };
-        return then(this.body(snapshot, route, PUBLIC_BODY_TIER, { format: html ? 'html' : 'json' }, undefined, encoding), (body) => this.sendBody(exchange, body, encoding, () => undefined, type));
+        const key = snapshotKey(route, PUBLIC_BODY_TIER, { format: html ? 'html' : 'json' });
+        return then(this.body(snapshot, plan, PUBLIC_BODY_TIER, encoding, key), (body) => this.sendBody(exchange, body, encoding, () => undefined, type));
       }
     }
   }
@@ -265,12 +274,13 @@ export class App {
    * the request (by the server's clock). The provider must exist (404) and the key must hold
    * a grant for it (403).
    */
-  private async measurements(snapshot: Snapshot, route: Route, key: KeyRecord, params: QueryValues, slug: string, encoding: Encoding): Promise<Body> {
+  private async measurements(snapshot: Snapshot, plan: Plan, key: KeyRecord, encoding: Encoding): Promise<Body> {
+    const { route, slug } = plan;
     this.ensureServed(snapshot, route);
-    const snapshotEntry = snapshotKey(route, key.tier, params, slug);
+    const snapshotEntry = plan.snapshotKey(key.tier);
     if (!snapshot.fragment(snapshotEntry)) throw new HttpError(404, `Provider not found: ${slug}`, { slug });
-    admitProvider(route, key, slug);
-    const startDay = measurementsStartDay(params.start_date as string | undefined, this.parts.clock.now());
+    admitProvider(route, key, slug!);
+    const startDay = measurementsStartDay(plan.values().start_date as string | undefined, this.parts.clock.now());
     return this.parts.snapshots.measurements(snapshot, snapshotEntry, startDay, encoding);
   }
 
@@ -279,17 +289,19 @@ export class App {
     if (!snapshot.serves(route.id)) throw new HttpError(501, `${route.method} ${route.path} is not served yet: the current snapshot has no data for it`, { route: route.id });
   }
 
-  /** The precomputed body answering this request, in the chosen encoding. */
-  private body(snapshot: Snapshot, route: Route, tier: Tier, params: QueryValues, slug: string | undefined, encoding: Encoding): Eventually<Body> {
+  /** The precomputed body answering this request (the plan's, unless `key` names another), in the chosen encoding. */
+  private body(snapshot: Snapshot, plan: Plan, tier: Tier, encoding: Encoding, key = plan.snapshotKey(tier)): Eventually<Body> {
+    const { route, slug } = plan;
     this.ensureServed(snapshot, route);
-    const entry = snapshot.entry(route.id, snapshotKey(route, tier, params, slug));
+    const entry = snapshot.entry(route.id, key);
     if (entry) return this.parts.snapshots.body(snapshot, entry, encoding);
     if (route.slugOf) throw new HttpError(404, `${route.slugOf} not found: ${slug}`, { slug });
     if (route.paginated) {
+      const params = plan.values();
       const empty = snapshot.emptyPage(snapshotKey(route, tier, { ...params, page: '*' }));
       if (empty) return this.parts.snapshots.assembled(Buffer.from(`${empty.before}${params.page}${empty.after}`), encoding);
     }
-    throw new Error(`snapshot ${snapshot.buildId} lacks ${snapshotKey(route, tier, params, slug)}`);
+    throw new Error(`snapshot ${snapshot.buildId} lacks ${key}`);
   }
 }
 

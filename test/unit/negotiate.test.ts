@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chooseEncoding, etagMatches } from '../../src/negotiate.ts';
+import { chooseEncoding, encodingFor, etagMatches } from '../../src/negotiate.ts';
 
 const encoding = suite('chooseEncoding');
 
@@ -73,3 +73,19 @@ conditional('should not match another variant of the same body', () => {
 });
 
 conditional.run();
+
+const remembered = suite('encodingFor');
+
+remembered('should choose as chooseEncoding does, for values seen once or many times', () => {
+  for (const value of ['gzip, deflate, br', 'br;q=0, gzip', 'deflate', '*;q=0', 'identity;q=0, br;q=0', undefined, '']) {
+    for (let i = 0; i < 3; i++) assert.is(encodingFor(value), chooseEncoding(value), String(value));
+  }
+});
+
+remembered('should still choose right past the bound of remembered values', () => {
+  for (let i = 0; i < 1000; i++) assert.is(encodingFor(`x-${i}, gzip;q=0.${(i % 9) + 1}`), 'gzip');
+  assert.is(encodingFor('br;q=0, gzip'), 'gzip');
+  assert.is(encodingFor(`${'a'.repeat(300)}, br`), 'br');
+});
+
+remembered.run();
