@@ -16,16 +16,17 @@ import { compare } from './bench/compare.ts';
 import { killAll } from './bench/processes.ts';
 import { scale } from './bench/scale.ts';
 
-const USAGE = `usage: npm run bench -- [--duration S] [--connections N,N,...] [--rounds N] [--scale [--factors F,F,...]]
+const USAGE = `usage: npm run bench -- [--duration S] [--connections N,N,...] [--rounds N] [--baseline DIR] [--scale [--factors F,F,...]]
 
   --duration S         seconds of load per run (default 10)
   --connections N,...  wrk connection counts (default 16,64)
   --rounds N           alternating rounds of every scenario (default 3)
+  --baseline DIR       also load an earlier checkout (bundled and built by its own code) in the same rounds
   --scale              build, size and start the 1x, 3x and 10x datasets instead
   --factors F,...      the dataset sizes of --scale (default 1,3,10)`;
 
 const { values } = parseArgs({
-  options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '16,64' }, rounds: { type: 'string', default: '3' }, scale: { type: 'boolean', default: false }, factors: { type: 'string', default: '1,3,10' }, help: { type: 'boolean', short: 'h' } },
+  options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '16,64' }, rounds: { type: 'string', default: '3' }, scale: { type: 'boolean', default: false }, factors: { type: 'string', default: '1,3,10' }, baseline: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
   strict: true,
 });
 if (values.help) {
@@ -34,7 +35,7 @@ if (values.help) {
 }
 try {
   if (values.scale) await scale(values.factors.split(',').map(Number));
-  else await compare({ seconds: Number(values.duration), connections: values.connections.split(',').map(Number), rounds: Number(values.rounds) });
+  else await compare({ seconds: Number(values.duration), connections: values.connections.split(',').map(Number), rounds: Number(values.rounds), baseline: values.baseline });
 } finally {
   killAll();
 }

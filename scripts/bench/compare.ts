@@ -7,12 +7,13 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { FLAGS } from '../../src/config.ts';
 import { freePort } from '../processes.ts';
+import { stageBaseline } from './baseline.ts';
 import { startFloor } from './floor.ts';
 import { comparisonMarkdown, writeBenchmarksMarkdown } from './markdown.ts';
 import { exportBody, startNginx } from './nginx.ts';
 import { readPackSizes } from './pack-sizes.ts';
 import { BENCH_CACHE_MB, medianStartup, peakRssMb, startServer, stop, type ServerStart } from './processes.ts';
-import { RESULTS_FORMAT, writeResults, type CountingCost, type Results, type Row } from './results.ts';
+import { ratio, RESULTS_FORMAT, writeResults, type CountingCost, type Results, type Row } from './results.ts';
 import { runRounds, type Contender, type Summary } from './rounds.ts';
 import { setStage } from './stage.ts';
 import { ensureTools } from './tools.ts';
@@ -22,6 +23,8 @@ export interface CompareOptions {
   seconds: number;
   connections: number[];
   rounds: number;
+  /** An earlier checkout to load in the same rounds (the "before" of a change). */
+  baseline?: string;
 }
 
 interface Scenario {
@@ -36,10 +39,9 @@ interface Scenario {
 }
 
 const COUNTING_OFF = 'Pro list page (br), counting off';
-const ratio = (a: number, b: number | undefined) => (b ? a / b : null);
 
-function rowOf(scenario: string, connections: number, ours: Summary, nginx: Summary | null, floor: Summary | null): Row {
-  return { scenario, connections, ours, nginx, floor, rpsRatio: ratio(ours.rps, nginx?.rps), p99Ratio: ratio(ours.p99Ms, nginx?.p99Ms), oursOfFloor: ratio(ours.rps, floor?.rps) };
+function rowOf(scenario: string, connections: number, ours: Summary, nginx: Summary | null, floor: Summary | null, before: Summary | null = null): Row {
+  return { scenario, connections, ours, nginx, floor, before, rpsRatio: ratio(ours.rps, nginx?.rps), p99Ratio: ratio(ours.p99Ms, nginx?.p99Ms), oursOfFloor: ratio(ours.rps, floor?.rps) };
 }
 
 export async function compare(options: CompareOptions): Promise<void> {
@@ -47,10 +49,12 @@ export async function compare(options: CompareOptions): Promise<void> {
   const stage = await setStage();
   const { commercial, free } = stage.keys;
   const serverStart = (more: Partial<ServerStart> = {}): ServerStart => ({ bundlePath: stage.bundlePath, snapshot: stage.snapshotRoot, state: stage.state, probe: { path: '/api/v2/language/models/free', key: free }, ...more });
+  const baseline = options.baseline ? stageBaseline(options.baseline, stage.work, stage.state) : null;
   const startupMs = await medianStartup(() => startServer(serverStart()));
 
   const ours = await startServer(serverStart());
   const uncounted = await startServer(serverStart({ extra: ['--no-counting'] }));
+  const before = baseline ? await startServer(serverStart({ bundlePath: baseline.bundlePath, snapshot: baseline.snapshotRoot, state: baseline.state })) : null;
   const measurementsPath = `/api/v2/language/providers/${stage.providerSlugs[0]}/measurements`;
   const measurements = await fetch(`http://127.0.0.1:${ours.port}${measurementsPath}`, { headers: { 'x-api-key': commercial } });
   exportBody(join(stage.docroot, 'measurements.json'), Buffer.from(await measurements.arrayBuffer()));
@@ -73,6 +77,7 @@ export async function compare(options: CompareOptions): Promise<void> {
       { name: 'ours', base: local(ours.port), paths: s.ours, headers },
       { name: 'nginx', base: local(nginxPort), paths: s.nginx, headers },
     ];
+    if (before) all.push({ name: 'before', base: local(before.port), paths: s.ours, headers });
     if (s.withFloorAndUncounted) all.push({ name: 'floor', base: local(floorPort), paths: ['/'], headers }, { name: 'ours, counting off', base: local(uncounted.port), paths: s.ours, headers });
     return all;
   };
@@ -83,7 +88,7 @@ export async function compare(options: CompareOptions): Promise<void> {
     for (const connections of options.connections) {
       const runs = runRounds(contendersOf(scenario), { rounds: options.rounds, connections, seconds: options.seconds, work: stage.work }, scenario.name);
       const main = runs.get('ours')!;
-      rows.push(rowOf(scenario.name, connections, main, runs.get('nginx')!, runs.get('floor') ?? null));
+      rows.push(rowOf(scenario.name, connections, main, runs.get('nginx')!, runs.get('floor') ?? null, runs.get('before') ?? null));
       const off = runs.get('ours, counting off');
       if (off) {
         rows.push(rowOf(COUNTING_OFF, connections, off, null, null));
@@ -94,7 +99,8 @@ export async function compare(options: CompareOptions): Promise<void> {
   // Read after every scenario, so every detail page has passed through the cache.
   const benchCacheRss = peakRssMb(ours.child.pid!);
   const nginxRss = peakRssMb(nginx.workerPid());
-  for (const child of [ours.child, uncounted.child, nginx.child, floor]) await stop(child);
+  const beforeRss = before ? peakRssMb(before.child.pid!) : null;
+  for (const child of [ours.child, uncounted.child, nginx.child, floor, ...(before ? [before.child] : [])]) await stop(child);
 
   // The RSS target is stated for the server's default cache: the same mix once more, against a server started without --cache-mb.
   const defaultCache = await startServer(serverStart({ cacheMb: null }));
@@ -115,7 +121,8 @@ export async function compare(options: CompareOptions): Promise<void> {
     build: stage.build,
     pack: readPackSizes(stage.snapshotDir),
     startupMs,
-    peakRssMb: { benchCache: benchCacheRss, benchCacheMb: BENCH_CACHE_MB, defaultCache: defaultCacheRss, defaultCacheMb: Number(FLAGS['cache-mb'].default), nginxWorker: nginxRss },
+    peakRssMb: { benchCache: benchCacheRss, benchCacheMb: BENCH_CACHE_MB, defaultCache: defaultCacheRss, defaultCacheMb: Number(FLAGS['cache-mb'].default), nginxWorker: nginxRss, before: beforeRss },
+    baseline: baseline?.label ?? null,
     rows,
     countingCost,
   };

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ROOT } from '../processes.ts';
 import type { PackSizes } from './pack-sizes.ts';
 import { STARTUP_RUNS } from './processes.ts';
-import { readResults, readScale, type Results, type ScaleResults } from './results.ts';
+import { ratio, readResults, readScale, type Results, type ScaleResults } from './results.ts';
 import { checkTargets } from './targets.ts';
 import { exists } from './tools.ts';
 
@@ -53,6 +53,20 @@ function packMarkdown(pack: PackSizes): string[] {
   ];
 }
 
+/** With a baseline: its figures beside today's, from the same rounds. */
+function beforeMarkdown(r: Results): string[] {
+  if (!r.baseline) return [];
+  const rows = r.rows.filter((row) => row.before);
+  return [
+    `Before and after, in the same rounds: the server of commit ${r.baseline} (an earlier checkout, bundled and built by its own code from the same data) was loaded back to back with the servers above. Its peak RSS: ${fixed(r.peakRssMb.before, 1)} MB with \`--cache-mb ${r.peakRssMb.benchCacheMb}\`.`,
+    '',
+    '| Scenario | c | before rps | after rps | before/nginx | after/nginx | before p99 ms | after p99 ms | before p99 ratio | after p99 ratio |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.map((row) => `| ${row.scenario} | ${row.connections} | ${fixed(row.before!.rps, 0)} | ${fixed(row.ours.rps, 0)} | ${fixed(ratio(row.before!.rps, row.nginx?.rps))} | ${fixed(row.rpsRatio)} | ${fixed(row.before!.p99Ms)} | ${fixed(row.ours.p99Ms)} | ${fixed(ratio(row.before!.p99Ms, row.nginx?.p99Ms), 1)} | ${fixed(row.p99Ratio, 1)} |`),
+    '',
+  ];
+}
+
 /** The generated comparison section: the one table, counting cost, memory, pack, build, start-up and a verdict per target. */
 export function comparisonMarkdown(r: Results): string {
   const rss = r.peakRssMb;
@@ -65,6 +79,7 @@ export function comparisonMarkdown(r: Results): string {
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...r.rows.map((row) => `| ${row.scenario} | ${row.connections} | ${fixed(row.ours.rps, 0)} | ${fixed(row.nginx?.rps, 0)} | ${fixed(row.floor?.rps, 0)} | ${fixed(row.rpsRatio)} | ${fixed(row.ours.p99Ms)} | ${fixed(row.nginx?.p99Ms)} | ${fixed(row.p99Ratio, 1)} | ${fixed(row.oursOfFloor)} |`),
     '',
+    ...beforeMarkdown(r),
     ...r.countingCost.map((c) => `- Quota counting cost at c=${c.connections}: ${(c.cost * 100).toFixed(1)}% (Pro list page ${fixed(c.on, 0)} rps counting, ${fixed(c.off, 0)} rps not counting, same rounds).`),
     `- Peak RSS of our server (VmHWM after every scenario, every detail page in the mix): ${rss.benchCache.toFixed(1)} MB with \`--cache-mb ${rss.benchCacheMb}\` (the rounds above); ${rss.defaultCache.toFixed(1)} MB with the default ${rss.defaultCacheMb} MB cache (the same scenarios once more, one run each). nginx worker ${rss.nginxWorker.toFixed(1)} MB.`,
     `- Build of the sample (forced, full): ${r.build.seconds.toFixed(1)} s, ${r.build.entries} entries.`,

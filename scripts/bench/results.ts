@@ -16,12 +16,17 @@ export interface Row {
   ours: Summary;
   nginx: Summary | null;
   floor: Summary | null;
+  /** The baseline checkout (--baseline), loaded in the same rounds; null without one. */
+  before?: Summary | null;
   /** Ours over nginx: rps, and p99 (above 1 is slower). */
   rpsRatio: number | null;
   p99Ratio: number | null;
   /** Ours over the node:http floor, rps. */
   oursOfFloor: number | null;
 }
+
+/** a / b, or null when there is no b. */
+export const ratio = (a: number, b: number | undefined) => (b ? a / b : null);
 
 export interface CountingCost {
   connections: number;
@@ -43,7 +48,9 @@ export interface Results {
   pack: PackSizes;
   startupMs: number;
   /** VmHWM of our server after every scenario, with the bench's cache and with the server's default. */
-  peakRssMb: { benchCache: number; benchCacheMb: number; defaultCache: number; defaultCacheMb: number; nginxWorker: number };
+  peakRssMb: { benchCache: number; benchCacheMb: number; defaultCache: number; defaultCacheMb: number; nginxWorker: number; before?: number | null };
+  /** The baseline's label (--baseline), or null. */
+  baseline?: string | null;
   rows: Row[];
   countingCost: CountingCost[];
 }
