@@ -19,11 +19,11 @@ import type { Encoding } from './shared/manifest.ts';
 import type { Grader } from './critpt.ts';
 import { then, type Eventually } from './eventually.ts';
 import type { Step } from './idle-work.ts';
-import { bytesSent, send, type HeaderFields, type Headers } from './respond.ts';
+import { bytesSent, headersOf, send, type HeaderFields, type Headers } from './respond.ts';
 import { encodingFor, etagMatches, prefersHtml } from './negotiate.ts';
 import { QueryValidator } from './query.ts';
 import type { QuotaCounter, QuotaStatus } from './quota.ts';
-import { countAnswer, quotaExceeded, rateLimitFields, rateLimitHeaders } from './quota-answers.ts';
+import { countAnswer, quotaExceeded, rateLimitFields } from './quota-answers.ts';
 import { Router } from './router.ts';
 import { RequestPlans, type Plan } from './request-plans.ts';
 import { timedOutSockets } from './http-server.ts';
@@ -76,8 +76,7 @@ function keyFields({ key, quota }: Exchange): HeaderFields {
 
 /** The same, with a grading's counter, as an object for the answers that merge in more. */
 function keyHeaders(exchange: Exchange): Headers {
-  const headers = exchange.key ? { 'X-Platform-Tier': exchange.key.tier, ...(exchange.quota ? rateLimitHeaders(exchange.quota) : {}) } : {};
-  return { ...headers, ...exchange.critptHeaders };
+  return { ...headersOf(keyFields(exchange)), ...exchange.critptHeaders };
 }
 
 export class App {
