@@ -22,17 +22,20 @@ export function quotaExceeded(status: QuotaStatus, now: number): HttpError {
 }
 
 /**
- * Count one answered request and wait until the count is durable (in the journal, or in
- * Redis); 429 when the quota is used up, 503 when the count cannot be made durable.
+ * Count one answered request and call `answer` once the count is durable (in the journal, or in
+ * Redis): at once, or at the end of the turn. Throws the 429 when the quota is used up; `fail`
+ * gets the 503 when the count cannot be made durable, or what `answer` threw.
  */
-export function countAnswer(quota: QuotaCounter, scope: string, limit: number, now: () => number): Eventually<QuotaStatus> {
+export function countAnswer(quota: QuotaCounter, scope: string, limit: number, now: () => number, answer: (status: QuotaStatus) => void, fail: (error: unknown) => void): Eventually<void> {
   return then(quota.take('data', scope, limit), ({ status, durable }) => {
     if (!durable) throw quotaExceeded(status, now());
-    return durable.then(
-      () => status,
-      () => {
-        throw quotaUnavailable();
-      },
-    );
+    durable.onSettled((error) => {
+      if (error) return fail(quotaUnavailable());
+      try {
+        answer(status);
+      } catch (thrown) {
+        fail(thrown);
+      }
+    });
   });
 }

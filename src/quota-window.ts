@@ -39,6 +39,23 @@ export class WindowCounts {
     else window.count++;
   }
 
+  /**
+   * Count one request at `at` if the limit allows (held slots included): the status after it,
+   * or null when the quota is used up (nothing counted). One lookup of each map.
+   */
+  take(key: string, limit: number, at: number): QuotaStatus | null {
+    const reserved = this.reserved.size === 0 ? 0 : (this.reserved.get(key) ?? 0);
+    let window = this.windows.get(key);
+    if (!window || at >= window.start + WINDOW_MS) {
+      if (limit - reserved <= 0) return null;
+      window = { start: at, count: 0 };
+      this.windows.set(key, window);
+    } else if (limit - window.count - reserved <= 0) return null;
+    window.count++;
+    const remaining = limit - window.count - reserved;
+    return { limit, remaining, resetAt: window.start + WINDOW_MS, exhausted: remaining === 0 };
+  }
+
   /** Take back a count that could not be made durable. */
   undo(key: string): void {
     const window = this.windows.get(key);

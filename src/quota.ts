@@ -26,10 +26,27 @@ export interface Reservation {
   release(): void;
 }
 
+/**
+ * When a count is durable: `onSettled` calls back once, with null when the count is in the
+ * journal (or in Redis) and with the error when it could not be recorded. A callback and not a
+ * promise: on the request path a promise and its reactions a request cost more than the count.
+ */
+export interface Durable {
+  onSettled(done: (error: Error | null) => void): void;
+}
+
+/** A count that was durable by the time it was made (a shared store counts before it answers). */
+export const DURABLE_NOW: Durable = { onSettled: (done) => done(null) };
+
+/** The same as a promise, for callers that can afford one. */
+export function settled(durable: Durable): Promise<void> {
+  return new Promise((resolve, reject) => durable.onSettled((error) => (error ? reject(error) : resolve())));
+}
+
 /** A counted request: the status after it, and when it is durable (null: refused, nothing counted). */
 export interface Taken {
   status: QuotaStatus;
-  durable: Promise<void> | null;
+  durable: Durable | null;
 }
 
 /** A held slot (null: none free) and the status with it held. */
@@ -56,24 +73,32 @@ export interface QuotaBookOptions extends JournalOptions {
   clock: Clock;
 }
 
-/** The counts of one event-loop turn, written together: one promise settles for all of them. */
-interface Batch {
-  lines: string[];
-  keys: string[];
-  durable: Promise<void>;
-  resolve: () => void;
-  reject: (error: Error) => void;
-}
+/** The counts of one event-loop turn, written together and settled together. */
+class Batch implements Durable {
+  text = '';
+  lines = 0;
+  readonly keys: string[] = [];
+  private waiting: ((error: Error | null) => void)[] = [];
+  /** Undefined until written; then null, or why the write failed. */
+  private outcome: Error | null | undefined = undefined;
 
-function newBatch(): Batch {
-  const batch = { lines: [], keys: [] } as unknown as Batch;
-  batch.durable = new Promise<void>((resolve, reject) => {
-    batch.resolve = resolve;
-    batch.reject = reject;
-  });
-  // A batch whose requests all went away before it failed must not be an unhandled rejection.
-  batch.durable.catch(() => {});
-  return batch;
+  add(key: string, line: string): void {
+    this.text += line;
+    this.lines++;
+    this.keys.push(key);
+  }
+
+  onSettled(done: (error: Error | null) => void): void {
+    if (this.outcome === undefined) this.waiting.push(done);
+    else done(this.outcome);
+  }
+
+  settle(outcome: Error | null): void {
+    this.outcome = outcome;
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const done of waiting) done(outcome);
+  }
 }
 
 /** The counts a state folder holds: its snapshot file, then its journals. */
@@ -108,17 +133,16 @@ export class QuotaBook implements QuotaCounter {
   }
 
   /**
-   * Count one request now, if the quota allows: returns the status after counting and a
-   * promise that settles once the count is in the journal (send the response after it). When
-   * the quota is exhausted nothing is counted and `durable` is null.
+   * Count one request now, if the quota allows: returns the status after counting and when the
+   * count is in the journal (send the response after that). When the quota is exhausted nothing
+   * is counted and `durable` is null.
    */
   take(kind: QuotaKind, scope: string, limit: number): Taken {
-    const before = this.status(kind, scope, limit);
-    if (before.exhausted) return { status: before, durable: null };
-    const durable = this.record(kind, scope);
-    // One more counted: the window is the one just opened, or the one `before` saw.
-    const resetAt = this.counts.resetAt(counterKey(kind, scope));
-    return { status: { limit, remaining: before.remaining - 1, resetAt, exhausted: before.remaining - 1 === 0 }, durable };
+    const key = counterKey(kind, scope);
+    const at = this.options.clock.now();
+    const status = this.counts.take(key, limit, at);
+    if (!status) return { status: this.counts.status(key, limit, at), durable: null };
+    return { status, durable: this.record(key, journalLine(kind, scope, at)) };
   }
 
   /**
@@ -131,52 +155,56 @@ export class QuotaBook implements QuotaCounter {
     if (before.exhausted) return { status: before, reservation: null };
     const key = counterKey(kind, scope);
     this.counts.hold(key);
-    let settled = false;
+    let ended = false;
     const settle = () => {
-      if (settled) return false;
-      settled = true;
+      if (ended) return false;
+      ended = true;
       this.counts.unhold(key);
       return true;
     };
     const reservation: Reservation = {
-      commit: () => (settle() ? this.record(kind, scope) : Promise.resolve()),
+      commit: () => {
+        if (!settle()) return Promise.resolve();
+        const at = this.options.clock.now();
+        this.counts.apply(key, at);
+        return settled(this.record(key, journalLine(kind, scope, at)));
+      },
       release: () => void settle(),
     };
     return { status: this.status(kind, scope, limit), reservation };
   }
 
-  /** Count one request at the current time and queue its journal line with the turn's others. */
-  private record(kind: QuotaKind, scope: string): Promise<void> {
-    const at = this.options.clock.now();
-    const key = counterKey(kind, scope);
-    this.counts.apply(key, at);
+  /** Queue a counted request's journal line with the turn's others; they are written at the turn's end. */
+  private record(key: string, line: string): Batch {
     let batch = this.pending;
     if (!batch) {
-      batch = this.pending = newBatch();
-      setImmediate(() => {
-        this.flush();
-        if (this.journal.lines >= COMPACT_AFTER_LINES) this.compactInBackground();
-      });
+      batch = this.pending = new Batch();
+      setImmediate(this.endTurn);
     }
-    batch.lines.push(journalLine(kind, scope, at));
-    batch.keys.push(key);
-    return batch.durable;
+    batch.add(key, line);
+    return batch;
   }
 
-  /** Write every pending line in one call; on failure, take the counts back and reject. */
+  private readonly endTurn = (): void => {
+    this.flush();
+    if (this.journal.lines >= COMPACT_AFTER_LINES) this.compactInBackground();
+  };
+
+  /** Write every pending line in one call; on failure, take the counts back and say so to their waiters. */
   flush(): void {
     const batch = this.pending;
     if (!batch) return;
     this.pending = null;
     try {
-      this.journal.append(batch.lines.join(''), batch.lines.length);
-      batch.resolve();
+      this.journal.append(batch.text, batch.lines);
     } catch (error) {
       // The requests were not recorded, so they must not be answered with data: undo them.
       for (const key of batch.keys) this.counts.undo(key);
-      batch.reject(error as Error);
       this.options.log(`quota journal write failed: ${(error as Error).message}`);
+      batch.settle(error as Error);
+      return;
     }
+    batch.settle(null);
   }
 
   /** The counters as they stand after writing what is pending, expired windows dropped. */

@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from './clock.ts';
 import { storeUnavailable } from './http-error.ts';
-import type { QuotaCounter, Reservation, Reserved, Taken } from './quota.ts';
+import { DURABLE_NOW, type QuotaCounter, type Reservation, type Reserved, type Taken } from './quota.ts';
 import { WINDOW_MS, type QuotaKind, type QuotaStatus, type Window } from './quota-window.ts';
 import { LuaScript, RedisCommandError, RedisUnavailable, type RedisClient } from './redis-client.ts';
 
@@ -116,7 +116,7 @@ export class RedisQuota implements QuotaCounter {
   /** Counted in Redis by the time this settles: the answer may go out at once. */
   async take(kind: QuotaKind, scope: string, limit: number): Promise<Taken> {
     const { allowed, status } = await this.run('take', kind, scope, limit);
-    return { status, durable: allowed ? Promise.resolve() : null };
+    return { status, durable: allowed ? DURABLE_NOW : null };
   }
 
   async reserve(kind: QuotaKind, scope: string, limit: number): Promise<Reserved> {

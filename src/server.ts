@@ -208,20 +208,21 @@ export class App {
     const encoding = acceptedEncoding(req);
     const body = route.answer === 'fragments' ? this.measurements(snapshot, plan, key, encoding) : this.body(snapshot, plan, key.tier, encoding);
     return then(body, (ready) =>
-      this.sendBody(exchange, ready, encoding, () => {
+      this.sendBody(exchange, ready, encoding, (answer) => {
         const counted = this.parts.options.counting && req.method !== 'HEAD';
-        if (!counted && before.exhausted) throw quotaExceeded(before, this.parts.clock.now());
-        return counted ? countAnswer(this.parts.quota, scope, limit, () => this.parts.clock.now()) : undefined;
+        if (counted) return countAnswer(this.parts.quota, scope, limit, () => this.parts.clock.now(), answer, (error) => this.fail(exchange, error));
+        if (before.exhausted) throw quotaExceeded(before, this.parts.clock.now());
+        answer();
       }),
     );
   }
 
   /**
    * Send a precomputed body: 304 when the client's copy is current (free, even with the quota
-   * used up), otherwise `admit` decides (counting it, or refusing with 429) and gives the quota
-   * the answer shows after it, if it counted.
+   * used up), otherwise `admit` decides: it calls `answer` (now, or once the request's count is
+   * durable, with the quota the answer shows after counting), or throws (a 429).
    */
-  private sendBody(exchange: Exchange, body: Body, encoding: Encoding, admit: () => Eventually<QuotaStatus | undefined>, type: { contentType: string; vary: string } = JSON_BODY): Eventually<void> {
+  private sendBody(exchange: Exchange, body: Body, encoding: Encoding, admit: (answer: (after?: QuotaStatus) => void) => Eventually<void>, type: { contentType: string; vary: string } = JSON_BODY): Eventually<void> {
     const { req, res } = exchange;
     if (etagMatches(req.headers['if-none-match'], body.etag)) {
       const fields = keyFields(exchange);
@@ -230,7 +231,7 @@ export class App {
       res.end();
       return;
     }
-    return then(admit(), (after) => {
+    return admit((after) => {
       if (after) exchange.quota = after;
       const fields = keyFields(exchange);
       fields.push('Content-Type', type.contentType, 'ETag', body.etag, 'Vary', type.vary, 'Cache-Control', CACHE_CONTROL);
@@ -258,12 +259,12 @@ export class App {
         return plain(200, 'text/plain; version=0.0.4; charset=utf-8', this.parts.metrics.render());
       default: {
         const encoding = acceptedEncoding(req);
-        if (!route.keyParams.includes('format')) return then(this.body(snapshot, plan, PUBLIC_BODY_TIER, encoding), (body) => this.sendBody(exchange, body, encoding, () => undefined));
+        if (!route.keyParams.includes('format')) return then(this.body(snapshot, plan, PUBLIC_BODY_TIER, encoding), (body) => this.sendBody(exchange, body, encoding, answerNow));
         // The front door: a browser (Accept: text/html first) gets the page unless format is given.
         const html = /(^|&)format=/.test(query) ? params.format === 'html' : prefersHtml(req.headers.accept);
         const type = html ? { contentType: 'text/html; charset=utf-8', vary: 'Accept-Encoding, Accept' } : { ...JSON_BODY, vary: 'Accept-Encoding, Accept' };
         const key = snapshotKey(route, PUBLIC_BODY_TIER, { format: html ? 'html' : 'json' });
-        return then(this.body(snapshot, plan, PUBLIC_BODY_TIER, encoding, key), (body) => this.sendBody(exchange, body, encoding, () => undefined, type));
+        return then(this.body(snapshot, plan, PUBLIC_BODY_TIER, encoding, key), (body) => this.sendBody(exchange, body, encoding, answerNow, type));
       }
     }
   }
@@ -303,6 +304,9 @@ export class App {
     throw new Error(`snapshot ${snapshot.buildId} lacks ${key}`);
   }
 }
+
+/** Admission for what is never counted: answer at once. */
+const answerNow = (answer: () => void): void => answer();
 
 function acceptedEncoding(req: IncomingMessage): Encoding {
   const encoding = encodingFor(req.headers['accept-encoding']);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { journalNumber, QuotaBook, QuotaStateError, WINDOW_MS } from '../src/quota.ts';
+import { journalNumber, QuotaBook, QuotaStateError, settled, WINDOW_MS } from '../src/quota.ts';
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 10, 20, 9, 0, 0);
@@ -43,7 +43,7 @@ async function takeMany(book: QuotaBook, scope: string, limit: number, n: number
   for (let i = 0; i < n; i++) {
     const { durable } = book.take('data', scope, limit);
     if (durable) {
-      await durable;
+      await settled(durable);
       counted++;
     }
   }
@@ -242,7 +242,7 @@ durability('should take counts back and reject when the journal cannot be writte
   f.failWrites = true;
   const { durable } = book.take('data', 'org:a', 100);
   let rejected = false;
-  await durable!.catch(() => (rejected = true));
+  await settled(durable!).catch(() => (rejected = true));
   assert.ok(rejected);
   assert.is(book.status('data', 'org:a', 100).remaining, 99, 'the failed request is not counted');
   assert.ok(f.logs.some((l) => l.includes('quota journal write failed')));
@@ -255,7 +255,7 @@ durability('should cut a short write back to whole lines, count none of its batc
   await takeMany(book, 'org:a', 100, 3);
   f.failWrites = true;
   f.partialBytes = 30; // the disk takes part of the batch, then is full
-  const failed = [book.take('data', 'org:a', 100).durable!, book.take('data', 'org:a', 100).durable!];
+  const failed = [settled(book.take('data', 'org:a', 100).durable!), settled(book.take('data', 'org:a', 100).durable!)];
   const outcomes = await Promise.allSettled(failed);
   assert.equal(outcomes.map((o) => o.status), ['rejected', 'rejected']);
   assert.match(String(book.problem()), /quota journal writes fail: ENOSPC/);

@@ -9,7 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_OPTIONS } from '../src/config.ts';
 import { createKey, revokeKey } from '../src/keys.ts';
-import { QuotaBook } from '../src/quota.ts';
+import { QuotaBook, settled } from '../src/quota.ts';
 import { parseRedisUrl } from '../src/redis-client.ts';
 import { startServer } from '../src/start.ts';
 import { get } from './helpers/http.ts';
@@ -101,7 +101,7 @@ else {
     const gone = createKey(stateDir, { tier: 'pro', org: 'moving', user: 'g' });
     revokeKey(stateDir, gone.record.id);
     const book = QuotaBook.open({ stateDir, clock, log: () => {} });
-    for (let i = 0; i < 7; i++) await book.take('data', 'user:moving/m', 100).durable;
+    for (let i = 0; i < 7; i++) await settled(book.take('data', 'user:moving/m', 100).durable!);
     book.close();
 
     const store = ['--store', redis.url.replace(/\/0$/, '/3')];
