@@ -202,27 +202,30 @@ export function parseDataset(files: DataFile[], problems: Problem[]): Dataset {
   /** Files missing, unreadable or not JSON: references into them are not checked. */
   const unread = new Set<string>();
 
-  const load = <T>(path: string, validator: ValidateFunction, namer: (value: unknown) => RecordNamer): T | undefined => {
+  const loadInto = <T>(path: string, validator: ValidateFunction, namer: (value: unknown) => RecordNamer, found: Problem[]): T | undefined => {
     const file = byPath.get(path);
     if (!file) {
       unread.add(path);
       return undefined;
     }
-    const value = parseJson(file, problems);
+    const value = parseJson(file, found);
     if (value === undefined) {
       unread.add(path);
       return undefined;
     }
-    return validate(file, value, validator, namer(value), problems) ? (value as T) : undefined;
+    return validate(file, value, validator, namer(value), found) ? (value as T) : undefined;
   };
+  const load = <T>(path: string, validator: ValidateFunction, namer: (value: unknown) => RecordNamer): T | undefined => loadInto(path, validator, namer, problems);
   const creators = load<ModelCreator[]>(DATASET_FILES.creators, validators.creators, arrayRecordNamer);
   const models = load<LanguageModel[]>(DATASET_FILES.models, validators.models, arrayRecordNamer);
   const providers = load<Provider[]>(DATASET_FILES.providers, validators.providers, arrayRecordNamer);
   const endpoints = load<ProviderEndpoint[]>(DATASET_FILES.endpoints, validators.endpoints, arrayRecordNamer);
   const indices = load<IndexDefinitions>(DATASET_FILES.indices, validators.indices, () => () => undefined);
-  const measurementFiles = files
-    .filter((f) => f.path.startsWith(`${DATASET_FILES.measurements}/`))
-    .map((f) => ({ path: f.path, value: load<MeasurementsFile>(f.path, validators.measurements, measurementRecordNamer) }));
+  // Measurement files are parsed, checked and turned into columns one at a time, below: as
+  // objects, all of them at once would fill the heap. Their schema problems go here, in the
+  // place they would have had if parsed now.
+  const schemaProblemsAt = problems.length;
+  const measurementSchemaProblems: Problem[] = [];
 
   // Reference checks run on every parsed record, even in a file with schema errors, so one
   // build reports all problems at once; fields of the wrong type were reported already.
@@ -262,7 +265,14 @@ export function parseDataset(files: DataFile[], problems: Problem[]): Dataset {
   const series: SeriesOfColumns[] = [];
   {
     const ctx: MeasurementContext = { endpoints: referable(DATASET_FILES.endpoints, endpointsById), providers: knownProviders, seenSeries: new Map() };
-    for (const { path, value } of measurementFiles) if (value) series.push(...checkMeasurements(path, value, ctx, problems));
+    const checkProblems: Problem[] = [];
+    for (const file of files) {
+      if (!file.path.startsWith(`${DATASET_FILES.measurements}/`)) continue;
+      const value = loadInto<MeasurementsFile>(file.path, validators.measurements, measurementRecordNamer, measurementSchemaProblems);
+      if (value) for (const one of checkMeasurements(file.path, value, ctx, checkProblems)) series.push(one);
+    }
+    problems.splice(schemaProblemsAt, 0, ...measurementSchemaProblems);
+    problems.push(...checkProblems);
   }
 
   const media = parseMedia(files, knownCreators, knownProviders, problems);

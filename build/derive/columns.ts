@@ -15,20 +15,32 @@ const nanFor = (v: number | null | undefined) => (v === null || v === undefined 
 const nullFor = (v: number) => (Number.isNaN(v) ? null : v);
 
 export function toColumns(records: readonly MeasurementRecord[]): SeriesColumns {
-  const sorted = [...records].sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp));
-  const n = sorted.length;
+  const n = records.length;
+  // Each timestamp is parsed once; a series given in time order (the usual case) is not sorted.
+  const times = new Float64Array(n);
+  let inOrder = true;
+  for (let i = 0; i < n; i++) {
+    times[i] = Date.parse(records[i].timestamp);
+    if (Number.isNaN(times[i]) || (i > 0 && times[i] < times[i - 1])) inOrder = false;
+  }
+  // A stable sort by time, as sorting the records themselves would give.
+  const order = inOrder ? null : Array.from({ length: n }, (_, i) => i).sort((a, b) => times[a] - times[b]);
   const cols = { length: n, time: new Float64Array(n), speed: new Float64Array(n), ttft: new Float64Array(n), ttfat: new Float64Array(n), e2e: new Float64Array(n), success: new Uint8Array(n) };
-  const ids: (string | undefined)[] = [];
-  sorted.forEach((r, i) => {
-    cols.time[i] = Date.parse(r.timestamp);
+  const ids: (string | undefined)[] = new Array(n);
+  let anyId = false;
+  for (let i = 0; i < n; i++) {
+    const from = order ? order[i] : i;
+    const r = records[from];
+    cols.time[i] = times[from];
     cols.speed[i] = nanFor(r.output_tokens_per_second);
     cols.ttft[i] = nanFor(r.time_to_first_token_seconds);
     cols.ttfat[i] = nanFor(r.time_to_first_answer_token_seconds);
     cols.e2e[i] = nanFor(r.end_to_end_response_time_seconds);
     cols.success[i] = r.success ? 1 : 0;
-    ids.push(r.id);
-  });
-  return { ...cols, ids: ids.some((id) => id !== undefined) ? ids : null };
+    ids[i] = r.id;
+    if (r.id !== undefined) anyId = true;
+  }
+  return { ...cols, ids: anyId ? ids : null };
 }
 
 export const EMPTY_COLUMNS = toColumns([]);

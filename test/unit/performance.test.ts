@@ -71,6 +71,22 @@ between('should keep records after from and up to and including to', () => {
   );
 });
 
+between('should hold records in time order, records at the same instant in the order given, however the data lists them', () => {
+  const given = [
+    record({ id: 'c', timestamp: '2025-06-03T00:00:00.000Z', output_tokens_per_second: 3 }),
+    record({ id: 'a1', timestamp: '2025-06-01T00:00:00.000Z', output_tokens_per_second: 1 }),
+    record({ id: 'b', timestamp: '2025-06-02T02:00:00+02:00', output_tokens_per_second: 2 }),
+    record({ id: 'a2', timestamp: '2025-06-01T00:00:00.000Z', output_tokens_per_second: 4 }),
+  ];
+  const cols = toColumns(given);
+  assert.equal(cols.ids, ['a1', 'a2', 'b', 'c']);
+  assert.equal(Array.from(cols.speed), [1, 4, 2, 3]);
+  assert.equal(Array.from(cols.time), [Date.parse('2025-06-01T00:00:00Z'), Date.parse('2025-06-01T00:00:00Z'), Date.parse('2025-06-02T00:00:00Z'), Date.parse('2025-06-03T00:00:00Z')]);
+  const inOrder = toColumns([given[1], given[3], given[2], given[0]]);
+  assert.equal(inOrder.ids, ['a1', 'a2', 'b', 'c'], 'already ordered: the same columns');
+  assert.is(toColumns([record({}), record({ timestamp: '2025-06-30T00:00:00.000Z' })]).ids, null, 'no ids given: none kept');
+});
+
 between('should be empty when no record falls inside', () => {
   const [lo, hi] = rangeBetween(toColumns([record({ timestamp: '2025-01-01T00:00:00.000Z' })]), Date.parse('2025-06-01T00:00:00.000Z'), Date.parse('2025-06-30T00:00:00.000Z'));
   assert.is(hi - lo, 0);
