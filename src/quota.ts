@@ -93,11 +93,18 @@ class Batch implements Durable {
     else done(this.outcome);
   }
 
-  settle(outcome: Error | null): void {
+  /** Call every waiter; one that throws is reported and does not keep the others waiting. */
+  settle(outcome: Error | null, report: (error: unknown) => void): void {
     this.outcome = outcome;
     const waiting = this.waiting;
     this.waiting = [];
-    for (const done of waiting) done(outcome);
+    for (const done of waiting) {
+      try {
+        done(outcome);
+      } catch (error) {
+        report(error);
+      }
+    }
   }
 }
 
@@ -185,6 +192,8 @@ export class QuotaBook implements QuotaCounter {
     return batch;
   }
 
+  private readonly reportWaiter = (error: unknown): void => this.options.log(`a counted request's answer failed: ${(error as Error)?.stack ?? String(error)}`);
+
   private readonly endTurn = (): void => {
     this.flush();
     if (this.journal.lines >= COMPACT_AFTER_LINES) this.compactInBackground();
@@ -201,10 +210,10 @@ export class QuotaBook implements QuotaCounter {
       // The requests were not recorded, so they must not be answered with data: undo them.
       for (const key of batch.keys) this.counts.undo(key);
       this.options.log(`quota journal write failed: ${(error as Error).message}`);
-      batch.settle(error as Error);
+      batch.settle(error as Error, this.reportWaiter);
       return;
     }
-    batch.settle(null);
+    batch.settle(null, this.reportWaiter);
   }
 
   /** The counters as they stand after writing what is pending, expired windows dropped. */

@@ -234,6 +234,28 @@ durability('should let a shutdown compaction win over a background one still wri
   f.cleanup();
 });
 
+durability("should settle a turn's counts together, answering the rest when one waiter throws", async () => {
+  const f = fixture();
+  const book = f.open();
+  const first = book.take('data', 'org:a', 100).durable!;
+  const second = book.take('data', 'org:a', 100).durable!;
+  assert.is(first, second, 'one turn, one write');
+  const order: string[] = [];
+  first.onSettled(() => {
+    order.push('first');
+    throw new Error('an answer that broke');
+  });
+  await settled(second);
+  order.push('second');
+  assert.equal(order, ['first', 'second']);
+  assert.ok(f.logs.some((l) => l.includes("a counted request's answer failed") && l.includes('an answer that broke')), f.logs.join('\n'));
+  let late = false;
+  first.onSettled((error) => (late = error === null));
+  assert.ok(late, 'a waiter added after the write is called at once');
+  book.close();
+  f.cleanup();
+});
+
 durability('should take counts back and reject when the journal cannot be written', async () => {
   const f = fixture();
   const book = f.open();
