@@ -32,27 +32,32 @@ function successfulFigures(cols: SeriesColumns, lo: number, hi: number) {
     const end = endToEndAt(cols, i);
     if (end !== null) e2e.push(end);
   }
-  return { speed: sortNumbers(speed), ttft: sortNumbers(ttft), ttfat, e2e };
+  return { speed: sortNumbers(speed), ttft: sortNumbers(ttft), ttfat: sortNumbers(ttfat), e2e: sortNumbers(e2e) };
+}
+
+/** The four medians of figures already gathered. */
+function mediansFrom(f: ReturnType<typeof successfulFigures>): Performance {
+  return {
+    median_output_tokens_per_second: roundOrNull(quantileSorted(f.speed, 0.5), PERFORMANCE_DECIMALS),
+    median_time_to_first_token_seconds: roundOrNull(quantileSorted(f.ttft, 0.5), PERFORMANCE_DECIMALS),
+    median_time_to_first_answer_token_seconds: roundOrNull(quantileSorted(f.ttfat, 0.5), PERFORMANCE_DECIMALS),
+    median_end_to_end_response_time_seconds: roundOrNull(quantileSorted(f.e2e, 0.5), PERFORMANCE_DECIMALS),
+  };
 }
 
 /** Only the four medians of the successful records in `[lo, hi)` (series points need no spread). */
 export function mediansOf(cols: SeriesColumns, lo = 0, hi = cols.length): Performance {
-  const f = successfulFigures(cols, lo, hi);
-  return {
-    median_output_tokens_per_second: roundOrNull(quantileSorted(f.speed, 0.5), PERFORMANCE_DECIMALS),
-    median_time_to_first_token_seconds: roundOrNull(quantileSorted(f.ttft, 0.5), PERFORMANCE_DECIMALS),
-    median_time_to_first_answer_token_seconds: roundOrNull(median(f.ttfat), PERFORMANCE_DECIMALS),
-    median_end_to_end_response_time_seconds: roundOrNull(median(f.e2e), PERFORMANCE_DECIMALS),
-  };
+  return mediansFrom(successfulFigures(cols, lo, hi));
 }
 
 /** Medians, percentiles and quartiles of the successful records in `[lo, hi)` (all null for none). */
 export function performanceOf(cols: SeriesColumns, lo = 0, hi = cols.length): Performance {
-  const out = mediansOf(cols, lo, hi);
-  const { speed, ttft } = successfulFigures(cols, lo, hi);
+  // One pass over the records for all of them.
+  const figures = successfulFigures(cols, lo, hi);
+  const out = mediansFrom(figures);
   for (const { prefix, q } of SPREAD_LEVELS) {
-    out[`${prefix}output_tokens_per_second`] = roundOrNull(quantileSorted(speed, q), PERFORMANCE_DECIMALS);
-    out[`${prefix}time_to_first_token_seconds`] = roundOrNull(quantileSorted(ttft, q), PERFORMANCE_DECIMALS);
+    out[`${prefix}output_tokens_per_second`] = roundOrNull(quantileSorted(figures.speed, q), PERFORMANCE_DECIMALS);
+    out[`${prefix}time_to_first_token_seconds`] = roundOrNull(quantileSorted(figures.ttft, q), PERFORMANCE_DECIMALS);
   }
   return out;
 }
