@@ -74,11 +74,6 @@ export class WindowCounts {
     return { limit, remaining, resetAt: window.start + WINDOW_MS, exhausted: remaining === 0 };
   }
 
-  /** End of the counter's open window (after a count, there is one). */
-  resetAt(key: string): number {
-    return this.windows.get(key)!.start + WINDOW_MS;
-  }
-
   hold(key: string): void {
     this.reserved.set(key, (this.reserved.get(key) ?? 0) + 1);
   }
