@@ -2,6 +2,7 @@
  * Content negotiation and conditional requests, as pure functions of header values.
  */
 import type { Encoding } from './shared/manifest.ts';
+import { RecentMap } from './recent-map.ts';
 
 /** Preference when the client rates several encodings equally: smallest first. */
 const PREFERENCE: readonly Encoding[] = ['br', 'gzip', 'identity'];
@@ -46,22 +47,19 @@ export function chooseEncoding(header: string | undefined): Encoding | null {
   return best;
 }
 
-const chosen = new Map<string, Encoding | null>();
-/** Distinct values remembered, and the longest remembered (an attacker's values are neither few nor short). */
-const CHOSEN_VALUES = 256;
+/** Distinct values remembered per generation (two generations), and the longest remembered (an attacker's values are neither few nor short). */
+const CHOSEN_VALUES = 128;
 const CHOSEN_LENGTH = 256;
+const chosen = new RecentMap<string, Encoding | null>(CHOSEN_VALUES);
 
 /**
  * chooseEncoding, remembered per header value: clients send a handful of distinct values, and
- * parsing one costs more than finding its body. Bounded: past 256 values it starts afresh.
+ * parsing one costs more than finding its body. Bounded: at most 256 values are held.
  */
 export function encodingFor(header: string | undefined): Encoding | null {
   if (!header || header.length > CHOSEN_LENGTH) return chooseEncoding(header);
   let encoding = chosen.get(header);
-  if (encoding === undefined) {
-    if (chosen.size >= CHOSEN_VALUES) chosen.clear();
-    chosen.set(header, (encoding = chooseEncoding(header)));
-  }
+  if (encoding === undefined) chosen.set(header, (encoding = chooseEncoding(header)));
   return encoding;
 }
 

@@ -14,7 +14,7 @@ import { LRUCache } from 'lru-cache';
 import type { Eventually } from './eventually.ts';
 import type { IdleWork, Step } from './idle-work.ts';
 import { assembleMeasurements, type MeasurementIndex } from './shared/measurements.ts';
-import { CURRENT_LINK, MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, contentHash, etagOf, indexFile, spanOf, type Encoding, type IndexEntry, type Manifest, type RouteIndex, type Span } from './shared/manifest.ts';
+import { CURRENT_LINK, MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, contentHash, etagOf, indexFile, storedSpanOf, type Encoding, type IndexEntry, type Manifest, type RouteIndex, type Span } from './shared/manifest.ts';
 
 const POLL_MS = 1000;
 
@@ -253,7 +253,7 @@ export class SnapshotStore {
     // clients asking for it together cost one copy, not a thousand.
     let reading = this.reading.get(key);
     if (!reading) {
-      const stored = snapshot.read(spanOf(entry, encoding === 'identity' ? 'gzip' : encoding));
+      const stored = snapshot.read(storedSpanOf(entry, encoding));
       reading = (encoding === 'identity' ? stored.then((gz) => gunzipAsync(gz)) : stored).then(
         (bytes) => {
           this.cache.set(key, bytes);

@@ -83,9 +83,14 @@ export function spanOf(entry: IndexEntry, encoding: StoredEncoding): Span {
   return [entry[at] as number, entry[at + 1] as number];
 }
 
+/** Where the bytes a client asks for come from: identity is not stored, it is the gzip variant inflated. */
+export function storedSpanOf(entry: IndexEntry, encoding: Encoding): Span {
+  return spanOf(entry, encoding === 'identity' ? 'gzip' : encoding);
+}
+
 /** A body's bytes in one encoding, read out of a whole pack in memory (tools and tests). */
 export function variantOf(pack: Buffer, entry: IndexEntry, encoding: Encoding): Buffer {
-  const [offset, length] = spanOf(entry, encoding === 'identity' ? 'gzip' : encoding);
+  const [offset, length] = storedSpanOf(entry, encoding);
   const stored = pack.subarray(offset, offset + length);
   return encoding === 'identity' ? gunzipSync(stored) : stored;
 }
