@@ -5,11 +5,12 @@
 import { HttpError, quotaUnavailable } from './http-error.ts';
 import { then, type Eventually } from './eventually.ts';
 import type { QuotaCounter, QuotaStatus } from './quota.ts';
+import { digits } from './digits.ts';
 import { headersOf, type HeaderFields, type Headers } from './respond.ts';
 
-/** The rate-limit fields every answer to a valid key carries, for a status. */
+/** The rate-limit fields every answer to a valid key carries, for a status (the remaining count changes every request: digits). */
 export function rateLimitFields(status: QuotaStatus): HeaderFields {
-  return ['X-RateLimit-Limit', status.limit, 'X-RateLimit-Remaining', status.remaining, 'X-RateLimit-Reset', Math.ceil(status.resetAt / 1000)];
+  return ['X-RateLimit-Limit', status.limit, 'X-RateLimit-Remaining', digits(status.remaining), 'X-RateLimit-Reset', Math.ceil(status.resetAt / 1000)];
 }
 
 export function rateLimitHeaders(status: QuotaStatus): Headers {

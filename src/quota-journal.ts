@@ -14,6 +14,7 @@
  */
 import { close as closeFd, closeSync, fdatasync, fsync, fsyncSync, ftruncateSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { digits } from './digits.ts';
 import { promisify } from 'node:util';
 import type { QuotaKind, Window } from './quota-window.ts';
 import { journalNumber, replayQuotaState, SNAPSHOT_FILE, SNAPSHOT_FORMAT, type SnapshotFile } from './quota-replay.ts';
@@ -30,8 +31,8 @@ const closeFdAsync = promisify(closeFd);
 /** One journal line: what was counted, for whom, when. */
 export function journalLine(kind: QuotaKind, scope: string, at: number): string {
   // JSON.stringify([kind, scope, at]) byte for byte, without the array: kind is a plain word,
-  // and a finite number prints the same in a template.
-  return `["${kind}",${JSON.stringify(scope)},${at}]\n`;
+  // and a finite number prints the same digits (the time is new every millisecond: digits).
+  return `["${kind}",${JSON.stringify(scope)},${digits(at)}]\n`;
 }
 
 export interface JournalOptions {

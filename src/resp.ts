@@ -4,6 +4,8 @@
  * sockets here (redis-client.ts has them), so every frame shape is tested byte by byte.
  */
 
+import { digits } from './digits.ts';
+
 /** An error reply (`-ERR ...`): a value, so one inside an array does not hide its neighbours. */
 export class RespError {
   constructor(readonly message: string) {}
@@ -16,7 +18,8 @@ export type Reply = string | number | null | RespError | Reply[];
 export function encodeCommand(args: readonly (string | number)[]): string {
   let out = `*${args.length}\r\n`;
   for (const arg of args) {
-    const text = String(arg);
+    // Numbers here are counts and times that change with every request: digits, not String.
+    const text = typeof arg === 'number' ? digits(arg) : arg;
     out += `$${Buffer.byteLength(text)}\r\n${text}\r\n`;
   }
   return out;
