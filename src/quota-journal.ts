@@ -14,8 +14,8 @@
  */
 import { close as closeFd, closeSync, fdatasync, fsync, fsyncSync, ftruncateSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { digits } from './digits.ts';
 import { promisify } from 'node:util';
+import { digits } from './digits.ts';
 import type { QuotaKind, Window } from './quota-window.ts';
 import { journalNumber, replayQuotaState, SNAPSHOT_FILE, SNAPSHOT_FORMAT, type SnapshotFile } from './quota-replay.ts';
 import { fsyncDir, fsyncDirAsync, writeFileAtomic, writeFileAtomicAsync } from './shared/state-files.ts';
