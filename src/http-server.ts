@@ -96,8 +96,7 @@ function boundClients(handle: RequestHandler, server: Server, limits: typeof HTT
     const socket = req.socket as LaneSocket;
     // A request read before its connection closed has no one left to answer.
     if (socket.destroyed) return drop(socket);
-    let lane = socket[LANE];
-    if (!lane) lane = socket[LANE] = { inFlight: 0, waiting: [] };
+    const lane = (socket[LANE] ??= { inFlight: 0, waiting: [] });
     if (lane.inFlight >= limits.maxInFlightPerConnection) {
       // node:http has already parsed these; what bounds them is closing the connection that
       // pipelines past the server-wide budget (its parsed requests go with it).
@@ -108,10 +107,9 @@ function boundClients(handle: RequestHandler, server: Server, limits: typeof HTT
       return;
     }
     lane.inFlight++;
-    const current = lane;
     handle(req, res, () => {
-      current.inFlight--;
-      const next = current.waiting.shift();
+      lane.inFlight--;
+      const next = lane.waiting.shift();
       if (next) {
         waiting--;
         return dispatch(...next);

@@ -23,6 +23,11 @@ export interface QuotaStatus {
   exhausted: boolean;
 }
 
+/** Is `window` open at `at`? A window ends WINDOW_MS after its first count. */
+function isOpen(window: Window | undefined, at: number): window is Window {
+  return window !== undefined && at < window.start + WINDOW_MS;
+}
+
 export function counterKey(kind: QuotaKind, scope: string): string {
   return `${kind} ${scope}`;
 }
@@ -35,8 +40,8 @@ export class WindowCounts {
   /** Count one request at time `at`: a new window when none is open at `at`. */
   apply(key: string, at: number): void {
     const window = this.windows.get(key);
-    if (!window || at >= window.start + WINDOW_MS) this.windows.set(key, { start: at, count: 1 });
-    else window.count++;
+    if (isOpen(window, at)) window.count++;
+    else this.windows.set(key, { start: at, count: 1 });
   }
 
   /**
@@ -46,11 +51,9 @@ export class WindowCounts {
   take(key: string, limit: number, at: number): QuotaStatus | null {
     const reserved = this.reserved.size === 0 ? 0 : (this.reserved.get(key) ?? 0);
     let window = this.windows.get(key);
-    if (!window || at >= window.start + WINDOW_MS) {
-      if (limit - reserved <= 0) return null;
-      window = { start: at, count: 0 };
-      this.windows.set(key, window);
-    } else if (limit - window.count - reserved <= 0) return null;
+    if (!isOpen(window, at)) window = undefined;
+    if (limit - (window?.count ?? 0) - reserved <= 0) return null;
+    if (!window) this.windows.set(key, (window = { start: at, count: 0 }));
     window.count++;
     const remaining = limit - window.count - reserved;
     return { limit, remaining, resetAt: window.start + WINDOW_MS, exhausted: remaining === 0 };
@@ -66,12 +69,9 @@ export class WindowCounts {
   status(key: string, limit: number, now: number): QuotaStatus {
     const reserved = this.reserved.get(key) ?? 0;
     const window = this.windows.get(key);
-    if (!window || now >= window.start + WINDOW_MS) {
-      const remaining = Math.max(0, limit - reserved);
-      return { limit, remaining, resetAt: now + WINDOW_MS, exhausted: remaining === 0 };
-    }
-    const remaining = Math.max(0, limit - window.count - reserved);
-    return { limit, remaining, resetAt: window.start + WINDOW_MS, exhausted: remaining === 0 };
+    const open = isOpen(window, now);
+    const remaining = Math.max(0, limit - (open ? window.count : 0) - reserved);
+    return { limit, remaining, resetAt: (open ? window.start : now) + WINDOW_MS, exhausted: remaining === 0 };
   }
 
   hold(key: string): void {
@@ -86,7 +86,7 @@ export class WindowCounts {
 
   /** Forget windows that ended by `now`, so the state does not grow. */
   expire(now: number): void {
-    for (const [key, window] of this.windows) if (now >= window.start + WINDOW_MS) this.windows.delete(key);
+    for (const [key, window] of this.windows) if (!isOpen(window, now)) this.windows.delete(key);
   }
 
   set(key: string, window: Window): void {

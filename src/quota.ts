@@ -76,7 +76,7 @@ export interface QuotaBookOptions extends JournalOptions {
 /** The counts of one event-loop turn, written together and settled together. */
 class Batch implements Durable {
   text = '';
-  lines = 0;
+  /** The counters of its lines, one a line. */
   readonly keys: string[] = [];
   private waiting: ((error: Error | null) => void)[] = [];
   /** Undefined until written; then null, or why the write failed. */
@@ -84,7 +84,6 @@ class Batch implements Durable {
 
   add(key: string, line: string): void {
     this.text += line;
-    this.lines++;
     this.keys.push(key);
   }
 
@@ -204,16 +203,16 @@ export class QuotaBook implements QuotaCounter {
     const batch = this.pending;
     if (!batch) return;
     this.pending = null;
+    let outcome: Error | null = null;
     try {
-      this.journal.append(batch.text, batch.lines);
+      this.journal.append(batch.text, batch.keys.length);
     } catch (error) {
       // The requests were not recorded, so they must not be answered with data: undo them.
+      outcome = error as Error;
       for (const key of batch.keys) this.counts.undo(key);
-      this.options.log(`quota journal write failed: ${(error as Error).message}`);
-      batch.settle(error as Error, this.reportWaiter);
-      return;
+      this.options.log(`quota journal write failed: ${outcome.message}`);
     }
-    batch.settle(null, this.reportWaiter);
+    batch.settle(outcome, this.reportWaiter);
   }
 
   /** The counters as they stand after writing what is pending, expired windows dropped. */

@@ -74,6 +74,12 @@ function keyFields({ key, quota }: Exchange): HeaderFields {
   return fields;
 }
 
+/** The fields a 304 repeats from the 200 it stands for (RFC 9110, 15.4.5), added to `fields`. */
+function cacheFields(fields: HeaderFields, body: Body, vary: string): HeaderFields {
+  fields.push('ETag', body.etag, 'Vary', vary, 'Cache-Control', CACHE_CONTROL);
+  return fields;
+}
+
 /** The same, with a grading's counter, as an object for the answers that merge in more. */
 function keyHeaders(exchange: Exchange): Headers {
   return { ...headersOf(keyFields(exchange)), ...exchange.critptHeaders };
@@ -225,16 +231,15 @@ export class App {
   private sendBody(exchange: Exchange, body: Body, encoding: Encoding, admit: (answer: (after?: QuotaStatus) => void) => Eventually<void>, type: { contentType: string; vary: string } = JSON_BODY): Eventually<void> {
     const { req, res } = exchange;
     if (etagMatches(req.headers['if-none-match'], body.etag)) {
-      const fields = keyFields(exchange);
-      fields.push('ETag', body.etag, 'Vary', type.vary, 'Cache-Control', CACHE_CONTROL);
-      res.writeHead(304, fields);
+      res.writeHead(304, cacheFields(keyFields(exchange), body, type.vary));
       res.end();
       return;
     }
     return admit((after) => {
       if (after) exchange.quota = after;
       const fields = keyFields(exchange);
-      fields.push('Content-Type', type.contentType, 'ETag', body.etag, 'Vary', type.vary, 'Cache-Control', CACHE_CONTROL);
+      fields.push('Content-Type', type.contentType);
+      cacheFields(fields, body, type.vary);
       if (encoding !== 'identity') fields.push('Content-Encoding', encoding);
       send(res, 200, fields, body.bytes, req.method === 'HEAD');
     });
