@@ -26,10 +26,20 @@ parentPort.on('message', ({ id, bytes }) => {
       [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
     },
   });
-  // Moved back, not copied, when the result owns its memory.
-  const moved = [gz, br].filter((b) => b.byteOffset === 0 && b.byteLength === b.buffer.byteLength).map((b) => b.buffer);
-  parentPort.postMessage({ id, gz, br }, moved);
+  const [ownGz, ownBr] = [gz, br].map(owned);
+  parentPort.postMessage({ id, gz: ownGz, br: ownBr }, [ownGz.buffer, ownBr.buffer]);
 });
+// A result is mostly a view of zlib's 16 KB output chunk. Posted as it is, the whole chunk is
+// cloned, and the main thread gets a new 16 KB array per variant: memory outside its heap that
+// V8 counts towards starting a full collection. For ten times the sample that was 6 GB, and a
+// full collection every second or two, each marking a heap ten times as big. A copy of exactly
+// the result's bytes is moved instead: a seventh of the memory, and nothing cloned.
+function owned(view) {
+  if (view.byteOffset === 0 && view.byteLength === view.buffer.byteLength) return view;
+  const copy = Buffer.allocUnsafeSlow(view.length);
+  view.copy(copy);
+  return copy;
+}
 `;
 
 interface Job {
