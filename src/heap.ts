@@ -4,10 +4,11 @@
  * Under load V8 doubles the young generation's semi-spaces up to 16 MB each (32 MB resident),
  * and a server allocating ~10 KB a request (most of it node:http's own) keeps them there: with
  * every detail page in the mix, peak resident memory was 127-130 MB. Held at the starting 1 MB
- * it was 80 MB, but a collection then came every ~80 requests, several times within one turn
- * of the event loop at 64 connections; counted answers wait for their turn's journal write,
- * so each of those collections copied the whole turn's requests and promoted them. Counting
- * cost 18-22% of throughput that way. Let grow once, to 2 MB, it costs 9-13%, for 2 MB more.
+ * it was 80 MB, but a collection then came every ~80 requests, about once a turn of the event
+ * loop at 64 connections; counted answers wait for their turn's journal write, so each
+ * collection copied the answers waiting and promoted what it had copied before. Quota
+ * counting cost 19% of throughput that way (c=16, alternating rounds); let grow once, to 2 MB,
+ * 9 to 14%, for a few MB more.
  *
  * V8 reads the growth factor each time it considers growing the space, so it is set here at
  * run time: 2 while the space is under its ceiling, 1 once it is there (after every collection;
