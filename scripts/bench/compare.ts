@@ -34,8 +34,8 @@ interface Scenario {
   ours: string[];
   /** Paths of the same bodies on nginx. */
   nginx: string[];
-  /** The list scenario also loads the floor and our server with counting off, in the same rounds. */
-  withFloorAndUncounted: boolean;
+  /** The list scenario also loads our server with counting off, in the same rounds. */
+  withUncounted: boolean;
 }
 
 const COUNTING_OFF = 'Pro list page (br), counting off';
@@ -61,14 +61,14 @@ export async function compare(options: CompareOptions): Promise<void> {
   const nginxPort = await freePort();
   const nginx = await startNginx(stage.work, stage.docroot, nginxPort);
   const floorPort = await freePort();
-  const floor = await startFloor(stage.work, join(stage.docroot, 'list.json.br'), floorPort);
+  const floor = await startFloor(stage.work, stage.docroot, '/list.json', floorPort);
 
   const listPath = '/api/v2/language/models?page=1';
   const scenarios: Scenario[] = [
-    { name: 'Pro list page (br)', key: commercial, ours: [listPath], nginx: ['/list.json'], withFloorAndUncounted: true },
-    { name: `detail, ${stage.slugs.length} slugs (br)`, key: commercial, ours: stage.slugs.map((s) => `/api/v2/language/models/${s}`), nginx: stage.slugs.map((s) => `/detail/${s}.json`), withFloorAndUncounted: false },
-    { name: '/free page (br)', key: free, ours: ['/api/v2/language/models/free'], nginx: ['/free.json'], withFloorAndUncounted: false },
-    { name: 'measurements (br)', key: commercial, ours: [measurementsPath], nginx: ['/measurements.json'], withFloorAndUncounted: false },
+    { name: 'Pro list page (br)', key: commercial, ours: [listPath], nginx: ['/list.json'], withUncounted: true },
+    { name: `detail, ${stage.slugs.length} slugs (br)`, key: commercial, ours: stage.slugs.map((s) => `/api/v2/language/models/${s}`), nginx: stage.slugs.map((s) => `/detail/${s}.json`), withUncounted: false },
+    { name: '/free page (br)', key: free, ours: ['/api/v2/language/models/free'], nginx: ['/free.json'], withUncounted: false },
+    { name: 'measurements (br)', key: commercial, ours: [measurementsPath], nginx: ['/measurements.json'], withUncounted: false },
   ];
   const local = (port: number) => `http://127.0.0.1:${port}`;
   const contendersOf = (s: Scenario): Contender[] => {
@@ -78,7 +78,8 @@ export async function compare(options: CompareOptions): Promise<void> {
       { name: 'nginx', base: local(nginxPort), paths: s.nginx, headers },
     ];
     if (before) all.push({ name: 'before', base: local(before.port), paths: s.ours, headers });
-    if (s.withFloorAndUncounted) all.push({ name: 'floor', base: local(floorPort), paths: ['/'], headers }, { name: 'ours, counting off', base: local(uncounted.port), paths: s.ours, headers });
+    all.push({ name: 'floor', base: local(floorPort), paths: s.nginx, headers });
+    if (s.withUncounted) all.push({ name: 'ours, counting off', base: local(uncounted.port), paths: s.ours, headers });
     return all;
   };
 

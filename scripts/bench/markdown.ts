@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ROOT } from '../processes.ts';
 import type { PackSizes } from './pack-sizes.ts';
 import { STARTUP_RUNS } from './processes.ts';
-import { ratio, readResults, readScale, type Results, type ScaleResults } from './results.ts';
+import { floorRatio, ratio, readResults, readScale, type Results, type ScaleResults } from './results.ts';
 import { checkTargets } from './targets.ts';
 import { exists } from './tools.ts';
 
@@ -73,11 +73,13 @@ export function comparisonMarkdown(r: Results): string {
   return [
     '# Benchmarks',
     '',
-    `Made by \`npm run bench\` on ${r.date.slice(0, 10)}: ${r.machine.cpus} cores (${r.machine.model ?? 'unknown CPU'}), Node ${r.machine.node}. wrk (one thread, keep-alive, ${r.seconds} s a run, every request asking for br) against the bundled server (quota counting on, every request journaled), nginx (one worker, \`gzip_static\` + \`brotli_static\`) serving the same bodies, and the node:http floor (a bare node:http server sending the list body with the same headers and doing nothing else; list scenario only), all on loopback. ${r.rounds} round${r.rounds === 1 ? '' : 's'} per scenario and connection count, the servers back to back in an order reversed each round; every figure is the median over the rounds and every ratio is of medians.`,
+    `Made by \`npm run bench\` on ${r.date.slice(0, 10)}: ${r.machine.cpus} cores (${r.machine.model ?? 'unknown CPU'}), Node ${r.machine.node}. wrk (one thread, keep-alive, ${r.seconds} s a run, every request asking for br) against the bundled server (quota counting on, every request journaled), nginx (one worker, \`gzip_static\` + \`brotli_static\`) serving the same bodies, and the node:http floor (a bare node:http server sending nginx's bodies, taken from a map by path, with the same headers and doing nothing else), all on loopback. ${r.rounds} round${r.rounds === 1 ? '' : 's'} per scenario and connection count, the servers back to back in an order reversed each round; every figure is the median over the rounds and every ratio is of medians.`,
     '',
-    '| Scenario | c | ours rps | nginx rps | floor rps | ours/nginx | ours p99 ms | nginx p99 ms | p99 ratio | ours/floor |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...r.rows.map((row) => `| ${row.scenario} | ${row.connections} | ${fixed(row.ours.rps, 0)} | ${fixed(row.nginx?.rps, 0)} | ${fixed(row.floor?.rps, 0)} | ${fixed(row.rpsRatio)} | ${fixed(row.ours.p99Ms)} | ${fixed(row.nginx?.p99Ms)} | ${fixed(row.p99Ratio, 1)} | ${fixed(row.oursOfFloor)} |`),
+    '| Scenario | c | ours rps | nginx rps | floor rps | ours/nginx | floor/nginx | ours p99 ms | nginx p99 ms | floor p99 ms | p99 ratio | floor p99 ratio | ours/floor |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...r.rows.map((row) => `| ${row.scenario} | ${row.connections} | ${fixed(row.ours.rps, 0)} | ${fixed(row.nginx?.rps, 0)} | ${fixed(row.floor?.rps, 0)} | ${fixed(row.rpsRatio)} | ${fixed(floorRatio(row, 'rps'))} | ${fixed(row.ours.p99Ms)} | ${fixed(row.nginx?.p99Ms)} | ${fixed(row.floor?.p99Ms)} | ${fixed(row.p99Ratio, 1)} | ${fixed(floorRatio(row, 'p99Ms'), 1)} | ${fixed(row.oursOfFloor)} |`),
+    '',
+    'The floor columns say what node:http itself reaches against nginx on this machine: a server that does work for each request (a key, a quota, a journal line) stays under that line.',
     '',
     ...beforeMarkdown(r),
     ...r.countingCost.map((c) => `- Quota counting cost at c=${c.connections}: ${(c.cost * 100).toFixed(1)}% (Pro list page ${fixed(c.on, 0)} rps counting, ${fixed(c.off, 0)} rps not counting, same rounds).`),

@@ -28,6 +28,9 @@ export interface Row {
 /** a / b, or null when there is no b. */
 export const ratio = (a: number, b: number | undefined) => (b ? a / b : null);
 
+/** The floor's figure over nginx's in a row (null without a floor): how much of a target's budget node:http itself uses. */
+export const floorRatio = (row: Row, figure: 'rps' | 'p99Ms') => (row.floor ? ratio(row.floor[figure], row.nginx?.[figure]) : null);
+
 export interface CountingCost {
   connections: number;
   /** Median rps of the Pro list page with counting on and off, measured in the same rounds. */
