@@ -3,6 +3,7 @@
  * thread about a quarter of a millisecond each (a stream set up and torn down per body), which
  * for 20,000 bodies was five seconds of the build's main thread; a worker compresses with the
  * synchronous calls instead, so the main thread only hands bodies over and takes results back.
+ * Bodies get gzip and brotli; measurement fragments gzip only.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -12,22 +13,22 @@ export interface CompressionLevels {
   brotli: number;
 }
 
-// Plain JavaScript, so the worker needs no TypeScript loader: gzip and brotli of one body.
+// Plain JavaScript, so the worker needs no TypeScript loader: gzip (and brotli) of one body.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { brotliCompressSync, constants, gzipSync } = require('node:zlib');
 const { gzip, brotli } = workerData;
-parentPort.on('message', ({ id, bytes }) => {
-  const gz = gzipSync(bytes, { level: gzip });
-  const br = brotliCompressSync(bytes, {
+parentPort.on('message', ({ id, bytes, gzipOnly }) => {
+  const gz = owned(gzipSync(bytes, { level: gzip }));
+  if (gzipOnly) return parentPort.postMessage({ id, gz, br: null }, [gz.buffer]);
+  const br = owned(brotliCompressSync(bytes, {
     params: {
       [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
       [constants.BROTLI_PARAM_QUALITY]: brotli,
       [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
     },
-  });
-  const [ownGz, ownBr] = [gz, br].map(owned);
-  parentPort.postMessage({ id, gz: ownGz, br: ownBr }, [ownGz.buffer, ownBr.buffer]);
+  }));
+  parentPort.postMessage({ id, gz, br }, [gz.buffer, br.buffer]);
 });
 // A result is mostly a view of zlib's 16 KB output chunk. Posted as it is, the whole chunk is
 // cloned, and the main thread gets a new 16 KB array per variant: memory outside its heap that
@@ -42,8 +43,14 @@ function owned(view) {
 }
 `;
 
+/** What a worker sends back: gzip, and brotli unless only gzip was asked for. */
+interface Compressed {
+  gz: Buffer;
+  br: Buffer | null;
+}
+
 interface Job {
-  resolve: (variants: [Buffer, Buffer]) => void;
+  resolve: (compressed: Compressed) => void;
   reject: (error: Error) => void;
 }
 
@@ -59,11 +66,11 @@ export class CompressPool {
   constructor(levels: CompressionLevels, size = Math.max(1, availableParallelism())) {
     this.workers = Array.from({ length: size }, () => {
       const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: levels });
-      worker.on('message', ({ id, gz, br }: { id: number; gz: Uint8Array; br: Uint8Array }) => {
+      worker.on('message', ({ id, gz, br }: { id: number; gz: Uint8Array; br: Uint8Array | null }) => {
         const job = this.jobs.get(id)!;
         this.jobs.delete(id);
         if (this.jobs.size === 0) this.hold(false);
-        job.resolve([asBuffer(gz), asBuffer(br)]);
+        job.resolve({ gz: asBuffer(gz), br: br && asBuffer(br) });
       });
       worker.on('error', (error) => this.fail(error));
       worker.unref();
@@ -75,14 +82,24 @@ export class CompressPool {
    * The gzip and brotli variants of a body. A buffer that owns its memory is moved to the worker,
    * not copied (the caller must not use it afterwards); one that shares a pool is copied.
    */
-  compress(bytes: Buffer): Promise<[Buffer, Buffer]> {
+  async compress(bytes: Buffer): Promise<[Buffer, Buffer]> {
+    const { gz, br } = await this.submit(bytes, false);
+    return [gz, br!];
+  }
+
+  /** The gzip of some bytes (a measurement fragment), handed over as `compress` hands a body. */
+  async gzip(bytes: Buffer): Promise<Buffer> {
+    return (await this.submit(bytes, true)).gz;
+  }
+
+  private submit(bytes: Buffer, gzipOnly: boolean): Promise<Compressed> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.next++;
     if (this.jobs.size === 0) this.hold(true);
     const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
     return new Promise((resolve, reject) => {
       this.jobs.set(id, { resolve, reject });
-      this.workers[id % this.workers.length].postMessage({ id, bytes: owned }, [owned.buffer as ArrayBuffer]);
+      this.workers[id % this.workers.length].postMessage({ id, bytes: owned, gzipOnly }, [owned.buffer as ArrayBuffer]);
     });
   }
 

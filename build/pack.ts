@@ -8,14 +8,10 @@
  */
 import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
-import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
 import { contentHash, spanOf, type IndexEntry, type Span } from '../src/shared/manifest.ts';
 import { CompressPool, type CompressionLevels } from './compress-pool.ts';
 
 export type { CompressionLevels };
-
-const gzipAsync = promisify(gzip);
 
 /** Chosen by measurement on the sample snapshot (see README, "Build"). */
 export const DEFAULT_LEVELS: CompressionLevels = { gzip: 6, brotli: 6 };
@@ -59,7 +55,7 @@ export class PackWriter {
 
   constructor(
     readonly path: string,
-    private readonly levels: CompressionLevels,
+    levels: CompressionLevels,
     private readonly previous: PreviousPack | null,
   ) {
     this.fd = openSync(path, 'wx', 0o644);
@@ -88,7 +84,8 @@ export class PackWriter {
    */
   async addFragment(bytes: Buffer): Promise<RawHandle> {
     const handle: RawHandle = { span: null };
-    this.pending.push({ fragmentLength: bytes.length, stored: gzipAsync(bytes, { level: this.levels.gzip }), handle });
+    // Length first: the bytes may move to a compressor thread.
+    this.pending.push({ fragmentLength: bytes.length, stored: this.compressor.gzip(bytes), handle });
     while (this.pending.length >= IN_FLIGHT) await this.writeOldest();
     return handle;
   }

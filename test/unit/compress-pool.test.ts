@@ -1,4 +1,4 @@
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CompressPool } from '../../build/compress-pool.ts';
@@ -21,6 +21,21 @@ pool('should give back gzip and brotli variants that inflate to the body, each o
         assert.is(variant.byteOffset, 0);
         assert.is(variant.buffer.byteLength, variant.length, `a ${variant.length}-byte variant holds ${variant.buffer.byteLength} bytes`);
       }
+    }
+  } finally {
+    await compressor.close();
+  }
+});
+
+pool('should gzip a fragment alone, byte for byte what zlib makes on this thread, owning exactly its bytes', async () => {
+  const compressor = new CompressPool({ gzip: 6, brotli: 6 }, 2);
+  try {
+    for (const items of [1, 20_000]) {
+      const fragment = bodyOf(items);
+      // Handed over as the build hands it: a buffer that owns its memory moves to the worker.
+      const gz = await compressor.gzip(Buffer.from(fragment));
+      assert.equal(gz, gzipSync(fragment, { level: 6 }), `gzip of ${fragment.length} bytes`);
+      assert.is(gz.buffer.byteLength, gz.length, `a ${gz.length}-byte gzip holds ${gz.buffer.byteLength} bytes`);
     }
   } finally {
     await compressor.close();
