@@ -26,7 +26,7 @@ function scaleMarkdown({ date, rows }: ScaleResults): string {
   return [
     '## Scaling',
     '',
-    `Made by \`npm run bench -- --scale\` on ${date.slice(0, 10)}: datasets generated outside the repository at 1x, 3x and 10x the sample (models, creators, providers, endpoints and their measurements), each built, then served by the bundle with a 32 MiB body cache and loaded for a few seconds (detail pages across every slug, so the cache misses). Start-up is the median of ${STARTUP_RUNS} starts.`,
+    `Made by \`npm run bench -- --scale\` on ${date.slice(0, 10)}: datasets generated outside the repository at 1x, 3x and 10x the sample (models, creators, providers, endpoints and their measurements), each built (1x and 3x three times, the median shown; 10x once), then served by the bundle with a 32 MiB body cache and loaded for a few seconds (detail pages across every slug, so the cache misses). Start-up is the median of ${STARTUP_RUNS} starts.`,
     '',
     '| Scale | Models | Records | Build s | Pack MB | Entries | Start-up ms | RSS MB under load | rps | Build vs 1x | Pack vs 1x |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
