@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readPackSizes } from '../../scripts/bench/pack-sizes.ts';
+import { floorRatio, RESULTS_FORMAT, type Results, type Row } from '../../scripts/bench/results.ts';
 import { roundOrder, summarise } from '../../scripts/bench/rounds.ts';
+import { checkTargets } from '../../scripts/bench/targets.ts';
 import { indexFile, MANIFEST_FILE, PACK_FILE, type RouteIndex } from '../../src/shared/manifest.ts';
 
 const order = suite('roundOrder');
@@ -62,3 +64,49 @@ pack('should count a body shared by two routes once, at the first, and fragments
 });
 
 pack.run();
+
+const targets = suite('checkTargets');
+
+const summaryOf = (rps: number, p99Ms: number) => ({ rps, p50Ms: p99Ms / 2, p99Ms, errors: 0, rounds: [] });
+const rowOf = (scenario: string, ours: number, nginx: number, floor: number | null): Row => ({
+  scenario,
+  connections: 16,
+  ours: summaryOf(ours, 1),
+  nginx: summaryOf(nginx, 0.25),
+  floor: floor === null ? null : summaryOf(floor, 0.5),
+  rpsRatio: ours / nginx,
+  p99Ratio: 1 / 0.25,
+  oursOfFloor: floor === null ? null : ours / floor,
+});
+const resultsOf = (rows: Row[]): Results => ({
+  format: RESULTS_FORMAT,
+  date: '2026-11-24T00:00:00.000Z',
+  machine: { cpus: 2, node: 'v20' },
+  seconds: 10,
+  rounds: 3,
+  connections: [16],
+  build: { seconds: 10, entries: 1 },
+  pack: { packFileBytes: 1e6, routes: [], total: { bodies: 0, identityBytes: 0, gzipBytes: 0, brBytes: 0, fragmentBytes: 0 } },
+  startupMs: 100,
+  peakRssMb: { benchCache: 90, benchCacheMb: 16, defaultCache: 95, defaultCacheMb: 48, nginxWorker: 6 },
+  rows,
+  countingCost: [],
+});
+
+targets('should say beside a missed rps or p99 target what the node:http floor reached in the worst scenario', () => {
+  const checks = checkTargets(resultsOf([rowOf('list', 60, 100, 90), rowOf('detail', 50, 100, 80)]));
+  const rps = checks.find((c) => c.target.startsWith('rps'))!;
+  assert.is(rps.met, false);
+  assert.is(rps.figure, "worst 0.50 (detail); the node:http floor's own: 0.80");
+  const p99 = checks.find((c) => c.target.startsWith('p99'))!;
+  assert.is(p99.figure, "worst 4.00 (list); the node:http floor's own: 2.00");
+});
+
+targets('should leave the floor out of a verdict whose scenario ran without one', () => {
+  const [rps] = checkTargets(resultsOf([rowOf('list', 90, 100, null)]));
+  assert.is(rps.met, true);
+  assert.is(rps.figure, 'worst 0.90 (list)');
+  assert.is(floorRatio(rowOf('list', 90, 100, null), 'rps'), null);
+});
+
+targets.run();
