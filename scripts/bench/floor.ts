@@ -14,10 +14,13 @@ const FLOOR_SERVER = `import { createServer } from 'node:http';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 const [root, port] = process.argv.slice(2);
-const bodies = new Map();
-for (const file of readdirSync(root, { recursive: true })) if (file.endsWith('.br')) bodies.set('/' + file.slice(0, -3), readFileSync(join(root, file)));
 const headersOf = (body) => ({ 'Content-Type': 'application/json; charset=utf-8', ETag: '"0123456789abcdef.br"', Vary: 'Accept-Encoding', 'Cache-Control': 'private, max-age=300', 'Content-Encoding': 'br', 'X-Platform-Tier': 'commercial', 'X-RateLimit-Limit': 1000000000, 'X-RateLimit-Remaining': 999999999, 'X-RateLimit-Reset': 1795000000, 'Content-Length': body.length });
-const answers = new Map([...bodies].map(([path, body]) => [path, [headersOf(body), body]]));
+const answers = new Map();
+for (const file of readdirSync(root, { recursive: true })) {
+  if (!file.endsWith('.br')) continue;
+  const body = readFileSync(join(root, file));
+  answers.set('/' + file.slice(0, -3), [headersOf(body), body]);
+}
 createServer((req, res) => {
   const answer = answers.get(req.url);
   if (!answer) return res.writeHead(404).end();
