@@ -13,14 +13,14 @@ import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv } from '../src/shared/ajv.ts';
 import { INDEX_DIR, MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, indexFile, readAllEntries, type Manifest, type RouteIndex, type Span } from '../src/shared/manifest.ts';
 import { assembleMeasurements } from '../src/shared/measurements.ts';
-import { builtRouteIds, createBuildContext, produceBodies } from './bodies.ts';
-import { publishedIndexCount } from './language.ts';
-import { firstKeptDay } from './measurements.ts';
-import { DEFAULT_ARENA_OPTIONS, type ArenaOptions } from './media.ts';
-import { parseDataset, readDataFiles, type DataFile } from './load.ts';
-import { DEFAULT_LEVELS, PackWriter, type CompressionLevels, type RawHandle } from './pack.ts';
+import { builtRouteIds, createBuildContext, produceBodies } from './shape/bodies.ts';
+import { publishedIndexCount } from './derive/language.ts';
+import { firstKeptDay } from './shape/measurements.ts';
+import { DEFAULT_ARENA_OPTIONS, type ArenaOptions } from './derive/media.ts';
+import { parseDataset, readDataFiles, type DataFile } from './load/datasets.ts';
+import { DEFAULT_LEVELS, PackWriter, type CompressionLevels, type RawHandle } from './pack/pack.ts';
 import { responseSchema, hasResponseSchema } from './schemas/responses.ts';
-import { findIdenticalBuild, KEEP_PREVIOUS, lockSnapshots, newBuildId, publishSnapshot, pruneSnapshots, readCurrentManifest, switchCurrent, verifySnapshot } from './snapshot-dir.ts';
+import { findIdenticalBuild, KEEP_PREVIOUS, lockSnapshots, newBuildId, publishSnapshot, pruneSnapshots, readCurrentManifest, switchCurrent, verifySnapshot } from './pack/snapshot-dir.ts';
 import type { Dataset } from './types.ts';
 
 export interface BuildOptions {

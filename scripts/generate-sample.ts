@@ -11,8 +11,8 @@ import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { DATASET_FILES } from '../build/load.ts';
-import { MEDIA_DIR } from '../build/load-media.ts';
+import { DATASET_FILES } from '../build/load/datasets.ts';
+import { MEDIA_DIR } from '../build/load/media.ts';
 import { mediaFile } from '../build/schemas/media.ts';
 import { generateMedia } from './sample/media.ts';
 import { HelpRequested, type SampleOptions, USAGE, UsageError, parseSampleArgs } from './sample/options.ts';

@@ -17,7 +17,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { DATASET_FILES, parseDataset, readDataFiles, type DataFile } from '../build/load.ts';
+import { DATASET_FILES, parseDataset, readDataFiles, type DataFile } from '../build/load/datasets.ts';
 import { groupBy } from '../build/collections.ts';
 import { DatasetError, formatProblem, type Problem } from '../build/problems.ts';
 import type { LanguageModel, MeasurementRecord, MeasurementsFile, ModelCreator, Provider, ProviderEndpoint } from '../build/types.ts';

@@ -15,8 +15,8 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ConfigError, resolveOptions, storeOption, type QuotaLimits } from '../src/config.ts';
-import { then, type Eventually } from '../src/eventually.ts';
-import { fileAdmin, redisAdmin, type KeyAdmin } from '../src/key-admin.ts';
+import { then, type Eventually } from '../src/lib/eventually.ts';
+import { fileAdmin, redisAdmin, type KeyAdmin } from '../src/keys/command/admin.ts';
 import {
   checkProviderSlug,
   creation,
@@ -33,9 +33,9 @@ import {
   type IssuedKey,
   type KeyChange,
   type KeyScope,
-} from '../src/keys.ts';
-import { QuotaStateError } from '../src/quota.ts';
-import { checkServed } from '../src/served-providers.ts';
+} from '../src/keys/store.ts';
+import { QuotaStateError } from '../src/quota/book.ts';
+import { checkServed } from '../src/keys/command/served-providers.ts';
 import type { Tier } from '../src/shared/routes.ts';
 import { describe, keyTable, printIssued, printRecord, usageTable, type Output } from './keys-print.ts';
 

@@ -9,9 +9,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_BUILD_OPTIONS, runBuild } from '../build/build.ts';
 import { DatasetError, formatProblem } from '../build/problems.ts';
-import { readCurrentManifest } from '../build/snapshot-dir.ts';
+import { readCurrentManifest } from '../build/pack/snapshot-dir.ts';
 import { ConfigError, DEFAULT_OPTIONS, resolveOptions, usage } from '../src/config.ts';
-import { ensureDemoKeys, loadKeys, type IssuedKey } from '../src/keys.ts';
+import { ensureDemoKeys, loadKeys, type IssuedKey } from '../src/keys/store.ts';
 import { main } from '../src/main.ts';
 import { ensurePrivateDir } from '../src/shared/state-files.ts';
 

@@ -1,5 +1,5 @@
 /** Entry point of the server process (bundled into dist/server.mjs). */
-import { holdYoungGeneration } from './heap.ts';
+import { holdYoungGeneration } from './lib/heap.ts';
 
 // Before the server's modules run and allocate: see heap.ts. The bundle evaluates a module
 // imported this way only when the import runs.

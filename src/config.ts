@@ -3,7 +3,7 @@
  * reads process.argv or process.env.
  */
 import { parseArgs } from 'node:util';
-import { parseRedisUrl, type RedisAddress } from './redis-client.ts';
+import { parseRedisUrl, type RedisAddress } from './redis/client.ts';
 
 export interface QuotaLimits {
   free: number;

@@ -5,8 +5,8 @@
  */
 import type { ServerOptions } from './config.ts';
 import { oneMonthBefore } from './shared/dates.ts';
-import { HttpError } from './http-error.ts';
-import type { KeyRecord } from './keys.ts';
+import { HttpError } from './http/error.ts';
+import type { KeyRecord } from './keys/store.ts';
 import { lowestTier, type Route, type Tier } from './shared/routes.ts';
 
 const TIER_NAMES: Record<Tier, string> = { free: 'Free', pro: 'Pro', commercial: 'Commercial' };

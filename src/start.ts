@@ -4,16 +4,16 @@
  * which start the real server on port 0.
  */
 import type { AddressInfo } from 'node:net';
-import { AccessLog } from './access-log.ts';
-import { Metrics } from './metrics.ts';
-import { systemClock, type Clock } from './clock.ts';
+import { AccessLog } from './http/access-log.ts';
+import { Metrics } from './http/metrics.ts';
+import { systemClock, type Clock } from './lib/clock.ts';
 import type { ServerOptions } from './config.ts';
-import { IdleWork } from './idle-work.ts';
-import { CritptGrader } from './critpt.ts';
-import type { QuotaBook, QuotaCounter } from './quota.ts';
-import { createHttpServer, HTTP_LIMITS } from './http-server.ts';
-import { App } from './server.ts';
-import { SnapshotStore } from './snapshot.ts';
+import { IdleWork } from './lib/idle-work.ts';
+import { CritptGrader } from './critpt/grader.ts';
+import type { QuotaBook, QuotaCounter } from './quota/book.ts';
+import { createHttpServer, HTTP_LIMITS } from './http/server.ts';
+import { App } from './app.ts';
+import { SnapshotStore } from './snapshot/store.ts';
 import { openStateStore } from './state-store.ts';
 
 export interface StartHooks {

@@ -4,13 +4,13 @@
  * default; its request path stays synchronous), or a Redis shared by several servers.
  */
 import { accessSync, constants } from 'node:fs';
-import type { Clock } from './clock.ts';
+import type { Clock } from './lib/clock.ts';
 import type { ServerOptions } from './config.ts';
-import { KeyStore, type KeyLookup } from './keys.ts';
-import { QuotaBook, type QuotaCounter } from './quota.ts';
-import { RedisClient, type RedisAddress } from './redis-client.ts';
-import { RedisKeys } from './redis-keys.ts';
-import { RedisQuota } from './redis-quota.ts';
+import { KeyStore, type KeyLookup } from './keys/store.ts';
+import { QuotaBook, type QuotaCounter } from './quota/book.ts';
+import { RedisClient, type RedisAddress } from './redis/client.ts';
+import { RedisKeys } from './keys/redis.ts';
+import { RedisQuota } from './quota/redis.ts';
 import { ensurePrivateDir } from './shared/state-files.ts';
 
 export interface StateStore {

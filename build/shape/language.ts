@@ -9,7 +9,7 @@ import { pick } from '../collections.ts';
 import { mediansOnly } from '../derive/performance.ts';
 import { BLENDED_PRICES, FREE_PRICES, HEADLINE_INDICES, OMNISCIENCE_DOMAINS, OMNISCIENCE_METRICS, OPENNESS_COMPONENTS } from '../fields.ts';
 import type { IndexCost } from '../derive/cost.ts';
-import { PERFORMANCE_FIELDS, evaluationTokenCounts, type EndpointView, type ModelView } from '../language.ts';
+import { PERFORMANCE_FIELDS, evaluationTokenCounts, type EndpointView, type ModelView } from '../derive/language.ts';
 import type { LanguageModel } from '../types.ts';
 
 export const PRO_PRICES = [...FREE_PRICES, ...BLENDED_PRICES];

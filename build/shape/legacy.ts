@@ -4,9 +4,9 @@
  * leaderboards with `ci95` as text and per-category scores named by their kind.
  */
 import type { PromptType } from '../../src/shared/routes.ts';
-import type { ModelView } from '../language.ts';
+import type { ModelView } from '../derive/language.ts';
 import { modelIdentity } from './language.ts';
-import type { MediaView } from '../media.ts';
+import type { MediaView } from '../derive/media.ts';
 import type { CategoryScore } from '../types.ts';
 import { round } from '../derive/stats.ts';
 import { MATH_INDEX } from '../fields.ts';

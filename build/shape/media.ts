@@ -2,8 +2,8 @@
  * Media arena shapes, per family and tier, exactly as the spec gives them. Free shapes omit
  * every Pro field; `categories` and `genres` appear only when asked for (Pro and Commercial).
  */
-import type { MediaView } from '../media.ts';
-import { WER_FIELDS } from '../media.ts';
+import type { MediaView } from '../derive/media.ts';
+import { WER_FIELDS } from '../derive/media.ts';
 import type { MediaFamily } from '../schemas/media.ts';
 import type { CategoryScore } from '../types.ts';
 

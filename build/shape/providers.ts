@@ -7,8 +7,8 @@ import { DEFAULT_PROMPT_TYPE, type PromptType } from '../../src/shared/routes.ts
 import { pick } from '../collections.ts';
 import { mediansOnly } from '../derive/performance.ts';
 import type { SeriesPoint } from '../derive/series.ts';
-import { PERFORMANCE_FIELDS, type EndpointView, type ModelView } from '../language.ts';
-import type { ProviderOffer, ProviderView } from '../providers.ts';
+import { PERFORMANCE_FIELDS, type EndpointView, type ModelView } from '../derive/language.ts';
+import type { ProviderOffer, ProviderView } from '../derive/providers.ts';
 import { PRO_PRICES } from './language.ts';
 
 function offeredModel({ model, endpoint }: ProviderOffer, performance: Record<string, unknown>): Record<string, unknown> {

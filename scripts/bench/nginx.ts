@@ -3,7 +3,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import { DEFAULT_LEVELS } from '../../build/pack.ts';
+import { DEFAULT_LEVELS } from '../../build/pack/pack.ts';
 import { firstAnswer, track } from './processes.ts';
 import { BROTLI_MODULE } from './tools.ts';
 

@@ -6,7 +6,7 @@ import { chmodSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_BUILD_OPTIONS, runBuild } from '../../build/build.ts';
-import { createKey } from '../../src/keys.ts';
+import { createKey } from '../../src/keys/store.ts';
 import { MANIFEST_FILE, PACK_FILE, readAllEntries, variantOf, type Manifest } from '../../src/shared/manifest.ts';
 import { bundle } from '../bundle.ts';
 import { ROOT } from '../processes.ts';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Test } from 'uvu';
 import { run } from '../../scripts/keys.ts';
 import { freePort, stopProcess } from '../../scripts/processes.ts';
-import { parseRedisUrl, type RedisAddress } from '../../src/redis-client.ts';
+import { parseRedisUrl, type RedisAddress } from '../../src/redis/client.ts';
 
 export const REDIS_INSTALLED = spawnSync('redis-server', ['--version']).error === undefined;
 

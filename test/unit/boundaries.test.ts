@@ -61,8 +61,8 @@ rules('should have no import circles in build/, src/ or scripts/, type-only ones
 });
 
 rules('should see the imports it checks', () => {
-  assert.ok(importsOf('build/bodies.ts').includes('src/shared/routes.ts'));
-  assert.ok(importsOf('src/server.ts').includes('src/policy.ts'));
+  assert.ok(importsOf('build/shape/bodies.ts').includes('src/shared/routes.ts'));
+  assert.ok(importsOf('src/app.ts').includes('src/policy.ts'));
 });
 
 rules.run();

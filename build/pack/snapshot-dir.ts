@@ -1,0 +1,116 @@
+/**
+ * The snapshot folder: `<out>/<build-id>/` per build and `<out>/current`, a symbolic link
+ * switched atomically (rename over the old link) only after a complete, verified write.
+ * A lock file keeps two builds from writing at once; old builds are pruned, keeping a few so
+ * that a server still finishing requests on one is never pulled from under it.
+ */
+import { existsSync, mkdirSync, statSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { takePidLock } from '../../src/shared/pid-lock.ts';
+import { CURRENT_LINK, STORED_ENCODINGS, MANIFEST_FILE, PACK_FILE, readAllEntries, spanOf, type Manifest } from '../../src/shared/manifest.ts';
+import { fsyncDir } from '../../src/shared/state-files.ts';
+
+export { CURRENT_LINK };
+
+const LOCK_FILE = '.build.lock';
+/**
+ * Builds kept besides the current one, by default: the one a server may still be finishing
+ * requests on right after a switch. Each build of the sample is about 86 MB.
+ */
+export const KEEP_PREVIOUS = 1;
+
+/** The manifest of `<out>/current`, or null when there is none or it cannot be read. */
+export function readCurrentManifest(outDir: string): { dir: string; manifest: Manifest } | null {
+  try {
+    const dir = join(outDir, readlinkSync(join(outDir, CURRENT_LINK)));
+    return { dir, manifest: JSON.parse(readFileSync(join(dir, MANIFEST_FILE), 'utf8')) as Manifest };
+  } catch {
+    // No current snapshot, or a broken one: the build simply starts from nothing.
+    return null;
+  }
+}
+
+/** Take the build lock (taken over from a build that died); throws naming the lock file when a live build holds it. */
+export function lockSnapshots(outDir: string): () => void {
+  mkdirSync(outDir, { recursive: true });
+  const lock = join(outDir, LOCK_FILE);
+  const taken = takePidLock(lock, 0o644);
+  if (typeof taken === 'function') return taken;
+  throw new Error(`another build (pid ${taken.holder}) is writing ${outDir}; remove ${lock} if it is not running`);
+}
+
+/** A new, unused build id: UTC time of the build and a prefix of the input digest. */
+export function newBuildId(outDir: string, builtAt: Date, inputDigest: string): string {
+  const stamp = builtAt.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const base = `${stamp}-${inputDigest.slice(0, 8)}`;
+  let id = base;
+  for (let n = 2; existsSync(join(outDir, id)) || existsSync(join(outDir, `.tmp-${id}`)); n++) id = `${base}-${n}`;
+  return id;
+}
+
+/** Check the written snapshot by reading it back: manifest parses, pack has the expected digest. */
+export function verifySnapshot(dir: string, expectedPackDigest: string, hashFile: (path: string) => string): void {
+  const manifest = JSON.parse(readFileSync(join(dir, MANIFEST_FILE), 'utf8')) as Manifest;
+  const packLength = statSync(join(dir, PACK_FILE)).size;
+  const entries = readAllEntries(dir, manifest);
+  if (entries.size !== manifest.entry_count) throw new Error(`snapshot ${dir} is inconsistent: ${entries.size} entries in the indexes, ${manifest.entry_count} in the manifest`);
+  for (const [key, entry] of entries) {
+    for (const encoding of STORED_ENCODINGS) {
+      const [offset, length] = spanOf(entry, encoding);
+      if (offset + length > packLength) throw new Error(`snapshot ${dir} is inconsistent: ${key} points past the end of the pack`);
+    }
+  }
+  const actual = hashFile(join(dir, PACK_FILE));
+  if (actual !== expectedPackDigest) throw new Error(`snapshot ${dir}: pack read back differs from what was written`);
+}
+
+/** Move the finished build into place and point `current` at it, atomically. */
+export function publishSnapshot(outDir: string, tmpDir: string, buildId: string): void {
+  fsyncDir(tmpDir);
+  renameSync(tmpDir, join(outDir, buildId));
+  switchCurrent(outDir, buildId);
+}
+
+/** Point `current` at a build already in place, atomically (rename over the old link). */
+export function switchCurrent(outDir: string, buildId: string): void {
+  const link = join(outDir, `.current-${buildId}`);
+  symlinkSync(buildId, link);
+  renameSync(link, join(outDir, CURRENT_LINK));
+  fsyncDir(outDir);
+}
+
+function buildFolders(outDir: string): string[] {
+  return readdirSync(outDir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && !d.name.startsWith('.'))
+    .map((d) => d.name)
+    .sort();
+}
+
+/**
+ * A kept build made from these very inputs (same digest of data, options and build code), newest
+ * first: switching back to it gives the same bytes a rebuild would write, without writing them.
+ */
+export function findIdenticalBuild(outDir: string, inputDigest: string): string | null {
+  for (const name of buildFolders(outDir).reverse()) {
+    try {
+      const manifest = JSON.parse(readFileSync(join(outDir, name, MANIFEST_FILE), 'utf8')) as Manifest;
+      if (manifest.input_digest === inputDigest) return name;
+    } catch {
+      // A folder without a readable manifest is no build to reuse; pruning removes it in time.
+    }
+  }
+  return null;
+}
+
+/** Remove all but the current build and the `keep` newest others, and temporary folders of dead builds. */
+export function pruneSnapshots(outDir: string, currentId: string, keepPrevious = KEEP_PREVIOUS): string[] {
+  const builds = buildFolders(outDir);
+  const others = builds.filter((b) => b !== currentId);
+  const keep = new Set([currentId, ...(keepPrevious > 0 ? others.slice(-keepPrevious) : [])]);
+  const removed = builds.filter((b) => !keep.has(b));
+  for (const name of removed) rmSync(join(outDir, name), { recursive: true, force: true });
+  for (const name of readdirSync(outDir)) {
+    if (name.startsWith('.tmp-') || name.startsWith('.current-')) rmSync(join(outDir, name), { recursive: true, force: true });
+  }
+  return removed;
+}

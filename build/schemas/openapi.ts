@@ -1,0 +1,206 @@
+/**
+ * The OpenAPI 3.1 document of the API, generated from the route table and the response
+ * schemas the build checks every body against; never written by hand. The build stores it as
+ * a precomputed body like any other (route `openapi`), with an example answer per operation
+ * made from the snapshot's own data.
+ */
+import { critptRequestSchema } from '../../src/shared/critpt-schema.ts';
+import { querySchema } from '../../src/shared/query-schema.ts';
+import { ROUTES, type ParamSpec, type Route } from '../../src/shared/routes.ts';
+import { hasResponseSchema, responseSchema, type Schema } from './responses.ts';
+
+const ERROR = { $ref: '#/components/schemas/Error' };
+const JSON_TYPE = 'application/json';
+
+/** Answers any request can get before a route is matched, or from node:http itself. */
+const PROTOCOL_ERRORS: Record<string, string> = {
+  '400': 'Malformed request (request line, percent-encoding)',
+  '405': 'Method not allowed on this path; the Allow header lists the allowed ones',
+  '408': 'The request did not arrive in time',
+  '414': 'Request target longer than 8 KiB',
+  '431': 'Request headers larger than 16 KiB',
+  '500': 'Server error; retry with exponential backoff',
+};
+
+export interface DocumentOptions {
+  /** Example 200 bodies by route id. */
+  examples?: Readonly<Record<string, unknown>>;
+  /** The CritPt problem set, for the example batch. */
+  critptProblems?: readonly string[];
+}
+const QUOTA_HEADERS = {
+  'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
+  'X-RateLimit-Remaining': { $ref: '#/components/headers/X-RateLimit-Remaining' },
+  'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
+};
+
+/** A response schema without the keys that only make sense at the top of a schema file. */
+function embedded(schema: Schema): Schema {
+  const { $schema: _schema, $id: _id, ...rest } = schema;
+  return rest;
+}
+
+function parameterOf(name: string, spec: ParamSpec): Record<string, unknown> {
+  const schema = (querySchema({ [name]: spec }).properties as Record<string, unknown>)[name] as Record<string, unknown>;
+  const description = spec.defaultFrom ? `${spec.description} Default: ${Object.entries(spec.defaultFrom.map).map(([k, v]) => `${v} for ${spec.defaultFrom!.param}=${k}`).join(', ')}.` : spec.description;
+  return { name, in: 'query', required: false, description, schema };
+}
+
+function successSchema(route: Route): Schema | null {
+  if (route.answer === 'critpt') return { type: 'object', required: ['accuracy', 'timeout_rate', 'server_timeout_count', 'judge_error_count'], properties: { accuracy: { type: 'number' }, timeout_rate: { type: 'number' }, server_timeout_count: { type: 'number' }, judge_error_count: { type: 'number' } } };
+  if (route.answer === 'health') return { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } };
+  if (route.answer === 'ready') return { type: 'object', required: ['status', 'snapshot'], properties: { status: { const: 'ready' }, snapshot: { type: 'string' } } };
+  if (route.id === 'openapi' || !hasResponseSchema(route)) return null;
+  // One schema per tier; tiers answered alike (the legacy routes) share one.
+  const distinct = new Map<string, { tiers: string[]; schema: Schema }>();
+  for (const tier of route.tiers) {
+    const schema = embedded(responseSchema(route, tier));
+    const key = JSON.stringify(schema);
+    const seen = distinct.get(key);
+    if (seen) seen.tiers.push(tier);
+    else distinct.set(key, { tiers: [tier], schema });
+  }
+  const perTier = [...distinct.values()].map(({ tiers, schema }) => ({ title: `${tiers.join(', ')} key`, ...schema }));
+  return perTier.length === 1 ? perTier[0] : { oneOf: perTier };
+}
+
+function jsonContent(schema: Schema | null, example?: unknown): Record<string, unknown> {
+  return { [JSON_TYPE]: { schema: schema ?? { type: 'object' }, ...(example === undefined ? {} : { example }) } };
+}
+
+const errorResponse = (description: string) => ({ description, content: jsonContent(ERROR) });
+
+/** The events of a streamed grading, one JSON object a line. */
+const CRITPT_EVENT = {
+  type: 'object',
+  required: ['type'],
+  properties: {
+    type: { enum: ['progress', 'result', 'error'] },
+    result: { description: 'On the `result` event: the verdict, as in the JSON answer' },
+    error: { type: 'string', description: 'On the `error` event: what went wrong; nothing is counted' },
+  },
+  additionalProperties: true,
+};
+
+/** Every status the server can give for one route, with its meaning. */
+function responsesOf(route: Route, example: unknown): Record<string, unknown> {
+  const schema = successSchema(route);
+  const ok: Record<string, unknown> = { description: 'Success', content: route.answer === 'metrics' ? { 'text/plain': { schema: { type: 'string' }, example } } : jsonContent(schema, example) };
+  const out: Record<string, unknown> = { '200': ok };
+  if (route.method === 'GET' && route.answer === 'snapshot') {
+    out['304'] = { description: 'Not modified (If-None-Match matched); not counted against the quota' };
+    out['406'] = errorResponse('No acceptable content encoding (br, gzip and identity all refused)');
+  }
+  if (route.public) {
+    if (route.answer === 'ready') out['503'] = errorResponse('Not ready; the reason is in details');
+    if (route.answer === 'metrics') out['404'] = errorResponse('Metrics are off (start the server with --metrics)');
+  } else {
+    ok.headers = { 'X-Platform-Tier': { $ref: '#/components/headers/X-Platform-Tier' }, ...QUOTA_HEADERS, ...(route.answer === 'snapshot' ? { ETag: { schema: { type: 'string' } } } : {}) };
+    out['400'] = errorResponse(route.answer === 'critpt' ? 'Invalid body: the message names the field or the problem ids' : 'Invalid query parameter: the message names the field');
+    out['401'] = errorResponse('Missing or invalid API key');
+    const below = route.tiers.length < 3;
+    if (route.answer === 'critpt') out['403'] = errorResponse('CritPt grading access not granted; details.contact says where to ask');
+    else if (below || route.needsProviderGrant) out['403'] = errorResponse(route.needsProviderGrant ? "The key's tier does not cover this route, or the key holds no grant for the provider" : "The key's tier does not cover this route");
+    if (route.slugOf) out['404'] = errorResponse(`${route.slugOf} not found`);
+    if (route.answer === 'critpt') {
+      out['413'] = errorResponse('Body larger than the limit');
+      out['415'] = errorResponse('Content-Type is not application/json');
+    }
+    out['429'] = {
+      description: 'Quota exhausted',
+      headers: { ...QUOTA_HEADERS, 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds until the window ends' } },
+      content: jsonContent(route.answer === 'critpt' ? { $ref: '#/components/schemas/CritptLimitError' } : ERROR),
+    };
+    if (route.answer === 'snapshot' || route.answer === 'fragments') out['501'] = errorResponse('Known route the current snapshot has no data for');
+    if (route.answer === 'critpt') {
+      out['502'] = errorResponse('Invalid response from the evaluation system');
+      out['503'] = { ...errorResponse('No grader configured, or the quota journal cannot be written'), headers: { 'Retry-After': { schema: { type: 'integer' } } } };
+      out['504'] = errorResponse('Evaluation timeout');
+    } else out['503'] = { ...errorResponse('The quota journal cannot be written; nothing is served uncounted'), headers: { 'Retry-After': { schema: { type: 'integer' } } } };
+  }
+  for (const [status, description] of Object.entries(PROTOCOL_ERRORS)) out[status] ??= errorResponse(description);
+  if (route.answer === 'critpt') {
+    (ok.content as Record<string, unknown>)['application/x-ndjson'] = {
+      schema: CRITPT_EVENT,
+      description: 'With stream_progress=true and a grader that streams: one event a line as grading goes, ending with a result or an error event.',
+    };
+  }
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => Number(a) - Number(b)));
+}
+
+/** A batch of every problem of the set, each with trivial code: what a client sends. */
+function exampleBatch(problems: readonly string[]): Record<string, unknown> {
+  return {
+    submissions: problems.map((problem_id) => ({ problem_id, generated_code: 'def answer():\n    return 0\n', model: 'my-model', generation_config: { temperature: 0 } })),
+    batch_metadata: { run: 'example' },
+  };
+}
+
+function operationOf(route: Route, options: DocumentOptions): Record<string, unknown> {
+  const parameters = Object.entries(route.query).map(([name, spec]) => parameterOf(name, spec));
+  if (route.path.includes('{slug}')) parameters.unshift({ name: 'slug', in: 'path', required: true, description: `${route.slugOf} slug`, schema: { type: 'string' } });
+  const operation: Record<string, unknown> = {
+    operationId: route.id,
+    summary: route.summary,
+    tags: [route.id.split('.')[0]],
+    parameters,
+    security: route.public ? [] : [{ apiKey: [] }],
+    responses: responsesOf(route, exampleOf(route, options)),
+  };
+  if (!route.public) operation['x-tiers'] = route.tiers;
+  if (route.answer === 'critpt') {
+    operation.description = 'The whole public problem set, each problem exactly once. The query string is passed to the grader as it is. With stream_progress=true and a grader that streams, the answer is application/x-ndjson: progress events as they happen, ending with a result or an error event.';
+    parameters.push({ name: 'stream_progress', in: 'query', required: false, description: 'Stream progress events as NDJSON (when the grader streams).', schema: { type: 'boolean', default: false } });
+    operation.requestBody = { required: true, content: { [JSON_TYPE]: { schema: critptRequestSchema, ...(options.critptProblems?.length ? { example: exampleBatch(options.critptProblems) } : {}) } } };
+  }
+  return operation;
+}
+
+/** The example answer of an operation: from the snapshot for data routes, the fixed shape of the others. */
+function exampleOf(route: Route, options: DocumentOptions): unknown {
+  if (route.answer === 'health') return { status: 'ok' };
+  // Illustrations of the form (the snapshot cannot know them): a verdict, and a build id as the build writes them.
+  if (route.answer === 'critpt') return { accuracy: 0.42, timeout_rate: 0.01, server_timeout_count: 1, judge_error_count: 0 };
+  if (route.answer === 'ready') return { status: 'ready', snapshot: '20261121T120000Z-1a2b3c4d' };
+  if (route.answer === 'metrics') return 'bda_http_requests_total{route="language.models",status="200"} 1024\n';
+  return options.examples?.[route.id];
+}
+
+export function openApiDocument(options: DocumentOptions = {}): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of ROUTES) (paths[route.path] ??= {})[route.method.toLowerCase()] = operationOf(route, options);
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Benchmark Data API',
+      version: '2.0',
+      description: 'Model benchmark, pricing and performance data, graded by API-key tier (free, pro, commercial) with daily quotas. Generated from the route table and the response schemas.',
+      license: { name: 'Data use requires attribution of this service as the data source (a visible byline or footer link)' },
+    },
+    servers: [{ url: '/', description: 'The server that sent this document' }],
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    paths,
+    components: {
+      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
+      schemas: {
+        Error: {
+          type: 'object',
+          required: ['error', 'details'],
+          properties: { error: { type: 'string', description: 'What went wrong; clients may match on it' }, details: { type: 'object', description: 'What a program needs to act on it: field, valid values, tier, limit...' } },
+          example: { error: 'Invalid prompt_type. Valid options: medium, long, 100k, vision_single_image, medium_coding, medium_parallel', details: { field: 'prompt_type', value: 'huge' } },
+        },
+        CritptLimitError: {
+          type: 'object',
+          required: ['error', 'limit', 'remaining', 'reset', 'retryAfter'],
+          properties: { error: { type: 'string' }, limit: { type: 'integer' }, remaining: { type: 'integer' }, reset: { type: 'string', description: 'Human-readable date' }, retryAfter: { type: 'integer' } },
+        },
+      },
+      headers: {
+        'X-Platform-Tier': { description: 'Tier of the calling key', schema: { enum: ['free', 'pro', 'commercial'] } },
+        'X-RateLimit-Limit': { description: 'Requests allowed in the window', schema: { type: 'integer' } },
+        'X-RateLimit-Remaining': { description: 'Requests left in the window', schema: { type: 'integer' } },
+        'X-RateLimit-Reset': { description: 'End of the window: Unix seconds (a human-readable date on CritPt)', schema: { type: ['integer', 'string'] } },
+      },
+    },
+  };
+}

@@ -1,0 +1,246 @@
+/**
+ * Walk the route table and produce every response body of the snapshot: for each route the
+ * build knows how to answer, each tier it admits, each value of its key parameters, and each
+ * page or slug. Per-route builders say what the data is; this module does the enumeration,
+ * the envelope and the pagination, the same way for every route.
+ */
+import { LEGACY_PROMPT_OPTIONS, MEDIA_ARENAS, ROUTES, keyParamValues, legacyArenaRouteId, mediaRouteId, snapshotKey, type PromptType, type Route, type Tier } from '../../src/shared/routes.ts';
+import { DEFAULT_ARENA_OPTIONS, deriveArena, isEligible, type ArenaOptions } from '../derive/media.ts';
+import type { MediaFamily } from '../schemas/media.ts';
+import { legacyArenaEntry, legacyLanguageModel } from './legacy.ts';
+import { freeMediaEntry, proMediaEntry } from './media.ts';
+import { openApiDocument } from '../schemas/openapi.ts';
+import { compactSeries, windowPoints, type CompactSeries, type Interval, type WindowName } from '../derive/series.ts';
+import { deriveModelViews, intelligenceIndexVersion, recordsByEndpoint, type EndpointView } from '../derive/language.ts';
+import { measurementBlob, type MeasurementBlob } from './measurements.ts';
+import { deriveProviderViews } from '../derive/providers.ts';
+import { freeLanguageModel, languageModelDetail, proLanguageModel } from './language.ts';
+import { modelPerformance, providerDetail, providerListItem, providerPerformance } from './providers.ts';
+import { EMPTY_COLUMNS } from '../derive/columns.ts';
+import { exampleBodies } from './openapi-examples.ts';
+import { frontDoor, frontDoorHtml } from './front-door.ts';
+import { emptyPageTemplate, paginate } from './pages.ts';
+import type { BuildContext, Params, RouteBuilder } from './route-builder.ts';
+import type { Dataset } from '../types.ts';
+
+export type { BuildContext, Params, RouteBuilder } from './route-builder.ts';
+export { emptyPageTemplate, paginate } from './pages.ts';
+
+/** One precomputed body, named by its snapshot key. */
+export interface ProducedBody {
+  key: string;
+  route: Route;
+  tier: Tier;
+  body: unknown;
+}
+
+/** Serialised records for a route answered at request time (see measurements.ts). */
+export interface ProducedFragments {
+  key: string;
+  route: Route;
+  tier: Tier;
+  blob: MeasurementBlob;
+}
+
+/**
+ * The body of any page past the last: the same envelope with `data: []`; the server puts the
+ * requested page number between `before` and `after`.
+ */
+export interface EmptyPage {
+  key: string;
+  route: Route;
+  tier: Tier;
+  before: string;
+  after: string;
+}
+
+const tierOnly = (_ctx: BuildContext, tier: Tier) => ({ tier });
+const withIndexVersion = (ctx: BuildContext, tier: Tier) => ({ tier, intelligence_index_version: ctx.intelligenceIndexVersion });
+
+/** Everything the body builders read, derived once per build. */
+export function createBuildContext(dataset: Dataset, options: { asOf: number; statsDays: number; pageSize: number; arenaOptions?: ArenaOptions }): BuildContext {
+  const models = deriveModelViews(dataset, options);
+  return {
+    dataset,
+    models,
+    providers: deriveProviderViews(dataset, models),
+    records: recordsByEndpoint(dataset),
+    asOf: options.asOf,
+    intelligenceIndexVersion: intelligenceIndexVersion(dataset),
+    pageSize: options.pageSize,
+    arenaOptions: options.arenaOptions ?? DEFAULT_ARENA_OPTIONS,
+  };
+}
+
+/**
+ * Cache a value per build context and key, so shaping shared by several entries runs once.
+ * With a limit, the cache empties when full (entries are used close together in time).
+ */
+function perContext<R>(limit: number, make: (ctx: BuildContext, key: string) => R): (ctx: BuildContext, key: string) => R {
+  const caches = new WeakMap<BuildContext, Map<string, R>>();
+  return (ctx, key) => {
+    let cache = caches.get(ctx);
+    if (!cache) caches.set(ctx, (cache = new Map()));
+    let value = cache.get(key);
+    if (value === undefined) {
+      if (cache.size >= limit) cache.clear();
+      cache.set(key, (value = make(ctx, key)));
+    }
+    return value;
+  };
+}
+
+/** The builders of the routes the build answers, by route id. */
+export function routeBuilders(): Record<string, RouteBuilder> {
+  // Items of the Pro list do not depend on the tier; shape them once per prompt type.
+  const proItems = perContext(Infinity, (ctx, promptType) => ctx.models.map((m) => proLanguageModel(m, promptType as PromptType)));
+  const modelsBySlug = perContext(Infinity, (ctx) => new Map(ctx.models.map((m) => [m.model.slug, m])));
+  const providersBySlug = perContext(Infinity, (ctx) => new Map(ctx.providers.map((p) => [p.provider.slug, p])));
+  // An endpoint's series serve every window of its model's bodies and of its provider's: made
+  // once per endpoint, prompt type and interval, and kept compactly (dates shared) for the build.
+  const compacted = perContext(Infinity, () => ({ series: new Map<string, CompactSeries>(), dates: new Map<Interval, readonly string[]>() }));
+  const seriesOf = (ctx: BuildContext, params: Params) => {
+    const cache = compacted(ctx, '');
+    const interval = params.interval as Interval;
+    return (e: EndpointView) => {
+      const key = `${e.endpoint.id} ${params.prompt_type} ${interval}`;
+      let series = cache.series.get(key);
+      if (!series) {
+        const records = ctx.records.get(e.endpoint.id)?.get(params.prompt_type as PromptType) ?? EMPTY_COLUMNS;
+        cache.series.set(key, (series = compactSeries(records, ctx.asOf, interval, cache.dates.get(interval))));
+        cache.dates.set(interval, series.dates);
+      }
+      return windowPoints(series, params.window as WindowName, interval);
+    };
+  };
+  const providerSlugs = (ctx: BuildContext) => ctx.providers.map((p) => p.provider.slug);
+  const builders: Record<string, RouteBuilder> = {
+    'language.models.free': {
+      head: withIndexVersion,
+      items: (ctx) => ctx.models.map(freeLanguageModel),
+    },
+    'language.models': {
+      head: withIndexVersion,
+      items: (ctx, _tier, params) => proItems(ctx, String(params.prompt_type)),
+    },
+    'language.model': {
+      head: withIndexVersion,
+      slugs: (ctx) => ctx.models.map((m) => m.model.slug),
+      data: (ctx, tier, params, slug) => languageModelDetail(modelsBySlug(ctx, '').get(slug)!, params.prompt_type as PromptType, tier),
+    },
+    'language.model.performance': {
+      slugs: (ctx) => ctx.models.map((m) => m.model.slug),
+      data: (ctx, _tier, params, slug) => modelPerformance(modelsBySlug(ctx, '').get(slug)!, seriesOf(ctx, params)),
+    },
+    'language.providers': {
+      items: (ctx) => ctx.providers.map(providerListItem),
+    },
+    'language.provider': {
+      slugs: providerSlugs,
+      data: (ctx, _tier, params, slug) => providerDetail(providersBySlug(ctx, '').get(slug)!, params.prompt_type as PromptType),
+    },
+    'language.provider.performance': {
+      slugs: providerSlugs,
+      data: (ctx, _tier, params, slug) => providerPerformance(providersBySlug(ctx, '').get(slug)!, seriesOf(ctx, params)),
+    },
+    'language.provider.measurements': {
+      slugs: providerSlugs,
+      fragments: (ctx, params, slug) =>
+        measurementBlob(providersBySlug(ctx, '').get(slug)!, params.prompt_type as PromptType, (id) => ctx.records.get(id)?.get(params.prompt_type as PromptType) ?? EMPTY_COLUMNS, ctx.asOf),
+    },
+  };
+  const arenaViews = perContext(Infinity, (ctx, arena) => deriveArena(ctx.dataset, ctx.dataset.media[arena], arenaFamily(arena), ctx.arenaOptions));
+  for (const { arena, family, flag } of MEDIA_ARENAS) {
+    const available = (ctx: BuildContext) => Object.hasOwn(ctx.dataset.media, arena);
+    builders[`${mediaRouteId(arena)}.free`] = { available, data: (ctx) => arenaViews(ctx, arena).map((v) => freeMediaEntry(v, family)) };
+    builders[mediaRouteId(arena)] = { available, data: (ctx, _tier, params) => arenaViews(ctx, arena).map((v) => proMediaEntry(v, family, flag !== null && params[flag] === true)) };
+  }
+  builders['legacy.llms.models'] = {
+    head: (_ctx, _tier, params) => ({ status: 200, prompt_options: { parallel_queries: params.parallel_queries, prompt_length: params.prompt_length } }),
+    data: (ctx, _tier, params) => ctx.models.map((m) => legacyLanguageModel(m, legacyPromptType(params))),
+  };
+  for (const arena of LEGACY_ARENAS) {
+    const family = arenaFamily(arena);
+    builders[legacyArenaRouteId(arena)] = {
+      available: (ctx) => Object.hasOwn(ctx.dataset.media, arena),
+      head: (_ctx, _tier, params) => ({ status: 200, include_categories: params.include_categories }),
+      // The legacy leaderboards list ranked entries only, for every arena they cover.
+      data: (ctx, _tier, params) =>
+        arenaViews(ctx, arena)
+          .filter((v) => isEligible(v.entry, family, ctx.arenaOptions))
+          .map((v, i) => legacyArenaEntry(v, i + 1, family === 'video', params.include_categories === true && family !== 'text-to-speech')),
+    };
+  }
+  builders['critpt.problems'] = { data: (ctx) => ctx.dataset.critptProblems };
+  const door = (ctx: BuildContext, params: Params) => {
+    const index = frontDoor(ctx, new Set(builtRouteIds(ctx, builders)));
+    return params.format === 'html' ? frontDoorHtml(index) : index;
+  };
+  builders.index = { body: door };
+  builders['index.api'] = { body: door };
+  builders.openapi = { body: (ctx) => openApiDocument({ examples: exampleBodies(ctx, builders), critptProblems: ctx.dataset.critptProblems }) };
+  return builders;
+}
+
+const LEGACY_ARENAS = ['text-to-image', 'image-editing', 'text-to-speech', 'text-to-video', 'image-to-video'];
+
+function arenaFamily(arena: string): MediaFamily {
+  return MEDIA_ARENAS.find((a) => a.arena === arena)!.family;
+}
+
+/** The prompt type a legacy prompt option stands for. */
+function legacyPromptType(params: Params): PromptType {
+  return LEGACY_PROMPT_OPTIONS.find((o) => o.prompt_length === params.prompt_length && o.parallel_queries === params.parallel_queries)!.prompt_type;
+}
+
+/** Every combination of the route's key parameter values, `page` left out (the data decides it). */
+export function keyParamCombinations(route: Route): Params[] {
+  let combos: Params[] = [{}];
+  for (const name of route.keyParams) {
+    if (name === 'page') continue;
+    const values = keyParamValues(route.query[name]);
+    combos = combos.flatMap((combo) => values.map((value) => ({ ...combo, [name]: value })));
+  }
+  const allowed = route.allowedCombinations;
+  return allowed ? combos.filter((combo) => allowed.some((a) => Object.entries(a).every(([k, v]) => combo[k] === v))) : combos;
+}
+
+/** Every body and empty-page template of the snapshot, in route table order. */
+export function* produceBodies(ctx: BuildContext, builders: Record<string, RouteBuilder> = routeBuilders()): Generator<ProducedBody | EmptyPage | ProducedFragments> {
+  for (const route of ROUTES) {
+    const builder = builders[route.id];
+    if (!builder || builder.available?.(ctx) === false) continue;
+    const headOf = builder.head ?? tierOnly;
+    for (const tier of route.tiers) {
+      for (const params of route.slugOf ? [] : keyParamCombinations(route)) {
+        const head = headOf(ctx, tier, params);
+        if (route.paginated) {
+          const items = builder.items!(ctx, tier, params);
+          const pages = paginate(items, ctx.pageSize);
+          for (const { pagination, items: pageItems } of pages) {
+            yield { key: snapshotKey(route, tier, { ...params, page: pagination.page }), route, tier, body: { ...head, pagination, data: pageItems } };
+          }
+          yield { key: snapshotKey(route, tier, { ...params, page: '*' }), route, tier, ...emptyPageTemplate(head, ctx.pageSize, pages.length) };
+        } else if (!route.slugOf) {
+          const body = builder.body ? builder.body(ctx, params) : { ...head, data: builder.data!(ctx, tier, params, '') };
+          yield { key: snapshotKey(route, tier, params), route, tier, body };
+        }
+      }
+      // Slug routes go slug by slug, every parameter combination of one slug together, so
+      // what is shared between them (a model's series) is made once and soon dropped.
+      if (!route.slugOf) continue;
+      for (const slug of builder.slugs!(ctx)) {
+        for (const params of keyParamCombinations(route)) {
+          const key = snapshotKey(route, tier, params, slug);
+          if (builder.fragments) yield { key, route, tier, blob: builder.fragments(ctx, params, slug) };
+          else yield { key, route, tier, body: { ...headOf(ctx, tier, params), data: builder.data!(ctx, tier, params, slug) } };
+        }
+      }
+    }
+  }
+}
+
+/** Route ids the build answers (the manifest lists them; the server answers the rest with 501). */
+export function builtRouteIds(ctx: BuildContext, builders: Record<string, RouteBuilder> = routeBuilders()): string[] {
+  return ROUTES.filter((r) => builders[r.id] && builders[r.id].available?.(ctx) !== false).map((r) => r.id);
+}

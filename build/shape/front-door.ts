@@ -1,0 +1,76 @@
+/**
+ * The front door: what `/` and `/api/v2` answer. A small index of the service made from the
+ * route table and the snapshot (build id, data date), as JSON, or as a plain HTML page with a
+ * curl example per route for a browser. Written by the build like any other body.
+ */
+import { ROUTES, type Route } from '../../src/shared/routes.ts';
+import { exampleSlugs } from './openapi-examples.ts';
+import type { BuildContext } from './route-builder.ts';
+
+export const SERVICE_NAME = 'Benchmark Data API';
+
+export interface FrontDoor {
+  service: string;
+  description: string;
+  snapshot: { build_id: string; data_as_of: string; intelligence_index_version: number };
+  links: { openapi: string; healthz: string; readyz: string };
+  routes: { method: string; path: string; summary: string; tiers: string[]; query: string[]; served: boolean; example: string }[];
+}
+
+/** A curl line for one route, with a slug of the snapshot that has data to show. */
+function curlExample(route: Route, slugs: { Model?: string; Provider?: string }): string {
+  const path = route.slugOf ? route.path.replace('{slug}', slugs[route.slugOf] ?? 'SLUG') : route.path;
+  const url = `$BASE${path}`;
+  if (route.method === 'POST') return `curl -s -X POST -H "x-api-key: $KEY" -H "content-type: application/json" --data @examples/critpt-batch.json "${url}"`;
+  return route.public ? `curl -s "${url}"` : `curl -s -H "x-api-key: $KEY" "${url}"`;
+}
+
+export function frontDoor(ctx: BuildContext, served: ReadonlySet<string>): FrontDoor {
+  const slugs = exampleSlugs(ctx);
+  const listed = ROUTES.filter((r) => !r.id.startsWith('index'));
+  return {
+    service: SERVICE_NAME,
+    description: 'Read-only JSON API for model benchmark, pricing and performance data. Send your key in the x-api-key header; the OpenAPI document describes every route.',
+    snapshot: { build_id: ctx.buildId ?? '', data_as_of: new Date(ctx.asOf).toISOString(), intelligence_index_version: ctx.intelligenceIndexVersion },
+    links: { openapi: '/api/v2/openapi.json', healthz: '/healthz', readyz: '/readyz' },
+    routes: listed.map((r) => ({
+      method: r.method,
+      path: r.path,
+      summary: r.summary,
+      tiers: r.public ? [] : [...r.tiers],
+      query: Object.keys(r.query),
+      served: r.public || r.answer === 'critpt' || served.has(r.id),
+      example: curlExample(r, slugs),
+    })),
+  };
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** The same index as a page a person reads: no script, no style sheet to fetch. */
+export function frontDoorHtml(door: FrontDoor): string {
+  const e = escapeHtml;
+  const rows = door.routes
+    .map(
+      (r) =>
+        `<tr><td><code>${e(r.method)} ${e(r.path)}</code>${r.served ? '' : ' <em>(no data in this snapshot: 501)</em>'}</td><td>${e(r.summary)}</td><td>${e(r.tiers.join(', ') || 'no key')}</td><td>${e(r.query.join(', ') || '-')}</td></tr>\n<tr><td colspan="4"><pre>${e(r.example)}</pre></td></tr>`,
+    )
+    .join('\n');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${e(door.service)}</title>
+<style>body{font-family:sans-serif;max-width:70em;margin:2em auto;padding:0 1em}td{vertical-align:top;padding:.2em .5em}pre{margin:0 0 .6em;background:#f4f4f4;padding:.3em;overflow-x:auto}</style>
+</head><body>
+<h1>${e(door.service)}</h1>
+<p>${e(door.description)}</p>
+<p>Snapshot <code>${e(door.snapshot.build_id)}</code>, data as of ${e(door.snapshot.data_as_of)}.
+<a href="${e(door.links.openapi)}">OpenAPI document</a> &middot; <a href="${e(door.links.healthz)}">/healthz</a> &middot; <a href="${e(door.links.readyz)}">/readyz</a></p>
+<p>In the examples, set <code>BASE</code> to this server's address (e.g. <code>BASE=http://127.0.0.1:8080</code>) and <code>KEY</code> to your key.</p>
+<table>
+<tr><th>Route</th><th>What</th><th>Tiers</th><th>Query</th></tr>
+${rows}
+</table>
+</body></html>
+`;
+}

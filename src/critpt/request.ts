@@ -1,0 +1,89 @@
+/**
+ * Reading and checking a CritPt grading request: JSON only, a bounded size (checked from
+ * Content-Length and again while streaming), the spec's request schema (ajv), and the whole
+ * public problem set, each problem exactly once.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { createAjv, TRUSTED_SCHEMAS } from '../shared/ajv.ts';
+import { HttpError } from '../http/error.ts';
+import { checkJsonLimits, type JsonLimits } from '../http/json-limits.ts';
+import { critptRequestSchema } from '../shared/critpt-schema.ts';
+
+interface Submission {
+  problem_id: string;
+}
+
+let validator: ValidateFunction | null = null;
+
+function validateShape(body: unknown): void {
+  validator ??= createAjv({ ...TRUSTED_SCHEMAS, allErrors: false }).compile(critptRequestSchema);
+  if (validator(body)) return;
+  const error = validator.errors![0];
+  const params = error.params as Record<string, unknown>;
+  const where =
+    error.keyword === 'required'
+      ? `${error.instancePath}/${String(params.missingProperty)}`
+      : error.keyword === 'additionalProperties'
+        ? `${error.instancePath}/${String(params.additionalProperty)}`
+        : error.instancePath || '/';
+  const what = error.keyword === 'required' ? 'is required' : error.keyword === 'additionalProperties' ? 'is not a known field' : error.message;
+  throw new HttpError(400, `Invalid request body: ${where} ${what}`, { field: where });
+}
+
+/** Every problem of the set exactly once: name what is unknown, repeated or missing. */
+export function checkProblemSet(submissions: readonly Submission[], problemSet: readonly string[]): void {
+  const known = new Set(problemSet);
+  const seen = new Set<string>();
+  const unknown: string[] = [];
+  const duplicated: string[] = [];
+  for (const { problem_id: id } of submissions) {
+    if (!known.has(id)) unknown.push(id);
+    else if (seen.has(id)) duplicated.push(id);
+    seen.add(id);
+  }
+  const missing = problemSet.filter((id) => !seen.has(id));
+  if (unknown.length === 0 && duplicated.length === 0 && missing.length === 0) return;
+  const parts = [
+    unknown.length ? `unknown problem ids: ${unknown.join(', ')}` : '',
+    duplicated.length ? `duplicated problem ids: ${[...new Set(duplicated)].join(', ')}` : '',
+    missing.length ? `missing ${missing.length} of ${problemSet.length} problems: ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', ...' : ''}` : '',
+  ].filter(Boolean);
+  throw new HttpError(400, `A batch must hold every problem of the public set exactly once; ${parts.join('; ')}`, { unknown, duplicated: [...new Set(duplicated)], missing });
+}
+
+/** Read the body within `maxBytes`: 415 if not JSON, 413 if too large (before or while reading). */
+export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (type !== 'application/json') throw new HttpError(415, 'Content-Type must be application/json', { content_type: type || null });
+  const tooLarge = () => new HttpError(413, `Request body larger than ${maxBytes} bytes`, { limit: maxBytes }, { Connection: 'close' });
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * A whole batch of the public set (70 problems, each with its code, config and conversation)
+ * needs a few thousand values nested a few levels deep; these bounds leave room to spare.
+ */
+export const BATCH_LIMITS: JsonLimits = { depth: 64, values: 250_000 };
+
+/** Parse and check a grading request against the schema and the problem set. */
+export function parseGradingRequest(raw: Buffer, problemSet: readonly string[]): void {
+  checkJsonLimits(raw, BATCH_LIMITS);
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.toString('utf8'));
+  } catch (error) {
+    throw new HttpError(400, `Invalid request body: not JSON (${(error as Error).message})`, { field: 'body' });
+  }
+  validateShape(body);
+  checkProblemSet((body as { submissions: Submission[] }).submissions, problemSet);
+}

@@ -1,0 +1,61 @@
+/**
+ * What a request target means, apart from the key that asks: its route, its slug, its query
+ * values and the snapshot key of its body for each tier. All of it is a pure function of the
+ * method and the target, and clients ask for the same few targets over and over, so reads
+ * (GET and HEAD) are remembered per target, bounded: matching, query validation and building
+ * the snapshot key run once per target instead of once per request.
+ */
+import { RecentMap } from '../lib/recent-map.ts';
+import type { QueryValidator, QueryValues } from './query.ts';
+import { parseTarget, type Router } from './router.ts';
+import { snapshotKey, type Route, type Tier } from '../shared/routes.ts';
+
+/** Targets remembered per generation (two generations), and the longest remembered. */
+const PLANS = 2048;
+const PLAN_TARGET_LENGTH = 512;
+
+export class Plan {
+  private params: QueryValues | undefined;
+  private readonly keys: Partial<Record<Tier, string>> = {};
+
+  constructor(
+    readonly route: Route,
+    readonly slug: string | undefined,
+    /** The raw query string, as the client sent it. */
+    readonly query: string,
+    private readonly queries: QueryValidator,
+  ) {}
+
+  /** The query's values, defaults filled in; a 400 when invalid (checked after the key, as the pipeline orders it). */
+  values(): QueryValues {
+    // Frozen: every request with this target shares the object.
+    return (this.params ??= Object.freeze(this.queries.parse(this.route, this.query)));
+  }
+
+  /** The snapshot key of this target's body for a tier. */
+  snapshotKey(tier: Tier): string {
+    return (this.keys[tier] ??= snapshotKey(this.route, tier, this.values(), this.slug));
+  }
+}
+
+export class RequestPlans {
+  private readonly recent = new RecentMap<string, Plan>(PLANS);
+
+  constructor(
+    private readonly router: Router,
+    private readonly queries: QueryValidator,
+  ) {}
+
+  /** The plan of a request: 414, 400, 404 or 405 as parseTarget and the router decide. */
+  plan(method: string, target: string): Plan {
+    const remembered = (method === 'GET' || method === 'HEAD') && target.length <= PLAN_TARGET_LENGTH;
+    let plan = remembered ? this.recent.get(target) : undefined;
+    if (plan) return plan;
+    const { path, query } = parseTarget(target);
+    const { route, slug } = this.router.match(method, path);
+    plan = new Plan(route, slug, query, this.queries);
+    // Only targets that matched are remembered, so a scan of unknown paths leaves nothing behind.
+    if (remembered) this.recent.set(target, plan);
+    return plan;
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * Match a request to the route table: exact paths first (so `/language/models/free` is never
+ * taken for a slug), then `{slug}` patterns by segment. Built once at start-up.
+ */
+import { HttpError } from './error.ts';
+import { nearestRoute } from './nearest-route.ts';
+import { ROUTES, type Route } from '../shared/routes.ts';
+
+/** Longest request target (path and query) accepted; longer ones get 414. */
+export const MAX_TARGET_LENGTH = 8192;
+
+/** Split the request target and decode the path; 400 for malformed percent-encoding, 414 when too long. */
+export function parseTarget(target: string): { path: string; query: string } {
+  if (target.length > MAX_TARGET_LENGTH) throw new HttpError(414, `Request target longer than ${MAX_TARGET_LENGTH} characters`, { limit: MAX_TARGET_LENGTH });
+  if (!target.startsWith('/')) throw new HttpError(400, 'Request target must be a path starting with /', { field: 'target' });
+  const q = target.indexOf('?');
+  const rawPath = q < 0 ? target : target.slice(0, q);
+  const query = q < 0 ? '' : target.slice(q + 1);
+  if (!rawPath.includes('%')) return { path: rawPath, query };
+  let segments: string[];
+  try {
+    segments = rawPath.split('/').map(decodeURIComponent);
+  } catch {
+    throw new HttpError(400, 'Malformed percent-encoding in the request path', { field: 'path' });
+  }
+  // An encoded slash is part of a segment, never a separator: no route has such a segment.
+  if (segments.some((segment) => segment.includes('/'))) throw new HttpError(404, `Not found: ${rawPath}`, { path: rawPath });
+  return { path: segments.join('/'), query };
+}
+
+export interface RouteMatch {
+  route: Route;
+  slug?: string;
+}
+
+interface Pattern {
+  segments: (string | null)[];
+  routes: Route[];
+}
+
+/** Methods a route answers: GET routes answer HEAD too. */
+export function allowedMethods(routes: readonly Route[]): string[] {
+  return [...new Set(routes.flatMap((r) => (r.method === 'GET' ? ['GET', 'HEAD'] : [r.method])))];
+}
+
+export class Router {
+  private readonly exact = new Map<string, Route[]>();
+  private readonly patterns: Pattern[] = [];
+
+  constructor(routes: readonly Route[] = ROUTES) {
+    for (const route of routes) {
+      if (!route.path.includes('{')) {
+        this.exact.set(route.path, [...(this.exact.get(route.path) ?? []), route]);
+        continue;
+      }
+      const segments = route.path.split('/').map((s) => (s === '{slug}' ? null : s));
+      const same = this.patterns.find((p) => p.segments.join('/') === segments.join('/'));
+      if (same) same.routes.push(route);
+      else this.patterns.push({ segments, routes: [route] });
+    }
+  }
+
+  /** Routes at a path, with the slug it carries; null when no route has that path. */
+  private find(path: string): { routes: Route[]; slug?: string } | null {
+    const exact = this.exact.get(path);
+    if (exact) return { routes: exact };
+    const parts = path.split('/');
+    for (const { segments, routes } of this.patterns) {
+      if (segments.length !== parts.length) continue;
+      let slug: string | undefined;
+      const fits = segments.every((s, i) => {
+        if (s !== null) return s === parts[i];
+        slug = parts[i];
+        return slug.length > 0;
+      });
+      if (fits) return { routes, slug };
+    }
+    return null;
+  }
+
+  /** The route answering `method path`; 404 when no route has the path, 405 with Allow when the method is wrong. */
+  match(method: string, path: string): RouteMatch {
+    const found = this.find(path);
+    if (!found) {
+      const nearest = nearestRoute(path);
+      if (nearest) throw new HttpError(404, `Not found: ${path}; did you mean ${nearest}?`, { path, nearest });
+      throw new HttpError(404, `Not found: ${path}`, { path });
+    }
+    const wanted = method === 'HEAD' ? 'GET' : method;
+    const route = found.routes.find((r) => r.method === wanted);
+    if (!route) {
+      const allowed = allowedMethods(found.routes);
+      const allow = allowed.join(', ');
+      throw new HttpError(405, `Method ${method} is not allowed on ${path}; allowed: ${allow}`, { method, allowed }, { Allow: allow });
+    }
+    return { route, slug: found.slug };
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * The node:http server around the app: deliberate timeouts and limits, and a JSON answer for
+ * everything node:http would otherwise answer on its own (or not at all): unparseable requests,
+ * a missing Host header, an unmet Expect, CONNECT.
+ */
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { errorBody, HttpError } from './error.ts';
+import { MAX_TARGET_LENGTH } from './router.ts';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Answers a request, and calls `closed` once when its response has closed (sent, or cut short). */
+export type RequestHandler = (req: IncomingMessage, res: ServerResponse, closed: () => void) => void;
+type Dispatch = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** A connection's answers under way and its pipelined requests waiting for a turn. */
+interface Lane {
+  inFlight: number;
+  waiting: [IncomingMessage, ServerResponse][];
+}
+
+/** Kept on the socket itself: a lookup per request costs less there than in a Map that grows and shrinks. */
+const LANE = Symbol('lane');
+type LaneSocket = Socket & { [LANE]?: Lane | null };
+
+/** Connections node's header or request timeout ended (their exchange is logged as 408). */
+export const timedOutSockets = new WeakSet<Duplex>();
+
+/** Write a JSON error straight onto a socket node:http does not answer for us, and close it. */
+function endSocket(socket: Duplex, error: HttpError): void {
+  const body = errorBody(error);
+  socket.end(`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+/** Answer what node:http could not parse (bad request line, huge headers) with a JSON error. */
+export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void {
+  if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  let status = 400;
+  let message = 'Malformed HTTP request';
+  let details: Record<string, unknown> = { parser: error.code ?? 'unknown' };
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    const firstLine = error.rawPacket?.subarray(0, MAX_TARGET_LENGTH * 2).toString('latin1') ?? '';
+    [status, message, details] = firstLine.includes('\r\n') ? [431, 'Request headers too large', { limit: HTTP_LIMITS.maxHeaderSize }] : [414, 'Request target too long', { limit: MAX_TARGET_LENGTH }];
+  } else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    timedOutSockets.add(socket);
+    // node gives one code for both limits: say both.
+    [status, message, details] = [408, 'Request timed out', { headers_timeout_seconds: HTTP_LIMITS.headersTimeout / 1000, request_timeout_seconds: HTTP_LIMITS.requestTimeout / 1000 }];
+  }
+  endSocket(socket, new HttpError(status, message, details));
+}
+
+/** Timeouts and limits, set deliberately (see README, "Hardening"). */
+export const HTTP_LIMITS = {
+  /** Whole headers must arrive within this. */
+  headersTimeout: 20_000,
+  /** The whole request (headers and body) must arrive within this; a response may take longer. */
+  requestTimeout: 120_000,
+  /** Idle keep-alive connections are closed after this. */
+  keepAliveTimeout: 15_000,
+  maxHeaderSize: 16 * 1024,
+  /** A connection whose response has unsent bytes and made no progress for this long is closed (--send-timeout). */
+  sendStallMs: 30_000,
+  /** Answers under way on one connection; further pipelined requests wait, and it is no longer read. */
+  maxInFlightPerConnection: 4,
+  /** Pipelined requests waiting on all connections together; past it, a connection that adds one is closed. */
+  maxWaiting: 4096,
+};
+
+/**
+ * Bound what one client can make the server hold. A connection gets at most
+ * `maxInFlightPerConnection` answers under way: node:http parses a whole chunk of pipelined
+ * requests at once, so the rest wait, unanswered, in arrival order, and the socket is no longer
+ * read until answers go out (a client that pipelines without reading costs node's parsed
+ * requests, not our answers to them). Past `maxWaiting` waiting requests on the whole server,
+ * a connection that pipelines one more is closed. A connection whose unsent answer makes no
+ * progress for `sendStallMs` is closed, so a client that never reads cannot pin its answers in
+ * memory (a slow CritPt stream lives while it moves).
+ */
+function boundClients(handle: RequestHandler, server: Server, limits: typeof HTTP_LIMITS): Dispatch {
+  let waiting = 0;
+  // A closed connection's waiting requests leave the budget, and its lane, once: answers still
+  // under way on it close after this and must find nothing left to dispatch.
+  const drop = (socket: LaneSocket): void => {
+    const lane = socket[LANE];
+    if (!lane) return;
+    waiting -= lane.waiting.length;
+    lane.waiting.length = 0;
+    socket[LANE] = null;
+  };
+  const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
+    const socket = req.socket as LaneSocket;
+    // A request read before its connection closed has no one left to answer.
+    if (socket.destroyed) return drop(socket);
+    const lane = (socket[LANE] ??= { inFlight: 0, waiting: [] });
+    if (lane.inFlight >= limits.maxInFlightPerConnection) {
+      // node:http has already parsed these; what bounds them is closing the connection that
+      // pipelines past the server-wide budget (its parsed requests go with it).
+      if (waiting >= limits.maxWaiting) return void socket.destroy();
+      lane.waiting.push([req, res]);
+      waiting++;
+      socket.pause();
+      return;
+    }
+    lane.inFlight++;
+    handle(req, res, () => {
+      lane.inFlight--;
+      const next = lane.waiting.shift();
+      if (next) {
+        waiting--;
+        return dispatch(...next);
+      }
+      if (socket.isPaused() && !socket.destroyed) socket.resume();
+    });
+  };
+  const progress = new Map<Socket, { written: number; since: number }>();
+  server.on('connection', (socket: Socket) => {
+    progress.set(socket, { written: 0, since: performance.now() });
+    socket.once('close', () => {
+      progress.delete(socket);
+      drop(socket as LaneSocket);
+    });
+  });
+  const sweep = setInterval(() => {
+    const now = performance.now();
+    for (const [socket, seen] of progress) {
+      if (socket.writableLength === 0 || socket.bytesWritten !== seen.written) progress.set(socket, { written: socket.bytesWritten, since: now });
+      else if (now - seen.since > limits.sendStallMs) socket.destroy();
+    }
+  }, Math.min(5000, limits.sendStallMs / 2));
+  sweep.unref();
+  server.once('close', () => clearInterval(sweep));
+  return dispatch;
+}
+
+/** The server for a request handler (the app's `handle`). */
+export function createHttpServer(handle: RequestHandler, limits = HTTP_LIMITS): Server {
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeout,
+      requestTimeout: limits.requestTimeout,
+      maxHeaderSize: limits.maxHeaderSize,
+      keepAliveTimeout: limits.keepAliveTimeout,
+      // node checks the two timeouts above only this often (30 s by default, so a 20 s limit
+      // fired at up to 50 s); once a second keeps them what they say.
+      connectionsCheckingInterval: 1000,
+      // Checked by the handler below, so the answer is JSON like every other.
+      requireHostHeader: false,
+    },
+  );
+  const bounded = boundClients(handle, server, limits);
+  server.on('request', (req: IncomingMessage, res: ServerResponse) =>
+    req.headers.host === undefined && req.httpVersionMinor >= 1 ? answerPlain(res, new HttpError(400, 'Host header is required', { header: 'host' })) : bounded(req, res),
+  );
+  // Long gradings must not be cut by an idle timer; request and header timeouts still apply.
+  server.timeout = 0;
+  server.on('clientError', answerClientError);
+  // An Expect this server cannot meet (anything but 100-continue): 417, in JSON.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => answerPlain(res, new HttpError(417, `Expectation not supported: ${String(req.headers.expect).slice(0, 100)}`, { header: 'expect', supported: ['100-continue'] })));
+  // CONNECT asks for a tunnel, which no route offers.
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => endSocket(socket, new HttpError(405, 'Method CONNECT is not allowed', { method: 'CONNECT', allowed: ['GET', 'HEAD', 'POST'] })));
+  return server;
+}
+
+function answerPlain(res: ServerResponse, error: HttpError): void {
+  const body = errorBody(error);
+  res.writeHead(error.status, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store', Connection: 'close' });
+  res.end(body);
+}

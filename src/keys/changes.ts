@@ -1,0 +1,170 @@
+/** The changes the keys command makes to the store: issue, revoke, regenerate, grants, CritPt approval, demo keys. */
+import { randomBytes } from 'node:crypto';
+import { systemClock, type Clock } from '../lib/clock.ts';
+import { freezeRecord, loadKeys, saveKeys, updateKeys, withStoreLock } from './file.ts';
+import {
+  generateKey,
+  hashKey,
+  KEY_SCOPES,
+  KeyInputError,
+  KeyStoreError,
+  MAX_QUOTA,
+  NAME_PATTERN,
+  PROVIDER_SLUG_PATTERN,
+  type IssuedKey,
+  type KeyRecord,
+  type NewKey,
+} from './record.ts';
+import { TIERS } from '../shared/routes.ts';
+import { SLUG_MAX_LENGTH } from '../shared/slug.ts';
+
+function checkName(field: 'org' | 'user', value: string): string {
+  if (!NAME_PATTERN.test(value)) throw new KeyInputError(`--${field} must be 1 to 100 letters, digits or . _ @ + - (starting with a letter or digit), got ${JSON.stringify(value)}`);
+  return value;
+}
+
+export function checkProviderSlug(slug: string): string {
+  if (!PROVIDER_SLUG_PATTERN.test(slug) || slug.length > SLUG_MAX_LENGTH) throw new KeyInputError(`not a provider slug: ${JSON.stringify(slug)} (lowercase letters and digits, joined by - . _)`);
+  return slug;
+}
+
+function sortedUnique(values: Iterable<string>): string[] {
+  return [...new Set(values)].sort();
+}
+
+function newKeyId(records: readonly KeyRecord[]): string {
+  for (;;) {
+    const id = `key_${randomBytes(6).toString('hex')}`;
+    if (!records.some((r) => r.id === id)) return id;
+  }
+}
+
+/** Check a new key's settings and fill in the defaults; throws KeyInputError. */
+function settingsOf(input: NewKey): Omit<KeyRecord, 'id' | 'hash' | 'created_at' | 'revoked_at'> {
+  if (!(TIERS as readonly string[]).includes(input.tier)) throw new KeyInputError(`--tier must be one of ${TIERS.join(', ')}, got ${JSON.stringify(input.tier)}`);
+  const org = checkName('org', input.org);
+  const user = input.user == null ? null : checkName('user', input.user);
+  const scope = input.scope ?? (user === null ? 'org' : 'user');
+  if (!KEY_SCOPES.includes(scope)) throw new KeyInputError(`--scope must be user or org, got ${JSON.stringify(scope)}`);
+  if (scope === 'user' && user === null) throw new KeyInputError('--scope user needs --user: a user-scoped quota belongs to one user of the org');
+  const quota = input.quota ?? null;
+  if (quota !== null && input.tier !== 'commercial') throw new KeyInputError(`--quota is only for commercial keys; ${input.tier} keys have the server's ${input.tier} quota`);
+  if (quota !== null && !(Number.isSafeInteger(quota) && quota >= 1 && quota <= MAX_QUOTA)) throw new KeyInputError(`--quota must be an integer from 1 to ${MAX_QUOTA}, got ${quota}`);
+  const grants = sortedUnique((input.grants ?? []).map(checkProviderSlug));
+  if (grants.length > 0 && input.tier !== 'commercial') throw new KeyInputError(grantRefusal(input.tier));
+  return { tier: input.tier, org, user, scope, quota, grants, critpt: input.critpt ?? false };
+}
+
+function issue(records: readonly KeyRecord[], input: NewKey, clock: Clock): IssuedKey {
+  const key = generateKey();
+  const record = freezeRecord({ id: newKeyId(records), hash: hashKey(key), ...settingsOf(input), created_at: new Date(clock.now()).toISOString(), revoked_at: null });
+  return { key, record };
+}
+
+/** The index of a key that can still be changed; throws KeyStoreError naming the id. */
+function activeIndex(records: readonly KeyRecord[], id: string): number {
+  const i = records.findIndex((r) => r.id === id);
+  if (i < 0) throw new KeyStoreError(`no key with id ${id}`);
+  if (records[i].revoked_at !== null) throw new KeyStoreError(`key ${id} was revoked at ${records[i].revoked_at}`);
+  return i;
+}
+
+/**
+ * A change to the list of keys: it edits the list in place (replacing a changed record, never
+ * mutating one) and returns what the keys command prints. Each store applies it its own way:
+ * the file under its lock (updateKeys), Redis with a check-and-set (redis-keys.ts).
+ */
+export type KeyChange<T> = (records: KeyRecord[]) => T;
+
+/** Issue a key; its settings are checked now, before any store is touched. */
+export function creation(input: NewKey, clock: Clock = systemClock): KeyChange<IssuedKey> {
+  settingsOf(input);
+  return (records) => {
+    const issued = issue(records, input, clock);
+    records.push(issued.record);
+    return issued;
+  };
+}
+
+/** Replace one active key's record with a changed copy. */
+function recordChange(id: string, change: (record: KeyRecord) => KeyRecord): KeyChange<KeyRecord> {
+  return (records) => {
+    const i = activeIndex(records, id);
+    records[i] = freezeRecord(change(records[i]));
+    return records[i];
+  };
+}
+
+export function revocation(id: string, clock: Clock = systemClock): KeyChange<KeyRecord> {
+  return recordChange(id, (record) => ({ ...record, revoked_at: new Date(clock.now()).toISOString() }));
+}
+
+/** A new plain key for the same record: the old one stops working, id, scope and grants stay. */
+export function regeneration(id: string): KeyChange<IssuedKey> {
+  return (records) => {
+    const i = activeIndex(records, id);
+    const key = generateKey();
+    records[i] = freezeRecord({ ...records[i], hash: hashKey(key) });
+    return { key, record: records[i] };
+  };
+}
+
+/** Only Commercial keys read measurements, so a grant on any other key could never be used. */
+function grantRefusal(tier: string, id?: string): string {
+  return `${id ? `key ${id} is` : 'keys of'} tier ${tier}${id ? '' : ' cannot hold grants'}: provider grants open the measurements routes, which only commercial keys may read`;
+}
+
+export function providerGrant(id: string, providerSlug: string): KeyChange<KeyRecord> {
+  checkProviderSlug(providerSlug);
+  return recordChange(id, (record) => {
+    if (record.tier !== 'commercial') throw new KeyStoreError(grantRefusal(record.tier, id));
+    return { ...record, grants: sortedUnique([...record.grants, providerSlug]) };
+  });
+}
+
+/** Take one grant back; the key's next measurements request for that provider is refused. */
+export function providerUngrant(id: string, providerSlug: string): KeyChange<KeyRecord> {
+  checkProviderSlug(providerSlug);
+  return recordChange(id, (record) => {
+    if (!record.grants.includes(providerSlug)) throw new KeyStoreError(`key ${id} holds no grant for ${providerSlug}`);
+    return { ...record, grants: record.grants.filter((g) => g !== providerSlug) };
+  });
+}
+
+/** Approve (true) or withdraw (false) CritPt grading for one key. */
+export function critptApproval(id: string, approved: boolean): KeyChange<KeyRecord> {
+  return recordChange(id, (record) => ({ ...record, critpt: approved }));
+}
+
+export function createKey(stateDir: string, input: NewKey, clock: Clock = systemClock): IssuedKey {
+  return updateKeys(stateDir, creation(input, clock)); // a bad value must not create the state folder
+}
+
+export function revokeKey(stateDir: string, id: string, clock: Clock = systemClock): KeyRecord {
+  return updateKeys(stateDir, revocation(id, clock));
+}
+
+export function regenerateKey(stateDir: string, id: string): IssuedKey {
+  return updateKeys(stateDir, regeneration(id));
+}
+
+export function grantProvider(stateDir: string, id: string, providerSlug: string): KeyRecord {
+  return updateKeys(stateDir, providerGrant(id, providerSlug));
+}
+
+/**
+ * First start: one demo key per tier in org `demo`, the commercial one approved for CritPt and
+ * granted every provider. Null when a store already exists (even an empty one).
+ */
+export function ensureDemoKeys(stateDir: string, providerSlugs: readonly string[], clock: Clock = systemClock): IssuedKey[] | null {
+  return withStoreLock(stateDir, () => {
+    if (loadKeys(stateDir) !== null) return null;
+    const issued: IssuedKey[] = [];
+    const records = () => issued.map((k) => k.record);
+    issued.push(issue(records(), { tier: 'free', org: 'demo', user: 'free-user' }, clock));
+    issued.push(issue(records(), { tier: 'pro', org: 'demo', user: 'pro-user' }, clock));
+    issued.push(issue(records(), { tier: 'commercial', org: 'demo', user: 'commercial-user', grants: providerSlugs, critpt: true }, clock));
+    saveKeys(stateDir, records());
+    return issued;
+  });
+}

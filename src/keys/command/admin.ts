@@ -1,0 +1,101 @@
+/**
+ * The keys command's view of a store: apply a change (key-changes.ts), list the keys, and, for
+ * Redis, take in a state folder (`keys migrate`). The file store works as it always has, at
+ * once and under its lock; Redis answers later, and its failures are the store's refusals
+ * (KeyStoreError: exit status 1).
+ */
+import { existsSync } from 'node:fs';
+import { systemClock, type Clock } from '../../lib/clock.ts';
+import type { Eventually } from '../../lib/eventually.ts';
+import { loadKeys, updateKeys } from '../file.ts';
+import type { KeyChange } from '../changes.ts';
+import { KeyStoreError, type KeyRecord } from '../record.ts';
+import { usageOf, usageRows, type ScopeUsage } from './usage.ts';
+import type { QuotaLimits } from '../../config.ts';
+import { readWindows, type QuotaKind } from '../../quota/book.ts';
+import { readCounts } from '../../quota/replay.ts';
+import { RedisClient, RedisCommandError, RedisUnavailable, type RedisAddress } from '../../redis/client.ts';
+import { RedisKeys } from '../redis.ts';
+import { RedisQuota } from '../../quota/redis.ts';
+
+export interface KeyAdmin {
+  /** Where the keys are, for messages. */
+  readonly where: string;
+  apply<T>(change: KeyChange<T>): Eventually<T>;
+  /** Every key, revoked ones included; null when no store exists yet. */
+  list(): Eventually<KeyRecord[] | null>;
+  /** Each quota scope of the active keys at `now`, read beside running servers without writing. */
+  usage(limits: QuotaLimits, now: number): Eventually<ScopeUsage[]>;
+  close(): void;
+}
+
+export function fileAdmin(stateDir: string): KeyAdmin {
+  return {
+    where: stateDir,
+    apply: (change) => updateKeys(stateDir, change),
+    list: () => loadKeys(stateDir),
+    usage: (limits, now) => usageOf(loadKeys(stateDir) ?? [], readCounts(stateDir), limits, now),
+    close: () => {},
+  };
+}
+
+/** Redis's failures, as the store's refusals. */
+function refused(error: unknown): never {
+  if (error instanceof RedisUnavailable || error instanceof RedisCommandError) throw new KeyStoreError(error.message);
+  throw error;
+}
+
+export interface RedisAdmin extends KeyAdmin {
+  /** Copy a state folder's keys and open quota windows into Redis; what was done, for the operator. */
+  migrate(stateDir: string): Promise<string>;
+}
+
+export async function redisAdmin(address: RedisAddress, clock: Clock = systemClock): Promise<RedisAdmin> {
+  const client = new RedisClient({ address, commandTimeoutMs: 10_000 });
+  await client.started();
+  const problem = client.problem();
+  if (problem) {
+    client.close();
+    throw new KeyStoreError(problem);
+  }
+  const keys = new RedisKeys(client);
+  const quota = new RedisQuota(client, { clock, leaseMs: 0, logError: () => {} });
+  return {
+    where: `redis://${address.label}`,
+    apply: (change) => keys.update(change).catch(refused),
+    list: () => keys.records().catch(refused),
+    async usage(limits, now) {
+      // Redis tells where a counter stands, not its window's start: an open window is one with requests counted.
+      try {
+        const rows = usageRows(await keys.records(), limits);
+        for (const row of rows) {
+          const status = await quota.status(row.kind, row.scope, row.limit);
+          row.remaining = status.remaining;
+          row.used = row.limit - status.remaining;
+          row.resets_at = row.used > 0 && status.resetAt > now ? new Date(status.resetAt).toISOString() : null;
+        }
+        return rows;
+      } catch (error) {
+        return refused(error);
+      }
+    },
+    close: () => client.close(),
+    async migrate(stateDir) {
+      if (!existsSync(stateDir)) throw new KeyStoreError(`no state folder at ${stateDir}`);
+      const records = loadKeys(stateDir) ?? [];
+      const windows = Object.entries(readWindows(stateDir, clock.now(), () => {}));
+      try {
+        const { added, present, conflicts } = await keys.import(records);
+        for (const [counter, window] of windows) {
+          const space = counter.indexOf(' ');
+          await quota.merge(counter.slice(0, space) as QuotaKind, counter.slice(space + 1), window);
+        }
+        const summary = `migrated ${stateDir} into redis://${address.label}: ${added} keys added, ${present} already there, ${windows.length} open quota windows`;
+        if (conflicts.length) throw new KeyStoreError(`${summary}; not changed, since Redis holds other records under these ids: ${conflicts.join(', ')}`);
+        return summary;
+      } catch (error) {
+        return refused(error);
+      }
+    },
+  };
+}

@@ -1,0 +1,168 @@
+/**
+ * The key store on disk: `keys.json` in the private state folder (format, parsing with errors
+ * that name the key and field, atomic rewrites) and the lock that keeps two keys commands from
+ * losing each other's change.
+ */
+import { closeSync, fstatSync, openSync, readFileSync, type Stats } from 'node:fs';
+import { KEY_ID_PATTERN, KEY_SCOPES, KEYS_FORMAT, KeyStoreError, keysPath, MAX_QUOTA, NAME_PATTERN, PROVIDER_SLUG_PATTERN, type KeyRecord } from './record.ts';
+import type { ErrorObject } from 'ajv';
+import { createAjv, TRUSTED_SCHEMAS } from '../shared/ajv.ts';
+import { takePidLock } from '../shared/pid-lock.ts';
+import { TIERS } from '../shared/routes.ts';
+import { ensurePrivateDir, PRIVATE_FILE_MODE, writeFileAtomic } from '../shared/state-files.ts';
+
+export const keysFileSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['format', 'keys'],
+  properties: {
+    format: { const: KEYS_FORMAT },
+    keys: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'hash', 'tier', 'org', 'user', 'scope', 'quota', 'grants', 'critpt', 'created_at', 'revoked_at'],
+        properties: {
+          id: { type: 'string', pattern: KEY_ID_PATTERN.source },
+          hash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+          tier: { enum: TIERS },
+          org: { type: 'string', pattern: NAME_PATTERN.source },
+          user: { type: ['string', 'null'], pattern: NAME_PATTERN.source },
+          scope: { enum: KEY_SCOPES },
+          quota: { type: ['integer', 'null'], minimum: 1, maximum: MAX_QUOTA },
+          grants: { type: 'array', uniqueItems: true, items: { type: 'string', pattern: PROVIDER_SLUG_PATTERN.source } },
+          critpt: { type: 'boolean' },
+          created_at: { type: 'string', format: 'date-time' },
+          revoked_at: { type: ['string', 'null'], format: 'date-time' },
+        },
+        allOf: [
+          { if: { properties: { scope: { const: 'user' } } }, then: { properties: { user: { type: 'string' } } } },
+          { if: { properties: { tier: { not: { const: 'commercial' } } } }, then: { properties: { quota: { type: 'null' } } } },
+        ],
+      },
+    },
+  },
+};
+const validateKeysFile = createAjv(TRUSTED_SCHEMAS).compile<{ format: number; keys: KeyRecord[] }>(keysFileSchema);
+
+function describeSchemaError(e: ErrorObject): string {
+  const where = e.instancePath || '/';
+  if (e.keyword === 'enum') return `${where} must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
+  if (e.keyword === 'additionalProperties') return `${where} has an unknown field ${JSON.stringify(e.params.additionalProperty)}`;
+  return `${where} ${e.message}`;
+}
+
+/** V8's JSON messages quote a stretch of the text, which may hold a hash: keep only the reason. */
+function describeJsonError(error: Error): string {
+  return error.message.replace(/,? ".*" is not valid JSON$/s, '').replace(/[A-Za-z0-9_-]{20,}/g, '…');
+}
+
+function parseKeysFile(path: string, text: string): KeyRecord[] {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new KeyStoreError(`${path} is not valid JSON (${describeJsonError(error as Error)})`);
+  }
+  if (!validateKeysFile(data)) {
+    // `if` errors only say "must match then"; the `then` error beside it names the field.
+    const problems = (validateKeysFile.errors ?? []).filter((e) => e.keyword !== 'if').map(describeSchemaError);
+    throw new KeyStoreError(`${path} is not a valid key store: ${problems.join('; ')}`);
+  }
+  const seen = { id: new Map<string, number>(), hash: new Map<string, number>() };
+  data.keys.forEach((record, i) => {
+    for (const field of ['id', 'hash'] as const) {
+      const first = seen[field].get(record[field]);
+      if (first !== undefined) throw new KeyStoreError(`${path} is not a valid key store: /keys/${i}/${field} repeats /keys/${first}/${field}`);
+      seen[field].set(record[field], i);
+    }
+  });
+  return data.keys.map(freezeRecord);
+}
+
+export function freezeRecord(record: KeyRecord): KeyRecord {
+  return Object.freeze({ ...record, grants: Object.freeze([...record.grants]) });
+}
+
+export interface FileStamp {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+}
+
+export function stampOf(stats: Stats | undefined): FileStamp | null {
+  return stats ? { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs } : null;
+}
+
+export function sameStamp(a: FileStamp | null, b: FileStamp | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
+}
+
+/** Read the key file; null when there is none yet. The stamp is of the very bytes read. */
+/** The file could not be read this time (descriptors exhausted, I/O error): worth another try. */
+export class KeyFileUnreadable extends KeyStoreError {}
+
+export function readKeysFile(path: string): { records: KeyRecord[]; stamp: FileStamp } | null {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new KeyFileUnreadable(`cannot read ${path}: ${(error as Error).message}`);
+  }
+  let stamp: FileStamp;
+  let text: string;
+  try {
+    stamp = stampOf(fstatSync(fd)) as FileStamp;
+    text = readFileSync(fd, 'utf8');
+  } catch (error) {
+    throw new KeyFileUnreadable(`cannot read ${path}: ${(error as Error).message}`);
+  } finally {
+    closeSync(fd);
+  }
+  return { records: parseKeysFile(path, text), stamp };
+}
+
+/** The keys in the store, revoked ones included; null when no store exists yet. */
+export function loadKeys(stateDir: string): KeyRecord[] | null {
+  return readKeysFile(keysPath(stateDir))?.records ?? null;
+}
+
+/** Only under the store lock, which has made the folder private. */
+export function saveKeys(stateDir: string, records: readonly KeyRecord[]): void {
+  writeFileAtomic(keysPath(stateDir), `${JSON.stringify({ format: KEYS_FORMAT, keys: records }, null, 2)}\n`);
+}
+
+const LOCK_WAIT_MS = 5000;
+
+/** Changes read, modify and rewrite the file; the lock keeps two keys commands from losing each other's change. */
+export function withStoreLock<T>(stateDir: string, change: () => T): T {
+  ensurePrivateDir(stateDir);
+  const lock = `${keysPath(stateDir)}.lock`;
+  const deadline = performance.now() + LOCK_WAIT_MS;
+  for (;;) {
+    const taken = takePidLock(lock, PRIVATE_FILE_MODE);
+    if (typeof taken === 'function') {
+      try {
+        return change();
+      } finally {
+        taken();
+      }
+    }
+    if (performance.now() > deadline) throw new KeyStoreError(`${lock} is held by another keys command (pid ${taken.holder}); if none is running, delete it`);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+  }
+}
+
+/** Load, change and save the store under the lock; `change` edits the list in place. */
+export function updateKeys<T>(stateDir: string, change: (records: KeyRecord[]) => T): T {
+  return withStoreLock(stateDir, () => {
+    const records = loadKeys(stateDir) ?? [];
+    const result = change(records);
+    saveKeys(stateDir, records);
+    return result;
+  });
+}

@@ -1,0 +1,100 @@
+/**
+ * API keys: the record and its rules. A plain key is shown once when it is issued and never
+ * stored: the store keeps only its SHA-256. Keys carry the `bdk_` prefix so secret scanners can
+ * spot a leaked one; a record's `id` is public and stable (regenerating a key keeps it), so the
+ * operator works with ids.
+ */
+import * as crypto from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import type { Eventually } from '../lib/eventually.ts';
+import type { Tier } from '../shared/routes.ts';
+import { SLUG_PATTERN } from '../shared/slug.ts';
+
+export const KEY_PREFIX = 'bdk_';
+/** A plain key: the prefix and 32 random bytes in base64url (43 characters). */
+export const KEY_PATTERN = /^bdk_[A-Za-z0-9_-]{43}$/;
+export const KEY_ID_PATTERN = /^key_[0-9a-f]{12}$/;
+/** Organisation and user names: no `/` or `:` (they delimit quota scope ids), no spaces. */
+export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}$/;
+/** The dataset schema's provider slug (build/schemas/datasets.ts); repeated so the server need not import the build. */
+export const PROVIDER_SLUG_PATTERN = SLUG_PATTERN;
+export const KEYS_FILE = 'keys.json';
+/** Format of keys.json. */
+export const KEYS_FORMAT = 1;
+export const MAX_QUOTA = 1e9;
+
+export const KEY_SCOPES = ['user', 'org'] as const;
+export type KeyScope = (typeof KEY_SCOPES)[number];
+
+export interface KeyRecord {
+  /** Public, stable id (`key_` + 12 hex); survives regeneration. */
+  readonly id: string;
+  /** SHA-256 (hex) of the plain key; never shown. */
+  readonly hash: string;
+  readonly tier: Tier;
+  readonly org: string;
+  readonly user: string | null;
+  /** Who shares the quota: this user in the org, or the whole org. */
+  readonly scope: KeyScope;
+  /** Commercial only: requests per window; null means the server's commercial default. */
+  readonly quota: number | null;
+  /** Provider slugs whose measurements this key may read; sorted, unique. */
+  readonly grants: readonly string[];
+  /** Approved for CritPt grading. */
+  readonly critpt: boolean;
+  readonly created_at: string;
+  readonly revoked_at: string | null;
+}
+
+export type PublicKeyRecord = Omit<KeyRecord, 'hash'>;
+
+/** A freshly issued plain key with its record: the only moment the key is known. */
+export interface IssuedKey {
+  key: string;
+  record: KeyRecord;
+}
+
+export interface NewKey {
+  tier: Tier;
+  org: string;
+  user?: string | null;
+  /** Default: `user` when a user is given, else `org`. */
+  scope?: KeyScope;
+  quota?: number | null;
+  grants?: readonly string[];
+  critpt?: boolean;
+}
+
+/**
+ * What the server needs of a key store: the record a presented plain key stands for, if any.
+ * The state folder's store answers at once; a store shared over the network answers later.
+ */
+export interface KeyLookup {
+  lookup(plainKey: string): Eventually<KeyRecord | undefined>;
+}
+
+/** The key file is unreadable, corrupt or invalid, or a change names a key it cannot apply to. */
+export class KeyStoreError extends Error {}
+/** A value given for a new key or a change is not acceptable. */
+export class KeyInputError extends Error {}
+
+export function keysPath(stateDir: string): string {
+  return join(stateDir, KEYS_FILE);
+}
+
+export function generateKey(): string {
+  return KEY_PREFIX + randomBytes(32).toString('base64url');
+}
+
+/**
+ * SHA-256 of a key, in hex. Every keyed request pays it: the one-shot `crypto.hash` (Node
+ * 20.12 and later) costs a third of a Hash object; older 20s build one.
+ */
+export const hashKey: (plainKey: string) => string =
+  typeof crypto.hash === 'function' ? (plainKey) => crypto.hash('sha256', plainKey, 'hex') : (plainKey) => createHash('sha256').update(plainKey).digest('hex');
+
+/** Everything about a key that may be shown: the record without its hash. */
+export function publicRecord(r: KeyRecord): PublicKeyRecord {
+  return { id: r.id, tier: r.tier, org: r.org, user: r.user, scope: r.scope, quota: r.quota, grants: r.grants, critpt: r.critpt, created_at: r.created_at, revoked_at: r.revoked_at };
+}

@@ -1,0 +1,251 @@
+/**
+ * Daily quotas: fixed 24-hour windows per scope (quota-window.ts), counted in memory and made
+ * durable by an append-only journal in the state folder (quota-journal.ts).
+ *
+ * Durability: every counted request is appended to the journal before its response is sent.
+ * Appends made in one event-loop turn are written together (one write call); the data is in
+ * the kernel before any of those responses leave, so a crash or `kill -9` of the process
+ * loses none of them. fsync runs at most once a second (it only matters for power loss).
+ * Every 50,000 lines the journal is compacted in the background, off the request path.
+ */
+import type { Clock } from '../lib/clock.ts';
+import type { Eventually } from '../lib/eventually.ts';
+import { journalLine, QuotaJournal, type JournalOptions } from './journal.ts';
+import { readCounts } from './replay.ts';
+import { counterKey, WindowCounts, type QuotaKind, type QuotaStatus, type Window } from './window.ts';
+
+export { journalNumber, QuotaStateError } from './journal.ts';
+export { WINDOW_MS, type QuotaKind, type QuotaStatus } from './window.ts';
+
+/** Compact when the journal has grown past this many lines. */
+const COMPACT_AFTER_LINES = 50_000;
+
+/** A held quota slot: commit counts it (the promise settles once it is journaled), release frees it. */
+export interface Reservation {
+  commit(): Promise<void>;
+  release(): void;
+}
+
+/**
+ * When a count is durable: `onSettled` calls back once, with null when the count is in the
+ * journal (or in Redis) and with the error when it could not be recorded. A callback and not a
+ * promise: on the request path a promise and its reactions a request cost more than the count.
+ */
+export interface Durable {
+  onSettled(done: (error: Error | null) => void): void;
+}
+
+/** A count that was durable by the time it was made (a shared store counts before it answers). */
+export const DURABLE_NOW: Durable = { onSettled: (done) => done(null) };
+
+/** The same as a promise, for callers that can afford one. */
+export function settled(durable: Durable): Promise<void> {
+  return new Promise((resolve, reject) => durable.onSettled((error) => (error ? reject(error) : resolve())));
+}
+
+/** A counted request: the status after it, and when it is durable (null: refused, nothing counted). */
+export interface Taken {
+  status: QuotaStatus;
+  durable: Durable | null;
+}
+
+/** A held slot (null: none free) and the status with it held. */
+export interface Reserved {
+  status: QuotaStatus;
+  reservation: Reservation | null;
+}
+
+/**
+ * What the server needs of a quota store. Every answer may come later (a store shared by several
+ * servers answers over the network); the file-backed book answers at once, and the server's
+ * request path stays synchronous while it does.
+ */
+export interface QuotaCounter {
+  /** Where a scope stands, counting nothing (for the headers of every answer). */
+  status(kind: QuotaKind, scope: string, limit: number): Eventually<QuotaStatus>;
+  /** Count one request if the quota allows; send the answer once `durable` has settled. */
+  take(kind: QuotaKind, scope: string, limit: number): Eventually<Taken>;
+  /** Hold a slot whose outcome decides whether it counts; commit counts it, release refunds it. */
+  reserve(kind: QuotaKind, scope: string, limit: number): Eventually<Reserved>;
+}
+
+export interface QuotaBookOptions extends JournalOptions {
+  clock: Clock;
+}
+
+/** The counts of one event-loop turn, written together and settled together. */
+class Batch implements Durable {
+  text = '';
+  /** The counters of its lines, one a line. */
+  readonly keys: string[] = [];
+  private waiting: ((error: Error | null) => void)[] = [];
+  /** Undefined until written; then null, or why the write failed. */
+  private outcome: Error | null | undefined = undefined;
+
+  add(key: string, line: string): void {
+    this.text += line;
+    this.keys.push(key);
+  }
+
+  onSettled(done: (error: Error | null) => void): void {
+    if (this.outcome === undefined) this.waiting.push(done);
+    else done(this.outcome);
+  }
+
+  /** Call every waiter; one that throws is reported and does not keep the others waiting. */
+  settle(outcome: Error | null, report: (error: unknown) => void): void {
+    this.outcome = outcome;
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const done of waiting) {
+      try {
+        done(outcome);
+      } catch (error) {
+        report(error);
+      }
+    }
+  }
+}
+
+/** The counts a state folder holds: its snapshot file, then its journals. */
+function replay(journal: QuotaJournal, counts: WindowCounts): void {
+  journal.load(
+    (key, window) => counts.set(key, window),
+    (kind, scope, at) => counts.apply(counterKey(kind, scope), at),
+  );
+}
+
+export class QuotaBook implements QuotaCounter {
+  private readonly counts = new WindowCounts();
+  private readonly journal: QuotaJournal;
+  /** The turn's counts not yet written; null when there are none. */
+  private pending: Batch | null = null;
+
+  private constructor(private readonly options: QuotaBookOptions) {
+    this.journal = new QuotaJournal(options);
+  }
+
+  /** Load the snapshot, replay the journals, compact, and open a fresh journal. Throws QuotaStateError on bad state. */
+  static open(options: QuotaBookOptions): QuotaBook {
+    const book = new QuotaBook(options);
+    replay(book.journal, book.counts);
+    book.compact();
+    return book;
+  }
+
+  /** Where a scope stands against a limit (reserved slots included), without counting anything. */
+  status(kind: QuotaKind, scope: string, limit: number): QuotaStatus {
+    return this.counts.status(counterKey(kind, scope), limit, this.options.clock.now());
+  }
+
+  /**
+   * Count one request now, if the quota allows: returns the status after counting and when the
+   * count is in the journal (send the response after that). When the quota is exhausted nothing
+   * is counted and `durable` is null.
+   */
+  take(kind: QuotaKind, scope: string, limit: number): Taken {
+    const key = counterKey(kind, scope);
+    const at = this.options.clock.now();
+    const status = this.counts.take(key, limit, at);
+    if (!status) return { status: this.counts.status(key, limit, at), durable: null };
+    return { status, durable: this.record(key, journalLine(kind, scope, at)) };
+  }
+
+  /**
+   * Hold one slot for a request whose outcome decides whether it counts (a CritPt grading):
+   * parallel requests cannot overrun the quota, because each holds its slot from the start.
+   * Null when no slot is free. Commit counts it (durably); release gives the slot back.
+   */
+  reserve(kind: QuotaKind, scope: string, limit: number): Reserved {
+    const before = this.status(kind, scope, limit);
+    if (before.exhausted) return { status: before, reservation: null };
+    const key = counterKey(kind, scope);
+    this.counts.hold(key);
+    let ended = false;
+    const settle = () => {
+      if (ended) return false;
+      ended = true;
+      this.counts.unhold(key);
+      return true;
+    };
+    const reservation: Reservation = {
+      commit: () => {
+        if (!settle()) return Promise.resolve();
+        const at = this.options.clock.now();
+        this.counts.apply(key, at);
+        return settled(this.record(key, journalLine(kind, scope, at)));
+      },
+      release: () => void settle(),
+    };
+    return { status: this.status(kind, scope, limit), reservation };
+  }
+
+  /** Queue a counted request's journal line with the turn's others; they are written at the turn's end. */
+  private record(key: string, line: string): Batch {
+    let batch = this.pending;
+    if (!batch) {
+      batch = this.pending = new Batch();
+      setImmediate(this.endTurn);
+    }
+    batch.add(key, line);
+    return batch;
+  }
+
+  private readonly reportWaiter = (error: unknown): void => this.options.log(`a counted request's answer failed: ${(error as Error)?.stack ?? String(error)}`);
+
+  private readonly endTurn = (): void => {
+    this.flush();
+    if (this.journal.lines >= COMPACT_AFTER_LINES) this.compactInBackground();
+  };
+
+  /** Write every pending line in one call; on failure, take the counts back and say so to their waiters. */
+  flush(): void {
+    const batch = this.pending;
+    if (!batch) return;
+    this.pending = null;
+    let outcome: Error | null = null;
+    try {
+      this.journal.append(batch.text, batch.keys.length);
+    } catch (error) {
+      // The requests were not recorded, so they must not be answered with data: undo them.
+      outcome = error as Error;
+      for (const key of batch.keys) this.counts.undo(key);
+      this.options.log(`quota journal write failed: ${outcome.message}`);
+    }
+    batch.settle(outcome, this.reportWaiter);
+  }
+
+  /** The counters as they stand after writing what is pending, expired windows dropped. */
+  private current(): ReturnType<WindowCounts['toRecord']> {
+    this.flush();
+    this.counts.expire(this.options.clock.now());
+    return this.counts.toRecord();
+  }
+
+  /** Fold the journal into a new snapshot file and start a new journal, synchronously. */
+  compact(): void {
+    this.journal.compact(this.current());
+  }
+
+  /** The same in the background, while serving. */
+  compactInBackground(): Promise<void> {
+    return this.journal.compactInBackground(this.current());
+  }
+
+  /** Why counted requests cannot be recorded right now (for /readyz), or null. */
+  problem(): string | null {
+    return this.journal.problem();
+  }
+
+  /** Write and fsync everything; compact; stop the timer. For graceful shutdown. */
+  close(): void {
+    this.journal.close(this.current());
+  }
+}
+
+/** The windows open at `now` in a state folder, by counter, read without writing to it (keys migrate). */
+export function readWindows(stateDir: string, now: number, log: (line: string) => void): Record<string, Window> {
+  const counts = readCounts(stateDir, log);
+  counts.expire(now);
+  return counts.toRecord();
+}

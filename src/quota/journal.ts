@@ -1,0 +1,201 @@
+/**
+ * The quota counters on disk: a snapshot file (`quota.json`) and numbered append-only journals
+ * (`quota.journal.N`), one line per counted request.
+ *
+ * Compaction never double-counts: to compact, the journal switches to journal N+1, then writes
+ * a snapshot of the counters that says "replay from N+1" (temp file, fsync, rename, fsync
+ * folder), and only then deletes journal N. A crash at any point leaves either the old
+ * snapshot plus journals N and N+1, or the new snapshot plus journal N+1 (N ignored): the same
+ * counts either way.
+ *
+ * While serving, compaction runs in the background, off the request path: the switch to
+ * journal N+1 is synchronous (one open), the fsyncs and the snapshot write are asynchronous.
+ * Its rename happens only if no other compaction (at shutdown) has moved past N+1 meanwhile.
+ */
+import { close as closeFd, closeSync, fdatasync, fsync, fsyncSync, ftruncateSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { digits } from '../lib/digits.ts';
+import type { QuotaKind, Window } from './window.ts';
+import { journalNumber, replayQuotaState, SNAPSHOT_FILE, SNAPSHOT_FORMAT, type SnapshotFile } from './replay.ts';
+import { fsyncDir, fsyncDirAsync, writeFileAtomic, writeFileAtomicAsync } from '../shared/state-files.ts';
+
+const JOURNAL_PREFIX = 'quota.journal.';
+const FSYNC_EVERY_MS = 1000;
+
+export { journalNumber, QuotaStateError } from './replay.ts';
+
+const fsyncFd = promisify(fsync);
+const closeFdAsync = promisify(closeFd);
+
+/** One journal line: what was counted, for whom, when. */
+export function journalLine(kind: QuotaKind, scope: string, at: number): string {
+  // JSON.stringify([kind, scope, at]) byte for byte, without the array: kind is a plain word,
+  // and a finite number prints the same digits (the time is new every millisecond: digits).
+  return `["${kind}",${JSON.stringify(scope)},${digits(at)}]\n`;
+}
+
+export interface JournalOptions {
+  stateDir: string;
+  /** Reports what replay found (a torn last line) and failed fsyncs. */
+  log: (line: string) => void;
+  /** How bytes reach the journal file: node's writeSync (a test gives one that fails). */
+  write?: (fd: number, bytes: Buffer, offset: number, length: number) => number;
+}
+
+export class QuotaJournal {
+  private number = 0;
+  private fd = -1;
+  /** Lines in the current journal. */
+  lines = 0;
+  private dirty = false;
+  private readonly syncTimer: NodeJS.Timeout;
+  private compacting: Promise<void> | null = null;
+  /** Bytes in the current journal: where a failed write is cut back to. */
+  private size = 0;
+  /** A failed write could not be cut back: the next append starts a new journal. */
+  private torn = false;
+  private failure: string | null = null;
+  private closed = false;
+  private readonly write: NonNullable<JournalOptions['write']>;
+
+  constructor(private readonly options: JournalOptions) {
+    this.write = options.write ?? writeSync;
+    this.syncTimer = setInterval(() => this.syncSoon(), FSYNC_EVERY_MS);
+    this.syncTimer.unref();
+  }
+
+  private path(name: string): string {
+    return join(this.options.stateDir, name);
+  }
+
+  /** Read the snapshot and replay the journals after it into `apply`. Throws QuotaStateError on bad state. */
+  load(restore: (key: string, window: Window) => void, apply: (kind: QuotaKind, scope: string, at: number) => void): void {
+    this.number = replayQuotaState(this.options.stateDir, this.options.log, restore, apply);
+  }
+
+  /**
+   * Append whole lines in one write; throws when they could not be written, leaving the journal
+   * as it was: a partial write is cut off again, or, when even that fails, the next append goes
+   * to a new journal (replay drops the torn tail). Never are lines of a failed batch counted.
+   */
+  append(text: string, lines: number): void {
+    if (this.torn) this.startAfterTear();
+    const bytes = Buffer.from(text);
+    let written = 0;
+    try {
+      while (written < bytes.length) written += this.write(this.fd, bytes, written, bytes.length - written);
+    } catch (error) {
+      this.failure = `quota journal writes fail: ${(error as Error).message}`;
+      // Whatever part of the batch reached the file (even from a call that then threw) goes.
+      try {
+        ftruncateSync(this.fd, this.size);
+      } catch {
+        this.torn = true;
+      }
+      throw error;
+    }
+    this.size += bytes.length;
+    this.lines += lines;
+    this.dirty = true;
+    this.failure = null;
+  }
+
+  /** Why the journal cannot be written right now (for /readyz), or null. */
+  problem(): string | null {
+    return this.failure;
+  }
+
+  /** A journal whose tail could not be cut back is left as it is; counting goes on in the next. */
+  private startAfterTear(): void {
+    const next = this.number + 1;
+    const fd = openSync(this.path(`${JOURNAL_PREFIX}${next}`), 'a', 0o600);
+    try {
+      closeSync(this.fd);
+    } catch {
+      // the old descriptor may be what failed; the new journal is what matters
+    }
+    this.fd = fd;
+    this.number = next;
+    this.size = 0;
+    this.torn = false;
+  }
+
+  private syncSoon(): void {
+    if (!this.dirty || this.fd < 0) return;
+    this.dirty = false;
+    fdatasync(this.fd, (error) => {
+      if (error) this.options.log(`quota journal fsync failed: ${error.message}`);
+    });
+  }
+
+  /** Start the next journal; the snapshot to write says to replay from it. */
+  private rotate(windows: Record<string, Window>): { next: number; previousFd: number; snapshot: string } {
+    const next = this.number + 1;
+    const fd = openSync(this.path(`${JOURNAL_PREFIX}${next}`), 'a', 0o600);
+    const previousFd = this.fd;
+    this.fd = fd;
+    this.number = next;
+    this.lines = 0;
+    this.size = 0;
+    this.torn = false;
+    const snapshot: SnapshotFile = { format: SNAPSHOT_FORMAT, next_journal: next, windows };
+    return { next, previousFd, snapshot: `${JSON.stringify(snapshot)}\n` };
+  }
+
+  private removeJournalsBefore(next: number): void {
+    for (const name of readdirSync(this.options.stateDir)) {
+      const number = journalNumber(name);
+      if (number !== null && number < next) rmSync(this.path(name), { force: true });
+    }
+  }
+
+  /** Fold everything into a snapshot of `windows` and start a new journal, synchronously (start-up, shutdown). */
+  compact(windows: Record<string, Window>): void {
+    const { next, previousFd, snapshot } = this.rotate(windows);
+    fsyncDir(this.options.stateDir);
+    if (previousFd >= 0) {
+      fsyncSync(previousFd);
+      closeSync(previousFd);
+    }
+    writeFileAtomic(this.path(SNAPSHOT_FILE), snapshot);
+    this.removeJournalsBefore(next);
+  }
+
+  /** The same while serving: nothing but the switch of journal happens on the request path. */
+  compactInBackground(windows: Record<string, Window>): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.compacting ??= this.compactAsync(windows)
+      .catch((error: Error) => this.options.log(`quota compaction failed (counting continues in the journal): ${error.message}`))
+      .finally(() => (this.compacting = null));
+    return this.compacting;
+  }
+
+  private async compactAsync(windows: Record<string, Window>): Promise<void> {
+    const { next, previousFd, snapshot } = this.rotate(windows);
+    await fsyncDirAsync(this.options.stateDir);
+    if (previousFd >= 0) {
+      await fsyncFd(previousFd);
+      await closeFdAsync(previousFd);
+    }
+    // A compaction at shutdown may have moved past `next` meanwhile; its snapshot is newer.
+    const written = await writeFileAtomicAsync(this.path(SNAPSHOT_FILE), snapshot, () => !this.closed && this.number === next);
+    if (written) this.removeJournalsBefore(next);
+  }
+
+  /** Compact one last time and close the journal; for graceful shutdown. */
+  close(windows: Record<string, Window>): void {
+    clearInterval(this.syncTimer);
+    try {
+      this.compact(windows);
+    } catch (error) {
+      this.options.log(`quota compaction failed (counting continues in the journal): ${(error as Error).message}`);
+    }
+    this.closed = true;
+    if (this.fd >= 0) {
+      fsyncSync(this.fd);
+      closeSync(this.fd);
+      this.fd = -1;
+    }
+  }
+}

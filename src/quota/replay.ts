@@ -1,0 +1,155 @@
+/**
+ * Reading the quota counters from the state folder: the snapshot file (`quota.json`) and the
+ * journals after it, replayed line by line. Only reads: the server at start (quota-journal.ts)
+ * and the keys command's usage, beside a running server (key-usage.ts).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { counterKey, WindowCounts, type QuotaKind, type Window } from './window.ts';
+
+export const SNAPSHOT_FILE = 'quota.json';
+export const SNAPSHOT_FORMAT = 1;
+export class QuotaStateError extends Error {}
+
+export interface SnapshotFile {
+  format: number;
+  /** The first journal not yet folded into `windows`. */
+  next_journal: number;
+  windows: Record<string, Window>;
+}
+
+/** The number of a journal file (`quota.journal.12`), or null for any other name (`quota.journal.1e3`). */
+export function journalNumber(name: string): number | null {
+  const match = /^quota\.journal\.([1-9]\d{0,15})$/.exec(name);
+  return match ? Number(match[1]) : null;
+}
+
+/**
+ * Read the snapshot and replay the journals after it; returns the number of the last journal.
+ * Only reads: the server (at start) and the keys command's usage (beside a running server) use it.
+ */
+export function replayQuotaState(
+  stateDir: string,
+  log: (line: string) => void,
+  restore: (key: string, window: Window) => void,
+  apply: (kind: QuotaKind, scope: string, at: number) => void,
+): number {
+  const snapshotPath = join(stateDir, SNAPSHOT_FILE);
+  let snapshot: SnapshotFile = { format: SNAPSHOT_FORMAT, next_journal: 1, windows: {} };
+  const text = readSnapshotText(stateDir);
+  if (text !== null) snapshot = parseSnapshot(snapshotPath, text);
+  for (const [key, window] of Object.entries(snapshot.windows)) restore(key, window);
+
+  const journals = readdirSync(stateDir)
+    .flatMap((name) => {
+      const number = journalNumber(name);
+      return number === null ? [] : [{ name, number }];
+    })
+    .sort((a, b) => a.number - b.number);
+  for (const journal of journals) {
+    if (journal.number < snapshot.next_journal) continue; // already folded into the snapshot
+    replayJournal(join(stateDir, journal.name), log, apply);
+  }
+  return Math.max(snapshot.next_journal - 1, journals.at(-1)?.number ?? 0);
+}
+
+/** The text of quota.json, or null when there is none yet. */
+export function readSnapshotText(stateDir: string): string | null {
+  const path = join(stateDir, SNAPSHOT_FILE);
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new QuotaStateError(`cannot read ${path}: ${(error as Error).message}`);
+    return null;
+  }
+}
+
+function replayJournal(path: string, log: (line: string) => void, apply: (kind: QuotaKind, scope: string, at: number) => void): void {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new QuotaStateError(`cannot read ${path}: ${(error as Error).message}`, { cause: error });
+  }
+  const lines = text.split('\n');
+  const endsClean = text.length === 0 || text.endsWith('\n');
+  lines.forEach((line, i) => {
+    if (line === '') return;
+    const last = i === lines.length - 1 && !endsClean;
+    let entry: unknown;
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      entry = undefined;
+    }
+    if (!isJournalEntry(entry)) {
+      // A crash mid-write, or a write that failed and could not be taken back, can tear only a
+      // journal's final line; that request was never answered with data (its response waits
+      // for the write), so dropping it loses nothing.
+      if (last) {
+        log(`quota journal ${path}: ignored a torn last line (${line.length} bytes) left by a crash`);
+        return;
+      }
+      throw new QuotaStateError(`quota journal ${path} line ${i + 1} is corrupt: ${JSON.stringify(line.slice(0, 80))}`);
+    }
+    apply(entry[0], entry[1], entry[2]);
+  });
+}
+
+function isJournalEntry(value: unknown): value is [QuotaKind, string, number] {
+  return (
+    Array.isArray(value) &&
+    value.length === 3 &&
+    (value[0] === 'data' || value[0] === 'critpt') &&
+    typeof value[1] === 'string' &&
+    Number.isSafeInteger(value[2])
+  );
+}
+
+function parseSnapshot(path: string, text: string): SnapshotFile {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new QuotaStateError(`quota state ${path} is corrupt (not JSON: ${(error as Error).message}); refusing to start rather than reset counters. Restore it from a backup, or delete it to reset every quota.`);
+  }
+  const snapshot = value as SnapshotFile;
+  const windowsOk =
+    snapshot !== null &&
+    typeof snapshot === 'object' &&
+    typeof snapshot.windows === 'object' &&
+    snapshot.windows !== null &&
+    Object.values(snapshot.windows).every((w) => w !== null && typeof w === 'object' && Number.isSafeInteger(w.start) && Number.isSafeInteger(w.count) && w.count >= 0);
+  if (!windowsOk || snapshot.format !== SNAPSHOT_FORMAT || !Number.isSafeInteger(snapshot.next_journal) || snapshot.next_journal < 1) {
+    throw new QuotaStateError(`quota state ${path} is not a format-${SNAPSHOT_FORMAT} quota snapshot; refusing to start rather than reset counters. Restore it from a backup, or delete it to reset every quota.`);
+  }
+  return snapshot;
+}
+
+/** Attempts at a consistent read while the server compacts (it rewrites quota.json, then deletes journals). */
+const READ_ATTEMPTS = 10;
+
+/**
+ * The counters as a running server holds them, read without writing or locking (keys usage and
+ * migrate; by default a torn last line, the server's write under way, is not reported). A
+ * compaction between reading quota.json and the
+ * journals could make the read miss a journal, so the read is repeated until quota.json is the
+ * same before and after it and every journal listed could be read.
+ */
+export function readCounts(stateDir: string, log: (line: string) => void = () => {}): WindowCounts {
+  let lastError: Error | null = null;
+  for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
+    const before = readSnapshotText(stateDir);
+    const counts = new WindowCounts();
+    try {
+      replayQuotaState(stateDir, log, (key, window) => counts.set(key, window), (kind, scope, at) => counts.apply(counterKey(kind, scope), at));
+    } catch (error) {
+      const missing = error instanceof QuotaStateError && (error.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+      if (!missing) throw error;
+      lastError = error as Error;
+      continue;
+    }
+    if (readSnapshotText(stateDir) === before) return counts;
+  }
+  throw new QuotaStateError(`the quota state in ${stateDir} kept changing while it was read (${lastError?.message ?? 'compactions under way'}); try again`);
+}

@@ -1,0 +1,284 @@
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { DEFAULT_BUILD_OPTIONS, runBuild, type BuildOptions } from '../../build/build.ts';
+import { ENCODINGS, MANIFEST_FILE, PACK_FILE, readAllEntries, variantOf, type Manifest } from '../../src/shared/manifest.ts';
+import { ROOT } from '../helpers/process.ts';
+import { FIXTURES } from '../helpers/server.ts';
+
+interface Tree {
+  root: string;
+  data: string;
+  out: string;
+}
+
+function fixtureTree(): Tree {
+  const root = mkdtempSync(join(tmpdir(), 'build-test-'));
+  const data = join(root, 'data');
+  cpSync(join(FIXTURES, 'sample-small'), data, { recursive: true });
+  return { root, data, out: join(root, 'snapshot') };
+}
+
+function build(tree: Tree, options: Partial<BuildOptions> = {}) {
+  return runBuild({ ...DEFAULT_BUILD_OPTIONS, dataDir: tree.data, outDir: tree.out, levels: { gzip: 1, brotli: 1 }, log: () => {}, ...options });
+}
+
+function cli(tree: Tree, ...extra: string[]) {
+  return spawnSync(process.execPath, ['--import', 'tsx', 'build/main.ts', '--data', tree.data, '--out', tree.out, '--gzip-level', '1', '--brotli-level', '1', ...extra], { cwd: ROOT, encoding: 'utf8' });
+}
+
+function readSnapshot(dir: string) {
+  const manifest = JSON.parse(readFileSync(join(dir, MANIFEST_FILE), 'utf8')) as Manifest;
+  const pack = readFileSync(join(dir, PACK_FILE));
+  const all = readAllEntries(dir, manifest);
+  const entries = Object.fromEntries([...all].map(([key, entry]) => [key, entry[0]]));
+  const variant = (key: string, v: number) => variantOf(pack, all.get(key)!, ENCODINGS[v]);
+  const json = (key: string) => JSON.parse(variant(key, 0).toString('utf8'));
+  return { manifest, entries, variant, json };
+}
+
+function editJson(path: string, edit: (value: any) => void): void {
+  const value = JSON.parse(readFileSync(path, 'utf8'));
+  edit(value);
+  writeFileSync(path, JSON.stringify(value, null, 2));
+}
+
+const errors = suite('a broken dataset');
+
+errors('should name file, record and pointer of every problem at once, exit non-zero and leave the snapshot alone', async () => {
+  const tree = fixtureTree();
+  await build(tree);
+  const before = readlinkSync(join(tree.out, 'current'));
+  const packBefore = readFileSync(join(tree.out, before, PACK_FILE));
+  const builds = readdirSync(tree.out).sort();
+  let slugs: string[] = [];
+  editJson(join(tree.data, 'language-models.json'), (models) => {
+    models[1].evaluations.hle = 1.5;
+    models[2].creator_id = '00000000-0000-4000-8000-000000000000';
+    models[4].slug = models[3].slug;
+    slugs = [models[1].slug, models[2].slug, models[3].slug];
+  });
+  editJson(join(tree.data, 'provider-endpoints.json'), (endpoints) => {
+    endpoints[0].price_1m_input_tokens = -1;
+  });
+  const result = cli(tree);
+  assert.is(result.status, 1);
+  const stderr = result.stderr;
+  assert.match(stderr, /current snapshot is unchanged/);
+  assert.ok(stderr.includes(`language-models.json [${slugs[0]}] /1/evaluations/hle: must be <= 1`), stderr);
+  assert.ok(stderr.includes(`language-models.json [${slugs[1]}] /2/creator_id: unknown model creator 00000000-0000-4000-8000-000000000000`), stderr);
+  assert.ok(stderr.includes(`language-models.json [${slugs[2]}] /4/slug: duplicate slug (also at /3)`), stderr);
+  assert.match(stderr, /provider-endpoints\.json \[[0-9a-f-]{36}\] \/0\/price_1m_input_tokens: must be >= 0/);
+  assert.is(readlinkSync(join(tree.out, 'current')), before);
+  assert.equal(readFileSync(join(tree.out, before, PACK_FILE)), packBefore);
+  assert.equal(readdirSync(tree.out).sort(), builds, 'no new or temporary folder remains');
+  rmSync(tree.root, { recursive: true, force: true });
+});
+
+errors('should name the file of malformed JSON and of a missing dataset', async () => {
+  const tree = fixtureTree();
+  writeFileSync(join(tree.data, 'providers.json'), '[{"id": ');
+  rmSync(join(tree.data, 'indices.json'));
+  const result = cli(tree);
+  assert.is(result.status, 1);
+  assert.match(result.stderr, /providers\.json:1:9: not valid JSON: /);
+  assert.match(result.stderr, /indices\.json \/: file is missing/);
+  assert.not.ok(existsSync(join(tree.out, 'current')));
+  rmSync(tree.root, { recursive: true, force: true });
+});
+
+errors('should report a trailing comma once, with line, column and the line, and no knock-on reference errors', () => {
+  const tree = fixtureTree();
+  const path = join(tree.data, 'language-models.json');
+  const lines = readFileSync(path, 'utf8').split('\n');
+  // The closing brace of the third model: a comma after the field before it.
+  const close = lines.map((line, i) => (line === '  },' ? i : -1)).filter((i) => i >= 0)[2];
+  lines[close - 1] += ',';
+  writeFileSync(path, lines.join('\n'));
+  const result = cli(tree);
+  assert.is(result.status, 1);
+  const [head, ...rest] = result.stderr.trimEnd().split('\n');
+  assert.is(head, 'build failed: 1 problem in the datasets; the current snapshot is unchanged');
+  assert.is(rest[0], `  language-models.json:${close + 1}:3: not valid JSON: Expected double-quoted property name`);
+  assert.is(rest[1], `    ${close + 1} |   },`);
+  assert.is(rest[2], `${' '.repeat(String(close + 1).length + 5)}|   ^`);
+  assert.is(rest.length, 3, 'no "unknown language model" from the endpoints');
+  rmSync(tree.root, { recursive: true, force: true });
+});
+
+errors('should not check references into a missing file, and still check the others', () => {
+  const tree = fixtureTree();
+  rmSync(join(tree.data, 'providers.json'));
+  editJson(join(tree.data, 'provider-endpoints.json'), (endpoints) => {
+    endpoints[0].model_id = '00000000-0000-4000-8000-000000000000';
+  });
+  const result = cli(tree);
+  assert.is(result.status, 1);
+  const problems = result.stderr.trimEnd().split('\n').slice(1);
+  assert.equal(problems.map((line) => line.replace(/\[.*\] /, '')), ['  providers.json /: file is missing', '  provider-endpoints.json /0/model_id: unknown language model 00000000-0000-4000-8000-000000000000']);
+  rmSync(tree.root, { recursive: true, force: true });
+});
+
+errors('should reject measurements of an endpoint in another provider\'s file', async () => {
+  const tree = fixtureTree();
+  const files = readdirSync(join(tree.data, 'measurements'));
+  const endpoints = JSON.parse(readFileSync(join(tree.data, 'provider-endpoints.json'), 'utf8'));
+  // Move one file's provider id to another provider: its endpoints no longer belong to it.
+  const { gunzipSync: gunzip, gzipSync } = await import('node:zlib');
+  const path = join(tree.data, 'measurements', files[0]);
+  const file = JSON.parse(gunzip(readFileSync(path)).toString());
+  const other = endpoints.find((e: { provider_id: string }) => e.provider_id !== file.provider_id).provider_id;
+  file.provider_id = other;
+  writeFileSync(path, gzipSync(JSON.stringify(file)));
+  const result = cli(tree);
+  assert.is(result.status, 1);
+  assert.match(result.stderr, new RegExp(`measurements/${files[0]} \\[endpoint [0-9a-f-]{36} \\w+\\] /series/0/endpoint_id: endpoint belongs to provider`));
+  rmSync(tree.root, { recursive: true, force: true });
+});
+
+errors.run();
+
+const determinism = suite('determinism and rebuilds');
+
+determinism('should write byte-identical bodies for the same input', async () => {
+  const tree = fixtureTree();
+  const first = await build(tree);
+  const a = readSnapshot(first.snapshotDir);
+  const second = await build(tree, { force: true });
+  assert.is.not(second.buildId, first.buildId);
+  const b = readSnapshot(second.snapshotDir);
+  // The front door names its build; every other body depends on the input alone.
+  const door = (key: string) => key.startsWith('index');
+  const without = (entries: Record<string, string>) => Object.fromEntries(Object.entries(entries).filter(([key]) => !door(key)));
+  assert.equal(without(b.entries), without(a.entries));
+  for (const key of Object.keys(a.entries).filter((k) => !door(k))) assert.equal(b.variant(key, 0), a.variant(key, 0), key);
+  const doorBodies = new Set(Object.entries(b.entries).filter(([key]) => door(key)).map(([, hash]) => hash)).size;
+  assert.is(second.reused, second.bodies - doorBodies, 'every other compressed body is reused from the previous snapshot');
+  rmSync(tree.root, { recursive: true, force: true });
+});
+
+determinism('should not rebuild unchanged inputs without --force, and rebuild when data changes', async () => {
+  const tree = fixtureTree();
+  await build(tree);
+  const unchanged = cli(tree);
+  assert.is(unchanged.status, 0);
+  assert.match(unchanged.stdout, /is up to date/);
+  editJson(join(tree.data, 'providers.json'), (providers) => (providers[0].name = 'Renamed Cloud'));
+  const changed = cli(tree);
+  assert.match(changed.stdout, /built snapshot/);
+  rmSync(tree.root, { recursive: true, force: true });
+});
+
+determinism('should switch current to the new build and keep only the previous one, or --keep N', async () => {
+  const tree = fixtureTree();
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++) ids.push((await build(tree, { force: true })).buildId);
+  assert.is(readlinkSync(join(tree.out, 'current')), ids[2]);
+  assert.equal(readdirSync(tree.out).filter((n) => n !== 'current').sort(), ids.slice(1).sort());
+  ids.push((await build(tree, { force: true, keep: 2 })).buildId);
+  assert.equal(readdirSync(tree.out).filter((n) => n !== 'current').sort(), ids.slice(1).sort(), '--keep 2 keeps two before the current one');
+  const kept = cli(tree, '--force', '--keep', '0');
+  assert.is(kept.status, 0, kept.stderr);
+  assert.equal(readdirSync(tree.out).filter((n) => n !== 'current'), [readlinkSync(join(tree.out, 'current'))], '--keep 0 keeps the current build only');
+  rmSync(tree.root, { recursive: true, force: true });
+});
+
+determinism('should switch back to a kept build of identical inputs instead of writing a copy', async () => {
+  const tree = fixtureTree();
+  const path = join(tree.data, 'providers.json');
+  const original = readFileSync(path);
+  const first = await build(tree);
+  editJson(path, (providers) => (providers[0].name = 'Renamed Cloud'));
+  const changed = await build(tree);
+  assert.ok(changed.built);
+  writeFileSync(path, original);
+  const lines: string[] = [];
+  const back = await build(tree, { log: (line) => lines.push(line) });
+  assert.not.ok(back.built, 'nothing written');
+  assert.is(back.buildId, first.buildId);
+  assert.is(readlinkSync(join(tree.out, 'current')), first.buildId);
+  assert.match(lines.join('\n'), new RegExp(`switched to snapshot ${first.buildId}, already built from these inputs`));
+  assert.equal(readdirSync(tree.out).filter((n) => n !== 'current').sort(), [first.buildId, changed.buildId].sort(), 'two folders for three builds');
+  rmSync(tree.root, { recursive: true, force: true });
+});
+
+determinism.run();
+
+const bodies = suite('the bodies written');
+let tree: Tree;
+let snap: ReturnType<typeof readSnapshot>;
+bodies.before(async () => {
+  tree = fixtureTree();
+  snap = readSnapshot((await build(tree, { pageSize: 3 })).snapshotDir);
+});
+bodies.after(() => rmSync(tree.root, { recursive: true, force: true }));
+
+function walkKeys(value: unknown, into = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) value.forEach((v) => walkKeys(v, into));
+  else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) into.add(k) && walkKeys(v, into);
+  return into;
+}
+
+bodies('should decode gzip and br variants to the identity body', () => {
+  for (const key of Object.keys(snap.entries).filter((_, i) => i % 7 === 0)) {
+    assert.equal(gunzipSync(snap.variant(key, 1)), snap.variant(key, 0), key);
+    assert.equal(brotliDecompressSync(snap.variant(key, 2)), snap.variant(key, 0), key);
+  }
+});
+
+bodies('should keep every Pro-only and detail-only key out of Free bodies', () => {
+  const forbidden = ['reasoning_model', 'platform_intelligence_index_token_counts', 'context_window_tokens', 'parameters', 'modalities', 'licensing', 'weights_hub_url', 'router_api_id', 'price_1m_blended_3_to_1', 'price_1m_blended_7_to_2_to_1', 'country', 'hle', 'gpqa_diamond', 'input_cost', 'evaluation_token_counts', 'platform_omniscience_breakdown', 'platform_openness_index_breakdown', 'providers'];
+  const freeKeys = Object.keys(snap.entries).filter((k) => k.startsWith('language.models.free '));
+  assert.ok(freeKeys.length > 0);
+  for (const key of freeKeys) {
+    const keys = walkKeys(snap.json(key));
+    for (const f of forbidden) assert.not.ok(keys.has(f), `${key} has ${f}`);
+    for (const k of keys) assert.not.ok(/^(percentile|quartile)_/.test(k), `${key} has ${k}`);
+  }
+});
+
+bodies('should put every model on exactly one page, in the documented order', () => {
+  const models = JSON.parse(readFileSync(join(tree.data, 'language-models.json'), 'utf8')) as { id: string }[];
+  for (const [prefix, tier] of [['language.models.free', 'free'], ['language.models', 'pro']]) {
+    const items: { id: string; name: string; evaluations: { platform_intelligence_index: number | null } }[] = [];
+    let page = 1;
+    for (;;) {
+      const key = prefix === 'language.models' ? `${prefix} ${tier} prompt_type=long page=${page}` : `${prefix} ${tier} page=${page}`;
+      if (!snap.entries[key]) break;
+      const body = snap.json(key);
+      assert.equal(body.pagination, { page, page_size: 3, total_pages: Math.ceil(models.length / 3), has_more: page < Math.ceil(models.length / 3) });
+      items.push(...body.data);
+      page++;
+    }
+    assert.equal(items.map((m) => m.id).sort(), models.map((m) => m.id).sort(), 'every model exactly once');
+    for (let i = 1; i < items.length; i++) {
+      const [a, b] = [items[i - 1], items[i]];
+      const [x, y] = [a.evaluations.platform_intelligence_index, b.evaluations.platform_intelligence_index];
+      const ordered = x !== null && y !== null ? x > y || (x === y && (a.name < b.name || (a.name === b.name && a.id < b.id))) : y === null ? x !== null || a.name < b.name || (a.name === b.name && a.id < b.id) : false;
+      assert.ok(ordered, `${a.name} (${x}) before ${b.name} (${y})`);
+    }
+    assert.ok(items.some((m) => m.evaluations.platform_intelligence_index === null), 'the fixture has unevaluated models, so nulls-last is exercised');
+  }
+});
+
+bodies('should fill the empty-page template into a valid past-the-end page', () => {
+  const { before, after } = snap.manifest.empty_pages['language.models pro prompt_type=long page=*'];
+  const body = JSON.parse(`${before}99${after}`);
+  assert.equal(body.data, []);
+  assert.is(body.pagination.page, 99);
+  assert.is(body.pagination.has_more, false);
+});
+
+bodies('should change performance and not prices with the prompt type', () => {
+  const slug = JSON.parse(readFileSync(join(tree.data, 'language-models.json'), 'utf8'))[0].slug;
+  const long = snap.json(`language.model commercial prompt_type=long slug=${slug}`).data;
+  const wide = snap.json(`language.model commercial prompt_type=100k slug=${slug}`).data;
+  assert.equal(wide.pricing, long.pricing);
+  assert.equal(wide.providers.map((p: { pricing: unknown }) => p.pricing), long.providers.map((p: { pricing: unknown }) => p.pricing));
+});
+
+bodies.run();

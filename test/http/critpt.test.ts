@@ -1,0 +1,450 @@
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { connect, type AddressInfo } from 'node:net';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { request, type Reply } from '../helpers/http.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+/** The upstream grader, played by the test: it grades nothing and answers as told. */
+class StubGrader {
+  mode = 'ok';
+  /** What the `lying` mode answers. */
+  lie: Record<string, unknown> = {};
+  received: { query: string; body: string }[] = [];
+  inFlight = 0;
+  maxInFlight = 0;
+  aborted = 0;
+  private held: ServerResponse[] = [];
+  private server!: Server;
+  url = '';
+
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => this.answer(req, res));
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/grade`;
+  }
+
+  releaseHeld(): void {
+    for (const res of this.held.splice(0)) this.verdict(res, 0);
+  }
+
+  private verdict(res: ServerResponse, judgeErrors: number): void {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ accuracy: 0.42, timeout_rate: 0.01, server_timeout_count: 1, judge_error_count: judgeErrors }));
+  }
+
+  private async answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    this.received.push({ query: req.url!.split('?')[1] ?? '', body });
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    res.on('close', () => {
+      this.inFlight--;
+      if (!res.writableFinished) this.aborted++;
+    });
+    const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    switch (this.mode) {
+      case 'ok':
+        return this.verdict(res, 0);
+      case 'overlap':
+        await wait(150);
+        return this.verdict(res, 0);
+      case 'judge':
+        return this.verdict(res, 2);
+      case 'one-judge-error':
+        return this.verdict(res, 1);
+      case 'slow':
+        await wait(3000);
+        return this.verdict(res, 0);
+      case 'invalid':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return void res.end('<html>oops</html>');
+      case 'missing':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return void res.end(JSON.stringify({ accuracy: 1, timeout_rate: 0 }));
+      case 'reset':
+        return void req.socket.destroy();
+      case 'refuse':
+        res.writeHead(422, { 'content-type': 'application/json' });
+        return void res.end(JSON.stringify({ error: 'batch_metadata.run_id is required by the grader' }));
+      case 'hold':
+        return void this.held.push(res);
+      case 'broken-stream':
+        res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+        res.write(`${JSON.stringify({ type: 'progress', graded: 10, total: 70 })}\n`);
+        await wait(50);
+        return void req.socket.destroy();
+      case 'lying':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return void res.end(JSON.stringify(this.lie));
+      case 'error-then-result':
+        res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+        res.write(`${JSON.stringify({ type: 'error', error: 'judge pool down' })}\n`);
+        return void res.end(`${JSON.stringify({ type: 'result', result: { accuracy: 0.9, timeout_rate: 0, server_timeout_count: 0, judge_error_count: 0 } })}\n`);
+      case 'stream':
+      case 'stream-error':
+        res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+        res.write(`${JSON.stringify({ type: 'progress', graded: 35, total: 70 })}\n`);
+        await wait(300);
+        res.write(`${JSON.stringify({ type: 'progress', graded: 70, total: 70 })}\n`);
+        res.end(this.mode === 'stream' ? `${JSON.stringify({ type: 'result', result: { accuracy: 0.5, timeout_rate: 0, server_timeout_count: 0, judge_error_count: 0 } })}\n` : `${JSON.stringify({ type: 'error', error: 'grader crashed' })}\n`);
+    }
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((r) => this.server.close(() => r()));
+  }
+}
+
+const PROBLEMS = Array.from({ length: 70 }, (_, i) => `Challenge_${i + 1}_main`);
+
+function batch(ids: string[] = PROBLEMS, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    submissions: ids.map((problem_id) => ({ problem_id, generated_code: 'def answer():\n    return 42\n', model: 'aster-3', generation_config: { temperature: 0 }, messages: [{ role: 'user', content: 'solve' }] })),
+    batch_metadata: { run_id: 'r1' },
+    ...extra,
+  });
+}
+
+let t: TestServer;
+const grader = new StubGrader();
+
+function post(body: string, key = t.keys.commercial, query = '', headers: Record<string, string> = {}): Promise<Reply> {
+  return request(t.url, `/api/v2/critpt/evaluate${query}`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-api-key': key, ...headers } });
+}
+
+const remaining = (reply: Reply) => Number(reply.headers['x-ratelimit-remaining']);
+
+async function setup(): Promise<void> {
+  if (t) return;
+  await grader.start();
+  t = await startTestServer({
+    server: { metrics: true, quiet: false, critptUpstream: grader.url, critptTimeoutSeconds: 1, critptMaxBodyBytes: 256 * 1024, limits: { free: 100, pro: 500, commercialDefault: 10_000, critpt: 10 } },
+    keys: {
+      commercial: { tier: 'commercial', org: 'lab', user: 'ada', critpt: true },
+      free: { tier: 'free', org: 'lab', user: 'bob', critpt: true },
+      unapproved: { tier: 'pro', org: 'lab', user: 'cy' },
+      burst: { tier: 'pro', org: 'lab', user: 'burst', critpt: true },
+      leaver: { tier: 'pro', org: 'lab', user: 'leaver', critpt: true },
+      // One user holding three keys, one of them with an org-wide data quota.
+      twinA: { tier: 'pro', org: 'lab', user: 'twin', critpt: true },
+      twinB: { tier: 'free', org: 'lab', user: 'twin', critpt: true },
+      twinOrg: { tier: 'pro', org: 'lab', user: 'twin', scope: 'org', critpt: true },
+      judged: { tier: 'pro', org: 'lab', user: 'judged', critpt: true },
+      streamer: { tier: 'pro', org: 'lab', user: 'streamer', critpt: true },
+    },
+  });
+}
+
+const grading = suite('grading through the upstream grader');
+grading.before(setup);
+
+grading('should forward the batch and query, return the verdict and count it', async () => {
+  grader.mode = 'ok';
+  const reply = await post(batch(), t.keys.commercial, '?stream_progress=false');
+  assert.is(reply.status, 200);
+  assert.equal(reply.json(), { accuracy: 0.42, timeout_rate: 0.01, server_timeout_count: 1, judge_error_count: 0 });
+  assert.is(grader.received.at(-1)!.body, batch());
+  assert.is(grader.received.at(-1)!.query, 'stream_progress=false');
+  assert.is(reply.headers['x-ratelimit-limit'], '10');
+  assert.is(remaining(reply), 9);
+  assert.match(String(reply.headers['x-ratelimit-reset']), /^\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/);
+});
+
+grading('should grade for any tier of an approved account', async () => {
+  grader.mode = 'ok';
+  assert.is((await post(batch(), t.keys.free)).status, 200);
+});
+
+grading('should answer 502 and refund for a non-JSON verdict, a missing field or a reset connection', async () => {
+  for (const mode of ['invalid', 'missing', 'reset']) {
+    grader.mode = mode;
+    const reply = await post(batch());
+    assert.is(reply.status, 502, mode);
+    assert.match(reply.json().error, /evaluation system/i);
+    assert.is(remaining(reply), 9, `${mode} is refunded`);
+  }
+});
+
+grading('should answer 504 after the grading timeout and refund', async () => {
+  grader.mode = 'slow';
+  const reply = await post(batch());
+  assert.is(reply.status, 504);
+  assert.match(reply.json().error, /timed out after 1 s/);
+  assert.is(remaining(reply), 9);
+});
+
+grading('should return a verdict with judge errors without counting it', async () => {
+  grader.mode = 'judge';
+  const reply = await post(batch());
+  assert.is(reply.status, 200);
+  assert.is(reply.json().judge_error_count, 2);
+  assert.is(remaining(reply), 9);
+});
+
+grading('should not count a verdict with a single judge error', async () => {
+  grader.mode = 'one-judge-error';
+  const reply = await post(batch(), t.keys.judged);
+  assert.is(reply.status, 200);
+  assert.is(reply.json().judge_error_count, 1);
+  assert.is(remaining(reply), 10);
+});
+
+grading('should count gradings per user, across all of that user\'s keys whatever their data scope', async () => {
+  grader.mode = 'ok';
+  const keys = [t.keys.twinA, t.keys.twinB, t.keys.twinOrg];
+  for (let i = 0; i < 10; i++) {
+    const reply = await post(batch(), keys[i % 3]);
+    assert.is(reply.status, 200);
+    assert.is(remaining(reply), 9 - i);
+  }
+  for (const key of keys) assert.is((await post(batch(), key)).status, 429);
+  assert.is(remaining(await post(batch(), t.keys.judged)), 9, 'another user of the same org has a counter of its own');
+});
+
+grading('should pass on a 4xx of the grader and refund', async () => {
+  grader.mode = 'refuse';
+  const reply = await post(batch());
+  assert.is(reply.status, 422);
+  assert.is(reply.json().error, 'batch_metadata.run_id is required by the grader');
+  assert.is(remaining(reply), 9);
+});
+
+grading('should stream NDJSON progress as it arrives and count on the final result', async () => {
+  grader.mode = 'stream';
+  const arrivals: number[] = [];
+  const started = Date.now();
+  const lines = await new Promise<string[]>((resolve, reject) => {
+    const req = httpRequest(`${t.url}/api/v2/critpt/evaluate?stream_progress=true`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.keys.commercial } }, (res) => {
+      assert.is(res.statusCode, 200);
+      assert.match(String(res.headers['content-type']), /ndjson/);
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        arrivals.push(Date.now() - started);
+        text += chunk;
+      });
+      res.on('end', () => resolve(text.trim().split('\n')));
+    });
+    req.on('error', reject);
+    req.end(batch());
+  });
+  assert.is(lines.length, 3);
+  assert.is(JSON.parse(lines[2]).type, 'result');
+  assert.ok(arrivals[0] < 250, `the first event arrived at ${arrivals[0]} ms, before the grader finished`);
+  grader.mode = 'ok';
+  assert.is(remaining(await post(batch())), 7, 'the streamed grading counted, and so did this one');
+});
+
+grading('should refund a stream that ends in an error event', async () => {
+  grader.mode = 'stream-error';
+  const reply = await post(batch(), t.keys.commercial, '?stream_progress=true');
+  assert.match(reply.text, /"type":"error"/);
+  grader.mode = 'ok';
+  assert.is(remaining(await post(batch())), 6);
+});
+
+grading('should answer 502 and count nothing for a verdict out of range, however well formed', async () => {
+  grader.mode = 'ok';
+  const before = remaining(await post(batch(), t.keys.judged));
+  grader.mode = 'lying';
+  const lies = [
+    { accuracy: 0.5, timeout_rate: 0, server_timeout_count: 0, judge_error_count: -1 },
+    { accuracy: 1.5, timeout_rate: 0, server_timeout_count: 0, judge_error_count: 0 },
+    { accuracy: 0.5, timeout_rate: -0.1, server_timeout_count: 0, judge_error_count: 0 },
+    { accuracy: 0.5, timeout_rate: 0, server_timeout_count: 2.5, judge_error_count: 0 },
+    { accuracy: '0.5', timeout_rate: 0, server_timeout_count: 0, judge_error_count: 0 },
+  ];
+  for (const lie of lies) {
+    grader.lie = lie;
+    const reply = await post(batch(), t.keys.judged);
+    assert.is(reply.status, 502, JSON.stringify(lie));
+    assert.match(reply.json().error, /^Invalid response from the evaluation system/);
+  }
+  grader.mode = 'ok';
+  assert.is(remaining(await post(batch(), t.keys.judged)), before - 1, 'none of the lies counted');
+});
+
+grading('should count nothing in a stream after an error event, even a result', async () => {
+  grader.mode = 'ok';
+  const before = remaining(await post(batch(), t.keys.streamer));
+  grader.mode = 'error-then-result';
+  const reply = await post(batch(), t.keys.streamer, '?stream_progress=true');
+  assert.is(reply.status, 200);
+  assert.match(reply.text, /"type":"error"/);
+  grader.mode = 'ok';
+  assert.is(remaining(await post(batch(), t.keys.streamer)), before - 1);
+});
+
+grading('should end a broken grader stream with an error event, count it as a stream error, and log no server error', async () => {
+  grader.mode = 'broken-stream';
+  const before = t.errors.length;
+  const reply = await post(batch(), t.keys.streamer, '?stream_progress=true');
+  assert.is(reply.status, 200);
+  assert.match(reply.text, /"type":"progress"/);
+  assert.match(reply.text, /"type":"error","error":"The evaluation system stream broke/);
+  assert.equal(t.errors.slice(before), [], 'an upstream failure is no server error');
+  const metrics = (await request(t.url, '/metrics')).text;
+  assert.match(metrics, /bda_critpt_gradings_total\{outcome="stream_error"\} [1-9]/);
+  grader.mode = 'ok';
+});
+
+grading('should log a client that hangs up mid-body as 499, with no stack trace', async () => {
+  const before = t.errors.length;
+  const from = t.accessLog.length;
+  const { port } = new URL(t.url);
+  await new Promise<void>((resolve) => {
+    const socket = connect(Number(port), '127.0.0.1', () => {
+      socket.write(`POST /api/v2/critpt/evaluate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\nx-api-key: ${t.keys.commercial}\r\n\r\n{"submissions":[`);
+      setTimeout(() => socket.destroy(), 100);
+    });
+    socket.on('close', () => resolve());
+  });
+  await new Promise((r) => setTimeout(r, 100));
+  const line = t.accessLog.slice(from).find((l) => l.route === 'critpt.evaluate');
+  assert.is(line?.status, 499);
+  assert.equal(t.errors.slice(before), []);
+});
+
+grading.run();
+
+const hostile = suite('hostile bodies');
+
+hostile('should refuse 16 MB of nesting or millions of values at once, answering /healthz meanwhile', async () => {
+  const big = await startTestServer({ server: { critptUpstream: grader.url }, keys: { approved: { tier: 'pro', org: 'lab', user: 'big', critpt: true } } });
+  try {
+    const nested = Buffer.from(`{"submissions":${'['.repeat(7_999_990)}${']'.repeat(7_999_990)},"batch_metadata":{}}`);
+    const flat = Buffer.from(`{"submissions":[],"batch_metadata":{"a":[${Array(5_000_000).fill('{}').join(',')}]}}`);
+    for (const [body, pattern] of [
+      [nested, /nested deeper than 64 levels/],
+      [flat, /more than 250000 values/],
+    ] as const) {
+      let done = false;
+      const latencies: number[] = [];
+      const probe = (async () => {
+        while (!done) {
+          const started = performance.now();
+          await request(big.url, '/healthz');
+          latencies.push(performance.now() - started);
+          await new Promise((r) => setTimeout(r, 5));
+        }
+      })();
+      const reply = await request(big.url, '/api/v2/critpt/evaluate', { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-api-key': big.keys.approved } });
+      done = true;
+      await probe;
+      assert.is(reply.status, 400);
+      assert.match(reply.json().error, pattern);
+      assert.ok(Math.max(...latencies) < 100, `/healthz answered within ${Math.max(...latencies).toFixed(1)} ms at worst`);
+    }
+  } finally {
+    await big.close();
+  }
+});
+
+hostile.before(setup);
+hostile.run();
+
+const checks = suite('what is refused before forwarding');
+checks.before(setup);
+
+checks('should refuse an unapproved account with 403 saying how approval is requested', async () => {
+  const reply = await post(batch(), t.keys.unapproved);
+  assert.is(reply.status, 403);
+  assert.match(reply.json().error, /Request approval by e-mail .* institutional address/);
+});
+
+checks('should answer 415, 413 and 400 naming the problem', async () => {
+  assert.is((await post(batch(), t.keys.commercial, '', { 'content-type': 'text/plain' })).status, 415);
+  const huge = batch(PROBLEMS, { batch_metadata: { padding: 'x'.repeat(300 * 1024) } });
+  assert.is((await post(huge)).status, 413);
+  assert.is((await post('{"submissions": [')).status, 400);
+  const missing = await post(batch(PROBLEMS.slice(1)));
+  assert.match(missing.json().error, /missing 1 of 70 problems: Challenge_1_main/);
+  const twice = await post(batch([...PROBLEMS, 'Challenge_3_main']));
+  assert.match(twice.json().error, /duplicated problem ids: Challenge_3_main/);
+  const unknown = await post(batch([...PROBLEMS, 'Challenge_99_main']));
+  assert.match(unknown.json().error, /unknown problem ids: Challenge_99_main/);
+  const shape = await post(JSON.stringify({ submissions: [{ problem_id: 'Challenge_1_main', model: 'x', generation_config: {} }], batch_metadata: {} }));
+  assert.is(shape.json().error, 'Invalid request body: /submissions/0/generated_code is required');
+});
+
+checks('should let exactly one of ten parallel posts take the last slot', async () => {
+  grader.mode = 'ok';
+  for (let i = 0; i < 9; i++) assert.is((await post(batch(), t.keys.burst)).status, 200);
+  grader.mode = 'overlap';
+  const replies = await Promise.all(Array.from({ length: 10 }, () => post(batch(), t.keys.burst)));
+  assert.is(replies.filter((r) => r.status === 200).length, 1);
+  const refused = replies.filter((r) => r.status === 429);
+  assert.is(refused.length, 9);
+  const body = refused[0].json();
+  assert.equal(Object.keys(body), ['error', 'limit', 'remaining', 'reset', 'retryAfter']);
+  assert.is(body.limit, 10);
+  assert.is(body.remaining, 0);
+  assert.is(Number(refused[0].headers['retry-after']), body.retryAfter);
+});
+
+checks('should cancel the upstream request and free the slot when the client goes away', async () => {
+  grader.mode = 'hold';
+  const before = grader.aborted;
+  const req = httpRequest(`${t.url}/api/v2/critpt/evaluate`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.keys.leaver } });
+  req.on('error', () => {});
+  req.end(batch());
+  while (grader.inFlight === 0) await new Promise((r) => setTimeout(r, 10));
+  req.destroy();
+  const deadline = Date.now() + 3000;
+  while (grader.aborted === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  assert.is(grader.aborted, before + 1, 'the upstream request was cancelled');
+  grader.mode = 'ok';
+  assert.is(remaining(await post(batch(), t.keys.leaver)), 9, 'the cancelled grading did not count');
+});
+
+checks('should run a bounded number of gradings at once, the rest waiting in order', async () => {
+  grader.mode = 'hold';
+  grader.maxInFlight = 0;
+  const replies = Promise.all(Array.from({ length: 4 }, () => post(batch(), t.keys.free)));
+  await new Promise((r) => setTimeout(r, 300));
+  assert.is(grader.inFlight, 2, 'two at once (the default)');
+  while (grader.received.length < 1000 && grader.inFlight > 0) {
+    grader.releaseHeld();
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.ok((await replies).every((r) => r.status === 200));
+  assert.is(grader.maxInFlight, 2);
+});
+
+checks('should check the batch without a grader: 400, 413 and 415 as usual, 503 only for a valid batch', async () => {
+  const bare = await startTestServer({ keys: { commercial: { tier: 'commercial', org: 'x', critpt: true } }, server: { critptMaxBodyBytes: 64 * 1024 } });
+  const send = (body: string, type = 'application/json') =>
+    request(bare.url, '/api/v2/critpt/evaluate', { method: 'POST', body, headers: { 'content-type': type, 'x-api-key': bare.keys.commercial } });
+  try {
+    const valid = await send(batch());
+    assert.is(valid.status, 503);
+    assert.match(valid.json().error, /--critpt-upstream URL\); the batch is valid/);
+    assert.is((await send(batch(PROBLEMS.slice(1)))).status, 400, 'a problem missing');
+    assert.is((await send('{"submissions": [')).status, 400, 'not JSON');
+    assert.is((await send(batch(), 'text/plain')).status, 415);
+    assert.is((await send(batch(PROBLEMS, { pad: 'x'.repeat(70 * 1024) }))).status, 413);
+    const shipped = await send(readFileSync(new URL('../../examples/critpt-batch.json', import.meta.url), 'utf8'));
+    assert.is(shipped.status, 503, `the shipped example batch is valid: ${shipped.text}`);
+  } finally {
+    await bare.close();
+  }
+});
+
+checks('should list the problem ids a batch must hold to any key, counted like a data route', async () => {
+  const first = await request(t.url, '/api/v2/critpt/problems', { headers: { 'x-api-key': t.keys.free } });
+  assert.is(first.status, 200);
+  assert.equal(first.json(), { tier: 'free', data: PROBLEMS });
+  const second = await request(t.url, '/api/v2/critpt/problems', { headers: { 'x-api-key': t.keys.free } });
+  assert.is(remaining(second), remaining(first) - 1, 'counted on the data quota');
+  assert.is((await request(t.url, '/api/v2/critpt/problems')).status, 401);
+});
+
+checks.after(async () => {
+  await t.close();
+  await grader.close();
+});
+checks.run();

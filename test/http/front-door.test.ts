@@ -1,0 +1,73 @@
+/** The front door and the 404s that point to a route, over real HTTP. */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { request } from '../helpers/http.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+let t: TestServer;
+const door = suite('the front door');
+
+door.before(async () => {
+  t = await startTestServer();
+});
+door.after(() => t.close());
+
+door('should answer / and /api/v2 with a JSON index naming the snapshot and linking every route, without a key', async () => {
+  for (const path of ['/', '/api/v2']) {
+    const reply = await request(t.url, path);
+    assert.is(reply.status, 200, path);
+    assert.match(String(reply.headers['content-type']), /^application\/json/);
+    const index = reply.json();
+    assert.is(index.service, 'Benchmark Data API');
+    assert.is(index.snapshot.build_id, t.running.snapshots.current.buildId);
+    assert.is(index.snapshot.data_as_of, t.running.snapshots.current.manifest.as_of);
+    assert.equal(index.links, { openapi: '/api/v2/openapi.json', healthz: '/healthz', readyz: '/readyz' });
+    const paths = index.routes.map((r: { path: string }) => r.path);
+    assert.ok(paths.includes('/api/v2/language/models/{slug}/performance') && paths.includes('/api/v2/critpt/problems') && paths.includes('/healthz'));
+    const detail = index.routes.find((r: { path: string }) => r.path === '/api/v2/language/models/{slug}');
+    assert.match(detail.example, /^curl -s -H "x-api-key: \$KEY" "\$BASE\/api\/v2\/language\/models\/[a-z0-9-]+"$/);
+    assert.is(reply.headers['x-ratelimit-limit'], undefined, 'never counted');
+  }
+});
+
+door('should answer a browser with a plain HTML page with a curl example per route', async () => {
+  const reply = await request(t.url, '/', { headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } });
+  assert.is(reply.status, 200);
+  assert.match(String(reply.headers['content-type']), /^text\/html; charset=utf-8/);
+  assert.match(String(reply.headers.vary), /Accept/);
+  assert.match(reply.text, /^<!doctype html>/);
+  assert.ok(reply.text.includes(t.running.snapshots.current.buildId));
+  assert.ok(reply.text.includes('<a href="/api/v2/openapi.json">'));
+  assert.is((reply.text.match(/<pre>curl /g) ?? []).length, (await request(t.url, '/api/v2')).json().routes.length);
+  assert.not.match(reply.text, /<script/);
+  assert.match((await request(t.url, '/api/v2?format=json', { headers: { accept: 'text/html' } })).text, /^\{/);
+  assert.match((await request(t.url, '/api/v2?format=html')).text, /^<!doctype html>/);
+  assert.is((await request(t.url, '/?format=xml')).status, 400);
+});
+
+door.run();
+
+const nearest = suite('a 404 under /api/v2');
+
+nearest.before(async () => {
+  t = await startTestServer();
+});
+nearest.after(() => t.close());
+
+nearest('should name the route meant by a trailing slash, the wrong case or an arena name off by a letter', async () => {
+  const cases = {
+    '/api/v2/language/models/': '/api/v2/language/models',
+    '/api/v2/Language/Models/free': '/api/v2/language/models/free',
+    '/api/v2/media/text-to-imag/models': '/api/v2/media/text-to-image/models',
+    '/api/v2/language/providers/capstan-serve/measurement': '/api/v2/language/providers/capstan-serve/measurements',
+  };
+  for (const [path, meant] of Object.entries(cases)) {
+    const reply = await request(t.url, path, { headers: { 'x-api-key': t.keys.pro } });
+    assert.is(reply.status, 404, path);
+    assert.equal(reply.json(), { error: `Not found: ${path}; did you mean ${meant}?`, details: { path, nearest: meant } });
+  }
+  const far = await request(t.url, '/api/v2/something/else');
+  assert.equal(far.json(), { error: 'Not found: /api/v2/something/else', details: { path: '/api/v2/something/else' } });
+});
+
+nearest.run();

@@ -1,0 +1,54 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { run as keysCommand } from '../../scripts/keys.ts';
+import { get } from '../helpers/http.ts';
+import { spawnServer } from '../helpers/process.ts';
+
+const start = suite('npm start: the embedded default');
+
+start('should build the sample, print one demo key per tier once with the real address and state folder, serve them, and warn once none is usable', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'start-'));
+  const args = ['--port', '0', '--snapshot', join(root, 'snapshot'), '--state', join(root, 'state')];
+  const entry = ['--import', 'tsx', 'scripts/start.ts'];
+  try {
+    const first = await spawnServer(args, entry, 150_000);
+    const keys = Object.fromEntries([...first.output().matchAll(/^ {2}(free|pro|commercial) +(bdk_\S+)$/gm)].map((m) => [m[1], m[2]]));
+    assert.equal(Object.keys(keys).sort(), ['commercial', 'free', 'pro']);
+    assert.ok(first.output().includes(`curl -s -H "x-api-key: ${keys.pro}" "${first.url}/api/v2/language/models?page=1"`), 'the Try line names the port really listened on');
+    assert.ok(first.output().includes(`Manage keys with: npm run -s keys -- list --state ${join(root, 'state')}\n`), 'the hint names the state folder');
+    assert.ok(first.output().trimEnd().endsWith(`listening on ${first.url}`), 'the listening line comes last');
+    assert.match(first.output(), /build: built snapshot/);
+    assert.is((await get(first.url, '/api/v2/language/models/free', keys.free)).status, 200);
+    assert.is((await get(first.url, '/api/v2/language/models', keys.pro)).status, 200);
+    const providers = (await get(first.url, '/api/v2/language/providers', keys.commercial)).json().data;
+    const measurements = await get(first.url, `/api/v2/language/providers/${providers[0].slug}/measurements`, keys.commercial);
+    assert.is(measurements.status, 200, 'the demo Commercial key holds every provider grant');
+    first.child.kill('SIGINT');
+    assert.is(await first.exited, 0);
+
+    const second = await spawnServer(args, entry, 60_000);
+    assert.not.match(second.output(), /bdk_/, 'keys are shown once, on the first start only');
+    assert.match(second.output(), /is up to date/);
+    assert.is((await get(second.url, '/api/v2/language/models/free', keys.free)).status, 200);
+    assert.not.match(second.output(), /no usable key/);
+    second.child.kill('SIGTERM');
+    assert.is(await second.exited, 0);
+
+    const quiet = { out: () => {}, err: () => {} };
+    for (const id of JSON.parse(readFileSync(join(root, 'state', 'keys.json'), 'utf8')).keys.map((k: { id: string }) => k.id)) {
+      assert.is(keysCommand(['revoke', id, '--state', join(root, 'state')], quiet), 0);
+    }
+    const third = await spawnServer(args, entry, 60_000);
+    assert.match(third.output(), new RegExp(`warning: the key store in ${join(root, 'state')} holds no usable key \\(all 3 are revoked\\)`));
+    assert.ok(third.output().includes(`Make one with: npm run -s keys -- create --tier pro --org ORG --user USER --state ${join(root, 'state')}`));
+    third.child.kill('SIGTERM');
+    assert.is(await third.exited, 0, third.output());
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+start.run();

@@ -1,0 +1,120 @@
+/**
+ * The Redis client against a real redis-server: pipelining, scripts, errors that name their
+ * command, failing fast while Redis is away, deadlines, and coming back by itself.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { LuaScript, RedisClient, RedisCommandError, RedisUnavailable } from '../../src/redis/client.ts';
+import { REDIS_INSTALLED, skipWithoutRedis, startRedis, type RedisServer } from '../helpers/redis.ts';
+
+const client = suite('RedisClient on a real redis-server');
+let redis: RedisServer;
+const open: RedisClient[] = [];
+
+function connect(db = 0, options: { commandTimeoutMs?: number } = {}): RedisClient {
+  const c = new RedisClient({ address: { ...redis.address, db }, backoffMs: { first: 20, max: 100 }, ...options });
+  open.push(c);
+  return c;
+}
+
+async function until(check: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
+  const deadline = performance.now() + ms;
+  while (!(await check())) {
+    if (performance.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const NAMES = [
+  'should pipeline a thousand commands and match every reply to its command',
+  'should name the command that failed in Redis\'s error',
+  'should run a script by SHA, sending it whole only when Redis does not know it',
+  'should keep databases apart (SELECT on connect)',
+  'should refuse at once while Redis is away, say why, and reconnect by itself',
+  'should fail a command that gets no reply in time, and recover when Redis answers again',
+];
+
+if (!REDIS_INSTALLED) skipWithoutRedis(client, NAMES);
+else {
+  client.before(async () => {
+    redis = await startRedis();
+  });
+  client.after(async () => {
+    for (const c of open) c.close();
+    await redis.close();
+  });
+
+  client(NAMES[0], async () => {
+    const c = connect();
+    await c.started();
+    const replies = await Promise.all(Array.from({ length: 1000 }, (_, i) => (i % 2 ? c.send(['INCR', 'pipelined']) : c.send(['ECHO', `m${i}`]))));
+    replies.forEach((reply, i) => {
+      if (i % 2) assert.is(reply, (i + 1) / 2);
+      else assert.is(reply, `m${i}`);
+    });
+  });
+
+  client(NAMES[1], async () => {
+    const c = connect();
+    await c.started();
+    await c.send(['SET', 'text', 'abc']);
+    const error = await c.send(['INCR', 'text']).then(() => null, (e: Error) => e);
+    assert.instance(error, RedisCommandError);
+    assert.match(error!.message, /^redis INCR: ERR value is not an integer/);
+    assert.is(await c.send(['GET', 'text']), 'abc', 'the connection goes on after an error reply');
+  });
+
+  client(NAMES[2], async () => {
+    const c = connect();
+    await c.started();
+    const script = new LuaScript(`return {KEYS[1], ARGV[1] + 1}`);
+    await c.send(['SCRIPT', 'FLUSH']);
+    assert.equal(await c.eval(script, ['k'], [41]), ['k', 42]);
+    assert.is(await c.send(['SCRIPT', 'EXISTS', script.sha]).then((r) => (r as number[])[0]), 1, 'EVAL left it cached');
+    assert.equal(await c.eval(script, ['k'], [1]), ['k', 2]);
+  });
+
+  client(NAMES[3], async () => {
+    const zero = connect();
+    const three = connect(3);
+    await Promise.all([zero.started(), three.started()]);
+    await zero.send(['SET', 'where', 'zero']);
+    await three.send(['SET', 'where', 'three']);
+    assert.is(await zero.send(['GET', 'where']), 'zero');
+    assert.is(await three.send(['GET', 'where']), 'three');
+  });
+
+  client(NAMES[4], async () => {
+    const c = connect();
+    await c.started();
+    assert.is(c.problem(), null);
+    await redis.stop('SIGKILL');
+    await until(() => c.problem() !== null);
+    assert.match(c.problem()!, new RegExp(`^Redis at 127.0.0.1:${redis.port}/0 is unreachable`));
+    const started = performance.now();
+    const refused = await c.send(['PING']).then(() => null, (e: Error) => e);
+    assert.instance(refused, RedisUnavailable);
+    assert.match(refused!.message, /^redis PING: /);
+    assert.ok(performance.now() - started < 50, 'refused at once, not after a timeout');
+    await redis.start();
+    await until(() => c.problem() === null);
+    assert.is(await c.send(['PING']), 'PONG');
+  });
+
+  client(NAMES[5], async () => {
+    const c = connect(0, { commandTimeoutMs: 300 });
+    const operator = connect();
+    await Promise.all([c.started(), operator.started()]);
+    // Redis holds every client's commands for a second, as a Redis that hangs would.
+    assert.is(await operator.send(['CLIENT', 'PAUSE', 1000, 'ALL']), 'OK');
+    const started = performance.now();
+    const late = await c.send(['GET', 'x']).then(() => null, (e: Error) => e);
+    const waited = performance.now() - started;
+    assert.instance(late, RedisUnavailable);
+    assert.match(late!.message, /GET got no reply within 300 ms/);
+    assert.ok(waited >= 300 && waited < 700, `failed after ${waited.toFixed(0)} ms`);
+    await until(async () => (await c.send(['PING']).catch(() => null)) === 'PONG', 5000);
+  });
+}
+
+client.run();

@@ -1,0 +1,112 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readPackSizes } from '../../../scripts/bench/pack-sizes.ts';
+import { floorRatio, RESULTS_FORMAT, type Results, type Row } from '../../../scripts/bench/results.ts';
+import { roundOrder, summarise } from '../../../scripts/bench/rounds.ts';
+import { checkTargets } from '../../../scripts/bench/targets.ts';
+import { indexFile, MANIFEST_FILE, PACK_FILE, type RouteIndex } from '../../../src/shared/manifest.ts';
+
+const order = suite('roundOrder');
+
+order('should run the servers as given in even rounds and reversed in odd ones', () => {
+  const servers = ['ours', 'nginx', 'floor'];
+  assert.equal(roundOrder(servers, 0), ['ours', 'nginx', 'floor']);
+  assert.equal(roundOrder(servers, 1), ['floor', 'nginx', 'ours']);
+  assert.equal(roundOrder(servers, 2), ['ours', 'nginx', 'floor']);
+  assert.equal(servers, ['ours', 'nginx', 'floor']);
+});
+
+order.run();
+
+const summary = suite('summarise');
+
+summary('should take the median of each figure on its own and sum the errors', () => {
+  const s = summarise([
+    { rps: 100, p50Ms: 1, p99Ms: 9, errors: 1 },
+    { rps: 300, p50Ms: 3, p99Ms: 2, errors: 0 },
+    { rps: 200, p50Ms: 2, p99Ms: 5, errors: 2 },
+  ]);
+  assert.equal([s.rps, s.p50Ms, s.p99Ms, s.errors], [200, 2, 5, 3]);
+});
+
+summary.run();
+
+const pack = suite('readPackSizes');
+
+/** A format 2 snapshot by hand: two routes sharing one body, a fragment, and a pack of the right size. */
+function writeSnapshot(dir: string): void {
+  const list: RouteIndex = { 'r.list free page=1': ['shared', 1000, 0, 100, 100, 80], 'r.list free page=2': ['own', 500, 180, 50, 230, 40] };
+  const detail: RouteIndex = { 'r.detail free slug=a': ['shared', 1000, 0, 100, 100, 80], 'r.detail free slug=b': ['other', 300, 270, 30, 300, 20] };
+  mkdirSync(join(dir, 'index'));
+  writeFileSync(join(dir, indexFile('r.list')), JSON.stringify(list));
+  writeFileSync(join(dir, indexFile('r.detail')), JSON.stringify(detail));
+  writeFileSync(join(dir, MANIFEST_FILE), JSON.stringify({ format: 2, indexes: ['r.list', 'r.detail'], fragments: { 'r.measurements commercial slug=p': { data: [320, 60], index: [380, 20] } } }));
+  writeFileSync(join(dir, PACK_FILE), Buffer.alloc(400));
+}
+
+pack('should count a body shared by two routes once, at the first, and fragments under their route', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pack-sizes-'));
+  try {
+    writeSnapshot(dir);
+    const sizes = readPackSizes(dir);
+    const byRoute = Object.fromEntries(sizes.routes.map(({ route, ...bytes }) => [route, bytes]));
+    assert.equal(byRoute['r.list'], { bodies: 2, identityBytes: 1500, gzipBytes: 150, brBytes: 120, fragmentBytes: 0 });
+    assert.equal(byRoute['r.detail'], { bodies: 1, identityBytes: 300, gzipBytes: 30, brBytes: 20, fragmentBytes: 0 });
+    assert.equal(byRoute['r.measurements'], { bodies: 0, identityBytes: 0, gzipBytes: 0, brBytes: 0, fragmentBytes: 80 });
+    assert.equal(sizes.total, { bodies: 3, identityBytes: 1800, gzipBytes: 180, brBytes: 140, fragmentBytes: 80 });
+    assert.is(sizes.total.gzipBytes + sizes.total.brBytes + sizes.total.fragmentBytes, sizes.packFileBytes);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+pack.run();
+
+const targets = suite('checkTargets');
+
+const summaryOf = (rps: number, p99Ms: number) => ({ rps, p50Ms: p99Ms / 2, p99Ms, errors: 0, rounds: [] });
+const rowOf = (scenario: string, ours: number, nginx: number, floor: number | null): Row => ({
+  scenario,
+  connections: 16,
+  ours: summaryOf(ours, 1),
+  nginx: summaryOf(nginx, 0.25),
+  floor: floor === null ? null : summaryOf(floor, 0.5),
+  rpsRatio: ours / nginx,
+  p99Ratio: 1 / 0.25,
+  oursOfFloor: floor === null ? null : ours / floor,
+});
+const resultsOf = (rows: Row[]): Results => ({
+  format: RESULTS_FORMAT,
+  date: '2026-11-24T00:00:00.000Z',
+  machine: { cpus: 2, node: 'v20' },
+  seconds: 10,
+  rounds: 3,
+  connections: [16],
+  build: { seconds: 10, entries: 1 },
+  pack: { packFileBytes: 1e6, routes: [], total: { bodies: 0, identityBytes: 0, gzipBytes: 0, brBytes: 0, fragmentBytes: 0 } },
+  startupMs: 100,
+  peakRssMb: { benchCache: 90, benchCacheMb: 16, defaultCache: 95, defaultCacheMb: 48, nginxWorker: 6 },
+  rows,
+  countingCost: [],
+});
+
+targets('should say beside a missed rps or p99 target what the node:http floor reached in the worst scenario', () => {
+  const checks = checkTargets(resultsOf([rowOf('list', 60, 100, 90), rowOf('detail', 50, 100, 80)]));
+  const rps = checks.find((c) => c.target.startsWith('rps'))!;
+  assert.is(rps.met, false);
+  assert.is(rps.figure, "worst 0.50 (detail); the node:http floor's own: 0.80");
+  const p99 = checks.find((c) => c.target.startsWith('p99'))!;
+  assert.is(p99.figure, "worst 4.00 (list); the node:http floor's own: 2.00");
+});
+
+targets('should leave the floor out of a verdict whose scenario ran without one', () => {
+  const [rps] = checkTargets(resultsOf([rowOf('list', 90, 100, null)]));
+  assert.is(rps.met, true);
+  assert.is(rps.figure, 'worst 0.90 (list)');
+  assert.is(floorRatio(rowOf('list', 90, 100, null), 'rps'), null);
+});
+
+targets.run();

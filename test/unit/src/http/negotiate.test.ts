@@ -1,0 +1,91 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { chooseEncoding, encodingFor, etagMatches } from '../../../../src/http/negotiate.ts';
+
+const encoding = suite('chooseEncoding');
+
+encoding('should prefer br over gzip over identity when all are equally welcome', () => {
+  assert.is(chooseEncoding('gzip, deflate, br'), 'br');
+  assert.is(chooseEncoding('gzip, deflate'), 'gzip');
+  assert.is(chooseEncoding('deflate'), 'identity');
+});
+
+encoding('should send identity when the header is absent or empty', () => {
+  assert.is(chooseEncoding(undefined), 'identity');
+  assert.is(chooseEncoding(''), 'identity');
+});
+
+encoding('should follow q-values over the default preference', () => {
+  assert.is(chooseEncoding('br;q=0.5, gzip;q=0.9'), 'gzip');
+  assert.is(chooseEncoding('br;q=0.2, identity;q=0.9'), 'identity');
+});
+
+encoding('should never send an encoding rated q=0', () => {
+  assert.is(chooseEncoding('br;q=0, gzip'), 'gzip');
+  assert.is(chooseEncoding('br;q=0, gzip;q=0'), 'identity');
+  assert.is(chooseEncoding('*;q=0, gzip;q=0.1'), 'gzip');
+});
+
+encoding('should keep the highest rating of an encoding named twice, whichever comes last', () => {
+  assert.is(chooseEncoding('br;q=1, gzip;q=0.5, br;q=0'), 'br');
+  assert.is(chooseEncoding('br;q=0, gzip;q=0.5, br;q=1'), 'br');
+  assert.is(chooseEncoding('gzip;q=0.9, br;q=0.8, gzip;q=0.1'), 'gzip');
+});
+
+encoding('should give null when every encoding is refused', () => {
+  assert.is(chooseEncoding('identity;q=0'), null);
+  assert.is(chooseEncoding('*;q=0'), null);
+});
+
+encoding('should let * stand for the encodings not named', () => {
+  assert.is(chooseEncoding('*'), 'br');
+  assert.is(chooseEncoding('gzip;q=1, *;q=0.5'), 'gzip');
+});
+
+encoding('should read names case-insensitively and tolerate odd spacing and bad q', () => {
+  assert.is(chooseEncoding(' GZIP ; Q=1 ,  BR;q=0.1'), 'gzip');
+  assert.is(chooseEncoding('br;q=abc, gzip'), 'gzip');
+});
+
+encoding.run();
+
+const conditional = suite('etagMatches');
+
+conditional('should match the same tag', () => {
+  assert.ok(etagMatches('"abc-br"', '"abc-br"'));
+});
+
+conditional('should match any tag of a list', () => {
+  assert.ok(etagMatches('"x", "abc-br" , "y"', '"abc-br"'));
+});
+
+conditional('should compare weakly (a W/ tag matches its strong twin)', () => {
+  assert.ok(etagMatches('W/"abc-br"', '"abc-br"'));
+});
+
+conditional('should match * against anything', () => {
+  assert.ok(etagMatches('*', '"abc"'));
+});
+
+conditional('should not match another variant of the same body', () => {
+  assert.not.ok(etagMatches('"abc"', '"abc-br"'));
+  assert.not.ok(etagMatches(undefined, '"abc"'));
+});
+
+conditional.run();
+
+const remembered = suite('encodingFor');
+
+remembered('should choose as chooseEncoding does, for values seen once or many times', () => {
+  for (const value of ['gzip, deflate, br', 'br;q=0, gzip', 'deflate', '*;q=0', 'identity;q=0, br;q=0', undefined, '']) {
+    for (let i = 0; i < 3; i++) assert.is(encodingFor(value), chooseEncoding(value), String(value));
+  }
+});
+
+remembered('should still choose right past the bound of remembered values', () => {
+  for (let i = 0; i < 1000; i++) assert.is(encodingFor(`x-${i}, gzip;q=0.${(i % 9) + 1}`), 'gzip');
+  assert.is(encodingFor('br;q=0, gzip'), 'gzip');
+  assert.is(encodingFor(`${'a'.repeat(300)}, br`), 'br');
+});
+
+remembered.run();

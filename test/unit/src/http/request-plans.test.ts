@@ -1,0 +1,73 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { HttpError } from '../../../../src/http/error.ts';
+import { QueryValidator } from '../../../../src/http/query.ts';
+import { RecentMap } from '../../../../src/lib/recent-map.ts';
+import { RequestPlans } from '../../../../src/http/request-plans.ts';
+import { Router } from '../../../../src/http/router.ts';
+import { snapshotKey } from '../../../../src/shared/routes.ts';
+
+const plans = () => new RequestPlans(new Router(), new QueryValidator());
+
+function status(fn: () => unknown): number {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof HttpError) return error.status;
+    throw error;
+  }
+  throw new Error('expected an HttpError');
+}
+
+const planning = suite('RequestPlans');
+
+planning('should give a repeated read target the same plan, with the values and keys a fresh parse gives', () => {
+  const book = plans();
+  const first = book.plan('GET', '/api/v2/language/models?page=2&prompt_type=long');
+  assert.is(book.plan('HEAD', '/api/v2/language/models?page=2&prompt_type=long'), first);
+  const values = new QueryValidator().parse(first.route, 'page=2&prompt_type=long');
+  assert.equal({ ...first.values() }, values);
+  assert.ok(Object.isFrozen(first.values()));
+  assert.is(first.snapshotKey('pro'), snapshotKey(first.route, 'pro', values));
+  assert.is.not(first.snapshotKey('commercial'), first.snapshotKey('pro'));
+});
+
+planning('should carry the slug of a detail path into its snapshot key', () => {
+  const plan = plans().plan('GET', '/api/v2/language/models/gpt-x');
+  assert.is(plan.slug, 'gpt-x');
+  assert.ok(plan.snapshotKey('pro').endsWith(' slug=gpt-x'));
+});
+
+planning('should refuse what the router and the query check refuse, every time', () => {
+  const book = plans();
+  for (let i = 0; i < 2; i++) {
+    assert.is(status(() => book.plan('GET', '/api/v2/nothing-here')), 404);
+    assert.is(status(() => book.plan('DELETE', '/api/v2/language/models')), 405);
+    assert.is(status(() => book.plan('GET', '/api/v2/language/models?page=zero').values()), 400);
+  }
+});
+
+planning('should plan a long target without remembering it, and a grading afresh each time', () => {
+  const book = plans();
+  const long = `/api/v2/language/models?page=1${'&'.repeat(600)}`;
+  assert.is.not(book.plan('GET', long), book.plan('GET', long));
+  assert.is.not(book.plan('POST', '/api/v2/critpt/evaluate'), book.plan('POST', '/api/v2/critpt/evaluate'));
+});
+
+planning.run();
+
+const recent = suite('RecentMap');
+
+recent('should hold at most two generations and keep what is in use', () => {
+  const map = new RecentMap<number, string>(4);
+  map.set(0, 'kept');
+  for (let i = 1; i < 100; i++) {
+    map.set(i, String(i));
+    assert.is(map.get(0), 'kept');
+    assert.ok(map.size <= 8);
+  }
+  assert.is(map.get(1), undefined);
+  assert.is(map.get(99), '99');
+});
+
+recent.run();

@@ -1,0 +1,19 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { youngGenerationChosen } from '../../../../src/lib/heap.ts';
+
+const chosen = suite('youngGenerationChosen');
+
+chosen('should leave the young generation to an operator who sized it by flag or NODE_OPTIONS', () => {
+  assert.ok(youngGenerationChosen(['--max-semi-space-size=64'], ''));
+  assert.ok(youngGenerationChosen([], '--enable-source-maps --max_semi_space_size=8'));
+  assert.ok(youngGenerationChosen(['--min-semi-space-size=4'], ''));
+  assert.ok(youngGenerationChosen(['--semi-space-growth-factor=2'], ''));
+});
+
+chosen('should hold it when no flag speaks of it', () => {
+  assert.not.ok(youngGenerationChosen([], ''));
+  assert.not.ok(youngGenerationChosen(['--max-old-space-size=512', '--enable-source-maps'], '--inspect'));
+});
+
+chosen.run();

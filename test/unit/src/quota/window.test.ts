@@ -1,0 +1,57 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { journalLine } from '../../../../src/quota/journal.ts';
+import { WINDOW_MS, WindowCounts } from '../../../../src/quota/window.ts';
+
+const T0 = Date.UTC(2026, 0, 1);
+
+const taking = suite('WindowCounts.take');
+
+taking('should open a window on the first count and say what remains after it', () => {
+  const counts = new WindowCounts();
+  assert.equal(counts.take('data org:a', 3, T0), { limit: 3, remaining: 2, resetAt: T0 + WINDOW_MS, exhausted: false });
+  assert.equal(counts.take('data org:a', 3, T0 + 1000), { limit: 3, remaining: 1, resetAt: T0 + WINDOW_MS, exhausted: false });
+  assert.equal(counts.take('data org:a', 3, T0 + 2000), { limit: 3, remaining: 0, resetAt: T0 + WINDOW_MS, exhausted: true });
+  assert.is(counts.take('data org:a', 3, T0 + 3000), null, 'used up: nothing counted');
+  assert.equal(counts.status('data org:a', 3, T0 + 3000).remaining, 0);
+});
+
+taking('should agree with status before and after, for every count up to the limit', () => {
+  const counts = new WindowCounts();
+  for (let i = 0; i < 5; i++) {
+    const before = counts.status('data org:b', 5, T0 + i);
+    const after = counts.take('data org:b', 5, T0 + i)!;
+    assert.is(after.remaining, before.remaining - 1);
+    assert.equal(after, counts.status('data org:b', 5, T0 + i));
+  }
+});
+
+taking('should leave held slots to the requests holding them, and count nothing when only held slots are left', () => {
+  const counts = new WindowCounts();
+  counts.hold('critpt user:a/b');
+  counts.hold('critpt user:a/b');
+  assert.is(counts.take('critpt user:a/b', 2, T0), null);
+  assert.equal(counts.toRecord(), {}, 'no window was opened');
+  counts.unhold('critpt user:a/b');
+  assert.equal(counts.take('critpt user:a/b', 2, T0), { limit: 2, remaining: 0, resetAt: T0 + WINDOW_MS, exhausted: true });
+});
+
+taking('should open a new window once the old one has ended', () => {
+  const counts = new WindowCounts();
+  counts.take('data org:c', 1, T0);
+  assert.is(counts.take('data org:c', 1, T0 + WINDOW_MS - 1), null);
+  assert.equal(counts.take('data org:c', 1, T0 + WINDOW_MS), { limit: 1, remaining: 0, resetAt: T0 + 2 * WINDOW_MS, exhausted: true });
+});
+
+const lines = suite('journalLine');
+
+lines('should write what JSON.stringify writes for the same kind, scope and time, scopes with quotes and controls included', () => {
+  for (const scope of ['org:a', 'user:acme/alice', 'user:"q"/\\back', 'org:tab\there\nnewline', 'user:ünï/çødé', 'org:\u2028']) {
+    for (const at of [T0, 0, 1_764_000_000_123]) {
+      for (const kind of ['data', 'critpt'] as const) assert.is(journalLine(kind, scope, at), `${JSON.stringify([kind, scope, at])}\n`);
+    }
+  }
+});
+
+taking.run();
+lines.run();
