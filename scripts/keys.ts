@@ -14,27 +14,13 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ConfigError, resolveOptions, storeOption, type QuotaLimits } from '../src/config.ts';
+import { ConfigError, resolveOptions, storeOption } from '../src/config.ts';
+import type { QuotaLimits } from '../src/quota/scopes.ts';
 import { then, type Eventually } from '../src/lib/eventually.ts';
 import { fileAdmin, redisAdmin, type KeyAdmin } from '../src/keys/command/admin.ts';
-import {
-  checkProviderSlug,
-  creation,
-  critptApproval,
-  KEY_ID_PATTERN,
-  KEY_PREFIX,
-  KeyInputError,
-  KeyStoreError,
-  providerGrant,
-  providerUngrant,
-  publicRecord,
-  regeneration,
-  revocation,
-  type IssuedKey,
-  type KeyChange,
-  type KeyScope,
-} from '../src/keys/store.ts';
-import { QuotaStateError } from '../src/quota/book.ts';
+import { checkProviderSlug, creation, critptApproval, providerGrant, providerUngrant, regeneration, revocation, type KeyChange } from '../src/keys/changes.ts';
+import { KEY_ID_PATTERN, KEY_PREFIX, KeyInputError, KeyStoreError, publicRecord, type IssuedKey, type KeyScope } from '../src/keys/record.ts';
+import { QuotaStateError } from '../src/quota/replay.ts';
 import { checkServed } from '../src/keys/command/served-providers.ts';
 import type { Tier } from '../src/shared/routes.ts';
 import { describe, keyTable, printIssued, printRecord, usageTable, type Output } from './keys-print.ts';

@@ -11,7 +11,9 @@ import { DEFAULT_BUILD_OPTIONS, runBuild } from '../build/build.ts';
 import { DatasetError, formatProblem } from '../build/problems.ts';
 import { readCurrentManifest } from '../build/pack/snapshot-dir.ts';
 import { ConfigError, DEFAULT_OPTIONS, resolveOptions, usage } from '../src/config.ts';
-import { ensureDemoKeys, loadKeys, type IssuedKey } from '../src/keys/store.ts';
+import { ensureDemoKeys } from '../src/keys/changes.ts';
+import { loadKeys } from '../src/keys/file.ts';
+import type { IssuedKey } from '../src/keys/record.ts';
 import { main } from '../src/main.ts';
 import { ensurePrivateDir } from '../src/shared/state-files.ts';
 

@@ -3,18 +3,8 @@
  * reads process.argv or process.env.
  */
 import { parseArgs } from 'node:util';
+import { DEFAULT_LIMITS, type QuotaLimits } from './quota/scopes.ts';
 import { parseRedisUrl, type RedisAddress } from './redis/client.ts';
-
-export interface QuotaLimits {
-  free: number;
-  pro: number;
-  /** For Commercial keys without a custom quota of their own. */
-  commercialDefault: number;
-  /** CritPt gradings per user per window, any tier. */
-  critpt: number;
-}
-
-export const DEFAULT_LIMITS: QuotaLimits = { free: 100, pro: 500, commercialDefault: 10_000, critpt: 10 };
 
 export interface ServerOptions {
   port: number;

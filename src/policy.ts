@@ -1,36 +1,27 @@
 /**
- * Access policy: what a key may do, decided in one place from the route table's flags and the
- * key's record. Pure functions; the server calls them after authentication, and throws what
- * they refuse. Whose requests are counted together (scopes) and how many (limits) live here too.
+ * Access policy: who is asking (authenticate: 401) and what their key may do (admit: 403),
+ * decided in one place from the route table's flags and the key's record. The app calls them in
+ * the pipeline's order and answers what they throw.
  */
-import type { ServerOptions } from './config.ts';
-import { oneMonthBefore } from './shared/dates.ts';
 import { HttpError } from './http/error.ts';
-import type { KeyRecord } from './keys/store.ts';
+import { then, type Eventually } from './lib/eventually.ts';
+import type { KeyLookup, KeyRecord } from './keys/record.ts';
+import { oneMonthBefore } from './shared/dates.ts';
 import { lowestTier, type Route, type Tier } from './shared/routes.ts';
 
 const TIER_NAMES: Record<Tier, string> = { free: 'Free', pro: 'Pro', commercial: 'Commercial' };
 
-type Scoped = Pick<KeyRecord, 'id' | 'scope' | 'org' | 'user'>;
-
-/** The id under which the data quota counts this key's requests; regeneration keeps it. */
-export function quotaScope(record: Pick<KeyRecord, 'scope' | 'org' | 'user'>): string {
-  return record.scope === 'org' ? `org:${record.org}` : `user:${record.org}/${record.user}`;
-}
-
 /**
- * CritPt counts per user, whatever the key's data scope: every key of one user in one org shares
- * a counter. A key with no user stands for a user of its own (by its id, which regeneration
- * keeps), so user-less keys never share a counter with each other or with a user named `null`.
+ * The record of the key a request presents in `x-api-key`: at once from the state folder, later
+ * from a shared store. 401 when there is none, or it is not an active key (a header sent twice
+ * arrives as a list and is never a key).
  */
-export function critptScope(record: Scoped): string {
-  return record.user === null ? `key:${record.id}` : `user:${record.org}/${record.user}`;
-}
-
-/** Requests per window of the data quota for this key. */
-export function dataLimit(key: Pick<KeyRecord, 'tier' | 'quota'>, limits: ServerOptions['limits']): number {
-  if (key.tier === 'commercial') return key.quota ?? limits.commercialDefault;
-  return key.tier === 'pro' ? limits.pro : limits.free;
+export function authenticate(presented: string | string[] | undefined, keys: KeyLookup): Eventually<KeyRecord> {
+  if (presented === undefined || presented === '') throw new HttpError(401, 'API key is required', { details: { header: 'x-api-key' } });
+  return then(typeof presented === 'string' ? keys.lookup(presented) : undefined, (key) => {
+    if (!key) throw new HttpError(401, 'Invalid API key', { details: { header: 'x-api-key' } });
+    return key;
+  });
 }
 
 /**
@@ -41,13 +32,13 @@ export function dataLimit(key: Pick<KeyRecord, 'tier' | 'quota'>, limits: Server
 export function admitKey(route: Route, key: KeyRecord, critptContact: string): void {
   if (!route.tiers.includes(key.tier)) {
     const needed = lowestTier(route);
-    throw new HttpError(403, `${TIER_NAMES[needed]} access required`, { required_tier: needed, tier: key.tier });
+    throw new HttpError(403, `${TIER_NAMES[needed]} access required`, { details: { required_tier: needed, tier: key.tier } });
   }
   if (route.needsCritptApproval && !key.critpt) {
     throw new HttpError(
       403,
       `CritPt grading access is not granted to this key. Request approval by e-mail to ${critptContact} from an institutional address, naming the account e-mail that holds the key and the research use; approval is free.`,
-      { contact: critptContact },
+      { details: { contact: critptContact } },
     );
   }
 }
@@ -58,7 +49,7 @@ export function admitKey(route: Route, key: KeyRecord, critptContact: string): v
  */
 export function admitProvider(route: Route, key: KeyRecord, slug: string): void {
   if (route.needsProviderGrant && !key.grants.includes(slug)) {
-    throw new HttpError(403, `This key has no grant for provider ${slug}'s measurements; ask the operator for one`, { provider: slug });
+    throw new HttpError(403, `This key has no grant for provider ${slug}'s measurements; ask the operator for one`, { details: { provider: slug } });
   }
 }
 

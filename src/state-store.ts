@@ -6,8 +6,10 @@
 import { accessSync, constants } from 'node:fs';
 import type { Clock } from './lib/clock.ts';
 import type { ServerOptions } from './config.ts';
-import { KeyStore, type KeyLookup } from './keys/store.ts';
-import { QuotaBook, type QuotaCounter } from './quota/book.ts';
+import { KeyStore } from './keys/store.ts';
+import type { KeyLookup } from './keys/record.ts';
+import { QuotaBook } from './quota/book.ts';
+import type { QuotaCounter } from './quota/counter.ts';
 import { RedisClient, type RedisAddress } from './redis/client.ts';
 import { RedisKeys } from './keys/redis.ts';
 import { RedisQuota } from './quota/redis.ts';

@@ -6,7 +6,7 @@
  */
 import { critptRequestSchema } from '../../src/shared/critpt-schema.ts';
 import { querySchema } from '../../src/shared/query-schema.ts';
-import { ROUTES, type ParamSpec, type Route } from '../../src/shared/routes.ts';
+import { isPrecomputed, ROUTES, type ParamSpec, type Route } from '../../src/shared/routes.ts';
 import { hasResponseSchema, responseSchema, type Schema } from './responses.ts';
 
 const ERROR = { $ref: '#/components/schemas/Error' };
@@ -87,7 +87,7 @@ function responsesOf(route: Route, example: unknown): Record<string, unknown> {
   const schema = successSchema(route);
   const ok: Record<string, unknown> = { description: 'Success', content: route.answer === 'metrics' ? { 'text/plain': { schema: { type: 'string' }, example } } : jsonContent(schema, example) };
   const out: Record<string, unknown> = { '200': ok };
-  if (route.method === 'GET' && route.answer === 'snapshot') {
+  if (route.method === 'GET' && isPrecomputed(route)) {
     out['304'] = { description: 'Not modified (If-None-Match matched); not counted against the quota' };
     out['406'] = errorResponse('No acceptable content encoding (br, gzip and identity all refused)');
   }

@@ -4,7 +4,7 @@
  * page or slug. Per-route builders say what the data is; this module does the enumeration,
  * the envelope and the pagination, the same way for every route.
  */
-import { LEGACY_PROMPT_OPTIONS, MEDIA_ARENAS, ROUTES, keyParamValues, legacyArenaRouteId, mediaRouteId, snapshotKey, type PromptType, type Route, type Tier } from '../../src/shared/routes.ts';
+import { LEGACY_PROMPT_OPTIONS, MEDIA_ARENAS, ROUTES, keyParamValues, legacyArenaRouteId, mediaRouteId, entryName, type PromptType, type Route, type Tier } from '../../src/shared/routes.ts';
 import { DEFAULT_ARENA_OPTIONS, deriveArena, isEligible, type ArenaOptions } from '../derive/media.ts';
 import type { MediaFamily } from '../schemas/media.ts';
 import { legacyArenaEntry, legacyLanguageModel } from './legacy.ts';
@@ -26,7 +26,7 @@ import type { Dataset } from '../types.ts';
 export type { BuildContext, Params, RouteBuilder } from './route-builder.ts';
 export { emptyPageTemplate, paginate } from './pages.ts';
 
-/** One precomputed body, named by its snapshot key. */
+/** One precomputed body, named by its entry name in the index. */
 export interface ProducedBody {
   key: string;
   route: Route;
@@ -218,12 +218,12 @@ export function* produceBodies(ctx: BuildContext, builders: Record<string, Route
           const items = builder.items!(ctx, tier, params);
           const pages = paginate(items, ctx.pageSize);
           for (const { pagination, items: pageItems } of pages) {
-            yield { key: snapshotKey(route, tier, { ...params, page: pagination.page }), route, tier, body: { ...head, pagination, data: pageItems } };
+            yield { key: entryName(route, tier, { ...params, page: pagination.page }), route, tier, body: { ...head, pagination, data: pageItems } };
           }
-          yield { key: snapshotKey(route, tier, { ...params, page: '*' }), route, tier, ...emptyPageTemplate(head, ctx.pageSize, pages.length) };
+          yield { key: entryName(route, tier, { ...params, page: '*' }), route, tier, ...emptyPageTemplate(head, ctx.pageSize, pages.length) };
         } else if (!route.slugOf) {
           const body = builder.body ? builder.body(ctx, params) : { ...head, data: builder.data!(ctx, tier, params, '') };
-          yield { key: snapshotKey(route, tier, params), route, tier, body };
+          yield { key: entryName(route, tier, params), route, tier, body };
         }
       }
       // Slug routes go slug by slug, every parameter combination of one slug together, so
@@ -231,7 +231,7 @@ export function* produceBodies(ctx: BuildContext, builders: Record<string, Route
       if (!route.slugOf) continue;
       for (const slug of builder.slugs!(ctx)) {
         for (const params of keyParamCombinations(route)) {
-          const key = snapshotKey(route, tier, params, slug);
+          const key = entryName(route, tier, params, slug);
           if (builder.fragments) yield { key, route, tier, blob: builder.fragments(ctx, params, slug) };
           else yield { key, route, tier, body: { ...headOf(ctx, tier, params), data: builder.data!(ctx, tier, params, slug) } };
         }

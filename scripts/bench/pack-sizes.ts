@@ -24,7 +24,7 @@ export interface PackSizes {
   packFileBytes: number;
 }
 
-/** The route id a snapshot key belongs to: its first word. */
+/** The route id a entry name belongs to: its first word. */
 const routeOf = (key: string) => key.slice(0, key.indexOf(' '));
 
 export function readPackSizes(snapshotDir: string): PackSizes {

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_BUILD_OPTIONS, runBuild } from '../../build/build.ts';
-import { createKey } from '../../src/keys/store.ts';
+import { createKey } from '../../src/keys/changes.ts';
 import { bundle } from '../bundle.ts';
 import { generateSample, parseSampleArgs } from '../generate-sample.ts';
 import { writeBenchmarksMarkdown } from './markdown.ts';

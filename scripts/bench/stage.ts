@@ -6,7 +6,7 @@ import { chmodSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_BUILD_OPTIONS, runBuild } from '../../build/build.ts';
-import { createKey } from '../../src/keys/store.ts';
+import { createKey } from '../../src/keys/changes.ts';
 import { MANIFEST_FILE, PACK_FILE, readAllEntries, variantOf, type Manifest } from '../../src/shared/manifest.ts';
 import { bundle } from '../bundle.ts';
 import { ROOT } from '../processes.ts';
@@ -26,7 +26,7 @@ export interface Stage {
   providerSlugs: string[];
 }
 
-/** The identity body of a snapshot key, read out of the pack. */
+/** The identity body of a entry name, read out of the pack. */
 function bodyReader(snapshotDir: string): (key: string) => Buffer {
   const manifest = JSON.parse(readFileSync(join(snapshotDir, MANIFEST_FILE), 'utf8')) as Manifest;
   const pack = readFileSync(join(snapshotDir, PACK_FILE));

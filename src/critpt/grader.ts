@@ -14,14 +14,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../lib/clock.ts';
 import { readJsonBody, parseGradingRequest } from './request.ts';
 import { postBatch, readAll, UpstreamFailure } from './upstream.ts';
-import { HttpError, quotaUnavailable } from '../http/error.ts';
-import type { KeyRecord } from '../keys/store.ts';
-import { critptScope } from '../policy.ts';
+import { HttpError } from '../http/error.ts';
+import type { KeyRecord } from '../keys/record.ts';
+import { critptScope } from '../quota/scopes.ts';
 import { Limiter } from '../lib/limiter.ts';
 import { then, type Eventually } from '../lib/eventually.ts';
 import { relayLines } from '../lib/ndjson.ts';
-import { send, sendPart, type Headers } from '../http/respond.ts';
-import type { QuotaCounter, QuotaStatus, Reservation } from '../quota/book.ts';
+import { JSON_TYPE, send, sendPart, type Headers } from '../http/respond.ts';
+import { JournalUnavailable, StateUnavailable, type QuotaCounter, type QuotaStatus, type Reservation } from '../quota/counter.ts';
 
 export const VERDICT_FIELDS = ['accuracy', 'timeout_rate', 'server_timeout_count', 'judge_error_count'] as const;
 
@@ -87,9 +87,7 @@ export class CritptGrader implements Grader {
     return new HttpError(
       429,
       'CritPt grading limit exceeded',
-      {},
-      { ...quotaHeaders(status), 'Retry-After': retryAfter },
-      { error: 'CritPt grading limit exceeded', limit: status.limit, remaining: status.remaining, reset, retryAfter },
+      { headers: { ...quotaHeaders(status), 'Retry-After': retryAfter }, body: { error: 'CritPt grading limit exceeded', limit: status.limit, remaining: status.remaining, reset, retryAfter } },
     );
   }
 
@@ -108,7 +106,7 @@ export class CritptGrader implements Grader {
     const raw = await readJsonBody(req, this.options.maxBodyBytes);
     parseGradingRequest(raw, problemSet);
     // Checked after the batch, so a client can check its payload on a server without a grader.
-    if (!this.options.upstream) throw new HttpError(503, 'CritPt grading is not configured on this server (the operator starts it with --critpt-upstream URL); the batch is valid', { option: '--critpt-upstream' });
+    if (!this.options.upstream) throw new HttpError(503, 'CritPt grading is not configured on this server (the operator starts it with --critpt-upstream URL); the batch is valid', { details: { option: '--critpt-upstream' } });
 
     const { status, reservation } = await this.quota.reserve('critpt', scope, this.options.limit);
     if (!reservation) throw this.exceeded(status);
@@ -134,7 +132,7 @@ export class CritptGrader implements Grader {
       await this.refund(grading);
       if (error instanceof UpstreamFailure) {
         this.report(error.status === 504 ? 'timeout' : 'bad_gateway');
-        throw new HttpError(error.status, error.message, error.status === 504 ? { timeout_seconds: this.options.timeoutSeconds } : { upstream: 'evaluation system' });
+        throw new HttpError(error.status, error.message, { details: error.status === 504 ? { timeout_seconds: this.options.timeoutSeconds } : { upstream: 'evaluation system' } });
       }
       if (abort.signal.aborted) return this.report('cancelled');
       throw error;
@@ -157,7 +155,7 @@ export class CritptGrader implements Grader {
       this.report('refused');
       const json = type.includes('json');
       const payload = json ? body : Buffer.from(JSON.stringify({ error: `Grader refused the batch (${status})`, details: { upstream_body: body.toString('utf8').slice(0, 2000) } }));
-      send(res, status, { ...headers, 'Content-Type': 'application/json; charset=utf-8' }, payload, false);
+      send(res, status, { ...headers, 'Content-Type': JSON_TYPE }, payload, false);
       return;
     }
     if (status !== 200) throw new UpstreamFailure(502, `Invalid response from the evaluation system: status ${status}`);
@@ -170,7 +168,7 @@ export class CritptGrader implements Grader {
     const verdict = asVerdict(parsed);
     if (!verdict) throw new UpstreamFailure(502, `Invalid response from the evaluation system: a verdict needs ${VERDICT_FIELDS.join(', ')}`);
     await this.settle(verdict, grading);
-    send(res, 200, { ...headers, 'Content-Type': 'application/json; charset=utf-8' }, body, false);
+    send(res, 200, { ...headers, 'Content-Type': JSON_TYPE }, body, false);
   }
 
   /** Count a clean verdict (durably, before answering); a judge error is refunded. */
@@ -179,8 +177,8 @@ export class CritptGrader implements Grader {
     if (verdict.judge_error_count > 0) return this.refund(grading);
     try {
       await grading.reservation.commit();
-    } catch {
-      throw quotaUnavailable();
+    } catch (error) {
+      throw error instanceof StateUnavailable ? error : new JournalUnavailable({ cause: error });
     }
     await this.restate(grading);
   }

@@ -28,7 +28,7 @@ function validateShape(body: unknown): void {
         ? `${error.instancePath}/${String(params.additionalProperty)}`
         : error.instancePath || '/';
   const what = error.keyword === 'required' ? 'is required' : error.keyword === 'additionalProperties' ? 'is not a known field' : error.message;
-  throw new HttpError(400, `Invalid request body: ${where} ${what}`, { field: where });
+  throw new HttpError(400, `Invalid request body: ${where} ${what}`, { details: { field: where } });
 }
 
 /** Every problem of the set exactly once: name what is unknown, repeated or missing. */
@@ -49,14 +49,14 @@ export function checkProblemSet(submissions: readonly Submission[], problemSet: 
     duplicated.length ? `duplicated problem ids: ${[...new Set(duplicated)].join(', ')}` : '',
     missing.length ? `missing ${missing.length} of ${problemSet.length} problems: ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', ...' : ''}` : '',
   ].filter(Boolean);
-  throw new HttpError(400, `A batch must hold every problem of the public set exactly once; ${parts.join('; ')}`, { unknown, duplicated: [...new Set(duplicated)], missing });
+  throw new HttpError(400, `A batch must hold every problem of the public set exactly once; ${parts.join('; ')}`, { details: { unknown, duplicated: [...new Set(duplicated)], missing } });
 }
 
 /** Read the body within `maxBytes`: 415 if not JSON, 413 if too large (before or while reading). */
 export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-  if (type !== 'application/json') throw new HttpError(415, 'Content-Type must be application/json', { content_type: type || null });
-  const tooLarge = () => new HttpError(413, `Request body larger than ${maxBytes} bytes`, { limit: maxBytes }, { Connection: 'close' });
+  if (type !== 'application/json') throw new HttpError(415, 'Content-Type must be application/json', { details: { content_type: type || null } });
+  const tooLarge = () => new HttpError(413, `Request body larger than ${maxBytes} bytes`, { details: { limit: maxBytes }, headers: { Connection: 'close' } });
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
   const chunks: Buffer[] = [];
@@ -82,7 +82,7 @@ export function parseGradingRequest(raw: Buffer, problemSet: readonly string[]):
   try {
     body = JSON.parse(raw.toString('utf8'));
   } catch (error) {
-    throw new HttpError(400, `Invalid request body: not JSON (${(error as Error).message})`, { field: 'body' });
+    throw new HttpError(400, `Invalid request body: not JSON (${(error as Error).message})`, { details: { field: 'body' } });
   }
   validateShape(body);
   checkProblemSet((body as { submissions: Submission[] }).submissions, problemSet);

@@ -1,8 +1,9 @@
 /**
  * Content negotiation and conditional requests, as pure functions of header values.
  */
-import type { Encoding } from '../shared/manifest.ts';
 import { RecentMap } from '../lib/recent-map.ts';
+import type { Encoding } from '../shared/manifest.ts';
+import { HttpError } from './error.ts';
 
 /** Preference when the client rates several encodings equally: smallest first. */
 const PREFERENCE: readonly Encoding[] = ['br', 'gzip', 'identity'];
@@ -60,6 +61,13 @@ export function encodingFor(header: string | undefined): Encoding | null {
   if (!header || header.length > CHOSEN_LENGTH) return chooseEncoding(header);
   let encoding = chosen.get(header);
   if (encoding === undefined) chosen.set(header, (encoding = chooseEncoding(header)));
+  return encoding;
+}
+
+/** The encoding to send for an `Accept-Encoding` value; 406 when the client refuses all three. */
+export function acceptedEncoding(header: string | undefined): Encoding {
+  const encoding = encodingFor(header);
+  if (!encoding) throw new HttpError(406, 'No acceptable content encoding: this server sends br, gzip or identity', { details: { available: ['br', 'gzip', 'identity'] } });
   return encoding;
 }
 

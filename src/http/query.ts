@@ -25,13 +25,13 @@ export function describeValid(name: string, spec: ParamSpec): string {
 function invalid(name: string, spec: ParamSpec, value: unknown): HttpError {
   const details: Record<string, unknown> = { field: name, value };
   if (spec.enum) details.valid = spec.enum;
-  return new HttpError(400, describeValid(name, spec), details);
+  return new HttpError(400, describeValid(name, spec), { details: details });
 }
 
 function unknownParameter(route: Route, name: string): HttpError {
   const valid = Object.keys(route.query);
   const hint = valid.length ? `Valid parameters: ${valid.join(', ')}` : 'This route takes no query parameters';
-  return new HttpError(400, `Unknown query parameter: ${name}. ${hint}`, { field: name, valid });
+  return new HttpError(400, `Unknown query parameter: ${name}. ${hint}`, { details: { field: name, valid } });
 }
 
 export class QueryValidator {
@@ -63,7 +63,7 @@ export class QueryValidator {
       // Own properties only: `constructor` or `__proto__` must not find Object.prototype's.
       const spec = Object.hasOwn(route.query, name) ? route.query[name] : undefined;
       if (!spec) throw unknownParameter(route, name);
-      if (Object.hasOwn(values, name)) throw new HttpError(400, `Invalid ${name}: given more than once`, { field: name });
+      if (Object.hasOwn(values, name)) throw new HttpError(400, `Invalid ${name}: given more than once`, { details: { field: name } });
       if (spec.type === 'integer' && !DIGITS.test(value)) throw invalid(name, spec, value);
       values[name] = value;
     }
@@ -79,7 +79,7 @@ export class QueryValidator {
     if (route.allowedCombinations && !route.allowedCombinations.some((combo) => Object.entries(combo).every(([k, v]) => values[k] === v))) {
       const describe = (combo: Readonly<Record<string, unknown>>) => Object.entries(combo).map(([k, v]) => `${k}=${String(v)}`).join('&');
       const names = Object.keys(route.allowedCombinations[0]);
-      throw new HttpError(400, `Invalid combination: ${describe(Object.fromEntries(names.map((n) => [n, values[n]])))}. Valid combinations: ${route.allowedCombinations.map(describe).join(', ')}`, { valid: route.allowedCombinations });
+      throw new HttpError(400, `Invalid combination: ${describe(Object.fromEntries(names.map((n) => [n, values[n]])))}. Valid combinations: ${route.allowedCombinations.map(describe).join(', ')}`, { details: { valid: route.allowedCombinations } });
     }
     return values as QueryValues;
   }

@@ -1,14 +1,14 @@
 /**
  * What a request target means, apart from the key that asks: its route, its slug, its query
- * values and the snapshot key of its body for each tier. All of it is a pure function of the
+ * values and the entry name of its body for each tier. All of it is a pure function of the
  * method and the target, and clients ask for the same few targets over and over, so reads
  * (GET and HEAD) are remembered per target, bounded: matching, query validation and building
- * the snapshot key run once per target instead of once per request.
+ * the entry name run once per target instead of once per request.
  */
 import { RecentMap } from '../lib/recent-map.ts';
 import type { QueryValidator, QueryValues } from './query.ts';
 import { parseTarget, type Router } from './router.ts';
-import { snapshotKey, type Route, type Tier } from '../shared/routes.ts';
+import { entryName, type Route, type Tier } from '../shared/routes.ts';
 
 /** Targets remembered per generation (two generations), and the longest remembered. */
 const PLANS = 2048;
@@ -16,7 +16,7 @@ const PLAN_TARGET_LENGTH = 512;
 
 export class Plan {
   private params: QueryValues | undefined;
-  private readonly keys: Partial<Record<Tier, string>> = {};
+  private readonly names: Partial<Record<Tier, string>> = {};
 
   constructor(
     readonly route: Route,
@@ -32,9 +32,9 @@ export class Plan {
     return (this.params ??= Object.freeze(this.queries.parse(this.route, this.query)));
   }
 
-  /** The snapshot key of this target's body for a tier. */
-  snapshotKey(tier: Tier): string {
-    return (this.keys[tier] ??= snapshotKey(this.route, tier, this.values(), this.slug));
+  /** The entry name of this target's body for a tier. */
+  entryName(tier: Tier): string {
+    return (this.names[tier] ??= entryName(this.route, tier, this.values(), this.slug));
   }
 }
 

@@ -4,6 +4,9 @@
  */
 import type { ServerResponse } from 'node:http';
 
+/** Content type of every JSON answer, errors included. */
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
 export type Headers = Record<string, string | number>;
 
 /**

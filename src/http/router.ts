@@ -11,8 +11,8 @@ export const MAX_TARGET_LENGTH = 8192;
 
 /** Split the request target and decode the path; 400 for malformed percent-encoding, 414 when too long. */
 export function parseTarget(target: string): { path: string; query: string } {
-  if (target.length > MAX_TARGET_LENGTH) throw new HttpError(414, `Request target longer than ${MAX_TARGET_LENGTH} characters`, { limit: MAX_TARGET_LENGTH });
-  if (!target.startsWith('/')) throw new HttpError(400, 'Request target must be a path starting with /', { field: 'target' });
+  if (target.length > MAX_TARGET_LENGTH) throw new HttpError(414, `Request target longer than ${MAX_TARGET_LENGTH} characters`, { details: { limit: MAX_TARGET_LENGTH } });
+  if (!target.startsWith('/')) throw new HttpError(400, 'Request target must be a path starting with /', { details: { field: 'target' } });
   const q = target.indexOf('?');
   const rawPath = q < 0 ? target : target.slice(0, q);
   const query = q < 0 ? '' : target.slice(q + 1);
@@ -21,10 +21,10 @@ export function parseTarget(target: string): { path: string; query: string } {
   try {
     segments = rawPath.split('/').map(decodeURIComponent);
   } catch {
-    throw new HttpError(400, 'Malformed percent-encoding in the request path', { field: 'path' });
+    throw new HttpError(400, 'Malformed percent-encoding in the request path', { details: { field: 'path' } });
   }
   // An encoded slash is part of a segment, never a separator: no route has such a segment.
-  if (segments.some((segment) => segment.includes('/'))) throw new HttpError(404, `Not found: ${rawPath}`, { path: rawPath });
+  if (segments.some((segment) => segment.includes('/'))) throw new HttpError(404, `Not found: ${rawPath}`, { details: { path: rawPath } });
   return { path: segments.join('/'), query };
 }
 
@@ -83,15 +83,15 @@ export class Router {
     const found = this.find(path);
     if (!found) {
       const nearest = nearestRoute(path);
-      if (nearest) throw new HttpError(404, `Not found: ${path}; did you mean ${nearest}?`, { path, nearest });
-      throw new HttpError(404, `Not found: ${path}`, { path });
+      if (nearest) throw new HttpError(404, `Not found: ${path}; did you mean ${nearest}?`, { details: { path, nearest } });
+      throw new HttpError(404, `Not found: ${path}`, { details: { path } });
     }
     const wanted = method === 'HEAD' ? 'GET' : method;
     const route = found.routes.find((r) => r.method === wanted);
     if (!route) {
       const allowed = allowedMethods(found.routes);
       const allow = allowed.join(', ');
-      throw new HttpError(405, `Method ${method} is not allowed on ${path}; allowed: ${allow}`, { method, allowed }, { Allow: allow });
+      throw new HttpError(405, `Method ${method} is not allowed on ${path}; allowed: ${allow}`, { details: { method, allowed }, headers: { Allow: allow } });
     }
     return { route, slug: found.slug };
   }

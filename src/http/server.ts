@@ -7,9 +7,8 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { errorBody, HttpError } from './error.ts';
+import { JSON_TYPE } from './respond.ts';
 import { MAX_TARGET_LENGTH } from './router.ts';
-
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Answers a request, and calls `closed` once when its response has closed (sent, or cut short). */
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse, closed: () => void) => void;
@@ -26,7 +25,7 @@ const LANE = Symbol('lane');
 type LaneSocket = Socket & { [LANE]?: Lane | null };
 
 /** Connections node's header or request timeout ended (their exchange is logged as 408). */
-export const timedOutSockets = new WeakSet<Duplex>();
+const timedOutSockets = new WeakSet<Duplex>();
 
 /** Write a JSON error straight onto a socket node:http does not answer for us, and close it. */
 function endSocket(socket: Duplex, error: HttpError): void {
@@ -51,7 +50,7 @@ export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: B
     // node gives one code for both limits: say both.
     [status, message, details] = [408, 'Request timed out', { headers_timeout_seconds: HTTP_LIMITS.headersTimeout / 1000, request_timeout_seconds: HTTP_LIMITS.requestTimeout / 1000 }];
   }
-  endSocket(socket, new HttpError(status, message, details));
+  endSocket(socket, new HttpError(status, message, { details: details }));
 }
 
 /** Timeouts and limits, set deliberately (see README, "Hardening"). */
@@ -154,15 +153,15 @@ export function createHttpServer(handle: RequestHandler, limits = HTTP_LIMITS): 
   );
   const bounded = boundClients(handle, server, limits);
   server.on('request', (req: IncomingMessage, res: ServerResponse) =>
-    req.headers.host === undefined && req.httpVersionMinor >= 1 ? answerPlain(res, new HttpError(400, 'Host header is required', { header: 'host' })) : bounded(req, res),
+    req.headers.host === undefined && req.httpVersionMinor >= 1 ? answerPlain(res, new HttpError(400, 'Host header is required', { details: { header: 'host' } })) : bounded(req, res),
   );
   // Long gradings must not be cut by an idle timer; request and header timeouts still apply.
   server.timeout = 0;
   server.on('clientError', answerClientError);
   // An Expect this server cannot meet (anything but 100-continue): 417, in JSON.
-  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => answerPlain(res, new HttpError(417, `Expectation not supported: ${String(req.headers.expect).slice(0, 100)}`, { header: 'expect', supported: ['100-continue'] })));
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => answerPlain(res, new HttpError(417, `Expectation not supported: ${String(req.headers.expect).slice(0, 100)}`, { details: { header: 'expect', supported: ['100-continue'] } })));
   // CONNECT asks for a tunnel, which no route offers.
-  server.on('connect', (_req: IncomingMessage, socket: Duplex) => endSocket(socket, new HttpError(405, 'Method CONNECT is not allowed', { method: 'CONNECT', allowed: ['GET', 'HEAD', 'POST'] })));
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => endSocket(socket, new HttpError(405, 'Method CONNECT is not allowed', { details: { method: 'CONNECT', allowed: ['GET', 'HEAD', 'POST'] } })));
   return server;
 }
 
@@ -170,4 +169,13 @@ function answerPlain(res: ServerResponse, error: HttpError): void {
   const body = errorBody(error);
   res.writeHead(error.status, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store', Connection: 'close' });
   res.end(body);
+}
+
+/**
+ * The status an exchange ended with, for the log and the metrics: what was sent, or, when nothing
+ * was, 408 for a request node's timeout cut and 499 (nginx's "client closed request") otherwise.
+ */
+export function outcomeStatus(req: IncomingMessage, res: ServerResponse): number {
+  if (res.headersSent || res.writableFinished) return res.statusCode;
+  return timedOutSockets.has(req.socket) ? 408 : 499;
 }

@@ -1,16 +1,12 @@
 /**
  * API keys as the server sees them: the in-memory index it authenticates against, reloaded
- * when the key file changes. The record, the file and the keys command's changes are in
- * key-record.ts, key-file.ts and key-changes.ts; this module re-exports them for callers.
+ * when the key file changes. The record is record.ts, the file file.ts, the keys command's
+ * changes changes.ts.
  */
 import { statSync } from 'node:fs';
 import { KeyFileUnreadable, readKeysFile, sameStamp, stampOf, type FileStamp } from './file.ts';
 import { hashKey, KEY_PATTERN, keysPath, KeyStoreError, type KeyLookup, type KeyRecord } from './record.ts';
 import { ensurePrivateDir } from '../shared/state-files.ts';
-
-export * from './record.ts';
-export { keysFileSchema, loadKeys } from './file.ts';
-export * from './changes.ts';
 
 export interface KeyStoreOptions {
   /** Called once per broken version of the file met on a reload. */

@@ -9,65 +9,15 @@
  * Every 50,000 lines the journal is compacted in the background, off the request path.
  */
 import type { Clock } from '../lib/clock.ts';
-import type { Eventually } from '../lib/eventually.ts';
+import { settled, type Durable, type QuotaCounter, type Reservation, type Reserved, type Taken } from './counter.ts';
 import { journalLine, QuotaJournal, type JournalOptions } from './journal.ts';
 import { readCounts } from './replay.ts';
-import { counterKey, WindowCounts, type QuotaKind, type QuotaStatus, type Window } from './window.ts';
+import { counterId, WindowCounts, type QuotaKind, type QuotaStatus, type Window } from './window.ts';
 
-export { journalNumber, QuotaStateError } from './journal.ts';
-export { WINDOW_MS, type QuotaKind, type QuotaStatus } from './window.ts';
 
 /** Compact when the journal has grown past this many lines. */
 const COMPACT_AFTER_LINES = 50_000;
 
-/** A held quota slot: commit counts it (the promise settles once it is journaled), release frees it. */
-export interface Reservation {
-  commit(): Promise<void>;
-  release(): void;
-}
-
-/**
- * When a count is durable: `onSettled` calls back once, with null when the count is in the
- * journal (or in Redis) and with the error when it could not be recorded. A callback and not a
- * promise: on the request path a promise and its reactions a request cost more than the count.
- */
-export interface Durable {
-  onSettled(done: (error: Error | null) => void): void;
-}
-
-/** A count that was durable by the time it was made (a shared store counts before it answers). */
-export const DURABLE_NOW: Durable = { onSettled: (done) => done(null) };
-
-/** The same as a promise, for callers that can afford one. */
-export function settled(durable: Durable): Promise<void> {
-  return new Promise((resolve, reject) => durable.onSettled((error) => (error ? reject(error) : resolve())));
-}
-
-/** A counted request: the status after it, and when it is durable (null: refused, nothing counted). */
-export interface Taken {
-  status: QuotaStatus;
-  durable: Durable | null;
-}
-
-/** A held slot (null: none free) and the status with it held. */
-export interface Reserved {
-  status: QuotaStatus;
-  reservation: Reservation | null;
-}
-
-/**
- * What the server needs of a quota store. Every answer may come later (a store shared by several
- * servers answers over the network); the file-backed book answers at once, and the server's
- * request path stays synchronous while it does.
- */
-export interface QuotaCounter {
-  /** Where a scope stands, counting nothing (for the headers of every answer). */
-  status(kind: QuotaKind, scope: string, limit: number): Eventually<QuotaStatus>;
-  /** Count one request if the quota allows; send the answer once `durable` has settled. */
-  take(kind: QuotaKind, scope: string, limit: number): Eventually<Taken>;
-  /** Hold a slot whose outcome decides whether it counts; commit counts it, release refunds it. */
-  reserve(kind: QuotaKind, scope: string, limit: number): Eventually<Reserved>;
-}
 
 export interface QuotaBookOptions extends JournalOptions {
   clock: Clock;
@@ -77,14 +27,14 @@ export interface QuotaBookOptions extends JournalOptions {
 class Batch implements Durable {
   text = '';
   /** The counters of its lines, one a line. */
-  readonly keys: string[] = [];
+  readonly counters: string[] = [];
   private waiting: ((error: Error | null) => void)[] = [];
   /** Undefined until written; then null, or why the write failed. */
   private outcome: Error | null | undefined = undefined;
 
-  add(key: string, line: string): void {
+  add(counter: string, line: string): void {
     this.text += line;
-    this.keys.push(key);
+    this.counters.push(counter);
   }
 
   onSettled(done: (error: Error | null) => void): void {
@@ -110,8 +60,8 @@ class Batch implements Durable {
 /** The counts a state folder holds: its snapshot file, then its journals. */
 function replay(journal: QuotaJournal, counts: WindowCounts): void {
   journal.load(
-    (key, window) => counts.set(key, window),
-    (kind, scope, at) => counts.apply(counterKey(kind, scope), at),
+    (counter, window) => counts.set(counter, window),
+    (kind, scope, at) => counts.apply(counterId(kind, scope), at),
   );
 }
 
@@ -135,7 +85,7 @@ export class QuotaBook implements QuotaCounter {
 
   /** Where a scope stands against a limit (reserved slots included), without counting anything. */
   status(kind: QuotaKind, scope: string, limit: number): QuotaStatus {
-    return this.counts.status(counterKey(kind, scope), limit, this.options.clock.now());
+    return this.counts.status(counterId(kind, scope), limit, this.options.clock.now());
   }
 
   /**
@@ -144,11 +94,11 @@ export class QuotaBook implements QuotaCounter {
    * is counted and `durable` is null.
    */
   take(kind: QuotaKind, scope: string, limit: number): Taken {
-    const key = counterKey(kind, scope);
+    const counter = counterId(kind, scope);
     const at = this.options.clock.now();
-    const status = this.counts.take(key, limit, at);
-    if (!status) return { status: this.counts.status(key, limit, at), durable: null };
-    return { status, durable: this.record(key, journalLine(kind, scope, at)) };
+    const status = this.counts.take(counter, limit, at);
+    if (!status) return { status: this.counts.status(counter, limit, at), durable: null };
+    return { status, durable: this.record(counter, journalLine(kind, scope, at)) };
   }
 
   /**
@@ -159,21 +109,21 @@ export class QuotaBook implements QuotaCounter {
   reserve(kind: QuotaKind, scope: string, limit: number): Reserved {
     const before = this.status(kind, scope, limit);
     if (before.exhausted) return { status: before, reservation: null };
-    const key = counterKey(kind, scope);
-    this.counts.hold(key);
+    const counter = counterId(kind, scope);
+    this.counts.hold(counter);
     let ended = false;
     const settle = () => {
       if (ended) return false;
       ended = true;
-      this.counts.unhold(key);
+      this.counts.unhold(counter);
       return true;
     };
     const reservation: Reservation = {
       commit: () => {
         if (!settle()) return Promise.resolve();
         const at = this.options.clock.now();
-        this.counts.apply(key, at);
-        return settled(this.record(key, journalLine(kind, scope, at)));
+        this.counts.apply(counter, at);
+        return settled(this.record(counter, journalLine(kind, scope, at)));
       },
       release: () => void settle(),
     };
@@ -181,13 +131,13 @@ export class QuotaBook implements QuotaCounter {
   }
 
   /** Queue a counted request's journal line with the turn's others; they are written at the turn's end. */
-  private record(key: string, line: string): Batch {
+  private record(counter: string, line: string): Batch {
     let batch = this.pending;
     if (!batch) {
       batch = this.pending = new Batch();
       setImmediate(this.endTurn);
     }
-    batch.add(key, line);
+    batch.add(counter, line);
     return batch;
   }
 
@@ -205,11 +155,11 @@ export class QuotaBook implements QuotaCounter {
     this.pending = null;
     let outcome: Error | null = null;
     try {
-      this.journal.append(batch.text, batch.keys.length);
+      this.journal.append(batch.text, batch.counters.length);
     } catch (error) {
       // The requests were not recorded, so they must not be answered with data: undo them.
       outcome = error as Error;
-      for (const key of batch.keys) this.counts.undo(key);
+      for (const counter of batch.counters) this.counts.undo(counter);
       this.options.log(`quota journal write failed: ${outcome.message}`);
     }
     batch.settle(outcome, this.reportWaiter);

@@ -23,8 +23,6 @@ import { fsyncDir, fsyncDirAsync, writeFileAtomic, writeFileAtomicAsync } from '
 const JOURNAL_PREFIX = 'quota.journal.';
 const FSYNC_EVERY_MS = 1000;
 
-export { journalNumber, QuotaStateError } from './replay.ts';
-
 const fsyncFd = promisify(fsync);
 const closeFdAsync = promisify(closeFd);
 
@@ -70,7 +68,7 @@ export class QuotaJournal {
   }
 
   /** Read the snapshot and replay the journals after it into `apply`. Throws QuotaStateError on bad state. */
-  load(restore: (key: string, window: Window) => void, apply: (kind: QuotaKind, scope: string, at: number) => void): void {
+  load(restore: (counter: string, window: Window) => void, apply: (kind: QuotaKind, scope: string, at: number) => void): void {
     this.number = replayQuotaState(this.options.stateDir, this.options.log, restore, apply);
   }
 

@@ -2,7 +2,7 @@
  * Daily quotas in Redis, shared by every server: the fixed-window rule of quota-window.ts run
  * inside Redis by one Lua script, so a check and its count are one atomic step however many
  * servers ask at once. A request is counted when the script's reply arrives, before its answer
- * is sent; when Redis cannot be reached the counter answers 503 and nothing is served.
+ * is sent; when Redis cannot be reached the counter throws StoreUnavailable and nothing is served.
  *
  * Per counter two Redis keys: the window (a hash of `start` and `count`, expiring at the
  * window's end) and the slots held by CritPt gradings under way (a sorted set of reservation
@@ -14,8 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../lib/clock.ts';
-import { storeUnavailable } from '../http/error.ts';
-import { DURABLE_NOW, type QuotaCounter, type Reservation, type Reserved, type Taken } from './book.ts';
+import { DURABLE_NOW, StoreUnavailable, type QuotaCounter, type Reservation, type Reserved, type Taken } from './counter.ts';
 import { WINDOW_MS, type QuotaKind, type QuotaStatus, type Window } from './window.ts';
 import { LuaScript, RedisCommandError, RedisUnavailable, type RedisClient } from '../redis/client.ts';
 
@@ -69,11 +68,11 @@ function keysOf(kind: QuotaKind, scope: string): string[] {
   return [`${REDIS_PREFIX}quota:${kind}:${scope}`, `${REDIS_PREFIX}held:${kind}:${scope}`];
 }
 
-/** A failure to reach Redis (or a refusal by it) becomes the 503 the request path answers. */
+/** A failure to reach Redis (or a refusal by it) becomes StoreUnavailable, which the app answers with a 503. */
 export function unavailable(log: (line: string) => void): (error: unknown) => never {
   return (error) => {
     if (error instanceof RedisCommandError) log(error.message);
-    if (error instanceof RedisUnavailable || error instanceof RedisCommandError) throw storeUnavailable();
+    if (error instanceof RedisUnavailable || error instanceof RedisCommandError) throw new StoreUnavailable({ cause: error });
     throw error;
   };
 }

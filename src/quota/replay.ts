@@ -1,11 +1,11 @@
 /**
  * Reading the quota counters from the state folder: the snapshot file (`quota.json`) and the
  * journals after it, replayed line by line. Only reads: the server at start (quota-journal.ts)
- * and the keys command's usage, beside a running server (key-usage.ts).
+ * and the keys command's usage, beside a running server (src/keys/command/usage.ts).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { counterKey, WindowCounts, type QuotaKind, type Window } from './window.ts';
+import { counterId, WindowCounts, type QuotaKind, type Window } from './window.ts';
 
 export const SNAPSHOT_FILE = 'quota.json';
 export const SNAPSHOT_FORMAT = 1;
@@ -31,14 +31,14 @@ export function journalNumber(name: string): number | null {
 export function replayQuotaState(
   stateDir: string,
   log: (line: string) => void,
-  restore: (key: string, window: Window) => void,
+  restore: (counter: string, window: Window) => void,
   apply: (kind: QuotaKind, scope: string, at: number) => void,
 ): number {
   const snapshotPath = join(stateDir, SNAPSHOT_FILE);
   let snapshot: SnapshotFile = { format: SNAPSHOT_FORMAT, next_journal: 1, windows: {} };
   const text = readSnapshotText(stateDir);
   if (text !== null) snapshot = parseSnapshot(snapshotPath, text);
-  for (const [key, window] of Object.entries(snapshot.windows)) restore(key, window);
+  for (const [counter, window] of Object.entries(snapshot.windows)) restore(counter, window);
 
   const journals = readdirSync(stateDir)
     .flatMap((name) => {
@@ -142,7 +142,7 @@ export function readCounts(stateDir: string, log: (line: string) => void = () =>
     const before = readSnapshotText(stateDir);
     const counts = new WindowCounts();
     try {
-      replayQuotaState(stateDir, log, (key, window) => counts.set(key, window), (kind, scope, at) => counts.apply(counterKey(kind, scope), at));
+      replayQuotaState(stateDir, log, (counter, window) => counts.set(counter, window), (kind, scope, at) => counts.apply(counterId(kind, scope), at));
     } catch (error) {
       const missing = error instanceof QuotaStateError && (error.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
       if (!missing) throw error;

@@ -28,7 +28,7 @@ function isOpen(window: Window | undefined, at: number): window is Window {
   return window !== undefined && at < window.start + WINDOW_MS;
 }
 
-export function counterKey(kind: QuotaKind, scope: string): string {
+export function counterId(kind: QuotaKind, scope: string): string {
   return `${kind} ${scope}`;
 }
 
@@ -38,59 +38,59 @@ export class WindowCounts {
   private readonly reserved = new Map<string, number>();
 
   /** Count one request at time `at`: a new window when none is open at `at`. */
-  apply(key: string, at: number): void {
-    const window = this.windows.get(key);
+  apply(counter: string, at: number): void {
+    const window = this.windows.get(counter);
     if (isOpen(window, at)) window.count++;
-    else this.windows.set(key, { start: at, count: 1 });
+    else this.windows.set(counter, { start: at, count: 1 });
   }
 
   /**
    * Count one request at `at` if the limit allows (held slots included): the status after it,
    * or null when the quota is used up (nothing counted). One lookup of each map.
    */
-  take(key: string, limit: number, at: number): QuotaStatus | null {
-    const reserved = this.reserved.size === 0 ? 0 : (this.reserved.get(key) ?? 0);
-    let window = this.windows.get(key);
+  take(counter: string, limit: number, at: number): QuotaStatus | null {
+    const reserved = this.reserved.size === 0 ? 0 : (this.reserved.get(counter) ?? 0);
+    let window = this.windows.get(counter);
     if (!isOpen(window, at)) window = undefined;
     if (limit - (window?.count ?? 0) - reserved <= 0) return null;
-    if (!window) this.windows.set(key, (window = { start: at, count: 0 }));
+    if (!window) this.windows.set(counter, (window = { start: at, count: 0 }));
     window.count++;
     const remaining = limit - window.count - reserved;
     return { limit, remaining, resetAt: window.start + WINDOW_MS, exhausted: remaining === 0 };
   }
 
   /** Take back a count that could not be made durable. */
-  undo(key: string): void {
-    const window = this.windows.get(key);
+  undo(counter: string): void {
+    const window = this.windows.get(counter);
     if (window) window.count--;
   }
 
   /** Where a counter stands against a limit at `now` (held slots included), counting nothing. */
-  status(key: string, limit: number, now: number): QuotaStatus {
-    const reserved = this.reserved.get(key) ?? 0;
-    const window = this.windows.get(key);
+  status(counter: string, limit: number, now: number): QuotaStatus {
+    const reserved = this.reserved.get(counter) ?? 0;
+    const window = this.windows.get(counter);
     const open = isOpen(window, now);
     const remaining = Math.max(0, limit - (open ? window.count : 0) - reserved);
     return { limit, remaining, resetAt: (open ? window.start : now) + WINDOW_MS, exhausted: remaining === 0 };
   }
 
-  hold(key: string): void {
-    this.reserved.set(key, (this.reserved.get(key) ?? 0) + 1);
+  hold(counter: string): void {
+    this.reserved.set(counter, (this.reserved.get(counter) ?? 0) + 1);
   }
 
-  unhold(key: string): void {
-    const left = (this.reserved.get(key) ?? 1) - 1;
-    if (left > 0) this.reserved.set(key, left);
-    else this.reserved.delete(key);
+  unhold(counter: string): void {
+    const left = (this.reserved.get(counter) ?? 1) - 1;
+    if (left > 0) this.reserved.set(counter, left);
+    else this.reserved.delete(counter);
   }
 
   /** Forget windows that ended by `now`, so the state does not grow. */
   expire(now: number): void {
-    for (const [key, window] of this.windows) if (!isOpen(window, now)) this.windows.delete(key);
+    for (const [counter, window] of this.windows) if (!isOpen(window, now)) this.windows.delete(counter);
   }
 
-  set(key: string, window: Window): void {
-    this.windows.set(key, { ...window });
+  set(counter: string, window: Window): void {
+    this.windows.set(counter, { ...window });
   }
 
   /** The open windows, for a snapshot file. */

@@ -70,7 +70,7 @@ export const INDEX_DIR = 'index';
  */
 export type IndexEntry = [string, number, number, number, number, number];
 
-/** A route's index: snapshot key -> its body. One file per route, so a server loads only what it serves. */
+/** A route's index: entry name -> its body. One file per route, so a server loads only what it serves. */
 export type RouteIndex = Record<string, IndexEntry>;
 
 export function indexFile(routeId: string): string {

@@ -41,12 +41,18 @@ export interface ParamSpec {
  * - `fragments`: assembled at request time from precomputed fragments (answers that depend on
  *   the request's own date);
  * - `critpt`: forwarded to the upstream grader;
+ * - `front-door`: a precomputed body in the format the client prefers (JSON or HTML);
  * - `health`, `ready`, `metrics`: the server's own state, for operators.
  */
-export type AnswerKind = 'snapshot' | 'fragments' | 'critpt' | 'health' | 'ready' | 'metrics';
+export type AnswerKind = 'snapshot' | 'fragments' | 'critpt' | 'front-door' | 'health' | 'ready' | 'metrics';
+
+/** Answered with a body the build precomputed (and so with an ETag, a 304 and a 406). */
+export function isPrecomputed(route: Route): boolean {
+  return route.answer === 'snapshot' || route.answer === 'front-door';
+}
 
 export interface Route {
-  /** Stable name; snapshot keys, logs and metrics use it. */
+  /** Stable name; entry names, logs and metrics use it. */
   id: string;
   method: 'GET' | 'POST';
   /** Path template; `{slug}` stands for one path segment. */
@@ -379,7 +385,7 @@ const frontDoorFormat: ParamSpec = {
 
 function operatorRoutes(): Route[] {
   const common = { method: 'GET', tiers: [PUBLIC_BODY_TIER], query: {}, keyParams: [], paginated: false, public: true } as const;
-  const frontDoor = { ...common, query: { format: frontDoorFormat }, keyParams: ['format'], answer: 'snapshot', summary: 'The front door: the service, the snapshot and every route with a curl example.' } as const;
+  const frontDoor = { ...common, query: { format: frontDoorFormat }, keyParams: ['format'], answer: 'front-door', summary: 'The front door: the service, the snapshot and every route with a curl example.' } as const;
   return [
     { ...frontDoor, id: 'index', path: '/' },
     { ...frontDoor, id: 'index.api', path: '/api/v2' },
@@ -410,8 +416,8 @@ export function keyParamValues(spec: ParamSpec): readonly (string | number | boo
   throw new Error('a key parameter needs an enum or a boolean type (page is enumerated by the build)');
 }
 
-/** The snapshot key that names one precomputed body. Build and server both call this. */
-export function snapshotKey(route: Route, tier: Tier, params: Readonly<Record<string, unknown>>, slug?: string): string {
+/** The name of one precomputed body in its route's index. Build and server both call this. */
+export function entryName(route: Route, tier: Tier, params: Readonly<Record<string, unknown>>, slug?: string): string {
   let key = `${route.id} ${tier}`;
   for (const name of route.keyParams) key += ` ${name}=${String(params[name])}`;
   if (slug !== undefined) key += ` slug=${slug}`;

@@ -1,126 +1,22 @@
 /**
- * Serving snapshots. A Snapshot is one build: its manifest in memory and its pack of bodies
- * open for positional reads. The SnapshotStore holds the active one, follows `current` when a
- * build switches it (requests already under way keep the snapshot they started with, so no
- * response mixes two), and keeps hot bodies in an LRU bounded by bytes. The LRU is keyed by
+ * Serving snapshots. The SnapshotStore holds the active build (snapshot.ts), follows `current`
+ * when a build switches it (requests already under way keep the snapshot they started with, so
+ * no response mixes two), and keeps hot bodies in an LRU bounded by bytes. The LRU is keyed by
  * content hash and encoding, so bodies unchanged by a rebuild stay hot across the switch.
  */
-import { readFileSync, watch, type FSWatcher } from 'node:fs';
-import { open, readFile, readlink, type FileHandle } from 'node:fs/promises';
+import { watch, type FSWatcher } from 'node:fs';
+import { readlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompressSync, constants, gunzip, gzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
 import type { Eventually } from '../lib/eventually.ts';
-import type { IdleWork, Step } from '../lib/idle-work.ts';
+import type { IdleWork } from '../lib/idle-work.ts';
 import { assembleMeasurements, type MeasurementIndex } from '../shared/measurements.ts';
-import { CURRENT_LINK, MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, contentHash, etagOf, indexFile, storedSpanOf, type Encoding, type IndexEntry, type Manifest, type RouteIndex, type Span } from '../shared/manifest.ts';
+import { CURRENT_LINK, contentHash, etagOf, storedSpanOf, type Encoding, type IndexEntry, type Span } from '../shared/manifest.ts';
+import { Snapshot, type Body } from './snapshot.ts';
 
 const POLL_MS = 1000;
-
-/** A body ready to send: its bytes in the chosen encoding and that variant's ETag. */
-export interface Body {
-  bytes: Buffer;
-  etag: string;
-}
-
-export class Snapshot {
-  /** Requests under way on this snapshot; its pack is closed when it is retired and idle. */
-  private inflight = 0;
-  private retired = false;
-  private readonly servedRoutes: Set<string>;
-  private readonly indexes = new Map<string, RouteIndex | null>();
-
-  private constructor(
-    readonly dir: string,
-    readonly manifest: Manifest,
-    private readonly pack: FileHandle,
-  ) {
-    this.servedRoutes = new Set(manifest.routes);
-  }
-
-  static async open(dir: string): Promise<Snapshot> {
-    const path = join(dir, MANIFEST_FILE);
-    let manifest: Manifest;
-    try {
-      manifest = JSON.parse(await readFile(path, 'utf8')) as Manifest;
-    } catch (error) {
-      throw new Error(`cannot read snapshot manifest ${path}: ${(error as Error).message}`);
-    }
-    if (manifest.format !== MANIFEST_FORMAT) throw new Error(`snapshot ${dir} has manifest format ${manifest.format}; this server reads format ${MANIFEST_FORMAT} (rebuild it)`);
-    const pack = await open(join(dir, PACK_FILE), 'r');
-    return new Snapshot(dir, manifest, pack);
-  }
-
-  get buildId(): string {
-    return this.manifest.build_id;
-  }
-
-  serves(routeId: string): boolean {
-    return this.servedRoutes.has(routeId);
-  }
-
-  /**
-   * The body a snapshot key names, if the snapshot has it. A route's index is read on its first
-   * use (and all are warmed in the background), so start-up does not grow with the snapshot.
-   */
-  entry(routeId: string, key: string): IndexEntry | undefined {
-    const index = this.indexFor(routeId);
-    return index && Object.hasOwn(index, key) ? index[key] : undefined;
-  }
-
-  private indexFor(routeId: string): RouteIndex | null {
-    let index = this.indexes.get(routeId);
-    if (index === undefined) {
-      index = this.manifest.indexes.includes(routeId) ? (JSON.parse(readFileSync(join(this.dir, indexFile(routeId)), 'utf8')) as RouteIndex) : null;
-      this.indexes.set(routeId, index);
-    }
-    return index;
-  }
-
-  /** One step per route index not loaded yet: load it, unless the snapshot was retired meanwhile. */
-  warmSteps(): Step[] {
-    return this.manifest.indexes.map((routeId) => () => {
-      if (this.retired || this.indexes.has(routeId)) return;
-      try {
-        this.indexFor(routeId);
-      } catch {
-        // The build pruned this snapshot, or the index is unreadable: a request that needs it
-        // meets the same error on its own path and is answered 500 with it.
-      }
-    });
-  }
-
-  fragment(key: string): { data: Span; index: Span } | undefined {
-    return Object.hasOwn(this.manifest.fragments, key) ? this.manifest.fragments[key] : undefined;
-  }
-
-  emptyPage(key: string): { before: string; after: string } | undefined {
-    return Object.hasOwn(this.manifest.empty_pages, key) ? this.manifest.empty_pages[key] : undefined;
-  }
-
-
-  async read([offset, length]: Span): Promise<Buffer> {
-    const buffer = Buffer.allocUnsafe(length);
-    const { bytesRead } = await this.pack.read(buffer, 0, length, offset);
-    if (bytesRead !== length) throw new Error(`snapshot ${this.dir}: pack is shorter than its manifest says`);
-    return buffer;
-  }
-
-  acquire(): void {
-    this.inflight++;
-  }
-
-  release(): void {
-    if (--this.inflight === 0 && this.retired) void this.pack.close();
-  }
-
-  /** No new requests will use this snapshot; close its pack once the last one finishes. */
-  retire(): void {
-    this.retired = true;
-    if (this.inflight === 0) void this.pack.close();
-  }
-}
 
 export interface SnapshotStoreOptions {
   /** The folder holding `current` and the builds. */
@@ -145,7 +41,7 @@ function compressNow(identity: Buffer, encoding: Encoding): Buffer {
 export class SnapshotStore {
   private active!: Snapshot;
   private readonly cache: LRUCache<string, Buffer>;
-  /** Reads of bodies under way, by cache key: one read however many requests wait for it. */
+  /** Reads of bodies under way, by variant (content hash and encoding): one read however many requests wait for it. */
   private readonly reading = new Map<string, Promise<Buffer>>();
   /** Bodies assembled at request time, with their content hash. */
   private readonly assemblies: LRUCache<string, { identity: Buffer; hash: string }>;
@@ -241,9 +137,9 @@ export class SnapshotStore {
    */
   body(snapshot: Snapshot, entry: IndexEntry, encoding: Encoding): Eventually<Body> {
     const hash = entry[0];
-    const key = `${hash}.${encoding}`;
+    const variant = `${hash}.${encoding}`;
     const etag = etagOf(hash, encoding);
-    const cached = this.cache.get(key);
+    const cached = this.cache.get(variant);
     if (cached) {
       this.hits++;
       return { bytes: cached, etag };
@@ -251,61 +147,61 @@ export class SnapshotStore {
     this.misses++;
     // Requests that miss the same body at once share one read (and one buffer): a thousand
     // clients asking for it together cost one copy, not a thousand.
-    let reading = this.reading.get(key);
+    let reading = this.reading.get(variant);
     if (!reading) {
       const stored = snapshot.read(storedSpanOf(entry, encoding));
       reading = (encoding === 'identity' ? stored.then((gz) => gunzipAsync(gz)) : stored).then(
         (bytes) => {
-          this.cache.set(key, bytes);
-          this.reading.delete(key);
+          this.cache.set(variant, bytes);
+          this.reading.delete(variant);
           return bytes;
         },
         (error: unknown) => {
-          this.reading.delete(key);
+          this.reading.delete(variant);
           throw error;
         },
       );
-      this.reading.set(key, reading);
+      this.reading.set(variant, reading);
     }
     return reading.then((bytes) => ({ bytes, etag }));
   }
 
   /** A body assembled at request time: hashed (unless the hash is known), compressed once, cached. */
   assembled(identity: Buffer, encoding: Encoding, hash = contentHash(identity)): Body {
-    const key = `${hash}.${encoding}`;
-    let bytes = this.cache.get(key);
+    const variant = `${hash}.${encoding}`;
+    let bytes = this.cache.get(variant);
     if (!bytes) {
       bytes = compressNow(identity, encoding);
-      this.cache.set(key, bytes);
+      this.cache.set(variant, bytes);
     }
     return { bytes, etag: etagOf(hash, encoding) };
   }
 
   /**
    * A measurements answer since `startDay`, assembled from the snapshot's fragments. The
-   * assembled body and its hash are cached by snapshot, key and day (hashing hundreds of
+   * assembled body and its hash are cached by snapshot, entry name and day (hashing hundreds of
    * kilobytes per request would cost more than sending them); compressed variants by content.
    */
-  async measurements(snapshot: Snapshot, key: string, startDay: string, encoding: Encoding): Promise<Body> {
-    const cacheKey = `${snapshot.buildId} ${key} ${startDay}`;
-    let assembly = this.assemblies.get(cacheKey);
+  async measurements(snapshot: Snapshot, name: string, startDay: string, encoding: Encoding): Promise<Body> {
+    const assemblyId = `${snapshot.buildId} ${name} ${startDay}`;
+    let assembly = this.assemblies.get(assemblyId);
     if (!assembly) {
-      const spans = snapshot.fragment(key)!;
+      const spans = snapshot.fragment(name)!;
       const [index, data] = await Promise.all([this.fragmentBytes(snapshot, spans.index), this.fragmentBytes(snapshot, spans.data)]);
       const identity = assembleMeasurements(JSON.parse(index.toString('utf8')) as MeasurementIndex, data, startDay);
       assembly = { identity, hash: contentHash(identity) };
-      this.assemblies.set(cacheKey, assembly);
+      this.assemblies.set(assemblyId, assembly);
     }
     return this.assembled(assembly.identity, encoding, assembly.hash);
   }
 
   /** A fragment, inflated (it is stored gzip-compressed) and cached. */
   private async fragmentBytes(snapshot: Snapshot, span: Span): Promise<Buffer> {
-    const key = `fragment ${snapshot.buildId} ${span[0]}`;
-    let bytes = this.cache.get(key);
+    const fragmentId = `fragment ${snapshot.buildId} ${span[0]}`;
+    let bytes = this.cache.get(fragmentId);
     if (!bytes) {
       bytes = await gunzipAsync(await snapshot.read(span));
-      this.cache.set(key, bytes);
+      this.cache.set(fragmentId, bytes);
     }
     return bytes;
   }

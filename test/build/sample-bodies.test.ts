@@ -1,7 +1,7 @@
 /**
  * The committed sample, built now, serves exactly the bodies it served before the pack stopped
  * storing identity bytes (format 1): `fixtures/sample-bodies.json` holds, per route, the count
- * and a digest of every snapshot key with the content hash of its body, as format 1 served them,
+ * and a digest of every entry name with the content hash of its body, as format 1 served them,
  * and a digest of every measurements answer its fragments make (format 1 stored them raw).
  * Every stored variant is decoded here and hashed, so "the same hash" means the same bytes.
  *

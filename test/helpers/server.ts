@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { DEFAULT_BUILD_OPTIONS, runBuild, type BuildSummary } from '../../build/build.ts';
 import { DEFAULT_OPTIONS, type ServerOptions } from '../../src/config.ts';
-import { createKey, type NewKey } from '../../src/keys/store.ts';
+import { createKey } from '../../src/keys/changes.ts';
+import type { NewKey } from '../../src/keys/record.ts';
 import { startServer, type RunningServer, type StartHooks } from '../../src/start.ts';
 
 export const FIXTURES = new URL('../fixtures/', import.meta.url).pathname;

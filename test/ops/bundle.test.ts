@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bundle } from '../../scripts/bundle.ts';
-import { createKey } from '../../src/keys/store.ts';
+import { createKey } from '../../src/keys/changes.ts';
 import { get } from '../helpers/http.ts';
 import { spawnServer } from '../helpers/process.ts';
 import { buildFixture } from '../helpers/server.ts';

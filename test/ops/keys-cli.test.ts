@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { run } from '../../scripts/keys.ts';
-import { KEY_ID_PATTERN, KEY_PATTERN, KeyStore } from '../../src/keys/store.ts';
-import { quotaScope } from '../../src/policy.ts';
+import { KEY_ID_PATTERN, KEY_PATTERN } from '../../src/keys/record.ts';
+import { KeyStore } from '../../src/keys/store.ts';
+import { quotaScope } from '../../src/quota/scopes.ts';
 import { get } from '../helpers/http.ts';
 import { buildFixture, startTestServer } from '../helpers/server.ts';
 

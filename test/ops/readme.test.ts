@@ -13,7 +13,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_BUILD_OPTIONS, runBuild } from '../../build/build.ts';
 import { DEFAULT_OPTIONS } from '../../src/config.ts';
-import { createKey } from '../../src/keys/store.ts';
+import { createKey } from '../../src/keys/changes.ts';
 import { startServer, type RunningServer } from '../../src/start.ts';
 import { ROOT } from '../helpers/process.ts';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createKey } from '../../src/keys/store.ts';
+import { createKey } from '../../src/keys/changes.ts';
 import { get } from '../helpers/http.ts';
 import { spawnServer } from '../helpers/process.ts';
 import { buildFixture } from '../helpers/server.ts';

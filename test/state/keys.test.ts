@@ -5,25 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  createKey,
-  ensureDemoKeys,
-  generateKey,
-  grantProvider,
-  hashKey,
-  KEY_ID_PATTERN,
-  KEY_PATTERN,
-  KeyInputError,
-  KeyStore,
-  KeyStoreError,
-  loadKeys,
-  publicRecord,
-  regenerateKey,
-  revokeKey,
-  type KeyRecord,
-} from '../../src/keys/store.ts';
-import { quotaScope } from '../../src/policy.ts';
-import { KeyFileUnreadable, readKeysFile } from '../../src/keys/file.ts';
+import { createKey, ensureDemoKeys, grantProvider, regenerateKey, revokeKey } from '../../src/keys/changes.ts';
+import { generateKey, hashKey, KEY_ID_PATTERN, KEY_PATTERN, KeyInputError, KeyStoreError, publicRecord, type KeyRecord } from '../../src/keys/record.ts';
+import { KeyStore } from '../../src/keys/store.ts';
+import { KeyFileUnreadable, loadKeys, readKeysFile } from '../../src/keys/file.ts';
+import { quotaScope } from '../../src/quota/scopes.ts';
 
 const T0 = Date.UTC(2026, 10, 20, 9, 0, 0);
 const clock = { now: () => T0 };

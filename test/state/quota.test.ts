@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { journalNumber, QuotaBook, QuotaStateError, settled, WINDOW_MS } from '../../src/quota/book.ts';
+import { QuotaBook } from '../../src/quota/book.ts';
+import { settled } from '../../src/quota/counter.ts';
+import { journalNumber, QuotaStateError } from '../../src/quota/replay.ts';
+import { WINDOW_MS } from '../../src/quota/window.ts';
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 10, 20, 9, 0, 0);

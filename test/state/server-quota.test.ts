@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { WINDOW_MS } from '../../src/quota/book.ts';
+import { WINDOW_MS } from '../../src/quota/window.ts';
 import { get, request } from '../helpers/http.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { brotliDecompressSync } from 'node:zlib';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { regenerateKey, revokeKey } from '../../src/keys/store.ts';
+import { regenerateKey, revokeKey } from '../../src/keys/changes.ts';
 import { contentHash } from '../../src/shared/manifest.ts';
 import { get } from '../helpers/http.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';

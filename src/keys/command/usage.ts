@@ -3,10 +3,9 @@
  * scopes and limits from the keys, the counts from the state folder (quota-replay.ts, read
  * beside a running server) or from Redis (key-admin.ts).
  */
-import type { QuotaLimits } from '../../config.ts';
 import type { KeyRecord } from '../record.ts';
-import { critptScope, dataLimit, quotaScope } from '../../policy.ts';
-import { counterKey, WINDOW_MS, type QuotaKind, type WindowCounts } from '../../quota/window.ts';
+import { critptScope, dataLimit, quotaScope, type QuotaLimits } from '../../quota/scopes.ts';
+import { counterId, WINDOW_MS, type QuotaKind, type WindowCounts } from '../../quota/window.ts';
 
 export interface ScopeUsage {
   kind: QuotaKind;
@@ -26,7 +25,7 @@ export interface ScopeUsage {
 export function usageRows(records: readonly KeyRecord[], limits: QuotaLimits): ScopeUsage[] {
   const rows = new Map<string, ScopeUsage>();
   const add = (kind: QuotaKind, scope: string, id: string, limit: number) => {
-    const key = counterKey(kind, scope);
+    const key = counterId(kind, scope);
     const row = rows.get(key) ?? { kind, scope, keys: [], limit, used: 0, remaining: limit, resets_at: null };
     row.keys.push(id);
     row.limit = Math.max(row.limit, limit);
@@ -45,7 +44,7 @@ export function usageRows(records: readonly KeyRecord[], limits: QuotaLimits): S
 export function usageOf(records: readonly KeyRecord[], counts: WindowCounts, limits: QuotaLimits, now: number): ScopeUsage[] {
   const windows = counts.toRecord();
   return usageRows(records, limits).map((row) => {
-    const key = counterKey(row.kind, row.scope);
+    const key = counterId(row.kind, row.scope);
     const window = windows[key];
     const open = window !== undefined && now < window.start + WINDOW_MS;
     return { ...row, used: open ? window.count : 0, remaining: counts.status(key, row.limit, now).remaining, resets_at: open ? new Date(window.start + WINDOW_MS).toISOString() : null };

@@ -5,7 +5,7 @@ import { QueryValidator } from '../../../../src/http/query.ts';
 import { RecentMap } from '../../../../src/lib/recent-map.ts';
 import { RequestPlans } from '../../../../src/http/request-plans.ts';
 import { Router } from '../../../../src/http/router.ts';
-import { snapshotKey } from '../../../../src/shared/routes.ts';
+import { entryName } from '../../../../src/shared/routes.ts';
 
 const plans = () => new RequestPlans(new Router(), new QueryValidator());
 
@@ -28,14 +28,14 @@ planning('should give a repeated read target the same plan, with the values and 
   const values = new QueryValidator().parse(first.route, 'page=2&prompt_type=long');
   assert.equal({ ...first.values() }, values);
   assert.ok(Object.isFrozen(first.values()));
-  assert.is(first.snapshotKey('pro'), snapshotKey(first.route, 'pro', values));
-  assert.is.not(first.snapshotKey('commercial'), first.snapshotKey('pro'));
+  assert.is(first.entryName('pro'), entryName(first.route, 'pro', values));
+  assert.is.not(first.entryName('commercial'), first.entryName('pro'));
 });
 
-planning('should carry the slug of a detail path into its snapshot key', () => {
+planning('should carry the slug of a detail path into its entry name', () => {
   const plan = plans().plan('GET', '/api/v2/language/models/gpt-x');
   assert.is(plan.slug, 'gpt-x');
-  assert.ok(plan.snapshotKey('pro').endsWith(' slug=gpt-x'));
+  assert.ok(plan.entryName('pro').endsWith(' slug=gpt-x'));
 });
 
 planning('should refuse what the router and the query check refuse, every time', () => {

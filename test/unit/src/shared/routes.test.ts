@@ -1,39 +1,39 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ROUTES, TIERS, keyParamValues, lowestTier, routeById, snapshotKey } from '../../../../src/shared/routes.ts';
+import { ROUTES, TIERS, keyParamValues, lowestTier, routeById, entryName } from '../../../../src/shared/routes.ts';
 
-const keys = suite('snapshotKey');
+const keys = suite('entryName');
 
 keys('should name the route, the tier, the key parameters in route order and the slug', () => {
   const route = routeById('language.model.performance');
   // route order is window, interval, prompt_type whatever the order of the params object
   const params = { prompt_type: 'long', interval: 'daily', window: '30d' };
-  assert.is(snapshotKey(route, 'commercial', params, 'model-one'), 'language.model.performance commercial window=30d interval=daily prompt_type=long slug=model-one');
+  assert.is(entryName(route, 'commercial', params, 'model-one'), 'language.model.performance commercial window=30d interval=daily prompt_type=long slug=model-one');
 });
 
 keys('should be stable: the same inputs give the same key, whatever the params order', () => {
   const route = routeById('language.models');
-  assert.is(snapshotKey(route, 'pro', { prompt_type: '100k', page: 2 }), snapshotKey(route, 'pro', { page: 2, prompt_type: '100k' }));
-  assert.is(snapshotKey(route, 'pro', { prompt_type: '100k', page: 2 }), 'language.models pro prompt_type=100k page=2');
+  assert.is(entryName(route, 'pro', { prompt_type: '100k', page: 2 }), entryName(route, 'pro', { page: 2, prompt_type: '100k' }));
+  assert.is(entryName(route, 'pro', { prompt_type: '100k', page: 2 }), 'language.models pro prompt_type=100k page=2');
 });
 
 keys('should ignore parameters that do not select a body', () => {
   const route = routeById('language.provider.measurements');
-  assert.is(snapshotKey(route, 'commercial', { prompt_type: 'medium', start_date: '2025-06-01' }, 'acme'), 'language.provider.measurements commercial prompt_type=medium slug=acme');
+  assert.is(entryName(route, 'commercial', { prompt_type: 'medium', start_date: '2025-06-01' }, 'acme'), 'language.provider.measurements commercial prompt_type=medium slug=acme');
 });
 
 keys('should tell tiers, values and slugs apart', () => {
   const route = routeById('language.model');
-  const base = snapshotKey(route, 'pro', { prompt_type: 'long' }, 'a');
-  assert.is.not(base, snapshotKey(route, 'commercial', { prompt_type: 'long' }, 'a'));
-  assert.is.not(base, snapshotKey(route, 'pro', { prompt_type: 'medium' }, 'a'));
-  assert.is.not(base, snapshotKey(route, 'pro', { prompt_type: 'long' }, 'b'));
+  const base = entryName(route, 'pro', { prompt_type: 'long' }, 'a');
+  assert.is.not(base, entryName(route, 'commercial', { prompt_type: 'long' }, 'a'));
+  assert.is.not(base, entryName(route, 'pro', { prompt_type: 'medium' }, 'a'));
+  assert.is.not(base, entryName(route, 'pro', { prompt_type: 'long' }, 'b'));
 });
 
 keys('should write booleans and numbers as text, and a route without key parameters as id and tier', () => {
-  assert.is(snapshotKey(routeById('media.text-to-image'), 'pro', { include_categories: true }), 'media.text-to-image pro include_categories=true');
-  assert.is(snapshotKey(routeById('legacy.llms.models'), 'free', { prompt_length: 'medium', parallel_queries: 10 }), 'legacy.llms.models free prompt_length=medium parallel_queries=10');
-  assert.is(snapshotKey(routeById('media.text-to-speech.free'), 'free', {}), 'media.text-to-speech.free free');
+  assert.is(entryName(routeById('media.text-to-image'), 'pro', { include_categories: true }), 'media.text-to-image pro include_categories=true');
+  assert.is(entryName(routeById('legacy.llms.models'), 'free', { prompt_length: 'medium', parallel_queries: 10 }), 'legacy.llms.models free prompt_length=medium parallel_queries=10');
+  assert.is(entryName(routeById('media.text-to-speech.free'), 'free', {}), 'media.text-to-speech.free free');
 });
 
 keys.run();

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAjv } from '../../../../src/shared/ajv.ts';
 import { critptRequestSchema } from '../../../../src/shared/critpt-schema.ts';
-import { keysFileSchema } from '../../../../src/keys/store.ts';
+import { keysFileSchema } from '../../../../src/keys/file.ts';
 import { querySchema } from '../../../../src/shared/query-schema.ts';
 import { ROUTES } from '../../../../src/shared/routes.ts';
 

@@ -1,0 +1,63 @@
+/**
+ * Which body answers a request, in the encoding chosen: a precomputed body from the snapshot's
+ * index, the empty page past a list's last, or a measurements answer assembled from fragments.
+ * Never a file path from the request: only entry names of the manifest. 404 for an unknown slug,
+ * 403 for a provider the key has no grant for, 501 for a known route the snapshot does not serve.
+ */
+import { HttpError } from './http/error.ts';
+import type { Plan } from './http/request-plans.ts';
+import type { Eventually } from './lib/eventually.ts';
+import type { Clock } from './lib/clock.ts';
+import type { KeyRecord } from './keys/record.ts';
+import { admitProvider, measurementsStartDay } from './policy.ts';
+import type { Encoding } from './shared/manifest.ts';
+import { entryName, type Route, type Tier } from './shared/routes.ts';
+import type { Body, Snapshot } from './snapshot/snapshot.ts';
+import type { SnapshotStore } from './snapshot/store.ts';
+
+export class Bodies {
+  constructor(
+    private readonly store: SnapshotStore,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The body answering a keyed data request: precomputed for the key's tier, or measurements. */
+  forKey(snapshot: Snapshot, plan: Plan, key: KeyRecord, encoding: Encoding): Eventually<Body> {
+    return plan.route.answer === 'fragments' ? this.measurements(snapshot, plan, key, encoding) : this.precomputed(snapshot, plan, key.tier, encoding);
+  }
+
+  /** The precomputed body answering this request (the plan's entry for `tier`, unless `name` says another). */
+  precomputed(snapshot: Snapshot, plan: Plan, tier: Tier, encoding: Encoding, name = plan.entryName(tier)): Eventually<Body> {
+    const { route, slug } = plan;
+    ensureServed(snapshot, route);
+    const entry = snapshot.entry(route.id, name);
+    if (entry) return this.store.body(snapshot, entry, encoding);
+    if (route.slugOf) throw new HttpError(404, `${route.slugOf} not found: ${slug}`, { details: { slug } });
+    if (route.paginated) {
+      const params = plan.values();
+      const empty = snapshot.emptyPage(entryName(route, tier, { ...params, page: '*' }));
+      if (empty) return this.store.assembled(Buffer.from(`${empty.before}${params.page}${empty.after}`), encoding);
+    }
+    throw new Error(`snapshot ${snapshot.buildId} lacks ${name}`);
+  }
+
+  /**
+   * Raw measurements since `start_date`: by default, and at the earliest, one month before the
+   * request (by the server's clock). The provider must exist (404) and the key must hold a grant
+   * for it (403).
+   */
+  private async measurements(snapshot: Snapshot, plan: Plan, key: KeyRecord, encoding: Encoding): Promise<Body> {
+    const { route, slug } = plan;
+    ensureServed(snapshot, route);
+    const name = plan.entryName(key.tier);
+    if (!snapshot.fragment(name)) throw new HttpError(404, `Provider not found: ${slug}`, { details: { slug } });
+    admitProvider(route, key, slug!);
+    const startDay = measurementsStartDay(plan.values().start_date as string | undefined, this.clock.now());
+    return this.store.measurements(snapshot, name, startDay, encoding);
+  }
+}
+
+/** A route of the table that the current snapshot does not answer is known but not served: 501. */
+function ensureServed(snapshot: Snapshot, route: Route): void {
+  if (!snapshot.serves(route.id)) throw new HttpError(501, `${route.method} ${route.path} is not served yet: the current snapshot has no data for it`, { details: { route: route.id } });
+}

@@ -1,0 +1,68 @@
+/**
+ * The routes that need no key, carry no tier and are never counted, by their answer kind:
+ * liveness, readiness, metrics, the front door, and the public precomputed bodies (the OpenAPI
+ * document). They reveal nothing that needs a key.
+ */
+import type { Bodies } from './bodies.ts';
+import { answerBody, answerNotModified, answerPlain, JSON_BODY, type BodyType, type Exchange } from './exchange.ts';
+import { HttpError } from './http/error.ts';
+import type { Metrics } from './http/metrics.ts';
+import { acceptedEncoding, etagMatches, prefersHtml } from './http/negotiate.ts';
+import type { Plan } from './http/request-plans.ts';
+import { JSON_TYPE } from './http/respond.ts';
+import { then, type Eventually } from './lib/eventually.ts';
+import type { Encoding } from './shared/manifest.ts';
+import { entryName, PUBLIC_BODY_TIER, type AnswerKind } from './shared/routes.ts';
+import type { Body } from './snapshot/snapshot.ts';
+
+export interface OperationalParts {
+  bodies: Bodies;
+  /** Null when all is well, else why the server is not ready. */
+  readiness: () => string | null;
+  metrics?: Metrics;
+}
+
+type OperationalAnswer = (exchange: Exchange, plan: Plan) => Eventually<void>;
+
+const HTML_BODY: BodyType = { contentType: 'text/html; charset=utf-8', vary: 'Accept-Encoding, Accept' };
+const JSON_BY_ACCEPT: BodyType = { ...JSON_BODY, vary: 'Accept-Encoding, Accept' };
+
+/** A precomputed public body: 304 when the client's copy is current, else 200. */
+function answerPublic(exchange: Exchange, body: Body, encoding: Encoding, type: BodyType = JSON_BODY): void {
+  if (etagMatches(exchange.req.headers['if-none-match'], body.etag)) return answerNotModified(exchange, body, type);
+  answerBody(exchange, body, encoding, type);
+}
+
+/** The answer of every public route, by the route table's answer kind. */
+export function operationalAnswers({ bodies, readiness, metrics }: OperationalParts): Partial<Record<AnswerKind, OperationalAnswer>> {
+  return {
+    health: (exchange) => answerPlain(exchange, JSON_TYPE, '{"status":"ok"}'),
+
+    ready: (exchange) => {
+      const problem = readiness();
+      if (problem) throw new HttpError(503, 'Not ready', { details: { reason: problem } });
+      answerPlain(exchange, JSON_TYPE, JSON.stringify({ status: 'ready', snapshot: exchange.snapshot.buildId }));
+    },
+
+    metrics: (exchange) => {
+      if (!metrics) throw new HttpError(404, 'Metrics are off; start the server with --metrics', { details: { option: '--metrics' } });
+      answerPlain(exchange, 'text/plain; version=0.0.4; charset=utf-8', metrics.render());
+    },
+
+    // The OpenAPI document.
+    snapshot: (exchange, plan) => {
+      const encoding = acceptedEncoding(exchange.req.headers['accept-encoding']);
+      return then(bodies.precomputed(exchange.snapshot, plan, PUBLIC_BODY_TIER, encoding), (body) => answerPublic(exchange, body, encoding));
+    },
+
+    // A browser (Accept: text/html first) gets the page unless `format` says otherwise.
+    'front-door': (exchange, plan) => {
+      const { req, snapshot } = exchange;
+      const params = plan.values();
+      const encoding = acceptedEncoding(req.headers['accept-encoding']);
+      const html = /(^|&)format=/.test(plan.query) ? params.format === 'html' : prefersHtml(req.headers.accept);
+      const name = entryName(plan.route, PUBLIC_BODY_TIER, { format: html ? 'html' : 'json' });
+      return then(bodies.precomputed(snapshot, plan, PUBLIC_BODY_TIER, encoding, name), (body) => answerPublic(exchange, body, encoding, html ? HTML_BODY : JSON_BY_ACCEPT));
+    },
+  };
+}
