@@ -2,49 +2,32 @@
  * `npm run build -- [--data DIR] [--out DIR] [--page-size N] [--stats-days N] [--as-of DATE]
  *  [--force] [--gzip-level N] [--brotli-level N] [--min-samples N] [--image-first-party-only] [--quiet]`
  */
-import { parseArgs } from 'node:util';
+import { integerFlag, parseFlags, UsageError } from '../src/shared/flags.ts';
 import { BodySchemaError, DEFAULT_BUILD_OPTIONS, runBuild, type BuildOptions } from './build.ts';
 import { DatasetError, formatProblem } from './problems.ts';
 
 const USAGE = `usage: npm run build -- [--data DIR] [--out DIR] [--page-size N] [--stats-days N] [--as-of DATE] [--force] [--gzip-level 1-9] [--brotli-level 1-11] [--min-samples N] [--image-first-party-only] [--keep N] [--quiet]`;
 
-function integerFlag(name: string, text: string | undefined, fallback: number, min: number, max: number): number {
-  if (text === undefined) return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < min || value > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(text)}`);
-  return value;
-}
-
-class UsageError extends Error {}
-
 /** The options of a build, or 'help' when the usage was asked for. */
 export function parseBuildArgs(argv: string[]): BuildOptions | 'help' {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      options: {
-        data: { type: 'string' },
-        out: { type: 'string' },
-        'page-size': { type: 'string' },
-        'stats-days': { type: 'string' },
-        'as-of': { type: 'string' },
-        force: { type: 'boolean' },
-        'gzip-level': { type: 'string' },
-        'brotli-level': { type: 'string' },
-        quiet: { type: 'boolean' },
-        'min-samples': { type: 'string' },
-        'image-first-party-only': { type: 'boolean' },
-        keep: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const v = parsed.values;
+  const { values: v } = parseFlags({
+    args: argv,
+    options: {
+      data: { type: 'string' },
+      out: { type: 'string' },
+      'page-size': { type: 'string' },
+      'stats-days': { type: 'string' },
+      'as-of': { type: 'string' },
+      force: { type: 'boolean' },
+      'gzip-level': { type: 'string' },
+      'brotli-level': { type: 'string' },
+      quiet: { type: 'boolean' },
+      'min-samples': { type: 'string' },
+      'image-first-party-only': { type: 'boolean' },
+      keep: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
   if (v.help) return 'help';
   const d = DEFAULT_BUILD_OPTIONS;
   return {

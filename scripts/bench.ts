@@ -11,10 +11,10 @@
  *
  * The modules, one concern each, are in scripts/bench/.
  */
-import { parseArgs } from 'node:util';
 import { compare } from './bench/compare.ts';
 import { killAll } from './bench/processes.ts';
 import { scale } from './bench/scale.ts';
+import { flagsOrExit } from '../src/shared/flags.ts';
 
 const USAGE = `usage: npm run bench -- [--duration S] [--connections N,N,...] [--rounds N] [--baseline DIR] [--scale [--factors F,F,...]]
 
@@ -25,14 +25,10 @@ const USAGE = `usage: npm run bench -- [--duration S] [--connections N,N,...] [-
   --scale              build, size and start the 1x, 3x and 10x datasets instead
   --factors F,...      the dataset sizes of --scale (default 1,3,10)`;
 
-const { values } = parseArgs({
-  options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '16,64' }, rounds: { type: 'string', default: '3' }, scale: { type: 'boolean', default: false }, factors: { type: 'string', default: '1,3,10' }, baseline: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-  strict: true,
-});
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+const { values } = flagsOrExit(
+  { options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '16,64' }, rounds: { type: 'string', default: '3' }, scale: { type: 'boolean', default: false }, factors: { type: 'string', default: '1,3,10' }, baseline: { type: 'string' }, help: { type: 'boolean', short: 'h' } } },
+  USAGE,
+);
 try {
   if (values.scale) await scale(values.factors.split(',').map(Number));
   else await compare({ seconds: Number(values.duration), connections: values.connections.split(',').map(Number), rounds: Number(values.rounds), baseline: values.baseline });

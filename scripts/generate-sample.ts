@@ -15,7 +15,8 @@ import { DATASET_FILES } from '../build/load/datasets.ts';
 import { MEDIA_DIR } from '../build/load/media.ts';
 import { mediaFile } from '../build/schemas/media.ts';
 import { generateMedia } from './sample/media.ts';
-import { HelpRequested, type SampleOptions, USAGE, UsageError, parseSampleArgs } from './sample/options.ts';
+import { UsageError } from '../src/shared/flags.ts';
+import { type SampleOptions, USAGE, parseSampleArgs } from './sample/options.ts';
 import { generateCreators } from './sample/creators.ts';
 import { generateModels } from './sample/models.ts';
 import { generateEndpoints, generateProviders } from './sample/providers.ts';
@@ -99,17 +100,17 @@ export function generateSample(options: SampleOptions): Summary {
 
 async function main(): Promise<void> {
   const started = performance.now();
-  let options: SampleOptions;
+  let options: SampleOptions | 'help';
   try {
     options = parseSampleArgs(process.argv.slice(2));
   } catch (error) {
-    if (error instanceof HelpRequested) {
-      console.log(USAGE);
-      return;
-    }
     if (!(error instanceof UsageError)) throw error;
     console.error(`${error.message}\n${USAGE}`);
     process.exitCode = 2;
+    return;
+  }
+  if (options === 'help') {
+    console.log(USAGE);
     return;
   }
   const { counts, bytes } = generateSample(options);

@@ -15,11 +15,11 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { DATASET_FILES, parseDataset, readDataFiles, type DataFile } from '../build/load/datasets.ts';
 import { groupBy } from '../build/collections.ts';
 import { DatasetError, formatProblem, type Problem } from '../build/problems.ts';
+import { parseFlags, UsageError } from '../src/shared/flags.ts';
 import type { LanguageModel, MeasurementRecord, MeasurementsFile, ModelCreator, Provider, ProviderEndpoint } from '../build/types.ts';
 import { isCalendarDate } from '../src/shared/ajv.ts';
 import type { PromptType } from '../src/shared/routes.ts';
@@ -231,9 +231,10 @@ export function importLegacy(file: string, dataDir: string, options: { asOf?: st
 function main(): void {
   let parsed;
   try {
-    parsed = parseArgs({ args: process.argv.slice(2), options: { data: { type: 'string', default: 'data' }, 'as-of': { type: 'string' }, 'dry-run': { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    parsed = parseFlags({ args: process.argv.slice(2), options: { data: { type: 'string', default: 'data' }, 'as-of': { type: 'string' }, 'dry-run': { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
   } catch (error) {
-    console.error(`${(error as Error).message}\n${USAGE}`);
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`${error.message}\n${USAGE}`);
     process.exitCode = 2;
     return;
   }

@@ -13,8 +13,8 @@
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { ConfigError, resolveOptions, storeOption } from '../src/config.ts';
+import { resolveOptions, storeOption } from '../src/config.ts';
+import { parseFlags, UsageError } from '../src/shared/flags.ts';
 import type { QuotaLimits } from '../src/quota/scopes.ts';
 import { then, type Eventually } from '../src/lib/eventually.ts';
 import { fileAdmin, redisAdmin, type KeyAdmin } from '../src/keys/command/admin.ts';
@@ -97,18 +97,10 @@ const COMMANDS: Record<string, { operands: readonly string[]; options: readonly 
   migrate: { operands: [], options: [] },
 };
 
-class UsageError extends Error {}
-
 const CONSOLE: Output = { out: (text) => console.log(text), err: (text) => console.error(text) };
 
 function parse(argv: string[]) {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: true });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseFlags({ args: argv, options: OPTIONS, allowPositionals: true });
   if (values.help) return { command: 'help', operands: [], values };
   const [command, ...operands] = positionals;
   if (command === undefined) throw new UsageError('no command given');
@@ -172,7 +164,7 @@ function serverLimits(): QuotaLimits {
     const options = resolveOptions([], process.env);
     if (options !== 'help') return options.limits;
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
+    if (!(error instanceof UsageError)) throw error;
     throw new UsageError(error.message.replace(/^--(\S+)/, (_, flag: string) => flag.toUpperCase().replaceAll('-', '_')));
   }
   throw new Error('unreachable: no --help in an empty argument list');
@@ -222,12 +214,7 @@ function perform(admin: KeyAdmin, command: string, operands: string[], values: V
 function execute(argv: string[], io: Output): Eventually<void> {
   const { command, operands, values } = parse(argv);
   if (command === 'help') return io.out(USAGE);
-  let store;
-  try {
-    store = storeOption(values.store);
-  } catch (error) {
-    throw new UsageError((error as ConfigError).message);
-  }
+  const store = storeOption(values.store);
   if (store === 'file') {
     if (command === 'migrate') throw new UsageError('migrate copies a state folder into Redis: give --store redis://HOST:PORT[/DB]');
     return perform(fileAdmin(values.state), command, operands, values, io);

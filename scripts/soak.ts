@@ -20,11 +20,11 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { storeOption } from '../src/config.ts';
 import { fileAdmin, redisAdmin } from '../src/keys/command/admin.ts';
 import { creation } from '../src/keys/changes.ts';
 import type { NewKey } from '../src/keys/record.ts';
+import { flagsOrExit } from '../src/shared/flags.ts';
 import { contentHash } from '../src/shared/manifest.ts';
 import { bundle } from './bundle.ts';
 import { pipelineFlood, watchResident } from './attackers.ts';
@@ -39,11 +39,8 @@ const ATTACK_HOLD_MS = 5_000;
 /** What no client, however hostile, may make a server hold. */
 const RESIDENT_LIMIT_MB = 250;
 
-const { values } = parseArgs({ options: { minutes: { type: 'string', default: '5' }, clients: { type: 'string', default: '8' }, store: { type: 'string', default: 'file' }, help: { type: 'boolean', short: 'h' } }, strict: true });
-if (values.help) {
-  console.log('usage: npm run soak -- [--minutes N] [--clients N] [--store file|redis://HOST:PORT[/DB]]\n\n  --minutes N  how long to run (default 5)\n  --clients N  concurrent clients (default 8)\n  --store S    file (one server), or a Redis two servers share');
-  process.exit(0);
-}
+const USAGE = 'usage: npm run soak -- [--minutes N] [--clients N] [--store file|redis://HOST:PORT[/DB]]\n\n  --minutes N  how long to run (default 5)\n  --clients N  concurrent clients (default 8)\n  --store S    file (one server), or a Redis two servers share';
+const { values } = flagsOrExit({ options: { minutes: { type: 'string', default: '5' }, clients: { type: 'string', default: '8' }, store: { type: 'string', default: 'file' }, help: { type: 'boolean', short: 'h' } } }, USAGE);
 const minutes = Number(values.minutes);
 const clients = Number(values.clients);
 const store = storeOption(values.store);

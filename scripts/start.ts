@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { DEFAULT_BUILD_OPTIONS, runBuild } from '../build/build.ts';
 import { DatasetError, formatProblem } from '../build/problems.ts';
 import { readCurrentManifest } from '../build/pack/snapshot-dir.ts';
-import { ConfigError, DEFAULT_OPTIONS, resolveOptions, usage } from '../src/config.ts';
+import { DEFAULT_OPTIONS, resolveOptions, usage } from '../src/config.ts';
+import { UsageError } from '../src/shared/flags.ts';
 import { ensureDemoKeys } from '../src/keys/changes.ts';
 import { loadKeys } from '../src/keys/file.ts';
 import type { IssuedKey } from '../src/keys/record.ts';
@@ -54,7 +55,7 @@ async function prepare(): Promise<{ demo: IssuedKey[] | null; stateDir: string }
   try {
     options = resolveOptions(argv, process.env);
   } catch (error) {
-    if (error instanceof ConfigError) return null; // main() reports it with the usage text
+    if (error instanceof UsageError) return null; // main() reports it with the usage text
     throw error;
   }
   if (options === 'help') {

@@ -2,9 +2,9 @@
  * Server options, resolved once from flags and the environment (flags win). Nothing else
  * reads process.argv or process.env.
  */
-import { parseArgs } from 'node:util';
 import { DEFAULT_LIMITS, type QuotaLimits } from './quota/scopes.ts';
 import { parseRedisUrl, type RedisAddress } from './redis/client.ts';
+import { integerFlag, parseFlags, UsageError } from './shared/flags.ts';
 
 export interface ServerOptions {
   port: number;
@@ -34,6 +34,8 @@ export interface ServerOptions {
   quiet: boolean;
 }
 
+const MIB = 1024 * 1024;
+
 export const DEFAULT_OPTIONS: ServerOptions = {
   port: 8080,
   host: '127.0.0.1',
@@ -42,10 +44,10 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   store: 'file',
   critptUpstream: null,
   critptTimeoutSeconds: 30 * 60,
-  critptMaxBodyBytes: 16 * 1024 * 1024,
+  critptMaxBodyBytes: 16 * MIB,
   critptConcurrency: 2,
   critptContact: 'the operator of this server',
-  cacheBytes: 48 * 1024 * 1024,
+  cacheBytes: 48 * MIB,
   sendTimeoutSeconds: 30,
   limits: DEFAULT_LIMITS,
   counting: true,
@@ -73,25 +75,18 @@ export const FLAGS = {
   'quota-critpt': { env: 'QUOTA_CRITPT', help: 'CritPt gradings per user per 24 h window', default: '10' },
 } as const;
 
-export class ConfigError extends Error {}
-
-function integer(name: string, text: string, min: number, max: number): number {
-  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new ConfigError(`--${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(text)}`);
-  return Number(text);
-}
-
 /** `file`, or a Redis URL: the store of keys and quota counters. */
 export function storeOption(text: string): ServerOptions['store'] {
   if (text === 'file') return 'file';
   try {
     return parseRedisUrl(text);
   } catch (error) {
-    throw new ConfigError(`--store must be file or redis://HOST:PORT[/DB]: ${(error as Error).message}`);
+    throw new UsageError(`--store must be file or redis://HOST:PORT[/DB]: ${(error as Error).message}`);
   }
 }
 
 function url(name: string, text: string): string {
-  if (!URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) throw new ConfigError(`--${name} must be an http(s) URL, got ${JSON.stringify(text)}`);
+  if (!URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) throw new UsageError(`--${name} must be an http(s) URL, got ${JSON.stringify(text)}`);
   return text;
 }
 
@@ -100,15 +95,10 @@ export function usage(): string {
   return ['usage: node dist/server.mjs [options]', ...lines, '  --metrics            serve Prometheus metrics at /metrics (env METRICS=1)', '  --quiet              no access log on stdout (env QUIET=1)', '  --no-counting        do not count quotas (benchmarks only)', '  --help'].join('\n');
 }
 
-/** Resolve options from argv and env; throws ConfigError with a message for the user. */
+/** Resolve options from argv and env; throws UsageError with a message for the user. */
 export function resolveOptions(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): ServerOptions | 'help' {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    const options = Object.fromEntries(Object.keys(FLAGS).map((flag) => [flag, { type: 'string' as const }]));
-    values = parseArgs({ args: [...argv], options: { ...options, 'no-counting': { type: 'boolean' }, metrics: { type: 'boolean' }, quiet: { type: 'boolean' }, help: { type: 'boolean' } }, strict: true, allowPositionals: false }).values;
-  } catch (error) {
-    throw new ConfigError((error as Error).message);
-  }
+  const valued = Object.fromEntries(Object.keys(FLAGS).map((flag) => [flag, { type: 'string' as const }]));
+  const values: Record<string, string | boolean | undefined> = parseFlags({ args: [...argv], options: { ...valued, 'no-counting': { type: 'boolean' }, metrics: { type: 'boolean' }, quiet: { type: 'boolean' }, help: { type: 'boolean' } } }).values;
   if (values.help) return 'help';
   const get = (flag: keyof typeof FLAGS): string | undefined => (values[flag] as string | undefined) ?? env[FLAGS[flag].env];
   const d = DEFAULT_OPTIONS;
@@ -116,24 +106,25 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
     const text = get(flag);
     return text === undefined ? fallback : parse(text);
   };
+  const integer = (flag: keyof typeof FLAGS, fallback: number, min: number, max: number) => integerFlag(flag, get(flag), fallback, min, max);
   return {
-    port: maybe('port', (t) => integer('port', t, 0, 65535), d.port),
+    port: integer('port', d.port, 0, 65535),
     host: get('host') ?? d.host,
     snapshotDir: get('snapshot') ?? d.snapshotDir,
     stateDir: get('state') ?? d.stateDir,
     store: maybe('store', storeOption, d.store),
     critptUpstream: maybe('critpt-upstream', (t) => url('critpt-upstream', t), d.critptUpstream),
-    critptTimeoutSeconds: maybe('critpt-timeout', (t) => integer('critpt-timeout', t, 1, 24 * 3600), d.critptTimeoutSeconds),
-    critptMaxBodyBytes: maybe('critpt-max-body-mb', (t) => integer('critpt-max-body-mb', t, 1, 1024) * 1024 * 1024, d.critptMaxBodyBytes),
-    critptConcurrency: maybe('critpt-concurrency', (t) => integer('critpt-concurrency', t, 1, 64), d.critptConcurrency),
+    critptTimeoutSeconds: integer('critpt-timeout', d.critptTimeoutSeconds, 1, 24 * 3600),
+    critptMaxBodyBytes: integer('critpt-max-body-mb', d.critptMaxBodyBytes / MIB, 1, 1024) * MIB,
+    critptConcurrency: integer('critpt-concurrency', d.critptConcurrency, 1, 64),
     critptContact: get('critpt-contact') ?? d.critptContact,
-    cacheBytes: maybe('cache-mb', (t) => integer('cache-mb', t, 1, 65536) * 1024 * 1024, d.cacheBytes),
-    sendTimeoutSeconds: maybe('send-timeout', (t) => integer('send-timeout', t, 1, 3600), d.sendTimeoutSeconds),
+    cacheBytes: integer('cache-mb', d.cacheBytes / MIB, 1, 65536) * MIB,
+    sendTimeoutSeconds: integer('send-timeout', d.sendTimeoutSeconds, 1, 3600),
     limits: {
-      free: maybe('quota-free', (t) => integer('quota-free', t, 0, 1e9), d.limits.free),
-      pro: maybe('quota-pro', (t) => integer('quota-pro', t, 0, 1e9), d.limits.pro),
-      commercialDefault: maybe('quota-commercial', (t) => integer('quota-commercial', t, 0, 1e9), d.limits.commercialDefault),
-      critpt: maybe('quota-critpt', (t) => integer('quota-critpt', t, 0, 1e6), d.limits.critpt),
+      free: integer('quota-free', d.limits.free, 0, 1e9),
+      pro: integer('quota-pro', d.limits.pro, 0, 1e9),
+      commercialDefault: integer('quota-commercial', d.limits.commercialDefault, 0, 1e9),
+      critpt: integer('quota-critpt', d.limits.critpt, 0, 1e6),
     },
     counting: !values['no-counting'],
     metrics: Boolean(values.metrics) || env.METRICS === '1',

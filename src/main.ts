@@ -1,9 +1,10 @@
 /**
  * The server's command line: `node dist/server.mjs [flags]` (see `--help`).
  * Prints `listening on http://HOST:PORT` once ready; exits 0 after a graceful shutdown on
- * SIGTERM or SIGINT; refuses to start (exit 1) with a message on bad flags or bad state.
+ * SIGTERM or SIGINT; refuses to start with a message: exit 2 on bad flags, 1 on bad state.
  */
-import { ConfigError, resolveOptions, usage } from './config.ts';
+import { resolveOptions, usage } from './config.ts';
+import { UsageError } from './shared/flags.ts';
 import { startServer, type RunningServer } from './start.ts';
 
 /** `started` runs once the server listens, before the `listening on` line (which callers wait for). */
@@ -12,7 +13,7 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
   try {
     options = resolveOptions(argv, env);
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
+    if (!(error instanceof UsageError)) throw error;
     console.error(`${error.message}\n${usage()}`);
     process.exitCode = 2;
     return;

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { DEFAULT_BUILD_OPTIONS, runBuild } from '../../build/build.ts';
 import { createKey } from '../../src/keys/changes.ts';
 import { bundle } from '../bundle.ts';
-import { generateSample, parseSampleArgs } from '../generate-sample.ts';
+import { DEFAULT_OPTIONS, generateSample } from '../generate-sample.ts';
+import { scaledCounts } from '../sample/options.ts';
 import { writeBenchmarksMarkdown } from './markdown.ts';
 import { median, medianStartup, peakRssMb, startServer, stop } from './processes.ts';
 import { writeScale, type ScaleRow } from './results.ts';
@@ -29,7 +30,7 @@ export async function scale(factors: number[]): Promise<void> {
   const rows: ScaleRow[] = [];
   for (const factor of factors) {
     const data = join(work, `data-${factor}x`);
-    const records = generateSample(parseSampleArgs(['--scale', String(factor), '--out', data])).counts['measurement records'];
+    const records = generateSample({ ...DEFAULT_OPTIONS, ...scaledCounts(factor), out: data }).counts['measurement records'];
     const snapshot = join(work, `snapshot-${factor}x`);
     // Each repeat into an empty folder: a build beside an earlier one reuses its compressed bodies.
     const build = async () => {
