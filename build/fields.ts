@@ -1,5 +1,5 @@
 /**
- * The field vocabulary of the language model data, in the spec's order. Dataset schemas,
+ * The field vocabulary of the language model data, in the contract's order. Dataset schemas,
  * derivations, shaping and response schemas all read these lists, so a field is named once.
  */
 
@@ -24,7 +24,7 @@ export const HEADLINE_INDICES = [
 ] as const;
 export type HeadlineIndex = (typeof HEADLINE_INDICES)[number];
 
-/** The Pro-only evaluation keys, in the spec's order; some are raw, some derived by the build. */
+/** The Pro-only evaluation keys, in the contract's order; some are raw, some derived by the build. */
 export const PRO_EVALUATIONS = [
   'tau2_telecom',
   'tau_banking',

@@ -1,7 +1,7 @@
 /**
  * `npm run -s keys -- <command> [--state DIR] [--store file|redis://...] [--json]` (or
  * `node dist/keys.mjs <command> ...`): manage API keys. This only parses arguments and prints;
- * src/keys.ts does the work. A new key is printed once, alone on stdout (notes go to stderr, so
+ * src/keys/ does the work. A new key is printed once, alone on stdout (notes go to stderr, so
  * `KEY=$(npm run -s keys -- create ...)` captures just the key). No command prints a stored hash
  * or an existing key.
  *

@@ -6,7 +6,7 @@
  */
 import type { MeasurementRecord, SeriesColumns } from '../types.ts';
 
-/** The spec's convention: end-to-end response time assumes 500 answer tokens. */
+/** The contract's convention: end-to-end response time assumes 500 answer tokens. */
 export const ANSWER_TOKENS_FOR_E2E = 500;
 
 export type { SeriesColumns } from '../types.ts';

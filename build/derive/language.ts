@@ -30,7 +30,7 @@ export interface EndpointView {
 export interface ModelView {
   model: LanguageModel;
   creator: ModelCreator;
-  /** Headline indices and every Pro evaluation, in the spec's order. */
+  /** Headline indices and every Pro evaluation, in the contract's order. */
   evaluations: Record<string, number | null>;
   /** Null when any index component lacks token counts. */
   tokenCounts: TokenTotals | null;
@@ -128,7 +128,7 @@ export function mathIndex(dataset: Dataset, model: LanguageModel): number | null
 
 /**
  * Per-evaluation token counts of the detail route, output tokens added: an entry for each
- * evaluation that was run (in the spec's order), none for one that was not; null when none was.
+ * evaluation that was run (in the contract's order), none for one that was not; null when none was.
  */
 export function evaluationTokenCounts(model: LanguageModel): Record<string, TokenTotals> | null {
   const entries = TOKEN_COUNT_EVALUATIONS.flatMap((key) => {

@@ -1,4 +1,4 @@
-/** Blended prices (USD per 1M tokens), as design.md fixes them. Null when a term is null. */
+/** Blended prices (USD per 1M tokens), as the client contract (README.md) states them. Null when a term is null. */
 import { round } from './stats.ts';
 
 const PRICE_DECIMALS = 6;

@@ -34,7 +34,7 @@ export interface ProducedBody {
   body: unknown;
 }
 
-/** Serialised records for a route answered at request time (see measurements.ts). */
+/** Serialised records for a route answered at request time (see shape/measurements.ts). */
 export interface ProducedFragments {
   key: string;
   route: Route;

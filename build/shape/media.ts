@@ -1,5 +1,5 @@
 /**
- * Media arena shapes, per family and tier, exactly as the spec gives them. Free shapes omit
+ * Media arena shapes, per family and tier, exactly as the contract gives them. Free shapes omit
  * every Pro field; `categories` and `genres` appear only when asked for (Pro and Commercial).
  */
 import type { MediaView } from '../derive/media.ts';

@@ -32,7 +32,7 @@ function scaleMarkdown({ date, rows }: ScaleResults): string {
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map((r) => `| ${r.scale}x | ${r.models} | ${r.records} | ${r.buildSeconds.toFixed(1)} | ${r.packMB.toFixed(0)} | ${r.entries} | ${r.startupMs.toFixed(0)} | ${r.rssMb.toFixed(0)} | ${r.rps.toFixed(0)} | ${ratio(r.buildSeconds, base.buildSeconds)} | ${ratio(r.packMB, base.packMB)} |`),
     '',
-    'Target (issue 18): 10x the data builds in at most 11x the time.',
+    'Target: 10x the data builds in at most 11x the time.',
     '',
   ].join('\n');
 }
@@ -88,7 +88,7 @@ export function comparisonMarkdown(r: Results): string {
     `- Start-up of the bundle to its first 200: ${r.startupMs.toFixed(0)} ms (median of ${STARTUP_RUNS} starts).`,
     '',
     ...packMarkdown(r.pack),
-    'Targets (issue 18):',
+    'Targets:',
     '',
     ...checkTargets(r).map((t) => `- ${t.met ? 'met' : '**missed**'}: ${t.target}: ${t.figure}`),
     '',

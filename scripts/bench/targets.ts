@@ -1,4 +1,4 @@
-/** The design targets (issue 18, design.md section 5), each checked against one run's figures. */
+/** The targets (BENCHMARKS.md), each checked against one run's figures. */
 import { floorRatio, type Results, type Row } from './results.ts';
 
 export interface TargetCheck {

@@ -57,7 +57,7 @@ export function asVerdict(value: unknown): Verdict | null {
   return valid ? (record as Verdict) : null;
 }
 
-/** The quota headers of CritPt: the reset is a human-readable date here, as the spec says. */
+/** The quota headers of CritPt: the reset is a human-readable date here, as the contract says. */
 function quotaHeaders(status: QuotaStatus): Headers {
   return { 'X-RateLimit-Limit': status.limit, 'X-RateLimit-Remaining': status.remaining, 'X-RateLimit-Reset': new Date(status.resetAt).toUTCString() };
 }

@@ -1,6 +1,6 @@
 /**
  * Reading and checking a CritPt grading request: JSON only, a bounded size (checked from
- * Content-Length and again while streaming), the spec's request schema (ajv), and the whole
+ * Content-Length and again while streaming), the contract's request schema (ajv), and the whole
  * public problem set, each problem exactly once.
  */
 import type { IncomingMessage } from 'node:http';

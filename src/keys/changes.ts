@@ -72,7 +72,7 @@ function activeIndex(records: readonly KeyRecord[], id: string): number {
 /**
  * A change to the list of keys: it edits the list in place (replacing a changed record, never
  * mutating one) and returns what the keys command prints. Each store applies it its own way:
- * the file under its lock (updateKeys), Redis with a check-and-set (redis-keys.ts).
+ * the file under its lock (updateKeys), Redis with a check-and-set (redis.ts).
  */
 export type KeyChange<T> = (records: KeyRecord[]) => T;
 

@@ -1,6 +1,6 @@
 /**
- * Daily quotas: fixed 24-hour windows per scope (quota-window.ts), counted in memory and made
- * durable by an append-only journal in the state folder (quota-journal.ts).
+ * Daily quotas: fixed 24-hour windows per scope (window.ts), counted in memory and made
+ * durable by an append-only journal in the state folder (journal.ts).
  *
  * Durability: every counted request is appended to the journal before its response is sent.
  * Appends made in one event-loop turn are written together (one write call); the data is in

@@ -1,5 +1,5 @@
 /**
- * Daily quotas in Redis, shared by every server: the fixed-window rule of quota-window.ts run
+ * Daily quotas in Redis, shared by every server: the fixed-window rule of window.ts run
  * inside Redis by one Lua script, so a check and its count are one atomic step however many
  * servers ask at once. A request is counted when the script's reply arrives, before its answer
  * is sent; when Redis cannot be reached the counter throws StoreUnavailable and nothing is served.

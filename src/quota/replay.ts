@@ -1,6 +1,6 @@
 /**
  * Reading the quota counters from the state folder: the snapshot file (`quota.json`) and the
- * journals after it, replayed line by line. Only reads: the server at start (quota-journal.ts)
+ * journals after it, replayed line by line. Only reads: the server at start (journal.ts)
  * and the keys command's usage, beside a running server (src/keys/command/usage.ts).
  */
 import { readdirSync, readFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 /**
  * The fixed-window rule, in memory: per counter a window that opens with its first counted
  * request and ends 24 hours later (not rolling), plus the slots held by requests under way.
- * No I/O; the journal makes it durable (quota-journal.ts), the book ties the two (quota.ts).
+ * No I/O; the journal makes it durable (journal.ts), the book ties the two (book.ts).
  */
 
 export const WINDOW_MS = 24 * 60 * 60 * 1000;

@@ -1,5 +1,5 @@
 /**
- * A small Redis client over node:net, for the state several servers share (redis-state.ts).
+ * A small Redis client over node:net, for the state several servers share (src/keys/redis.ts, src/quota/redis.ts).
  * Only what this server needs: commands pipelined on one connection (replies come back in
  * order, so one FIFO of waiting callers suffices), Lua scripts by SHA, reconnection with
  * backoff, and a deadline per command.

@@ -1,7 +1,7 @@
 /**
  * RESP2, the Redis protocol: commands out as arrays of bulk strings, replies in as a stream
  * that may split a reply anywhere (even inside `\r\n`) or carry several at once. Pure: no
- * sockets here (redis-client.ts has them), so every frame shape is tested byte by byte.
+ * sockets here (client.ts has them), so every frame shape is tested byte by byte.
  */
 
 import { digits } from '../lib/digits.ts';

@@ -1,4 +1,4 @@
-/** The spec's CritPt request body as JSON Schema: the server checks posts with it, the build documents it. */
+/** The contract's CritPt request body as JSON Schema: the server checks posts with it, the build documents it. */
 export const critptRequestSchema = {
   type: 'object',
   additionalProperties: false,

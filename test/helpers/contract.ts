@@ -24,7 +24,7 @@ export interface Checked {
   operation: string;
   status: number;
   problems: string[];
-  /** The document gives no answer for this status on this path (the spec may: see `undocumented`). */
+  /** The document gives no answer for this status on this path (the contract may: see `undocumented`). */
   undocumented: boolean;
 }
 
@@ -64,7 +64,7 @@ export class ContractChecker {
   /**
    * Check one answer to a request on the document's path template. Answers with a status the
    * document does not give for that path are held to its `ErrorResponse` and marked undocumented.
-   * `dateHeaders` names integer headers the spec overrides with a date (CritPt's reset).
+   * `dateHeaders` names integer headers the contract overrides with a date (CritPt's reset).
    */
   check(label: string, path: string, method: string, reply: Reply, dateHeaders: readonly string[] = []): Checked {
     const problems: string[] = [];

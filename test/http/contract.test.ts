@@ -17,7 +17,7 @@ import { FIXTURES, startTestServer, type TestServer } from '../helpers/server.ts
 const doc = originalDocument();
 const contract = suite('answers held to the original OpenAPI document');
 
-/** The statuses the spec gives where the document gives none; the README lists them. */
+/** The statuses the contract gives where the document gives none; the README lists them. */
 const SPEC_ONLY_STATUSES = [
   '400 GET /api/v2/media/image-editing/models',
   '400 GET /api/v2/media/image-to-video-audio/models',
@@ -140,7 +140,7 @@ if (!doc) {
     }
   });
 
-  contract('should answer a CritPt verdict as documented (its reset header a date, as the spec has it)', async () => {
+  contract('should answer a CritPt verdict as documented (its reset header a date, as the contract has it)', async () => {
     const reply = await request(t.url, '/api/v2/critpt/evaluate', { method: 'POST', body: CRITPT_BATCH, headers: { 'content-type': 'application/json', 'x-api-key': t.keys.commercial } });
     assert.is(reply.status, 200, reply.text);
     checker.check('commercial critpt', '/api/v2/critpt/evaluate', 'POST', reply, ['X-RateLimit-Reset']);

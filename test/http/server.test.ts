@@ -90,7 +90,7 @@ shapes('should never put a Pro-only or detail-only key in a Free body', async ()
   assert.ok(keys.has('platform_intelligence_index'));
 });
 
-// The spec's evaluation table, in its order: the headline indices (Free and Pro), then the Pro-only keys.
+// The contract's evaluation table, in its order: the headline indices (Free and Pro), then the Pro-only keys.
 const FREE_EVALUATIONS = [
   'platform_intelligence_index',
   'platform_coding_index',
@@ -128,7 +128,7 @@ const PRO_EVALUATIONS = [
   'platform_multilingual_index',
 ];
 
-shapes("should list the evaluations in the spec's order on every shape", async () => {
+shapes("should list the evaluations in the contract's order on every shape", async () => {
   for (const item of (await get(t.url, '/api/v2/language/models/free', t.keys.free)).json().data) assert.equal(Object.keys(item.evaluations), FREE_EVALUATIONS);
   for (const item of (await get(t.url, '/api/v2/language/models', t.keys.pro)).json().data) assert.equal(Object.keys(item.evaluations), PRO_EVALUATIONS);
   assert.equal(Object.keys((await get(t.url, `/api/v2/language/models/${slugs[0]}`, t.keys.commercial)).json().data.evaluations), PRO_EVALUATIONS);

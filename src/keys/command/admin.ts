@@ -1,5 +1,5 @@
 /**
- * The keys command's view of a store: apply a change (key-changes.ts), list the keys, and, for
+ * The keys command's view of a store: apply a change (src/keys/changes.ts), list the keys, and, for
  * Redis, take in a state folder (`keys migrate`). The file store works as it always has, at
  * once and under its lock; Redis answers later, and its failures are the store's refusals
  * (KeyStoreError: exit status 1).

@@ -1,7 +1,7 @@
 /**
  * What each quota scope of the active keys has used in its current window (keys usage): the
- * scopes and limits from the keys, the counts from the state folder (quota-replay.ts, read
- * beside a running server) or from Redis (key-admin.ts).
+ * scopes and limits from the keys, the counts from the state folder (src/quota/replay.ts, read
+ * beside a running server) or from Redis (admin.ts).
  */
 import type { KeyRecord } from '../record.ts';
 import { critptScope, dataLimit, quotaScope, type QuotaLimits } from '../../quota/scopes.ts';

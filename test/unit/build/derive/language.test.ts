@@ -158,7 +158,7 @@ byEndpoint.run();
 
 const evaluations = suite('modelEvaluations');
 
-evaluations('should list the headline indices, then every Pro evaluation, in the spec order', () => {
+evaluations('should list the headline indices, then every Pro evaluation, in the contract order', () => {
   assert.equal(Object.keys(modelEvaluations(tinyDataset(), modelOne())), [...HEADLINE_INDICES, ...PRO_EVALUATIONS]);
 });
 
@@ -257,7 +257,7 @@ math.run();
 
 const tokenCounts = suite('evaluationTokenCounts');
 
-tokenCounts('should list only the evaluations that were run, in the spec order, with output tokens added', () => {
+tokenCounts('should list only the evaluations that were run, in the contract order, with output tokens added', () => {
   const counts = evaluationTokenCounts(modelOne())!;
   const run = Object.keys(modelOne().evaluation_token_counts!);
   assert.equal(Object.keys(counts), TOKEN_COUNT_EVALUATIONS.filter((k) => run.includes(k)));

@@ -181,7 +181,7 @@ acrossProviders.run();
 
 const medians = suite('mediansOnly');
 
-medians('should keep only the four medians, in the spec order', () => {
+medians('should keep only the four medians, in the contract order', () => {
   const full = performanceOf(toColumns(RECORDS));
   const only = mediansOnly(full);
   assert.equal(Object.keys(only), [
