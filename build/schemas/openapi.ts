@@ -7,7 +7,8 @@
 import { critptRequestSchema } from '../../src/shared/critpt-schema.ts';
 import { querySchema } from '../../src/shared/query-schema.ts';
 import { isPrecomputed, ROUTES, type ParamSpec, type Route } from '../../src/shared/routes.ts';
-import { hasResponseSchema, responseSchema, type Schema } from './responses.ts';
+import type { Schema } from './json-schema.ts';
+import { hasResponseSchema, responseSchema } from './responses.ts';
 
 const ERROR = { $ref: '#/components/schemas/Error' };
 const JSON_TYPE = 'application/json';

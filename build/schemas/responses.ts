@@ -5,7 +5,8 @@
  */
 import { LEGACY_ROUTE_EVALUATIONS } from '../shape/legacy.ts';
 import { MAX_PAGE, MEDIA_ARENAS, ROUTES, legacyArenaRouteId, mediaRouteId, type Route, type Tier } from '../../src/shared/routes.ts';
-import type { MediaFamily } from './media.ts';
+import { closed, fieldsOf, nullable, nullableDate, nullableInteger, nullableNumber, nullableString, number, string, uuid, type Schema } from './json-schema.ts';
+import { freeMediaFields, proMediaItem } from './media-responses.ts';
 import {
   BLENDED_PRICES,
   COST_PARTS,
@@ -22,29 +23,7 @@ import {
   TOKEN_KINDS,
 } from '../fields.ts';
 
-export type Schema = Record<string, unknown>;
-
 const SCHEMA = 'https://json-schema.org/draft/2020-12/schema';
-
-const string = { type: 'string' };
-const nullableString = { type: ['string', 'null'] };
-const number = { type: 'number' };
-const nullableNumber = { type: ['number', 'null'] };
-const nullableInteger = { type: ['integer', 'null'] };
-const nullableDate = { type: ['string', 'null'], format: 'date' };
-const uuid = { type: 'string', format: 'uuid' };
-
-export function closed(properties: Record<string, unknown>, required: readonly string[] = Object.keys(properties)): Schema {
-  return { type: 'object', additionalProperties: false, required: [...required], properties };
-}
-
-function fieldsOf(keys: readonly string[], schema: unknown): Record<string, unknown> {
-  return Object.fromEntries(keys.map((k) => [k, schema]));
-}
-
-function nullable(schema: Schema): Schema {
-  return { anyOf: [{ type: 'null' }, schema] };
-}
 
 export const pagination = closed({
   page: { type: 'integer', minimum: 1, maximum: MAX_PAGE },
@@ -161,62 +140,6 @@ function languageEnvelope(tier: Tier, data: Schema, paginated: boolean): Schema 
   return closed(fields);
 }
 
-const scoreItem = closed({ label: string, elo: { type: 'number' }, ci_95: nullableNumber, samples: { type: 'integer', minimum: 0 } });
-const mediaCreator = closed({ id: uuid, name: string });
-const elo = number;
-const nullableBoolean = { type: ['boolean', 'null'] };
-const WERS = ['platform_agenttalk', 'voxpopuli_cleaned_platform', 'earnings_22_cleaned_platform'];
-
-/** Free fields of a media entry, per family. */
-function freeMediaFields(family: MediaFamily): Record<string, unknown> {
-  const head = { id: uuid, name: string };
-  switch (family) {
-    case 'image':
-    case 'video':
-    case 'text-to-speech':
-      return { ...head, slug: string, model_creator: mediaCreator, elo, ci_95: nullableNumber };
-    case 'music':
-      return { ...head, model_creator: mediaCreator, elo, ci_95: nullableNumber };
-    case 'speech-to-speech':
-      return { ...head, slug: string, model_creator: mediaCreator, bba_score: nullableNumber, fdb_score: nullableNumber, tau_voice_score: nullableNumber };
-    case 'speech-to-text':
-      return { ...head, model_creator: mediaCreator, platform_wer_index: nullableNumber };
-  }
-}
-
-/** Pro fields added to the Free ones; the optional `categories` / `genres` are not required. */
-function proMediaItem(family: MediaFamily): Schema {
-  const free = freeMediaFields(family);
-  const required = Object.keys(free);
-  switch (family) {
-    case 'image':
-    case 'video': {
-      const price = family === 'image' ? 'price_per_1k_images' : 'price_per_minute';
-      const fields = { ...free, rank: { type: 'integer', minimum: 1 }, samples: { type: 'integer', minimum: 0 }, release_date: nullableDate, [price]: nullableNumber, open_weights_url: nullableString };
-      return closed({ ...fields, categories: { type: 'array', items: scoreItem } }, Object.keys(fields));
-    }
-    case 'text-to-speech':
-      return closed({ ...free, samples: { type: 'integer', minimum: 0 }, release_date: nullableDate, price_per_1m_characters: nullableNumber });
-    case 'music':
-      return closed({ ...free, samples: { type: 'integer', minimum: 0 }, genres: { type: 'array', items: scoreItem } }, [...required, 'samples']);
-    case 'speech-to-speech':
-      return closed({
-        ...free,
-        providers: { type: 'array', items: closed({ id: uuid, name: string, slug: string, price_per_hour_input: nullableNumber, price_per_hour_output: nullableNumber, time_to_first_audio_seconds: nullableNumber }) },
-      });
-    case 'speech-to-text':
-      return closed({
-        ...free,
-        ...fieldsOf(WERS, nullableNumber),
-        open_weights: nullableBoolean,
-        providers: {
-          type: 'array',
-          items: closed({ id: uuid, name: string, slug: string, price_per_1k_minutes: nullableNumber, median_speed_factor: nullableNumber, platform_wer_index: nullableNumber, ...fieldsOf(WERS, nullableNumber) }),
-        },
-      });
-  }
-}
-
 /** The envelope of other routes: tier, pagination on lists, then data. */
 function plainEnvelope(tier: Tier, data: Schema, paginated = false): Schema {
   return closed(paginated ? { tier: tierField(tier), pagination, data } : { tier: tierField(tier), data });
@@ -274,7 +197,7 @@ for (const { arena, family } of MEDIA_ARENAS.filter((a) => ROUTES.some((r) => r.
     ci95: ci95Text,
     appearances: { type: 'integer', minimum: 0 },
   });
-  const fields = { id: uuid, name: string, slug: string, model_creator: legacyCreator, elo, rank: { type: 'integer', minimum: 1 }, ci95: ci95Text, appearances: { type: 'integer', minimum: 0 }, release_date: nullableDate };
+  const fields = { id: uuid, name: string, slug: string, model_creator: legacyCreator, elo: number, rank: { type: 'integer', minimum: 1 }, ci95: ci95Text, appearances: { type: 'integer', minimum: 0 }, release_date: nullableDate };
   RESPONSE_SCHEMAS[legacyArenaRouteId(arena)] = () =>
     closed({ status: { const: 200 }, include_categories: { type: 'boolean' }, data: { type: 'array', items: closed({ ...fields, categories: { type: 'array', items: category } }, Object.keys(fields)) } });
 }
