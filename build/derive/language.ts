@@ -5,7 +5,7 @@
 import { PROMPT_TYPES, type PromptType } from '../../src/shared/routes.ts';
 import { indexCost, indexTokenCounts, withOutputTokens, type IndexCost, type TokenTotals } from './cost.ts';
 import { compositeIndex, computeIndices, normalizedScore, publishedVersion, scoreReader } from './indices.ts';
-import { EMPTY_COLUMNS, rangeBetween, type SeriesColumns } from './columns.ts';
+import { EMPTY_COLUMNS, rangeBetween, type SeriesColumns } from '../columns.ts';
 import { medianAcrossProviders, performanceOf, type Performance } from './performance.ts';
 import { blended3To1, blended7To2To1 } from './pricing.ts';
 import { median, round } from './stats.ts';

@@ -5,10 +5,10 @@
  */
 import { MEDIAN_METRICS, SPREAD_LEVELS } from '../fields.ts';
 import type { MeasurementRecord } from '../types.ts';
-import { endToEndAt, estimateEndToEnd, type SeriesColumns } from './columns.ts';
+import { endToEndAt, estimateEndToEnd, type SeriesColumns } from '../columns.ts';
 import { median, quantileSorted, roundOrNull, sortNumbers } from './stats.ts';
 
-export { ANSWER_TOKENS_FOR_E2E } from './columns.ts';
+export { ANSWER_TOKENS_FOR_E2E } from '../columns.ts';
 const PERFORMANCE_DECIMALS = 3;
 
 export type Performance = Record<string, number | null>;

@@ -7,7 +7,7 @@
  * 90d monthly 3 points; the newest bucket may be partial.
  */
 import { PERFORMANCE_INTERVALS, PERFORMANCE_WINDOWS } from '../../src/shared/routes.ts';
-import { rangeBetween, type SeriesColumns } from './columns.ts';
+import { rangeBetween, type SeriesColumns } from '../columns.ts';
 import { mediansOf } from './performance.ts';
 
 export type Interval = (typeof PERFORMANCE_INTERVALS)[number];

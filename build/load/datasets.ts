@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv } from '../../src/shared/ajv.ts';
 import { HEADLINE_INDICES, LEGACY_EVALUATIONS, OMNISCIENCE_DOMAINS, OMNISCIENCE_METRICS, OPENNESS_COMPONENTS, RAW_EVALUATIONS, TOKEN_COUNT_EVALUATIONS } from '../fields.ts';
-import { toColumns } from '../derive/columns.ts';
+import { toColumns } from '../columns.ts';
 import { MEDIA_DIR, parseMedia } from './media.ts';
 import { DatasetError, pointerOf, type Problem } from '../problems.ts';
 import { arrayRecordNamer, indexRecords, isUnknownReference, parsedRecords, parseJson, validate, type DataFile, type LooseRecord, type RecordNamer, type Referable } from './validate.ts';

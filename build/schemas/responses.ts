@@ -3,7 +3,6 @@
  * writes against the schema of its route; objects are closed, so a Pro-only field in a Free
  * body, or a detail-only field in a list item, fails the build.
  */
-import { LEGACY_ROUTE_EVALUATIONS } from '../shape/legacy.ts';
 import { MAX_PAGE, MEDIA_ARENAS, ROUTES, legacyArenaRouteId, mediaRouteId, type Route, type Tier } from '../../src/shared/routes.ts';
 import { closed, fieldsOf, nullable, nullableDate, nullableInteger, nullableNumber, nullableString, number, string, uuid, type Schema } from './json-schema.ts';
 import { freeMediaFields, proMediaItem } from './media-responses.ts';
@@ -12,6 +11,7 @@ import {
   COST_PARTS,
   FREE_PRICES,
   HEADLINE_INDICES,
+  LEGACY_ROUTE_EVALUATIONS,
   MEDIAN_METRICS,
   MODALITIES,
   OMNISCIENCE_DOMAINS,

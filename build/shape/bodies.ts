@@ -16,7 +16,7 @@ import { measurementBlob, type MeasurementBlob } from './measurements.ts';
 import { deriveProviderViews } from '../derive/providers.ts';
 import { freeLanguageModel, languageModelDetail, proLanguageModel } from './language.ts';
 import { modelPerformance, providerDetail, providerListItem, providerPerformance } from './providers.ts';
-import { EMPTY_COLUMNS } from '../derive/columns.ts';
+import { EMPTY_COLUMNS } from '../columns.ts';
 import { exampleBodies } from './openapi-examples.ts';
 import { frontDoor, frontDoorHtml } from './front-door.ts';
 import { emptyPageTemplate, paginate } from './pages.ts';

@@ -9,31 +9,8 @@ import { modelIdentity } from './language.ts';
 import type { MediaView } from '../derive/media.ts';
 import type { CategoryScore } from '../types.ts';
 import { round } from '../derive/stats.ts';
-import { MATH_INDEX } from '../fields.ts';
+import { LEGACY_ROUTE_EVALUATIONS, MATH_INDEX } from '../fields.ts';
 
-/**
- * Legacy evaluation name -> where its value comes from (today's evaluation of the same
- * measurement, a legacy-only evaluation, or the math index), in the order of a real legacy body.
- */
-export const LEGACY_ROUTE_EVALUATIONS: readonly (readonly [string, string])[] = [
-  ['platform_intelligence_index', 'platform_intelligence_index'],
-  ['platform_coding_index', 'platform_coding_index'],
-  ['platform_math_index', MATH_INDEX],
-  ['mmlu_pro', 'mmlu_pro'],
-  ['gpqa', 'gpqa_diamond'],
-  ['hle', 'hle'],
-  ['livecodebench', 'livecodebench'],
-  ['scicode', 'scicode'],
-  ['math_500', 'math_500'],
-  ['aime', 'aime'],
-  ['aime_25', 'aime_25'],
-  ['ifbench', 'ifbench'],
-  ['lcr', 'platform_lcr'],
-  ['terminalbench_hard', 'terminalbench_hard'],
-  ['terminalbench_v2_1', 'terminalbench_v2_1'],
-  ['tau2', 'tau2_telecom'],
-  ['tau_banking', 'tau_banking'],
-];
 
 export function legacyLanguageModel(view: ModelView, promptType: PromptType): Record<string, unknown> {
   const { model, creator } = view;

@@ -13,7 +13,7 @@ import { endToEndSeconds } from '../derive/performance.ts';
 import { roundOrNull } from '../derive/stats.ts';
 import type { ProviderView } from '../derive/providers.ts';
 import type { MeasurementRecord } from '../types.ts';
-import { indexAfter, recordAt, type SeriesColumns } from '../derive/columns.ts';
+import { indexAfter, recordAt, type SeriesColumns } from '../columns.ts';
 
 /**
  * A stable id for a record the data gives none: a UUID (version 8, RFC 9562) made from the

@@ -3,7 +3,7 @@
  * builder's own shape. Types only, shared by the body enumeration and the OpenAPI examples.
  */
 import type { PromptType, Tier } from '../../src/shared/routes.ts';
-import type { SeriesColumns } from '../derive/columns.ts';
+import type { SeriesColumns } from '../columns.ts';
 import type { ModelView } from '../derive/language.ts';
 import type { ArenaOptions } from '../derive/media.ts';
 import type { MeasurementBlob } from './measurements.ts';

@@ -3,7 +3,7 @@
  * 3 endpoints and a few measurement records per endpoint and prompt type. The expected
  * figures live next to the tests that check them, each with its arithmetic.
  */
-import { toColumns } from '../../build/derive/columns.ts';
+import { toColumns } from '../../build/columns.ts';
 import type { Dataset, IndexDefinitions, LanguageModel, MeasurementRecord } from '../../build/types.ts';
 
 /**

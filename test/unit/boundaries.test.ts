@@ -1,7 +1,11 @@
 /**
- * The house rule on imports: the server stays small and bundles alone, the build never reaches
- * into it. build/ may import from src/ only what both sides share, gathered in src/shared/;
- * src/shared/ imports nothing else of src/; src/ never imports build/ or scripts/.
+ * The house rules on imports, folder by folder. The server stays small and bundles alone, and the
+ * build never reaches into it: build/ may import from src/ only what both sides share
+ * (src/shared/), and src/ never imports build/ or scripts/. Inside src/, each folder imports only
+ * the folders below it: lib/ nothing of ours; http/ nothing of keys/, quota/, critpt/ (or any
+ * state); storage (keys/, quota/, redis/) nothing of http/; and the request pipeline at the root of
+ * src/ is imported by nothing but itself. Every folder has a rule, and no import circle exists
+ * anywhere in the repository.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -10,37 +14,61 @@ import * as assert from 'uvu/assert';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
+/** What each folder may import (paths from the repository root; a folder ends with /). The most specific rule applies. */
+const RULES: Record<string, readonly string[]> = {
+  'src/': ['src/'],
+  'src/lib/': [],
+  'src/shared/': ['src/shared/'],
+  'src/http/': ['src/http/', 'src/lib/', 'src/shared/'],
+  'src/redis/': ['src/redis/', 'src/lib/'],
+  'src/keys/': ['src/keys/', 'src/quota/', 'src/redis/', 'src/lib/', 'src/shared/'],
+  'src/quota/': ['src/quota/', 'src/keys/record.ts', 'src/redis/', 'src/lib/', 'src/shared/'],
+  'src/snapshot/': ['src/snapshot/', 'src/lib/', 'src/shared/'],
+  'src/critpt/': ['src/critpt/', 'src/http/', 'src/quota/', 'src/keys/record.ts', 'src/lib/', 'src/shared/'],
+  'build/': ['build/', 'src/shared/'],
+  // The build's stages: load and derive know nothing of shaping, shaping nothing of packing.
+  'build/load/': ['build/load/', 'build/schemas/', 'build/types.ts', 'build/fields.ts', 'build/problems.ts', 'build/columns.ts', 'src/shared/'],
+  'build/derive/': ['build/derive/', 'build/schemas/media.ts', 'build/types.ts', 'build/fields.ts', 'build/problems.ts', 'build/columns.ts', 'build/collections.ts', 'src/shared/'],
+  'build/shape/': ['build/shape/', 'build/derive/', 'build/schemas/', 'build/types.ts', 'build/fields.ts', 'build/columns.ts', 'build/collections.ts', 'src/shared/'],
+  'build/schemas/': ['build/schemas/', 'build/fields.ts', 'src/shared/'],
+  'build/pack/': ['build/pack/', 'src/shared/'],
+};
+
+/** The pipeline at the root of src/ (app.ts and the stages beside it) and the entry points: only the root imports them. */
+const SRC_ROOT_ONLY = (target: string) => !/^src\/[^/]+\.ts$/.test(target);
+
 function sources(dir: string): string[] {
-  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? (e.name === 'fixtures' ? [] : sources(join(dir, e.name))) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
 }
 
-/** Every relative module a file imports (type-only imports included), as a path from the root. */
+/** Every relative module a text imports (static, re-exported or dynamic; type-only included), resolved against `file`. */
+function importsIn(file: string, text: string): string[] {
+  const specs = [...text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"](\.[^'"]+)['"]/g), ...text.matchAll(/\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/g)];
+  return specs.map((m) => relative(ROOT, resolve(ROOT, dirname(file), m[1])));
+}
+
 function importsOf(file: string): string[] {
-  const text = readFileSync(join(ROOT, file), 'utf8');
-  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"](\.[^'"]+)['"]/g)].map((m) => relative(ROOT, resolve(ROOT, dirname(file), m[1])));
+  return importsIn(file, readFileSync(join(ROOT, file), 'utf8'));
 }
 
-function violations(dir: string, allowed: (target: string) => boolean): string[] {
-  return sources(dir).flatMap((file) => importsOf(file).filter((target) => !allowed(target)).map((target) => `${file} imports ${target}`));
+/** The rule of the most specific folder holding `file`, or undefined when no rule covers it. */
+function ruleOf(file: string): [string, readonly string[]] | undefined {
+  const folders = Object.keys(RULES).filter((folder) => file.startsWith(folder));
+  const folder = folders.sort((a, b) => b.length - a.length)[0];
+  return folder === undefined ? undefined : [folder, RULES[folder]];
 }
 
-const rules = suite('import boundaries');
+function violations(files: string[]): string[] {
+  return files.flatMap((file) => {
+    const [folder, may] = ruleOf(file)!;
+    return importsOf(file)
+      .filter((target) => !may.some((allowed) => target === allowed || (allowed.endsWith('/') && target.startsWith(allowed))))
+      .map((target) => `${file} imports ${target} (${folder} may import ${may.join(', ') || 'nothing of ours'})`);
+  });
+}
 
-rules('should let build/ import from src/ only the shared modules', () => {
-  assert.equal(violations('build', (t) => !t.startsWith('src/') || t.startsWith('src/shared/')), []);
-});
-
-rules('should keep src/shared/ free of the rest of the server', () => {
-  assert.equal(violations('src/shared', (t) => t.startsWith('src/shared/')), []);
-});
-
-rules('should never let src/ import build/ or scripts/', () => {
-  assert.equal(violations('src', (t) => !t.startsWith('build/') && !t.startsWith('scripts/')), []);
-});
-
-/** Import circles among these files (type-only imports included), each as a path of files. */
-function circles(files: string[]): string[] {
-  const graph = new Map(files.map((f) => [f, importsOf(f).filter((t) => files.includes(t))]));
+/** Import circles in a graph (file -> the files it imports), each as a path of files. */
+function circles(graph: ReadonlyMap<string, readonly string[]>): string[] {
   const found: string[] = [];
   const state = new Map<string, 'open' | 'done'>();
   const visit = (file: string, path: string[]) => {
@@ -51,18 +79,61 @@ function circles(files: string[]): string[] {
     }
     state.set(file, 'done');
   };
-  for (const file of files) if (!state.has(file)) visit(file, [file]);
+  for (const file of graph.keys()) if (!state.has(file)) visit(file, [file]);
   return found;
 }
 
-rules('should have no import circles in build/, src/ or scripts/, type-only ones included', () => {
-  assert.equal(circles([...sources('build'), ...sources('src'), ...sources('scripts')]), []);
-  assert.equal(circles(['test/unit/boundaries.test.ts']), [], 'a file alone makes no circle');
+const SRC = sources('src');
+const BUILD = sources('build');
+
+const rules = suite('import boundaries');
+
+rules('should have a rule for every folder of src/ and build/', () => {
+  const uncovered = [...SRC, ...BUILD].filter((file) => ruleOf(file) === undefined);
+  assert.equal(uncovered, []);
+  const folders = new Set([...SRC, ...BUILD].map((file) => `${dirname(file)}/`));
+  const ruled = [...folders].filter((folder) => !Object.hasOwn(RULES, folder) && !folder.startsWith('src/keys/'));
+  assert.equal(ruled, [], 'a new folder gets its own rule (src/keys/command/ follows src/keys/)');
 });
 
-rules('should see the imports it checks', () => {
+rules('should keep every folder of src/ and build/ to what it may import', () => {
+  assert.equal(violations([...SRC, ...BUILD]), []);
+});
+
+rules('should let only the root of src/ import the pipeline and the entry points', () => {
+  const outside = SRC.filter((file) => file.split('/').length > 2);
+  assert.equal(outside.flatMap((file) => importsOf(file).filter((t) => !SRC_ROOT_ONLY(t)).map((t) => `${file} imports ${t}`)), []);
+});
+
+rules('should have no import circles anywhere in the repository, type-only ones included', () => {
+  const files = [...SRC, ...BUILD, ...sources('scripts'), ...sources('test')];
+  const graph = new Map(files.map((f) => [f, importsOf(f).filter((t) => files.includes(t))]));
+  assert.equal(circles(graph), []);
+});
+
+rules('should find a circle when there is one', () => {
+  const graph = new Map([
+    ['a.ts', ['b.ts']],
+    ['b.ts', ['c.ts']],
+    ['c.ts', ['a.ts']],
+    ['d.ts', ['a.ts']],
+  ]);
+  assert.equal(circles(graph), ['a.ts -> b.ts -> c.ts -> a.ts']);
+  assert.equal(circles(new Map([['a.ts', ['b.ts']], ['b.ts', []]])), []);
+});
+
+rules('should see static, re-exported, type-only and dynamic imports, across lines', () => {
+  const text = "import type { A } from './a.ts';\nimport {\n  B,\n} from '../lib/b.ts';\nexport { C } from './c.ts';\nconst { main } = await import('./main.ts');\nimport { x } from 'node:fs';";
+  assert.equal(importsIn('src/http/x.ts', text), ['src/http/a.ts', 'src/lib/b.ts', 'src/http/c.ts', 'src/http/main.ts']);
   assert.ok(importsOf('build/shape/bodies.ts').includes('src/shared/routes.ts'));
   assert.ok(importsOf('src/app.ts').includes('src/policy.ts'));
+});
+
+rules('should report an import a folder may not make', () => {
+  const [folder, may] = ruleOf('src/http/router.ts')!;
+  assert.is(folder, 'src/http/');
+  assert.not.ok(may.some((allowed) => 'src/quota/counter.ts'.startsWith(allowed)), 'http/ may not import quota/');
+  assert.is(ruleOf('src/keys/command/admin.ts')![0], 'src/keys/');
 });
 
 rules.run();

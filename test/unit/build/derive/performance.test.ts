@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { recordAt, rangeBetween, toColumns } from '../../../../build/derive/columns.ts';
+import { recordAt, rangeBetween, toColumns } from '../../../../build/columns.ts';
 import { endToEndSeconds, medianAcrossProviders, mediansOnly, performanceOf, type Performance } from '../../../../build/derive/performance.ts';
 import { seriesPoints } from '../../../../build/derive/series.ts';
 import type { MeasurementRecord } from '../../../../build/types.ts';

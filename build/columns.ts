@@ -4,12 +4,12 @@
  * collection walks them (the build then slows down far more than the data grows). As
  * columns they take about 45 bytes a record and nothing to trace. NaN stands for null.
  */
-import type { MeasurementRecord, SeriesColumns } from '../types.ts';
+import type { MeasurementRecord, SeriesColumns } from './types.ts';
 
 /** The contract's convention: end-to-end response time assumes 500 answer tokens. */
 export const ANSWER_TOKENS_FOR_E2E = 500;
 
-export type { SeriesColumns } from '../types.ts';
+export type { SeriesColumns } from './types.ts';
 
 const nanFor = (v: number | null | undefined) => (v === null || v === undefined ? NaN : v);
 const nullFor = (v: number) => (Number.isNaN(v) ? null : v);
