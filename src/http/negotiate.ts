@@ -55,7 +55,8 @@ const chosen = new RecentMap<string, Encoding | null>(CHOSEN_VALUES);
 
 /**
  * chooseEncoding, remembered per header value: clients send a handful of distinct values, and
- * parsing one costs more than finding its body. Bounded: at most 256 values are held.
+ * parsing one costs more than finding its body (BENCHMARKS.md, "Throughput"). Bounded: at most
+ * 256 values are held.
  */
 export function encodingFor(header: string | undefined): Encoding | null {
   if (!header || header.length > CHOSEN_LENGTH) return chooseEncoding(header);

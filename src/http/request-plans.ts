@@ -3,7 +3,7 @@
  * values and the entry name of its body for each tier. All of it is a pure function of the
  * method and the target, and clients ask for the same few targets over and over, so reads
  * (GET and HEAD) are remembered per target, bounded: matching, query validation and building
- * the entry name run once per target instead of once per request.
+ * the entry name run once per target instead of once per request (BENCHMARKS.md, "Throughput").
  */
 import { RecentMap } from '../lib/recent-map.ts';
 import type { QueryValidator, QueryValues } from './query.ts';

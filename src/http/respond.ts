@@ -12,11 +12,12 @@ export type Headers = Record<string, string | number>;
 /**
  * Header fields as one flat list, name then value, in the order they are written. The answers
  * sent most often use it: node:http takes the list as it is, where an object would be built,
- * spread and walked key by key for every answer.
+ * spread and walked key by key for every answer (BENCHMARKS.md, "Throughput": 6 µs a request
+ * lay between the body lookup and writeHead, in header objects and a WeakMap entry per answer).
  */
 export type HeaderFields = (string | number)[];
 
-/** Body bytes sent, kept on the response itself (a WeakMap entry per answer costs the collector more). */
+/** Body bytes sent, kept on the response itself (a WeakMap entry per answer costs the collector more: same figure). */
 const SENT = Symbol('body bytes sent');
 type Tracked = ServerResponse & { [SENT]?: number };
 

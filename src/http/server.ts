@@ -20,7 +20,7 @@ interface Lane {
   waiting: [IncomingMessage, ServerResponse][];
 }
 
-/** Kept on the socket itself: a lookup per request costs less there than in a Map that grows and shrinks. */
+/** Kept on the socket itself: it goes when the socket goes (no Map entry to delete on close), for a property read a request. */
 const LANE = Symbol('lane');
 type LaneSocket = Socket & { [LANE]?: Lane | null };
 

@@ -89,7 +89,7 @@ export function generateKey(): string {
 
 /**
  * SHA-256 of a key, in hex. Every keyed request pays it: the one-shot `crypto.hash` (Node
- * 20.12 and later) costs a third of a Hash object; older 20s build one.
+ * 20.12 and later) costs a third of a Hash object (BENCHMARKS.md, "Throughput"); older 20s build one.
  */
 export const hashKey: (plainKey: string) => string =
   typeof crypto.hash === 'function' ? (plainKey) => crypto.hash('sha256', plainKey, 'hex') : (plainKey) => createHash('sha256').update(plainKey).digest('hex');

@@ -18,7 +18,7 @@ export interface Reservation {
  * When a count is durable: `onSettled` calls back once, with null when the count is in the
  * journal (or in Redis) and with the error when it could not be recorded. A callback and not a
  * promise: on the request path a promise and its reactions a request cost more than the count
- * (BENCHMARKS.md, "Counting").
+ * (BENCHMARKS.md, "Counting cost").
  */
 export interface Durable {
   onSettled(done: (error: Error | null) => void): void;
