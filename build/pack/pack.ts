@@ -13,7 +13,7 @@ import { CompressPool, type CompressionLevels } from './compress-pool.ts';
 
 export type { CompressionLevels };
 
-/** Chosen by measurement on the sample snapshot (see README, "Build"). */
+/** Chosen by measurement on the sample snapshot (data/README.md, "Building a snapshot"). */
 export const DEFAULT_LEVELS: CompressionLevels = { gzip: 6, brotli: 6 };
 
 /** Bodies handed to the compressors and not yet written. */

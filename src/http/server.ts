@@ -53,7 +53,7 @@ export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: B
   endSocket(socket, new HttpError(status, message, { details: details }));
 }
 
-/** Timeouts and limits, set deliberately (see README, "Hardening"). */
+/** Timeouts and limits, set deliberately (docs/operating.md, "Hardening"). */
 export const HTTP_LIMITS = {
   /** Whole headers must arrive within this. */
   headersTimeout: 20_000,

@@ -33,7 +33,7 @@ export function isWebUrl(text: string): boolean {
 }
 
 /**
- * For the server's own schemas, which are constants of the code: test/unit/server-schemas.test.ts
+ * For the server's own schemas, which are constants of the code: test/unit/src/shared/schemas.test.ts
  * checks them against the JSON Schema meta-schema once. Checking again at every start would
  * compile the meta-schema per ajv instance, about 90 ms of the server's start-up.
  */
