@@ -18,7 +18,7 @@ import { DURABLE_NOW, StoreUnavailable, type QuotaCounter, type Reservation, typ
 import { WINDOW_MS, type QuotaKind, type QuotaStatus, type Window } from './window.ts';
 import { LuaScript, RedisCommandError, RedisUnavailable, type RedisClient } from '../redis/client.ts';
 
-/** Every key this server writes starts so, to share a Redis with other programs. */
+/** Every Redis key (a name in Redis's keyspace) this server writes starts so, to share a Redis with other programs. */
 export const REDIS_PREFIX = 'bda:';
 
 /**
@@ -64,7 +64,8 @@ return {allowed, count, held, start}
 
 type Operation = 'status' | 'take' | 'reserve' | 'commit' | 'release' | 'merge';
 
-function keysOf(kind: QuotaKind, scope: string): string[] {
+/** The two Redis keys of a counter: its window and its held slots. */
+function redisKeysOf(kind: QuotaKind, scope: string): string[] {
   return [`${REDIS_PREFIX}quota:${kind}:${scope}`, `${REDIS_PREFIX}held:${kind}:${scope}`];
 }
 
@@ -97,7 +98,7 @@ export class RedisQuota implements QuotaCounter {
   /** One step of the script; Redis's own errors (RedisUnavailable, RedisCommandError) pass through. */
   private async script(op: Operation, kind: QuotaKind, scope: string, limit: number, id = '', extra: number | string = ''): Promise<{ allowed: boolean; status: QuotaStatus }> {
     const now = this.options.clock.now();
-    const reply = await this.client.eval(QUOTA_SCRIPT, keysOf(kind, scope), [op, now, limit, WINDOW_MS, id, extra]);
+    const reply = await this.client.eval(QUOTA_SCRIPT, redisKeysOf(kind, scope), [op, now, limit, WINDOW_MS, id, extra]);
     const [allowed, count, held, start] = reply as number[];
     const remaining = Math.max(0, limit - count - held);
     return { allowed: allowed === 1, status: { limit, remaining, resetAt: (start < 0 ? now : start) + WINDOW_MS, exhausted: remaining === 0 } };
