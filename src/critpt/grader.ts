@@ -1,6 +1,7 @@
 /**
- * CritPt grading: authorise, hold a quota slot, wait for a grading place, forward the batch to
- * the upstream grader and relay its verdict (or its NDJSON progress stream).
+ * CritPt grading, for a key the app has admitted: read and check the batch, hold a quota slot,
+ * wait for a grading place, forward the batch to the upstream grader and relay its verdict (or
+ * its NDJSON progress stream).
  *
  * Only a verdict counts against the quota: the slot is committed (journaled before the answer
  * goes out) on a 200 verdict without judge errors, and released on anything else: an upstream
@@ -33,7 +34,6 @@ export interface CritptOptions {
   /** Gradings per user per window. */
   limit: number;
 }
-
 
 export type GradingOutcome = 'graded' | 'judge_error' | 'refused' | 'bad_gateway' | 'timeout' | 'cancelled' | 'stream_error';
 
