@@ -1,8 +1,11 @@
 /**
- * `npm test`: type-check, then run every `test/**\/*.test.ts` file with uvu, each in its own
- * process (a crash or hang in one file cannot take the others down), a few at a time. The
- * last line is always `N passed, N failed`, the type check counting as one test, with
- * `, N skipped` after it when a test could not run here (it says why in its output).
+ * `npm test`: type-check, then run every `test/**\/*.test.ts` file with uvu, a few at a time:
+ * the unit files (test/unit/, pure functions and in-process objects) all in one process, as
+ * `npm run test:unit` runs them (scripts/test-unit.ts), and every other file (the black-box
+ * ones: real servers on loopback, child processes, builds) in a process of its own, so a crash
+ * or hang in one cannot take the others down. The last line is always `N passed, N failed`,
+ * the type check counting as one test, with `, N skipped` after it when a test could not run
+ * here (it says why in its output).
  *
  * `npm test -- PATTERN` runs only the test files whose path contains PATTERN.
  */
@@ -12,6 +15,7 @@ import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
 
 const ROOT = new URL('..', import.meta.url).pathname;
+const UNIT_DIR = join(ROOT, 'test/unit/');
 const FILE_TIMEOUT_MS = 180_000;
 
 interface Outcome {
@@ -60,30 +64,34 @@ async function typeCheck(): Promise<Outcome> {
   return { passed: code === 0 ? 1 : 0, failed: code === 0 ? 0 : 1, skipped: 0, output: code === 0 ? 'type check: ok\n' : `type check failed:\n${output}` };
 }
 
-async function testFile(file: string): Promise<Outcome> {
+/** One uvu process: a test file, or scripts/test-unit.ts with the unit files. */
+async function uvuProcess(label: string, args: string[]): Promise<Outcome> {
   const started = performance.now();
-  const { code, output, timedOut } = await run(process.execPath, ['--import', 'tsx', file]);
+  const { code, output, timedOut } = await run(process.execPath, ['--import', 'tsx', ...args]);
   const outcome = parseUvu(output, code, timedOut);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   const skipped = outcome.skipped ? `, ${outcome.skipped} skipped` : '';
   const status = timedOut ? `TIMED OUT after ${FILE_TIMEOUT_MS / 1000} s` : `${outcome.passed} passed, ${outcome.failed} failed${skipped}, ${seconds} s`;
   const reasons = outcome.skipped ? output.split('\n').filter((line) => line.startsWith('skipped: ')).map((line) => `  ${line}\n`).join('') : '';
   const show = outcome.failed > 0 ? output : reasons;
-  return { ...outcome, output: `${relative(ROOT, file)}: ${status}\n${show}` };
+  return { ...outcome, output: `${label}: ${status}\n${show}` };
 }
 
 async function main(): Promise<void> {
   const pattern = process.argv[2];
   const files = findTests(join(ROOT, 'test')).filter((f) => !pattern || f.includes(pattern));
+  const unit = files.filter((f) => f.startsWith(UNIT_DIR));
+  const jobs: (() => Promise<Outcome>)[] = [];
+  if (unit.length) jobs.push(() => uvuProcess(`test/unit (${unit.length} file${unit.length === 1 ? '' : 's'} in one process)`, ['scripts/test-unit.ts', ...unit]));
+  for (const file of files.filter((f) => !f.startsWith(UNIT_DIR))) jobs.push(() => uvuProcess(relative(ROOT, file), [file]));
   const results: Outcome[] = [];
   const tsc = typeCheck().then((r) => {
     process.stdout.write(r.output);
     results.push(r);
   });
-  const queue = [...files];
   const workers = Array.from({ length: Math.max(2, availableParallelism()) }, async () => {
-    for (let file = queue.shift(); file; file = queue.shift()) {
-      const outcome = await testFile(file);
+    for (let job = jobs.shift(); job; job = jobs.shift()) {
+      const outcome = await job();
       process.stdout.write(outcome.output);
       results.push(outcome);
     }
