@@ -6,6 +6,7 @@ import { createAjv } from '../../src/shared/ajv.ts';
 import { MEDIA_ARENAS, ROUTES, type Route } from '../../src/shared/routes.ts';
 import { get, request } from '../helpers/http.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { until } from '../helpers/wait.ts';
 
 let t: TestServer;
 let doc: Record<string, any>;
@@ -205,7 +206,7 @@ logging('should write one JSON line per request with route, status, bytes, time 
   await get(t.url, '/api/v2/language/models?page=1', t.keys.pro);
   await get(t.url, '/api/v2/nowhere', t.keys.pro);
   await request(t.url, '/api/v2/critpt/evaluate?secret_query=1', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', 'x-api-key': t.keys.commercial } });
-  await new Promise((r) => setTimeout(r, 20));
+  await until(() => t.accessLog.length >= from + 3, 'the three requests are logged');
   const lines = t.accessLog.slice(from);
   assert.is(lines.length, 3);
   const [list, missing, grading] = lines;
@@ -227,7 +228,7 @@ logging('should redact a key a client puts in the path or the query, and paramet
   await get(t.url, `/api/v2/language/models?page=1&token=hunter2&X-Api-Key=abc`);
   await get(t.url, `/api/v2/${key}/models`);
   await get(t.url, `/api/v2/language/models?q=${key.replace('_', '%5F')}`);
-  await new Promise((r) => setTimeout(r, 20));
+  await until(() => t.accessLog.length >= from + 4, 'the four requests are logged');
   const lines = t.accessLog.slice(from);
   assert.equal(
     lines.map((l) => [l.path, l.query]),
