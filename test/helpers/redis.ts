@@ -69,8 +69,18 @@ function launch(port: number, dir: string, persistent: boolean): Promise<ChildPr
 
 export async function startRedis(options: { persistent?: boolean; db?: number } = {}): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), 'redis-test-'));
-  const port = await freePort();
-  let child: ChildProcess | null = await launch(port, dir, options.persistent ?? false);
+  // The port is free when asked, but another program (another test run on this machine) may
+  // take it before redis-server binds it: then another port.
+  let port = await freePort();
+  let child: ChildProcess | null = null;
+  for (let attempt = 1; !child; attempt++) {
+    try {
+      child = await launch(port, dir, options.persistent ?? false);
+    } catch (error) {
+      if (attempt >= 5 || !/Address already in use/.test((error as Error).message)) throw error;
+      port = await freePort();
+    }
+  }
   const url = `redis://127.0.0.1:${port}/${options.db ?? 0}`;
   const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
     if (child) await stopProcess(child, signal);
