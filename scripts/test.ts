@@ -1,18 +1,35 @@
 /**
- * `npm test`: type-check, then run every `test/**\/*.test.ts` file with uvu, each in its own
- * process (a crash or hang in one file cannot take the others down), a few at a time. The
- * last line is always `N passed, N failed`, the type check counting as one test, with
- * `, N skipped` after it when a test could not run here (it says why in its output).
+ * `npm test`: type-check, then run every `test/**\/*.test.ts` file with uvu, a few at a time:
+ * the unit files (test/unit/, pure functions and in-process objects) all in one process, as
+ * `npm run test:unit` runs them (scripts/test-unit.ts), and every other file (the black-box
+ * ones: real servers on loopback, child processes, builds) in a process of its own, so a crash
+ * or hang in one cannot take the others down. The last line is always `N passed, N failed`,
+ * the type check counting as one test, with `, N skipped` after it when a test could not run
+ * here (it says why in its output).
  *
  * `npm test -- PATTERN` runs only the test files whose path contains PATTERN.
+ *
+ * The full committed sample (data/) is built once per run, by the first free worker, into a
+ * temporary folder of this run, for the files that use test/helpers/sample.ts (found by that
+ * name in their text; they start once it is built, the others at once). Its path goes to them
+ * in BDA_TEST_SAMPLE; the folder is removed at the end, and a run in which a test file changed
+ * it fails. Two runs at the same time build a sample each, so neither sees the other's.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
 const ROOT = new URL('..', import.meta.url).pathname;
-const FILE_TIMEOUT_MS = 180_000;
+const UNIT_DIR = join(ROOT, 'test/unit/');
+/** What test/helpers/sample.ts reads the shared sample's folder from (its SAMPLE_ENV). */
+const SAMPLE_ENV = 'BDA_TEST_SAMPLE';
+/**
+ * A hang guard, not a performance check: a file (or the unit run) still going after this long
+ * is stuck, and is killed and counted as failed. Far above what any file takes on a busy
+ * machine; how fast things are is for `npm run bench` and `npm run soak`, not for this.
+ */
+const FILE_TIMEOUT_MS = 10 * 60_000;
 
 interface Outcome {
   passed: number;
@@ -60,35 +77,120 @@ async function typeCheck(): Promise<Outcome> {
   return { passed: code === 0 ? 1 : 0, failed: code === 0 ? 0 : 1, skipped: 0, output: code === 0 ? 'type check: ok\n' : `type check failed:\n${output}` };
 }
 
-async function testFile(file: string): Promise<Outcome> {
+/** One uvu process: a test file, or scripts/test-unit.ts with the unit files. */
+async function uvuProcess(label: string, args: string[]): Promise<Outcome> {
   const started = performance.now();
-  const { code, output, timedOut } = await run(process.execPath, ['--import', 'tsx', file]);
+  const { code, output, timedOut } = await run(process.execPath, ['--import', 'tsx', ...args]);
   const outcome = parseUvu(output, code, timedOut);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   const skipped = outcome.skipped ? `, ${outcome.skipped} skipped` : '';
-  const status = timedOut ? `TIMED OUT after ${FILE_TIMEOUT_MS / 1000} s` : `${outcome.passed} passed, ${outcome.failed} failed${skipped}, ${seconds} s`;
+  const status = timedOut ? `HUNG: killed after ${FILE_TIMEOUT_MS / 60_000} min (the hang guard)` : `${outcome.passed} passed, ${outcome.failed} failed${skipped}, ${seconds} s`;
   const reasons = outcome.skipped ? output.split('\n').filter((line) => line.startsWith('skipped: ')).map((line) => `  ${line}\n`).join('') : '';
   const show = outcome.failed > 0 ? output : reasons;
-  return { ...outcome, output: `${relative(ROOT, file)}: ${status}\n${show}` };
+  return { ...outcome, output: `${label}: ${status}\n${show}` };
+}
+
+/** Every entry below a folder with its type, size, time of change and link target: what a test file might have changed. */
+function treeState(dir: string, prefix = ''): string[] {
+  return readdirSync(join(dir, prefix), { withFileTypes: true })
+    .sort((a, b) => (a.name < b.name ? -1 : 1))
+    .flatMap((entry) => {
+      const name = join(prefix, entry.name);
+      const stat = lstatSync(join(dir, name));
+      const line = `${name} ${stat.mode} ${stat.size} ${stat.mtimeMs} ${stat.ctimeMs}${entry.isSymbolicLink() ? ` -> ${readlinkSync(join(dir, name))}` : ''}`;
+      return [line, ...(entry.isDirectory() ? treeState(dir, name) : [])];
+    });
+}
+
+/** The shared sample of this run: built by a job of its own, then handed to the files that use it. */
+class SharedSample {
+  readonly root = mkdtempSync(join(tmpdir(), 'bda-test-sample-'));
+  readonly outDir = join(this.root, 'snapshot');
+  private state: string[] = [];
+  ready = false;
+  readonly built: Promise<boolean>;
+  private resolve!: (ok: boolean) => void;
+
+  constructor(private readonly users: number) {
+    this.built = new Promise((resolve) => (this.resolve = resolve));
+    process.on('exit', () => rmSync(this.root, { recursive: true, force: true }));
+  }
+
+  async build(): Promise<Outcome> {
+    const started = performance.now();
+    const { code, output, timedOut } = await run(process.execPath, ['--import', 'tsx', 'test/helpers/sample.ts', this.outDir]);
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    const ok = code === 0 && !timedOut;
+    if (ok) {
+      this.state = treeState(this.outDir);
+      process.env[SAMPLE_ENV] = this.outDir;
+    }
+    this.ready = true;
+    this.resolve(ok);
+    // Counted only when it fails (the files that need it then build it themselves, and say how they fail).
+    return ok
+      ? { passed: 0, failed: 0, skipped: 0, output: `data/ built once for ${this.users} file${this.users === 1 ? '' : 's'}, ${seconds} s\n` }
+      : { passed: 0, failed: 1, skipped: 0, output: `data/ could not be built for the files that share it${timedOut ? ' (hung)' : ''}:\n${output}` };
+  }
+
+  /** After the run: a failure if a test file changed the shared folder. */
+  check(): Outcome | null {
+    if (!this.state.length) return null;
+    const now = treeState(this.outDir);
+    if (now.join('\n') === this.state.join('\n')) return null;
+    const before = new Set(this.state);
+    const after = new Set(now);
+    const changed = [...[...before].filter((line) => !after.has(line)).map((line) => `  was: ${line}`), ...[...after].filter((line) => !before.has(line)).map((line) => `  now: ${line}`)];
+    return { passed: 0, failed: 1, skipped: 0, output: `the shared sample at ${this.outDir} was changed by a test file (it is read-only: use privateSampleCopy):\n${changed.slice(0, 20).join('\n')}\n` };
+  }
+}
+
+interface Job {
+  run: () => Promise<Outcome>;
+  /** Waits for the shared sample. */
+  needsSample: boolean;
 }
 
 async function main(): Promise<void> {
   const pattern = process.argv[2];
   const files = findTests(join(ROOT, 'test')).filter((f) => !pattern || f.includes(pattern));
+  const unit = files.filter((f) => f.startsWith(UNIT_DIR));
+  const blackBox = files.filter((f) => !f.startsWith(UNIT_DIR));
+  const usesSample = new Set(blackBox.filter((f) => readFileSync(f, 'utf8').includes('helpers/sample.ts')));
+  // Files run alone build their own sample; under this run only the one built here is used.
+  delete process.env[SAMPLE_ENV];
+  const sample = usesSample.size ? new SharedSample(usesSample.size) : null;
+  const jobs: Job[] = [];
+  if (sample) jobs.push({ run: () => sample.build(), needsSample: false });
+  if (unit.length) jobs.push({ run: () => uvuProcess(`test/unit (${unit.length} file${unit.length === 1 ? '' : 's'} in one process)`, ['scripts/test-unit.ts', ...unit]), needsSample: false });
+  for (const file of blackBox) jobs.push({ run: () => uvuProcess(relative(ROOT, file), [file]), needsSample: usesSample.has(file) });
   const results: Outcome[] = [];
   const tsc = typeCheck().then((r) => {
     process.stdout.write(r.output);
     results.push(r);
   });
-  const queue = [...files];
+  // Each worker takes the first job it can start; one that needs the sample waits for it only
+  // when nothing else is left.
+  const next = async (): Promise<Job | undefined> => {
+    const at = jobs.findIndex((job) => !job.needsSample || sample?.ready);
+    if (at >= 0) return jobs.splice(at, 1)[0];
+    if (jobs.length === 0) return undefined;
+    await sample!.built;
+    return next();
+  };
   const workers = Array.from({ length: Math.max(2, availableParallelism()) }, async () => {
-    for (let file = queue.shift(); file; file = queue.shift()) {
-      const outcome = await testFile(file);
+    for (let job = await next(); job; job = await next()) {
+      const outcome = await job.run();
       process.stdout.write(outcome.output);
       results.push(outcome);
     }
   });
   await Promise.all([tsc, ...workers]);
+  const changed = sample?.check();
+  if (changed) {
+    process.stdout.write(changed.output);
+    results.push(changed);
+  }
   const passed = results.reduce((n, r) => n + r.passed, 0);
   const failed = results.reduce((n, r) => n + r.failed, 0);
   const skipped = results.reduce((n, r) => n + r.skipped, 0);

@@ -3,4 +3,17 @@
  * `listening on` line, as an operator would see it. The helpers are shared with the bench and
  * the soak (scripts/processes.ts).
  */
-export { ROOT, spawnServer, stopProcess, type ServerProcess } from '../../scripts/processes.ts';
+import { spawnServer as spawnServerProcess, type ServerProcess } from '../../scripts/processes.ts';
+
+export { ROOT, stopProcess, type ServerProcess } from '../../scripts/processes.ts';
+
+/**
+ * How long a test waits for the `listening on` line by default: a hang guard, not a performance
+ * bound (a start takes a second or two; a busy machine may make that many times longer).
+ */
+export const START_GUARD_MS = 120_000;
+
+/** scripts/processes.ts's spawnServer, with the tests' hang guard as its default wait. */
+export function spawnServer(args: string[], entry?: string[], timeoutMs = START_GUARD_MS): Promise<ServerProcess> {
+  return spawnServerProcess(args, entry, timeoutMs);
+}

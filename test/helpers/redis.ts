@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { Test } from 'uvu';
 import { run } from '../../scripts/keys.ts';
 import { freePort, stopProcess } from '../../scripts/processes.ts';
+import { START_GUARD_MS } from './process.ts';
 import { parseRedisUrl, type RedisAddress } from '../../src/redis/client.ts';
 
 export const REDIS_INSTALLED = spawnSync('redis-server', ['--version']).error === undefined;
@@ -46,10 +47,11 @@ function launch(port: number, dir: string, persistent: boolean): Promise<ChildPr
   const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
+    // A hang guard: redis-server is ready in milliseconds, on a busy machine in seconds.
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`redis-server did not start:\n${output}`));
-    }, 10_000);
+      reject(new Error(`redis-server did not start in ${START_GUARD_MS / 1000} s (a hang guard):\n${output}`));
+    }, START_GUARD_MS);
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk;
       if (output.includes('Ready to accept connections')) {
@@ -67,8 +69,18 @@ function launch(port: number, dir: string, persistent: boolean): Promise<ChildPr
 
 export async function startRedis(options: { persistent?: boolean; db?: number } = {}): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), 'redis-test-'));
-  const port = await freePort();
-  let child: ChildProcess | null = await launch(port, dir, options.persistent ?? false);
+  // The port is free when asked, but another program (another test run on this machine) may
+  // take it before redis-server binds it: then another port.
+  let port = await freePort();
+  let child: ChildProcess | null = null;
+  for (let attempt = 1; !child; attempt++) {
+    try {
+      child = await launch(port, dir, options.persistent ?? false);
+    } catch (error) {
+      if (attempt >= 5 || !/Address already in use/.test((error as Error).message)) throw error;
+      port = await freePort();
+    }
+  }
   const url = `redis://127.0.0.1:${port}/${options.db ?? 0}`;
   const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
     if (child) await stopProcess(child, signal);

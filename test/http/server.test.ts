@@ -6,6 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { get, request } from '../helpers/http.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { HANG_GUARD_MS } from '../helpers/wait.ts';
 
 let t: TestServer;
 let slugs: string[] = [];
@@ -255,13 +256,13 @@ errors('should never turn an encoded slash into a path separator', async () => {
   assert.is((await get(t.url, '/api/v2/language/models/fre%65', t.keys.pro)).status, 200, 'other encoded characters still decode');
 });
 
-/** Send raw bytes on a fresh connection; everything the server writes until it closes (or 3 s pass). */
+/** Send raw bytes on a fresh connection; everything the server writes until it closes it (each of these answers closes it; the timer is a hang guard). */
 function raw(text: string): Promise<string> {
   const { port } = new URL(t.url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), '127.0.0.1', () => socket.write(text));
     let got = '';
-    const timer = setTimeout(() => socket.destroy(), 3000);
+    const timer = setTimeout(() => socket.destroy(), HANG_GUARD_MS);
     socket.on('data', (chunk) => (got += chunk));
     socket.on('close', () => {
       clearTimeout(timer);

@@ -9,10 +9,13 @@ import { ROOT } from '../helpers/process.ts';
 
 const SCRIPTS = ['build', 'start', 'keys', 'import:legacy', 'bench', 'soak', 'bundle', 'generate:sample'];
 
+/** A hang guard, not a performance bound: eight npm runs at once on a busy machine stay far under it. */
+const HANG_GUARD_MS = 5 * 60_000;
+
 function npmRun(script: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) =>
-    execFile('npm', ['run', '-s', script, '--', ...args], { cwd: ROOT, timeout: 60_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile('npm', ['run', '-s', script, '--', ...args], { cwd: ROOT, timeout: HANG_GUARD_MS }, (error, stdout, stderr) =>
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr: error?.killed ? `${stderr}\nkilled after ${HANG_GUARD_MS / 60_000} min (a hang guard)` : stderr }),
     ),
   );
 }

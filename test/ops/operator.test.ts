@@ -6,6 +6,7 @@ import { createAjv } from '../../src/shared/ajv.ts';
 import { MEDIA_ARENAS, ROUTES, type Route } from '../../src/shared/routes.ts';
 import { get, request } from '../helpers/http.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { until } from '../helpers/wait.ts';
 
 let t: TestServer;
 let doc: Record<string, any>;
@@ -186,7 +187,16 @@ metrics('should count requests by route and status, latency, rejections, snapsho
   assert.match(text, /bda_http_request_duration_seconds_bucket\{route="language\.models\.free",le="\+Inf"\} \d+/);
   assert.is(metric(text, `bda_snapshot_info{build_id="${t.running.snapshots.current.buildId}"}`), 1);
   assert.ok(metric(text, 'bda_cache_hit_ratio') > 0);
-  assert.ok(metric(text, 'bda_snapshot_age_seconds') >= 0);
+  // The age on the server's clock: the test's, set 90.5 s past the served build's time. (The
+  // test clock starts days before any real build, where the age reads 0, clamped.)
+  const builtAt = Date.parse(t.running.snapshots.current.manifest.built_at);
+  const saved = t.clock.t;
+  t.clock.t = builtAt + 90_500;
+  try {
+    assert.is(metric((await get(t.url, '/metrics')).text, 'bda_snapshot_age_seconds'), 90.5);
+  } finally {
+    t.clock.t = saved;
+  }
 });
 
 metrics('should be off unless asked for', async () => {
@@ -205,7 +215,7 @@ logging('should write one JSON line per request with route, status, bytes, time 
   await get(t.url, '/api/v2/language/models?page=1', t.keys.pro);
   await get(t.url, '/api/v2/nowhere', t.keys.pro);
   await request(t.url, '/api/v2/critpt/evaluate?secret_query=1', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', 'x-api-key': t.keys.commercial } });
-  await new Promise((r) => setTimeout(r, 20));
+  await until(() => t.accessLog.length >= from + 3, 'the three requests are logged');
   const lines = t.accessLog.slice(from);
   assert.is(lines.length, 3);
   const [list, missing, grading] = lines;
@@ -227,7 +237,7 @@ logging('should redact a key a client puts in the path or the query, and paramet
   await get(t.url, `/api/v2/language/models?page=1&token=hunter2&X-Api-Key=abc`);
   await get(t.url, `/api/v2/${key}/models`);
   await get(t.url, `/api/v2/language/models?q=${key.replace('_', '%5F')}`);
-  await new Promise((r) => setTimeout(r, 20));
+  await until(() => t.accessLog.length >= from + 4, 'the four requests are logged');
   const lines = t.accessLog.slice(from);
   assert.equal(
     lines.map((l) => [l.path, l.query]),

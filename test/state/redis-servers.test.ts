@@ -17,6 +17,7 @@ import { startServer, type RunningServer } from '../../src/start.ts';
 import { get, request, type Reply } from '../helpers/http.ts';
 import { keysCommand, REDIS_INSTALLED, skipWithoutRedis, startRedis, type RedisServer } from '../helpers/redis.ts';
 import { buildFixture, TestClock } from '../helpers/server.ts';
+import { HANG_GUARD_MS, until } from '../helpers/wait.ts';
 
 const FREE_LIST = '/api/v2/language/models/free';
 const root = mkdtempSync(join(tmpdir(), 'redis-servers-'));
@@ -253,10 +254,7 @@ if (!REDIS_INSTALLED) {
       assert.is((await get(a.url, FREE_LIST, key)).status, 503);
       await flaky.start();
       let reply = await get(a.url, FREE_LIST, key);
-      for (let i = 0; reply.status === 503 && i < 300; i++) {
-        await new Promise((r) => setTimeout(r, 10));
-        reply = await get(a.url, FREE_LIST, key);
-      }
+      await until(async () => (reply = await get(a.url, FREE_LIST, key)).status !== 503, 'the server serves again once Redis is back', HANG_GUARD_MS, 10);
       assert.is(reply.status, 200);
       assert.is(remaining(reply), 99, 'the key and its count were kept by Redis across the restart');
       assert.is((await get(a.url, '/readyz')).status, 200);

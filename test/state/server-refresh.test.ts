@@ -7,6 +7,7 @@ import { regenerateKey, revokeKey } from '../../src/keys/changes.ts';
 import { contentHash } from '../../src/shared/manifest.ts';
 import { get } from '../helpers/http.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { until } from '../helpers/wait.ts';
 
 let t: TestServer;
 
@@ -47,8 +48,7 @@ refresh('should switch to a rebuilt snapshot without a restart, failing and mixi
     renameModels(t.dataDir, version);
     await t.rebuild(false);
     await t.running.snapshots.check();
-    const deadline = Date.now() + 5000;
-    while (!seen.has(version) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await until(() => seen.has(version) || failures.length > 0, `the clients are served ${version}`);
   }
   stop = true;
   await Promise.all(loops);
