@@ -19,13 +19,13 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DEFAULT_BUILD_OPTIONS, runBuild } from '../../build/build.ts';
 import { measurementsSchema } from '../../build/schemas/datasets.ts';
 import { DEFAULT_OPTIONS, resolveOptions } from '../../src/config.ts';
 import { createKey } from '../../src/keys/changes.ts';
 import { createAjv } from '../../src/shared/ajv.ts';
 import { startServer, type RunningServer } from '../../src/start.ts';
 import { ROOT } from '../helpers/process.ts';
+import { sampleSnapshot } from '../helpers/sample.ts';
 
 const run = promisify(execFile);
 const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
@@ -86,7 +86,8 @@ const root = mkdtempSync(join(tmpdir(), 'readme-'));
 process.on('exit', () => rmSync(root, { recursive: true, force: true }));
 let server: RunningServer;
 const keys: Record<string, string> = {};
-const snapshotDir = join(root, 'snapshot');
+/** The shipped sample's snapshot, built once per test run and shared read-only (test/helpers/sample.ts). */
+let snapshotDir = '';
 
 /** `npm run -s SCRIPT -- --help`, once per script (started early: each is a second or two). */
 const helps = new Map<string, Promise<string>>();
@@ -208,7 +209,7 @@ const BLOCKS: Listed[] = [
     first: 'npm run build',
     handling: {
       check:
-        'the npm scripts exist; the keys line runs through scripts/keys.ts (the same command as dist/keys.mjs) in a temporary folder; the server line is parsed by the server\'s own option parser. Not run: npm run build and bundle write snapshot/ and dist/ in the checkout (the before hook builds the sample into a temporary folder; test/ops/bundle.test.ts bundles, issues a key with dist/keys.mjs and serves with dist/server.mjs), and the server serves port 8080 until stopped',
+        'the npm scripts exist; the keys line runs through scripts/keys.ts (the same command as dist/keys.mjs) in a temporary folder; the server line is parsed by the server\'s own option parser. Not run: npm run build and bundle write snapshot/ and dist/ in the checkout (the before hook uses the shared sample build of the run, test/helpers/sample.ts; test/ops/bundle.test.ts bundles, issues a key with dist/keys.mjs and serves with dist/server.mjs), and the server serves port 8080 until stopped',
       by: async (block) => {
         const lines = commands(block);
         assert.is(lines.length, 4, 'build, bundle, a key, the server');
@@ -387,8 +388,7 @@ docs.before(async () => {
     const npm = npmCommand(line);
     if (npm && npm.flags.length && SCRIPTS[npm.script]) void helpOf(npm.script).catch(() => {});
   }
-  // The shipped sample, as `npm start` builds it (fast compression: the bytes do not matter here).
-  await runBuild({ ...DEFAULT_BUILD_OPTIONS, dataDir: join(ROOT, 'data'), outDir: snapshotDir, levels: { gzip: 1, brotli: 1 }, log: () => {} });
+  snapshotDir = (await sampleSnapshot()).outDir;
   const stateDir = join(root, 'state');
   const providers = (JSON.parse(text('data/providers.json')) as { slug: string }[]).map((p) => p.slug);
   keys.commercial = createKey(stateDir, { tier: 'commercial', org: 'demo', user: 'c', grants: providers, critpt: true }).key;
