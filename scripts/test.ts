@@ -15,7 +15,7 @@
  * in BDA_TEST_SAMPLE; the folder is removed at the end, and a run in which a test file changed
  * it fails. Two runs at the same time build a sample each, so neither sees the other's.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -44,9 +44,16 @@ function findTests(dir: string): string[] {
     .sort();
 }
 
+/** The test processes running now: stopped when the runner ends, however it ends. */
+const children = new Set<ChildProcess>();
+process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')));
+// Interrupted: stop them and remove this run's temporary folders on the way out.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+
 function run(command: string, args: string[]): Promise<{ code: number | null; output: string; timedOut: boolean }> {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
@@ -56,6 +63,7 @@ function run(command: string, args: string[]): Promise<{ code: number | null; ou
       child.kill('SIGKILL');
     }, FILE_TIMEOUT_MS);
     child.on('close', (code) => {
+      children.delete(child);
       clearTimeout(timer);
       resolve({ code, output, timedOut });
     });
