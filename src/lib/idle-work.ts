@@ -4,7 +4,8 @@
  * traffic queues behind it. What a request needs before it is warmed, the request makes
  * itself: indexes and validators also load on first use.
  */
-const QUIET_MS = 25;
+/** How long the server must have had no request before a step runs. */
+export const QUIET_MS = 25;
 const TICK_MS = 5;
 
 export type Step = () => void;
