@@ -118,7 +118,8 @@ export class App {
    */
   private showQuota(exchange: Exchange, key: KeyRecord): Eventually<void> {
     if (exchange.route!.answer === 'critpt') return then(this.parts.grader.rateLimitHeaders(key), (headers) => void (exchange.critptHeaders = headers));
-    return then(this.parts.quota.status('data', quotaScope(key), dataLimit(key, this.parts.options.limits)), (status) => void (exchange.quota = status));
+    const scope = (exchange.scope = quotaScope(key));
+    return then(this.parts.quota.status('data', scope, dataLimit(key, this.parts.options.limits)), (status) => void (exchange.quota = status));
   }
 
   /** A CritPt grading: the grader reads, checks, forwards and answers. */
@@ -135,12 +136,12 @@ export class App {
     const encoding = acceptedEncoding(req.headers['accept-encoding']);
     return then(this.bodies.forKey(snapshot, plan, key, encoding), (body) => {
       if (etagMatches(req.headers['if-none-match'], body.etag)) return answerNotModified(exchange, body);
-      return this.countThenAnswer(exchange, key, () => answerBody(exchange, body, encoding));
+      return this.countThenAnswer(exchange, () => answerBody(exchange, body, encoding));
     });
   }
 
   /** Count the answer (durably, before it is sent), then `answer` showing the quota after it; 429 when it is used up. */
-  private countThenAnswer(exchange: Exchange, key: KeyRecord, answer: () => void): Eventually<void> {
+  private countThenAnswer(exchange: Exchange, answer: () => void): Eventually<void> {
     const { quota, clock, options } = this.parts;
     const before = exchange.quota!;
     if (!options.counting || exchange.req.method === 'HEAD') {
@@ -148,11 +149,10 @@ export class App {
       if (before.exhausted) throw quotaExceeded(before, clock.now());
       return answer();
     }
-    const counter = { quota, scope: quotaScope(key), limit: dataLimit(key, options.limits), now: () => clock.now() };
     const send = (after: QuotaStatus) => {
       exchange.quota = after;
       answer();
     };
-    return countThenSend(counter, send, (error) => this.endings.fail(exchange, error));
+    return countThenSend(quota, exchange.scope!, before.limit, clock, send, (error) => this.endings.fail(exchange, error));
   }
 }

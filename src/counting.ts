@@ -4,6 +4,7 @@
  */
 import { HttpError } from './http/error.ts';
 import { headersOf, type HeaderFields } from './http/respond.ts';
+import type { Clock } from './lib/clock.ts';
 import { digits } from './lib/digits.ts';
 import { then, type Eventually } from './lib/eventually.ts';
 import { JournalUnavailable, type QuotaCounter, type QuotaStatus } from './quota/counter.ts';
@@ -22,23 +23,15 @@ export function quotaExceeded(status: QuotaStatus, now: number): HttpError {
   });
 }
 
-/** What counting one answer needs: the counter, the scope and its limit, and the clock (for a 429's Retry-After). */
-export interface CountedAnswer {
-  quota: QuotaCounter;
-  scope: string;
-  limit: number;
-  now: () => number;
-}
-
 /**
- * Count one answered request, then call `send` with the status after counting, once the count is
- * durable (in the journal, or in Redis): at once, or at the end of the turn. Throws the 429 when
- * the quota is used up; `fail` gets JournalUnavailable when the count could not be made durable,
- * or whatever `send` threw.
+ * Count one answered request in `scope`'s data quota, then call `send` with the status after
+ * counting, once the count is durable (in the journal, or in Redis): at once, or at the end of the
+ * turn. Throws the 429 when the quota is used up; `fail` gets JournalUnavailable when the count
+ * could not be made durable, or whatever `send` threw.
  */
-export function countThenSend({ quota, scope, limit, now }: CountedAnswer, send: (after: QuotaStatus) => void, fail: (error: unknown) => void): Eventually<void> {
+export function countThenSend(quota: QuotaCounter, scope: string, limit: number, clock: Clock, send: (after: QuotaStatus) => void, fail: (error: unknown) => void): Eventually<void> {
   return then(quota.take('data', scope, limit), ({ status, durable }) => {
-    if (!durable) throw quotaExceeded(status, now());
+    if (!durable) throw quotaExceeded(status, clock.now());
     durable.onSettled((error) => {
       if (error) return fail(new JournalUnavailable({ cause: error }));
       try {

@@ -40,6 +40,8 @@ export interface Exchange {
   key?: KeyRecord;
   /** The data quota as every answer to the key shows it: before counting, then after. */
   quota?: QuotaStatus;
+  /** Whose requests that quota counts together (data routes). */
+  scope?: string;
   /** A grading's counter, shown instead on the CritPt route. */
   critptHeaders?: Headers;
   started: number;

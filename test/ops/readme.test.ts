@@ -115,6 +115,11 @@ async function flagsKnown(command: string): Promise<void> {
   for (const flag of npm.flags) assert.ok(new RegExp(`${flag}\\b`).test(help), `${command}: ${flag} is not in npm run ${npm.script} -- --help`);
 }
 
+/** Every command of a block passes flagsKnown. */
+async function everyFlagKnown(block: Block): Promise<void> {
+  for (const line of commands(block)) await flagsKnown(line);
+}
+
 /** The server's own parser takes these arguments (a flag it does not know throws). */
 function serverFlagsParse(args: string[]): void {
   const options = resolveOptions(args, {});
@@ -331,9 +336,7 @@ const BLOCKS: Listed[] = [
     first: 'npm run import:legacy --',
     handling: {
       check: 'the flags are those of npm run import:legacy -- --help; not run: it needs a saved legacy body, which the repository does not ship (test/build/import-legacy.test.ts runs the importer)',
-      by: async (block) => {
-        for (const line of commands(block)) await flagsKnown(line);
-      },
+      by: everyFlagKnown,
     },
   },
   {
@@ -357,9 +360,7 @@ const BLOCKS: Listed[] = [
     first: 'npm run bench',
     handling: {
       check: 'the flags are those of npm run bench and npm run soak -- --help; not run: each takes minutes, and the bench needs wrk and nginx',
-      by: async (block) => {
-        for (const line of commands(block)) await flagsKnown(line);
-      },
+      by: everyFlagKnown,
     },
   },
 ];
