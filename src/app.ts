@@ -44,8 +44,8 @@ export interface AppParts {
   grader: Grader;
   snapshots: SnapshotStore;
   logError: (line: string) => void;
-  /** Null when all is well, else why the server is not ready (for /readyz). */
-  readiness: () => string | null;
+  /** Why the server is not ready (for /readyz); empty when all is well. */
+  readiness: () => string[];
   metrics?: Metrics;
   accessLog?: AccessLog;
 }

@@ -17,8 +17,8 @@ import type { Body } from './snapshot/snapshot.ts';
 
 export interface OperationalParts {
   bodies: Bodies;
-  /** Null when all is well, else why the server is not ready. */
-  readiness: () => string | null;
+  /** Why the server is not ready; empty when all is well. */
+  readiness: () => string[];
   metrics?: Metrics;
 }
 
@@ -39,8 +39,8 @@ export function operationalAnswers({ bodies, readiness, metrics }: OperationalPa
     health: (exchange) => answerPlain(exchange, JSON_TYPE, '{"status":"ok"}'),
 
     ready: (exchange) => {
-      const problem = readiness();
-      if (problem) throw new HttpError(503, 'Not ready', { details: { reason: problem } });
+      const reasons = readiness();
+      if (reasons.length > 0) throw new HttpError(503, 'Not ready', { details: { reason: reasons.join('; '), reasons } });
       answerPlain(exchange, JSON_TYPE, JSON.stringify({ status: 'ready', snapshot: exchange.snapshot.buildId }));
     },
 

@@ -9,6 +9,7 @@ import { Metrics } from './http/metrics.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import type { ServerOptions } from './config.ts';
 import { IdleWork } from './lib/idle-work.ts';
+import { Conditions } from './lib/conditions.ts';
 import { CritptGrader } from './critpt/grader.ts';
 import type { QuotaBook } from './quota/book.ts';
 import type { QuotaCounter } from './quota/counter.ts';
@@ -36,6 +37,8 @@ export interface RunningServer {
   port: number;
   app: App;
   snapshots: SnapshotStore;
+  /** What keeps the server from answering correctly now (what /readyz reports). */
+  conditions: Conditions;
   /** The state folder's quota book; null with Redis. */
   quota: QuotaBook | null;
   /** Stop accepting, let in-flight requests finish, close idle sockets, flush state. */
@@ -44,12 +47,20 @@ export interface RunningServer {
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
+/** Every reason the server is not ready: the conditions that hold, and what the state store reports. */
+function notReady(conditions: Conditions, storeProblem: string | null): string[] {
+  const reasons = conditions.reasons();
+  return storeProblem ? [...reasons, storeProblem] : reasons;
+}
+
 export async function startServer(options: ServerOptions, hooks: StartHooks = {}): Promise<RunningServer> {
   const clock = hooks.clock ?? systemClock;
   const log = hooks.log ?? ((line: string) => console.log(line));
   const logError = hooks.logError ?? ((line: string) => console.error(line));
 
-  const store = await openStateStore(options, { clock, log, logError });
+  // Begun conditions are errors (an operator must act), ended ones news.
+  const conditions = new Conditions({ begins: logError, ends: log });
+  const store = await openStateStore(options, { clock, log, logError, conditions });
   const idle = new IdleWork();
   const snapshots = new SnapshotStore({ root: options.snapshotDir, cacheBytes: options.cacheBytes, log, logError, idle });
   try {
@@ -71,7 +82,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     clock,
     (outcome) => metrics?.gradings.inc({ outcome }),
   );
-  const app = new App({ options, clock, keys: store.keys, quota: counter, grader, snapshots, logError, metrics, accessLog, readiness: () => store.problem() });
+  const app = new App({ options, clock, keys: store.keys, quota: counter, grader, snapshots, logError, metrics, accessLog, readiness: () => notReady(conditions, store.problem()) });
   const server = createHttpServer(app.handle, { ...HTTP_LIMITS, sendStallMs: options.sendTimeoutSeconds * 1000, ...hooks.httpLimits });
   server.on('request', () => idle.busy());
   try {
@@ -108,5 +119,5 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
       server.closeIdleConnections();
     }));
 
-  return { url: `http://${host}:${port}`, port, app, snapshots, quota: store.book, close };
+  return { url: `http://${host}:${port}`, port, app, snapshots, conditions, quota: store.book, close };
 }

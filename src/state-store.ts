@@ -5,6 +5,7 @@
  */
 import { accessSync, constants } from 'node:fs';
 import type { Clock } from './lib/clock.ts';
+import type { Conditions } from './lib/conditions.ts';
 import type { ServerOptions } from './config.ts';
 import { KeyStore } from './keys/store.ts';
 import type { KeyLookup } from './keys/record.ts';
@@ -27,6 +28,8 @@ export interface StateStore {
 
 export interface StoreHooks {
   clock: Clock;
+  /** Where a store reports what keeps it from answering correctly (readiness). */
+  conditions: Conditions;
   log: (line: string) => void;
   logError: (line: string) => void;
 }

@@ -1,0 +1,40 @@
+/**
+ * What keeps the server from answering correctly right now (a corrupt build, an unreadable key
+ * store, a Redis that refuses writes): named conditions that /readyz reports while they last.
+ * Each is logged once when it begins and once when it ends, however many requests meet it, so
+ * a bad hour is two log lines, not one per request.
+ */
+export interface ConditionLog {
+  begins: (line: string) => void;
+  ends: (line: string) => void;
+}
+
+export class Conditions {
+  /** Active conditions by name: the reason /readyz gives. */
+  private readonly active = new Map<string, string>();
+
+  constructor(private readonly log: ConditionLog) {}
+
+  /** The condition holds: logged if it did not hold before; its reason may be updated silently. */
+  begin(name: string, reason: string): void {
+    if (!this.active.has(name)) this.log.begins(`not ready: ${reason}`);
+    this.active.set(name, reason);
+  }
+
+  /** The condition no longer holds: logged if it did. */
+  end(name: string): void {
+    const reason = this.active.get(name);
+    if (reason === undefined) return;
+    this.active.delete(name);
+    this.log.ends(`no longer: ${reason}`);
+  }
+
+  has(name: string): boolean {
+    return this.active.has(name);
+  }
+
+  /** The reasons of every condition that holds, in the order they began. */
+  reasons(): string[] {
+    return [...this.active.values()];
+  }
+}
