@@ -6,19 +6,20 @@
  */
 import { createHash } from 'node:crypto';
 import { fsyncDir } from '../src/shared/state-files.ts';
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv } from '../src/shared/ajv.ts';
-import { INDEX_DIR, MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, indexFile, readAllEntries, type Manifest, type RouteIndex, type Span } from '../src/shared/manifest.ts';
+import { checksumOf, INDEX_DIR, indexEntry, MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, indexFile, type CheckedSpan, type Manifest, type RouteIndex } from '../src/shared/manifest.ts';
+import { corruptionSummary, verifyBuildSync } from '../src/shared/verify-build.ts';
 import { assembleMeasurements } from '../src/shared/measurements.ts';
 import { builtRouteIds, createBuildContext, produceBodies } from './shape/bodies.ts';
 import { publishedIndexCount } from './derive/language.ts';
 import { firstKeptDay } from './shape/measurements.ts';
 import { DEFAULT_ARENA_OPTIONS, type ArenaOptions } from './derive/media.ts';
 import { parseDataset, readDataFiles, type DataFile } from './load/datasets.ts';
-import { DEFAULT_LEVELS, PackWriter, type CompressionLevels, type RawHandle } from './pack/pack.ts';
+import { DEFAULT_LEVELS, PackWriter, previousPack, type CompressionLevels, type RawHandle } from './pack/pack.ts';
 import { responseSchema, hasResponseSchema } from './schemas/responses.ts';
 import { findIdenticalBuild, KEEP_PREVIOUS, lockSnapshots, newBuildId, publishSnapshot, pruneSnapshots, readCurrentManifest, switchCurrent, verifySnapshot } from './pack/snapshot-dir.ts';
 import type { Dataset } from './types.ts';
@@ -116,32 +117,25 @@ export function resolveAsOf(dataset: Dataset, given?: string): Date {
 }
 
 /** SHA-256 of a file, read in chunks (packs grow past what one buffer may hold). */
-/** One index file per route: key -> [hash, spans...]; returns the routes written. */
-function writeRouteIndexes(dir: string, entries: Record<string, string>, bodies: Record<string, [number, Span, Span]>): string[] {
+/** One index file per route: key -> [hash, spans..., checksums]; returns the checksum of each route's file. */
+function writeRouteIndexes(dir: string, entries: Record<string, string>, bodies: Record<string, [number, CheckedSpan, CheckedSpan]>): Record<string, string> {
   const byRoute = new Map<string, RouteIndex>();
   for (const [key, hash] of Object.entries(entries)) {
     const routeId = key.slice(0, key.indexOf(' '));
     let index = byRoute.get(routeId);
     if (!index) byRoute.set(routeId, (index = {}));
     const [identityLength, gz, br] = bodies[hash];
-    index[key] = [hash, identityLength, ...gz, ...br];
+    index[key] = indexEntry(hash, identityLength, gz, br);
   }
   mkdirSync(join(dir, INDEX_DIR));
-  for (const [routeId, index] of byRoute) writeFileSync(join(dir, indexFile(routeId)), JSON.stringify(index), { mode: 0o644 });
-  fsyncDir(join(dir, INDEX_DIR));
-  return [...byRoute.keys()];
-}
-
-function sha256File(path: string): string {
-  const hash = createHash('sha256');
-  const chunk = Buffer.allocUnsafe(8 * 1024 * 1024);
-  const fd = openSync(path, 'r');
-  try {
-    for (let n = readSync(fd, chunk); n > 0; n = readSync(fd, chunk)) hash.update(chunk.subarray(0, n));
-  } finally {
-    closeSync(fd);
+  const sums: Record<string, string> = {};
+  for (const [routeId, index] of byRoute) {
+    const bytes = Buffer.from(JSON.stringify(index));
+    writeFileSync(join(dir, indexFile(routeId)), bytes, { mode: 0o644 });
+    sums[routeId] = checksumOf(bytes);
   }
-  return hash.digest('hex');
+  fsyncDir(join(dir, INDEX_DIR));
+  return sums;
 }
 
 function makeBodyChecker() {
@@ -174,8 +168,13 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
     const current = readCurrentManifest(options.outDir);
     const unchanged = (manifest: Manifest, dir: string): BuildSummary => ({ built: false, buildId: manifest.build_id, snapshotDir: dir, entries: manifest.entry_count, bodies: manifest.body_count, reused: 0, identityBytes: 0, packBytes: 0, seconds: Number(elapsed()) });
     if (current && current.manifest.input_digest === digest && !options.force) {
-      log(`snapshot ${current.manifest.build_id} is up to date (inputs unchanged); use --force to rebuild`);
-      return unchanged(current.manifest, current.dir);
+      // Unchanged inputs are not enough: bytes that rotted on disk are built again.
+      const corrupt = verifyBuildSync(current.dir, current.manifest);
+      if (corrupt.length === 0) {
+        log(`snapshot ${current.manifest.build_id} is up to date (inputs unchanged); use --force to rebuild`);
+        return unchanged(current.manifest, current.dir);
+      }
+      log(`${corruptionSummary(current.manifest.build_id, corrupt)}; building it again`);
     }
     // Data changed and changed back: the kept build of these inputs is served again, not rewritten.
     const identical = options.force ? null : findIdenticalBuild(options.outDir, digest);
@@ -198,8 +197,8 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
 
     tmpDir = join(options.outDir, `.tmp-${buildId}`);
     mkdirSync(tmpDir);
-    // A previous build of another format lays its entries out differently: compress anew.
-    const previous = current && current.manifest.format === MANIFEST_FORMAT ? { path: join(current.dir, PACK_FILE), entries: readAllEntries(current.dir, current.manifest) } : null;
+    // A previous build of another format lays its entries out differently, and --force asks for everything anew: compress anew.
+    const previous = current && current.manifest.format === MANIFEST_FORMAT && !options.force ? previousPack(current.dir, current.manifest) : null;
     const pack = new PackWriter(join(tmpDir, PACK_FILE), options.levels, previous);
     const checker = makeBodyChecker();
     const entries: Record<string, string> = {};
@@ -223,10 +222,10 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
       }
       if (++count % 5000 === 0) log(`  ${count} bodies shaped, ${pack.stats.bodies} written (${elapsed()} s)`);
     }
-    const packDigest = await pack.finish();
+    await pack.finish();
     if (checker.failures.length > 0) throw new BodySchemaError(checker.failures);
 
-    const indexes = writeRouteIndexes(tmpDir, entries, pack.bodies);
+    const indexSums = writeRouteIndexes(tmpDir, entries, pack.bodies);
     const manifest: Manifest = {
       format: MANIFEST_FORMAT,
       build_id: buildId,
@@ -236,7 +235,8 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
       intelligence_index_version: ctx.intelligenceIndexVersion,
       page_size: options.pageSize,
       routes: builtRouteIds(ctx),
-      indexes,
+      indexes: Object.keys(indexSums),
+      index_sums: indexSums,
       entry_count: Object.keys(entries).length,
       body_count: pack.stats.bodies,
       empty_pages: emptyPages,
@@ -245,7 +245,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
     };
     writeFileSync(join(tmpDir, MANIFEST_FILE), JSON.stringify(manifest), { mode: 0o644 });
     fsyncDir(join(tmpDir, MANIFEST_FILE));
-    verifySnapshot(tmpDir, packDigest, sha256File);
+    verifySnapshot(tmpDir);
     publishSnapshot(options.outDir, tmpDir, buildId);
     tmpDir = null;
     const removed = pruneSnapshots(options.outDir, buildId, options.keep);
@@ -263,6 +263,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
     log(
       `built snapshot ${buildId}: ${summary.entries} entries, ${summary.bodies} distinct bodies (${summary.reused} compressed bodies reused), ` +
         `${(summary.identityBytes / 1e6).toFixed(1)} MB of JSON, pack ${(summary.packBytes / 1e6).toFixed(1)} MB, in ${summary.seconds} s` +
+        (pack.stats.corruptPrevious ? `; ${pack.stats.corruptPrevious} bodies of the previous build failed their checksum and were compressed anew` : '') +
         (removed.length ? `; pruned ${removed.length} old snapshot${removed.length === 1 ? '' : 's'}` : ''),
     );
     return summary;

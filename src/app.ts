@@ -20,7 +20,7 @@ import type { Grader } from './critpt/grader.ts';
 import { answerBody, answerNotModified, Endings, keyHeaders, type Exchange } from './exchange.ts';
 import type { AccessLog } from './http/access-log.ts';
 import type { Metrics } from './http/metrics.ts';
-import { acceptedEncoding, etagMatches } from './http/negotiate.ts';
+import { acceptedEncodings, etagMatches } from './http/negotiate.ts';
 import { QueryValidator } from './http/query.ts';
 import { RequestPlans, type Plan } from './http/request-plans.ts';
 import { Router } from './http/router.ts';
@@ -58,8 +58,8 @@ export class App {
   private readonly endings: Endings;
 
   constructor(private readonly parts: AppParts) {
-    this.bodies = new Bodies(parts.snapshots, parts.clock);
-    this.operational = operationalAnswers({ bodies: this.bodies, readiness: parts.readiness, metrics: parts.metrics });
+    this.bodies = new Bodies(parts.snapshots.reader, parts.clock);
+    this.operational = operationalAnswers({ bodies: this.bodies, readiness: parts.readiness, verification: () => parts.snapshots.verification(), metrics: parts.metrics });
     this.endings = new Endings(parts);
   }
 
@@ -133,10 +133,10 @@ export class App {
   private serveData(exchange: Exchange, plan: Plan, key: KeyRecord): Eventually<void> {
     const { req, snapshot } = exchange;
     plan.values(); // a 400 for a bad query comes after the key's 403s
-    const encoding = acceptedEncoding(req.headers['accept-encoding']);
-    return then(this.bodies.forKey(snapshot, plan, key, encoding), (body) => {
+    const encodings = acceptedEncodings(req.headers['accept-encoding']);
+    return then(this.bodies.forKey(snapshot, plan, key, encodings), (body) => {
       if (etagMatches(req.headers['if-none-match'], body.etag)) return answerNotModified(exchange, body);
-      return this.countThenAnswer(exchange, () => answerBody(exchange, body, encoding));
+      return this.countThenAnswer(exchange, () => answerBody(exchange, body));
     });
   }
 

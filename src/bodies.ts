@@ -13,30 +13,33 @@ import { admitProvider, measurementsStartDay } from './policy.ts';
 import type { Encoding } from './shared/manifest.ts';
 import { entryName, type Route, type Tier } from './shared/routes.ts';
 import type { Body, Snapshot } from './snapshot/snapshot.ts';
-import type { SnapshotStore } from './snapshot/store.ts';
+import type { BodyReader } from './snapshot/reader.ts';
 
 export class Bodies {
   constructor(
-    private readonly store: SnapshotStore,
+    private readonly reader: BodyReader,
     private readonly clock: Clock,
   ) {}
 
   /** The body answering a keyed data request: precomputed for the key's tier, or measurements. */
-  forKey(snapshot: Snapshot, plan: Plan, key: KeyRecord, encoding: Encoding): Eventually<Body> {
-    return plan.route.answer === 'fragments' ? this.measurements(snapshot, plan, key, encoding) : this.precomputed(snapshot, plan, key.tier, encoding);
+  forKey(snapshot: Snapshot, plan: Plan, key: KeyRecord, encodings: readonly Encoding[]): Eventually<Body> {
+    return plan.route.answer === 'fragments' ? this.measurements(snapshot, plan, key, encodings[0]) : this.precomputed(snapshot, plan, key.tier, encodings);
   }
 
-  /** The precomputed body answering this request (the plan's entry for `tier`, unless `name` says another). */
-  precomputed(snapshot: Snapshot, plan: Plan, tier: Tier, encoding: Encoding, name = plan.entryName(tier)): Eventually<Body> {
+  /**
+   * The precomputed body answering this request (the plan's entry for `tier`, unless `name` says
+   * another), in the first of `encodings` (best first) whose stored bytes pass their checksum.
+   */
+  precomputed(snapshot: Snapshot, plan: Plan, tier: Tier, encodings: readonly Encoding[], name = plan.entryName(tier)): Eventually<Body> {
     const { route, slug } = plan;
     ensureServed(snapshot, route);
     const entry = snapshot.entry(route.id, name);
-    if (entry) return this.store.body(snapshot, entry, encoding);
+    if (entry) return this.reader.body(snapshot, entry, encodings);
     if (route.slugOf) throw new HttpError(404, `${route.slugOf} not found: ${slug}`, { details: { slug } });
     if (route.paginated) {
       const params = plan.values();
       const empty = snapshot.emptyPage(entryName(route, tier, { ...params, page: '*' }));
-      if (empty) return this.store.assembled(Buffer.from(`${empty.before}${params.page}${empty.after}`), encoding);
+      if (empty) return this.reader.assembled(Buffer.from(`${empty.before}${params.page}${empty.after}`), encodings[0]);
     }
     throw new Error(`snapshot ${snapshot.buildId} lacks ${name}`);
   }
@@ -53,7 +56,7 @@ export class Bodies {
     if (!snapshot.fragment(name)) throw new HttpError(404, `Provider not found: ${slug}`, { details: { slug } });
     admitProvider(route, key, slug!);
     const startDay = measurementsStartDay(plan.values().start_date as string | undefined, this.clock.now());
-    return this.store.measurements(snapshot, name, startDay, encoding);
+    return this.reader.measurements(snapshot, name, startDay, encoding);
   }
 }
 

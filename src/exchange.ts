@@ -13,8 +13,8 @@ import { bytesSent, headersOf, JSON_TYPE, send, type HeaderFields, type Headers 
 import { outcomeStatus } from './http/server.ts';
 import type { Clock } from './lib/clock.ts';
 import type { KeyRecord } from './keys/record.ts';
-import { StateUnavailable, type QuotaStatus } from './quota/counter.ts';
-import type { Encoding } from './shared/manifest.ts';
+import type { QuotaStatus } from './quota/counter.ts';
+import { Unavailable } from './lib/unavailable.ts';
 import type { Route } from './shared/routes.ts';
 import type { Body, Snapshot } from './snapshot/snapshot.ts';
 
@@ -73,11 +73,11 @@ export function answerNotModified(exchange: Exchange, body: Body, type: BodyType
 }
 
 /** 200 with a precomputed body, showing the quota as it stands after this answer was counted. */
-export function answerBody(exchange: Exchange, body: Body, encoding: Encoding, type: BodyType = JSON_BODY): void {
+export function answerBody(exchange: Exchange, body: Body, type: BodyType = JSON_BODY): void {
   const fields = keyFields(exchange);
   fields.push('Content-Type', type.contentType);
   cacheFields(fields, body, type.vary);
-  if (encoding !== 'identity') fields.push('Content-Encoding', encoding);
+  if (body.encoding !== 'identity') fields.push('Content-Encoding', body.encoding);
   send(exchange.res, 200, fields, body.bytes, exchange.req.method === 'HEAD');
 }
 
@@ -100,7 +100,7 @@ export class Endings {
   /** The one error path: whatever was thrown becomes a JSON answer, or ends the connection if an answer is under way. */
   readonly fail = (exchange: Exchange, error: unknown): void => {
     const { req, res } = exchange;
-    if (!(error instanceof HttpError) && !(error instanceof StateUnavailable) && clientWentAway(req)) {
+    if (!(error instanceof HttpError) && !(error instanceof Unavailable) && clientWentAway(req)) {
       // An expected end (the client hung up, or node cut a request that came too slowly): no
       // answer is possible and no stack is worth logging; the access log says 499 or 408.
       res.destroy();
@@ -116,10 +116,10 @@ export class Endings {
     send(res, httpError.status, headers, errorBody(httpError), req.method === 'HEAD');
   };
 
-  /** An HttpError as thrown; state the server cannot read or write as a 503; anything else (a bug) as a logged 500. */
+  /** An HttpError as thrown; what the server cannot use right now (state, stored bytes) as a 503; anything else (a bug) as a logged 500. */
   private toHttpError(req: IncomingMessage, error: unknown): HttpError {
     if (error instanceof HttpError) return error;
-    if (error instanceof StateUnavailable) {
+    if (error instanceof Unavailable) {
       const retryAfter = error.retryAfterSeconds;
       return new HttpError(503, error.message, { details: { retry_after: retryAfter }, headers: { 'Retry-After': retryAfter } });
     }

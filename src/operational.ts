@@ -7,18 +7,20 @@ import type { Bodies } from './bodies.ts';
 import { answerBody, answerNotModified, answerPlain, JSON_BODY, type BodyType, type Exchange } from './exchange.ts';
 import { HttpError } from './http/error.ts';
 import type { Metrics } from './http/metrics.ts';
-import { acceptedEncoding, etagMatches, prefersHtml } from './http/negotiate.ts';
+import { acceptedEncodings, etagMatches, prefersHtml } from './http/negotiate.ts';
 import type { Plan } from './http/request-plans.ts';
 import { JSON_TYPE } from './http/respond.ts';
 import { then, type Eventually } from './lib/eventually.ts';
-import type { Encoding } from './shared/manifest.ts';
 import { entryName, PUBLIC_BODY_TIER, type AnswerKind } from './shared/routes.ts';
 import type { Body } from './snapshot/snapshot.ts';
+import type { VerificationStatus } from './snapshot/verifier.ts';
 
 export interface OperationalParts {
   bodies: Bodies;
   /** Why the server is not ready; empty when all is well. */
   readiness: () => string[];
+  /** How far the check of the served build's checksums has got. */
+  verification: () => VerificationStatus;
   metrics?: Metrics;
 }
 
@@ -28,20 +30,22 @@ const HTML_BODY: BodyType = { contentType: 'text/html; charset=utf-8', vary: 'Ac
 const JSON_BY_ACCEPT: BodyType = { ...JSON_BODY, vary: 'Accept-Encoding, Accept' };
 
 /** A precomputed public body: 304 when the client's copy is current, else 200. */
-function answerPublic(exchange: Exchange, body: Body, encoding: Encoding, type: BodyType = JSON_BODY): void {
+function answerPublic(exchange: Exchange, body: Body, type: BodyType = JSON_BODY): void {
   if (etagMatches(exchange.req.headers['if-none-match'], body.etag)) return answerNotModified(exchange, body, type);
-  answerBody(exchange, body, encoding, type);
+  answerBody(exchange, body, type);
 }
 
 /** The answer of every public route, by the route table's answer kind. */
-export function operationalAnswers({ bodies, readiness, metrics }: OperationalParts): Partial<Record<AnswerKind, OperationalAnswer>> {
+export function operationalAnswers({ bodies, readiness, verification, metrics }: OperationalParts): Partial<Record<AnswerKind, OperationalAnswer>> {
   return {
     health: (exchange) => answerPlain(exchange, JSON_TYPE, '{"status":"ok"}'),
 
     ready: (exchange) => {
       const reasons = readiness();
-      if (reasons.length > 0) throw new HttpError(503, 'Not ready', { details: { reason: reasons.join('; '), reasons } });
-      answerPlain(exchange, JSON_TYPE, JSON.stringify({ status: 'ready', snapshot: exchange.snapshot.buildId }));
+      const { state, indexesChecked, indexes, bytesChecked, bytes } = verification();
+      const checked = { state, indexes_checked: indexesChecked, indexes, bytes_checked: bytesChecked, bytes };
+      if (reasons.length > 0) throw new HttpError(503, 'Not ready', { details: { reason: reasons.join('; '), reasons, verification: checked } });
+      answerPlain(exchange, JSON_TYPE, JSON.stringify({ status: 'ready', snapshot: exchange.snapshot.buildId, verification: checked }));
     },
 
     metrics: (exchange) => {
@@ -51,18 +55,18 @@ export function operationalAnswers({ bodies, readiness, metrics }: OperationalPa
 
     // The OpenAPI document.
     snapshot: (exchange, plan) => {
-      const encoding = acceptedEncoding(exchange.req.headers['accept-encoding']);
-      return then(bodies.precomputed(exchange.snapshot, plan, PUBLIC_BODY_TIER, encoding), (body) => answerPublic(exchange, body, encoding));
+      const encodings = acceptedEncodings(exchange.req.headers['accept-encoding']);
+      return then(bodies.precomputed(exchange.snapshot, plan, PUBLIC_BODY_TIER, encodings), (body) => answerPublic(exchange, body));
     },
 
     // A browser (Accept: text/html first) gets the page unless `format` says otherwise.
     'front-door': (exchange, plan) => {
       const { req, snapshot } = exchange;
       const params = plan.values();
-      const encoding = acceptedEncoding(req.headers['accept-encoding']);
+      const encodings = acceptedEncodings(req.headers['accept-encoding']);
       const html = /(^|&)format=/.test(plan.query) ? params.format === 'html' : prefersHtml(req.headers.accept);
       const name = entryName(plan.route, PUBLIC_BODY_TIER, { format: html ? 'html' : 'json' });
-      return then(bodies.precomputed(snapshot, plan, PUBLIC_BODY_TIER, encoding, name), (body) => answerPublic(exchange, body, encoding, html ? HTML_BODY : JSON_BY_ACCEPT));
+      return then(bodies.precomputed(snapshot, plan, PUBLIC_BODY_TIER, encodings, name), (body) => answerPublic(exchange, body, html ? HTML_BODY : JSON_BY_ACCEPT));
     },
   };
 }

@@ -62,7 +62,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
   const conditions = new Conditions({ begins: logError, ends: log });
   const store = await openStateStore(options, { clock, log, logError, conditions });
   const idle = new IdleWork();
-  const snapshots = new SnapshotStore({ root: options.snapshotDir, cacheBytes: options.cacheBytes, log, logError, idle });
+  const snapshots = new SnapshotStore({ root: options.snapshotDir, cacheBytes: options.cacheBytes, log, logError, conditions, quiet: () => idle.quiet() });
   try {
     await snapshots.start();
   } catch (error) {
@@ -72,7 +72,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
   snapshots.follow();
 
   const metrics = options.metrics
-    ? new Metrics({ snapshot: () => ({ buildId: snapshots.current.buildId, builtAt: Date.parse(snapshots.current.manifest.built_at) }), cache: () => snapshots.cacheStats(), now: () => clock.now() })
+    ? new Metrics({ snapshot: () => ({ buildId: snapshots.current.buildId, builtAt: Date.parse(snapshots.current.manifest.built_at) }), integrity: () => snapshots.integrity(), cache: () => snapshots.reader.cacheStats(), now: () => clock.now() })
     : undefined;
   const accessLog = options.quiet ? undefined : new AccessLog(hooks.accessLog ?? ((text) => process.stdout.write(text)));
   const counter = (store.book && hooks.counter?.(store.book)) || store.quota;

@@ -4,11 +4,13 @@
  * keeps their length). Compression runs on worker threads (compress-pool.ts), a bounded
  * number at a time, and results are written in the order bodies were added, so the same
  * input gives the same pack. A body the previous snapshot already holds is copied from it
- * rather than compressed again, which makes an unchanged rebuild cheap.
+ * rather than compressed again, which makes an unchanged rebuild cheap; only bytes that pass
+ * their checksum are copied (a corrupt previous pack must not pass its corruption on).
+ * Every part written carries the checksum of its bytes.
  */
-import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
-import { contentHash, spanOf, type IndexEntry, type Span } from '../../src/shared/manifest.ts';
+import { join } from 'node:path';
+import { checksumOf, contentHash, PACK_FILE, readRouteIndex, spanOf, type CheckedSpan, type IndexEntry, type Manifest } from '../../src/shared/manifest.ts';
 import { CompressPool, type CompressionLevels } from './compress-pool.ts';
 
 export type { CompressionLevels };
@@ -26,8 +28,26 @@ export interface PreviousPack {
   entries: Map<string, IndexEntry>;
 }
 
+/**
+ * What a build can copy from the build before it: the entries of every index file that passes
+ * its checksum (a corrupt or missing one only means more to compress).
+ */
+export function previousPack(dir: string, manifest: Manifest): PreviousPack {
+  const entries = new Map<string, IndexEntry>();
+  for (const routeId of manifest.indexes) {
+    let index;
+    try {
+      index = readRouteIndex(dir, manifest, routeId);
+    } catch {
+      index = null;
+    }
+    for (const [key, entry] of Object.entries(index ?? {})) entries.set(key, entry);
+  }
+  return { path: join(dir, PACK_FILE), entries };
+}
+
 export interface RawHandle {
-  span: Span | null;
+  span: CheckedSpan | null;
 }
 
 export interface PackStats {
@@ -35,28 +55,29 @@ export interface PackStats {
   /** Bytes of fragments before compression (serialised measurement records and their indexes). */
   rawBytes: number;
   reused: number;
+  /** Bodies of the previous pack that failed their checksum, compressed anew instead. */
+  corruptPrevious: number;
   identityBytes: number;
   packBytes: number;
 }
 
 export class PackWriter {
   /** By content hash: identity length, gzip span, br span. */
-  readonly bodies: Record<string, [number, Span, Span]> = {};
-  readonly stats: PackStats = { bodies: 0, rawBytes: 0, reused: 0, identityBytes: 0, packBytes: 0 };
+  readonly bodies: Record<string, [number, CheckedSpan, CheckedSpan]> = {};
+  readonly stats: PackStats = { bodies: 0, rawBytes: 0, reused: 0, corruptPrevious: 0, identityBytes: 0, packBytes: 0 };
   private readonly fd: number;
   private readonly previousFd: number | null;
   private readonly pending: ({ hash: string; length: number; variants: Promise<[Buffer, Buffer]> } | { fragmentLength: number; stored: Promise<Buffer>; handle: RawHandle })[] = [];
   private readonly known = new Set<string>();
   /** Previous bodies by hash: gzip and br spans. */
-  private readonly reusable = new Map<string, [Span, Span]>();
-  private readonly digest = createHash('sha256');
+  private readonly reusable = new Map<string, [CheckedSpan, CheckedSpan]>();
   private readonly compressor: CompressPool;
   private offset = 0;
 
   constructor(
     readonly path: string,
     levels: CompressionLevels,
-    private readonly previous: PreviousPack | null,
+    previous: PreviousPack | null,
   ) {
     this.fd = openSync(path, 'wx', 0o644);
     this.compressor = new CompressPool(levels);
@@ -93,24 +114,28 @@ export class PackWriter {
   private variantsOf(hash: string, identity: Buffer): Promise<[Buffer, Buffer]> {
     const spans = this.reusable.get(hash);
     if (spans && this.previousFd !== null) {
-      this.stats.reused++;
-      return Promise.resolve([this.readPrevious(spans[0]), this.readPrevious(spans[1])]);
+      const gz = this.readPrevious(spans[0]);
+      const br = this.readPrevious(spans[1]);
+      if (gz && br) {
+        this.stats.reused++;
+        return Promise.resolve([gz, br]);
+      }
+      this.stats.corruptPrevious++;
     }
     return this.compressor.compress(identity);
   }
 
-  private readPrevious([offset, length]: Span): Buffer {
+  /** A variant of the previous pack, or null when its bytes are not the ones its checksum says (or are missing). */
+  private readPrevious([offset, length, sum]: CheckedSpan): Buffer | null {
     const buffer = Buffer.allocUnsafe(length);
     const read = readSync(this.previousFd!, buffer, 0, length, offset);
-    if (read !== length) throw new Error(`previous pack ${this.previous!.path} is shorter than its manifest says`);
-    return buffer;
+    return read === length && checksumOf(buffer) === sum ? buffer : null;
   }
 
-  private append(bytes: Buffer): Span {
-    const span: Span = [this.offset, bytes.length];
+  private append(bytes: Buffer): CheckedSpan {
+    const span: CheckedSpan = [this.offset, bytes.length, checksumOf(bytes)];
     let written = 0;
     while (written < bytes.length) written += writeSync(this.fd, bytes, written, bytes.length - written);
-    this.digest.update(bytes);
     this.offset += bytes.length;
     return span;
   }
@@ -129,14 +154,13 @@ export class PackWriter {
     this.stats.identityBytes += length;
   }
 
-  /** Write what is pending, fsync, close; returns the SHA-256 of everything written. */
-  async finish(): Promise<string> {
+  /** Write what is pending, fsync, close. */
+  async finish(): Promise<void> {
     while (this.pending.length > 0) await this.writeOldest();
     await this.compressor.close();
     fsyncSync(this.fd);
     closeSync(this.fd);
     if (this.previousFd !== null) closeSync(this.previousFd);
     this.stats.packBytes = this.offset;
-    return this.digest.digest('hex');
   }
 }

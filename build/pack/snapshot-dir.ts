@@ -4,10 +4,11 @@
  * A lock file keeps two builds from writing at once; old builds are pruned, keeping a few so
  * that a server still finishing requests on one is never pulled from under it.
  */
-import { existsSync, mkdirSync, statSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { takePidLock } from '../../src/shared/pid-lock.ts';
-import { CURRENT_LINK, STORED_ENCODINGS, MANIFEST_FILE, PACK_FILE, readAllEntries, spanOf, type Manifest } from '../../src/shared/manifest.ts';
+import { CURRENT_LINK, MANIFEST_FILE, type Manifest } from '../../src/shared/manifest.ts';
+import { corruptionSummary, verifyBuildSync } from '../../src/shared/verify-build.ts';
 import { fsyncDir } from '../../src/shared/state-files.ts';
 
 export { CURRENT_LINK };
@@ -48,20 +49,16 @@ export function newBuildId(outDir: string, builtAt: Date, inputDigest: string): 
   return id;
 }
 
-/** Check the written snapshot by reading it back: manifest parses, pack has the expected digest. */
-export function verifySnapshot(dir: string, expectedPackDigest: string, hashFile: (path: string) => string): void {
+/**
+ * Check the written snapshot by reading it back as a server would: the manifest parses, the
+ * indexes hold every entry, and every stored part passes its checksum.
+ */
+export function verifySnapshot(dir: string): void {
   const manifest = JSON.parse(readFileSync(join(dir, MANIFEST_FILE), 'utf8')) as Manifest;
-  const packLength = statSync(join(dir, PACK_FILE)).size;
-  const entries = readAllEntries(dir, manifest);
-  if (entries.size !== manifest.entry_count) throw new Error(`snapshot ${dir} is inconsistent: ${entries.size} entries in the indexes, ${manifest.entry_count} in the manifest`);
-  for (const [key, entry] of entries) {
-    for (const encoding of STORED_ENCODINGS) {
-      const [offset, length] = spanOf(entry, encoding);
-      if (offset + length > packLength) throw new Error(`snapshot ${dir} is inconsistent: ${key} points past the end of the pack`);
-    }
-  }
-  const actual = hashFile(join(dir, PACK_FILE));
-  if (actual !== expectedPackDigest) throw new Error(`snapshot ${dir}: pack read back differs from what was written`);
+  let entries = 0;
+  const corrupt = verifyBuildSync(dir, manifest, { index: (_, index) => (entries += Object.keys(index).length) });
+  if (corrupt.length > 0) throw new Error(`snapshot ${dir} read back differs from what was written: ${corruptionSummary(manifest.build_id, corrupt)}`);
+  if (entries !== manifest.entry_count) throw new Error(`snapshot ${dir} is inconsistent: ${entries} entries in the indexes, ${manifest.entry_count} in the manifest`);
 }
 
 /** Move the finished build into place and point `current` at it, atomically. */
@@ -89,14 +86,15 @@ function buildFolders(outDir: string): string[] {
 /**
  * A kept build made from these very inputs (same digest of data, options and build code), newest
  * first: switching back to it gives the same bytes a rebuild would write, without writing them.
+ * Only a build whose every part passes its checksum: a corrupt one is built again instead.
  */
 export function findIdenticalBuild(outDir: string, inputDigest: string): string | null {
   for (const name of buildFolders(outDir).reverse()) {
     try {
       const manifest = JSON.parse(readFileSync(join(outDir, name, MANIFEST_FILE), 'utf8')) as Manifest;
-      if (manifest.input_digest === inputDigest) return name;
+      if (manifest.input_digest === inputDigest && verifyBuildSync(join(outDir, name), manifest).length === 0) return name;
     } catch {
-      // A folder without a readable manifest is no build to reuse; pruning removes it in time.
+      // A folder without a readable manifest or pack is no build to reuse; pruning removes it in time.
     }
   }
   return null;

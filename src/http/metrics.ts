@@ -66,9 +66,11 @@ class Histogram {
   }
 }
 
-/** Values read when the metrics are rendered (snapshot, cache). */
+/** Values read when the metrics are rendered (snapshot, its check, cache). */
 export interface MetricsSources {
   snapshot: () => { buildId: string; builtAt: number };
+  /** Stored parts found failing their checksum since start; how much of the served build's pack is checked (0 to 1). */
+  integrity: () => { corruptParts: number; checkedRatio: number };
   cache: () => { hits: number; misses: number; bytes: number };
   now: () => number;
 }
@@ -89,6 +91,7 @@ export class Metrics {
   render(): string {
     const { buildId, builtAt } = this.sources.snapshot();
     const cache = this.sources.cache();
+    const integrity = this.sources.integrity();
     const lookups = cache.hits + cache.misses;
     const gauges = [
       '# HELP bda_snapshot_info The snapshot being served.',
@@ -97,6 +100,12 @@ export class Metrics {
       '# HELP bda_snapshot_age_seconds Seconds since the served snapshot was built.',
       '# TYPE bda_snapshot_age_seconds gauge',
       `bda_snapshot_age_seconds ${Math.max(0, (this.sources.now() - builtAt) / 1000)}`,
+      '# HELP bda_snapshot_corrupt_parts_total Stored parts (variants, fragments, index files) found failing their checksum; never served.',
+      '# TYPE bda_snapshot_corrupt_parts_total counter',
+      `bda_snapshot_corrupt_parts_total ${integrity.corruptParts}`,
+      '# HELP bda_snapshot_checked_ratio Share of the served build whose checksums have been checked since it was loaded.',
+      '# TYPE bda_snapshot_checked_ratio gauge',
+      `bda_snapshot_checked_ratio ${integrity.checkedRatio}`,
       '# HELP bda_cache_lookups_total Response body lookups in the in-memory cache, by result.',
       '# TYPE bda_cache_lookups_total counter',
       `bda_cache_lookups_total{result="hit"} ${cache.hits}`,

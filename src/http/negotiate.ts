@@ -9,13 +9,14 @@ import { HttpError } from './error.ts';
 const PREFERENCE: readonly Encoding[] = ['br', 'gzip', 'identity'];
 
 /**
- * Pick the encoding to send from an `Accept-Encoding` value: the highest q-value among br,
- * gzip and identity (ties broken br > gzip > identity); `q=0` refuses; `*` covers what is not
- * named. Identity is acceptable unless refused explicitly or by `*;q=0`. Null when nothing
- * acceptable is left (the caller answers 406).
+ * The encodings a client accepts, from an `Accept-Encoding` value, best first: by q-value
+ * among br, gzip and identity (ties broken br > gzip > identity); `q=0` refuses; `*` covers
+ * what is not named. Identity is acceptable unless refused explicitly or by `*;q=0`. Empty when
+ * nothing acceptable is left (the caller answers 406). The first is the one sent; the others
+ * stand in when its stored bytes fail their checksum.
  */
-export function chooseEncoding(header: string | undefined): Encoding | null {
-  if (!header) return 'identity';
+export function rankEncodings(header: string | undefined): readonly Encoding[] {
+  if (!header) return ['identity'];
   const q = new Map<string, number>();
   for (const part of header.split(',')) {
     const [rawName, ...params] = part.trim().split(';');
@@ -39,37 +40,37 @@ export function chooseEncoding(header: string | undefined): Encoding | null {
     if (star !== undefined) return star;
     return encoding === 'identity' ? 0.001 : 0;
   };
-  let best: Encoding | null = null;
-  let bestQ = 0;
-  for (const encoding of PREFERENCE) {
-    const r = rating(encoding);
-    if (r > bestQ) [best, bestQ] = [encoding, r];
-  }
-  return best;
+  // A stable sort keeps PREFERENCE's order among equal ratings.
+  return PREFERENCE.filter((encoding) => rating(encoding) > 0).sort((a, b) => rating(b) - rating(a));
+}
+
+/** The one encoding to send for an `Accept-Encoding` value, or null when the client refuses all three. */
+export function chooseEncoding(header: string | undefined): Encoding | null {
+  return rankEncodings(header)[0] ?? null;
 }
 
 /** Distinct values remembered per generation (two generations), and the longest remembered (an attacker's values are neither few nor short). */
 const CHOSEN_VALUES = 128;
 const CHOSEN_LENGTH = 256;
-const chosen = new RecentMap<string, Encoding | null>(CHOSEN_VALUES);
+const ranked = new RecentMap<string, readonly Encoding[]>(CHOSEN_VALUES);
 
 /**
- * chooseEncoding, remembered per header value: clients send a handful of distinct values, and
+ * rankEncodings, remembered per header value: clients send a handful of distinct values, and
  * parsing one costs more than finding its body (BENCHMARKS.md, "Throughput"). Bounded: at most
  * 256 values are held.
  */
-export function encodingFor(header: string | undefined): Encoding | null {
-  if (!header || header.length > CHOSEN_LENGTH) return chooseEncoding(header);
-  let encoding = chosen.get(header);
-  if (encoding === undefined) chosen.set(header, (encoding = chooseEncoding(header)));
-  return encoding;
+export function encodingsFor(header: string | undefined): readonly Encoding[] {
+  if (!header || header.length > CHOSEN_LENGTH) return rankEncodings(header);
+  let encodings = ranked.get(header);
+  if (encodings === undefined) ranked.set(header, (encodings = Object.freeze(rankEncodings(header))));
+  return encodings;
 }
 
-/** The encoding to send for an `Accept-Encoding` value; 406 when the client refuses all three. */
-export function acceptedEncoding(header: string | undefined): Encoding {
-  const encoding = encodingFor(header);
-  if (!encoding) throw new HttpError(406, 'No acceptable content encoding: this server sends br, gzip or identity', { details: { available: ['br', 'gzip', 'identity'] } });
-  return encoding;
+/** The encodings to send for an `Accept-Encoding` value, best first; 406 when the client refuses all three. */
+export function acceptedEncodings(header: string | undefined): readonly Encoding[] {
+  const encodings = encodingsFor(header);
+  if (encodings.length === 0) throw new HttpError(406, 'No acceptable content encoding: this server sends br, gzip or identity', { details: { available: ['br', 'gzip', 'identity'] } });
+  return encodings;
 }
 
 /** Strip the weak marker: If-None-Match uses the weak comparison (RFC 9110, 13.1.2). */

@@ -1,8 +1,8 @@
 /**
- * Warm-up work that can wait (loading route indexes, compiling query validators): one step
+ * Warm-up work that can wait (compiling query validators): one step
  * per timer tick, and only once no request has arrived for a moment, so neither start-up nor
  * traffic queues behind it. What a request needs before it is warmed, the request makes
- * itself: indexes and validators also load on first use.
+ * itself: validators also compile on first use.
  */
 /** How long the server must have had no request before a step runs. */
 export const QUIET_MS = 25;
@@ -18,6 +18,11 @@ export class IdleWork {
   /** A request arrived: warming waits until the server has been quiet for a moment. */
   busy(): void {
     this.lastRequest = performance.now();
+  }
+
+  /** Whether no request has arrived for QUIET_MS: background work may go faster. */
+  quiet(): boolean {
+    return performance.now() - this.lastRequest >= QUIET_MS;
   }
 
   /** Queue steps, run in order, one at a time. */
@@ -40,7 +45,7 @@ export class IdleWork {
 
   private tick(): void {
     this.timer = null;
-    if (performance.now() - this.lastRequest >= QUIET_MS) this.steps.shift()!();
+    if (this.quiet()) this.steps.shift()!();
     this.schedule();
   }
 }

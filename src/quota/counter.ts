@@ -3,6 +3,7 @@
  * shared by several servers), and the errors a store throws when it cannot count. The app maps
  * those errors to a 503 in one place (src/exchange.ts); no store speaks HTTP.
  */
+import { Unavailable } from '../lib/unavailable.ts';
 import type { Eventually } from '../lib/eventually.ts';
 import type { QuotaKind, QuotaStatus } from './window.ts';
 
@@ -62,9 +63,7 @@ export interface QuotaCounter {
  * served uncounted and no key is judged from state it could not read. `retryAfterSeconds` is
  * how soon trying again makes sense.
  */
-export abstract class StateUnavailable extends Error {
-  abstract readonly retryAfterSeconds: number;
-}
+export abstract class StateUnavailable extends Unavailable {}
 
 /** The state folder's quota journal could not be written (a full disk, a folder made read-only). */
 export class JournalUnavailable extends StateUnavailable {

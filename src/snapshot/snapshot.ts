@@ -1,19 +1,47 @@
 /**
  * One build, as the server reads it: its manifest in memory, its route indexes loaded on first
- * use, and its pack of bodies open for positional reads. Requests acquire it for their whole
- * answer and release it when done, so a snapshot switched out under them is closed only once the
- * last one has finished (no response mixes two builds).
+ * use (or by its verification, verifier.ts), and its pack of bodies open for positional reads.
+ * Every byte it hands out has passed the checksum the build wrote for it; a part that fails, or
+ * a file that cannot be read, is remembered (its `trouble`), never served.
+ * Requests acquire it for their whole answer and release it when done, so a snapshot switched
+ * out under them is closed only once the last one has finished (no response mixes two builds).
  */
 import { readFileSync } from 'node:fs';
 import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Step } from '../lib/idle-work.ts';
-import { MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, indexFile, type IndexEntry, type Manifest, type RouteIndex, type Span } from '../shared/manifest.ts';
+import { Unavailable } from '../lib/unavailable.ts';
+import { checksumOf, MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, indexFile, type CheckedSpan, type Encoding, type IndexEntry, type Manifest, type RouteIndex } from '../shared/manifest.ts';
+import { corruptionSummary } from '../shared/verify-build.ts';
 
-/** A body ready to send: its bytes in the chosen encoding and that variant's ETag. */
+/** A body ready to send: its bytes, the encoding they are in, and that variant's ETag. */
 export interface Body {
   bytes: Buffer;
+  encoding: Encoding;
   etag: string;
+}
+
+/** Stored bytes failed their checksum: not sent. The message is the client's; the part goes to the log. */
+export class CorruptPart extends Unavailable {
+  readonly retryAfterSeconds = 60;
+  constructor(readonly part: string) {
+    super('The stored answer failed its integrity check and was not sent; the operator has been told');
+    this.name = 'CorruptPart';
+  }
+}
+
+/** A file of the build cannot be read (removed, unreadable). */
+export class BuildUnreadable extends Unavailable {
+  readonly retryAfterSeconds = 30;
+  constructor(readonly reason: string) {
+    super('The data files of this server cannot be read right now; retry later');
+    this.name = 'BuildUnreadable';
+  }
+}
+
+/** What is wrong with a build: the parts that fail their checksum, and why it cannot be read, if so. */
+export interface Trouble {
+  corrupt: string[];
+  unreadable: string | null;
 }
 
 export class Snapshot {
@@ -21,12 +49,17 @@ export class Snapshot {
   private inflight = 0;
   private retired = false;
   private readonly servedRoutes: Set<string>;
-  private readonly indexes = new Map<string, RouteIndex | null>();
+  private readonly indexes = new Map<string, RouteIndex>();
+  /** Offsets of pack parts that failed their checksum: not read again. */
+  private readonly corruptOffsets = new Set<number>();
+  readonly trouble: Trouble = { corrupt: [], unreadable: null };
+  /** Told once per new trouble: a part that fails its checksum, or (null) that the build cannot be read. The store makes it a condition, a log line and a metric. */
+  onTrouble: (corruptPart: string | null) => void = () => {};
 
   private constructor(
     readonly dir: string,
     readonly manifest: Manifest,
-    private readonly pack: FileHandle,
+    readonly pack: FileHandle,
   ) {
     this.servedRoutes = new Set(manifest.routes);
   }
@@ -48,13 +81,18 @@ export class Snapshot {
     return this.manifest.build_id;
   }
 
+  get isRetired(): boolean {
+    return this.retired;
+  }
+
   serves(routeId: string): boolean {
     return this.servedRoutes.has(routeId);
   }
 
   /**
    * The body an entry name names, if the snapshot has it. A route's index is read on its first
-   * use (and all are warmed in the background), so start-up does not grow with the snapshot.
+   * use (and all are loaded by the verification in the background), so start-up does not grow
+   * with the snapshot.
    */
   entry(routeId: string, name: string): IndexEntry | undefined {
     const index = this.indexFor(routeId);
@@ -62,29 +100,29 @@ export class Snapshot {
   }
 
   private indexFor(routeId: string): RouteIndex | null {
-    let index = this.indexes.get(routeId);
-    if (index === undefined) {
-      index = this.manifest.indexes.includes(routeId) ? (JSON.parse(readFileSync(join(this.dir, indexFile(routeId)), 'utf8')) as RouteIndex) : null;
-      this.indexes.set(routeId, index);
+    const loaded = this.indexes.get(routeId);
+    if (loaded) return loaded;
+    if (!this.manifest.indexes.includes(routeId)) return null;
+    const file = indexFile(routeId);
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(join(this.dir, file));
+    } catch (error) {
+      throw this.unreadable(`cannot read ${join(this.dir, file)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
+    if (checksumOf(bytes) !== this.manifest.index_sums[routeId]) throw this.corrupt(`index file ${file}`);
+    const index = JSON.parse(bytes.toString('utf8')) as RouteIndex;
+    this.indexes.set(routeId, index);
     return index;
   }
 
-  /** One step per route index not loaded yet: load it, unless the snapshot was retired meanwhile. */
-  warmSteps(): Step[] {
-    return this.manifest.indexes.map((routeId) => () => {
-      if (this.retired || this.indexes.has(routeId)) return;
-      try {
-        this.indexFor(routeId);
-      } catch {
-        // The build pruned this snapshot, or the index is unreadable: a request that needs it
-        // meets the same error on its own path and is answered 500 with it.
-      }
-    });
+  /** An index file the verification read and checked. */
+  adoptIndex(routeId: string, index: RouteIndex): void {
+    if (!this.indexes.has(routeId)) this.indexes.set(routeId, index);
   }
 
   /** The measurement fragments an entry name names (the head index and the records), if any. */
-  fragment(name: string): { data: Span; index: Span } | undefined {
+  fragment(name: string): { data: CheckedSpan; index: CheckedSpan } | undefined {
     return Object.hasOwn(this.manifest.fragments, name) ? this.manifest.fragments[name] : undefined;
   }
 
@@ -93,11 +131,45 @@ export class Snapshot {
     return Object.hasOwn(this.manifest.empty_pages, name) ? this.manifest.empty_pages[name] : undefined;
   }
 
-  async read([offset, length]: Span): Promise<Buffer> {
+  /** A part of the pack, checked against its checksum; rejects with CorruptPart or BuildUnreadable. `part` names it for the log. */
+  async read([offset, length, sum]: CheckedSpan, part: string): Promise<Buffer> {
+    if (this.corruptOffsets.has(offset)) throw new CorruptPart(part);
     const buffer = Buffer.allocUnsafe(length);
-    const { bytesRead } = await this.pack.read(buffer, 0, length, offset);
-    if (bytesRead !== length) throw new Error(`snapshot ${this.dir}: pack is shorter than its manifest says`);
+    let bytesRead;
+    try {
+      ({ bytesRead } = await this.pack.read(buffer, 0, length, offset));
+    } catch (error) {
+      throw this.unreadable(`cannot read ${join(this.dir, PACK_FILE)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+    if (bytesRead !== length || checksumOf(buffer) !== sum) {
+      this.corruptOffsets.add(offset);
+      throw this.corrupt(part);
+    }
     return buffer;
+  }
+
+  /** Record a part that fails its checksum (found by a read or by the verification). */
+  corrupt(part: string): CorruptPart {
+    if (!this.trouble.corrupt.includes(part)) {
+      this.trouble.corrupt.push(part);
+      this.onTrouble(part);
+    }
+    return new CorruptPart(part);
+  }
+
+  /** Record that a file of the build cannot be read. */
+  unreadable(reason: string): BuildUnreadable {
+    if (this.trouble.unreadable === null) {
+      this.trouble.unreadable = reason;
+      this.onTrouble(null);
+    }
+    return new BuildUnreadable(reason);
+  }
+
+  /** What /readyz and the log say of this build's trouble, or null when it has none. */
+  troubleSummary(): string | null {
+    if (this.trouble.unreadable) return `build ${this.buildId} cannot be read: ${this.trouble.unreadable}`;
+    return this.trouble.corrupt.length > 0 ? corruptionSummary(this.buildId, this.trouble.corrupt) : null;
   }
 
   acquire(): void {

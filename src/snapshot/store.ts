@@ -1,22 +1,25 @@
 /**
- * Serving snapshots. The SnapshotStore holds the active build (snapshot.ts), follows `current`
- * when a build switches it (requests already under way keep the snapshot they started with, so
- * no response mixes two), and keeps hot bodies in an LRU bounded by bytes. The LRU is keyed by
- * content hash and encoding, so bodies unchanged by a rebuild stay hot across the switch.
+ * Serving snapshots. The SnapshotStore holds the active build (snapshot.ts) and follows
+ * `current` when a build switches it: the new build is checked whole first (verifier.ts) and
+ * switched in only if every part passes, so a corrupt build is never served; requests already
+ * under way keep the snapshot they started with, so no response mixes two. The build served at
+ * start is checked the same way in the background while it serves. What is wrong with the
+ * active build (a part that fails its checksum, a file gone) is a condition: /readyz says so
+ * until a build that reads is current again.
  */
 import { watch, type FSWatcher } from 'node:fs';
-import { readlink } from 'node:fs/promises';
+import { access, readlink, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
-import { brotliCompressSync, constants, gunzip, gzipSync } from 'node:zlib';
-import { LRUCache } from 'lru-cache';
-import type { Eventually } from '../lib/eventually.ts';
-import type { IdleWork } from '../lib/idle-work.ts';
-import { assembleMeasurements, type MeasurementIndex } from '../shared/measurements.ts';
-import { CURRENT_LINK, contentHash, etagOf, storedSpanOf, type Encoding, type IndexEntry, type Span } from '../shared/manifest.ts';
-import { Snapshot, type Body } from './snapshot.ts';
+import type { Conditions } from '../lib/conditions.ts';
+import { CURRENT_LINK, MANIFEST_FILE, PACK_FILE } from '../shared/manifest.ts';
+import { BodyReader } from './reader.ts';
+import { Snapshot } from './snapshot.ts';
+import { BuildVerifier, type VerificationStatus } from './verifier.ts';
 
 const POLL_MS = 1000;
+/** Parts of one build logged one by one; past that, the condition's count says how many. */
+const PARTS_LOGGED = 20;
+const TROUBLE = 'snapshot';
 
 export interface SnapshotStoreOptions {
   /** The folder holding `current` and the builds. */
@@ -25,45 +28,33 @@ export interface SnapshotStoreOptions {
   /** Told when a switch happens or fails. */
   log: (line: string) => void;
   logError: (line: string) => void;
-  /** Where index warming is queued. */
-  idle: IdleWork;
-}
-
-const gunzipAsync = promisify(gunzip);
-
-/** Compress a body assembled at request time (small; done once, then cached). */
-function compressNow(identity: Buffer, encoding: Encoding): Buffer {
-  if (encoding === 'gzip') return gzipSync(identity, { level: 6 });
-  if (encoding === 'br') return brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length } });
-  return identity;
+  /** Where the active build's trouble is reported (readiness). */
+  conditions: Conditions;
+  /** Whether the server has had no request for a moment: checking goes faster then. */
+  quiet: () => boolean;
 }
 
 export class SnapshotStore {
   private active!: Snapshot;
-  private readonly cache: LRUCache<string, Buffer>;
-  /** Reads of bodies under way, by variant (content hash and encoding): one read however many requests wait for it. */
-  private readonly reading = new Map<string, Promise<Buffer>>();
-  /** Bodies assembled at request time, with their content hash. */
-  private readonly assemblies: LRUCache<string, { identity: Buffer; hash: string }>;
+  private activeCheck!: BuildVerifier;
+  readonly reader: BodyReader;
   private watcher: FSWatcher | null = null;
   private poller: NodeJS.Timeout | null = null;
   private checking: Promise<void> | null = null;
   private lastFailure: string | null = null;
-  private hits = 0;
-  private misses = 0;
+  /** Builds found corrupt or unreadable, by folder and pack identity: not checked again until they change. */
+  private readonly rejected = new Set<string>();
+  private corruptParts = 0;
 
   constructor(private readonly options: SnapshotStoreOptions) {
-    this.cache = new LRUCache<string, Buffer>({ maxSize: Math.max(1, options.cacheBytes), sizeCalculation: (b) => Math.max(1, b.length) });
-    // A quarter of the budget again: assembled answers are few (one per provider, prompt type and day).
-    this.assemblies = new LRUCache({ maxSize: Math.max(1, options.cacheBytes / 4), sizeCalculation: (a) => Math.max(1, a.identity.length) });
+    this.reader = new BodyReader(options.cacheBytes);
   }
 
-  /** Load `current`; throws with a clear message when there is no snapshot to serve. */
+  /** Load `current` and start checking it; throws with a clear message when there is no snapshot to serve. */
   async start(): Promise<void> {
     const target = await this.currentTarget();
     if (!target) throw new Error(`no snapshot at ${join(this.options.root, CURRENT_LINK)}; build one with: npm run build -- --out ${this.options.root}`);
-    this.active = await Snapshot.open(target);
-    this.options.idle.add(this.active.warmSteps());
+    this.use(await this.open(target), null);
   }
 
   /** Follow `current`: an fs watch for quick switches, a slow poll in case the watch misses one. */
@@ -90,6 +81,48 @@ export class SnapshotStore {
     return this.active;
   }
 
+  /** How far the check of the active build has got (for /readyz). */
+  verification(): VerificationStatus {
+    return this.activeCheck.status();
+  }
+
+  /** Parts found failing their checksum since start, in any build, and how much of the active build is checked (for /metrics). */
+  integrity(): { corruptParts: number; checkedRatio: number } {
+    const { state, bytesChecked, bytes } = this.activeCheck.status();
+    return { corruptParts: this.corruptParts, checkedRatio: state === 'verified' ? 1 : bytes > 0 ? bytesChecked / bytes : 0 };
+  }
+
+  private async open(dir: string): Promise<Snapshot> {
+    const snapshot = await Snapshot.open(dir);
+    snapshot.onTrouble = (part) => this.troubleIn(snapshot, part);
+    return snapshot;
+  }
+
+  /** Serve `next` from now on; `check` is its finished check, or null to check it while it serves. */
+  private use(next: Snapshot, check: BuildVerifier | null): void {
+    const previous = this.active as Snapshot | undefined;
+    this.active = next;
+    this.activeCheck = check ?? new BuildVerifier(next, this.options.quiet);
+    previous?.retire();
+    this.reportTrouble();
+  }
+
+  /** A build met new trouble: log a corrupt part (the first few of a build), count it, and update readiness if the build is the active one. */
+  private troubleIn(snapshot: Snapshot, corruptPart: string | null): void {
+    if (corruptPart !== null) {
+      this.corruptParts++;
+      if (snapshot.trouble.corrupt.length <= PARTS_LOGGED) this.options.logError(`build ${snapshot.buildId}: ${corruptPart} fails its checksum; not served`);
+    }
+    if (snapshot === this.active) this.reportTrouble();
+  }
+
+  /** The active build's trouble as a condition: begun when it has some, ended when a build without is active. */
+  private reportTrouble(): void {
+    const summary = this.active.troubleSummary();
+    if (summary) this.options.conditions.begin(TROUBLE, summary);
+    else this.options.conditions.end(TROUBLE);
+  }
+
   private async currentTarget(): Promise<string | null> {
     try {
       return resolve(this.options.root, await readlink(join(this.options.root, CURRENT_LINK)));
@@ -99,7 +132,7 @@ export class SnapshotStore {
     }
   }
 
-  /** Switch to the build `current` points at, if it changed. One check at a time. */
+  /** Switch to the build `current` points at, if it changed and checks out. One check at a time. */
   check(): Promise<void> {
     this.checking ??= this.switchIfChanged().finally(() => (this.checking = null));
     return this.checking;
@@ -113,14 +146,23 @@ export class SnapshotStore {
       this.options.logError(`cannot read ${CURRENT_LINK} link: ${(error as Error).message}`);
       return;
     }
-    if (!target || target === this.active.dir) return;
+    if (!target || target === this.active.dir) return this.checkActiveFiles();
+    let identity: string;
     try {
-      const next = await Snapshot.open(target);
-      this.options.idle.add(next.warmSteps());
-      const previous = this.active;
-      this.active = next;
+      const pack = await stat(join(target, PACK_FILE));
+      identity = `${target} ${pack.ino} ${pack.size} ${pack.mtimeMs}`;
+      if (this.rejected.has(identity)) return;
+      const next = await this.open(target);
+      const check = new BuildVerifier(next, this.options.quiet);
+      const state = await check.done;
+      if (state !== 'verified') {
+        next.retire();
+        if (state === 'stopped') return;
+        this.rejected.add(identity);
+        throw new Error(`${next.troubleSummary()}; rebuild it (npm run build -- --force)`);
+      }
+      this.use(next, check);
       this.lastFailure = null;
-      previous.retire();
       this.options.log(`switched to snapshot ${next.buildId}`);
     } catch (error) {
       // Tried again at every check (a failed read may be passing: descriptors exhausted), but
@@ -132,81 +174,19 @@ export class SnapshotStore {
   }
 
   /**
-   * A precomputed body in one encoding: at once from the LRU, else read from the snapshot's pack
-   * (identity: the gzip variant, decompressed on zlib's thread pool).
+   * The active build's folder must stay readable: a server that serves from what it loaded
+   * could not restart, and would fail on the first index it has not loaded yet.
    */
-  body(snapshot: Snapshot, entry: IndexEntry, encoding: Encoding): Eventually<Body> {
-    const hash = entry[0];
-    const variant = `${hash}.${encoding}`;
-    const etag = etagOf(hash, encoding);
-    const cached = this.cache.get(variant);
-    if (cached) {
-      this.hits++;
-      return { bytes: cached, etag };
+  private async checkActiveFiles(): Promise<void> {
+    const snapshot = this.active;
+    if (snapshot.trouble.unreadable) return;
+    for (const file of [MANIFEST_FILE, PACK_FILE]) {
+      try {
+        await access(join(snapshot.dir, file));
+      } catch (error) {
+        snapshot.unreadable(`cannot read ${join(snapshot.dir, file)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+        return;
+      }
     }
-    this.misses++;
-    // Requests that miss the same body at once share one read (and one buffer): a thousand
-    // clients asking for it together cost one copy, not a thousand.
-    let reading = this.reading.get(variant);
-    if (!reading) {
-      const stored = snapshot.read(storedSpanOf(entry, encoding));
-      reading = (encoding === 'identity' ? stored.then((gz) => gunzipAsync(gz)) : stored).then(
-        (bytes) => {
-          this.cache.set(variant, bytes);
-          this.reading.delete(variant);
-          return bytes;
-        },
-        (error: unknown) => {
-          this.reading.delete(variant);
-          throw error;
-        },
-      );
-      this.reading.set(variant, reading);
-    }
-    return reading.then((bytes) => ({ bytes, etag }));
-  }
-
-  /** A body assembled at request time: hashed (unless the hash is known), compressed once, cached. */
-  assembled(identity: Buffer, encoding: Encoding, hash = contentHash(identity)): Body {
-    const variant = `${hash}.${encoding}`;
-    let bytes = this.cache.get(variant);
-    if (!bytes) {
-      bytes = compressNow(identity, encoding);
-      this.cache.set(variant, bytes);
-    }
-    return { bytes, etag: etagOf(hash, encoding) };
-  }
-
-  /**
-   * A measurements answer since `startDay`, assembled from the snapshot's fragments. The
-   * assembled body and its hash are cached by snapshot, entry name and day (hashing hundreds of
-   * kilobytes per request would cost more than sending them); compressed variants by content.
-   */
-  async measurements(snapshot: Snapshot, name: string, startDay: string, encoding: Encoding): Promise<Body> {
-    const assemblyId = `${snapshot.buildId} ${name} ${startDay}`;
-    let assembly = this.assemblies.get(assemblyId);
-    if (!assembly) {
-      const spans = snapshot.fragment(name)!;
-      const [index, data] = await Promise.all([this.fragmentBytes(snapshot, spans.index), this.fragmentBytes(snapshot, spans.data)]);
-      const identity = assembleMeasurements(JSON.parse(index.toString('utf8')) as MeasurementIndex, data, startDay);
-      assembly = { identity, hash: contentHash(identity) };
-      this.assemblies.set(assemblyId, assembly);
-    }
-    return this.assembled(assembly.identity, encoding, assembly.hash);
-  }
-
-  /** A fragment, inflated (it is stored gzip-compressed) and cached. */
-  private async fragmentBytes(snapshot: Snapshot, span: Span): Promise<Buffer> {
-    const fragmentId = `fragment ${snapshot.buildId} ${span[0]}`;
-    let bytes = this.cache.get(fragmentId);
-    if (!bytes) {
-      bytes = await gunzipAsync(await snapshot.read(span));
-      this.cache.set(fragmentId, bytes);
-    }
-    return bytes;
-  }
-
-  cacheStats(): { hits: number; misses: number; bytes: number } {
-    return { hits: this.hits, misses: this.misses, bytes: this.cache.calculatedSize };
   }
 }

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { contentHash, MANIFEST_FILE, PACK_FILE, readAllEntries, variantOf, type Manifest } from '../../src/shared/manifest.ts';
+import { contentHash, MANIFEST_FILE, PACK_FILE, readAllEntries, variantOf, type CheckedSpan, type Manifest } from '../../src/shared/manifest.ts';
 import { oneMonthBefore } from '../../src/shared/dates.ts';
 import { assembleMeasurements, type MeasurementIndex } from '../../src/shared/measurements.ts';
 import { ROOT } from '../helpers/process.ts';
@@ -38,7 +38,7 @@ function measurementAnswers(pack: Buffer, manifest: Manifest): Golden['measureme
   const keys = Object.keys(manifest.fragments).sort();
   for (const key of keys) {
     const { data, index } = manifest.fragments[key];
-    const inflate = ([offset, length]: [number, number]) => gunzipSync(pack.subarray(offset, offset + length));
+    const inflate = ([offset, length]: CheckedSpan) => gunzipSync(pack.subarray(offset, offset + length));
     const answer = assembleMeasurements(JSON.parse(inflate(index).toString('utf8')) as MeasurementIndex, inflate(data), since);
     digest.update(`${key}\t${createHash('sha256').update(answer).digest('hex')}\n`);
   }

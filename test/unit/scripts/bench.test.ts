@@ -36,10 +36,10 @@ summary.run();
 
 const pack = suite('readPackSizes');
 
-/** A format 2 snapshot by hand: two routes sharing one body, a fragment, and a pack of the right size. */
+/** A snapshot by hand: two routes sharing one body, a fragment, and a pack of the right size. */
 function writeSnapshot(dir: string): void {
-  const list: RouteIndex = { 'r.list free page=1': ['shared', 1000, 0, 100, 100, 80], 'r.list free page=2': ['own', 500, 180, 50, 230, 40] };
-  const detail: RouteIndex = { 'r.detail free slug=a': ['shared', 1000, 0, 100, 100, 80], 'r.detail free slug=b': ['other', 300, 270, 30, 300, 20] };
+  const list: RouteIndex = { 'r.list free page=1': ['shared', 1000, 0, 100, 100, 80, '', ''], 'r.list free page=2': ['own', 500, 180, 50, 230, 40, '', ''] };
+  const detail: RouteIndex = { 'r.detail free slug=a': ['shared', 1000, 0, 100, 100, 80, '', ''], 'r.detail free slug=b': ['other', 300, 270, 30, 300, 20, '', ''] };
   mkdirSync(join(dir, 'index'));
   writeFileSync(join(dir, indexFile('r.list')), JSON.stringify(list));
   writeFileSync(join(dir, indexFile('r.detail')), JSON.stringify(detail));

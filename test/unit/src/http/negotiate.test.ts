@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chooseEncoding, encodingFor, etagMatches } from '../../../../src/http/negotiate.ts';
+import { chooseEncoding, encodingsFor, etagMatches, rankEncodings } from '../../../../src/http/negotiate.ts';
 
 const encoding = suite('chooseEncoding');
 
@@ -47,6 +47,15 @@ encoding('should read names case-insensitively and tolerate odd spacing and bad 
   assert.is(chooseEncoding('br;q=abc, gzip'), 'gzip');
 });
 
+encoding('should rank every acceptable encoding, the ones that stand in for a corrupt variant after the first', () => {
+  assert.equal(rankEncodings('gzip, deflate, br'), ['br', 'gzip', 'identity']);
+  assert.equal(rankEncodings('gzip;q=0.5, br;q=0.8'), ['br', 'gzip', 'identity']);
+  assert.equal(rankEncodings('br, identity;q=0'), ['br']);
+  assert.equal(rankEncodings('identity;q=1, gzip;q=0.5'), ['identity', 'gzip']);
+  assert.equal(rankEncodings(undefined), ['identity']);
+  assert.equal(rankEncodings('*;q=0'), []);
+});
+
 encoding.run();
 
 const conditional = suite('etagMatches');
@@ -74,18 +83,18 @@ conditional('should not match another variant of the same body', () => {
 
 conditional.run();
 
-const remembered = suite('encodingFor');
+const remembered = suite('encodingsFor');
 
 remembered('should choose as chooseEncoding does, for values seen once or many times', () => {
   for (const value of ['gzip, deflate, br', 'br;q=0, gzip', 'deflate', '*;q=0', 'identity;q=0, br;q=0', undefined, '']) {
-    for (let i = 0; i < 3; i++) assert.is(encodingFor(value), chooseEncoding(value), String(value));
+    for (let i = 0; i < 3; i++) assert.equal(encodingsFor(value), rankEncodings(value), String(value));
   }
 });
 
 remembered('should still choose right past the bound of remembered values', () => {
-  for (let i = 0; i < 1000; i++) assert.is(encodingFor(`x-${i}, gzip;q=0.${(i % 9) + 1}`), 'gzip');
-  assert.is(encodingFor('br;q=0, gzip'), 'gzip');
-  assert.is(encodingFor(`${'a'.repeat(300)}, br`), 'br');
+  for (let i = 0; i < 1000; i++) assert.equal(encodingsFor(`x-${i}, gzip;q=0.${(i % 9) + 1}`), ['gzip', 'identity']);
+  assert.equal(encodingsFor('br;q=0, gzip'), ['gzip', 'identity']);
+  assert.equal(encodingsFor(`${'a'.repeat(300)}, br`), ['br', 'identity']);
 });
 
 remembered.run();

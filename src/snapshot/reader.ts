@@ -1,0 +1,149 @@
+/**
+ * Bodies out of a snapshot, kept hot in an LRU bounded by bytes. The LRU is keyed by content
+ * hash and encoding, so bodies unchanged by a rebuild stay hot across a switch; only bytes that
+ * passed their checksum (snapshot.ts) ever enter it. When the variant a client prefers fails its
+ * checksum, another encoding the client accepts is sent instead, made from a variant that passes.
+ */
+import { promisify } from 'node:util';
+import { brotliCompressSync, brotliDecompress, constants, gunzip, gzipSync } from 'node:zlib';
+import { LRUCache } from 'lru-cache';
+import type { Eventually } from '../lib/eventually.ts';
+import { assembleMeasurements, type MeasurementIndex } from '../shared/measurements.ts';
+import { contentHash, etagOf, spanOf, type CheckedSpan, type Encoding, type IndexEntry } from '../shared/manifest.ts';
+import { CorruptPart, type Body, type Snapshot } from './snapshot.ts';
+
+const gunzipAsync = promisify(gunzip);
+const brotliDecompressAsync = promisify(brotliDecompress);
+
+/** Compress a body assembled at request time (small; done once, then cached). */
+function compressNow(identity: Buffer, encoding: Encoding): Buffer {
+  if (encoding === 'gzip') return gzipSync(identity, { level: 6 });
+  if (encoding === 'br') return brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length } });
+  return identity;
+}
+
+export class BodyReader {
+  private readonly cache: LRUCache<string, Buffer>;
+  /** Reads of bodies under way, by variant (content hash and encoding): one read however many requests wait for it. */
+  private readonly reading = new Map<string, Promise<Buffer>>();
+  /** Bodies assembled at request time, with their content hash. */
+  private readonly assemblies: LRUCache<string, { identity: Buffer; hash: string }>;
+  private hits = 0;
+  private misses = 0;
+
+  constructor(cacheBytes: number) {
+    this.cache = new LRUCache<string, Buffer>({ maxSize: Math.max(1, cacheBytes), sizeCalculation: (b) => Math.max(1, b.length) });
+    // A quarter of the budget again: assembled answers are few (one per provider, prompt type and day).
+    this.assemblies = new LRUCache({ maxSize: Math.max(1, cacheBytes / 4), sizeCalculation: (a) => Math.max(1, a.identity.length) });
+  }
+
+  /**
+   * A precomputed body in the first of `encodings` (the client's acceptable encodings, best
+   * first) whose bytes pass their checksum: at once from the LRU, else read from the pack.
+   * Rejects with CorruptPart when none does.
+   */
+  body(snapshot: Snapshot, entry: IndexEntry, encodings: readonly Encoding[]): Eventually<Body> {
+    const first = this.variant(snapshot, entry, encodings[0]);
+    if (!(first instanceof Promise) || encodings.length === 1) return first;
+    return first.catch((error: unknown) => this.fallBack(snapshot, entry, encodings.slice(1), error));
+  }
+
+  /** The next acceptable encoding that passes, or the first failure again when none does. */
+  private async fallBack(snapshot: Snapshot, entry: IndexEntry, encodings: readonly Encoding[], failure: unknown): Promise<Body> {
+    if (!(failure instanceof CorruptPart)) throw failure;
+    for (const encoding of encodings) {
+      try {
+        return await this.variant(snapshot, entry, encoding);
+      } catch (error) {
+        if (!(error instanceof CorruptPart)) throw error;
+      }
+    }
+    throw failure;
+  }
+
+  private variant(snapshot: Snapshot, entry: IndexEntry, encoding: Encoding): Eventually<Body> {
+    const hash = entry[0];
+    const variant = `${hash}.${encoding}`;
+    const etag = etagOf(hash, encoding);
+    const cached = this.cache.get(variant);
+    if (cached) {
+      this.hits++;
+      return { bytes: cached, encoding, etag };
+    }
+    this.misses++;
+    // Requests that miss the same body at once share one read (and one buffer): a thousand
+    // clients asking for it together cost one copy, not a thousand.
+    let reading = this.reading.get(variant);
+    if (!reading) {
+      reading = this.stored(snapshot, entry, encoding).then(
+        (bytes) => {
+          this.cache.set(variant, bytes);
+          this.reading.delete(variant);
+          return bytes;
+        },
+        (error: unknown) => {
+          this.reading.delete(variant);
+          throw error;
+        },
+      );
+      this.reading.set(variant, reading);
+    }
+    return reading.then((bytes) => ({ bytes, encoding, etag }));
+  }
+
+  /** A variant's bytes from the pack, checked. Identity is not stored: it is the gzip variant inflated, or the br one when gzip fails. */
+  private async stored(snapshot: Snapshot, entry: IndexEntry, encoding: Encoding): Promise<Buffer> {
+    const read = (stored: 'gzip' | 'br') => snapshot.read(spanOf(entry, stored), `${stored} variant of body ${entry[0]}`);
+    if (encoding !== 'identity') return read(encoding);
+    try {
+      return await gunzipAsync(await read('gzip'));
+    } catch (error) {
+      if (!(error instanceof CorruptPart)) throw error;
+      return brotliDecompressAsync(await read('br'));
+    }
+  }
+
+  /** A body assembled at request time: hashed (unless the hash is known), compressed once, cached. */
+  assembled(identity: Buffer, encoding: Encoding, hash = contentHash(identity)): Body {
+    const variant = `${hash}.${encoding}`;
+    let bytes = this.cache.get(variant);
+    if (!bytes) {
+      bytes = compressNow(identity, encoding);
+      this.cache.set(variant, bytes);
+    }
+    return { bytes, encoding, etag: etagOf(hash, encoding) };
+  }
+
+  /**
+   * A measurements answer since `startDay`, assembled from the snapshot's fragments. The
+   * assembled body and its hash are cached by snapshot, entry name and day (hashing hundreds of
+   * kilobytes per request would cost more than sending them); compressed variants by content.
+   */
+  async measurements(snapshot: Snapshot, name: string, startDay: string, encoding: Encoding): Promise<Body> {
+    const assemblyId = `${snapshot.buildId} ${name} ${startDay}`;
+    let assembly = this.assemblies.get(assemblyId);
+    if (!assembly) {
+      const spans = snapshot.fragment(name)!;
+      const [index, data] = await Promise.all([this.fragmentBytes(snapshot, spans.index, `index fragment of ${name}`), this.fragmentBytes(snapshot, spans.data, `records fragment of ${name}`)]);
+      const identity = assembleMeasurements(JSON.parse(index.toString('utf8')) as MeasurementIndex, data, startDay);
+      assembly = { identity, hash: contentHash(identity) };
+      this.assemblies.set(assemblyId, assembly);
+    }
+    return this.assembled(assembly.identity, encoding, assembly.hash);
+  }
+
+  /** A fragment, checked, inflated (it is stored gzip-compressed) and cached. */
+  private async fragmentBytes(snapshot: Snapshot, span: CheckedSpan, part: string): Promise<Buffer> {
+    const fragmentId = `fragment ${snapshot.buildId} ${span[0]}`;
+    let bytes = this.cache.get(fragmentId);
+    if (!bytes) {
+      bytes = await gunzipAsync(await snapshot.read(span, part));
+      this.cache.set(fragmentId, bytes);
+    }
+    return bytes;
+  }
+
+  cacheStats(): { hits: number; misses: number; bytes: number } {
+    return { hits: this.hits, misses: this.misses, bytes: this.cache.calculatedSize };
+  }
+}
