@@ -41,6 +41,7 @@ export class SnapshotStore {
   private watcher: FSWatcher | null = null;
   private poller: NodeJS.Timeout | null = null;
   private checking: Promise<void> | null = null;
+  private followUp: Promise<void> | null = null;
   private lastFailure: string | null = null;
   /** Builds found corrupt or unreadable, by folder and pack identity: not checked again until they change. */
   private readonly rejected = new Set<string>();
@@ -132,9 +133,13 @@ export class SnapshotStore {
     }
   }
 
-  /** Switch to the build `current` points at, if it changed and checks out. One check at a time. */
+  /**
+   * Switch to the build `current` points at, if it changed and checks out. One check at a time;
+   * asked while one runs (which may have read the link before it changed), one more follows it.
+   */
   check(): Promise<void> {
-    this.checking ??= this.switchIfChanged().finally(() => (this.checking = null));
+    if (this.checking) return (this.followUp ??= this.checking.then(() => ((this.followUp = null), this.check())));
+    this.checking = this.switchIfChanged().finally(() => (this.checking = null));
     return this.checking;
   }
 

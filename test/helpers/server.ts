@@ -64,10 +64,20 @@ export const STANDARD_KEYS: Record<string, NewKey> = {
 };
 
 export async function startTestServer(
-  options: { fixture?: string; pageSize?: number; server?: Partial<ServerOptions>; keys?: Record<string, NewKey>; counter?: StartHooks['counter']; httpLimits?: StartHooks['httpLimits'] } = {},
+  options: {
+    fixture?: string;
+    pageSize?: number;
+    server?: Partial<ServerOptions>;
+    keys?: Record<string, NewKey>;
+    counter?: StartHooks['counter'];
+    httpLimits?: StartHooks['httpLimits'];
+    /** Runs between the build and the start (a test that damages the build first). */
+    beforeStart?: (built: BuiltFixture) => void;
+  } = {},
 ): Promise<TestServer> {
   const root = mkdtempSync(join(tmpdir(), 'server-test-'));
   const built = await buildFixture(root, options.fixture, options.pageSize);
+  options.beforeStart?.(built);
   const stateDir = join(root, 'state');
   const clock = new TestClock();
   const keys: Record<string, string> = {};
