@@ -12,13 +12,16 @@
  * that asks every 100 ms (quota compactions, rebuild switches and the like show up there), and
  * the same for the answers it got while attackers were held (what test/http/hostile.test.ts
  * only prints, as its probe shares a process with the attackers).
+ * Between rebuilds a corrupter copies the current build, flips bytes of the copy's pack and
+ * switches `current` to it: a server must refuse to switch to it (and one restarted on it must
+ * serve only bytes that pass their checksum, or a 503 that says why); no body may be wrong.
  * Beside the load, attackers strike every 20 s: 300 connections pipelining 50 requests each and
  * one pipelining 1,400 in one write, none of them reading, held for 5 s; the servers' peak
  * resident memory must stay under 250 MB throughout.
  * Prints a one-line verdict; exits 1 on any loss. Not part of `npm test`.
  */
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, cpSync, fstatSync, mkdtempSync, openSync, readFileSync, readlinkSync, readSync, renameSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,7 +30,7 @@ import { fileAdmin, redisAdmin } from '../src/keys/command/admin.ts';
 import { creation } from '../src/keys/changes.ts';
 import type { NewKey } from '../src/keys/record.ts';
 import { flagsOrExit } from '../src/shared/flags.ts';
-import { contentHash } from '../src/shared/manifest.ts';
+import { contentHash, CURRENT_LINK, PACK_FILE } from '../src/shared/manifest.ts';
 import { bundle } from './bundle.ts';
 import { pipelineFlood, watchResident } from './attackers.ts';
 import { ROOT, spawnServer } from './processes.ts';
@@ -36,6 +39,9 @@ import { ROOT, spawnServer } from './processes.ts';
 const ports: number[] = [];
 const REBUILD_EVERY_MS = 30_000;
 const KILL_EVERY_MS = 60_000;
+/** Corrupt builds are switched in half-way between two rebuilds, so each is replaced by the next rebuild. */
+const CORRUPT_EVERY_MS = REBUILD_EVERY_MS;
+const BYTES_FLIPPED = 16;
 const ATTACK_EVERY_MS = 20_000;
 const ATTACK_HOLD_MS = 5_000;
 /** What no client, however hostile, may make a server hold. */
@@ -83,6 +89,30 @@ async function startServer(bundlePath: string, snapshot: string, state: string, 
   return server.child;
 }
 
+/** Copy the current build, flip bytes at random places of the copy's pack, and point `current` at the copy. */
+function switchToCorruptCopy(snapshot: string, n: number): void {
+  const currentId = readlinkSync(join(snapshot, CURRENT_LINK));
+  // Named after its source, so pruning (by name order) sees it as that build's neighbour.
+  const copyId = `${currentId.replace(/-corrupt\d+$/, '')}-corrupt${n}`;
+  cpSync(join(snapshot, currentId), join(snapshot, copyId), { recursive: true });
+  const fd = openSync(join(snapshot, copyId, PACK_FILE), 'r+');
+  try {
+    const { size } = fstatSync(fd);
+    const byte = Buffer.alloc(1);
+    for (let i = 0; i < BYTES_FLIPPED; i++) {
+      const at = Math.floor(Math.random() * size);
+      readSync(fd, byte, 0, 1, at);
+      byte[0] ^= 0xff;
+      writeSync(fd, byte, 0, 1, at);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  const link = join(snapshot, `.corrupt-${n}`);
+  symlinkSync(copyId, link);
+  renameSync(link, join(snapshot, CURRENT_LINK));
+}
+
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'soak-'));
   cleanup.work = work;
@@ -123,6 +153,9 @@ async function main(): Promise<void> {
   const statuses = new Map<number, number>();
   const failures: string[] = [];
   let mixed = 0;
+  /** 503s for stored bytes that failed their checksum: honest refusals, not failures. */
+  let refusedCorrupt = 0;
+  let corruptions = 0;
   let requests = 0;
   let kills = 0;
   let rebuilds = 0;
@@ -141,7 +174,8 @@ async function main(): Promise<void> {
         if (reply.status === 200) {
           answered.set(key.scope, (answered.get(key.scope) ?? 0) + 1);
           if (reply.etag !== `"${contentHash(reply.body)}"`) mixed++;
-        } else if (![403, 429].includes(reply.status)) failures.push(`${reply.status} ${path}: ${reply.body.toString().slice(0, 120)}`);
+        } else if (reply.status === 503 && reply.body.toString().includes('integrity check')) refusedCorrupt++;
+        else if (![403, 429].includes(reply.status)) failures.push(`${reply.status} ${path}: ${reply.body.toString().slice(0, 120)}`);
       } catch (error) {
         // Only a kill may cut a request; anything else is a failure.
         if (restarting) cut.set(key.scope, (cut.get(key.scope) ?? 0) + 1);
@@ -160,6 +194,13 @@ async function main(): Promise<void> {
     const result = build();
     if (result.status !== 0) failures.push(`rebuild ${rebuilds} failed: ${result.stderr.slice(0, 200)}`);
   }, REBUILD_EVERY_MS);
+
+  let corrupter: NodeJS.Timeout | undefined;
+  const corrupterStart = setTimeout(() => {
+    const corrupt = () => switchToCorruptCopy(snapshot, ++corruptions);
+    corrupt();
+    corrupter = setInterval(corrupt, CORRUPT_EVERY_MS);
+  }, REBUILD_EVERY_MS / 2);
 
   const killer = setInterval(async () => {
     restarting = true;
@@ -210,6 +251,8 @@ async function main(): Promise<void> {
 
   await Promise.all([probe(), attacker(), ...Array.from({ length: clients }, (_, n) => client(n))]);
   clearInterval(rebuilder);
+  clearTimeout(corrupterStart);
+  clearInterval(corrupter);
   clearInterval(killer);
   while (restarting) await new Promise((r) => setTimeout(r, 100));
 
@@ -234,7 +277,7 @@ async function main(): Promise<void> {
   const summary = [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${n}x${s}`).join(' ');
   console.log(
     `soak: ${ok ? 'PASS' : 'FAIL'} ${minutes} min, ${SERVERS} server${SERVERS > 1 ? 's' : ''} on ${store === 'file' ? 'the state folder' : `redis://${store.label}`}, ${requests} requests (${summary}; ${cutTotal} cut by ${kills} kills), ${rebuilds} rebuilds, ` +
-      `${failures.length} failures, ${mixed} mixed responses, quota ${mismatches.length ? `wrong for ${mismatches.join('; ')}` : `exact for ${scopes.length} scopes`}`,
+      `${corruptions} corrupt builds switched in (${refusedCorrupt} answers refused as corrupt), ${failures.length} failures, ${mixed} wrong or mixed bodies, quota ${mismatches.length ? `wrong for ${mismatches.join('; ')}` : `exact for ${scopes.length} scopes`}`,
   );
   const quantiles = (figures: number[]) => {
     const sorted = [...figures].sort((a, b) => a - b);
