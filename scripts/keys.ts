@@ -6,7 +6,8 @@
  * or an existing key.
  *
  * Exit status: 0 done, 1 the store refused (unreadable file, unknown or revoked id, a grant the
- * key cannot use or a provider the snapshot does not serve), 2 bad usage or a bad value.
+ * key cannot use or a provider the snapshot does not serve, a store whose owner this user could
+ * not keep), 2 bad usage or a bad value.
  * `run(argv, io)` is the whole command as a function (the tests call it in-process); the last
  * lines run it when this file is the program. With the file store it runs and returns at once;
  * with Redis it returns a promise of the status.
@@ -63,7 +64,10 @@ options:
   --help          this text
 
 usage takes the limits from QUOTA_FREE, QUOTA_PRO, QUOTA_COMMERCIAL and QUOTA_CRITPT,
-as the server does; set them as the server runs with them.`;
+as the server does; set them as the server runs with them.
+
+Run it as the user the server runs as (runuser -u USER -- ...). Run as root, it gives
+the files it writes the store's owner and mode; another user's changes are refused.`;
 
 const OPTIONS = {
   // The same folder the server uses when it is started with STATE_DIR.

@@ -17,9 +17,14 @@ export interface ServerProcess {
   exited: Promise<number | string | null>;
 }
 
-/** Start the server (source through tsx, or a bundle) and wait for its `listening on` line. */
-export function spawnServer(args: string[], entry: string[] = ['--import', 'tsx', 'src/bin.ts'], timeoutMs = 20_000): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...entry, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Start the server (source through tsx, or a bundle) and wait for its `listening on` line.
+ * `runAs` is a command that runs it as another user and then becomes it (`setpriv ...`, which
+ * execs, so the child is the server itself and signals reach it).
+ */
+export function spawnServer(args: string[], entry: string[] = ['--import', 'tsx', 'src/bin.ts'], timeoutMs = 20_000, runAs: readonly string[] = []): Promise<ServerProcess> {
+  const [command, ...before] = [...runAs, process.execPath];
+  const child = spawn(command, [...before, ...entry, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const exited = new Promise<number | string | null>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal)));
   return new Promise((resolve, reject) => {

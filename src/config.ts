@@ -25,6 +25,8 @@ export interface ServerOptions {
   cacheBytes: number;
   /** A connection whose unsent answer makes no progress for this long is closed. */
   sendTimeoutSeconds: number;
+  /** How long keyed requests wait for a changed key file the server cannot read before they are answered 503 (src/keys/fresh-keys.ts). */
+  keysGraceSeconds: number;
   limits: QuotaLimits;
   /** Quota counting; off only for benchmarks that measure its cost. */
   counting: boolean;
@@ -49,6 +51,7 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   critptContact: 'the operator of this server',
   cacheBytes: 48 * MIB,
   sendTimeoutSeconds: 30,
+  keysGraceSeconds: 10,
   limits: DEFAULT_LIMITS,
   counting: true,
   metrics: false,
@@ -69,6 +72,7 @@ export const FLAGS = {
   'critpt-contact': { env: 'CRITPT_CONTACT', help: 'e-mail where CritPt approval is requested', default: 'the operator of this server' },
   'cache-mb': { env: 'CACHE_MB', help: 'megabytes of response bodies kept in memory', default: '48' },
   'send-timeout': { env: 'SEND_TIMEOUT', help: 'seconds an unsent answer may make no progress before its connection is closed', default: '30' },
+  'keys-grace': { env: 'KEYS_GRACE', help: 'seconds keyed requests wait for a changed key file that cannot be read before they are answered 503 (0: at once)', default: '10' },
   'quota-free': { env: 'QUOTA_FREE', help: 'requests per 24 h window for Free keys', default: '100' },
   'quota-pro': { env: 'QUOTA_PRO', help: 'requests per 24 h window for Pro keys', default: '500' },
   'quota-commercial': { env: 'QUOTA_COMMERCIAL', help: 'default for Commercial keys without a custom quota', default: '10000' },
@@ -120,6 +124,7 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
     critptContact: get('critpt-contact') ?? d.critptContact,
     cacheBytes: integer('cache-mb', d.cacheBytes / MIB, 1, 65536) * MIB,
     sendTimeoutSeconds: integer('send-timeout', d.sendTimeoutSeconds, 1, 3600),
+    keysGraceSeconds: integer('keys-grace', d.keysGraceSeconds, 0, 3600),
     limits: {
       free: integer('quota-free', d.limits.free, 0, 1e9),
       pro: integer('quota-pro', d.limits.pro, 0, 1e9),

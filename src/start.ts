@@ -16,7 +16,7 @@ import type { QuotaCounter } from './quota/counter.ts';
 import { createHttpServer, HTTP_LIMITS } from './http/server.ts';
 import { App } from './app.ts';
 import { SnapshotStore } from './snapshot/store.ts';
-import { openStateStore } from './state-store.ts';
+import { openStateStore, type StateStore } from './state-store.ts';
 
 export interface StartHooks {
   clock?: Clock;
@@ -48,7 +48,9 @@ export interface RunningServer {
 const SHUTDOWN_GRACE_MS = 10_000;
 
 /** Every reason the server is not ready: the conditions that hold, and what the state store reports. */
-function notReady(conditions: Conditions, storeProblem: string | null): string[] {
+function notReady(conditions: Conditions, store: StateStore): string[] {
+  // The store first: its check may begin or end a condition (the key file's), which must count now.
+  const storeProblem = store.problem();
   const reasons = conditions.reasons();
   return storeProblem ? [...reasons, storeProblem] : reasons;
 }
@@ -82,7 +84,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     clock,
     (outcome) => metrics?.gradings.inc({ outcome }),
   );
-  const app = new App({ options, clock, keys: store.keys, quota: counter, grader, snapshots, logError, metrics, accessLog, readiness: () => notReady(conditions, store.problem()) });
+  const app = new App({ options, clock, keys: store.keys, quota: counter, grader, snapshots, logError, metrics, accessLog, readiness: () => notReady(conditions, store) });
   const server = createHttpServer(app.handle, { ...HTTP_LIMITS, sendStallMs: options.sendTimeoutSeconds * 1000, ...hooks.httpLimits });
   server.on('request', () => idle.busy());
   try {

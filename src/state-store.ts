@@ -7,6 +7,7 @@ import { accessSync, constants } from 'node:fs';
 import type { Clock } from './lib/clock.ts';
 import type { Conditions } from './lib/conditions.ts';
 import type { ServerOptions } from './config.ts';
+import { FreshKeys } from './keys/fresh-keys.ts';
 import { KeyStore } from './keys/store.ts';
 import type { KeyLookup } from './keys/record.ts';
 import { QuotaBook } from './quota/book.ts';
@@ -21,7 +22,10 @@ export interface StateStore {
   quota: QuotaCounter;
   /** The state folder's book (null with Redis): tests reach into it, the file store closes it. */
   book: QuotaBook | null;
-  /** Why requests cannot be counted right now (for /readyz), or null. */
+  /**
+   * Why requests cannot be counted right now (for /readyz), or null. The state folder's store
+   * also checks its key file here, so a failure to read it is among the conditions at once.
+   */
   problem(): string | null;
   close(): void;
 }
@@ -44,11 +48,23 @@ function stateProblem(stateDir: string): string | null {
   }
 }
 
-function openFileStore(stateDir: string, { clock, logError }: StoreHooks): StateStore {
+function openFileStore(stateDir: string, keysGraceSeconds: number, { clock, conditions, logError }: StoreHooks): StateStore {
   ensurePrivateDir(stateDir);
-  const keys = KeyStore.open(stateDir, { recheck: 'every-turn', onError: (error) => logError(`keys: ${error.message}; still using the last good keys`) });
+  const keys = new FreshKeys(KeyStore.open(stateDir, { recheck: 'every-turn' }), { clock, conditions, graceMs: keysGraceSeconds * 1000 });
   const book = QuotaBook.open({ stateDir, clock, log: logError });
-  return { keys, quota: book, book, problem: () => stateProblem(stateDir) ?? book.problem(), close: () => book.close() };
+  return {
+    keys,
+    quota: book,
+    book,
+    problem: () => {
+      keys.fresh();
+      return stateProblem(stateDir) ?? book.problem();
+    },
+    close: () => {
+      keys.close();
+      book.close();
+    },
+  };
 }
 
 /**
@@ -71,7 +87,7 @@ async function openRedisStore(address: RedisAddress, leaseMs: number, { clock, l
 }
 
 export async function openStateStore(options: ServerOptions, hooks: StoreHooks): Promise<StateStore> {
-  if (options.store === 'file') return openFileStore(options.stateDir, hooks);
+  if (options.store === 'file') return openFileStore(options.stateDir, options.keysGraceSeconds, hooks);
   // A grading holds its slot while it waits for a place and while the grader works.
   const leaseMs = 2 * options.critptTimeoutSeconds * 1000 + 60_000;
   return openRedisStore(options.store, leaseMs, hooks);

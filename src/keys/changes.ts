@@ -157,14 +157,14 @@ export function grantProvider(stateDir: string, id: string, providerSlug: string
  * granted every provider. Null when a store already exists (even an empty one).
  */
 export function ensureDemoKeys(stateDir: string, providerSlugs: readonly string[], clock: Clock = systemClock): IssuedKey[] | null {
-  return withStoreLock(stateDir, () => {
+  return withStoreLock(stateDir, (keep) => {
     if (loadKeys(stateDir) !== null) return null;
     const issued: IssuedKey[] = [];
     const records = () => issued.map((k) => k.record);
     issued.push(issue(records(), { tier: 'free', org: 'demo', user: 'free-user' }, clock));
     issued.push(issue(records(), { tier: 'pro', org: 'demo', user: 'pro-user' }, clock));
     issued.push(issue(records(), { tier: 'commercial', org: 'demo', user: 'commercial-user', grants: providerSlugs, critpt: true }, clock));
-    saveKeys(stateDir, records());
+    saveKeys(stateDir, records(), keep);
     return issued;
   });
 }

@@ -7,9 +7,11 @@ import { closeSync, fstatSync, openSync, readFileSync, type Stats } from 'node:f
 import { KEY_ID_PATTERN, KEY_SCOPES, KEYS_FORMAT, KeyStoreError, keysPath, MAX_QUOTA, NAME_PATTERN, PROVIDER_SLUG_PATTERN, type KeyRecord } from './record.ts';
 import type { ErrorObject } from 'ajv';
 import { createAjv, TRUSTED_SCHEMAS } from '../shared/ajv.ts';
+import { isAccessError, ownershipNote } from '../shared/file-owner.ts';
 import { takePidLock } from '../shared/pid-lock.ts';
 import { TIERS } from '../shared/routes.ts';
-import { ensurePrivateDir, PRIVATE_FILE_MODE, writeFileAtomic } from '../shared/state-files.ts';
+import { ensurePrivateDir, PRIVATE_FILE_MODE, writeFileAtomic, type Keep } from '../shared/state-files.ts';
+import { keepForWrites } from './store-owner.ts';
 
 export const keysFileSchema = {
   type: 'object',
@@ -101,17 +103,28 @@ export function sameStamp(a: FileStamp | null, b: FileStamp | null): boolean {
   return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
 }
 
-/** Read the key file; null when there is none yet. The stamp is of the very bytes read. */
-/** The file could not be read this time (descriptors exhausted, I/O error): worth another try. */
+/** The file could not be read (or looked at) this time (its owner or mode, descriptors exhausted, an I/O error): worth another try. */
 export class KeyFileUnreadable extends KeyStoreError {}
 
+/** The failure to read (or look at) the key file, with the owner named when access was refused. */
+export function unreadable(verb: 'read' | 'look at', path: string, error: unknown): KeyFileUnreadable {
+  return new KeyFileUnreadable(`cannot ${verb} ${path}: ${(error as Error).message}${isAccessError(error) ? `; ${ownerAdvice(path)}` : ''}`);
+}
+
+/** What a refused read most often means here: the keys command was run as another user than the server. */
+function ownerAdvice(path: string): string {
+  const note = ownershipNote(path);
+  return `${note ? `${note}. ` : ''}Was the keys command run as another user? Give the state folder and its files back to the user the server runs as (chown -R), and run the keys command as that user`;
+}
+
+/** Read the key file; null when there is none yet. The stamp is of the very bytes read. */
 export function readKeysFile(path: string): { records: KeyRecord[]; stamp: FileStamp } | null {
   let fd: number;
   try {
     fd = openSync(path, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new KeyFileUnreadable(`cannot read ${path}: ${(error as Error).message}`);
+    throw unreadable('read', path, error);
   }
   let stamp: FileStamp;
   let text: string;
@@ -119,7 +132,7 @@ export function readKeysFile(path: string): { records: KeyRecord[]; stamp: FileS
     stamp = stampOf(fstatSync(fd)) as FileStamp;
     text = readFileSync(fd, 'utf8');
   } catch (error) {
-    throw new KeyFileUnreadable(`cannot read ${path}: ${(error as Error).message}`);
+    throw unreadable('read', path, error);
   } finally {
     closeSync(fd);
   }
@@ -131,23 +144,29 @@ export function loadKeys(stateDir: string): KeyRecord[] | null {
   return readKeysFile(keysPath(stateDir))?.records ?? null;
 }
 
-/** Only under the store lock, which has made the folder private. */
-export function saveKeys(stateDir: string, records: readonly KeyRecord[]): void {
-  writeFileAtomic(keysPath(stateDir), `${JSON.stringify({ format: KEYS_FORMAT, keys: records }, null, 2)}\n`);
+/** Only under the store lock, which has made the folder private and says what the file keeps (its owner and mode). */
+export function saveKeys(stateDir: string, records: readonly KeyRecord[], keep: Keep): void {
+  writeFileAtomic(keysPath(stateDir), `${JSON.stringify({ format: KEYS_FORMAT, keys: records }, null, 2)}\n`, keep);
 }
 
 const LOCK_WAIT_MS = 5000;
 
-/** Changes read, modify and rewrite the file; the lock keeps two keys commands from losing each other's change. */
-export function withStoreLock<T>(stateDir: string, change: () => T): T {
+/**
+ * Changes read, modify and rewrite the file; the lock keeps two keys commands from losing each
+ * other's change. Whose the files are is settled first: a user who could not keep the store's
+ * owner is refused before anything is made or changed (see store-owner.ts); `change` is told
+ * what the files it writes keep.
+ */
+export function withStoreLock<T>(stateDir: string, change: (keep: Keep) => T): T {
+  const keep = keepForWrites(stateDir);
   ensurePrivateDir(stateDir);
   const lock = `${keysPath(stateDir)}.lock`;
   const deadline = performance.now() + LOCK_WAIT_MS;
   for (;;) {
-    const taken = takePidLock(lock, PRIVATE_FILE_MODE);
+    const taken = takePidLock(lock, PRIVATE_FILE_MODE, keep.owner);
     if (typeof taken === 'function') {
       try {
-        return change();
+        return change(keep);
       } finally {
         taken();
       }
@@ -159,10 +178,10 @@ export function withStoreLock<T>(stateDir: string, change: () => T): T {
 
 /** Load, change and save the store under the lock; `change` edits the list in place. */
 export function updateKeys<T>(stateDir: string, change: (records: KeyRecord[]) => T): T {
-  return withStoreLock(stateDir, () => {
+  return withStoreLock(stateDir, (keep) => {
     const records = loadKeys(stateDir) ?? [];
     const result = change(records);
-    saveKeys(stateDir, records);
+    saveKeys(stateDir, records, keep);
     return result;
   });
 }

@@ -4,35 +4,37 @@
  * changes changes.ts.
  */
 import { statSync } from 'node:fs';
-import { KeyFileUnreadable, readKeysFile, sameStamp, stampOf, type FileStamp } from './file.ts';
+import { KeyFileUnreadable, readKeysFile, sameStamp, stampOf, unreadable, type FileStamp } from './file.ts';
 import { hashKey, KEY_PATTERN, keysPath, KeyStoreError, type KeyLookup, type KeyRecord } from './record.ts';
 import { ensurePrivateDir } from '../shared/state-files.ts';
 
 export interface KeyStoreOptions {
-  /** Called once per broken version of the file met on a reload. */
-  onError?: (error: KeyStoreError) => void;
   /** How often to look for changes to the file (see refresh); default every lookup. */
   recheck?: 'every-lookup' | 'every-turn';
-  /** How the file is read (a test gives one that fails once). */
+  /** How the file is read (a test gives one that fails). */
   read?: typeof readKeysFile;
 }
 
 /**
- * The keys the server authenticates against, indexed by hash. Every lookup first stats the
- * file (one syscall) and reloads when it changed, so a key the keys command revoked or
- * regenerated fails on the very next request, with no restart and no watcher to miss events.
+ * The keys the server authenticates against, indexed by hash. Every check first stats the file
+ * (one syscall) and reloads when it changed, so a key the keys command revoked or regenerated
+ * fails on the very next request, with no restart and no watcher to miss events. When the file
+ * changed and cannot be read, or no longer holds valid keys, the keys in memory are known to be
+ * stale: lookup refuses to answer from them (the server decides how long to wait: fresh-keys.ts).
  */
 export class KeyStore implements KeyLookup {
   private byHash = new Map<string, KeyRecord>();
   private all: readonly KeyRecord[] = [];
   /** The version of the file last read, good or bad; null when there was none. */
   private stamp: FileStamp | null = null;
-  private lastReported: string | null = null;
+  /** What is wrong with that version when it was bad (a bad hand edit); null when it was good. */
+  private broken: KeyStoreError | null = null;
+  /** Why the keys in memory may not be the file's now; null when they are. */
+  private problem: KeyStoreError | null = null;
   private checkedThisTurn = false;
 
   private constructor(
     private readonly path: string,
-    private readonly onError: (error: KeyStoreError) => void,
     private readonly recheck: 'every-lookup' | 'every-turn',
     private readonly read: typeof readKeysFile,
   ) {}
@@ -40,22 +42,35 @@ export class KeyStore implements KeyLookup {
   /** Load the store; throws KeyStoreError when the file is unreadable or invalid. No file: no keys yet. */
   static open(stateDir: string, options: KeyStoreOptions = {}): KeyStore {
     ensurePrivateDir(stateDir);
-    const store = new KeyStore(keysPath(stateDir), options.onError ?? (() => {}), options.recheck ?? 'every-lookup', options.read ?? readKeysFile);
+    const store = new KeyStore(keysPath(stateDir), options.recheck ?? 'every-lookup', options.read ?? readKeysFile);
     store.use(store.read(store.path));
     return store;
   }
 
-  /** The active key with this value, if any; revoked keys are not found. */
+  /** The active key with this value, if any; revoked keys are not found. Throws the KeyStoreError when the keys in memory may be stale. */
   lookup(plainKey: string): KeyRecord | undefined {
-    this.refresh();
-    if (!KEY_PATTERN.test(plainKey)) return undefined;
-    return this.byHash.get(hashKey(plainKey));
+    const problem = this.check();
+    if (problem) throw problem;
+    return this.find(plainKey);
   }
 
-  /** Every key, revoked ones included, as of the latest good version of the file. */
+  /** Every key, revoked ones included; throws like lookup. */
   records(): readonly KeyRecord[] {
-    this.refresh();
+    const problem = this.check();
+    if (problem) throw problem;
     return this.all;
+  }
+
+  /** Look for a change to the file; null when the keys in memory are the file's, else why they may not be. */
+  check(): KeyStoreError | null {
+    this.refresh();
+    return this.problem;
+  }
+
+  /** The active key with this value among the keys in memory, as the last check left them. */
+  find(plainKey: string): KeyRecord | undefined {
+    if (!KEY_PATTERN.test(plainKey)) return undefined;
+    return this.byHash.get(hashKey(plainKey));
   }
 
   private use(loaded: { records: KeyRecord[]; stamp: FileStamp } | null): void {
@@ -64,7 +79,8 @@ export class KeyStore implements KeyLookup {
     this.all = Object.freeze(loaded?.records ?? []);
     this.byHash = new Map(this.all.filter((r) => r.revoked_at === null).map((r) => [r.hash, r]));
     this.stamp = loaded?.stamp ?? null;
-    this.lastReported = null;
+    this.broken = null;
+    this.problem = null;
   }
 
   /**
@@ -83,28 +99,26 @@ export class KeyStore implements KeyLookup {
     try {
       current = stampOf(statSync(this.path, { throwIfNoEntry: false }));
     } catch (error) {
-      this.report(new KeyStoreError(`cannot stat ${this.path}: ${(error as Error).message}`));
+      // Whether the file changed cannot be told: the keys in memory cannot be vouched for.
+      this.problem = unreadable('look at', this.path, error);
       return;
     }
-    if (sameStamp(current, this.stamp)) return;
+    if (sameStamp(current, this.stamp)) {
+      // The very version last read (a failed read or stat leaves the stamp alone): good, the keys
+      // in memory are the file's; broken, it stays so until it changes, and is not parsed per request.
+      this.problem = this.broken;
+      return;
+    }
     try {
       this.use(this.read(this.path));
     } catch (error) {
       if (!(error instanceof KeyStoreError)) throw error;
+      this.problem = error;
       // A read that failed says nothing of the file: keep the stamp, so the next check reads it
-      // again (a revocation must not wait for the file to change once more).
-      if (error instanceof KeyFileUnreadable) return this.report(error);
-      // A broken file (a bad hand edit) keeps the last good keys instead of locking every
-      // client out, and is reported once: the stamp is remembered, so it is not re-read on
-      // every request until it changes again. Revocations in the broken version wait for a fix.
+      // again. A broken version (a bad hand edit) is remembered, and read again once it changes.
+      if (error instanceof KeyFileUnreadable) return;
       this.stamp = current;
-      this.report(error);
+      this.broken = error;
     }
-  }
-
-  private report(error: KeyStoreError): void {
-    if (error.message === this.lastReported) return;
-    this.lastReported = error.message;
-    this.onError(error);
   }
 }

@@ -3,10 +3,11 @@
  * and every rewrite is atomic (temp file, fsync, rename, fsync the folder), so a crash leaves
  * either the old file or the new one, never a torn one.
  */
-import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, fchmodSync, fchownSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
+import type { FileOwner } from './file-owner.ts';
 
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
@@ -27,11 +28,22 @@ export function fsyncDir(dir: string): void {
   }
 }
 
-/** Replace a file atomically and durably, readable by its owner only. */
-export function writeFileAtomic(path: string, data: string | Buffer): void {
+/** Who a rewritten file belongs to, when not to the process writing it, and its mode when not 0600. */
+export interface Keep {
+  owner?: FileOwner | null;
+  mode?: number;
+}
+
+/**
+ * Replace a file atomically and durably, readable by its owner only (or as `keep` says: the new
+ * file is given that owner and mode before the rename, so no reader ever meets it otherwise).
+ */
+export function writeFileAtomic(path: string, data: string | Buffer, keep: Keep = {}): void {
   const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   const fd = openSync(tmp, 'wx', PRIVATE_FILE_MODE);
   try {
+    if (keep.owner) fchownSync(fd, keep.owner.uid, keep.owner.gid);
+    if (keep.mode !== undefined) fchmodSync(fd, keep.mode);
     const bytes = typeof data === 'string' ? Buffer.from(data) : data;
     let written = 0;
     while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);

@@ -14,6 +14,6 @@ export { ROOT, stopProcess, type ServerProcess } from '../../scripts/processes.t
 export const START_GUARD_MS = 120_000;
 
 /** scripts/processes.ts's spawnServer, with the tests' hang guard as its default wait. */
-export function spawnServer(args: string[], entry?: string[], timeoutMs = START_GUARD_MS): Promise<ServerProcess> {
-  return spawnServerProcess(args, entry, timeoutMs);
+export function spawnServer(args: string[], entry?: string[], timeoutMs = START_GUARD_MS, runAs?: readonly string[]): Promise<ServerProcess> {
+  return spawnServerProcess(args, entry, timeoutMs, runAs);
 }

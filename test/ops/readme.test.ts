@@ -263,6 +263,27 @@ const BLOCKS: Listed[] = [
   },
   {
     doc: 'docs/operating.md',
+    heading: 'Running under systemd, behind TLS',
+    first: 'runuser -u benchmark-api -- node dist/keys.mjs',
+    handling: {
+      check:
+        'each line runs the bundled keys command as the unit\'s User=, by runuser or sudo, with a command and flags its --help names; not run: it needs root and the service user (test/ops/keys-owner.test.ts runs the keys command as root on another user\'s store, and as another user on root\'s)',
+      by: async (block) => {
+        const lines = commands(block);
+        assert.is(lines.length, 2, 'runuser, then sudo');
+        const help = await helpOf('keys');
+        for (const line of lines) {
+          const m = /^(?:runuser -u benchmark-api --|sudo -u benchmark-api) node dist\/keys\.mjs ([a-z]+)(.*)$/.exec(line);
+          assert.ok(m, `${line}: runuser -u or sudo -u the unit's User=, then node dist/keys.mjs`);
+          assert.match(help, new RegExp(`^ {2}${m[1]}\\b`, 'm'), `${line}: ${m[1]} is a keys command`);
+          for (const [flag] of m[2].matchAll(/--[a-z][a-z0-9-]*/g)) assert.ok(help.includes(flag), `${line}: ${flag} is not in npm run keys -- --help`);
+        }
+        assert.ok(blocksOf('docs/operating.md').some((b) => b.lines.includes('User=benchmark-api')), 'the unit runs as that user');
+      },
+    },
+  },
+  {
+    doc: 'docs/operating.md',
     heading: 'Keys',
     first: 'npm run -s keys -- create --tier pro',
     handling: {

@@ -24,9 +24,8 @@ function fixture() {
   tempRoots.push(root);
   const state = join(root, 'state');
   const file = join(state, 'keys.json');
-  const errors: KeyStoreError[] = [];
-  const open = () => KeyStore.open(state, { onError: (error) => errors.push(error) });
-  return { root, state, file, errors, open, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+  const open = () => KeyStore.open(state);
+  return { root, state, file, open, cleanup: () => rmSync(root, { recursive: true, force: true }) };
 }
 
 function throwsWith(fn: () => unknown, type: new (...args: any[]) => Error, pattern: RegExp): void {
@@ -206,12 +205,11 @@ lookup('should find a key by its value and nothing else', () => {
   f.cleanup();
 });
 
-lookup('should read the file again after a read that failed, so a revocation is never missed', () => {
+lookup('should refuse to answer from the keys in memory while a changed file cannot be read, and read it again at the next lookup', () => {
   const f = fixture();
   const { key, record } = createKey(f.state, { tier: 'pro', org: 'acme', user: 'alice' }, clock);
   let failNext = false;
   const store = KeyStore.open(f.state, {
-    onError: (error) => f.errors.push(error),
     read: (path) => {
       if (failNext) {
         failNext = false;
@@ -223,9 +221,9 @@ lookup('should read the file again after a read that failed, so a revocation is 
   assert.ok(store.lookup(key));
   revokeKey(f.state, record.id, clock);
   failNext = true; // descriptors exhausted just when the revocation is first noticed
-  assert.ok(store.lookup(key), 'the last good keys stand while the file cannot be read');
-  assert.match(f.errors[0].message, /EMFILE/);
+  throwsWith(() => store.lookup(key), KeyFileUnreadable, /EMFILE/); // never the key as it was before the revocation
   assert.is(store.lookup(key), undefined, 'read again at the next lookup: the revoked key fails');
+  assert.is(store.check(), null);
   f.cleanup();
 });
 
@@ -368,29 +366,27 @@ corrupt('should refuse to open a file that breaks the schema, naming the file an
   f.cleanup();
 });
 
-corrupt('should keep the last good keys on reload and report the broken file once', () => {
+corrupt('should refuse to answer from the last good keys once the file is broken, parsing each broken version once', () => {
   const f = fixture();
   const { key } = createKey(f.state, { tier: 'pro', org: 'acme' }, clock);
-  const store = f.open();
+  let reads = 0;
+  const store = KeyStore.open(f.state, { read: (path) => (reads++, readKeysFile(path)) });
   const good = readFileSync(f.file, 'utf8');
   writeFileSync(f.file, good.replace('"tier": "pro"', '"tier": "gold"'));
-  assert.ok(store.lookup(key), 'the last good keys still work');
-  assert.ok(store.lookup(key));
-  assert.is(store.records().length, 1);
-  assert.is(f.errors.length, 1, 'reported once, not per lookup');
-  assert.instance(f.errors[0], KeyStoreError);
-  assert.ok(f.errors[0].message.startsWith(`${f.file} is not a valid key store`));
-  assert.match(f.errors[0].message, /\/keys\/0\/tier/);
+  throwsWith(() => store.lookup(key), KeyStoreError, new RegExp(`^${f.file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not a valid key store: /keys/0/tier`));
+  throwsWith(() => store.records(), KeyStoreError, /is not a valid key store/);
+  const readsOfBroken = reads;
+  assert.match(store.check()!.message, /is not a valid key store/);
+  assert.is(reads, readsOfBroken, 'a broken version is not parsed again until it changes');
 
   writeFileSync(f.file, '{ not json');
-  assert.ok(store.lookup(key));
-  assert.is(f.errors.length, 2, 'a differently broken file is reported again');
-  assert.match(f.errors[1].message, /is not valid JSON/);
+  assert.match(store.check()!.message, /is not valid JSON/, 'a differently broken file says so');
 
   writeFileSync(f.file, good);
   const other = createKey(f.state, { tier: 'free', org: 'acme' }, clock);
-  assert.is(f.errors.length, 2);
+  assert.is(store.check(), null);
   assert.is(store.lookup(other.key)?.tier, 'free', 'a fixed file is used again');
+  assert.ok(store.lookup(key));
   f.cleanup();
 });
 
