@@ -229,6 +229,21 @@ function keyedNames(): string[] {
   return [...d.creators, ...d.providers, ...d.models].flatMap((r) => [r.id, r.slug, r.name]);
 }
 
+/** The tiny dataset with other names, prices and problems, and another as-of. */
+function otherContext(): BuildContext {
+  const d = tinyDataset();
+  const renamed = <T extends { name: string }>(r: T) => ({ ...r, name: `${r.name} Renamed` });
+  const dataset = { ...d, models: d.models.map(renamed), providers: d.providers.map(renamed), endpoints: d.endpoints.map((e) => ({ ...e, price_1m_input_tokens: 9 })), critptProblems: ['Challenge_1_main'] };
+  return createBuildContext(dataset, { asOf: TINY_STATS.asOf + 86_400_000, statsDays: 3, pageSize: 200 });
+}
+
+open('should make the same OpenAPI document whatever data is served, naming none of it', () => {
+  const openapi = routeBuilders().openapi.body!;
+  const text = JSON.stringify(openapi(tinyContext(200), {}));
+  assert.is(JSON.stringify(openapi(otherContext(), {})), text);
+  for (const name of keyedNames()) assert.not.ok(text.includes(name), name);
+});
+
 open('should name no model, provider or creator of the data on the front door, as JSON or HTML', () => {
   const door = routeBuilders().index.body!;
   const ctx = { ...tinyContext(200), buildId: '20250630T000000Z-00000000' };
