@@ -20,6 +20,7 @@ import { firstKeptDay } from './shape/measurements.ts';
 import { DEFAULT_ARENA_OPTIONS, type ArenaOptions } from './derive/media.ts';
 import { parseDataset, readDataFiles, type DataFile } from './load/datasets.ts';
 import { DEFAULT_LEVELS, PackWriter, previousPack, type CompressionLevels, type RawHandle } from './pack/pack.ts';
+import { documentExamples } from './schemas/openapi.ts';
 import { responseSchema, hasResponseSchema } from './schemas/responses.ts';
 import { findIdenticalBuild, KEEP_PREVIOUS, lockSnapshots, newBuildId, publishSnapshot, pruneSnapshots, readCurrentManifest, switchCurrent, verifySnapshot } from './pack/snapshot-dir.ts';
 import type { Dataset } from './types.ts';
@@ -208,6 +209,11 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
     for (const produced of produceBodies(ctx)) {
       if ('body' in produced) {
         checker.check(produced.route.id, produced.route, produced.tier, produced.key, produced.body);
+        // The document's examples are made up, not among the bodies checked here: each is held
+        // to its route's schema for the tier it shows (the richest) all the same.
+        if (produced.route.id === 'openapi') {
+          for (const { route, example } of documentExamples(produced.body)) checker.check(route.id, route, route.tiers[route.tiers.length - 1], `${produced.key}: example of ${route.id}`, example);
+        }
         entries[produced.key] = await pack.add(Buffer.from(typeof produced.body === 'string' ? produced.body : JSON.stringify(produced.body)));
       } else if ('blob' in produced) {
         const { data, index } = produced.blob;

@@ -1,8 +1,9 @@
 /**
  * The OpenAPI 3.1 document of the API, generated from the route table and the response
  * schemas the build checks every body against; never written by hand. The build stores it as
- * a precomputed body like any other (route `openapi`), with an example answer per operation
- * made from the snapshot's own data.
+ * a precomputed body like any other (route `openapi`), with an example answer per operation.
+ * The document needs no key, so its examples come from a made-up dataset
+ * (`build/shape/example-dataset.ts`), never from the data the snapshot serves.
  */
 import { critptRequestSchema } from '../../src/shared/critpt-schema.ts';
 import { querySchema } from '../../src/shared/query-schema.ts';
@@ -26,7 +27,7 @@ const PROTOCOL_ERRORS: Record<string, string> = {
 export interface DocumentOptions {
   /** Example 200 bodies by route id. */
   examples?: Readonly<Record<string, unknown>>;
-  /** The CritPt problem set, for the example batch. */
+  /** Problem ids for the example batch (made up, as the examples are: the served set needs a key). */
   critptProblems?: readonly string[];
 }
 const QUOTA_HEADERS = {
@@ -129,7 +130,7 @@ function responsesOf(route: Route, example: unknown): Record<string, unknown> {
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => Number(a) - Number(b)));
 }
 
-/** A batch of every problem of the set, each with trivial code: what a client sends. */
+/** A batch of the given problems, each with trivial code: the form of what a client sends. */
 function exampleBatch(problems: readonly string[]): Record<string, unknown> {
   return {
     submissions: problems.map((problem_id) => ({ problem_id, generated_code: 'def answer():\n    return 0\n', model: 'my-model', generation_config: { temperature: 0 } })),
@@ -150,14 +151,14 @@ function operationOf(route: Route, options: DocumentOptions): Record<string, unk
   };
   if (!route.public) operation['x-tiers'] = route.tiers;
   if (route.answer === 'critpt') {
-    operation.description = 'The whole public problem set, each problem exactly once. The query string is passed to the grader as it is. With stream_progress=true and a grader that streams, the answer is application/x-ndjson: progress events as they happen, ending with a result or an error event.';
+    operation.description = 'The whole public problem set, each problem exactly once: every id GET /api/v2/critpt/problems lists (the example\'s ids are made up). The query string is passed to the grader as it is. With stream_progress=true and a grader that streams, the answer is application/x-ndjson: progress events as they happen, ending with a result or an error event.';
     parameters.push({ name: 'stream_progress', in: 'query', required: false, description: 'Stream progress events as NDJSON (when the grader streams).', schema: { type: 'boolean', default: false } });
     operation.requestBody = { required: true, content: { [JSON_TYPE]: { schema: critptRequestSchema, ...(options.critptProblems?.length ? { example: exampleBatch(options.critptProblems) } : {}) } } };
   }
   return operation;
 }
 
-/** The example answer of an operation: from the snapshot for data routes, the fixed shape of the others. */
+/** The example answer of an operation: as given for data routes, the fixed shape of the others. */
 function exampleOf(route: Route, options: DocumentOptions): unknown {
   if (route.answer === 'health') return { status: 'ok' };
   // Illustrations of the form (the snapshot cannot know them): a verdict, and a build id as the build writes them.
@@ -204,4 +205,13 @@ export function openApiDocument(options: DocumentOptions = {}): Record<string, u
       },
     },
   };
+}
+
+/** Each operation's example answer with its route, for the routes with a response schema: what the build checks. */
+export function documentExamples(document: unknown): { route: Route; example: unknown }[] {
+  const paths = (document as { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { example?: unknown }> }> }>> }).paths;
+  return ROUTES.flatMap((route) => {
+    const example = paths[route.path]?.[route.method.toLowerCase()]?.responses['200']?.content?.[JSON_TYPE]?.example;
+    return example === undefined || route.id === 'openapi' || !hasResponseSchema(route) ? [] : [{ route, example }];
+  });
 }

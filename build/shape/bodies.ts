@@ -17,6 +17,7 @@ import { deriveProviderViews } from '../derive/providers.ts';
 import { freeLanguageModel, languageModelDetail, proLanguageModel } from './language.ts';
 import { modelPerformance, providerDetail, providerListItem, providerPerformance } from './providers.ts';
 import { EMPTY_COLUMNS } from '../columns.ts';
+import { EXAMPLE_AS_OF, EXAMPLE_STATS_DAYS, exampleDataset } from './example-dataset.ts';
 import { exampleBodies } from './openapi-examples.ts';
 import { frontDoor, frontDoorHtml } from './front-door.ts';
 import { emptyPageTemplate, paginate } from './pages.ts';
@@ -178,7 +179,14 @@ export function routeBuilders(): Record<string, RouteBuilder> {
   };
   builders.index = { body: door };
   builders['index.api'] = { body: door };
-  builders.openapi = { body: (ctx) => openApiDocument({ examples: exampleBodies(ctx, builders), critptProblems: ctx.dataset.critptProblems }) };
+  // The document is public: its examples are shaped from the made-up example dataset, never
+  // from the served one (whose answers need a key), with this build's page size and ranking.
+  builders.openapi = {
+    body: (ctx) => {
+      const example = createBuildContext(exampleDataset(), { asOf: EXAMPLE_AS_OF, statsDays: EXAMPLE_STATS_DAYS, pageSize: ctx.pageSize, arenaOptions: ctx.arenaOptions });
+      return openApiDocument({ examples: exampleBodies(example, builders), critptProblems: example.dataset.critptProblems });
+    },
+  };
   return builders;
 }
 

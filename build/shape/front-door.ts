@@ -1,10 +1,11 @@
 /**
  * The front door: what `/` and `/api/v2` answer. A small index of the service made from the
  * route table and the snapshot (build id, data date), as JSON, or as a plain HTML page with a
- * curl example per route for a browser. Written by the build like any other body.
+ * curl example per route for a browser. Written by the build like any other body. It needs no
+ * key, so it names no model or provider of the data: a slug in a curl line is a shell
+ * variable the reader sets from a list their key may read.
  */
 import { ROUTES, type Route } from '../../src/shared/routes.ts';
-import { exampleSlugs } from './openapi-examples.ts';
 import type { BuildContext } from './route-builder.ts';
 
 export const SERVICE_NAME = 'Benchmark Data API';
@@ -17,20 +18,26 @@ export interface FrontDoor {
   routes: { method: string; path: string; summary: string; tiers: string[]; query: string[]; served: boolean; example: string }[];
 }
 
-/** A curl line for one route, with a slug of the snapshot that has data to show. */
-function curlExample(route: Route, slugs: { Model?: string; Provider?: string }): string {
-  const path = route.slugOf ? route.path.replace('{slug}', slugs[route.slugOf] ?? 'SLUG') : route.path;
+/** The shell variable a curl line puts where the route's slug goes. */
+const SLUG_VARIABLES: Record<NonNullable<Route['slugOf']>, string> = { Model: '$MODEL', Provider: '$PROVIDER' };
+
+/** What the curl lines' variables stand for, said once on the page and in the JSON. */
+const CURL_VARIABLES =
+  'In the curl lines, BASE is this server\'s address (e.g. http://127.0.0.1:8080), KEY your key, MODEL a model\'s slug (from /api/v2/language/models/free) and PROVIDER a provider\'s slug (from /api/v2/language/providers).';
+
+/** A curl line for one route. */
+function curlExample(route: Route): string {
+  const path = route.slugOf ? route.path.replace('{slug}', SLUG_VARIABLES[route.slugOf]) : route.path;
   const url = `$BASE${path}`;
   if (route.method === 'POST') return `curl -s -X POST -H "x-api-key: $KEY" -H "content-type: application/json" --data @examples/critpt-batch.json "${url}"`;
   return route.public ? `curl -s "${url}"` : `curl -s -H "x-api-key: $KEY" "${url}"`;
 }
 
 export function frontDoor(ctx: BuildContext, served: ReadonlySet<string>): FrontDoor {
-  const slugs = exampleSlugs(ctx);
   const listed = ROUTES.filter((r) => !r.id.startsWith('index'));
   return {
     service: SERVICE_NAME,
-    description: 'Read-only JSON API for model benchmark, pricing and performance data. Send your key in the x-api-key header; the OpenAPI document describes every route.',
+    description: `Read-only JSON API for model benchmark, pricing and performance data. Send your key in the x-api-key header; the OpenAPI document describes every route. ${CURL_VARIABLES}`,
     snapshot: { build_id: ctx.buildId ?? '', data_as_of: new Date(ctx.asOf).toISOString(), intelligence_index_version: ctx.intelligenceIndexVersion },
     links: { openapi: '/api/v2/openapi.json', healthz: '/healthz', readyz: '/readyz' },
     routes: listed.map((r) => ({
@@ -40,7 +47,7 @@ export function frontDoor(ctx: BuildContext, served: ReadonlySet<string>): Front
       tiers: r.public ? [] : [...r.tiers],
       query: Object.keys(r.query),
       served: r.public || r.answer === 'critpt' || served.has(r.id),
-      example: curlExample(r, slugs),
+      example: curlExample(r),
     })),
   };
 }
@@ -66,7 +73,6 @@ export function frontDoorHtml(door: FrontDoor): string {
 <p>${e(door.description)}</p>
 <p>Snapshot <code>${e(door.snapshot.build_id)}</code>, data as of ${e(door.snapshot.data_as_of)}.
 <a href="${e(door.links.openapi)}">OpenAPI document</a> &middot; <a href="${e(door.links.healthz)}">/healthz</a> &middot; <a href="${e(door.links.readyz)}">/readyz</a></p>
-<p>In the examples, set <code>BASE</code> to this server's address (e.g. <code>BASE=http://127.0.0.1:8080</code>) and <code>KEY</code> to your key.</p>
 <table>
 <tr><th>Route</th><th>What</th><th>Tiers</th><th>Query</th></tr>
 ${rows}

@@ -1,8 +1,10 @@
 /**
  * Example bodies for the OpenAPI document, made by the same builders as the snapshot's own
- * bodies: for each route, the richest tier's answer with the default parameters, for a model
- * (and a provider) that has data to show. Lists are cut to their first items so the document
- * stays small; every example still matches its route's schema.
+ * bodies: for each route, the richest tier's answer with the default parameters, for the first
+ * model and provider. The context given is the made-up example dataset's
+ * (`example-dataset.ts`), never the served one: the document needs no key. Lists are cut to
+ * their first items so the document stays small; the build checks every example against its
+ * route's schema like any body.
  */
 import { firstKeptDay } from './measurements.ts';
 import { assembleMeasurements } from '../../src/shared/measurements.ts';
@@ -31,12 +33,12 @@ function defaultParams(route: Route): Params {
 }
 
 /** A model that providers serve, and one of those providers: their answers have data in them. */
-export function exampleSlugs(ctx: BuildContext): { Model?: string; Provider?: string } {
+function exampleSlugs(ctx: BuildContext): { Model?: string; Provider?: string } {
   const served = ctx.models.find((m) => m.providers.length > 0) ?? ctx.models[0];
   return { Model: served?.model.slug, Provider: served?.providers[0]?.provider.slug ?? ctx.providers[0]?.provider.slug };
 }
 
-/** Example 200 bodies by route id, for the routes the build answers. */
+/** Example 200 bodies by route id, shaped from the example context by the routes' builders. */
 export function exampleBodies(ctx: BuildContext, builders: Record<string, RouteBuilder>): Record<string, unknown> {
   const slugs = exampleSlugs(ctx);
   const out: Record<string, unknown> = {};

@@ -25,7 +25,9 @@ door('should answer / and /api/v2 with a JSON index naming the snapshot and link
     const paths = index.routes.map((r: { path: string }) => r.path);
     assert.ok(paths.includes('/api/v2/language/models/{slug}/performance') && paths.includes('/api/v2/critpt/problems') && paths.includes('/healthz'));
     const detail = index.routes.find((r: { path: string }) => r.path === '/api/v2/language/models/{slug}');
-    assert.match(detail.example, /^curl -s -H "x-api-key: \$KEY" "\$BASE\/api\/v2\/language\/models\/[a-z0-9-]+"$/);
+    // A slug is a variable the reader sets, never a model of the data: the page needs no key.
+    assert.is(detail.example, 'curl -s -H "x-api-key: $KEY" "$BASE/api/v2/language/models/$MODEL"');
+    assert.match(index.description, /MODEL a model's slug \(from \/api\/v2\/language\/models\/free\) and PROVIDER a provider's slug/);
     assert.is(reply.headers['x-ratelimit-limit'], undefined, 'never counted');
   }
 });

@@ -220,3 +220,39 @@ built('should follow the builders given, in route table order', () => {
 });
 
 built.run();
+
+const open = suite('the bodies served without a key');
+
+/** Every id, slug and name the tiny dataset gives, all of which only keyed answers may show. */
+function keyedNames(): string[] {
+  const d = tinyDataset();
+  return [...d.creators, ...d.providers, ...d.models].flatMap((r) => [r.id, r.slug, r.name]);
+}
+
+/** The tiny dataset with other names, prices and problems, and another as-of. */
+function otherContext(): BuildContext {
+  const d = tinyDataset();
+  const renamed = <T extends { name: string }>(r: T) => ({ ...r, name: `${r.name} Renamed` });
+  const dataset = { ...d, models: d.models.map(renamed), providers: d.providers.map(renamed), endpoints: d.endpoints.map((e) => ({ ...e, price_1m_input_tokens: 9 })), critptProblems: ['Challenge_1_main'] };
+  return createBuildContext(dataset, { asOf: TINY_STATS.asOf + 86_400_000, statsDays: 3, pageSize: 200 });
+}
+
+open('should make the same OpenAPI document whatever data is served, naming none of it', () => {
+  const openapi = routeBuilders().openapi.body!;
+  const text = JSON.stringify(openapi(tinyContext(200), {}));
+  assert.is(JSON.stringify(openapi(otherContext(), {})), text);
+  for (const name of keyedNames()) assert.not.ok(text.includes(name), name);
+});
+
+open('should name no model, provider or creator of the data on the front door, as JSON or HTML', () => {
+  const door = routeBuilders().index.body!;
+  const ctx = { ...tinyContext(200), buildId: '20250630T000000Z-00000000' };
+  for (const format of ['json', 'html']) {
+    const body = door(ctx, { format });
+    const text = typeof body === 'string' ? body : JSON.stringify(body);
+    for (const name of keyedNames()) assert.not.ok(text.includes(name), `${format}: ${name}`);
+    assert.ok(text.includes('/api/v2/language/models/$MODEL') && text.includes('/api/v2/language/providers/$PROVIDER/measurements'), format);
+  }
+});
+
+open.run();
