@@ -391,7 +391,7 @@ function operatorRoutes(): Route[] {
     { ...frontDoor, id: 'index.api', path: '/api/v2' },
     { ...common, id: 'openapi', path: '/api/v2/openapi.json', summary: 'This API described in OpenAPI 3.1 (generated from the route table and the response schemas).', answer: 'snapshot' },
     { ...common, id: 'healthz', path: '/healthz', summary: 'Liveness: 200 while the process answers.', answer: 'health' },
-    { ...common, id: 'readyz', path: '/readyz', summary: 'Readiness: 200 when a snapshot is loaded and the state folder is writable, else 503 with the reason.', answer: 'ready' },
+    { ...common, id: 'readyz', path: '/readyz', summary: 'Readiness: 200 when the server can answer correctly (its build passes its checksums and can be read, its key store and state can be read and written), else 503 with every reason.', answer: 'ready' },
     { ...common, id: 'metrics', path: '/metrics', summary: 'Prometheus metrics (when the server runs with --metrics).', answer: 'metrics' },
   ];
 }
