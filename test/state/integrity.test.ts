@@ -189,6 +189,12 @@ running('should check bytes that rot in the served pack when they are first read
   const ready = await get(r.url, '/readyz');
   assert.is(ready.status, 503);
   assert.match(ready.json().details.reason, /is corrupt: 1 stored part fails its checksum \(br variant of body/);
+  // A fragment that rots is met when a measurements answer is first assembled from it.
+  const granted = r.addKey('granted', { tier: 'commercial', org: 'g', grants: [PROVIDER] });
+  flipInPack(build, manifestOf(build).fragments[`language.provider.measurements commercial prompt_type=long slug=${PROVIDER}`].index);
+  const measurements = await get(r.url, `/api/v2/language/providers/${PROVIDER}/measurements?prompt_type=long`, granted);
+  assert.is(measurements.status, 503, measurements.text);
+  assert.match((await get(r.url, '/readyz')).json().details.reason, /is corrupt: 2 stored parts fail their checksum/);
   // A rebuild from the same inputs notices the rot and builds again; the server takes it and is ready.
   const rebuilt = await r.rebuild(false);
   assert.ok(rebuilt.built, 'not "up to date": the current build fails its check');
