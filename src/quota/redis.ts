@@ -17,6 +17,7 @@ import type { Clock } from '../lib/clock.ts';
 import { DURABLE_NOW, StoreUnavailable, type QuotaCounter, type Reservation, type Reserved, type Taken } from './counter.ts';
 import { WINDOW_MS, type QuotaKind, type QuotaStatus, type Window } from './window.ts';
 import { LuaScript, RedisCommandError, RedisUnavailable, type RedisClient } from '../redis/client.ts';
+import { UNWATCHED, type RefusalWatch } from '../redis/refusals.ts';
 
 /** Every Redis key (a name in Redis's keyspace) this server writes starts so, to share a Redis with other programs. */
 export const REDIS_PREFIX = 'bda:';
@@ -69,10 +70,14 @@ function redisKeysOf(kind: QuotaKind, scope: string): string[] {
   return [`${REDIS_PREFIX}quota:${kind}:${scope}`, `${REDIS_PREFIX}held:${kind}:${scope}`];
 }
 
-/** A failure to reach Redis (or a refusal by it) becomes StoreUnavailable, which the app answers with a 503. */
-export function unavailable(log: (line: string) => void): (error: unknown) => never {
+/**
+ * A failure to reach Redis (or a refusal by it) becomes StoreUnavailable, which the app answers
+ * with a 503. A refusal is told to `watch` as one of `command`'s, which reports it once while it
+ * lasts (src/redis/refusals.ts), not once a request.
+ */
+export function unavailable(watch: RefusalWatch, command: string): (error: unknown) => never {
   return (error) => {
-    if (error instanceof RedisCommandError) log(error.message);
+    if (error instanceof RedisCommandError) watch.refused(command, error);
     if (error instanceof RedisUnavailable || error instanceof RedisCommandError) throw new StoreUnavailable({ cause: error });
     throw error;
   };
@@ -82,23 +87,33 @@ export interface RedisQuotaOptions {
   clock: Clock;
   /** How long a grading may hold a slot before it is taken back (longer than any grading). */
   leaseMs: number;
-  logError: (line: string) => void;
+  /** Told of each step's refusals and successes (default: nobody; the keys command reports failures itself). */
+  watch?: RefusalWatch;
 }
 
+const OPERATIONS: readonly Operation[] = ['status', 'take', 'reserve', 'commit', 'release', 'merge'];
+
+/** Each step is a command of its own to the refusal watch: with memory full `status` runs and `take` is refused. */
+const COMMAND_NAMES = Object.fromEntries(OPERATIONS.map((op) => [op, `quota ${op}`])) as Record<Operation, string>;
+
 export class RedisQuota implements QuotaCounter {
-  private readonly fail: (error: unknown) => never;
+  private readonly watch: RefusalWatch;
+  /** Per step, made once: the request path builds no closure to fail with. */
+  private readonly fail: Record<Operation, (error: unknown) => never>;
 
   constructor(
     private readonly client: RedisClient,
     private readonly options: RedisQuotaOptions,
   ) {
-    this.fail = unavailable(options.logError);
+    const watch = (this.watch = options.watch ?? UNWATCHED);
+    this.fail = Object.fromEntries(OPERATIONS.map((op) => [op, unavailable(watch, COMMAND_NAMES[op])])) as Record<Operation, (error: unknown) => never>;
   }
 
   /** One step of the script; Redis's own errors (RedisUnavailable, RedisCommandError) pass through. */
   private async script(op: Operation, kind: QuotaKind, scope: string, limit: number, id = '', extra: number | string = ''): Promise<{ allowed: boolean; status: QuotaStatus }> {
     const now = this.options.clock.now();
     const reply = await this.client.eval(QUOTA_SCRIPT, redisKeysOf(kind, scope), [op, now, limit, WINDOW_MS, id, extra]);
+    this.watch.answered(COMMAND_NAMES[op]);
     const [allowed, count, held, start] = reply as number[];
     const remaining = Math.max(0, limit - count - held);
     return { allowed: allowed === 1, status: { limit, remaining, resetAt: (start < 0 ? now : start) + WINDOW_MS, exhausted: remaining === 0 } };
@@ -106,7 +121,7 @@ export class RedisQuota implements QuotaCounter {
 
   /** The same on the request path: any failure is the 503 of an unreachable store. */
   private run(...args: Parameters<RedisQuota['script']>): ReturnType<RedisQuota['script']> {
-    return this.script(...args).catch(this.fail);
+    return this.script(...args).catch(this.fail[args[0]]);
   }
 
   async status(kind: QuotaKind, scope: string, limit: number): Promise<QuotaStatus> {
