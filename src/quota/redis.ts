@@ -26,15 +26,24 @@ export const REDIS_PREFIX = 'bda:';
  * KEYS: the window, the held slots. ARGV: operation, now (ms), limit, window length (ms),
  * reservation id, lease end (ms). Returns {allowed (1/0), count, held, start (-1: no window)}.
  * `merge` (migration) sets the count to the larger of the two, so running it twice adds nothing.
+ *
+ * It reads before it writes, and its first write is the one that takes memory (HSET, HINCRBY,
+ * ZADD): Redis refuses a script out of memory (noeviction, maxmemory reached) only at its first
+ * write, and lets every later one through. A cleanup first would let a count past a full Redis;
+ * this way a count is refused whole (OOM) and `status` writes nothing at all.
  */
 const QUOTA_SCRIPT = new LuaScript(`
 local op, now, limit, span = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-if op == 'commit' or op == 'release' then redis.call('ZREM', KEYS[2], ARGV[5]) end
-local held = redis.call('ZCARD', KEYS[2])
+local held = redis.call('ZCOUNT', KEYS[2], '(' .. ARGV[2], '+inf')
 local w = redis.call('HMGET', KEYS[1], 'start', 'count')
 local start, count = tonumber(w[1]), tonumber(w[2]) or 0
 if start == nil or now >= start + span then start, count = -1, 0 end
+if op == 'status' then return {0, count, held, start} end
+if op == 'commit' or op == 'release' then
+  local lease = tonumber(redis.call('ZSCORE', KEYS[2], ARGV[5]))
+  if lease and lease > now then held = held - 1 end
+  redis.call('ZREM', KEYS[2], ARGV[5])
+end
 local allowed = 0
 if (op == 'take' or op == 'reserve') and count + held < limit then allowed = 1 end
 if (op == 'take' and allowed == 1) or op == 'commit' then
@@ -60,6 +69,7 @@ elseif op == 'merge' then
     redis.call('HSET', KEYS[1], 'count', n)
   end
 end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 return {allowed, count, held, start}
 `);
 
