@@ -29,6 +29,7 @@ const NAMES = {
   runtimePolicy: 'should turn not ready when the policy is changed at runtime, and ready again once it is noeviction',
   replica: 'should answer 503 on a read-only replica, /readyz naming READONLY, one log line when it begins and one when it ends',
   reset: 'should answer 503 `key store is empty or was reset` (never 401) on an empty or flushed Redis, ready again once the keys command writes',
+  adopt: 'should adopt a store written before the marker (at server start and by the keys command), and keys migrate writes it',
   oom: 'should answer counted requests 503 with Redis out of memory, /readyz naming OOM, and serve again once memory is freed',
 };
 
@@ -91,7 +92,7 @@ async function untilNotReady(url: string, reason: RegExp, what: string): Promise
 if (!REDIS_INSTALLED) {
   skipWithoutRedis(policy, [NAMES.startPolicy, NAMES.runtimePolicy]);
   skipWithoutRedis(refusals, [NAMES.replica, NAMES.oom]);
-  skipWithoutRedis(wiped, [NAMES.reset]);
+  skipWithoutRedis(wiped, [NAMES.reset, NAMES.adopt]);
 } else {
   policy.after(() => {
     for (const client of opened.splice(0)) client.close();
@@ -265,6 +266,45 @@ if (!REDIS_INSTALLED) {
       assert.equal(resetLines.map((line) => line.split(':')[0]), ['not ready', 'no longer', 'not ready', 'no longer'], resetLines.join('\n'));
     } finally {
       await started.close();
+      await redis.close();
+    }
+  });
+
+  wiped(NAMES.adopt, async () => {
+    const redis = await startRedis();
+    let started: Started | null = null;
+    try {
+      const key = await createKey(redis, 'oldco');
+      const admin = await operator(redis);
+      // A store as an older version left it: records, no marker.
+      assert.is(await admin.send(['DEL', 'bda:store']), 1);
+      started = await serve(redis);
+      const { url } = started.server;
+      assert.is((await readiness(url)).status, 200, 'the server adopted it as it started');
+      assert.is((await get(url, FREE_LIST, key)).status, 200);
+      const marker = JSON.parse(String(await admin.send(['GET', 'bda:store']))) as { created_at: string };
+      assert.ok(!Number.isNaN(Date.parse(marker.created_at)), JSON.stringify(marker));
+
+      // Lost while the server runs: only the keys command adopts it now, even one that writes nothing.
+      await admin.send(['DEL', 'bda:store']);
+      await untilNotReady(url, /empty or was reset/, 'the lost marker is noticed');
+      const listed = await keysCommand('list', '--store', redis.url);
+      assert.is(listed.status, 0, listed.stderr);
+      await untilReady(url, 'ready once keys list adopted the store');
+      assert.is((await get(url, FREE_LIST, key)).status, 200);
+
+      // Wiped, then restored from a state folder by keys migrate: ready, and the folder's key works.
+      const stateDir = join(root, 'migrate-state');
+      const made = await keysCommand('create', '--tier', 'free', '--org', 'folderco', '--json', '--state', stateDir);
+      assert.is(made.status, 0, made.stderr);
+      await admin.send(['FLUSHALL']);
+      await untilNotReady(url, /empty or was reset/, 'the flush is noticed');
+      const migrated = await keysCommand('migrate', '--state', stateDir, '--store', redis.url);
+      assert.is(migrated.status, 0, migrated.stderr);
+      await untilReady(url, 'ready once keys migrate wrote the store');
+      assert.is((await get(url, FREE_LIST, (JSON.parse(made.stdout) as { key: string }).key)).status, 200);
+    } finally {
+      await started?.close();
       await redis.close();
     }
   });
