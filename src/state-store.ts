@@ -63,9 +63,10 @@ function openFileStore(stateDir: string, { clock, logError }: StoreHooks): State
  * (/readyz), found by requests and by the probe.
  */
 async function openRedisStore(address: RedisAddress, leaseMs: number, { clock, log, logError, conditions, redisProbeMs }: StoreHooks): Promise<StateStore> {
-  let health: RedisHealth | null = null;
-  // A reconnection may be to a Redis restarted with other settings or without its data: check at once.
-  const client = new RedisClient({ address, log: logError, connected: () => void health?.round() });
+  // A reconnection may be to a Redis restarted with other settings or without its data: the
+  // probe checks at once (from when it exists; the start-up check below covers the first).
+  let reconnected = () => {};
+  const client = new RedisClient({ address, log: logError, connected: () => reconnected() });
   await client.started();
   const problem = client.problem() ?? (await startUpCheck(client));
   if (problem) logError(`${problem}; answering 503 until it can be reached`);
@@ -76,16 +77,16 @@ async function openRedisStore(address: RedisAddress, leaseMs: number, { clock, l
   // anyone runs the keys command does not make every key a 503. A refusal (a replica) is the
   // probe's to report.
   if (!problem) await keys.adopt().catch(() => false);
-  health = new RedisHealth({ client, conditions, refusals, probeKey: `${REDIS_PREFIX}probe`, storeCheck: () => keys.checkStore(), logError, intervalMs: redisProbeMs });
+  const health = new RedisHealth({ client, conditions, refusals, probeKey: `${REDIS_PREFIX}probe`, storeCheck: () => keys.checkStore(), logError, intervalMs: redisProbeMs });
+  reconnected = () => void health.round();
   await health.start();
-  const running = health;
   return {
     keys,
     quota: new RedisQuota(client, { clock, leaseMs, watch: refusals }),
     book: null,
     problem: () => client.problem(),
     close: () => {
-      running.stop();
+      health.stop();
       client.close();
     },
   };
