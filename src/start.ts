@@ -28,6 +28,8 @@ export interface StartHooks {
   logError?: (line: string) => void;
   /** Timeouts and per-connection bounds of the HTTP server (default HTTP_LIMITS; tests shorten them). */
   httpLimits?: Partial<typeof HTTP_LIMITS>;
+  /** How often the Redis probe runs (default once a second; tests shorten it). */
+  redisProbeMs?: number;
   /** The quota counter the app and the grader use, made from the state folder's book (default: the book itself; not used with Redis). */
   counter?: (book: QuotaBook) => QuotaCounter;
 }
@@ -62,7 +64,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
 
   // Begun conditions are errors (an operator must act), ended ones news.
   const conditions = new Conditions({ begins: logError, ends: log });
-  const store = await openStateStore(options, { clock, log, logError, conditions });
+  const store = await openStateStore(options, { clock, log, logError, conditions, redisProbeMs: hooks.redisProbeMs });
   const idle = new IdleWork();
   const snapshots = new SnapshotStore({ root: options.snapshotDir, cacheBytes: options.cacheBytes, log, logError, conditions, quiet: () => idle.quiet() });
   try {

@@ -12,9 +12,11 @@ import { KeyStore } from './keys/store.ts';
 import type { KeyLookup } from './keys/record.ts';
 import { QuotaBook } from './quota/book.ts';
 import type { QuotaCounter } from './quota/counter.ts';
-import { RedisClient, type RedisAddress } from './redis/client.ts';
+import { RedisClient, RedisUnavailable, type RedisAddress } from './redis/client.ts';
+import { readEvictionPolicy, RedisHealth } from './redis/health.ts';
+import { Refusals } from './redis/refusals.ts';
 import { RedisKeys } from './keys/redis.ts';
-import { RedisQuota } from './quota/redis.ts';
+import { REDIS_PREFIX, RedisQuota } from './quota/redis.ts';
 import { ensurePrivateDir } from './shared/state-files.ts';
 
 export interface StateStore {
@@ -36,6 +38,8 @@ export interface StoreHooks {
   conditions: Conditions;
   log: (line: string) => void;
   logError: (line: string) => void;
+  /** How often the Redis probe runs (default PROBE_INTERVAL_MS in src/redis/health.ts; tests shorten it). */
+  redisProbeMs?: number;
 }
 
 /** Why the state folder cannot take writes, or null when it can. */
@@ -69,21 +73,55 @@ function openFileStore(stateDir: string, keysGraceSeconds: number, { clock, cond
 
 /**
  * Connect to Redis, waiting for the first attempt only: a Redis that is down at start-up is
- * reported by /readyz and answered with 503s until it comes, as when it goes away later.
+ * reported by /readyz and answered with 503s until it comes, as when it goes away later. A
+ * Redis that answers but may evict keys is refused at once (the caller cannot start): see
+ * src/redis/health.ts. Its refusals, its lost store and a policy changed later are conditions
+ * (/readyz), found by requests and by the probe.
  */
-async function openRedisStore(address: RedisAddress, leaseMs: number, { clock, log, logError }: StoreHooks): Promise<StateStore> {
-  const client = new RedisClient({ address, log: logError });
+async function openRedisStore(address: RedisAddress, leaseMs: number, { clock, log, logError, conditions, redisProbeMs }: StoreHooks): Promise<StateStore> {
+  // A reconnection may be to a Redis restarted with other settings or without its data: the
+  // probe checks at once (from when it exists; the start-up check below covers the first).
+  let reconnected = () => {};
+  const client = new RedisClient({ address, log: logError, connected: () => reconnected() });
   await client.started();
-  const problem = client.problem();
+  const problem = client.problem() ?? (await startUpCheck(client));
   if (problem) logError(`${problem}; answering 503 until it can be reached`);
   else log(`state store: Redis at ${address.label}`);
+  const refusals = new Refusals(conditions, address.label);
+  const keys = new RedisKeys(client, { watch: refusals, conditions, clock });
+  // A store an older version wrote gets its marker here too, so upgrading the servers before
+  // anyone runs the keys command does not make every key a 503. A refusal (a replica) is the
+  // probe's to report.
+  if (!problem) await keys.adopt().catch(() => false);
+  const health = new RedisHealth({ client, conditions, refusals, probeKey: `${REDIS_PREFIX}probe`, storeCheck: () => keys.checkStore(), logError, intervalMs: redisProbeMs });
+  reconnected = () => void health.round();
+  await health.start();
   return {
-    keys: new RedisKeys(client, logError),
-    quota: new RedisQuota(client, { clock, leaseMs, logError }),
+    keys,
+    quota: new RedisQuota(client, { clock, leaseMs, watch: refusals }),
     book: null,
     problem: () => client.problem(),
-    close: () => client.close(),
+    close: () => {
+      health.stop();
+      client.close();
+    },
   };
+}
+
+/**
+ * Null when Redis may be used, or why it is unreachable after all; throws (the server cannot
+ * start) when its eviction policy is not noeviction.
+ */
+async function startUpCheck(client: RedisClient): Promise<string | null> {
+  try {
+    const policyProblem = await readEvictionPolicy(client);
+    if (policyProblem === null) return null;
+    client.close();
+    throw new Error(policyProblem);
+  } catch (error) {
+    if (error instanceof RedisUnavailable) return client.problem() ?? error.message;
+    throw error;
+  }
 }
 
 export async function openStateStore(options: ServerOptions, hooks: StoreHooks): Promise<StateStore> {

@@ -5,6 +5,13 @@
  * script, one round trip), so a key revoked or regenerated from any host fails on the very next
  * request at every server: there is no cache to invalidate.
  *
+ * Beside them a marker, `store` (JSON: when the store was first written), written by the keys
+ * command with every change. A Redis that lost its data (FLUSHALL, a restart without
+ * persistence) has no marker: the lookup script sees that in the same round trip, and the
+ * request is answered 503 (StoreReset), not 401, since the key was not found because the
+ * server lost it, not because it is bad. A store written before the marker existed is adopted
+ * (the marker added) by the keys command and by a server starting on it.
+ *
  * Changes (the keys command) are the same KeyChange functions the file store applies, made
  * safe against concurrent commands by a check-and-set: they are written only if every record
  * they touch is still as it was read, else read and applied again.
@@ -12,36 +19,63 @@
 import { freezeRecord } from './file.ts';
 import type { KeyChange } from './changes.ts';
 import { hashKey, KEY_PATTERN, KeyStoreError, type KeyLookup, type KeyRecord } from './record.ts';
+import { systemClock, type Clock } from '../lib/clock.ts';
+import type { Conditions } from '../lib/conditions.ts';
 import { LuaScript, type RedisClient } from '../redis/client.ts';
+import { UNWATCHED, type RefusalWatch } from '../redis/refusals.ts';
+import { StoreReset } from '../quota/counter.ts';
 import { REDIS_PREFIX, unavailable } from '../quota/redis.ts';
 
 const RECORDS = `${REDIS_PREFIX}keys`;
 const INDEX = `${REDIS_PREFIX}key-hashes`;
+/** The Redis key whose presence says this Redis holds the key store. */
+export const STORE_MARKER = `${REDIS_PREFIX}store`;
 
-/** ARGV: the key's SHA-256. The active record's JSON, or nil. */
+/** The condition /readyz reports while the marker is missing. */
+export const RESET_CONDITION = 'redis reset';
+/** The lookup, as a command the refusal watch holds refusals for. */
+const LOOKUP_COMMAND = 'key lookup';
+
+/** KEYS: records, index, marker. ARGV: the key's SHA-256. 0 when there is no marker, else the active record's JSON, or nil. */
 const LOOKUP = new LuaScript(`
+if redis.call('EXISTS', KEYS[3]) == 0 then return 0 end
 local id = redis.call('HGET', KEYS[2], ARGV[1])
 if not id then return false end
 return redis.call('HGET', KEYS[1], id)
 `);
+const LOOKUP_KEYS = [RECORDS, INDEX, STORE_MARKER];
+/** The lookup script's answer when the marker is missing. */
+const NO_STORE = 0;
 
 /**
- * ARGV: groups of five: id, the JSON it must have now ('' for none), the new JSON, the hash to
- * drop from the index ('' none), the hash to index ('' none: revoked). All or nothing: 0 when
- * any record changed since it was read.
+ * KEYS: records, index, marker. ARGV: the marker's JSON (written if absent), then groups of
+ * five: id, the JSON it must have now ('' for none), the new JSON, the hash to drop from the
+ * index ('' none), the hash to index ('' none: revoked). All or nothing: 0 when any record
+ * changed since it was read.
  */
 const PUT = new LuaScript(`
-for i = 1, #ARGV, 5 do
+for i = 2, #ARGV, 5 do
   if (redis.call('HGET', KEYS[1], ARGV[i]) or '') ~= ARGV[i + 1] then return 0 end
 end
-for i = 1, #ARGV, 5 do
+for i = 2, #ARGV, 5 do
   if ARGV[i + 3] ~= '' then redis.call('HDEL', KEYS[2], ARGV[i + 3]) end
   redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 2])
   if ARGV[i + 4] ~= '' then redis.call('HSET', KEYS[2], ARGV[i + 4], ARGV[i]) end
 end
+redis.call('SET', KEYS[3], ARGV[1], 'NX')
 return 1
 `);
 
+/**
+ * KEYS: records, marker. ARGV: the marker's JSON. A store with records and no marker was
+ * written before the marker existed: the marker is added (1). Writes nothing otherwise (0), so
+ * it runs on a replica holding the marker.
+ */
+const ADOPT = new LuaScript(`
+if redis.call('EXISTS', KEYS[2]) == 1 or redis.call('HLEN', KEYS[1]) == 0 then return 0 end
+redis.call('SET', KEYS[2], ARGV[1], 'NX')
+return 1
+`);
 const MAX_ATTEMPTS = 20;
 
 interface Stored {
@@ -50,23 +84,37 @@ interface Stored {
   json: Map<string, string>;
 }
 
+export interface RedisKeysOptions {
+  /** Told of the lookup's refusals and successes (default: nobody; the keys command reports failures itself). */
+  watch?: RefusalWatch;
+  /** Where a missing marker is reported (the server's readiness); the keys command has none. */
+  conditions?: Conditions;
+  /** For the marker's `created_at`. */
+  clock?: Clock;
+}
+
 export class RedisKeys implements KeyLookup {
   /** Parsed records by hash, reused while Redis returns the same JSON (parsing is per request otherwise). */
   private readonly parsed = new Map<string, { json: string; record: KeyRecord }>();
   private readonly fail: (error: unknown) => never;
+  private readonly watch: RefusalWatch;
+  /** The marker was found missing and not yet back: RESET_CONDITION holds. */
+  private storeLost = false;
 
   constructor(
     private readonly client: RedisClient,
-    logError: (line: string) => void = () => {},
+    private readonly options: RedisKeysOptions = {},
   ) {
-    this.fail = unavailable(logError);
+    this.watch = options.watch ?? UNWATCHED;
+    this.fail = unavailable(this.watch, LOOKUP_COMMAND);
   }
 
-  /** The active key with this value, if any; 503 (HttpError) when Redis cannot be reached. */
+  /** The active key with this value, if any; StoreUnavailable when Redis cannot be reached, StoreReset when it lost the store. */
   lookup(plainKey: string): Promise<KeyRecord | undefined> | undefined {
     if (!KEY_PATTERN.test(plainKey)) return undefined;
     const hash = hashKey(plainKey);
-    return this.client.eval(LOOKUP, [RECORDS, INDEX], [hash]).then((json) => {
+    return this.client.eval(LOOKUP, LOOKUP_KEYS, [hash]).then((json) => {
+      if (!this.sawMarker(json)) throw new StoreReset();
       if (typeof json !== 'string') {
         this.parsed.delete(hash);
         return undefined;
@@ -79,6 +127,46 @@ export class RedisKeys implements KeyLookup {
       this.parsed.set(hash, { json, record });
       return record;
     }, this.fail);
+  }
+
+  /** The probe's check (src/redis/health.ts): the lookup script for no key, so the marker is read as requests read it. */
+  checkStore(): Promise<void> {
+    return this.client.eval(LOOKUP, LOOKUP_KEYS, ['']).then((reply) => void this.sawMarker(reply), this.fail);
+  }
+
+  /** Note a lookup's answer: whether the marker is there, beginning or ending RESET_CONDITION when that changed. */
+  private sawMarker(reply: unknown): boolean {
+    this.watch.answered(LOOKUP_COMMAND);
+    if (reply !== NO_STORE) {
+      if (this.storeLost) {
+        this.storeLost = false;
+        this.options.conditions?.end(RESET_CONDITION);
+      }
+      return true;
+    }
+    if (!this.storeLost) {
+      this.storeLost = true;
+      this.options.conditions?.begin(
+        RESET_CONDITION,
+        `Redis at ${this.client.address.label} holds no key store (no ${STORE_MARKER} key): it is empty or was reset (FLUSHALL, a restart without persistence, a new Redis); ` +
+          'keyed requests answer 503 until it is restored from a backup or written by the keys command (keys migrate, keys create)',
+      );
+    }
+    return false;
+  }
+
+  /** Add the marker to a store written before it existed; true when it did. */
+  async adopt(): Promise<boolean> {
+    return (await this.client.eval(ADOPT, [RECORDS, STORE_MARKER], [this.markerJson()])) === 1;
+  }
+
+  /** Write the marker if absent: the store is this Redis's from now on, even with no key in it (keys migrate of an empty folder). */
+  async mark(): Promise<void> {
+    await this.client.send(['SET', STORE_MARKER, this.markerJson(), 'NX']);
+  }
+
+  private markerJson(): string {
+    return JSON.stringify({ created_at: new Date((this.options.clock ?? systemClock).now()).toISOString() });
   }
 
   /** Every key, revoked ones included, oldest first. */
@@ -128,11 +216,12 @@ export class RedisKeys implements KeyLookup {
   }
 
   private async put(changed: readonly KeyRecord[], json: Map<string, string>): Promise<boolean> {
-    const args = changed.flatMap((record) => {
+    const args = [this.markerJson()];
+    for (const record of changed) {
       const old = json.get(record.id);
       const oldHash = old === undefined ? '' : (JSON.parse(old) as KeyRecord).hash;
-      return [record.id, old ?? '', JSON.stringify(record), oldHash, record.revoked_at === null ? record.hash : ''];
-    });
-    return (await this.client.eval(PUT, [RECORDS, INDEX], args)) === 1;
+      args.push(record.id, old ?? '', JSON.stringify(record), oldHash, record.revoked_at === null ? record.hash : '');
+    }
+    return (await this.client.eval(PUT, [RECORDS, INDEX, STORE_MARKER], args)) === 1;
   }
 }

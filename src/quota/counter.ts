@@ -82,3 +82,16 @@ export class StoreUnavailable extends StateUnavailable {
     this.name = 'StoreUnavailable';
   }
 }
+
+/**
+ * The shared store answers but holds no key store: it was emptied (FLUSHALL, a restart without
+ * persistence) or never written. Its clients' keys are not invalid, the server lost them: a 503
+ * until the operator restores the store, never a 401 that tells them their key is bad.
+ */
+export class StoreReset extends StateUnavailable {
+  readonly retryAfterSeconds = 10;
+  constructor() {
+    super('The key store is empty or was reset; retry later');
+    this.name = 'StoreReset';
+  }
+}

@@ -17,6 +17,7 @@ import type { Clock } from '../lib/clock.ts';
 import { DURABLE_NOW, StoreUnavailable, type QuotaCounter, type Reservation, type Reserved, type Taken } from './counter.ts';
 import { WINDOW_MS, type QuotaKind, type QuotaStatus, type Window } from './window.ts';
 import { LuaScript, RedisCommandError, RedisUnavailable, type RedisClient } from '../redis/client.ts';
+import { UNWATCHED, type RefusalWatch } from '../redis/refusals.ts';
 
 /** Every Redis key (a name in Redis's keyspace) this server writes starts so, to share a Redis with other programs. */
 export const REDIS_PREFIX = 'bda:';
@@ -25,15 +26,24 @@ export const REDIS_PREFIX = 'bda:';
  * KEYS: the window, the held slots. ARGV: operation, now (ms), limit, window length (ms),
  * reservation id, lease end (ms). Returns {allowed (1/0), count, held, start (-1: no window)}.
  * `merge` (migration) sets the count to the larger of the two, so running it twice adds nothing.
+ *
+ * It reads before it writes, and its first write is the one that takes memory (HSET, HINCRBY,
+ * ZADD): Redis refuses a script out of memory (noeviction, maxmemory reached) only at its first
+ * write, and lets every later one through. A cleanup first would let a count past a full Redis;
+ * this way a count is refused whole (OOM) and `status` writes nothing at all.
  */
 const QUOTA_SCRIPT = new LuaScript(`
 local op, now, limit, span = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-if op == 'commit' or op == 'release' then redis.call('ZREM', KEYS[2], ARGV[5]) end
-local held = redis.call('ZCARD', KEYS[2])
+local held = redis.call('ZCOUNT', KEYS[2], '(' .. ARGV[2], '+inf')
 local w = redis.call('HMGET', KEYS[1], 'start', 'count')
 local start, count = tonumber(w[1]), tonumber(w[2]) or 0
 if start == nil or now >= start + span then start, count = -1, 0 end
+if op == 'status' then return {0, count, held, start} end
+if op == 'commit' or op == 'release' then
+  local lease = tonumber(redis.call('ZSCORE', KEYS[2], ARGV[5]))
+  if lease and lease > now then held = held - 1 end
+  redis.call('ZREM', KEYS[2], ARGV[5])
+end
 local allowed = 0
 if (op == 'take' or op == 'reserve') and count + held < limit then allowed = 1 end
 if (op == 'take' and allowed == 1) or op == 'commit' then
@@ -59,6 +69,7 @@ elseif op == 'merge' then
     redis.call('HSET', KEYS[1], 'count', n)
   end
 end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 return {allowed, count, held, start}
 `);
 
@@ -69,10 +80,14 @@ function redisKeysOf(kind: QuotaKind, scope: string): string[] {
   return [`${REDIS_PREFIX}quota:${kind}:${scope}`, `${REDIS_PREFIX}held:${kind}:${scope}`];
 }
 
-/** A failure to reach Redis (or a refusal by it) becomes StoreUnavailable, which the app answers with a 503. */
-export function unavailable(log: (line: string) => void): (error: unknown) => never {
+/**
+ * A failure to reach Redis (or a refusal by it) becomes StoreUnavailable, which the app answers
+ * with a 503. A refusal is told to `watch` as one of `command`'s, which reports it once while it
+ * lasts (src/redis/refusals.ts), not once a request.
+ */
+export function unavailable(watch: RefusalWatch, command: string): (error: unknown) => never {
   return (error) => {
-    if (error instanceof RedisCommandError) log(error.message);
+    if (error instanceof RedisCommandError) watch.refused(command, error);
     if (error instanceof RedisUnavailable || error instanceof RedisCommandError) throw new StoreUnavailable({ cause: error });
     throw error;
   };
@@ -82,23 +97,33 @@ export interface RedisQuotaOptions {
   clock: Clock;
   /** How long a grading may hold a slot before it is taken back (longer than any grading). */
   leaseMs: number;
-  logError: (line: string) => void;
+  /** Told of each step's refusals and successes (default: nobody; the keys command reports failures itself). */
+  watch?: RefusalWatch;
 }
 
+const OPERATIONS: readonly Operation[] = ['status', 'take', 'reserve', 'commit', 'release', 'merge'];
+
+/** Each step is a command of its own to the refusal watch: with memory full `status` runs and `take` is refused. */
+const COMMAND_NAMES = Object.fromEntries(OPERATIONS.map((op) => [op, `quota ${op}`])) as Record<Operation, string>;
+
 export class RedisQuota implements QuotaCounter {
-  private readonly fail: (error: unknown) => never;
+  private readonly watch: RefusalWatch;
+  /** Per step, made once: the request path builds no closure to fail with. */
+  private readonly fail: Record<Operation, (error: unknown) => never>;
 
   constructor(
     private readonly client: RedisClient,
     private readonly options: RedisQuotaOptions,
   ) {
-    this.fail = unavailable(options.logError);
+    const watch = (this.watch = options.watch ?? UNWATCHED);
+    this.fail = Object.fromEntries(OPERATIONS.map((op) => [op, unavailable(watch, COMMAND_NAMES[op])])) as Record<Operation, (error: unknown) => never>;
   }
 
   /** One step of the script; Redis's own errors (RedisUnavailable, RedisCommandError) pass through. */
   private async script(op: Operation, kind: QuotaKind, scope: string, limit: number, id = '', extra: number | string = ''): Promise<{ allowed: boolean; status: QuotaStatus }> {
     const now = this.options.clock.now();
     const reply = await this.client.eval(QUOTA_SCRIPT, redisKeysOf(kind, scope), [op, now, limit, WINDOW_MS, id, extra]);
+    this.watch.answered(COMMAND_NAMES[op]);
     const [allowed, count, held, start] = reply as number[];
     const remaining = Math.max(0, limit - count - held);
     return { allowed: allowed === 1, status: { limit, remaining, resetAt: (start < 0 ? now : start) + WINDOW_MS, exhausted: remaining === 0 } };
@@ -106,7 +131,7 @@ export class RedisQuota implements QuotaCounter {
 
   /** The same on the request path: any failure is the 503 of an unreachable store. */
   private run(...args: Parameters<RedisQuota['script']>): ReturnType<RedisQuota['script']> {
-    return this.script(...args).catch(this.fail);
+    return this.script(...args).catch(this.fail[args[0]]);
   }
 
   async status(kind: QuotaKind, scope: string, limit: number): Promise<QuotaStatus> {

@@ -62,6 +62,8 @@ export interface RedisClientOptions {
   backoffMs?: { first: number; max: number };
   /** Told when the connection goes down or comes back (once per change, not per retry). */
   log?: (line: string) => void;
+  /** Called each time a connection is ready for commands, the first and every reconnection: what a restarted Redis may have changed is checked again. */
+  connected?: () => void;
 }
 
 interface Waiting {
@@ -202,6 +204,7 @@ export class RedisClient {
     if (this.loggedFailure !== null) this.options.log?.(`redis: connected to ${this.options.address.label} again`);
     this.loggedFailure = null;
     this.endFirstAttempt();
+    this.options.connected?.();
   }
 
   /** The connection ended (error, close, timeout): fail what waits, try again after a pause. */

@@ -41,9 +41,9 @@ export interface RedisServer {
   close(): Promise<void>;
 }
 
-function launch(port: number, dir: string, persistent: boolean): Promise<ChildProcess> {
+function launch(port: number, dir: string, persistent: boolean, extra: readonly string[]): Promise<ChildProcess> {
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--daemonize', 'no', '--logfile', ''];
-  args.push(...(persistent ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']));
+  args.push(...(persistent ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']), ...extra);
   const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
@@ -67,7 +67,8 @@ function launch(port: number, dir: string, persistent: boolean): Promise<ChildPr
   });
 }
 
-export async function startRedis(options: { persistent?: boolean; db?: number } = {}): Promise<RedisServer> {
+/** `args`: more redis-server options (`--maxmemory-policy allkeys-lru`, `--replicaof HOST PORT`). */
+export async function startRedis(options: { persistent?: boolean; db?: number; args?: readonly string[] } = {}): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), 'redis-test-'));
   // The port is free when asked, but another program (another test run on this machine) may
   // take it before redis-server binds it: then another port.
@@ -75,7 +76,7 @@ export async function startRedis(options: { persistent?: boolean; db?: number } 
   let child: ChildProcess | null = null;
   for (let attempt = 1; !child; attempt++) {
     try {
-      child = await launch(port, dir, options.persistent ?? false);
+      child = await launch(port, dir, options.persistent ?? false, options.args ?? []);
     } catch (error) {
       if (attempt >= 5 || !/Address already in use/.test((error as Error).message)) throw error;
       port = await freePort();
@@ -92,7 +93,7 @@ export async function startRedis(options: { persistent?: boolean; db?: number } 
     port,
     stop,
     start: async () => {
-      child = await launch(port, dir, options.persistent ?? false);
+      child = await launch(port, dir, options.persistent ?? false, options.args ?? []);
     },
     close: async () => {
       await stop('SIGKILL');

@@ -2,7 +2,8 @@
  * The keys command's view of a store: apply a change (src/keys/changes.ts), list the keys, and, for
  * Redis, take in a state folder (`keys migrate`). The file store works as it always has, at
  * once and under its lock; Redis answers later, and its failures are the store's refusals
- * (KeyStoreError: exit status 1).
+ * (KeyStoreError: exit status 1). Every change to Redis, and `keys migrate`, leaves its store
+ * marker (src/keys/redis.ts), by which the servers tell a reset Redis from a bad key.
  */
 import { existsSync } from 'node:fs';
 import { systemClock, type Clock } from '../../lib/clock.ts';
@@ -59,8 +60,12 @@ export async function redisAdmin(address: RedisAddress, clock: Clock = systemClo
     client.close();
     throw new KeyStoreError(problem);
   }
-  const keys = new RedisKeys(client);
-  const quota = new RedisQuota(client, { clock, leaseMs: 0, logError: () => {} });
+  const keys = new RedisKeys(client, { clock });
+  const quota = new RedisQuota(client, { clock, leaseMs: 0 });
+  // A store written before the marker existed (src/keys/redis.ts) is adopted by whichever
+  // command comes first. Failing that (a read-only replica) keeps no command from reading; a
+  // command that writes fails by itself and says why.
+  await keys.adopt().catch(() => false);
   return {
     where: `redis://${address.label}`,
     apply: (change) => keys.update(change).catch(refused),
@@ -87,6 +92,7 @@ export async function redisAdmin(address: RedisAddress, clock: Clock = systemClo
       const windows = Object.entries(readWindows(stateDir, clock.now(), () => {}));
       try {
         const { added, present, conflicts } = await keys.import(records);
+        await keys.mark();
         for (const [counter, window] of windows) {
           const space = counter.indexOf(' ');
           await quota.merge(counter.slice(0, space) as QuotaKind, counter.slice(space + 1), window);
