@@ -56,7 +56,7 @@ export function* verification(manifest: Manifest, progress: VerificationProgress
     const file = indexFile(routeId);
     const bytes = yield { file };
     progress.indexesChecked++;
-    if (checksumOf(bytes) !== manifest.index_sums?.[routeId]) {
+    if (checksumOf(bytes) !== manifest.index_sums[routeId]) {
       sink.corrupt(`index file ${file}`);
       continue;
     }

@@ -41,6 +41,8 @@ export class SnapshotStore {
   private watcher: FSWatcher | null = null;
   private poller: NodeJS.Timeout | null = null;
   private checking: Promise<void> | null = null;
+  /** A build being checked before it is switched to. */
+  private pending: Snapshot | null = null;
   private followUp: Promise<void> | null = null;
   private lastFailure: string | null = null;
   /** Builds found corrupt or unreadable, by folder and pack identity: not checked again until they change. */
@@ -70,10 +72,11 @@ export class SnapshotStore {
     this.poller.unref();
   }
 
-  /** Stop following `current`; the active snapshot is retired (closed once idle). */
+  /** Stop following `current`; the active snapshot, and one being checked, are retired (closed once idle). */
   stop(): void {
     this.watcher?.close();
     if (this.poller) clearInterval(this.poller);
+    this.pending?.retire();
     this.active.retire();
   }
 
@@ -157,14 +160,17 @@ export class SnapshotStore {
       const pack = await stat(join(target, PACK_FILE));
       identity = `${target} ${pack.ino} ${pack.size} ${pack.mtimeMs}`;
       if (this.rejected.has(identity)) return;
-      const next = await this.open(target);
+      const next = (this.pending = await this.open(target));
       const check = new BuildVerifier(next, this.options.quiet);
       const state = await check.done;
+      this.pending = null;
       if (state !== 'verified') {
         next.retire();
         if (state === 'stopped') return;
-        this.rejected.add(identity);
-        throw new Error(`${next.troubleSummary()}; rebuild it (npm run build -- --force)`);
+        // A corrupt build stays corrupt: it is not read again until it changes. A read that
+        // failed may be passing (descriptors exhausted): that one is tried at the next check.
+        if (state === 'corrupt') this.rejected.add(identity);
+        throw new Error(`${next.troubleSummary()}${state === 'corrupt' ? '; rebuild it (npm run build -- --force)' : ''}`);
       }
       this.use(next, check);
       this.lastFailure = null;
