@@ -11,7 +11,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv } from '../src/shared/ajv.ts';
-import { checksumOf, INDEX_DIR, indexEntry, MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, indexFile, type CheckedSpan, type Manifest, type RouteIndex } from '../src/shared/manifest.ts';
+import { checksumOf, INDEX_DIR, indexEntry, manifestText, MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, indexFile, type CheckedSpan, type Manifest, type RouteIndex } from '../src/shared/manifest.ts';
 import { corruptionSummary, verifyBuildSync } from '../src/shared/verify-build.ts';
 import { assembleMeasurements } from '../src/shared/measurements.ts';
 import { builtRouteIds, createBuildContext, produceBodies } from './shape/bodies.ts';
@@ -249,7 +249,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
       critpt_problems: dataset.critptProblems,
       fragments: Object.fromEntries(fragments.map((f) => [f.key, { data: f.data.span!, index: f.index.span! }])),
     };
-    writeFileSync(join(tmpDir, MANIFEST_FILE), JSON.stringify(manifest), { mode: 0o644 });
+    writeFileSync(join(tmpDir, MANIFEST_FILE), manifestText(manifest), { mode: 0o644 });
     fsyncDir(join(tmpDir, MANIFEST_FILE));
     verifySnapshot(tmpDir);
     publishSnapshot(options.outDir, tmpDir, buildId);

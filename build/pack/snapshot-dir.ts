@@ -4,10 +4,10 @@
  * A lock file keeps two builds from writing at once; old builds are pruned, keeping a few so
  * that a server still finishing requests on one is never pulled from under it.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { takePidLock } from '../../src/shared/pid-lock.ts';
-import { CURRENT_LINK, MANIFEST_FILE, type Manifest } from '../../src/shared/manifest.ts';
+import { CURRENT_LINK, readManifest, type Manifest } from '../../src/shared/manifest.ts';
 import { corruptionSummary, verifyBuildSync } from '../../src/shared/verify-build.ts';
 import { fsyncDir } from '../../src/shared/state-files.ts';
 
@@ -24,9 +24,9 @@ export const KEEP_PREVIOUS = 1;
 export function readCurrentManifest(outDir: string): { dir: string; manifest: Manifest } | null {
   try {
     const dir = join(outDir, readlinkSync(join(outDir, CURRENT_LINK)));
-    return { dir, manifest: JSON.parse(readFileSync(join(dir, MANIFEST_FILE), 'utf8')) as Manifest };
+    return { dir, manifest: readManifest(dir) };
   } catch {
-    // No current snapshot, or a broken one: the build simply starts from nothing.
+    // No current snapshot, or a broken one (its manifest unreadable, of another format, or failing its checksum): the build simply starts from nothing.
     return null;
   }
 }
@@ -54,7 +54,7 @@ export function newBuildId(outDir: string, builtAt: Date, inputDigest: string): 
  * indexes hold every entry, and every stored part passes its checksum.
  */
 export function verifySnapshot(dir: string): void {
-  const manifest = JSON.parse(readFileSync(join(dir, MANIFEST_FILE), 'utf8')) as Manifest;
+  const manifest = readManifest(dir);
   let entries = 0;
   const corrupt = verifyBuildSync(dir, manifest, { index: (_, index) => (entries += Object.keys(index).length) });
   if (corrupt.length > 0) throw new Error(`snapshot ${dir} read back differs from what was written: ${corruptionSummary(manifest.build_id, corrupt)}`);
@@ -91,7 +91,7 @@ function buildFolders(outDir: string): string[] {
 export function findIdenticalBuild(outDir: string, inputDigest: string): string | null {
   for (const name of buildFolders(outDir).reverse()) {
     try {
-      const manifest = JSON.parse(readFileSync(join(outDir, name, MANIFEST_FILE), 'utf8')) as Manifest;
+      const manifest = readManifest(join(outDir, name));
       if (manifest.input_digest === inputDigest && verifyBuildSync(join(outDir, name), manifest).length === 0) return name;
     } catch {
       // A folder without a readable manifest or pack is no build to reuse; pruning removes it in time.

@@ -56,6 +56,34 @@ export interface Manifest {
   fragments: Record<string, { data: CheckedSpan; index: CheckedSpan }>;
   /** The CritPt problem set a grading batch must cover exactly. */
   critpt_problems: string[];
+  /** Written last by manifestText: the checksum of the manifest's text before it (its empty-page templates are served bytes too). */
+  manifest_sum?: string;
+}
+
+const SEAL = /,"manifest_sum":"([A-Za-z0-9_-]{22})"\}$/;
+
+/** A manifest's text as the build writes it: its JSON with, last, the checksum of the text before. */
+export function manifestText(manifest: Manifest): string {
+  const body = JSON.stringify({ ...manifest, manifest_sum: undefined });
+  return `${body.slice(0, -1)},"manifest_sum":"${checksumOf(body)}"}`;
+}
+
+/**
+ * A manifest from its text, checked: throws naming `path` when it is not this server's format,
+ * or when its text is not the text its checksum was made of.
+ */
+export function parseManifest(text: string, path: string): Manifest {
+  const manifest = JSON.parse(text) as Manifest;
+  if (manifest.format !== MANIFEST_FORMAT) throw new Error(`${path} has manifest format ${manifest.format}; this server reads format ${MANIFEST_FORMAT} (rebuild it)`);
+  const seal = SEAL.exec(text);
+  if (!seal || checksumOf(`${text.slice(0, seal.index)}}`) !== seal[1]) throw new Error(`${path} fails its checksum`);
+  return manifest;
+}
+
+/** The manifest of the build in `dir`, checked (build, tools). */
+export function readManifest(dir: string): Manifest {
+  const path = join(dir, MANIFEST_FILE);
+  return parseManifest(readFileSync(path, 'utf8'), path);
 }
 
 /** The strong ETag of one variant: the identity body's hash, marked by encoding. */

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Unavailable } from '../lib/unavailable.ts';
-import { checksumOf, MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, indexFile, type CheckedSpan, type Encoding, type IndexEntry, type Manifest, type RouteIndex } from '../shared/manifest.ts';
+import { checksumOf, MANIFEST_FILE, PACK_FILE, indexFile, parseManifest, type CheckedSpan, type Encoding, type IndexEntry, type Manifest, type RouteIndex } from '../shared/manifest.ts';
 import { corruptionSummary } from '../shared/verify-build.ts';
 
 /** A body ready to send: its bytes, the encoding they are in, and that variant's ETag. */
@@ -66,13 +66,13 @@ export class Snapshot {
 
   static async open(dir: string): Promise<Snapshot> {
     const path = join(dir, MANIFEST_FILE);
-    let manifest: Manifest;
+    let text: string;
     try {
-      manifest = JSON.parse(await readFile(path, 'utf8')) as Manifest;
+      text = await readFile(path, 'utf8');
     } catch (error) {
       throw new Error(`cannot read snapshot manifest ${path}: ${(error as Error).message}`);
     }
-    if (manifest.format !== MANIFEST_FORMAT) throw new Error(`snapshot ${dir} has manifest format ${manifest.format}; this server reads format ${MANIFEST_FORMAT} (rebuild it)`);
+    const manifest = parseManifest(text, path);
     const pack = await open(join(dir, PACK_FILE), 'r');
     return new Snapshot(dir, manifest, pack);
   }

@@ -4,7 +4,7 @@
  * a corrupt build switched in, a build folder removed. Never a 200 with wrong bytes, never a
  * 500; another acceptable encoding stands in when one exists, else a 503; /readyz says why.
  */
-import { cpSync, openSync, readFileSync, readlinkSync, readSync, renameSync, rmSync, symlinkSync, writeSync, closeSync } from 'node:fs';
+import { closeSync, cpSync, openSync, readFileSync, readlinkSync, readSync, renameSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { suite } from 'uvu';
@@ -170,6 +170,26 @@ running('should never switch to a build that fails its check, and not check it a
   assert.is(reply.status, 200);
   checkedBody(reply);
   // A sound build is switched in as usual.
+  await r.rebuild(true);
+  await r.running.snapshots.check();
+  assert.is.not(r.running.snapshots.current, before);
+  r.errors.length = 0;
+});
+
+running('should never switch to a build whose manifest fails its checksum', async () => {
+  const before = r.running.snapshots.current;
+  const copy = join(r.snapshotDir, `${before.buildId}-manifest-rot`);
+  cpSync(before.dir, copy, { recursive: true });
+  // The manifest holds served bytes too (the empty-page templates): a changed byte is as bad as a flipped bit of the pack.
+  const path = join(copy, MANIFEST_FILE);
+  const text = readFileSync(path, 'utf8');
+  writeFileSync(path, text.replace('"page_size":200', '"page_size":900'));
+  const link = join(r.snapshotDir, 'current');
+  symlinkSync(copy, `${link}.tmp`);
+  renameSync(`${link}.tmp`, link);
+  await r.running.snapshots.check();
+  assert.is(r.running.snapshots.current, before);
+  assert.ok(r.errors.some((line) => line === `keeping snapshot ${before.buildId}: ${path} fails its checksum`), r.errors.join('\n'));
   await r.rebuild(true);
   await r.running.snapshots.check();
   assert.is.not(r.running.snapshots.current, before);

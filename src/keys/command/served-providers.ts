@@ -3,10 +3,10 @@
  * fragments of the measurements route), read from `<snapshot>/current/manifest.json`. The keys
  * command checks a grant against them, as the server would answer the route.
  */
-import { readFileSync, readlinkSync } from 'node:fs';
+import { readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { KeyStoreError } from '../record.ts';
-import { CURRENT_LINK, MANIFEST_FILE, type Manifest } from '../../shared/manifest.ts';
+import { CURRENT_LINK, readManifest, type Manifest } from '../../shared/manifest.ts';
 
 const MEASUREMENTS_ROUTE = 'language.provider.measurements';
 
@@ -20,7 +20,7 @@ export function servedProviders(snapshotDir: string): ServedProviders {
   const link = join(snapshotDir, CURRENT_LINK);
   let manifest: Manifest;
   try {
-    manifest = JSON.parse(readFileSync(join(snapshotDir, readlinkSync(link), MANIFEST_FILE), 'utf8')) as Manifest;
+    manifest = readManifest(join(snapshotDir, readlinkSync(link)));
   } catch (error) {
     throw new Error(`cannot read the served snapshot at ${link} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, { cause: error });
   }

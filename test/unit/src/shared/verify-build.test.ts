@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checksumOf, indexEntry, indexFile, type CheckedSpan, type Manifest, type RouteIndex } from '../../../../src/shared/manifest.ts';
+import { checksumOf, indexEntry, indexFile, MANIFEST_FORMAT, manifestText, parseManifest, type CheckedSpan, type Manifest, type RouteIndex } from '../../../../src/shared/manifest.ts';
 import { corruptionSummary, newProgress, verification, type Need } from '../../../../src/shared/verify-build.ts';
 
 /** A build in memory: a pack of five parts, two route indexes sharing one body, one fragment. */
@@ -89,3 +89,16 @@ walkSuite('should find the parts past the end of a pack cut short', () => {
 });
 
 walkSuite.run();
+
+const sealed = suite('manifestText and parseManifest');
+
+sealed('should read back what it wrote, and refuse a manifest whose text changed or carries no checksum', () => {
+  const manifest = { format: MANIFEST_FORMAT, build_id: 'b1', page_size: 200, empty_pages: { 'r.list free page=*': { before: '{"page":', after: '}' } } } as unknown as Manifest;
+  const text = manifestText(manifest);
+  assert.equal(parseManifest(text, 'm.json'), { ...manifest, manifest_sum: JSON.parse(text).manifest_sum });
+  assert.throws(() => parseManifest(text.replace('"b1"', '"b2"'), 'm.json'), /m\.json fails its checksum/);
+  assert.throws(() => parseManifest(JSON.stringify(manifest), 'm.json'), /m\.json fails its checksum/);
+  assert.throws(() => parseManifest(JSON.stringify({ ...manifest, format: 2 }), 'm.json'), /m\.json has manifest format 2; this server reads format 3 \(rebuild it\)/);
+});
+
+sealed.run();
