@@ -13,7 +13,7 @@ import type { Clock } from '../lib/clock.ts';
 import { settled, type Durable, type QuotaCounter, type Reservation, type Reserved, type Taken } from './counter.ts';
 import { journalLine, QuotaJournal, type JournalOptions } from './journal.ts';
 import { readCounts } from './replay.ts';
-import { counterId, WindowCounts, type QuotaKind, type QuotaStatus, type Window } from './window.ts';
+import { counterId, WindowCounts, type QuotaKind, type QuotaStatus, type Window, type WindowsCopy } from './window.ts';
 
 
 /** Compact when the journal has grown past this many lines. */
@@ -166,11 +166,10 @@ export class QuotaBook implements QuotaCounter {
     batch.settle(outcome, this.reportWaiter);
   }
 
-  /** The counters as they stand after writing what is pending, expired windows dropped. */
-  private current(): ReturnType<WindowCounts['toRecord']> {
+  /** A copy of the counters as they stand after writing what is pending, expired windows dropped. */
+  private current(): WindowsCopy {
     this.flush();
-    this.counts.expire(this.options.clock.now());
-    return this.counts.toRecord();
+    return this.counts.openAt(this.options.clock.now());
   }
 
   /** Fold the journal into a new snapshot file and start a new journal, synchronously. */

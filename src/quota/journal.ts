@@ -9,15 +9,18 @@
  * counts either way.
  *
  * While serving, compaction runs in the background, off the request path: the switch to
- * journal N+1 is synchronous (one open), the fsyncs and the snapshot write are asynchronous.
+ * journal N+1 and a copy of the open windows are synchronous (one open, one pass over the
+ * windows), the fsyncs and the snapshot write asynchronous, its text made and written a slice a
+ * turn (snapshot-file.ts).
  * Its rename happens only if no other compaction (at shutdown) has moved past N+1 meanwhile.
  */
 import { close as closeFd, closeSync, fdatasync, fsync, fsyncSync, ftruncateSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { digits } from '../lib/digits.ts';
-import type { QuotaKind, Window } from './window.ts';
-import { journalNumber, replayQuotaState, SNAPSHOT_FILE, SNAPSHOT_FORMAT, type SnapshotFile } from './replay.ts';
+import type { QuotaKind, Window, WindowsCopy } from './window.ts';
+import { journalNumber, replayQuotaState } from './replay.ts';
+import { SNAPSHOT_FILE, snapshotText } from './snapshot-file.ts';
 import { fsyncDir, fsyncDirAsync, writeFileAtomic, writeFileAtomicAsync } from '../shared/state-files.ts';
 
 const JOURNAL_PREFIX = 'quota.journal.';
@@ -128,7 +131,7 @@ export class QuotaJournal {
   }
 
   /** Start the next journal; the snapshot to write says to replay from it. */
-  private rotate(windows: Record<string, Window>): { next: number; previousFd: number; snapshot: string } {
+  private rotate(windows: WindowsCopy): { next: number; previousFd: number; snapshot: Iterable<string> } {
     const next = this.number + 1;
     const fd = openSync(this.path(`${JOURNAL_PREFIX}${next}`), 'a', 0o600);
     const previousFd = this.fd;
@@ -137,8 +140,7 @@ export class QuotaJournal {
     this.lines = 0;
     this.size = 0;
     this.torn = false;
-    const snapshot: SnapshotFile = { format: SNAPSHOT_FORMAT, next_journal: next, windows };
-    return { next, previousFd, snapshot: `${JSON.stringify(snapshot)}\n` };
+    return { next, previousFd, snapshot: snapshotText(next, windows) };
   }
 
   private removeJournalsBefore(next: number): void {
@@ -149,7 +151,7 @@ export class QuotaJournal {
   }
 
   /** Fold everything into a snapshot of `windows` and start a new journal, synchronously (start-up, shutdown). */
-  compact(windows: Record<string, Window>): void {
+  compact(windows: WindowsCopy): void {
     const { next, previousFd, snapshot } = this.rotate(windows);
     fsyncDir(this.options.stateDir);
     if (previousFd >= 0) {
@@ -161,7 +163,7 @@ export class QuotaJournal {
   }
 
   /** The same while serving: nothing but the switch of journal happens on the request path. */
-  compactInBackground(windows: Record<string, Window>): Promise<void> {
+  compactInBackground(windows: WindowsCopy): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.compacting ??= this.compactAsync(windows)
       .catch((error: Error) => this.options.log(`quota compaction failed (counting continues in the journal): ${error.message}`))
@@ -169,7 +171,7 @@ export class QuotaJournal {
     return this.compacting;
   }
 
-  private async compactAsync(windows: Record<string, Window>): Promise<void> {
+  private async compactAsync(windows: WindowsCopy): Promise<void> {
     const { next, previousFd, snapshot } = this.rotate(windows);
     await fsyncDirAsync(this.options.stateDir);
     if (previousFd >= 0) {
@@ -182,7 +184,7 @@ export class QuotaJournal {
   }
 
   /** Compact one last time and close the journal; for graceful shutdown. */
-  close(windows: Record<string, Window>): void {
+  close(windows: WindowsCopy): void {
     clearInterval(this.syncTimer);
     try {
       this.compact(windows);

@@ -5,18 +5,10 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseSnapshot, QuotaStateError, SNAPSHOT_FILE } from './snapshot-file.ts';
 import { counterId, WindowCounts, type QuotaKind, type Window } from './window.ts';
 
-export const SNAPSHOT_FILE = 'quota.json';
-export const SNAPSHOT_FORMAT = 1;
-export class QuotaStateError extends Error {}
-
-export interface SnapshotFile {
-  format: number;
-  /** The first journal not yet folded into `windows`. */
-  next_journal: number;
-  windows: Record<string, Window>;
-}
+export { QuotaStateError, SNAPSHOT_FILE } from './snapshot-file.ts';
 
 /** The number of a journal file (`quota.journal.12`), or null for any other name (`quota.journal.1e3`). */
 export function journalNumber(name: string): number | null {
@@ -34,11 +26,9 @@ export function replayQuotaState(
   restore: (counter: string, window: Window) => void,
   apply: (kind: QuotaKind, scope: string, at: number) => void,
 ): number {
-  const snapshotPath = join(stateDir, SNAPSHOT_FILE);
-  let snapshot: SnapshotFile = { format: SNAPSHOT_FORMAT, next_journal: 1, windows: {} };
   const text = readSnapshotText(stateDir);
-  if (text !== null) snapshot = parseSnapshot(snapshotPath, text);
-  for (const [counter, window] of Object.entries(snapshot.windows)) restore(counter, window);
+  /** The first journal not yet folded into quota.json. */
+  const nextJournal = text === null ? 1 : parseSnapshot(join(stateDir, SNAPSHOT_FILE), text, restore);
 
   const journals = readdirSync(stateDir)
     .flatMap((name) => {
@@ -47,10 +37,10 @@ export function replayQuotaState(
     })
     .sort((a, b) => a.number - b.number);
   for (const journal of journals) {
-    if (journal.number < snapshot.next_journal) continue; // already folded into the snapshot
+    if (journal.number < nextJournal) continue; // already folded into the snapshot
     replayJournal(join(stateDir, journal.name), log, apply);
   }
-  return Math.max(snapshot.next_journal - 1, journals.at(-1)?.number ?? 0);
+  return Math.max(nextJournal - 1, journals.at(-1)?.number ?? 0);
 }
 
 /** The text of quota.json, or null when there is none yet. */
@@ -104,26 +94,6 @@ function isJournalEntry(value: unknown): value is [QuotaKind, string, number] {
     typeof value[1] === 'string' &&
     Number.isSafeInteger(value[2])
   );
-}
-
-function parseSnapshot(path: string, text: string): SnapshotFile {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new QuotaStateError(`quota state ${path} is corrupt (not JSON: ${(error as Error).message}); refusing to start rather than reset counters. Restore it from a backup, or delete it to reset every quota.`);
-  }
-  const snapshot = value as SnapshotFile;
-  const windowsOk =
-    snapshot !== null &&
-    typeof snapshot === 'object' &&
-    typeof snapshot.windows === 'object' &&
-    snapshot.windows !== null &&
-    Object.values(snapshot.windows).every((w) => w !== null && typeof w === 'object' && Number.isSafeInteger(w.start) && Number.isSafeInteger(w.count) && w.count >= 0);
-  if (!windowsOk || snapshot.format !== SNAPSHOT_FORMAT || !Number.isSafeInteger(snapshot.next_journal) || snapshot.next_journal < 1) {
-    throw new QuotaStateError(`quota state ${path} is not a format-${SNAPSHOT_FORMAT} quota snapshot; refusing to start rather than reset counters. Restore it from a backup, or delete it to reset every quota.`);
-  }
-  return snapshot;
 }
 
 /** Attempts at a consistent read while the server compacts (it rewrites quota.json, then deletes journals). */

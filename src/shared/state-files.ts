@@ -38,15 +38,17 @@ export interface Keep {
  * Replace a file atomically and durably, readable by its owner only (or as `keep` says: the new
  * file is given that owner and mode before the rename, so no reader ever meets it otherwise).
  */
-export function writeFileAtomic(path: string, data: string | Buffer, keep: Keep = {}): void {
+export function writeFileAtomic(path: string, data: string | Buffer | Iterable<string>, keep: Keep = {}): void {
   const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   const fd = openSync(tmp, 'wx', PRIVATE_FILE_MODE);
   try {
     if (keep.owner) fchownSync(fd, keep.owner.uid, keep.owner.gid);
     if (keep.mode !== undefined) fchmodSync(fd, keep.mode);
-    const bytes = typeof data === 'string' ? Buffer.from(data) : data;
-    let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+    for (const part of typeof data === 'string' || Buffer.isBuffer(data) ? [data] : data) {
+      const bytes = typeof part === 'string' ? Buffer.from(part) : part;
+      let written = 0;
+      while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+    }
     fsyncSync(fd);
   } catch (error) {
     closeSync(fd);
@@ -69,15 +71,16 @@ export async function fsyncDirAsync(dir: string): Promise<void> {
 }
 
 /**
- * `writeFileAtomic` without blocking the event loop. The rename happens only if `stillWanted()`
- * says so, checked in the same turn as the rename (a newer writer may have gone first); false
- * when it did not happen.
+ * `writeFileAtomic` without blocking the event loop: text given in parts is made and written a
+ * part a turn (a large file never holds the loop for its whole length). The rename happens only
+ * if `stillWanted()` says so, checked in the same turn as the rename (a newer writer may have
+ * gone first); false when it did not happen.
  */
-export async function writeFileAtomicAsync(path: string, data: string, stillWanted: () => boolean = () => true): Promise<boolean> {
+export async function writeFileAtomicAsync(path: string, data: string | Iterable<string>, stillWanted: () => boolean = () => true): Promise<boolean> {
   const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await open(tmp, 'wx', PRIVATE_FILE_MODE);
   try {
-    await handle.writeFile(data);
+    for (const part of typeof data === 'string' ? [data] : data) await handle.writeFile(part); // from where the last part ended
     await handle.sync();
   } catch (error) {
     await handle.close();

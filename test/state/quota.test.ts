@@ -40,6 +40,11 @@ function fixture() {
   return f;
 }
 
+/** quota.json's header line. */
+const header = (dir: string) => JSON.parse(readFileSync(join(dir, 'quota.json'), 'utf8').split('\n')[0]!);
+/** quota.json's window lines, each [start, count, counter]. */
+const windowLines = (dir: string) => readFileSync(join(dir, 'quota.json'), 'utf8').split('\n').slice(1).filter(Boolean).map((line) => JSON.parse(line));
+
 /** Count n requests and wait until each is in the journal. */
 async function takeMany(book: QuotaBook, scope: string, limit: number, n: number): Promise<number> {
   let counted = 0;
@@ -171,7 +176,56 @@ durability('should refuse to start on a corrupt snapshot file rather than reset 
     assert.match((error as Error).message, /quota\.json is corrupt/);
   }
   writeFileSync(join(f.dir, 'quota.json'), '{"format":1,"next_journal":2,"windows":{"data org:a":{"start":"x","count":1}}}');
-  assert.throws(() => f.open(), /not a format-1 quota snapshot/);
+  assert.throws(() => f.open(), /not a quota snapshot of format 1 or 2/);
+  f.cleanup();
+});
+
+durability('should read a format-1 quota.json and write it back as lines', async () => {
+  const f = fixture();
+  writeFileSync(join(f.dir, 'quota.json'), `${JSON.stringify({ format: 1, next_journal: 3, windows: { 'data org:a': { start: T0, count: 7 }, 'critpt user:a/u': { start: T0 - HOUR, count: 2 } } })}\n`);
+  writeFileSync(join(f.dir, 'quota.journal.3'), `["data","org:a",${T0 + 1}]\n`);
+  const book = f.open();
+  assert.is(book.status('data', 'org:a', 100).remaining, 92);
+  assert.is(book.status('critpt', 'user:a/u', 10).remaining, 8);
+  assert.equal(header(f.dir), { format: 2, next_journal: 4, windows: 2 });
+  assert.equal(windowLines(f.dir).sort(), [[T0, 8, 'data org:a'], [T0 - HOUR, 2, 'critpt user:a/u']].sort());
+  book.close();
+  const again = f.open();
+  assert.is(again.status('data', 'org:a', 100).remaining, 92);
+  again.close();
+  f.cleanup();
+});
+
+durability('should keep scopes with quotes, backslashes and other characters across a compaction', async () => {
+  const f = fixture();
+  const odd = ['org:"quoted"', 'user:back\\slash/u', 'user:tab\tnew\nline/ü', 'org:a,b],["c'];
+  const book = f.open();
+  for (const [i, scope] of odd.entries()) await takeMany(book, scope, 100, i + 1);
+  book.close();
+  const again = f.open();
+  for (const [i, scope] of odd.entries()) assert.is(again.status('data', scope, 100).remaining, 100 - i - 1, scope);
+  again.close();
+  f.cleanup();
+});
+
+durability('should refuse a quota.json cut short or with a corrupt window line', async () => {
+  const f = fixture();
+  const book = f.open();
+  await takeMany(book, 'org:a', 100, 1);
+  await takeMany(book, 'org:b', 100, 1);
+  book.close();
+  const text = readFileSync(join(f.dir, 'quota.json'), 'utf8');
+  const lines = text.split('\n');
+  writeFileSync(join(f.dir, 'quota.json'), `${lines.slice(0, 2).join('\n')}\n`);
+  assert.throws(() => f.open(), /quota\.json is corrupt \(1 windows, its header says 2\)/);
+  writeFileSync(join(f.dir, 'quota.json'), text.replace(',1,"data org:b"]', ',x,"data org:b"]'));
+  assert.throws(() => f.open(), /quota\.json is corrupt \(window line 3/);
+  writeFileSync(join(f.dir, 'quota.json'), text.replace('"data org:b"]', '"data org:b]'));
+  assert.throws(() => f.open(), /quota\.json is corrupt \(window line 3/);
+  writeFileSync(join(f.dir, 'quota.json'), text);
+  const again = f.open();
+  assert.is(again.status('data', 'org:b', 100).remaining, 99);
+  again.close();
   f.cleanup();
 });
 
@@ -198,8 +252,8 @@ durability('should drop expired windows at compaction so state does not grow', a
   f.clock.t = T0 + WINDOW_MS + 1;
   await takeMany(book, 'org:new', 100, 1);
   book.compact();
-  const state = JSON.parse(readFileSync(join(f.dir, 'quota.json'), 'utf8'));
-  assert.equal(Object.keys(state.windows), ['data org:new']);
+  assert.equal(windowLines(f.dir).map((w) => w[2]), ['data org:new']);
+  assert.is(header(f.dir).windows, 1);
   book.close();
   f.cleanup();
 });
@@ -215,7 +269,7 @@ durability('should compact in the background while counting goes on, losing and 
   await takeMany(book, 'org:a', 1000, 2);
   const journals = readdirSync(f.dir).filter((n) => journalNumber(n) !== null);
   assert.equal(journals, ['quota.journal.2'], 'the folded journal is gone');
-  assert.is(JSON.parse(readFileSync(join(f.dir, 'quota.json'), 'utf8')).next_journal, 2);
+  assert.is(header(f.dir).next_journal, 2);
   const again = f.open(); // no close(): a crash right after
   assert.is(again.status('data', 'org:a', 1000).remaining, 1000 - 17);
   again.close();
@@ -230,7 +284,7 @@ durability('should let a shutdown compaction win over a background one still wri
   await takeMany(book, 'org:a', 1000, 3);
   book.close(); // compacts synchronously past the background one
   await compaction;
-  assert.is(JSON.parse(readFileSync(join(f.dir, 'quota.json'), 'utf8')).next_journal, 3, 'the newer snapshot stands');
+  assert.is(header(f.dir).next_journal, 3, 'the newer snapshot stands');
   const again = f.open();
   assert.is(again.status('data', 'org:a', 1000).remaining, 993);
   again.close();

@@ -1,0 +1,102 @@
+/**
+ * The text of `quota.json`, the quota counters folded out of the journals. Format 2 is JSON
+ * lines: a header line `{"format":2,"next_journal":N,"windows":W}`, then one line a window,
+ * `[START,COUNT,"COUNTER"]`. Format 1, one JSON object `{format, next_journal, windows}`, is still
+ * read (the next compaction writes it as format 2).
+ *
+ * Why lines: at 200,000 open windows the one object took a 10 MB string built and written in a
+ * single turn, and `JSON.parse` at start left a 200,000-key object behind; RSS after start was
+ * 283 MB (scripts/bench/quota-scale.ts). Lines are written from a copy of the windows in slices,
+ * a turn each, and read one at a time without an object per window.
+ */
+import type { Window, WindowsCopy } from './window.ts';
+
+export const SNAPSHOT_FILE = 'quota.json';
+export const SNAPSHOT_FORMAT = 2;
+/** Format 1, one JSON object: read, never written. */
+const OBJECT_FORMAT = 1;
+/** Window lines per slice of text: one write, and one turn of the event loop, each. */
+export const LINES_PER_SLICE = 5_000;
+
+export class QuotaStateError extends Error {}
+
+/** The header, then the windows' lines in slices of LINES_PER_SLICE. */
+export function* snapshotText(nextJournal: number, windows: WindowsCopy): Generator<string> {
+  const total = windows.counters.length;
+  yield `${JSON.stringify({ format: SNAPSHOT_FORMAT, next_journal: nextJournal, windows: total })}\n`;
+  for (let from = 0; from < total; from += LINES_PER_SLICE) {
+    let text = '';
+    const to = Math.min(total, from + LINES_PER_SLICE);
+    for (let i = from; i < to; i++) text += `[${windows.starts[i]},${windows.counts[i]},${JSON.stringify(windows.counters[i])}]\n`;
+    yield text;
+  }
+}
+
+const refuse = (path: string, why: string) =>
+  new QuotaStateError(`quota state ${path} ${why}; refusing to start rather than reset counters. Restore it from a backup, or delete it to reset every quota.`);
+
+const NOT_A_SNAPSHOT = `is not a quota snapshot of format ${OBJECT_FORMAT} or ${SNAPSHOT_FORMAT}`;
+
+const isWindow = (start: unknown, count: unknown) => Number.isSafeInteger(start) && Number.isSafeInteger(count) && (count as number) >= 0;
+
+/** Read quota.json's text into `restore`; returns the first journal not folded into it. Throws QuotaStateError. */
+export function parseSnapshot(path: string, text: string, restore: (counter: string, window: Window) => void): number {
+  const firstEnd = text.indexOf('\n');
+  let header: { format?: unknown; next_journal?: unknown; windows?: unknown };
+  try {
+    header = JSON.parse(firstEnd < 0 ? text : text.slice(0, firstEnd));
+  } catch (error) {
+    throw refuse(path, `is corrupt (not JSON: ${(error as Error).message})`);
+  }
+  if (header === null || typeof header !== 'object') throw refuse(path, NOT_A_SNAPSHOT);
+  const next = header.next_journal;
+  if (!Number.isSafeInteger(next) || (next as number) < 1) throw refuse(path, NOT_A_SNAPSHOT);
+  if (header.format === OBJECT_FORMAT) return parseObjectFormat(path, header.windows, restore, next as number);
+  if (header.format !== SNAPSHOT_FORMAT || !Number.isSafeInteger(header.windows)) throw refuse(path, NOT_A_SNAPSHOT);
+  const read = parseLines(path, text, firstEnd + 1, restore);
+  // A file cut short (or grown) is corrupt, whole lines or not: the header says how many.
+  if (read !== header.windows) throw refuse(path, `is corrupt (${read} windows, its header says ${String(header.windows)})`);
+  return next as number;
+}
+
+function parseObjectFormat(path: string, windows: unknown, restore: (counter: string, window: Window) => void, next: number): number {
+  const ok = windows !== null && typeof windows === 'object' && Object.values(windows).every((w) => w !== null && typeof w === 'object' && isWindow(w.start, w.count));
+  if (!ok) throw refuse(path, NOT_A_SNAPSHOT);
+  for (const [counter, window] of Object.entries(windows as Record<string, Window>)) restore(counter, window);
+  return next;
+}
+
+/**
+ * The window lines from `at` on, each `[START,COUNT,"COUNTER"]` as written above; a counter
+ * with an escape in it is read by JSON.parse, others by slicing off its quotes (no JSON.parse a line).
+ */
+function parseLines(path: string, text: string, at: number, restore: (counter: string, window: Window) => void): number {
+  let read = 0;
+  while (at < text.length) {
+    let end = text.indexOf('\n', at);
+    if (end < 0) end = text.length;
+    const line = text.slice(at, end);
+    const first = line.indexOf(',');
+    const second = line.indexOf(',', first + 1);
+    const start = Number(line.slice(1, first));
+    const count = Number(line.slice(first + 1, second));
+    const literal = line.slice(second + 1, -1);
+    let counter: unknown = null;
+    if (line.startsWith('[') && line.endsWith('"]') && first > 0 && second > first && literal.length >= 2 && literal.startsWith('"')) {
+      const inner = literal.slice(1, -1);
+      if (!inner.includes('\\') && !inner.includes('"')) counter = inner;
+      else {
+        try {
+          counter = JSON.parse(literal);
+        } catch {
+          counter = null;
+        }
+      }
+    }
+    read++;
+    if (typeof counter !== 'string' || !isWindow(start, count)) throw refuse(path, `is corrupt (window line ${read + 1}: ${JSON.stringify(line.slice(0, 80))})`);
+    restore(counter, { start, count });
+    at = end + 1;
+  }
+  return read;
+}
