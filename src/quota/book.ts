@@ -18,6 +18,8 @@ import { counterId, WindowCounts, type QuotaKind, type QuotaStatus, type Window,
 
 /** Compact when the journal has grown past this many lines. */
 const COMPACT_AFTER_LINES = 50_000;
+/** Window slots looked at for expiry in one turn, during a background compaction. */
+const EXPIRE_SLOTS_A_TURN = 10_000;
 
 
 export interface QuotaBookOptions extends JournalOptions {
@@ -166,20 +168,28 @@ export class QuotaBook implements QuotaCounter {
     batch.settle(outcome, this.reportWaiter);
   }
 
-  /** A copy of the counters as they stand after writing what is pending, expired windows dropped. */
+  /** A copy of the open windows as they stand after writing what is pending. */
   private current(): WindowsCopy {
     this.flush();
     return this.counts.openAt(this.options.clock.now());
   }
 
-  /** Fold the journal into a new snapshot file and start a new journal, synchronously. */
+  /** Fold the journal into a new snapshot file and start a new journal, synchronously; drop ended windows. */
   compact(): void {
     this.journal.compact(this.current());
+    this.counts.expire(this.options.clock.now());
   }
 
-  /** The same in the background, while serving. */
+  /** The same in the background, while serving: ended windows are dropped a slice a turn. */
   compactInBackground(): Promise<void> {
-    return this.journal.compactInBackground(this.current());
+    const copy = this.current();
+    this.expireFrom(0, copy.now);
+    return this.journal.compactInBackground(copy);
+  }
+
+  private expireFrom(slot: number, now: number): void {
+    this.counts.expireSlots(slot, slot + EXPIRE_SLOTS_A_TURN, now);
+    if (slot + EXPIRE_SLOTS_A_TURN < this.counts.slotCount) setImmediate(() => this.expireFrom(slot + EXPIRE_SLOTS_A_TURN, now)).unref();
   }
 
   /** Why counted requests cannot be recorded right now (for /readyz), or null. */

@@ -9,25 +9,28 @@
  * 283 MB (scripts/bench/quota-scale.ts). Lines are written from a copy of the windows in slices,
  * a turn each, and read one at a time without an object per window.
  */
-import type { Window, WindowsCopy } from './window.ts';
+import { WINDOW_MS, type Window, type WindowsCopy } from './window.ts';
 
 export const SNAPSHOT_FILE = 'quota.json';
 export const SNAPSHOT_FORMAT = 2;
 /** Format 1, one JSON object: read, never written. */
 const OBJECT_FORMAT = 1;
 /** Window lines per slice of text: one write, and one turn of the event loop, each. */
-export const LINES_PER_SLICE = 5_000;
+export const LINES_PER_SLICE = 2_000;
 
 export class QuotaStateError extends Error {}
 
 /** The header, then the windows' lines in slices of LINES_PER_SLICE. */
 export function* snapshotText(nextJournal: number, windows: WindowsCopy): Generator<string> {
-  const total = windows.counters.length;
-  yield `${JSON.stringify({ format: SNAPSHOT_FORMAT, next_journal: nextJournal, windows: total })}\n`;
-  for (let from = 0; from < total; from += LINES_PER_SLICE) {
+  const { counters, starts, counts, now } = windows;
+  yield `${JSON.stringify({ format: SNAPSHOT_FORMAT, next_journal: nextJournal, windows: windows.length })}\n`;
+  for (let from = 0; from < counters.length; from += LINES_PER_SLICE) {
     let text = '';
-    const to = Math.min(total, from + LINES_PER_SLICE);
-    for (let i = from; i < to; i++) text += `[${windows.starts[i]},${windows.counts[i]},${JSON.stringify(windows.counters[i])}]\n`;
+    const to = Math.min(counters.length, from + LINES_PER_SLICE);
+    for (let i = from; i < to; i++) {
+      const counter = counters[i];
+      if (counter !== undefined && now < starts[i]! + WINDOW_MS) text += `[${starts[i]},${counts[i]},${JSON.stringify(counter)}]\n`;
+    }
     yield text;
   }
 }
