@@ -48,9 +48,10 @@ async function holds(n: number, times: number): Promise<number[]> {
 }
 
 scale('should hold the event loop about as long with 200,000 open windows as with 1,000', async () => {
-  // The baseline: its longest hold, and never less than the monitor's resolution (1 ms).
+  // The baseline: its longest hold, and never less than the monitor's resolution (1 ms). The
+  // large case: its shortest of five, since a busy machine or a collection only ever lengthens one.
   const small = Math.max(1, ...(await holds(1_000, 2)));
-  const large = Math.min(...(await holds(200_000, 3)));
+  const large = Math.min(...(await holds(200_000, 5)));
   // 200 times the windows, not 200 times the hold: what is left on the loop is the copy (three
   // array slices) and one slice of text. The whole book written in one turn held it 15 to 17
   // times the baseline (19-22 ms against 1.2-1.3 ms); copied and sliced, 2 to 8 times, on a
