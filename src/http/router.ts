@@ -46,6 +46,8 @@ export function allowedMethods(routes: readonly Route[]): string[] {
 export class Router {
   private readonly exact = new Map<string, Route[]>();
   private readonly patterns: Pattern[] = [];
+  /** Segments of the longest pattern: a path is split no further, so a path of thousands of slashes costs what a short one does. */
+  private readonly longest: number;
 
   constructor(routes: readonly Route[] = ROUTES) {
     for (const route of routes) {
@@ -58,13 +60,14 @@ export class Router {
       if (same) same.routes.push(route);
       else this.patterns.push({ segments, routes: [route] });
     }
+    this.longest = Math.max(0, ...this.patterns.map((p) => p.segments.length));
   }
 
   /** Routes at a path, with the slug it carries; null when no route has that path. */
   private find(path: string): { routes: Route[]; slug?: string } | null {
     const exact = this.exact.get(path);
     if (exact) return { routes: exact };
-    const parts = path.split('/');
+    const parts = path.split('/', this.longest + 1);
     for (const { segments, routes } of this.patterns) {
       if (segments.length !== parts.length) continue;
       let slug: string | undefined;
