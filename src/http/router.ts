@@ -12,7 +12,7 @@ export const MAX_TARGET_LENGTH = 8192;
 /** Split the request target and decode the path; 400 for malformed percent-encoding, 414 when too long. */
 export function parseTarget(target: string): { path: string; query: string } {
   if (target.length > MAX_TARGET_LENGTH) throw new HttpError(414, `Request target longer than ${MAX_TARGET_LENGTH} characters`, { details: { limit: MAX_TARGET_LENGTH } });
-  if (!target.startsWith('/')) throw new HttpError(400, 'Request target must be a path starting with /', { details: { field: 'target' } });
+  if (!target.startsWith('/')) return parseTarget(originForm(target));
   const q = target.indexOf('?');
   const rawPath = q < 0 ? target : target.slice(0, q);
   const query = q < 0 ? '' : target.slice(q + 1);
@@ -26,6 +26,21 @@ export function parseTarget(target: string): { path: string; query: string } {
   // An encoded slash is part of a segment, never a separator: no route has such a segment.
   if (segments.some((segment) => segment.includes('/'))) throw new HttpError(404, `Not found: ${rawPath}`, { details: { path: rawPath } });
   return { path: segments.join('/'), query };
+}
+
+/** `http://host:port` at the start of an absolute-form target, any case. */
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
+
+/**
+ * The path and query of an absolute-form target (`GET http://host/path`, RFC 9112, 3.2.2),
+ * which a server must accept though only proxies are sent it. Its authority is ignored: the
+ * server answers the same routes whatever name it is reached by, as it does for the Host header.
+ */
+function originForm(target: string): string {
+  const authority = ABSOLUTE_FORM.exec(target);
+  if (!authority) throw new HttpError(400, 'Request target must be a path starting with /, or an absolute http URL', { details: { field: 'target' } });
+  const rest = target.slice(authority[0].length);
+  return rest.startsWith('/') ? rest : `/${rest}`;
 }
 
 export interface RouteMatch {
