@@ -20,7 +20,7 @@ import type { Grader } from './critpt/grader.ts';
 import { answerBody, answerNotModified, Endings, keyHeaders, type Exchange } from './exchange.ts';
 import type { AccessLog } from './http/access-log.ts';
 import type { Metrics } from './http/metrics.ts';
-import { acceptedEncodings, etagMatches } from './http/negotiate.ts';
+import { acceptedEncodings, etagMatches, matchesAny } from './http/negotiate.ts';
 import { QueryValidator } from './http/query.ts';
 import { RequestPlans, type Plan } from './http/request-plans.ts';
 import { Router } from './http/router.ts';
@@ -134,6 +134,9 @@ export class App {
     const { req, snapshot } = exchange;
     plan.values(); // a 400 for a bad query comes after the key's 403s
     const encodings = acceptedEncodings(req.headers['accept-encoding']);
+    // `*` is met by any current body: its tag is in the index, so the body is neither read nor inflated.
+    const etag = matchesAny(req.headers['if-none-match']) ? this.bodies.knownTag(snapshot, plan, key.tier, encodings) : undefined;
+    if (etag) return answerNotModified(exchange, { etag });
     return then(this.bodies.forKey(snapshot, plan, key, encodings), (body) => {
       if (etagMatches(req.headers['if-none-match'], body.etag)) return answerNotModified(exchange, body);
       return this.countThenAnswer(exchange, () => answerBody(exchange, body));

@@ -10,7 +10,7 @@ import type { Eventually } from './lib/eventually.ts';
 import type { Clock } from './lib/clock.ts';
 import type { KeyRecord } from './keys/record.ts';
 import { admitProvider, measurementsStartDay } from './policy.ts';
-import type { Encoding } from './shared/manifest.ts';
+import { etagOf, type Encoding } from './shared/manifest.ts';
 import { entryName, type Route, type Tier } from './shared/routes.ts';
 import type { Body, Snapshot } from './snapshot/snapshot.ts';
 import type { BodyReader } from './snapshot/reader.ts';
@@ -42,6 +42,19 @@ export class Bodies {
       if (empty) return this.reader.assembled(Buffer.from(`${empty.before}${params.page}${empty.after}`), encodings[0]);
     }
     throw new Error(`snapshot ${snapshot.buildId} lacks ${name}`);
+  }
+
+  /**
+   * The ETag the precomputed body answering this request would have, from the index alone (no
+   * read, no inflating), for `If-None-Match: *`; undefined when only the body itself can say
+   * (an empty page past the last, a measurements answer) or when there is none (the 404s and
+   * 501 come from reading it). The first acceptable encoding is the one a 200 sends unless its
+   * stored bytes fail their checksum, and for `*` any variant's tag will do.
+   */
+  knownTag(snapshot: Snapshot, plan: Plan, tier: Tier, encodings: readonly Encoding[], name?: string): string | undefined {
+    if (plan.route.answer === 'fragments' || !snapshot.serves(plan.route.id)) return undefined;
+    const entry = snapshot.entry(plan.route.id, name ?? plan.entryName(tier));
+    return entry ? etagOf(entry[0], encodings[0]) : undefined;
   }
 
   /**

@@ -61,13 +61,13 @@ export function keyHeaders(exchange: Exchange): Headers {
 }
 
 /** The fields a 304 repeats from the 200 it stands for (RFC 9110, 15.4.5), added to `fields`. */
-function cacheFields(fields: HeaderFields, body: Body, vary: string): HeaderFields {
+function cacheFields(fields: HeaderFields, body: Pick<Body, 'etag'>, vary: string): HeaderFields {
   fields.push('ETag', body.etag, 'Vary', vary, 'Cache-Control', CACHE_CONTROL);
   return fields;
 }
 
 /** 304: the client's copy (If-None-Match) is current. Free, even with the quota used up. */
-export function answerNotModified(exchange: Exchange, body: Body, type: BodyType = JSON_BODY): void {
+export function answerNotModified(exchange: Exchange, body: Pick<Body, 'etag'>, type: BodyType = JSON_BODY): void {
   exchange.res.writeHead(304, cacheFields(keyFields(exchange), body, type.vary));
   exchange.res.end();
 }

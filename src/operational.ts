@@ -7,7 +7,7 @@ import type { Bodies } from './bodies.ts';
 import { answerBody, answerNotModified, answerPlain, JSON_BODY, type BodyType, type Exchange } from './exchange.ts';
 import { HttpError } from './http/error.ts';
 import type { Metrics } from './http/metrics.ts';
-import { acceptedEncodings, etagMatches, prefersHtml } from './http/negotiate.ts';
+import { acceptedEncodings, etagMatches, matchesAny, prefersHtml } from './http/negotiate.ts';
 import type { Plan } from './http/request-plans.ts';
 import { JSON_TYPE } from './http/respond.ts';
 import { then, type Eventually } from './lib/eventually.ts';
@@ -56,6 +56,9 @@ export function operationalAnswers({ bodies, readiness, verification, metrics }:
     // The OpenAPI document.
     snapshot: (exchange, plan) => {
       const encodings = acceptedEncodings(exchange.req.headers['accept-encoding']);
+      // `*` is met by any current body: its tag is in the index, so the body is never read.
+      const etag = matchesAny(exchange.req.headers['if-none-match']) ? bodies.knownTag(exchange.snapshot, plan, PUBLIC_BODY_TIER, encodings) : undefined;
+      if (etag) return answerNotModified(exchange, { etag });
       return then(bodies.precomputed(exchange.snapshot, plan, PUBLIC_BODY_TIER, encodings), (body) => answerPublic(exchange, body));
     },
 
@@ -66,6 +69,8 @@ export function operationalAnswers({ bodies, readiness, verification, metrics }:
       const encodings = acceptedEncodings(req.headers['accept-encoding']);
       const html = /(^|&)format=/.test(plan.query) ? params.format === 'html' : prefersHtml(req.headers.accept);
       const name = entryName(plan.route, PUBLIC_BODY_TIER, { format: html ? 'html' : 'json' });
+      const etag = matchesAny(req.headers['if-none-match']) ? bodies.knownTag(snapshot, plan, PUBLIC_BODY_TIER, encodings, name) : undefined;
+      if (etag) return answerNotModified(exchange, { etag }, html ? HTML_BODY : JSON_BY_ACCEPT);
       return then(bodies.precomputed(snapshot, plan, PUBLIC_BODY_TIER, encodings, name), (body) => answerPublic(exchange, body, html ? HTML_BODY : JSON_BY_ACCEPT));
     },
   };

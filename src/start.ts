@@ -78,7 +78,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
   const metrics = options.metrics
     ? new Metrics({ snapshot: () => ({ buildId: snapshots.current.buildId, builtAt: Date.parse(snapshots.current.manifest.built_at) }), integrity: () => snapshots.integrity(), cache: () => snapshots.reader.cacheStats(), now: () => clock.now() })
     : undefined;
-  const accessLog = options.quiet ? undefined : new AccessLog(hooks.accessLog ?? ((text) => process.stdout.write(text)));
+  const accessLog = options.quiet ? undefined : new AccessLog(hooks.accessLog ?? process.stdout, { dropped: (lines) => metrics?.accessLogDropped.inc({}, lines), notice: logError });
   const counter = (store.book && hooks.counter?.(store.book)) || store.quota;
   const grader = new CritptGrader(
     { upstream: options.critptUpstream, timeoutSeconds: options.critptTimeoutSeconds, maxBodyBytes: options.critptMaxBodyBytes, concurrency: options.critptConcurrency, limit: options.limits.critpt },

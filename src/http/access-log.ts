@@ -54,11 +54,56 @@ export interface AccessEntry {
   key?: string;
 }
 
+/** Where the lines go: stdout, or any stream like it (write() says false, and writableLength grows, when the reader lags). */
+export interface LogStream {
+  write(text: string): boolean;
+  readonly writableLength: number;
+  once(event: 'drain', listener: () => void): unknown;
+}
+
+/** Bytes the stream may hold unwritten before lines are dropped (docs/operating.md, "Health, metrics and logs"). */
+export const ACCESS_LOG_BACKLOG_BYTES = 4 * 1024 * 1024;
+
+export interface AccessLogOptions {
+  /** Bytes waiting in the stream past which a turn's lines are dropped rather than queued. */
+  backlogBytes?: number;
+  /** Told how many lines were just dropped (the metric). */
+  dropped?: (lines: number) => void;
+  /** One line once the stream takes writes again, saying how many were dropped (stderr: stdout is what lagged). */
+  notice?: (line: string) => void;
+}
+
+/** A function as a stream that never lags (a test's collector). */
+function alwaysReady(write: (text: string) => void): LogStream {
+  return {
+    write: (text) => (write(text), true),
+    writableLength: 0,
+    once: () => undefined,
+  };
+}
+
+/**
+ * When the reader of stdout stops (a full pipe to a stalled log shipper), node keeps every
+ * write in memory: the process would grow by each line until it died. Past `backlogBytes`
+ * unwritten, lines are dropped and counted until the stream drains, then one notice says how many.
+ */
 export class AccessLog {
   private pending: string[] = [];
   private scheduled = false;
+  private readonly out: LogStream;
+  private readonly backlogBytes: number;
+  /** A write was refused and its 'drain' has not come yet. */
+  private lagging = false;
+  /** Lines dropped since the stream last drained; while above 0 every line is dropped. */
+  private droppedLines = 0;
 
-  constructor(private readonly write: (text: string) => void) {}
+  constructor(
+    out: LogStream | ((text: string) => void),
+    private readonly options: AccessLogOptions = {},
+  ) {
+    this.out = typeof out === 'function' ? alwaysReady(out) : out;
+    this.backlogBytes = options.backlogBytes ?? ACCESS_LOG_BACKLOG_BYTES;
+  }
 
   record(entry: AccessEntry): void {
     this.pending.push(JSON.stringify(entry));
@@ -70,8 +115,28 @@ export class AccessLog {
   flush(): void {
     this.scheduled = false;
     if (this.pending.length === 0) return;
-    const text = `${this.pending.join('\n')}\n`;
+    const lines = this.pending;
     this.pending = [];
-    this.write(text);
+    const text = `${lines.join('\n')}\n`;
+    // Dropping goes on until the drain, not just until the backlog dips under the bound, so a
+    // lagging reader gets one notice per stall rather than one per turn.
+    if (this.droppedLines > 0 || (this.lagging && this.out.writableLength + text.length > this.backlogBytes)) return this.drop(lines.length);
+    if (this.out.write(text) || this.lagging) return;
+    // Refused: the stream says 'drain' once its backlog is written (only then, so a drop waits for one).
+    this.lagging = true;
+    this.out.once('drain', () => this.drained());
+  }
+
+  private drop(lines: number): void {
+    this.droppedLines += lines;
+    this.options.dropped?.(lines);
+  }
+
+  private drained(): void {
+    this.lagging = false;
+    const lines = this.droppedLines;
+    if (lines === 0) return;
+    this.droppedLines = 0;
+    this.options.notice?.(`access log: ${lines} line${lines === 1 ? '' : 's'} dropped while stdout was not being read (more than ${this.backlogBytes} bytes waiting)`);
   }
 }

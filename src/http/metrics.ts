@@ -80,8 +80,12 @@ export class Metrics {
   readonly latency = new Histogram('bda_http_request_duration_seconds', 'Time from request to the end of the response, by route.');
   readonly quotaRejections = new Counter('bda_quota_rejections_total', 'Requests refused with 429, by quota kind.');
   readonly gradings = new Counter('bda_critpt_gradings_total', 'CritPt gradings by outcome.');
+  readonly accessLogDropped = new Counter('bda_access_log_dropped_total', 'Access log lines dropped because stdout was not being read.');
 
-  constructor(private readonly sources: MetricsSources) {}
+  constructor(private readonly sources: MetricsSources) {
+    // Shown as 0 from the start, so an alert on its increase has a series to watch.
+    this.accessLogDropped.inc({}, 0);
+  }
 
   observe(route: string, status: number, seconds: number): void {
     this.requests.inc({ route, status: String(status) });
@@ -117,6 +121,6 @@ export class Metrics {
       '# TYPE bda_cache_bytes gauge',
       `bda_cache_bytes ${cache.bytes}`,
     ];
-    return `${[this.requests.render(), this.latency.render(), this.quotaRejections.render(), this.gradings.render(), ...gauges].join('\n')}\n`;
+    return `${[this.requests.render(), this.latency.render(), this.quotaRejections.render(), this.gradings.render(), this.accessLogDropped.render(), ...gauges].join('\n')}\n`;
   }
 }

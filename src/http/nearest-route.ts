@@ -1,13 +1,30 @@
 /**
  * The route a mistyped path most likely meant, for the 404 under /api/v2: a trailing slash, the
- * wrong case, or a segment a letter or two off (an arena name). Computed on the error path only.
+ * wrong case, or a segment a letter or two off (an arena name). Computed on the error path only,
+ * which anyone can reach without a key, so its work is bounded whatever the path: a segment is
+ * compared only when its length is within MAX_EDITS of the template segment's (an edit distance
+ * is at least the difference in length), so no comparison is longer than the route table's own
+ * segments, and the comparisons of one request share a budget of cells.
  */
 import { ROUTES, type Route } from '../shared/routes.ts';
 
 /** Edits allowed in the one segment that differs; more is a different path, not a typo. */
 const MAX_EDITS = 2;
+/** Cells of edit-distance tables one request may fill; ample for the route table (about 50 000 in the worst case of its own segments). */
+export const COMPARISON_BUDGET = 50_000;
 
-function editDistance(a: string, b: string): number {
+/** What one request may still spend on comparisons. */
+interface Budget {
+  cells: number;
+}
+
+/** The edit distance of a and b, or MAX_EDITS + 1 when it is larger or the budget cannot pay for the table. */
+function editDistance(a: string, b: string, budget: Budget): number {
+  const far = MAX_EDITS + 1;
+  if (Math.abs(a.length - b.length) > MAX_EDITS) return far;
+  const cells = a.length * b.length;
+  if (cells > budget.cells) return far;
+  budget.cells -= cells;
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
@@ -17,31 +34,50 @@ function editDistance(a: string, b: string): number {
   return previous[b.length];
 }
 
+/** Whether two segments differ by case alone (lowercased only when their lengths agree). */
+function sameButCase(segment: string, part: string): boolean {
+  return segment.length === part.length && segment.toLowerCase() === part.toLowerCase();
+}
+
 /** How far `path` is from the route's template (the slug takes the path's segment), or null when too far. */
-function distance(route: Route, parts: readonly string[]): { edits: number; path: string } | null {
+function distance(route: Route, parts: readonly string[], budget: Budget): { edits: number; path: string } | null {
   const template = route.path.split('/');
   if (template.length !== parts.length) return null;
   let edits = 0;
   let differing = 0;
-  const filled = template.map((segment, i) => {
-    if (segment === '{slug}') return parts[i];
-    if (segment === parts[i]) return segment;
+  for (let i = 0; i < template.length; i++) {
+    const segment = template[i];
+    if (segment === '{slug}' || segment === parts[i]) continue;
     differing++;
-    edits += segment.toLowerCase() === parts[i].toLowerCase() ? 0 : editDistance(segment, parts[i].toLowerCase());
-    return segment;
-  });
-  if (differing > 1 && edits > 0) return null; // case alone may differ anywhere, a typo in one segment
-  return edits <= MAX_EDITS ? { edits, path: filled.join('/') } : null;
+    if (sameButCase(segment, parts[i])) continue;
+    // Case alone may differ anywhere, a typo in one segment only.
+    if (differing > 1 || edits > 0) return null;
+    // Lowercased after the length check inside, so a long segment is never copied.
+    edits = Math.abs(segment.length - parts[i].length) > MAX_EDITS ? MAX_EDITS + 1 : editDistance(segment, parts[i].toLowerCase(), budget);
+    if (edits > MAX_EDITS) return null;
+  }
+  if (differing > 1 && edits > 0) return null;
+  const filled = template.map((segment, i) => (segment === '{slug}' ? parts[i] : segment));
+  return { edits, path: filled.join('/') };
+}
+
+/** A path without its trailing slashes (a loop: the regex /\/+$/ is quadratic on a long run of slashes not at the end). */
+function trimSlashes(path: string): string {
+  let end = path.length;
+  while (end > 1 && path[end - 1] === '/') end--;
+  return path.slice(0, end);
 }
 
 /** The path of the nearest route to a path no route has, or null when none is near. */
 export function nearestRoute(path: string, routes: readonly Route[] = ROUTES): string | null {
-  if (!path.toLowerCase().startsWith('/api/v2')) return null;
-  const trimmed = path.length > 1 ? path.replace(/\/+$/, '') : path;
-  const parts = trimmed.split('/');
+  if (path.slice(0, 7).toLowerCase() !== '/api/v2') return null;
+  // Split no further than the longest template: a path with more segments matches none.
+  const longest = Math.max(...routes.map((route) => route.path.split('/').length));
+  const parts = trimSlashes(path).split('/', longest + 1);
+  const budget: Budget = { cells: COMPARISON_BUDGET };
   let best: { edits: number; path: string } | null = null;
   for (const route of routes) {
-    const near = distance(route, parts);
+    const near = distance(route, parts, budget);
     if (near && (!best || near.edits < best.edits)) best = near;
   }
   return best && best.path !== path ? best.path : null;

@@ -89,6 +89,11 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
   return false;
 }
 
+/** Is an `If-None-Match` value `*`: matched by any current representation, whatever its ETag? */
+export function matchesAny(header: string | undefined): boolean {
+  return header !== undefined && header.split(',').some((tag) => tag.trim() === '*');
+}
+
 /**
  * Does an `Accept` value rank text/html above JSON? Browsers send `text/html,...,*\/*;q=0.8`;
  * API clients send JSON or nothing, and get JSON.

@@ -12,7 +12,7 @@ export const MAX_TARGET_LENGTH = 8192;
 /** Split the request target and decode the path; 400 for malformed percent-encoding, 414 when too long. */
 export function parseTarget(target: string): { path: string; query: string } {
   if (target.length > MAX_TARGET_LENGTH) throw new HttpError(414, `Request target longer than ${MAX_TARGET_LENGTH} characters`, { details: { limit: MAX_TARGET_LENGTH } });
-  if (!target.startsWith('/')) throw new HttpError(400, 'Request target must be a path starting with /', { details: { field: 'target' } });
+  if (!target.startsWith('/')) return parseTarget(originForm(target));
   const q = target.indexOf('?');
   const rawPath = q < 0 ? target : target.slice(0, q);
   const query = q < 0 ? '' : target.slice(q + 1);
@@ -26,6 +26,21 @@ export function parseTarget(target: string): { path: string; query: string } {
   // An encoded slash is part of a segment, never a separator: no route has such a segment.
   if (segments.some((segment) => segment.includes('/'))) throw new HttpError(404, `Not found: ${rawPath}`, { details: { path: rawPath } });
   return { path: segments.join('/'), query };
+}
+
+/** `http://host:port` at the start of an absolute-form target, any case. */
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
+
+/**
+ * The path and query of an absolute-form target (`GET http://host/path`, RFC 9112, 3.2.2),
+ * which a server must accept though only proxies are sent it. Its authority is ignored: the
+ * server answers the same routes whatever name it is reached by, as it does for the Host header.
+ */
+function originForm(target: string): string {
+  const authority = ABSOLUTE_FORM.exec(target);
+  if (!authority) throw new HttpError(400, 'Request target must be a path starting with /, or an absolute http URL', { details: { field: 'target' } });
+  const rest = target.slice(authority[0].length);
+  return rest.startsWith('/') ? rest : `/${rest}`;
 }
 
 export interface RouteMatch {
@@ -46,6 +61,8 @@ export function allowedMethods(routes: readonly Route[]): string[] {
 export class Router {
   private readonly exact = new Map<string, Route[]>();
   private readonly patterns: Pattern[] = [];
+  /** Segments of the longest pattern: a path is split no further, so a path of thousands of slashes costs what a short one does. */
+  private readonly longest: number;
 
   constructor(routes: readonly Route[] = ROUTES) {
     for (const route of routes) {
@@ -58,13 +75,14 @@ export class Router {
       if (same) same.routes.push(route);
       else this.patterns.push({ segments, routes: [route] });
     }
+    this.longest = Math.max(0, ...this.patterns.map((p) => p.segments.length));
   }
 
   /** Routes at a path, with the slug it carries; null when no route has that path. */
   private find(path: string): { routes: Route[]; slug?: string } | null {
     const exact = this.exact.get(path);
     if (exact) return { routes: exact };
-    const parts = path.split('/');
+    const parts = path.split('/', this.longest + 1);
     for (const { segments, routes } of this.patterns) {
       if (segments.length !== parts.length) continue;
       let slug: string | undefined;

@@ -1,14 +1,16 @@
 /**
  * The node:http server around the app: deliberate timeouts and limits, and a JSON answer for
  * everything node:http would otherwise answer on its own (or not at all): unparseable requests,
- * a missing Host header, an unmet Expect, CONNECT.
+ * a request line that is not HTTP/1.x, too many header lines, a missing or repeated Host header,
+ * an unmet Expect, CONNECT; and `OPTIONS *`, which asks about the server rather than a route.
  */
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { errorBody, HttpError } from './error.ts';
 import { JSON_TYPE } from './respond.ts';
-import { MAX_TARGET_LENGTH } from './router.ts';
+import { allowedMethods, MAX_TARGET_LENGTH } from './router.ts';
+import { ROUTES } from '../shared/routes.ts';
 
 /** Answers a request, and calls `closed` once when its response has closed (sent, or cut short). */
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse, closed: () => void) => void;
@@ -62,6 +64,8 @@ export const HTTP_LIMITS = {
   /** Idle keep-alive connections are closed after this. */
   keepAliveTimeout: 15_000,
   maxHeaderSize: 16 * 1024,
+  /** Header lines a request may have (Apache's LimitRequestFields default); more get 431. */
+  maxHeaderLines: 100,
   /** A connection whose response has unsent bytes and made no progress for this long is closed (--send-timeout). */
   sendStallMs: 30_000,
   /** Answers under way on one connection; further pipelined requests wait, and it is no longer read. */
@@ -151,10 +155,16 @@ export function createHttpServer(handle: RequestHandler, limits = HTTP_LIMITS): 
       requireHostHeader: false,
     },
   );
+  // node keeps only this many header lines (by default 2000, the rest silently dropped): one
+  // past the limit is enough to tell a request over it.
+  server.maxHeadersCount = limits.maxHeaderLines + 1;
   const bounded = boundClients(handle, server, limits);
-  server.on('request', (req: IncomingMessage, res: ServerResponse) =>
-    req.headers.host === undefined && req.httpVersionMinor >= 1 ? answerPlain(res, new HttpError(400, 'Host header is required', { details: { header: 'host' } })) : bounded(req, res),
-  );
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const problem = requestProblem(req, limits);
+    if (problem) return answerPlain(res, problem);
+    if (req.url === '*') return answerAsterisk(req, res);
+    bounded(req, res);
+  });
   // Long gradings must not be cut by an idle timer; request and header timeouts still apply.
   server.timeout = 0;
   server.on('clientError', answerClientError);
@@ -165,9 +175,35 @@ export function createHttpServer(handle: RequestHandler, limits = HTTP_LIMITS): 
   return server;
 }
 
+/**
+ * What makes a request that node:http parsed unfit to route (RFC 9112): a request line without
+ * HTTP/1.x (node passes `GET /` through as HTTP/0.9, which would otherwise read as a missing
+ * Host), more header lines than the limit, no Host or more than one (RFC 9112, 3.2).
+ */
+export function requestProblem(req: IncomingMessage, limits: Pick<typeof HTTP_LIMITS, 'maxHeaderLines'> = HTTP_LIMITS): HttpError | null {
+  if (req.httpVersionMajor === 0) return new HttpError(400, 'The request line must end with HTTP/1.1 or HTTP/1.0 (HTTP/0.9 is not served)', { details: { version: req.httpVersion } });
+  if (req.httpVersionMajor !== 1) return new HttpError(505, `HTTP/${req.httpVersion} is not supported over this connection; use HTTP/1.1`, { details: { version: req.httpVersion, supported: ['1.0', '1.1'] } });
+  if (req.rawHeaders.length / 2 > limits.maxHeaderLines) return new HttpError(431, 'Too many header lines', { details: { limit: limits.maxHeaderLines } });
+  let hosts = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i].length === 4 && req.rawHeaders[i].toLowerCase() === 'host') hosts++;
+  if (hosts > 1) return new HttpError(400, 'More than one Host header', { details: { header: 'host' } });
+  if (hosts === 0 && req.httpVersionMinor >= 1) return new HttpError(400, 'Host header is required', { details: { header: 'host' } });
+  return null;
+}
+
+/** Methods some route answers: what `OPTIONS *` says the server offers. */
+const SERVER_METHODS = allowedMethods(ROUTES).join(', ');
+
+/** The asterisk-form target (RFC 9112, 3.2.4) asks about the server itself, and only OPTIONS may use it. */
+function answerAsterisk(req: IncomingMessage, res: ServerResponse): void {
+  if (req.method !== 'OPTIONS') return answerPlain(res, new HttpError(400, 'The request target * is only for OPTIONS', { details: { field: 'target', method: req.method } }));
+  res.writeHead(204, { Allow: SERVER_METHODS, 'Cache-Control': 'no-store' });
+  res.end();
+}
+
 function answerPlain(res: ServerResponse, error: HttpError): void {
   const body = errorBody(error);
-  res.writeHead(error.status, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store', Connection: 'close' });
+  res.writeHead(error.status, { ...error.headers, 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store', Connection: 'close' });
   res.end(body);
 }
 

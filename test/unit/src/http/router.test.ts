@@ -66,9 +66,18 @@ target('should be 400 for malformed percent-encoding', () => {
   assert.is(failure(() => parseTarget('/api/%E0%A4%A')).status, 400);
 });
 
-target('should be 414 for an over-long target and 400 for one not starting with /', () => {
+target('should be 414 for an over-long target and 400 for one neither a path nor an absolute http URL', () => {
   assert.is(failure(() => parseTarget(`/${'a'.repeat(9000)}`)).status, 414);
-  assert.is(failure(() => parseTarget('http://example.com/x')).status, 400);
+  assert.is(failure(() => parseTarget(`http://example.com/${'a'.repeat(9000)}`)).status, 414);
+  assert.is(failure(() => parseTarget('ftp://example.com/x')).status, 400);
+  assert.is(failure(() => parseTarget('example.com/x')).status, 400);
+});
+
+target('should take an absolute-form target as its path and query, ignoring the authority', () => {
+  assert.equal(parseTarget('http://example.com/api/v2/x?page=2'), { path: '/api/v2/x', query: 'page=2' });
+  assert.equal(parseTarget('HTTPS://user@example.com:8443/a%20b'), { path: '/a b', query: '' });
+  assert.equal(parseTarget('http://example.com'), { path: '/', query: '' });
+  assert.equal(parseTarget('http://example.com?x=1'), { path: '/', query: 'x=1' });
 });
 
 target.run();
