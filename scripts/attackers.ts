@@ -63,6 +63,84 @@ export async function pipelineFlood(options: FloodOptions): Promise<Flood> {
   };
 }
 
+export interface UploadOptions {
+  port: number;
+  path: string;
+  /** Headers of each POST (the key, at least); Host, Content-Type and Content-Length are added. */
+  headers: Record<string, string>;
+  sockets: number;
+  /** Body bytes each POST declares. */
+  bytes: number;
+}
+
+function postHead(options: UploadOptions): string {
+  const extra = Object.entries(options.headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  return `POST ${options.path} HTTP/1.1\r\nHost: attacker\r\nContent-Type: application/json\r\nContent-Length: ${options.bytes}\r\nConnection: close\r\n${extra}\r\n`;
+}
+
+/**
+ * `sockets` concurrent POSTs of `bytes` each (not JSON: a free 400 if ever read), written as fast
+ * as the server takes them. Resolves with each answer's status (0 when the server closed the
+ * connection without one) once every connection has closed.
+ */
+export function uploadFlood(options: UploadOptions): Promise<number[]> {
+  const body = Buffer.alloc(options.bytes, 'x');
+  return Promise.all(
+    Array.from(
+      { length: options.sockets },
+      () =>
+        new Promise<number>((resolve) => {
+          let head = '';
+          const socket = connect(options.port, '127.0.0.1', () => {
+            socket.write(postHead(options));
+            socket.end(body);
+          });
+          socket.on('data', (chunk: Buffer) => (head ||= chunk.toString('latin1', 0, 16)));
+          socket.on('error', () => {});
+          socket.once('close', () => resolve(Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1] ?? 0)));
+        }),
+    ),
+  );
+}
+
+/**
+ * `sockets` POSTs that each send `bytesPerSecond` of their body a second (a few bytes at a time),
+ * until `close()` or the server cuts them.
+ */
+export async function trickleFlood(options: UploadOptions & { bytesPerSecond: number }): Promise<Flood> {
+  const sockets: Socket[] = [];
+  let closed = 0;
+  await Promise.all(
+    Array.from(
+      { length: options.sockets },
+      () =>
+        new Promise<void>((resolve) => {
+          const socket = connect(options.port, '127.0.0.1', () => socket.write(postHead(options), () => resolve()));
+          socket.on('error', () => resolve());
+          socket.once('close', () => {
+            closed++;
+            resolve();
+          });
+          sockets.push(socket);
+        }),
+    ),
+  );
+  const piece = 'x'.repeat(Math.max(1, Math.round(options.bytesPerSecond / 10)));
+  const timer = setInterval(() => {
+    for (const socket of sockets) if (!socket.destroyed) socket.write(piece);
+  }, 100);
+  return {
+    sockets,
+    open: () => sockets.length - closed,
+    close: () => {
+      clearInterval(timer);
+      sockets.forEach((socket) => socket.destroy());
+    },
+  };
+}
+
 /**
  * Resident memory of a process in bytes (Linux /proc): now (VmRSS), or its peak so far (VmHWM);
  * null where it cannot be read.

@@ -17,6 +17,13 @@ export interface ServerOptions {
   critptUpstream: string | null;
   critptTimeoutSeconds: number;
   critptMaxBodyBytes: number;
+  /** Bytes of grading request bodies in memory at once on the whole server (src/http/body-budget.ts). */
+  critptUploadBudgetBytes: number;
+  /** The same for one user (the CritPt quota's scope). */
+  critptUserUploadBytes: number;
+  /** Average bytes a second a grading request's body must keep up once the grace has passed. */
+  critptMinUploadBytesPerSecond: number;
+  critptUploadGraceSeconds: number;
   /** Gradings forwarded at once; the rest wait in order. */
   critptConcurrency: number;
   /** Where CritPt approval is requested (shown in the 403). */
@@ -47,6 +54,11 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   critptUpstream: null,
   critptTimeoutSeconds: 30 * 60,
   critptMaxBodyBytes: 16 * MIB,
+  // Four largest bodies on the server, two for one user: a few hundred MB at most, parsing included.
+  critptUploadBudgetBytes: 64 * MIB,
+  critptUserUploadBytes: 32 * MIB,
+  critptMinUploadBytesPerSecond: 1024,
+  critptUploadGraceSeconds: 10,
   critptConcurrency: 2,
   critptContact: 'the operator of this server',
   cacheBytes: 48 * MIB,
@@ -68,6 +80,10 @@ export const FLAGS = {
   'critpt-upstream': { env: 'CRITPT_UPSTREAM', help: 'URL of the CritPt grading service', default: 'none' },
   'critpt-timeout': { env: 'CRITPT_TIMEOUT', help: 'seconds a grading may take', default: '1800' },
   'critpt-max-body-mb': { env: 'CRITPT_MAX_BODY_MB', help: 'largest grading request, in MiB', default: '16' },
+  'critpt-upload-budget-mb': { env: 'CRITPT_UPLOAD_BUDGET_MB', help: 'MiB of grading request bodies in memory at once; past it, 503 with Retry-After', default: '64' },
+  'critpt-user-upload-mb': { env: 'CRITPT_USER_UPLOAD_MB', help: 'the same for one user', default: '32' },
+  'critpt-upload-min-rate': { env: 'CRITPT_UPLOAD_MIN_RATE', help: 'KiB a second a grading request body must average after the grace (408 below it; 0: no minimum)', default: '1' },
+  'critpt-upload-grace': { env: 'CRITPT_UPLOAD_GRACE', help: 'seconds a grading request body may arrive at any pace', default: '10' },
   'critpt-concurrency': { env: 'CRITPT_CONCURRENCY', help: 'gradings forwarded at once; the rest wait in order', default: '2' },
   'critpt-contact': { env: 'CRITPT_CONTACT', help: 'e-mail where CritPt approval is requested', default: 'the operator of this server' },
   'cache-mb': { env: 'CACHE_MB', help: 'megabytes of response bodies kept in memory', default: '48' },
@@ -95,8 +111,9 @@ function url(name: string, text: string): string {
 }
 
 export function usage(): string {
-  const lines = Object.entries(FLAGS).map(([flag, { env, help, default: d }]) => `  --${flag.padEnd(18)} ${help} (env ${env}, default ${d})`);
-  return ['usage: node dist/server.mjs [options]', ...lines, '  --metrics            serve Prometheus metrics at /metrics (env METRICS=1)', '  --quiet              no access log on stdout (env QUIET=1)', '  --no-counting        do not count quotas (benchmarks only)', '  --help'].join('\n');
+  const line = (flag: string, help: string) => `  --${flag.padEnd(24)} ${help}`;
+  const lines = Object.entries(FLAGS).map(([flag, { env, help, default: d }]) => line(flag, `${help} (env ${env}, default ${d})`));
+  return ['usage: node dist/server.mjs [options]', ...lines, line('metrics', 'serve Prometheus metrics at /metrics (env METRICS=1)'), line('quiet', 'no access log on stdout (env QUIET=1)'), line('no-counting', 'do not count quotas (benchmarks only)'), '  --help'].join('\n');
 }
 
 /** Resolve options from argv and env; throws UsageError with a message for the user. */
@@ -111,7 +128,7 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
     return text === undefined ? fallback : parse(text);
   };
   const integer = (flag: keyof typeof FLAGS, fallback: number, min: number, max: number) => integerFlag(flag, get(flag), fallback, min, max);
-  return {
+  const options: ServerOptions = {
     port: integer('port', d.port, 0, 65535),
     host: get('host') ?? d.host,
     snapshotDir: get('snapshot') ?? d.snapshotDir,
@@ -120,6 +137,10 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
     critptUpstream: maybe('critpt-upstream', (t) => url('critpt-upstream', t), d.critptUpstream),
     critptTimeoutSeconds: integer('critpt-timeout', d.critptTimeoutSeconds, 1, 24 * 3600),
     critptMaxBodyBytes: integer('critpt-max-body-mb', d.critptMaxBodyBytes / MIB, 1, 1024) * MIB,
+    critptUploadBudgetBytes: integer('critpt-upload-budget-mb', d.critptUploadBudgetBytes / MIB, 1, 65536) * MIB,
+    critptUserUploadBytes: integer('critpt-user-upload-mb', d.critptUserUploadBytes / MIB, 1, 65536) * MIB,
+    critptMinUploadBytesPerSecond: integer('critpt-upload-min-rate', d.critptMinUploadBytesPerSecond / 1024, 0, 1024 * 1024) * 1024,
+    critptUploadGraceSeconds: integer('critpt-upload-grace', d.critptUploadGraceSeconds, 1, 3600),
     critptConcurrency: integer('critpt-concurrency', d.critptConcurrency, 1, 64),
     critptContact: get('critpt-contact') ?? d.critptContact,
     cacheBytes: integer('cache-mb', d.cacheBytes / MIB, 1, 65536) * MIB,
@@ -135,4 +156,8 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
     metrics: Boolean(values.metrics) || env.METRICS === '1',
     quiet: Boolean(values.quiet) || env.QUIET === '1',
   };
+  // A body the size limit allows must fit each budget, or it would be told to retry for ever.
+  const smallest = Math.min(options.critptUploadBudgetBytes, options.critptUserUploadBytes);
+  if (smallest < options.critptMaxBodyBytes) throw new UsageError(`--critpt-upload-budget-mb and --critpt-user-upload-mb must each be at least --critpt-max-body-mb (${options.critptMaxBodyBytes / MIB})`);
+  return options;
 }

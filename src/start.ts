@@ -11,6 +11,7 @@ import type { ServerOptions } from './config.ts';
 import { IdleWork } from './lib/idle-work.ts';
 import { Conditions } from './lib/conditions.ts';
 import { CritptGrader } from './critpt/grader.ts';
+import { BodyBudget } from './http/body-budget.ts';
 import type { QuotaBook } from './quota/book.ts';
 import type { QuotaCounter } from './quota/counter.ts';
 import { createHttpServer, HTTP_LIMITS } from './http/server.ts';
@@ -41,6 +42,8 @@ export interface RunningServer {
   snapshots: SnapshotStore;
   /** What keeps the server from answering correctly now (what /readyz reports). */
   conditions: Conditions;
+  /** Bytes of CritPt request bodies in memory (src/http/body-budget.ts). */
+  uploads: BodyBudget;
   /** The state folder's quota book; null with Redis. */
   quota: QuotaBook | null;
   /** Stop accepting, let in-flight requests finish, close idle sockets, flush state. */
@@ -80,10 +83,13 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     : undefined;
   const accessLog = options.quiet ? undefined : new AccessLog(hooks.accessLog ?? process.stdout, { dropped: (lines) => metrics?.accessLogDropped.inc({}, lines), notice: logError });
   const counter = (store.book && hooks.counter?.(store.book)) || store.quota;
+  const uploads = new BodyBudget({ totalBytes: options.critptUploadBudgetBytes, perScopeBytes: options.critptUserUploadBytes });
+  const upload = { maxBytes: options.critptMaxBodyBytes, minBytesPerSecond: options.critptMinUploadBytesPerSecond, graceMs: options.critptUploadGraceSeconds * 1000 };
   const grader = new CritptGrader(
-    { upstream: options.critptUpstream, timeoutSeconds: options.critptTimeoutSeconds, maxBodyBytes: options.critptMaxBodyBytes, concurrency: options.critptConcurrency, limit: options.limits.critpt },
+    { upstream: options.critptUpstream, timeoutSeconds: options.critptTimeoutSeconds, upload, concurrency: options.critptConcurrency, limit: options.limits.critpt },
     counter,
     clock,
+    uploads,
     (outcome) => metrics?.gradings.inc({ outcome }),
   );
   const app = new App({ options, clock, keys: store.keys, quota: counter, grader, snapshots, logError, metrics, accessLog, readiness: () => notReady(conditions, store) });
@@ -123,5 +129,5 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
       server.closeIdleConnections();
     }));
 
-  return { url: `http://${host}:${port}`, port, app, snapshots, conditions, quota: store.book, close };
+  return { url: `http://${host}:${port}`, port, app, snapshots, conditions, uploads, quota: store.book, close };
 }

@@ -13,7 +13,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../lib/clock.ts';
-import { readJsonBody, parseGradingRequest } from './request.ts';
+import { checkJsonType, parseGradingRequest } from './request.ts';
+import { readUpload, type UploadLimits } from './upload.ts';
+import type { BodyBudget } from '../http/body-budget.ts';
 import { postBatch, readAll, UpstreamFailure } from './upstream.ts';
 import { HttpError } from '../http/error.ts';
 import type { KeyRecord } from '../keys/record.ts';
@@ -29,7 +31,8 @@ export const VERDICT_FIELDS = ['accuracy', 'timeout_rate', 'server_timeout_count
 export interface CritptOptions {
   upstream: string | null;
   timeoutSeconds: number;
-  maxBodyBytes: number;
+  /** The body's size and pace; its bytes come out of the server's upload budget. */
+  upload: UploadLimits;
   concurrency: number;
   /** Gradings per user per window. */
   limit: number;
@@ -75,6 +78,8 @@ export class CritptGrader implements Grader {
     private readonly options: CritptOptions,
     private readonly quota: QuotaCounter,
     private readonly clock: Clock,
+    /** Bytes of bodies in memory, server-wide and per user (the quota's CritPt scope). */
+    private readonly uploads: BodyBudget,
     /** Told how each grading that reached the grader ended (for the metrics). */
     private readonly report: (outcome: GradingOutcome) => void = () => {},
   ) {
@@ -103,7 +108,8 @@ export class CritptGrader implements Grader {
    */
   async handle(req: IncomingMessage, res: ServerResponse, key: KeyRecord, rawQuery: string, problemSet: readonly string[], headers: Headers): Promise<void> {
     const scope = critptScope(key);
-    const raw = await readJsonBody(req, this.options.maxBodyBytes);
+    checkJsonType(req);
+    const raw = await readUpload(req, res, this.uploads, scope, this.options.upload);
     parseGradingRequest(raw, problemSet);
     // Checked after the batch, so a client can check its payload on a server without a grader.
     if (!this.options.upstream) throw new HttpError(503, 'CritPt grading is not configured on this server (the operator starts it with --critpt-upstream URL); the batch is valid', { details: { option: '--critpt-upstream' } });

@@ -1,7 +1,6 @@
 /**
- * Reading and checking a CritPt grading request: JSON only, a bounded size (checked from
- * Content-Length and again while streaming), the contract's request schema (ajv), and the whole
- * public problem set, each problem exactly once.
+ * Checking a CritPt grading request: JSON only (its body is read by src/critpt/upload.ts), the
+ * contract's request schema (ajv), and the whole public problem set, each problem exactly once.
  */
 import type { IncomingMessage } from 'node:http';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
@@ -52,21 +51,10 @@ export function checkProblemSet(submissions: readonly Submission[], problemSet: 
   throw new HttpError(400, `A batch must hold every problem of the public set exactly once; ${parts.join('; ')}`, { details: { unknown, duplicated: [...new Set(duplicated)], missing } });
 }
 
-/** Read the body within `maxBytes`: 415 if not JSON, 413 if too large (before or while reading). */
-export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+/** 415 unless the body is declared JSON: checked before a byte of it is reserved or read. */
+export function checkJsonType(req: IncomingMessage): void {
   const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   if (type !== 'application/json') throw new HttpError(415, 'Content-Type must be application/json', { details: { content_type: type || null } });
-  const tooLarge = () => new HttpError(413, `Request body larger than ${maxBytes} bytes`, { details: { limit: maxBytes }, headers: { Connection: 'close' } });
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) throw tooLarge();
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
 }
 
 /**
