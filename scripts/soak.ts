@@ -16,7 +16,9 @@
  * switches `current` to it: a server must refuse to switch to it (and one restarted on it must
  * serve only bytes that pass their checksum, or a 503 that says why); no body may be wrong.
  * Beside the load, attackers strike every 20 s: 300 connections pipelining 50 requests each and
- * one pipelining 1,400 in one write, none of them reading, held for 5 s; the servers' peak
+ * one pipelining 1,400 in one write, none of them reading; one CritPt-approved key posting 20
+ * bodies of 4 MB at once and 200 more trickling at 10 bytes a second; and 404s with an
+ * 8,100-character path segment (the "did you mean" search's worst case), all held for 5 s; the servers' peak
  * resident memory must stay under 250 MB throughout.
  * Prints a one-line verdict; exits 1 on any loss. Not part of `npm test`.
  */
@@ -32,7 +34,7 @@ import type { NewKey } from '../src/keys/record.ts';
 import { flagsOrExit } from '../src/shared/flags.ts';
 import { contentHash, CURRENT_LINK, PACK_FILE } from '../src/shared/manifest.ts';
 import { bundle } from './bundle.ts';
-import { pipelineFlood, watchResident } from './attackers.ts';
+import { pipelineFlood, trickleFlood, uploadFlood, watchResident } from './attackers.ts';
 import { ROOT, spawnServer } from './processes.ts';
 
 // The servers listen where they like (port 0); restarts may move them, so clients read `ports`.
@@ -140,6 +142,8 @@ async function main(): Promise<void> {
     await issue('user:big/c1', { tier: 'commercial', org: 'big', user: 'c1', quota: 10_000_000, grants: providers.map((p) => p.slug) }),
     await issue('user:big/c2', { tier: 'commercial', org: 'big', user: 'c2', quota: 10_000_000, grants: providers.map((p) => p.slug) }),
   ];
+  // The upload attacker's key: approved for CritPt (approval is free to ask for), never counted.
+  const uploader = (await issue('user:up/u', { tier: 'commercial', org: 'up', user: 'u', critpt: true })).key;
   admin.close();
   // Each key asks for routes its tier may read, so the load is answers, not refusals.
   const free = ['/api/v2/language/models/free', '/api/v2/data/llms/models', '/api/v2/media/music/instrumental/models/free'];
@@ -219,13 +223,20 @@ async function main(): Promise<void> {
   const attacker = async () => {
     while (Date.now() + ATTACK_EVERY_MS < deadline) {
       await new Promise((r) => setTimeout(r, ATTACK_EVERY_MS - ATTACK_HOLD_MS));
-      const port = ports[attacks++ % SERVERS];
+      const target = attacks++ % SERVERS;
+      const port = ports[target];
+      const upload = { port, path: '/api/v2/critpt/evaluate', headers: { 'x-api-key': uploader } };
       const floods = await Promise.all([
         pipelineFlood({ port, path: '/api/v2/openapi.json', sockets: 300, requests: 50 }),
         pipelineFlood({ port, path: '/api/v2/language/models/free', sockets: 1, requests: 1400, headers: { 'x-api-key': 'bdk_not_a_key' } }),
+        trickleFlood({ ...upload, sockets: 200, bytes: 1_000_000, bytesPerSecond: 10 }),
       ]);
       attacking = true;
-      await new Promise((r) => setTimeout(r, ATTACK_HOLD_MS));
+      const posts = uploadFlood({ ...upload, sockets: 20, bytes: 4 * 1024 * 1024 });
+      const longSegment = `/api/v2/media/${'c'.repeat(8_100)}/models`;
+      const until = Date.now() + ATTACK_HOLD_MS;
+      while (Date.now() < until) await get(longSegment, '', 'GET', target).catch(() => {});
+      await posts;
       attacking = false;
       for (const flood of floods) flood.close();
     }
@@ -285,7 +296,7 @@ async function main(): Promise<void> {
     return `${sorted.length} answers: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${at(1)} ms`;
   };
   console.log(`  stall probe: /healthz every 100 ms, ${quantiles(healthz)}; while attackers were held, ${quantiles(attacked)}`);
-  console.log(`  attackers: ${attacks} rounds of 300 connections x 50 unread pipelined requests and 1 x 1,400; peak resident memory of a server ${peakMb.toFixed(0)} MB (limit ${RESIDENT_LIMIT_MB})`);
+  console.log(`  attackers: ${attacks} rounds of 300 connections x 50 unread pipelined requests and 1 x 1,400, 20 CritPt posts of 4 MB and 200 trickling at 10 B/s, 404s with an 8,100-character segment; peak resident memory of a server ${peakMb.toFixed(0)} MB (limit ${RESIDENT_LIMIT_MB})`);
   for (const f of failures.slice(0, 10)) console.log(`  failure: ${f}`);
   process.exit(ok ? 0 : 1);
 }
