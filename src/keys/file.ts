@@ -5,14 +5,13 @@
  */
 import { closeSync, fstatSync, openSync, readFileSync, type Stats } from 'node:fs';
 import { KEY_ID_PATTERN, KEY_SCOPES, KEYS_FORMAT, KeyStoreError, keysPath, MAX_QUOTA, NAME_PATTERN, PROVIDER_SLUG_PATTERN, type KeyRecord } from './record.ts';
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import { createAjv, TRUSTED_SCHEMAS } from '../shared/ajv.ts';
 import { isAccessError, ownershipNote } from '../shared/file-owner.ts';
 import { takePidLock } from '../shared/pid-lock.ts';
 import { TIERS } from '../shared/routes.ts';
 import { ensurePrivateDir, PRIVATE_FILE_MODE, writeFileAtomic, type Keep } from '../shared/state-files.ts';
 import { keepForWrites } from './store-owner.ts';
-import { isKeysFile } from './file-check.ts';
 
 export const keysFileSchema = {
   type: 'object',
@@ -47,17 +46,7 @@ export const keysFileSchema = {
     },
   },
 };
-
-/** ajv's validator, compiled the first time a file fails the direct check (file-check.ts): only its messages are wanted. */
-let validateKeysFile: ValidateFunction | null = null;
-
-/** Why the parsed file breaks the schema, in ajv's words; null when it does not after all. */
-function schemaProblems(data: unknown): string | null {
-  validateKeysFile ??= createAjv(TRUSTED_SCHEMAS).compile(keysFileSchema);
-  if (validateKeysFile(data)) return null;
-  // `if` errors only say "must match then"; the `then` error beside it names the field.
-  return (validateKeysFile.errors ?? []).filter((e) => e.keyword !== 'if').map(describeSchemaError).join('; ');
-}
+const validateKeysFile = createAjv(TRUSTED_SCHEMAS).compile<{ format: number; keys: KeyRecord[] }>(keysFileSchema);
 
 function describeSchemaError(e: ErrorObject): string {
   const where = e.instancePath || '/';
@@ -84,11 +73,12 @@ function parseKeysFile(path: string, text: string): KeysFile {
   } catch (error) {
     throw new KeyStoreError(`${path} is not valid JSON (${describeJsonError(error as Error)})`);
   }
-  if (!isKeysFile(data)) {
-    const problems = schemaProblems(data);
-    if (problems !== null) throw new KeyStoreError(`${path} is not a valid key store: ${problems}`);
+  if (!validateKeysFile(data)) {
+    // `if` errors only say "must match then"; the `then` error beside it names the field.
+    const problems = (validateKeysFile.errors ?? []).filter((e) => e.keyword !== 'if').map(describeSchemaError);
+    throw new KeyStoreError(`${path} is not a valid key store: ${problems.join('; ')}`);
   }
-  const records = (data as { keys: KeyRecord[] }).keys;
+  const records = data.keys;
   // One pass finds repeats and builds the server's index: at 100,000 keys two Maps of indexes,
   // a copy of every record and a second Map took 430 ms (scripts/bench/keys-scale.ts).
   const ids = new Set<string>();

@@ -19,8 +19,8 @@ function digitsAt(text: string, at: number, length: number): number {
 
 /**
  * Is `YYYY-MM-DD` at the start of the text (already matched) a real day? Read from the digits
- * where they stand: a match's groups and Number() made the date check two thirds of a
- * timestamp's check, and keys.json has two a key (100,000 keys: 35 ms -> 11 ms a field).
+ * where they stand, not from a match's groups through Number(): keys.json has two timestamps a
+ * key, and at 100,000 keys each field's check took 38 ms that way, 25 ms this way.
  */
 function isCalendarDay(text: string): boolean {
   const [year, month, day] = [digitsAt(text, 0, 4), digitsAt(text, 5, 2), digitsAt(text, 8, 2)];
