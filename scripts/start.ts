@@ -12,9 +12,8 @@ import { DatasetError, formatProblem } from '../build/problems.ts';
 import { readCurrentManifest } from '../build/pack/snapshot-dir.ts';
 import { DEFAULT_OPTIONS, resolveOptions, usage } from '../src/config.ts';
 import { UsageError } from '../src/shared/flags.ts';
-import { ensureDemoKeys } from '../src/keys/changes.ts';
-import { loadKeys } from '../src/keys/file.ts';
-import type { IssuedKey } from '../src/keys/record.ts';
+import { demoKeysOrStore } from '../src/keys/changes.ts';
+import type { IssuedKey, KeyRecord } from '../src/keys/record.ts';
 import { main } from '../src/main.ts';
 import { ensurePrivateDir } from '../src/shared/state-files.ts';
 
@@ -41,8 +40,7 @@ function printDemoKeys(keys: IssuedKey[], url: string, stateDir: string): void {
 }
 
 /** A store with no active key answers every request 401: say so, and how to make a key. */
-function warnWithoutUsableKey(stateDir: string): void {
-  const records = loadKeys(stateDir) ?? [];
+function warnWithoutUsableKey(stateDir: string, records: readonly KeyRecord[]): void {
   if (records.some((r) => r.revoked_at === null)) return;
   const revoked = records.length === 0 ? 'it is empty' : `all ${records.length} are revoked`;
   console.error(`warning: the key store in ${stateDir} holds no usable key (${revoked}), so every data request will be refused with 401.`);
@@ -79,8 +77,8 @@ async function prepare(): Promise<{ demo: IssuedKey[] | null; stateDir: string }
   if (options.store !== 'file') return { demo: null, stateDir: options.stateDir };
   ensurePrivateDir(options.stateDir);
   const providers = JSON.parse(readFileSync(join(DATA_DIR, 'providers.json'), 'utf8')) as { slug: string }[];
-  const demo = ensureDemoKeys(options.stateDir, providers.map((p) => p.slug));
-  if (!demo) warnWithoutUsableKey(options.stateDir);
+  const { demo, existing } = demoKeysOrStore(options.stateDir, providers.map((p) => p.slug));
+  if (existing) warnWithoutUsableKey(options.stateDir, existing);
   return { demo, stateDir: options.stateDir };
 }
 

@@ -157,14 +157,27 @@ export function grantProvider(stateDir: string, id: string, providerSlug: string
  * granted every provider. Null when a store already exists (even an empty one).
  */
 export function ensureDemoKeys(stateDir: string, providerSlugs: readonly string[], clock: Clock = systemClock): IssuedKey[] | null {
+  return demoKeysOrStore(stateDir, providerSlugs, clock).demo;
+}
+
+/**
+ * ensureDemoKeys, with the keys it found when it made none: start-up looks at them without
+ * reading the file again (a read of 100,000 keys took 0.8 s; scripts/bench/keys-scale.ts).
+ */
+export function demoKeysOrStore(
+  stateDir: string,
+  providerSlugs: readonly string[],
+  clock: Clock = systemClock,
+): { demo: IssuedKey[]; existing: null } | { demo: null; existing: KeyRecord[] } {
   return withStoreLock(stateDir, (keep) => {
-    if (loadKeys(stateDir) !== null) return null;
+    const existing = loadKeys(stateDir);
+    if (existing !== null) return { demo: null, existing };
     const issued: IssuedKey[] = [];
     const records = () => issued.map((k) => k.record);
     issued.push(issue(records(), { tier: 'free', org: 'demo', user: 'free-user' }, clock));
     issued.push(issue(records(), { tier: 'pro', org: 'demo', user: 'pro-user' }, clock));
     issued.push(issue(records(), { tier: 'commercial', org: 'demo', user: 'commercial-user', grants: providerSlugs, critpt: true }, clock));
     saveKeys(stateDir, records(), keep);
-    return issued;
+    return { demo: issued, existing: null };
   });
 }

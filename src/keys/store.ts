@@ -4,7 +4,7 @@
  * changes changes.ts.
  */
 import { statSync } from 'node:fs';
-import { KeyFileUnreadable, readKeysFile, sameStamp, stampOf, unreadable, type FileStamp } from './file.ts';
+import { KeyFileUnreadable, readKeysFile, sameStamp, stampOf, unreadable, type FileStamp, type KeysFile } from './file.ts';
 import { hashKey, KEY_PATTERN, keysPath, KeyStoreError, type KeyLookup, type KeyRecord } from './record.ts';
 import { ensurePrivateDir } from '../shared/state-files.ts';
 
@@ -16,7 +16,7 @@ export interface KeyStoreOptions {
 }
 
 /**
- * The keys the server authenticates against, indexed by hash. Every check first stats the file
+ * The keys the server authenticates against, indexed by hash (revoked ones too: lookups skip them). Every check first stats the file
  * (one syscall) and reloads when it changed, so a key the keys command revoked or regenerated
  * fails on the very next request, with no restart and no watcher to miss events. When the file
  * changed and cannot be read, or no longer holds valid keys, the keys in memory are known to be
@@ -70,14 +70,15 @@ export class KeyStore implements KeyLookup {
   /** The active key with this value among the keys in memory, as the last check left them. */
   find(plainKey: string): KeyRecord | undefined {
     if (!KEY_PATTERN.test(plainKey)) return undefined;
-    return this.byHash.get(hashKey(plainKey));
+    const record = this.byHash.get(hashKey(plainKey));
+    return record?.revoked_at === null ? record : undefined;
   }
 
-  private use(loaded: { records: KeyRecord[]; stamp: FileStamp } | null): void {
+  private use(loaded: (KeysFile & { stamp: FileStamp }) | null): void {
     // No file (never created, or deleted while running) means no keys: failing closed is the
     // safe reading of a deleted store.
     this.all = Object.freeze(loaded?.records ?? []);
-    this.byHash = new Map(this.all.filter((r) => r.revoked_at === null).map((r) => [r.hash, r]));
+    this.byHash = loaded?.byHash ?? new Map();
     this.stamp = loaded?.stamp ?? null;
     this.broken = null;
     this.problem = null;
