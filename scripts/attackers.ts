@@ -32,21 +32,26 @@ export interface FloodOptions {
  * never reading a byte. Resolves once every socket has connected and written.
  */
 export async function pipelineFlood(options: FloodOptions): Promise<Flood> {
-  const extra = Object.entries(options.headers ?? {})
-    .map(([name, value]) => `${name}: ${value}\r\n`)
-    .join('');
-  const chunk = `GET ${options.path} HTTP/1.1\r\nHost: attacker\r\n${extra}\r\n`.repeat(options.requests);
+  const chunk = `GET ${options.path} HTTP/1.1\r\nHost: attacker\r\n${headerLines(options.headers ?? {})}\r\n`.repeat(options.requests);
+  return openFlood(options.port, options.sockets, (socket, written) => {
+    socket.pause(); // never read: the server's answers pile up on its side
+    socket.write(chunk, written);
+  });
+}
+
+/**
+ * Open `count` connections and let `start` write to each once connected (calling `written` when
+ * its write is done). Resolves once every socket has written, failed or closed.
+ */
+async function openFlood(port: number, count: number, start: (socket: Socket, written: () => void) => void): Promise<Flood> {
   const sockets: Socket[] = [];
   let closed = 0;
   await Promise.all(
     Array.from(
-      { length: options.sockets },
+      { length: count },
       () =>
         new Promise<void>((resolve) => {
-          const socket = connect(options.port, '127.0.0.1', () => {
-            socket.pause(); // never read: the server's answers pile up on its side
-            socket.write(chunk, () => resolve());
-          });
+          const socket = connect(port, '127.0.0.1', () => start(socket, resolve));
           socket.on('error', () => resolve());
           socket.once('close', () => {
             closed++;
@@ -73,10 +78,15 @@ export interface UploadOptions {
   bytes: number;
 }
 
-function postHead(options: UploadOptions): string {
-  const extra = Object.entries(options.headers)
+/** Header lines, each ended by CRLF. */
+function headerLines(headers: Record<string, string>): string {
+  return Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
+}
+
+function postHead(options: UploadOptions): string {
+  const extra = headerLines(options.headers);
   return `POST ${options.path} HTTP/1.1\r\nHost: attacker\r\nContent-Type: application/json\r\nContent-Length: ${options.bytes}\r\nConnection: close\r\n${extra}\r\n`;
 }
 
@@ -110,33 +120,16 @@ export function uploadFlood(options: UploadOptions): Promise<number[]> {
  * until `close()` or the server cuts them.
  */
 export async function trickleFlood(options: UploadOptions & { bytesPerSecond: number }): Promise<Flood> {
-  const sockets: Socket[] = [];
-  let closed = 0;
-  await Promise.all(
-    Array.from(
-      { length: options.sockets },
-      () =>
-        new Promise<void>((resolve) => {
-          const socket = connect(options.port, '127.0.0.1', () => socket.write(postHead(options), () => resolve()));
-          socket.on('error', () => resolve());
-          socket.once('close', () => {
-            closed++;
-            resolve();
-          });
-          sockets.push(socket);
-        }),
-    ),
-  );
+  const flood = await openFlood(options.port, options.sockets, (socket, written) => socket.write(postHead(options), written));
   const piece = 'x'.repeat(Math.max(1, Math.round(options.bytesPerSecond / 10)));
   const timer = setInterval(() => {
-    for (const socket of sockets) if (!socket.destroyed) socket.write(piece);
+    for (const socket of flood.sockets) if (!socket.destroyed) socket.write(piece);
   }, 100);
   return {
-    sockets,
-    open: () => sockets.length - closed,
+    ...flood,
     close: () => {
       clearInterval(timer);
-      sockets.forEach((socket) => socket.destroy());
+      flood.close();
     },
   };
 }

@@ -2,7 +2,9 @@
  * A plain HTTP client for tests: node:http, so the test sees exactly what the server sent
  * (fetch would decode compressed bodies by itself).
  */
+import { connect } from 'node:net';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { HANG_GUARD_MS } from './wait.ts';
 
 export interface Reply {
   status: number;
@@ -42,4 +44,24 @@ export function request(base: string, path: string, options: RequestOptions = {}
 /** GET with an API key. */
 export function get(base: string, path: string, key?: string, headers: Record<string, string> = {}): Promise<Reply> {
   return request(base, path, { headers: key === undefined ? headers : { 'x-api-key': key, ...headers } });
+}
+
+/**
+ * Send raw bytes to the server at `base` on a fresh connection; everything it writes until it
+ * closes the connection (the requests that use this are answered with a close; the timer is a
+ * hang guard).
+ */
+export function rawExchange(base: string, text: string): Promise<string> {
+  const { port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => socket.write(text));
+    let got = '';
+    const timer = setTimeout(() => socket.destroy(), HANG_GUARD_MS);
+    socket.on('data', (chunk) => (got += chunk));
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(got);
+    });
+    socket.on('error', reject);
+  });
 }

@@ -1,27 +1,13 @@
 /** HTTP as RFC 9112 and RFC 9110 say: request-target forms, Host, header lines, versions, `If-None-Match: *`. */
-import { connect } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { get, request } from '../helpers/http.ts';
+import { get, request, rawExchange } from '../helpers/http.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { HANG_GUARD_MS } from '../helpers/wait.ts';
 
 let t: TestServer;
 
-/** Send raw bytes on a fresh connection; everything the server writes until it closes it (each request here says Connection: close, or is answered with it). */
 function raw(text: string): Promise<string> {
-  const { port } = new URL(t.url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), '127.0.0.1', () => socket.write(text));
-    let got = '';
-    const timer = setTimeout(() => socket.destroy(), HANG_GUARD_MS);
-    socket.on('data', (chunk) => (got += chunk));
-    socket.on('close', () => {
-      clearTimeout(timer);
-      resolve(got);
-    });
-    socket.on('error', reject);
-  });
+  return rawExchange(t.url, text);
 }
 
 /** Status, header fields (lowercased names) and body of a raw HTTP answer. */

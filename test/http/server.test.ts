@@ -1,12 +1,10 @@
 import { readFileSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { get, request } from '../helpers/http.ts';
+import { get, request, rawExchange } from '../helpers/http.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { HANG_GUARD_MS } from '../helpers/wait.ts';
 
 let t: TestServer;
 let slugs: string[] = [];
@@ -256,20 +254,8 @@ errors('should never turn an encoded slash into a path separator', async () => {
   assert.is((await get(t.url, '/api/v2/language/models/fre%65', t.keys.pro)).status, 200, 'other encoded characters still decode');
 });
 
-/** Send raw bytes on a fresh connection; everything the server writes until it closes it (each of these answers closes it; the timer is a hang guard). */
 function raw(text: string): Promise<string> {
-  const { port } = new URL(t.url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), '127.0.0.1', () => socket.write(text));
-    let got = '';
-    const timer = setTimeout(() => socket.destroy(), HANG_GUARD_MS);
-    socket.on('data', (chunk) => (got += chunk));
-    socket.on('close', () => {
-      clearTimeout(timer);
-      resolve(got);
-    });
-    socket.on('error', reject);
-  });
+  return rawExchange(t.url, text);
 }
 
 /** Status and JSON body of a raw HTTP answer. */
