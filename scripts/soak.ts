@@ -18,13 +18,15 @@
  * Beside the load, attackers strike every 20 s: 300 connections pipelining 50 requests each and
  * one pipelining 1,400 in one write, none of them reading; one CritPt-approved key posting 20
  * bodies of 4 MB at once and 200 more trickling at 10 bytes a second; and 404s with an
- * 8,100-character path segment (the "did you mean" search's worst case), all held for 5 s; the servers' peak
+ * 8,100-character path segment (the "did you mean" search's worst case), all held for 5 s; and
+ * every other round the server's stdout (its access log) goes unread until the next; the servers' peak
  * resident memory must stay under 250 MB throughout.
  * Prints a one-line verdict; exits 1 on any loss. Not part of `npm test`.
  */
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, cpSync, fstatSync, mkdtempSync, openSync, readFileSync, readlinkSync, readSync, renameSync, rmSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { request } from 'node:http';
+import type { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { storeOption } from '../src/config.ts';
@@ -83,11 +85,22 @@ const cleanup: { servers: ChildProcess[]; work: string | null } = { servers: [],
 /** Resident memory of every server process started, restarts included. */
 const residents: ReturnType<typeof watchResident>[] = [];
 
+/** Each server's stdout (its access log): read and thrown away, except while the slow-log attacker holds it. */
+const accessLogs: Readable[] = [];
+/** Every server's own output (stderr included), restarts included: the access log's drop notices are counted there. */
+const outputs: (() => string)[] = [];
+
 async function startServer(bundlePath: string, snapshot: string, state: string, n: number): Promise<ChildProcess> {
-  const server = await spawnServer(['--port', '0', '--snapshot', snapshot, '--state', state, '--store', values.store, '--quiet'], [bundlePath]);
+  const server = await spawnServer(['--port', '0', '--snapshot', snapshot, '--state', state, '--store', values.store], [bundlePath]);
   ports[n] = server.port;
   cleanup.servers[n] = server.child;
   residents.push(watchResident(server.child.pid!, 200));
+  // spawnServer keeps what it reads (to find the `listening on` line); the access log is not kept.
+  const stdout = server.child.stdout!;
+  stdout.removeAllListeners('data');
+  stdout.on('data', () => {});
+  accessLogs[n] = stdout;
+  outputs.push(server.output);
   return server.child;
 }
 
@@ -232,6 +245,10 @@ async function main(): Promise<void> {
         trickleFlood({ ...upload, sockets: 200, bytes: 1_000_000, bytesPerSecond: 10 }),
       ]);
       attacking = true;
+      // The slow log: every other round the server's stdout is left unread until the next round
+      // (some 20 s of lines, more than the access log may hold back), then read again.
+      if (attacks % 2 === 1) accessLogs[target].pause();
+      else for (const log of accessLogs) log.resume();
       const posts = uploadFlood({ ...upload, sockets: 20, bytes: 4 * 1024 * 1024 });
       const longSegment = `/api/v2/media/${'c'.repeat(8_100)}/models`;
       const until = Date.now() + ATTACK_HOLD_MS;
@@ -261,6 +278,7 @@ async function main(): Promise<void> {
   };
 
   await Promise.all([probe(), attacker(), ...Array.from({ length: clients }, (_, n) => client(n))]);
+  for (const log of accessLogs) log.resume();
   clearInterval(rebuilder);
   clearTimeout(corrupterStart);
   clearInterval(corrupter);
@@ -282,6 +300,8 @@ async function main(): Promise<void> {
   rmSync(work, { recursive: true, force: true });
 
   const cutTotal = [...cut.values()].reduce((a, b) => a + b, 0);
+  const dropNotices = outputs.flatMap((output) => output().match(/access log: \d+ lines? dropped/g) ?? []);
+  const droppedLines = dropNotices.reduce((sum, notice) => sum + Number(/(\d+)/.exec(notice)![1]), 0);
   const peakMb = Math.max(...residents.map((r) => r.stop())) / 1024 / 1024;
   if (peakMb > RESIDENT_LIMIT_MB) failures.push(`a server's resident memory reached ${peakMb.toFixed(0)} MB (limit ${RESIDENT_LIMIT_MB} MB)`);
   const ok = failures.length === 0 && mixed === 0 && mismatches.length === 0;
@@ -296,7 +316,8 @@ async function main(): Promise<void> {
     return `${sorted.length} answers: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${at(1)} ms`;
   };
   console.log(`  stall probe: /healthz every 100 ms, ${quantiles(healthz)}; while attackers were held, ${quantiles(attacked)}`);
-  console.log(`  attackers: ${attacks} rounds of 300 connections x 50 unread pipelined requests and 1 x 1,400, 20 CritPt posts of 4 MB and 200 trickling at 10 B/s, 404s with an 8,100-character segment; peak resident memory of a server ${peakMb.toFixed(0)} MB (limit ${RESIDENT_LIMIT_MB})`);
+  console.log(`  attackers: ${attacks} rounds of 300 connections x 50 unread pipelined requests and 1 x 1,400, 20 CritPt posts of 4 MB and 200 trickling at 10 B/s, 404s with an 8,100-character segment, stdout unread every other round; peak resident memory of a server ${peakMb.toFixed(0)} MB (limit ${RESIDENT_LIMIT_MB})`);
+  console.log(`  access log: ${droppedLines} lines dropped while stdout went unread, said in ${dropNotices.length} notices`);
   for (const f of failures.slice(0, 10)) console.log(`  failure: ${f}`);
   process.exit(ok ? 0 : 1);
 }
