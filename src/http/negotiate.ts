@@ -44,11 +44,6 @@ export function rankEncodings(header: string | undefined): readonly Encoding[] {
   return PREFERENCE.filter((encoding) => rating(encoding) > 0).sort((a, b) => rating(b) - rating(a));
 }
 
-/** The one encoding to send for an `Accept-Encoding` value, or null when the client refuses all three. */
-export function chooseEncoding(header: string | undefined): Encoding | null {
-  return rankEncodings(header)[0] ?? null;
-}
-
 /** Distinct values remembered per generation (two generations), and the longest remembered (an attacker's values are neither few nor short). */
 const CHOSEN_VALUES = 128;
 const CHOSEN_LENGTH = 256;

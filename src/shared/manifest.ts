@@ -137,18 +137,32 @@ export function storedSpanOf(entry: IndexEntry, encoding: Encoding): CheckedSpan
   return spanOf(entry, encoding === 'identity' ? 'gzip' : encoding);
 }
 
+/**
+ * The names of a build's stored parts, as logs, `/readyz` and the server's list of corrupt parts
+ * give them: one spelling wherever a part is checked, so the same part found twice counts once.
+ */
+export const storedPart = {
+  variant: (encoding: StoredEncoding, hash: string) => `${encoding} variant of body ${hash}`,
+  fragment: (kind: 'records' | 'index', name: string) => `${kind} fragment of ${name}`,
+  indexFile: (routeId: string) => `index file ${indexFile(routeId)}`,
+};
+
 /** A body's bytes in one encoding, read out of a whole pack in memory and checked (tools and tests). */
 export function variantOf(pack: Buffer, entry: IndexEntry, encoding: Encoding): Buffer {
   const [offset, length, sum] = storedSpanOf(entry, encoding);
   const stored = pack.subarray(offset, offset + length);
-  if (checksumOf(stored) !== sum) throw new Error(`the ${encoding === 'br' ? 'br' : 'gzip'} variant of body ${entry[0]} fails its checksum`);
+  if (checksumOf(stored) !== sum) throw new Error(`the ${storedPart.variant(encoding === 'br' ? 'br' : 'gzip', entry[0])} fails its checksum`);
   return encoding === 'identity' ? gunzipSync(stored) : stored;
 }
 
-/** A route's index file, parsed, if its bytes pass their checksum; null otherwise. */
-export function readRouteIndex(dir: string, manifest: Manifest, routeId: string): RouteIndex | null {
-  const bytes = readFileSync(join(dir, indexFile(routeId)));
+/** A route index file's bytes, parsed, if they pass their checksum in the manifest; null otherwise. */
+export function checkedRouteIndex(bytes: Buffer, manifest: Manifest, routeId: string): RouteIndex | null {
   return checksumOf(bytes) === manifest.index_sums[routeId] ? (JSON.parse(bytes.toString('utf8')) as RouteIndex) : null;
+}
+
+/** A route's index file, parsed, if its bytes pass their checksum; null otherwise. Throws what reading it throws. */
+export function readRouteIndex(dir: string, manifest: Manifest, routeId: string): RouteIndex | null {
+  return checkedRouteIndex(readFileSync(join(dir, indexFile(routeId))), manifest, routeId);
 }
 
 /** Every entry of a snapshot, all routes together (for tools and tests); throws when an index file fails its checksum. */

@@ -7,7 +7,7 @@
  */
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { checksumOf, indexFile, PACK_FILE, STORED_ENCODINGS, spanOf, type CheckedSpan, type Manifest, type RouteIndex, type Span } from './manifest.ts';
+import { checkedRouteIndex, checksumOf, indexFile, PACK_FILE, STORED_ENCODINGS, spanOf, storedPart, type CheckedSpan, type Manifest, type RouteIndex, type Span } from './manifest.ts';
 
 /** What the walk needs read next: a file of the build (by its path inside the build), or a range of its pack. */
 export type Need = { file: string } | { span: Span };
@@ -53,20 +53,18 @@ export function* verification(manifest: Manifest, progress: VerificationProgress
     if (!parts.has(offset)) parts.set(offset, { offset, length, sum, what });
   };
   for (const routeId of manifest.indexes) {
-    const file = indexFile(routeId);
-    const bytes = yield { file };
+    const index = checkedRouteIndex(yield { file: indexFile(routeId) }, manifest, routeId);
     progress.indexesChecked++;
-    if (checksumOf(bytes) !== manifest.index_sums[routeId]) {
-      sink.corrupt(`index file ${file}`);
+    if (!index) {
+      sink.corrupt(storedPart.indexFile(routeId));
       continue;
     }
-    const index = JSON.parse(bytes.toString('utf8')) as RouteIndex;
     sink.index?.(routeId, index);
-    for (const entry of Object.values(index)) for (const encoding of STORED_ENCODINGS) add(spanOf(entry, encoding), `${encoding} variant of body ${entry[0]}`);
+    for (const entry of Object.values(index)) for (const encoding of STORED_ENCODINGS) add(spanOf(entry, encoding), storedPart.variant(encoding, entry[0]));
   }
   for (const [name, { data, index }] of Object.entries(manifest.fragments)) {
-    add(data, `records fragment of ${name}`);
-    add(index, `index fragment of ${name}`);
+    add(data, storedPart.fragment('records', name));
+    add(index, storedPart.fragment('index', name));
   }
   const ordered = [...parts.values()].sort((a, b) => a.offset - b.offset);
   progress.bytes = ordered.reduce((sum, part) => sum + part.length, 0);

@@ -9,7 +9,7 @@ import { brotliCompressSync, brotliDecompress, constants, gunzip, gzipSync } fro
 import { LRUCache } from 'lru-cache';
 import type { Eventually } from '../lib/eventually.ts';
 import { assembleMeasurements, type MeasurementIndex } from '../shared/measurements.ts';
-import { contentHash, etagOf, spanOf, type CheckedSpan, type Encoding, type IndexEntry } from '../shared/manifest.ts';
+import { contentHash, etagOf, spanOf, storedPart, type CheckedSpan, type Encoding, type IndexEntry } from '../shared/manifest.ts';
 import { CorruptPart, type Body, type Snapshot } from './snapshot.ts';
 
 const gunzipAsync = promisify(gunzip);
@@ -93,7 +93,7 @@ export class BodyReader {
 
   /** A variant's bytes from the pack, checked. Identity is not stored: it is the gzip variant inflated, or the br one when gzip fails. */
   private async stored(snapshot: Snapshot, entry: IndexEntry, encoding: Encoding): Promise<Buffer> {
-    const read = (stored: 'gzip' | 'br') => snapshot.read(spanOf(entry, stored), `${stored} variant of body ${entry[0]}`);
+    const read = (stored: 'gzip' | 'br') => snapshot.read(spanOf(entry, stored), storedPart.variant(stored, entry[0]));
     if (encoding !== 'identity') return read(encoding);
     try {
       return await gunzipAsync(await read('gzip'));
@@ -124,7 +124,7 @@ export class BodyReader {
     let assembly = this.assemblies.get(assemblyId);
     if (!assembly) {
       const spans = snapshot.fragment(name)!;
-      const [index, data] = await Promise.all([this.fragmentBytes(snapshot, spans.index, `index fragment of ${name}`), this.fragmentBytes(snapshot, spans.data, `records fragment of ${name}`)]);
+      const [index, data] = await Promise.all([this.fragmentBytes(snapshot, spans.index, storedPart.fragment('index', name)), this.fragmentBytes(snapshot, spans.data, storedPart.fragment('records', name))]);
       const identity = assembleMeasurements(JSON.parse(index.toString('utf8')) as MeasurementIndex, data, startDay);
       assembly = { identity, hash: contentHash(identity) };
       this.assemblies.set(assemblyId, assembly);

@@ -6,11 +6,10 @@
  * Requests acquire it for their whole answer and release it when done, so a snapshot switched
  * out under them is closed only once the last one has finished (no response mixes two builds).
  */
-import { readFileSync } from 'node:fs';
 import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Unavailable } from '../lib/unavailable.ts';
-import { checksumOf, MANIFEST_FILE, PACK_FILE, indexFile, parseManifest, type CheckedSpan, type Encoding, type IndexEntry, type Manifest, type RouteIndex } from '../shared/manifest.ts';
+import { checksumOf, MANIFEST_FILE, PACK_FILE, indexFile, parseManifest, readRouteIndex, storedPart, type CheckedSpan, type Encoding, type IndexEntry, type Manifest, type RouteIndex } from '../shared/manifest.ts';
 import { corruptionSummary } from '../shared/verify-build.ts';
 
 /** A body ready to send: its bytes, the encoding they are in, and that variant's ETag. */
@@ -103,15 +102,13 @@ export class Snapshot {
     const loaded = this.indexes.get(routeId);
     if (loaded) return loaded;
     if (!this.manifest.indexes.includes(routeId)) return null;
-    const file = indexFile(routeId);
-    let bytes: Buffer;
+    let index: RouteIndex | null;
     try {
-      bytes = readFileSync(join(this.dir, file));
+      index = readRouteIndex(this.dir, this.manifest, routeId);
     } catch (error) {
-      throw this.unreadable(`cannot read ${join(this.dir, file)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw this.unreadable(`cannot read ${join(this.dir, indexFile(routeId))}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
-    if (checksumOf(bytes) !== this.manifest.index_sums[routeId]) throw this.corrupt(`index file ${file}`);
-    const index = JSON.parse(bytes.toString('utf8')) as RouteIndex;
+    if (!index) throw this.corrupt(storedPart.indexFile(routeId));
     this.indexes.set(routeId, index);
     return index;
   }

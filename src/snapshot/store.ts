@@ -45,7 +45,7 @@ export class SnapshotStore {
   private pending: Snapshot | null = null;
   private followUp: Promise<void> | null = null;
   private lastFailure: string | null = null;
-  /** Builds found corrupt or unreadable, by folder and pack identity: not checked again until they change. */
+  /** Builds found corrupt, by folder and pack identity: not checked again until they change. */
   private readonly rejected = new Set<string>();
   private corruptParts = 0;
 
@@ -155,10 +155,9 @@ export class SnapshotStore {
       return;
     }
     if (!target || target === this.active.dir) return this.checkActiveFiles();
-    let identity: string;
     try {
       const pack = await stat(join(target, PACK_FILE));
-      identity = `${target} ${pack.ino} ${pack.size} ${pack.mtimeMs}`;
+      const identity = `${target} ${pack.ino} ${pack.size} ${pack.mtimeMs}`;
       if (this.rejected.has(identity)) return;
       const next = (this.pending = await this.open(target));
       const check = new BuildVerifier(next, this.options.quiet);

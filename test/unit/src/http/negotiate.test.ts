@@ -1,8 +1,14 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chooseEncoding, encodingsFor, etagMatches, rankEncodings } from '../../../../src/http/negotiate.ts';
+import { encodingsFor, etagMatches, rankEncodings } from '../../../../src/http/negotiate.ts';
+import type { Encoding } from '../../../../src/shared/manifest.ts';
 
-const encoding = suite('chooseEncoding');
+/** The encoding sent: the first acceptable one, or null when the client refuses all three. */
+function chooseEncoding(header: string | undefined): Encoding | null {
+  return rankEncodings(header)[0] ?? null;
+}
+
+const encoding = suite('rankEncodings: the encoding sent');
 
 encoding('should prefer br over gzip over identity when all are equally welcome', () => {
   assert.is(chooseEncoding('gzip, deflate, br'), 'br');
