@@ -1,17 +1,20 @@
 /** The changes the keys command makes to the store: issue, revoke, regenerate, grants, CritPt approval, demo keys. */
 import { randomBytes } from 'node:crypto';
 import { systemClock, type Clock } from '../lib/clock.ts';
-import { freezeRecord, loadKeys, saveKeys, updateKeys, withStoreLock } from './file.ts';
+import { loadKeys, withStoreLock } from './file.ts';
+import { updateKeys, writeKeysFile } from './file-append.ts';
 import {
   generateKey,
   hashKey,
   KEY_SCOPES,
   KeyInputError,
   KeyStoreError,
+  keysPath,
   MAX_QUOTA,
   NAME_PATTERN,
   PROVIDER_SLUG_PATTERN,
   type IssuedKey,
+  freezeRecord,
   type KeyRecord,
   type NewKey,
 } from './record.ts';
@@ -32,10 +35,10 @@ function sortedUnique(values: Iterable<string>): string[] {
   return [...new Set(values)].sort();
 }
 
-function newKeyId(records: readonly KeyRecord[]): string {
+function newKeyId(table: KeyTable): string {
   for (;;) {
     const id = `key_${randomBytes(6).toString('hex')}`;
-    if (!records.some((r) => r.id === id)) return id;
+    if (table.byId(id) === undefined) return id;
   }
 }
 
@@ -55,43 +58,70 @@ function settingsOf(input: NewKey): Omit<KeyRecord, 'id' | 'hash' | 'created_at'
   return { tier: input.tier, org, user, scope, quota, grants, critpt: input.critpt ?? false };
 }
 
-function issue(records: readonly KeyRecord[], input: NewKey, clock: Clock): IssuedKey {
+/**
+ * The keys a change reads and writes, whichever store holds them: the file store finds a key by
+ * its id without reading every record (file-append.ts), Redis and a new store hold a list
+ * (listTable).
+ */
+export interface KeyTable {
+  /** The record with this id, revoked or not. */
+  byId(id: string): KeyRecord | undefined;
+  /** Store a new record, or a changed copy of one (records are never mutated). */
+  put(record: KeyRecord): void;
+}
+
+/** A table over a list of records, in order, that keeps the records put in it. */
+export function listTable(records: readonly KeyRecord[]): KeyTable & { records: KeyRecord[]; changed: KeyRecord[] } {
+  const list = [...records];
+  const at = new Map(list.map((r, i) => [r.id, i]));
+  const changed: KeyRecord[] = [];
+  return {
+    records: list,
+    changed,
+    byId: (id) => list[at.get(id) ?? -1],
+    put(record) {
+      const i = at.get(record.id);
+      if (i === undefined) at.set(record.id, list.push(record) - 1);
+      else list[i] = record;
+      changed.push(record);
+    },
+  };
+}
+
+function issue(table: KeyTable, input: NewKey, clock: Clock): IssuedKey {
   const key = generateKey();
-  const record = freezeRecord({ id: newKeyId(records), hash: hashKey(key), ...settingsOf(input), created_at: new Date(clock.now()).toISOString(), revoked_at: null });
+  const record = freezeRecord({ id: newKeyId(table), hash: hashKey(key), ...settingsOf(input), created_at: new Date(clock.now()).toISOString(), revoked_at: null });
+  table.put(record);
   return { key, record };
 }
 
-/** The index of a key that can still be changed; throws KeyStoreError naming the id. */
-function activeIndex(records: readonly KeyRecord[], id: string): number {
-  const i = records.findIndex((r) => r.id === id);
-  if (i < 0) throw new KeyStoreError(`no key with id ${id}`);
-  if (records[i].revoked_at !== null) throw new KeyStoreError(`key ${id} was revoked at ${records[i].revoked_at}`);
-  return i;
+/** A key that can still be changed; throws KeyStoreError naming the id. */
+function activeRecord(table: KeyTable, id: string): KeyRecord {
+  const record = table.byId(id);
+  if (record === undefined) throw new KeyStoreError(`no key with id ${id}`);
+  if (record.revoked_at !== null) throw new KeyStoreError(`key ${id} was revoked at ${record.revoked_at}`);
+  return record;
 }
 
 /**
- * A change to the list of keys: it edits the list in place (replacing a changed record, never
- * mutating one) and returns what the keys command prints. Each store applies it its own way:
- * the file under its lock (updateKeys), Redis with a check-and-set (redis.ts).
+ * A change to the keys: it puts new records or changed copies in the table, and returns what the
+ * keys command prints. Each store applies it its own way: the file under its lock (updateKeys),
+ * Redis with a check-and-set (redis.ts).
  */
-export type KeyChange<T> = (records: KeyRecord[]) => T;
+export type KeyChange<T> = (table: KeyTable) => T;
 
 /** Issue a key; its settings are checked now, before any store is touched. */
 export function creation(input: NewKey, clock: Clock = systemClock): KeyChange<IssuedKey> {
   settingsOf(input);
-  return (records) => {
-    const issued = issue(records, input, clock);
-    records.push(issued.record);
-    return issued;
-  };
+  return (table) => issue(table, input, clock);
 }
 
 /** Replace one active key's record with a changed copy. */
 function recordChange(id: string, change: (record: KeyRecord) => KeyRecord): KeyChange<KeyRecord> {
-  return (records) => {
-    const i = activeIndex(records, id);
-    records[i] = freezeRecord(change(records[i]));
-    return records[i];
+  return (table) => {
+    const record = freezeRecord(change(activeRecord(table, id)));
+    table.put(record);
+    return record;
   };
 }
 
@@ -101,11 +131,11 @@ export function revocation(id: string, clock: Clock = systemClock): KeyChange<Ke
 
 /** A new plain key for the same record: the old one stops working, id, scope and grants stay. */
 export function regeneration(id: string): KeyChange<IssuedKey> {
-  return (records) => {
-    const i = activeIndex(records, id);
+  return (table) => {
     const key = generateKey();
-    records[i] = freezeRecord({ ...records[i], hash: hashKey(key) });
-    return { key, record: records[i] };
+    const record = freezeRecord({ ...activeRecord(table, id), hash: hashKey(key) });
+    table.put(record);
+    return { key, record };
   };
 }
 
@@ -172,12 +202,13 @@ export function demoKeysOrStore(
   return withStoreLock(stateDir, (keep) => {
     const existing = loadKeys(stateDir);
     if (existing !== null) return { demo: null, existing };
-    const issued: IssuedKey[] = [];
-    const records = () => issued.map((k) => k.record);
-    issued.push(issue(records(), { tier: 'free', org: 'demo', user: 'free-user' }, clock));
-    issued.push(issue(records(), { tier: 'pro', org: 'demo', user: 'pro-user' }, clock));
-    issued.push(issue(records(), { tier: 'commercial', org: 'demo', user: 'commercial-user', grants: providerSlugs, critpt: true }, clock));
-    saveKeys(stateDir, records(), keep);
-    return { demo: issued, existing: null };
+    const table = listTable([]);
+    const demo = [
+      issue(table, { tier: 'free', org: 'demo', user: 'free-user' }, clock),
+      issue(table, { tier: 'pro', org: 'demo', user: 'pro-user' }, clock),
+      issue(table, { tier: 'commercial', org: 'demo', user: 'commercial-user', grants: providerSlugs, critpt: true }, clock),
+    ];
+    writeKeysFile(keysPath(stateDir), table.records, null, keep);
+    return { demo, existing: null };
   });
 }

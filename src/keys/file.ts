@@ -1,108 +1,15 @@
 /**
- * The key store on disk: `keys.json` in the private state folder (format, parsing with errors
- * that name the key and field, atomic rewrites) and the lock that keeps two keys commands from
- * losing each other's change.
+ * The key store on disk, `keys.json` in the private state folder (its format: file-format.ts):
+ * reading it, a line at a time, for the server's index (store.ts) and the keys command
+ * (file-append.ts), and the lock that keeps two keys commands from losing each other's change.
  */
-import { closeSync, fstatSync, openSync, readFileSync, type Stats } from 'node:fs';
-import { KEY_ID_PATTERN, KEY_SCOPES, KEYS_FORMAT, KeyStoreError, keysPath, MAX_QUOTA, NAME_PATTERN, PROVIDER_SLUG_PATTERN, type KeyRecord } from './record.ts';
-import type { ErrorObject } from 'ajv';
-import { createAjv, TRUSTED_SCHEMAS } from '../shared/ajv.ts';
+import { closeSync, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { isLinesFormat, parseHeader, parseRecordLine, parseWholeFile, invalidStore, type KeysHeader } from './file-format.ts';
+import { KeyStoreError, keysPath, type KeyRecord } from './record.ts';
 import { isAccessError, ownershipNote } from '../shared/file-owner.ts';
 import { takePidLock } from '../shared/pid-lock.ts';
-import { TIERS } from '../shared/routes.ts';
-import { ensurePrivateDir, PRIVATE_FILE_MODE, writeFileAtomic, type Keep } from '../shared/state-files.ts';
+import { ensurePrivateDir, PRIVATE_FILE_MODE, type Keep } from '../shared/state-files.ts';
 import { keepForWrites } from './store-owner.ts';
-
-export const keysFileSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['format', 'keys'],
-  properties: {
-    format: { const: KEYS_FORMAT },
-    keys: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['id', 'hash', 'tier', 'org', 'user', 'scope', 'quota', 'grants', 'critpt', 'created_at', 'revoked_at'],
-        properties: {
-          id: { type: 'string', pattern: KEY_ID_PATTERN.source },
-          hash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
-          tier: { enum: TIERS },
-          org: { type: 'string', pattern: NAME_PATTERN.source },
-          user: { type: ['string', 'null'], pattern: NAME_PATTERN.source },
-          scope: { enum: KEY_SCOPES },
-          quota: { type: ['integer', 'null'], minimum: 1, maximum: MAX_QUOTA },
-          grants: { type: 'array', uniqueItems: true, items: { type: 'string', pattern: PROVIDER_SLUG_PATTERN.source } },
-          critpt: { type: 'boolean' },
-          created_at: { type: 'string', format: 'date-time' },
-          revoked_at: { type: ['string', 'null'], format: 'date-time' },
-        },
-        allOf: [
-          { if: { properties: { scope: { const: 'user' } } }, then: { properties: { user: { type: 'string' } } } },
-          { if: { properties: { tier: { not: { const: 'commercial' } } } }, then: { properties: { quota: { type: 'null' } } } },
-        ],
-      },
-    },
-  },
-};
-const validateKeysFile = createAjv(TRUSTED_SCHEMAS).compile<{ format: number; keys: KeyRecord[] }>(keysFileSchema);
-
-function describeSchemaError(e: ErrorObject): string {
-  const where = e.instancePath || '/';
-  if (e.keyword === 'enum') return `${where} must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
-  if (e.keyword === 'additionalProperties') return `${where} has an unknown field ${JSON.stringify(e.params.additionalProperty)}`;
-  return `${where} ${e.message}`;
-}
-
-/** V8's JSON messages quote a stretch of the text, which may hold a hash: keep only the reason. */
-function describeJsonError(error: Error): string {
-  return error.message.replace(/,? ".*" is not valid JSON$/s, '').replace(/[A-Za-z0-9_-]{20,}/g, '…');
-}
-
-/** The records of a valid file, frozen, and all of them (revoked ones too) by hash. */
-export interface KeysFile {
-  records: KeyRecord[];
-  byHash: Map<string, KeyRecord>;
-}
-
-function parseKeysFile(path: string, text: string): KeysFile {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (error) {
-    throw new KeyStoreError(`${path} is not valid JSON (${describeJsonError(error as Error)})`);
-  }
-  if (!validateKeysFile(data)) {
-    // `if` errors only say "must match then"; the `then` error beside it names the field.
-    const problems = (validateKeysFile.errors ?? []).filter((e) => e.keyword !== 'if').map(describeSchemaError);
-    throw new KeyStoreError(`${path} is not a valid key store: ${problems.join('; ')}`);
-  }
-  const records = data.keys;
-  // One pass finds repeats and builds the server's index: at 100,000 keys two Maps of indexes,
-  // a copy of every record and a second Map took 430 ms (scripts/bench/keys-scale.ts).
-  const ids = new Set<string>();
-  const byHash = new Map<string, KeyRecord>();
-  for (let i = 0; i < records.length; i++) {
-    const record = records[i];
-    if (ids.has(record.id)) throw repeated(path, records, i, 'id');
-    ids.add(record.id);
-    if (byHash.has(record.hash)) throw repeated(path, records, i, 'hash');
-    // Fresh from JSON.parse, so nothing else holds it: frozen where it is, not copied.
-    Object.freeze(record.grants);
-    byHash.set(record.hash, Object.freeze(record));
-  }
-  return { records, byHash };
-}
-
-function repeated(path: string, records: readonly KeyRecord[], i: number, field: 'id' | 'hash'): KeyStoreError {
-  const first = records.findIndex((r) => r[field] === records[i][field]);
-  return new KeyStoreError(`${path} is not a valid key store: /keys/${i}/${field} repeats /keys/${first}/${field}`);
-}
-
-export function freezeRecord(record: KeyRecord): KeyRecord {
-  return Object.freeze({ ...record, grants: Object.freeze([...record.grants]) });
-}
 
 export interface FileStamp {
   ino: number;
@@ -124,7 +31,7 @@ export function sameStamp(a: FileStamp | null, b: FileStamp | null): boolean {
 export class KeyFileUnreadable extends KeyStoreError {}
 
 /** The failure to read (or look at) the key file, with the owner named when access was refused. */
-export function unreadable(verb: 'read' | 'look at', path: string, error: unknown): KeyFileUnreadable {
+export function unreadable(verb: 'read' | 'look at' | 'write to', path: string, error: unknown): KeyFileUnreadable {
   return new KeyFileUnreadable(`cannot ${verb} ${path}: ${(error as Error).message}${isAccessError(error) ? `; ${ownerAdvice(path)}` : ''}`);
 }
 
@@ -134,27 +41,134 @@ function ownerAdvice(path: string): string {
   return `${note ? `${note}. ` : ''}Was the keys command run as another user? Give the state folder and its files back to the user the server runs as (chown -R), and run the keys command as that user`;
 }
 
-/** Read the key file; null when there is none yet. The stamp is of the very bytes read. */
-export function readKeysFile(path: string): (KeysFile & { stamp: FileStamp }) | null {
-  let fd: number;
+/** Open the key file for reading; null when there is none. */
+export function openKeysFile(path: string): number | null {
   try {
-    fd = openSync(path, 'r');
+    return openSync(path, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw unreadable('read', path, error);
   }
-  let stamp: FileStamp;
-  let text: string;
+}
+
+/** Longer lines than this are refused: a record is some hundreds of bytes (a key holding every provider's grant, some kilobytes). */
+const MAX_LINE_BYTES = 1 << 20;
+/** Read a chunk at a time, not the whole file: at 100,000 keys (25 MB) the whole file held at once cost its size in memory again. */
+const CHUNK_BYTES = 1 << 20;
+
+/**
+ * Each complete line of the bytes [from, to) of a file, without its newline, in order; returns
+ * the offset just past the last complete one. Bytes after it (a line still being written, or cut
+ * off by a crash) are left for later: a change is the whole line or nothing.
+ */
+export function readLines(fd: number, path: string, from: number, to: number, onLine: (text: string) => void): number {
+  const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, Math.max(1, to - from)));
+  let carried: Buffer | null = null;
+  let position = from;
+  let lineStart = from;
+  while (position < to) {
+    let got: number;
+    try {
+      got = readSync(fd, chunk, 0, Math.min(chunk.length, to - position), position);
+    } catch (error) {
+      throw unreadable('read', path, error);
+    }
+    if (got === 0) break; // shorter than it was: what was read stands, the next look sees the rest
+    let start = 0;
+    for (let nl = chunk.indexOf(10, 0); nl !== -1 && nl < got; nl = chunk.indexOf(10, start)) {
+      const line: Buffer = carried ? Buffer.concat([carried, chunk.subarray(start, nl)]) : chunk.subarray(start, nl);
+      carried = null;
+      onLine(line.toString('utf8'));
+      start = nl + 1;
+      lineStart = position + start;
+    }
+    if (start < got) {
+      const rest = chunk.subarray(start, got);
+      carried = carried ? Buffer.concat([carried, rest]) : Buffer.from(rest);
+      if (carried.length > MAX_LINE_BYTES) throw invalidStore(path, `a line longer than ${MAX_LINE_BYTES} bytes at byte ${lineStart}`);
+    }
+    position += got;
+  }
+  return lineStart;
+}
+
+/** What a whole read found: the header (null for format 1), where the last complete line ends, and how many lines were read (the header's included). */
+export interface WholeRead {
+  header: KeysHeader | null;
+  end: number;
+  lines: number;
+}
+
+/**
+ * Read a key file from its start, giving each record in order to `onRecord` with its line
+ * (format 2: every line, changes included, so a later line of an id replaces an earlier one;
+ * format 1: every record once). Throws KeyStoreError naming the file and line of what is wrong.
+ */
+export function readWhole(fd: number, path: string, size: number, onRecord: (record: KeyRecord, line: number) => void): WholeRead {
+  const first = readBytes(fd, path, 0, Math.min(size, 64));
+  if (!isLinesFormat(first.toString('latin1'))) {
+    // Format 1 was written whole and is read whole; once: the first change rewrites it.
+    const records = parseWholeFile(path, readBytes(fd, path, 0, size).toString('utf8'));
+    records.forEach((record, i) => onRecord(record, i + 1));
+    return { header: null, end: size, lines: records.length };
+  }
+  const found: { header?: KeysHeader } = {};
+  let lines = 0;
+  const end = readLines(fd, path, 0, size, (text) => {
+    lines++;
+    if (found.header === undefined) found.header = parseHeader(path, text);
+    else onRecord(parseRecordLine(path, text, lines), lines);
+  });
+  if (found.header === undefined) throw invalidStore(path, 'the header line is not complete');
+  return { header: found.header, end, lines };
+}
+
+/** `length` bytes from `position` (fewer when the file is shorter now). */
+export function readBytes(fd: number, path: string, position: number, length: number): Buffer {
+  const bytes = Buffer.allocUnsafe(length);
+  let got = 0;
   try {
-    stamp = stampOf(fstatSync(fd)) as FileStamp;
-    // Read whole, then decoded: 71 ms against 111 ms for readFileSync's own utf8 at 100,000 keys (37 MB).
-    text = readFileSync(fd).toString('utf8');
+    for (let n = -1; got < length && n !== 0; got += n) n = readSync(fd, bytes, got, length - got, position + got);
   } catch (error) {
     throw unreadable('read', path, error);
+  }
+  return bytes.subarray(0, got);
+}
+
+/** The keys of a key file, each as its last line says, in the order they were first written, and where the file stands. */
+export interface StoredKeys extends WholeRead {
+  records: KeyRecord[];
+  stamp: FileStamp;
+}
+
+/** Read the key file; null when there is none yet. The stamp is of the very bytes read. */
+export function readKeysFile(path: string): StoredKeys | null {
+  const fd = openKeysFile(path);
+  if (fd === null) return null;
+  try {
+    let stamp: FileStamp;
+    try {
+      stamp = stampOf(fstatSync(fd)) as FileStamp;
+    } catch (error) {
+      throw unreadable('read', path, error);
+    }
+    const records: KeyRecord[] = [];
+    const at = new Map<string, number>();
+    const read = readWhole(fd, path, stamp.size, (record) => {
+      const i = at.get(record.id);
+      if (i === undefined) at.set(record.id, records.push(record) - 1);
+      else records[i] = record;
+    });
+    const hashes = new Map<string, string>();
+    for (const record of records) {
+      const holder = hashes.get(record.hash);
+      if (holder !== undefined) throw invalidStore(path, `keys ${holder} and ${record.id} have the same hash`);
+      hashes.set(record.hash, record.id);
+    }
+    return { ...read, records, stamp };
   } finally {
     closeSync(fd);
   }
-  return { ...parseKeysFile(path, text), stamp };
 }
 
 /** The keys in the store, revoked ones included; null when no store exists yet. */
@@ -162,15 +176,10 @@ export function loadKeys(stateDir: string): KeyRecord[] | null {
   return readKeysFile(keysPath(stateDir))?.records ?? null;
 }
 
-/** Only under the store lock, which has made the folder private and says what the file keeps (its owner and mode). */
-export function saveKeys(stateDir: string, records: readonly KeyRecord[], keep: Keep): void {
-  writeFileAtomic(keysPath(stateDir), `${JSON.stringify({ format: KEYS_FORMAT, keys: records }, null, 2)}\n`, keep);
-}
-
 const LOCK_WAIT_MS = 5000;
 
 /**
- * Changes read, modify and rewrite the file; the lock keeps two keys commands from losing each
+ * Changes read, modify and write the file; the lock keeps two keys commands from losing each
  * other's change. Whose the files are is settled first: a user who could not keep the store's
  * owner is refused before anything is made or changed (see store-owner.ts); `change` is told
  * what the files it writes keep.
@@ -192,14 +201,4 @@ export function withStoreLock<T>(stateDir: string, change: (keep: Keep) => T): T
     if (performance.now() > deadline) throw new KeyStoreError(`${lock} is held by another keys command (pid ${taken.holder}); if none is running, delete it`);
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
   }
-}
-
-/** Load, change and save the store under the lock; `change` edits the list in place. */
-export function updateKeys<T>(stateDir: string, change: (records: KeyRecord[]) => T): T {
-  return withStoreLock(stateDir, (keep) => {
-    const records = loadKeys(stateDir) ?? [];
-    const result = change(records);
-    saveKeys(stateDir, records, keep);
-    return result;
-  });
 }

@@ -20,8 +20,6 @@ export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}$/;
 /** The dataset schema's provider slug (build/schemas/datasets.ts); repeated so the server need not import the build. */
 export const PROVIDER_SLUG_PATTERN = SLUG_PATTERN;
 export const KEYS_FILE = 'keys.json';
-/** Format of keys.json. */
-export const KEYS_FORMAT = 1;
 export const MAX_QUOTA = 1e9;
 
 export const KEY_SCOPES = ['user', 'org'] as const;
@@ -97,4 +95,9 @@ export const hashKey: (plainKey: string) => string =
 /** Everything about a key that may be shown: the record without its hash. */
 export function publicRecord(r: KeyRecord): PublicKeyRecord {
   return { id: r.id, tier: r.tier, org: r.org, user: r.user, scope: r.scope, quota: r.quota, grants: r.grants, critpt: r.critpt, created_at: r.created_at, revoked_at: r.revoked_at };
+}
+
+/** A record nothing can change: a change makes a changed copy. */
+export function freezeRecord(record: KeyRecord): KeyRecord {
+  return Object.freeze({ ...record, grants: Object.freeze([...record.grants]) });
 }

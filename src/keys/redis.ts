@@ -16,9 +16,8 @@
  * safe against concurrent commands by a check-and-set: they are written only if every record
  * they touch is still as it was read, else read and applied again.
  */
-import { freezeRecord } from './file.ts';
-import type { KeyChange } from './changes.ts';
-import { hashKey, KEY_PATTERN, KeyStoreError, type KeyLookup, type KeyRecord } from './record.ts';
+import { listTable, type KeyChange } from './changes.ts';
+import { freezeRecord, hashKey, KEY_PATTERN, KeyStoreError, type KeyLookup, type KeyRecord } from './record.ts';
 import { systemClock, type Clock } from '../lib/clock.ts';
 import type { Conditions } from '../lib/conditions.ts';
 import { LuaScript, type RedisClient } from '../redis/client.ts';
@@ -190,11 +189,9 @@ export class RedisKeys implements KeyLookup {
   async update<T>(change: KeyChange<T>): Promise<T> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const stored = await this.read();
-      const before = new Set(stored.records);
-      const records = [...stored.records];
-      const result = change(records);
-      const changed = records.filter((r) => !before.has(r));
-      if (changed.length === 0 || (await this.put(changed, stored.json))) return result;
+      const table = listTable(stored.records);
+      const result = change(table);
+      if (table.changed.length === 0 || (await this.put(table.changed, stored.json))) return result;
     }
     throw new KeyStoreError(`the keys in Redis kept changing under this command (${MAX_ATTEMPTS} attempts); try again`);
   }

@@ -1,34 +1,76 @@
 /**
- * API keys as the server sees them: the in-memory index it authenticates against, reloaded
- * when the key file changes. The record is record.ts, the file file.ts, the keys command's
- * changes changes.ts.
+ * API keys as the server sees them: the in-memory index it authenticates against, kept as
+ * `keys.json` says. The file's format is file-format.ts, the keys command's changes
+ * file-append.ts and changes.ts.
  */
-import { statSync } from 'node:fs';
-import { KeyFileUnreadable, readKeysFile, sameStamp, stampOf, unreadable, type FileStamp, type KeysFile } from './file.ts';
+import { closeSync, fstatSync, statSync } from 'node:fs';
+import { isLinesFormat, parseHeader, parseRecordLine, invalidStore, type KeysHeader } from './file-format.ts';
+import { KeyFileUnreadable, openKeysFile, readBytes, readLines, readWhole, sameStamp, stampOf, unreadable, type FileStamp } from './file.ts';
 import { hashKey, KEY_PATTERN, keysPath, KeyStoreError, type KeyLookup, type KeyRecord } from './record.ts';
 import { ensurePrivateDir } from '../shared/state-files.ts';
 
 export interface KeyStoreOptions {
   /** How often to look for changes to the file (see refresh); default every lookup. */
   recheck?: 'every-lookup' | 'every-turn';
-  /** How the file is read (a test gives one that fails). */
-  read?: typeof readKeysFile;
+  /** Called before each read of the file, whole or its new lines (a test makes one fail). */
+  beforeRead?: (path: string) => void;
 }
 
 /**
- * The keys the server authenticates against, indexed by hash (revoked ones too: lookups skip them). Every check first stats the file
- * (one syscall) and reloads when it changed, so a key the keys command revoked or regenerated
- * fails on the very next request, with no restart and no watcher to miss events. When the file
- * changed and cannot be read, or no longer holds valid keys, the keys in memory are known to be
- * stale: lookup refuses to answer from them (the server decides how long to wait: fresh-keys.ts).
+ * The active keys by hash, as the lines read so far leave them. Revoked keys are not kept: the
+ * server never answers from them, and at 100,000 keys every byte per key counts.
+ */
+class ActiveKeys {
+  readonly byHash = new Map<string, KeyRecord>();
+  private readonly hashOfId = new Map<string, string>();
+
+  /** A record as its latest line says: it replaces the id's earlier one, and a revoked one is dropped. */
+  apply(path: string, record: KeyRecord, line: number): void {
+    const previous = this.hashOfId.get(record.id);
+    if (previous !== undefined) {
+      this.byHash.delete(previous);
+      this.hashOfId.delete(record.id);
+    }
+    if (record.revoked_at !== null) return;
+    const holder = this.byHash.get(record.hash);
+    if (holder) throw invalidStore(path, `line ${line}: key ${record.id} has the hash of key ${holder.id}`);
+    this.byHash.set(record.hash, record);
+    this.hashOfId.set(record.id, record.hash);
+  }
+}
+
+/** The file the index was read from, held open: when it is replaced, what it gained meanwhile can still be read. */
+interface Followed {
+  fd: number;
+  /** Its stamp when last looked at. */
+  stamp: FileStamp;
+  /** Its header's name; null for format 1, read whole and never read on. */
+  file: string | null;
+  /** Just past the last line read (a line not yet finished is read once it is). */
+  offset: number;
+  /** Lines read, the header's included: a bad line's number. */
+  lines: number;
+  /** The bytes just before `offset`: an append leaves them, an edit in place seldom does. */
+  tail: Buffer;
+}
+
+const TAIL_BYTES = 64;
+
+/**
+ * The keys the server authenticates against (revoked ones are not found). Every check first
+ * stats the file (one syscall); when it grew, only the new lines are read (a change of the keys
+ * command is a line appended), so a key the keys command revoked or regenerated fails on the
+ * very next request, with no restart, no watcher to miss events, and no wait for a whole read.
+ * A file replaced by a compaction of the one read is read on from where the records carried over
+ * end; anything else (a first start, a hand edit, a restore) is read whole. When the file changed
+ * and cannot be read, or no longer holds valid keys, the keys in memory are known to be stale:
+ * lookup refuses to answer from them (the server decides how long to wait: fresh-keys.ts).
  */
 export class KeyStore implements KeyLookup {
-  private byHash = new Map<string, KeyRecord>();
-  private all: readonly KeyRecord[] = [];
-  /** The version of the file last read, good or bad; null when there was none. */
-  private stamp: FileStamp | null = null;
-  /** What is wrong with that version when it was bad (a bad hand edit); null when it was good. */
-  private broken: KeyStoreError | null = null;
+  private index = new ActiveKeys();
+  private followed: Followed | null = null;
+  /** A version of the file found broken (a bad hand edit), by its stamp: not read again until it changes. */
+  private broken: { stamp: FileStamp; error: KeyStoreError } | null = null;
   /** Why the keys in memory may not be the file's now; null when they are. */
   private problem: KeyStoreError | null = null;
   private checkedThisTurn = false;
@@ -36,14 +78,18 @@ export class KeyStore implements KeyLookup {
   private constructor(
     private readonly path: string,
     private readonly recheck: 'every-lookup' | 'every-turn',
-    private readonly read: typeof readKeysFile,
+    private readonly beforeRead: (path: string) => void,
   ) {}
 
   /** Load the store; throws KeyStoreError when the file is unreadable or invalid. No file: no keys yet. */
   static open(stateDir: string, options: KeyStoreOptions = {}): KeyStore {
     ensurePrivateDir(stateDir);
-    const store = new KeyStore(keysPath(stateDir), options.recheck ?? 'every-lookup', options.read ?? readKeysFile);
-    store.use(store.read(store.path));
+    const store = new KeyStore(keysPath(stateDir), options.recheck ?? 'every-lookup', options.beforeRead ?? (() => {}));
+    const problem = store.check();
+    if (problem) {
+      store.close();
+      throw problem;
+    }
     return store;
   }
 
@@ -52,13 +98,6 @@ export class KeyStore implements KeyLookup {
     const problem = this.check();
     if (problem) throw problem;
     return this.find(plainKey);
-  }
-
-  /** Every key, revoked ones included; throws like lookup. */
-  records(): readonly KeyRecord[] {
-    const problem = this.check();
-    if (problem) throw problem;
-    return this.all;
   }
 
   /** Look for a change to the file; null when the keys in memory are the file's, else why they may not be. */
@@ -70,18 +109,12 @@ export class KeyStore implements KeyLookup {
   /** The active key with this value among the keys in memory, as the last check left them. */
   find(plainKey: string): KeyRecord | undefined {
     if (!KEY_PATTERN.test(plainKey)) return undefined;
-    const record = this.byHash.get(hashKey(plainKey));
-    return record?.revoked_at === null ? record : undefined;
+    return this.index.byHash.get(hashKey(plainKey));
   }
 
-  private use(loaded: (KeysFile & { stamp: FileStamp }) | null): void {
-    // No file (never created, or deleted while running) means no keys: failing closed is the
-    // safe reading of a deleted store.
-    this.all = Object.freeze(loaded?.records ?? []);
-    this.byHash = loaded?.byHash ?? new Map();
-    this.stamp = loaded?.stamp ?? null;
-    this.broken = null;
-    this.problem = null;
+  /** Let go of the file. */
+  close(): void {
+    this.follow(null);
   }
 
   /**
@@ -104,22 +137,121 @@ export class KeyStore implements KeyLookup {
       this.problem = unreadable('look at', this.path, error);
       return;
     }
-    if (sameStamp(current, this.stamp)) {
-      // The very version last read (a failed read or stat leaves the stamp alone): good, the keys
-      // in memory are the file's; broken, it stays so until it changes, and is not parsed per request.
-      this.problem = this.broken;
+    if (current === null) {
+      // No file (never created, or deleted while running) means no keys: failing closed is the
+      // safe reading of a deleted store.
+      this.follow(null);
+      this.use(new ActiveKeys());
+      return;
+    }
+    if (this.broken && sameStamp(current, this.broken.stamp)) {
+      this.problem = this.broken.error; // still the broken version: not parsed again per request
       return;
     }
     try {
-      this.use(this.read(this.path));
+      if (this.readOn(current)) return;
+      this.readAll();
     } catch (error) {
-      if (!(error instanceof KeyStoreError)) throw error;
-      this.problem = error;
-      // A read that failed says nothing of the file: keep the stamp, so the next check reads it
-      // again. A broken version (a bad hand edit) is remembered, and read again once it changes.
-      if (error instanceof KeyFileUnreadable) return;
-      this.stamp = current;
-      this.broken = error;
+      const failure = error instanceof KeyStoreError ? error : (error as NodeJS.ErrnoException).code ? unreadable('read', this.path, error) : null;
+      if (failure === null) throw error;
+      this.problem = failure;
+      // A read that failed says nothing of the file: the next check reads it again. A broken
+      // version (a bad hand edit) is remembered, and read again once it changes.
+      if (!(failure instanceof KeyFileUnreadable)) this.broken = { stamp: current, error: failure };
     }
+  }
+
+  /** Bring the index up to the file by reading only what changed; false when only a whole read can. */
+  private readOn(current: FileStamp): boolean {
+    const f = this.followed;
+    if (f === null || this.problem !== null) return false; // after a failure, the whole file decides
+    if (current.ino === f.stamp.ino) {
+      if (sameStamp(current, f.stamp)) return true;
+      return f.file !== null && current.size > f.offset && this.appended(f, current);
+    }
+    // Replaced. What the old file gained before that is read first; then, if the new one is a
+    // compaction of the old one as read, the index is already the new one's up to its `end`.
+    if (f.file !== null && !this.appended(f, stampOf(fstatSync(f.fd)) as FileStamp)) return false;
+    const fd = openKeysFile(this.path);
+    if (fd === null) return false;
+    let header: KeysHeader | null;
+    let stamp: FileStamp;
+    try {
+      stamp = stampOf(fstatSync(fd)) as FileStamp;
+      header = this.headerOf(fd, stamp.size);
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+    const replaced = header?.replaces;
+    if (!header || !replaced || replaced.ino !== f.stamp.ino || replaced.size !== f.offset || replaced.file !== f.file || header.end > stamp.size) {
+      closeSync(fd);
+      return false;
+    }
+    const adopted: Followed = { fd, stamp, file: header.file, offset: header.end, lines: header.records + 1, tail: this.tailOf(fd, header.end) };
+    this.follow(adopted);
+    return stamp.size === header.end || this.appended(adopted, stamp);
+  }
+
+  /** Read the lines a format 2 file gained; false when what is there is not an append to what was read. */
+  private appended(f: Followed, current: FileStamp): boolean {
+    if (current.size === f.offset && current.mtimeMs === f.stamp.mtimeMs) return true;
+    if (current.size < f.offset || !this.tailOf(f.fd, f.offset).equals(f.tail)) return false;
+    this.beforeRead(this.path);
+    try {
+      let lines = f.lines;
+      const records: [KeyRecord, number][] = [];
+      const offset = readLines(f.fd, this.path, f.offset, current.size, (text) => records.push([parseRecordLine(this.path, text, ++lines), lines]));
+      for (const [record, line] of records) this.index.apply(this.path, record, line);
+      Object.assign(f, { stamp: current, offset, lines, tail: this.tailOf(f.fd, offset) });
+      return true;
+    } catch (error) {
+      if (error instanceof KeyFileUnreadable) throw error;
+      return false; // a line that does not read: the whole file says whether it is broken
+    }
+  }
+
+  /** Read the whole file into a new index, which replaces the one in use only once all of it has read. */
+  private readAll(): void {
+    const fd = openKeysFile(this.path);
+    if (fd === null) {
+      this.follow(null);
+      this.use(new ActiveKeys());
+      return;
+    }
+    try {
+      this.beforeRead(this.path);
+      const stamp = stampOf(fstatSync(fd)) as FileStamp;
+      const index = new ActiveKeys();
+      const read = readWhole(fd, this.path, stamp.size, (record, line) => index.apply(this.path, record, line));
+      this.follow({ fd, stamp, file: read.header?.file ?? null, offset: read.end, lines: read.lines, tail: this.tailOf(fd, read.end) });
+      this.use(index);
+    } catch (error) {
+      if (this.followed?.fd !== fd) closeSync(fd);
+      throw error;
+    }
+  }
+
+  private headerOf(fd: number, size: number): KeysHeader | null {
+    const start = readBytes(fd, this.path, 0, Math.min(size, 4096));
+    const end = start.indexOf(10);
+    const first = start.toString('utf8', 0, end === -1 ? start.length : end);
+    return end !== -1 && isLinesFormat(first) ? parseHeader(this.path, first) : null;
+  }
+
+  private tailOf(fd: number, offset: number): Buffer {
+    const from = Math.max(0, offset - TAIL_BYTES);
+    return readBytes(fd, this.path, from, offset - from);
+  }
+
+  private follow(next: Followed | null): void {
+    if (this.followed && this.followed.fd !== next?.fd) closeSync(this.followed.fd);
+    this.followed = next;
+  }
+
+  private use(index: ActiveKeys): void {
+    this.index = index;
+    this.broken = null;
+    this.problem = null;
   }
 }

@@ -38,7 +38,7 @@ export interface Keep {
  * Replace a file atomically and durably, readable by its owner only (or as `keep` says: the new
  * file is given that owner and mode before the rename, so no reader ever meets it otherwise).
  */
-export function writeFileAtomic(path: string, data: string | Buffer | Iterable<string>, keep: Keep = {}): void {
+export function writeFileAtomic(path: string, data: string | Buffer | Iterable<string | Buffer>, keep: Keep = {}): void {
   const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   const fd = openSync(tmp, 'wx', PRIVATE_FILE_MODE);
   try {

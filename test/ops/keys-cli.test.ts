@@ -12,6 +12,7 @@ import * as assert from 'uvu/assert';
 import { run } from '../../scripts/keys.ts';
 import { KEY_ID_PATTERN, KEY_PATTERN } from '../../src/keys/record.ts';
 import { KeyStore } from '../../src/keys/store.ts';
+import { loadKeys } from '../../src/keys/file.ts';
 import { quotaScope } from '../../src/quota/scopes.ts';
 import { get } from '../helpers/http.ts';
 import { buildFixture, startTestServer } from '../helpers/server.ts';
@@ -152,7 +153,7 @@ list('should print records without hashes as a JSON array with --json', () => {
   const listed = JSON.parse(run.stdout);
   assert.equal(listed.map((r: { id: string }) => r.id), [a.id, b.id]);
   for (const record of listed) assert.equal(Object.keys(record).sort(), [...RECORD_FIELDS].sort());
-  const hashes = JSON.parse(readFileSync(f.file, 'utf8')).keys.map((r: { hash: string }) => r.hash);
+  const hashes = (loadKeys(f.state) ?? []).map((r) => r.hash);
   for (const hash of hashes) assert.not.ok(run.stdout.includes(hash));
   assert.not.ok(run.stdout.includes(a.key) || run.stdout.includes(b.key));
   f.cleanup();
@@ -171,7 +172,7 @@ list('should print one short line per key, grants as a count, and no hash or key
   assert.equal(lines[2].slice(0, 9), [b.id, 'commercial', 'beta', '-', 'org', '40', '2', 'yes', 'active']);
   assert.not.ok(run.stdout.includes(CAPSTAN), 'grants are counted, not named');
   assert.is(lines.length, 3);
-  const hashes = JSON.parse(readFileSync(f.file, 'utf8')).keys.map((r: { hash: string }) => r.hash);
+  const hashes = (loadKeys(f.state) ?? []).map((r) => r.hash);
   for (const secret of [...hashes, a.key, b.key]) assert.not.ok(run.stdout.includes(secret));
   f.cleanup();
 });

@@ -1,9 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { run as keysCommand } from '../../scripts/keys.ts';
+import { loadKeys } from '../../src/keys/file.ts';
 import { get } from '../helpers/http.ts';
 import { spawnServer } from '../helpers/process.ts';
 
@@ -41,7 +42,7 @@ start('should build the sample, print one demo key per tier once with the real a
     assert.is(await second.exited, 0);
 
     const quiet = { out: () => {}, err: () => {} };
-    for (const id of JSON.parse(readFileSync(join(root, 'state', 'keys.json'), 'utf8')).keys.map((k: { id: string }) => k.id)) {
+    for (const id of (loadKeys(join(root, 'state')) ?? []).map((k) => k.id)) {
       assert.is(keysCommand(['revoke', id, '--state', join(root, 'state')], quiet), 0);
     }
     const third = await spawnServer(args, entry);

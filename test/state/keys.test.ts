@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { createKey, ensureDemoKeys, grantProvider, regenerateKey, revokeKey } from '../../src/keys/changes.ts';
 import { generateKey, hashKey, KEY_ID_PATTERN, KEY_PATTERN, KeyInputError, KeyStoreError, publicRecord, type KeyRecord } from '../../src/keys/record.ts';
 import { KeyStore } from '../../src/keys/store.ts';
-import { KeyFileUnreadable, loadKeys, readKeysFile } from '../../src/keys/file.ts';
+import { KeyFileUnreadable, loadKeys } from '../../src/keys/file.ts';
 import { quotaScope } from '../../src/quota/scopes.ts';
 
 const T0 = Date.UTC(2026, 10, 20, 9, 0, 0);
@@ -210,12 +210,11 @@ lookup('should refuse to answer from the keys in memory while a changed file can
   const { key, record } = createKey(f.state, { tier: 'pro', org: 'acme', user: 'alice' }, clock);
   let failNext = false;
   const store = KeyStore.open(f.state, {
-    read: (path) => {
+    beforeRead: (path) => {
       if (failNext) {
         failNext = false;
         throw new KeyFileUnreadable(`cannot read ${path}: EMFILE: too many open files, open`);
       }
-      return readKeysFile(path);
     },
   });
   assert.ok(store.lookup(key));
@@ -230,7 +229,7 @@ lookup('should refuse to answer from the keys in memory while a changed file can
 lookup('should open a missing store as one with no keys and see keys created later', () => {
   const f = fixture();
   const store = f.open();
-  assert.equal(store.records(), []);
+  assert.is(store.check(), null);
   const { key } = createKey(f.state, { tier: 'free', org: 'acme' }, clock);
   assert.is(store.lookup(key)?.tier, 'free', 'a new key works on the next lookup');
   f.cleanup();
@@ -245,7 +244,7 @@ lookup('should fail a revoked key on the very next lookup of the same store', ()
   revokeKey(f.state, record.id, clock);
   assert.is(store.lookup(key), undefined);
   assert.ok(store.lookup(other.key), 'other keys still work');
-  assert.is(store.records().find((r) => r.id === record.id)?.revoked_at, '2026-11-20T09:00:00.000Z', 'records() still lists it');
+  assert.is(loadKeys(f.state)?.find((r) => r.id === record.id)?.revoked_at, '2026-11-20T09:00:00.000Z', 'the store still lists it');
   f.cleanup();
 });
 
@@ -353,7 +352,7 @@ corrupt('should refuse to open a file that breaks the schema, naming the file an
     [{ format: 1, keys: [{ ...goodRecord(), quota: 10 }] }, /\/keys\/0\/quota must be null/],
     [{ format: 1, keys: [{ ...goodRecord(), plain: 'x' }] }, /\/keys\/0 has an unknown field "plain"/],
     [{ format: 1, keys: [{ ...goodRecord(), created_at: 'yesterday' }] }, /\/keys\/0\/created_at must match format "date-time"/],
-    [{ format: 2, keys: [] }, /\/format must be equal to constant/],
+    [{ format: 3, keys: [] }, /\/format must be equal to constant/],
     [{ format: 1, keys: [goodRecord(), { ...goodRecord(), hash: 'c'.repeat(64) }] }, /\/keys\/1\/id repeats \/keys\/0\/id/],
     [[], /\/ must be object/],
   ];
@@ -366,15 +365,36 @@ corrupt('should refuse to open a file that breaks the schema, naming the file an
   f.cleanup();
 });
 
+corrupt('should refuse a format 2 file whose header or a line breaks the schema, naming the line and the field', () => {
+  const f = fixture();
+  const header = { format: 2, file: '0123456789abcdef', replaces: null, records: 1, end: 0 };
+  const lines = (...values: unknown[]) => values.map((v) => `${JSON.stringify(v)}\n`).join('');
+  const other = { ...goodRecord(), id: 'key_bbbbbbbbbbbb' };
+  const cases: [string, RegExp, RegExp?][] = [
+    [lines(header, { ...goodRecord(), tier: 'gold' }), /line 2: \/tier must be one of free, pro, commercial/],
+    [lines(header, goodRecord(), { ...goodRecord(), quota: 10 }), /line 3: \/quota must be null/],
+    [lines({ ...header, plain: 'x' }, goodRecord()), /line 1: \/ has an unknown field "plain"/],
+    [`${lines(header, goodRecord())}{"id":"key_bbbbbbbbbbbb",oops\n`, /is not valid JSON at line 3/],
+    [lines(header, goodRecord(), other), /line 3: key key_bbbbbbbbbbbb has the hash of key key_0123456789ab/, /keys key_0123456789ab and key_bbbbbbbbbbbb have the same hash/],
+  ];
+  for (const [text, pattern, listPattern] of cases) {
+    writeStore(f, text);
+    throwsWith(() => f.open(), KeyStoreError, pattern);
+    throwsWith(() => loadKeys(f.state), KeyStoreError, listPattern ?? pattern);
+  }
+  writeStore(f, lines(header, goodRecord(), { ...goodRecord(), revoked_at: '2026-11-21T09:00:00Z' }, { ...other, hash: 'b'.repeat(64) }));
+  assert.equal(loadKeys(f.state)?.map((r) => [r.id, r.revoked_at]), [['key_0123456789ab', '2026-11-21T09:00:00Z'], ['key_bbbbbbbbbbbb', null]], 'the last line of an id counts, in the order ids first came');
+  f.cleanup();
+});
+
 corrupt('should refuse to answer from the last good keys once the file is broken, parsing each broken version once', () => {
   const f = fixture();
   const { key } = createKey(f.state, { tier: 'pro', org: 'acme' }, clock);
   let reads = 0;
-  const store = KeyStore.open(f.state, { read: (path) => (reads++, readKeysFile(path)) });
+  const store = KeyStore.open(f.state, { beforeRead: () => reads++ });
   const good = readFileSync(f.file, 'utf8');
-  writeFileSync(f.file, good.replace('"tier": "pro"', '"tier": "gold"'));
-  throwsWith(() => store.lookup(key), KeyStoreError, new RegExp(`^${f.file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not a valid key store: /keys/0/tier`));
-  throwsWith(() => store.records(), KeyStoreError, /is not a valid key store/);
+  writeFileSync(f.file, good.replace('"tier":"pro"', '"tier":"gold"'));
+  throwsWith(() => store.lookup(key), KeyStoreError, new RegExp(`^${f.file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not a valid key store: line 2: /tier`));
   const readsOfBroken = reads;
   assert.match(store.check()!.message, /is not a valid key store/);
   assert.is(reads, readsOfBroken, 'a broken version is not parsed again until it changes');

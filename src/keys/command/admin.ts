@@ -8,7 +8,8 @@
 import { existsSync } from 'node:fs';
 import { systemClock, type Clock } from '../../lib/clock.ts';
 import type { Eventually } from '../../lib/eventually.ts';
-import { loadKeys, updateKeys } from '../file.ts';
+import { loadKeys } from '../file.ts';
+import { updateKeys } from '../file-append.ts';
 import type { KeyChange } from '../changes.ts';
 import { KeyStoreError, type KeyRecord } from '../record.ts';
 import { usageOf, usageRows, type ScopeUsage } from './usage.ts';

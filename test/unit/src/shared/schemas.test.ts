@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAjv } from '../../../../src/shared/ajv.ts';
 import { critptRequestSchema } from '../../../../src/shared/critpt-schema.ts';
-import { keysFileSchema } from '../../../../src/keys/file.ts';
+import { keysHeaderSchema, keyRecordSchema, wholeFileSchema } from '../../../../src/keys/file-format.ts';
 import { querySchema } from '../../../../src/shared/query-schema.ts';
 import { ROUTES } from '../../../../src/shared/routes.ts';
 
@@ -16,9 +16,11 @@ function metaSchemaErrors(schema: Record<string, unknown>): string {
   return ajv.validateSchema(schema) ? '' : ajv.errorsText(ajv.errors);
 }
 
-schemas('should be valid JSON Schema 2020-12: the keys file, the CritPt request and every route\'s query', () => {
+schemas('should be valid JSON Schema 2020-12: the keys file\'s parts, the CritPt request and every route\'s query', () => {
   const all: [string, Record<string, unknown>][] = [
-    ['keys file', keysFileSchema],
+    ['keys file record', keyRecordSchema],
+    ['keys file header', keysHeaderSchema],
+    ['keys file of format 1', wholeFileSchema],
     ['CritPt request', critptRequestSchema],
     ...ROUTES.map((r): [string, Record<string, unknown>] => [`query of ${r.id}`, querySchema(r.query)]),
   ];

@@ -1,0 +1,145 @@
+/**
+ * The keys command's changes to `keys.json`: a change is appended, one line per changed record,
+ * and the server reads those lines alone (store.ts). The command finds a key by its id's line
+ * instead of reading every record: at 100,000 keys a change read, parsed and rewrote 25 MB
+ * (over a second, and the server then read it all again; scripts/bench/keys-scale.ts). Once the
+ * changes outnumber the records the file is compacted: rewritten with each key's last line, its
+ * header saying which file it replaces, so a server that has read that one reads on from there.
+ */
+import { randomBytes } from 'node:crypto';
+import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
+import { listTable, type KeyChange, type KeyTable } from './changes.ts';
+import { readBytes, readKeysFile, unreadable, withStoreLock } from './file.ts';
+import { headerLine, isLinesFormat, KEYS_FORMAT, lineStart, parseHeader, parseRecordLine, recordLine, type KeysHeader } from './file-format.ts';
+import { keysPath, type KeyRecord } from './record.ts';
+import { writeFileAtomic, type Keep } from '../shared/state-files.ts';
+
+const NEWLINE = 10;
+/** A file is compacted once the lines appended since it was written outnumber its records and this. */
+const COMPACT_AFTER_LINES = 1000;
+
+/**
+ * Write the store anew: a header, then the lines (each a record, newline included). `replaces`
+ * names the file these lines are all the keys of, when a server may hold it.
+ */
+export function writeKeysFile(path: string, lines: readonly (string | Buffer)[] | readonly KeyRecord[], replaces: KeysHeader['replaces'], keep: Keep): void {
+  const body = lines.map((line) => (typeof line === 'string' || Buffer.isBuffer(line) ? line : recordLine(line)));
+  const bodyBytes = body.reduce((sum, line) => sum + Buffer.byteLength(line), 0);
+  const file = randomBytes(8).toString('hex');
+  // The header says where the body ends, which its own length moves: settle it (twice at most).
+  let header = '';
+  for (let headerBytes = 0; ; headerBytes = Buffer.byteLength(header)) {
+    header = headerLine({ format: KEYS_FORMAT, file, replaces, records: body.length, end: headerBytes + bodyBytes });
+    if (Buffer.byteLength(header) === headerBytes) break;
+  }
+  writeFileAtomic(path, [header, ...body], keep);
+}
+
+/**
+ * A table over a format 2 file's bytes: a key is its last line, found from the end by the way
+ * each line starts (its id); keys put are kept aside, in order, to be appended.
+ */
+function fileTable(path: string, bytes: Buffer): KeyTable & { pending: Map<string, KeyRecord> } {
+  const pending = new Map<string, KeyRecord>();
+  const byId = (id: string): KeyRecord | undefined => {
+    const found = pending.get(id);
+    if (found) return found;
+    const start = Buffer.from(lineStart(id));
+    for (let at = bytes.lastIndexOf(start); at > 0; at = bytes.lastIndexOf(start, at - 1)) {
+      const end = bytes.indexOf(NEWLINE, at);
+      if (bytes[at - 1] !== NEWLINE || end === -1) continue; // not a line's start, or a line never finished
+      return parseRecordLine(path, bytes.toString('utf8', at, end), lineNumber(bytes, at));
+    }
+    return undefined;
+  };
+  return { pending, byId, put: (record) => pending.set(record.id, record) };
+}
+
+function lineNumber(bytes: Buffer, at: number): number {
+  let line = 1;
+  for (let nl = bytes.indexOf(NEWLINE); nl !== -1 && nl < at; nl = bytes.indexOf(NEWLINE, nl + 1)) line++;
+  return line;
+}
+
+/** Load, change and save the store under the lock. */
+export function updateKeys<T>(stateDir: string, change: KeyChange<T>): T {
+  return withStoreLock(stateDir, (keep) => {
+    const path = keysPath(stateDir);
+    let fd: number;
+    try {
+      fd = openSync(path, 'r+');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw unreadable('read', path, error);
+      return rewritten(path, null, change, keep);
+    }
+    try {
+      const stats = fstatSync(fd);
+      const bytes = readBytes(fd, path, 0, stats.size);
+      if (!isLinesFormat(bytes.subarray(0, 64).toString('latin1'))) return rewritten(path, { file: null, ino: stats.ino, size: stats.size }, change, keep);
+      return appended(fd, path, bytes, stats.ino, change, keep);
+    } finally {
+      closeSync(fd);
+    }
+  });
+}
+
+/** A new store, or one of format 1: read whole (when there is one), changed, and written as format 2. */
+function rewritten<T>(path: string, replaces: KeysHeader['replaces'], change: KeyChange<T>, keep: Keep): T {
+  const table = listTable(readKeysFile(path)?.records ?? []);
+  const result = change(table);
+  if (table.changed.length > 0) writeKeysFile(path, table.records, replaces, keep);
+  return result;
+}
+
+function appended<T>(fd: number, path: string, bytes: Buffer, ino: number, change: KeyChange<T>, keep: Keep): T {
+  const firstLine = bytes.indexOf(NEWLINE);
+  const header = parseHeader(path, bytes.toString('utf8', 0, firstLine === -1 ? bytes.length : firstLine));
+  const table = fileTable(path, bytes);
+  const result = change(table);
+  if (table.pending.size === 0) return result;
+  // A line a crashed command left unfinished was never a change: it goes, and the change follows the last whole line.
+  const end = bytes.lastIndexOf(NEWLINE) + 1;
+  const lines = [...table.pending.values()].map(recordLine).join('');
+  try {
+    if (end < bytes.length) ftruncateSync(fd, end);
+    const data = Buffer.from(lines);
+    for (let written = 0; written < data.length; ) written += writeSync(fd, data, written, data.length - written, end + written);
+    fdatasyncSync(fd);
+  } catch (error) {
+    throw unreadable('write to', path, error);
+  }
+  const size = end + Buffer.byteLength(lines);
+  const appendedLines = countLines(bytes, firstLine + 1, end) - header.records + table.pending.size;
+  if (appendedLines > Math.max(COMPACT_AFTER_LINES, header.records)) compact(path, Buffer.concat([bytes.subarray(0, end), Buffer.from(lines)]), { file: header.file, ino, size }, keep);
+  return result;
+}
+
+function countLines(bytes: Buffer, from: number, to: number): number {
+  let n = 0;
+  for (let nl = bytes.indexOf(NEWLINE, from); nl !== -1 && nl < to; nl = bytes.indexOf(NEWLINE, nl + 1)) n++;
+  return n;
+}
+
+/**
+ * Rewrite the file with each key's last line, in the order the keys were first written. Lines are
+ * carried over as they are, told apart by how they start (the id), not parsed: a compaction
+ * of 100,000 keys stays a fraction of a second.
+ */
+function compact(path: string, bytes: Buffer, replaces: NonNullable<KeysHeader['replaces']>, keep: Keep): void {
+  const last = new Map<string, Buffer>();
+  let line = 1;
+  for (let start = bytes.indexOf(NEWLINE) + 1, end = bytes.indexOf(NEWLINE, start); end !== -1; start = end + 1, end = bytes.indexOf(NEWLINE, start)) {
+    line++;
+    const text = bytes.subarray(start, end + 1);
+    last.set(idOfLine(path, text, line), text);
+  }
+  writeKeysFile(path, [...last.values()], replaces, keep);
+}
+
+const ID_START = Buffer.from('{"id":"');
+const ID_LENGTH = 'key_0123456789ab'.length;
+
+function idOfLine(path: string, text: Buffer, line: number): string {
+  if (text.subarray(0, ID_START.length).equals(ID_START) && text[ID_START.length + ID_LENGTH] === 0x22) return text.toString('latin1', ID_START.length, ID_START.length + ID_LENGTH);
+  return parseRecordLine(path, text.toString('utf8').trimEnd(), line).id; // a line written otherwise (by hand)
+}

@@ -1,0 +1,184 @@
+/**
+ * What `keys.json` holds, and the checks that name what is wrong with it. Format 2 (written
+ * since) is JSON lines: a header line, then one record per line, a change being a later line for
+ * the same id (the last one counts), so a change is an append the server reads on its own
+ * instead of the whole store. Format 1 (written before) is one JSON object with every record; it
+ * is still read, and the first change rewrites it as format 2.
+ */
+import type { ErrorObject } from 'ajv';
+import { KEY_ID_PATTERN, KEY_SCOPES, KeyStoreError, MAX_QUOTA, NAME_PATTERN, PROVIDER_SLUG_PATTERN, type KeyRecord } from './record.ts';
+import { createAjv, TRUSTED_SCHEMAS } from '../shared/ajv.ts';
+import { TIERS } from '../shared/routes.ts';
+
+/** Format of keys.json as written now. */
+export const KEYS_FORMAT = 2;
+/** The format before, one JSON object: still read. */
+export const WHOLE_FORMAT = 1;
+
+export const keyRecordSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'hash', 'tier', 'org', 'user', 'scope', 'quota', 'grants', 'critpt', 'created_at', 'revoked_at'],
+  properties: {
+    id: { type: 'string', pattern: KEY_ID_PATTERN.source },
+    hash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+    tier: { enum: TIERS },
+    org: { type: 'string', pattern: NAME_PATTERN.source },
+    user: { type: ['string', 'null'], pattern: NAME_PATTERN.source },
+    scope: { enum: KEY_SCOPES },
+    quota: { type: ['integer', 'null'], minimum: 1, maximum: MAX_QUOTA },
+    grants: { type: 'array', uniqueItems: true, items: { type: 'string', pattern: PROVIDER_SLUG_PATTERN.source } },
+    critpt: { type: 'boolean' },
+    created_at: { type: 'string', format: 'date-time' },
+    revoked_at: { type: ['string', 'null'], format: 'date-time' },
+  },
+  allOf: [
+    { if: { properties: { scope: { const: 'user' } } }, then: { properties: { user: { type: 'string' } } } },
+    { if: { properties: { tier: { not: { const: 'commercial' } } } }, then: { properties: { quota: { type: 'null' } } } },
+  ],
+};
+
+/** Format 1: every record in one object. */
+export const wholeFileSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['format', 'keys'],
+  properties: { format: { const: WHOLE_FORMAT }, keys: { type: 'array', items: keyRecordSchema } },
+};
+
+/**
+ * Format 2's first line. `file` names this file (each rewrite draws a new name). A rewrite that
+ * only compacted another file says which (`replaces`: its name, inode and size when rewritten)
+ * and where the records carried over end (`end`), so a server that had read all of that file
+ * knows it holds these records already and reads on from `end`. `records` is how many lines
+ * the rewrite wrote; the lines after them are changes since.
+ */
+export interface KeysHeader {
+  format: typeof KEYS_FORMAT;
+  file: string;
+  replaces: { file: string | null; ino: number; size: number } | null;
+  records: number;
+  end: number;
+}
+
+export const keysHeaderSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['format', 'file', 'replaces', 'records', 'end'],
+  properties: {
+    format: { const: KEYS_FORMAT },
+    file: { type: 'string', pattern: '^[0-9a-f]{16}$' },
+    replaces: {
+      oneOf: [
+        { type: 'null' },
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['file', 'ino', 'size'],
+          properties: { file: { type: ['string', 'null'] }, ino: { type: 'integer', minimum: 0 }, size: { type: 'integer', minimum: 0 } },
+        },
+      ],
+    },
+    records: { type: 'integer', minimum: 0 },
+    end: { type: 'integer', minimum: 0 },
+  },
+};
+
+const ajv = createAjv(TRUSTED_SCHEMAS);
+const validateRecord = ajv.compile<KeyRecord>(keyRecordSchema);
+const validateWholeFile = ajv.compile<{ format: number; keys: KeyRecord[] }>(wholeFileSchema);
+const validateHeader = ajv.compile<KeysHeader>(keysHeaderSchema);
+
+function describeSchemaError(e: ErrorObject, prefix: string): string {
+  const where = `${prefix}${e.instancePath}` || '/';
+  if (e.keyword === 'enum') return `${where} must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
+  if (e.keyword === 'additionalProperties') return `${where} has an unknown field ${JSON.stringify(e.params.additionalProperty)}`;
+  return `${where} ${e.message}`;
+}
+
+/** What is wrong, as the schema says: `if` errors only say "must match then", the `then` error beside it names the field. */
+function schemaProblems(errors: ErrorObject[] | null | undefined, prefix = ''): string {
+  return (errors ?? [])
+    .filter((e) => e.keyword !== 'if')
+    .map((e) => describeSchemaError(e, prefix))
+    .join('; ');
+}
+
+/** V8's JSON messages quote a stretch of the text, which may hold a hash: keep only the reason. */
+function describeJsonError(error: Error): string {
+  return error.message.replace(/,? ".*" is not valid JSON$/s, '').replace(/[A-Za-z0-9_-]{20,}/g, '…');
+}
+
+function parseJson(path: string, text: string, where: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new KeyStoreError(`${path} is not valid JSON${where} (${describeJsonError(error as Error)})`);
+  }
+}
+
+export function invalidStore(path: string, problem: string): KeyStoreError {
+  return new KeyStoreError(`${path} is not a valid key store: ${problem}`);
+}
+
+/** The lines of format 2 are numbered from 1, the header's included, as an editor shows them. */
+const lineWhere = (line: number) => ` at line ${line}`;
+
+/** One record line, checked and frozen. */
+export function parseRecordLine(path: string, text: string, line: number): KeyRecord {
+  const data = parseJson(path, text, lineWhere(line));
+  if (!validateRecord(data)) throw invalidStore(path, `line ${line}: ${schemaProblems(validateRecord.errors)}`);
+  Object.freeze(data.grants);
+  return Object.freeze(data);
+}
+
+/** The header line, checked. */
+export function parseHeader(path: string, text: string): KeysHeader {
+  const data = parseJson(path, text, lineWhere(1));
+  if (!validateHeader(data)) throw invalidStore(path, `line 1: ${schemaProblems(validateHeader.errors)}`);
+  return data;
+}
+
+/** Whether a file whose first line is this is format 2 (its header starts so; a format 1 file starts `{` and its format field is 1). */
+export function isLinesFormat(firstLine: string): boolean {
+  return /^\{"format":\s*2\b/.test(firstLine);
+}
+
+/** Format 1, checked: its records, frozen, in the file's order. */
+export function parseWholeFile(path: string, text: string): KeyRecord[] {
+  const data = parseJson(path, text, '');
+  if (!validateWholeFile(data)) throw invalidStore(path, schemaProblems(validateWholeFile.errors));
+  const ids = new Set<string>();
+  const hashes = new Set<string>();
+  for (let i = 0; i < data.keys.length; i++) {
+    const record = data.keys[i];
+    if (ids.has(record.id)) throw repeated(path, data.keys, i, 'id');
+    ids.add(record.id);
+    if (hashes.has(record.hash)) throw repeated(path, data.keys, i, 'hash');
+    hashes.add(record.hash);
+    // Fresh from JSON.parse, so nothing else holds it: frozen where it is, not copied.
+    Object.freeze(record.grants);
+    Object.freeze(record);
+  }
+  return data.keys;
+}
+
+function repeated(path: string, records: readonly KeyRecord[], i: number, field: 'id' | 'hash'): KeyStoreError {
+  const first = records.findIndex((r) => r[field] === records[i][field]);
+  return invalidStore(path, `/keys/${i}/${field} repeats /keys/${first}/${field}`);
+}
+
+/** A record as a line, the id first: the keys command finds a key's latest line by its start. */
+export function recordLine(r: KeyRecord): string {
+  const ordered: KeyRecord = { id: r.id, hash: r.hash, tier: r.tier, org: r.org, user: r.user, scope: r.scope, quota: r.quota, grants: r.grants, critpt: r.critpt, created_at: r.created_at, revoked_at: r.revoked_at };
+  return `${JSON.stringify(ordered)}\n`;
+}
+
+/** How every record line starts, up to its id: `{"id":"key_…",`. */
+export function lineStart(id: string): string {
+  return `{"id":${JSON.stringify(id)},`;
+}
+
+export function headerLine(header: KeysHeader): string {
+  return `${JSON.stringify(header)}\n`;
+}
