@@ -19,10 +19,11 @@ const NEWLINE = 10;
 const COMPACT_AFTER_LINES = 1000;
 
 /**
- * Write the store anew: a header, then the lines (each a record, newline included). `replaces`
- * names the file these lines are all the keys of, when a server may hold it.
+ * Write the store anew: a header, then the lines (each a record, newline included), then the
+ * changes. `replaces` names the file the lines are all the keys of, when a server may hold it:
+ * the header says where they end, and a server that read that file reads on from there.
  */
-export function writeKeysFile(path: string, lines: readonly (string | Buffer)[] | readonly KeyRecord[], replaces: KeysHeader['replaces'], keep: Keep): void {
+export function writeKeysFile(path: string, lines: readonly (string | Buffer)[] | readonly KeyRecord[], replaces: KeysHeader['replaces'], keep: Keep, changes: readonly KeyRecord[] = []): void {
   const body = lines.map((line) => (typeof line === 'string' || Buffer.isBuffer(line) ? line : recordLine(line)));
   const bodyBytes = body.reduce((sum, line) => sum + Buffer.byteLength(line), 0);
   const file = randomBytes(8).toString('hex');
@@ -32,7 +33,7 @@ export function writeKeysFile(path: string, lines: readonly (string | Buffer)[] 
     header = headerLine({ format: KEYS_FORMAT, file, replaces, records: body.length, end: headerBytes + bodyBytes });
     if (Buffer.byteLength(header) === headerBytes) break;
   }
-  writeFileAtomic(path, [header, ...body], keep);
+  writeFileAtomic(path, [header, ...body, ...changes.map(recordLine)], keep);
 }
 
 /**
@@ -83,11 +84,12 @@ export function updateKeys<T>(stateDir: string, change: KeyChange<T>): T {
   });
 }
 
-/** A new store, or one of format 1: read whole (when there is one), changed, and written as format 2. */
+/** A new store, or one of format 1: read whole (when there is one), and written as format 2 with the change after its keys. */
 function rewritten<T>(path: string, replaces: KeysHeader['replaces'], change: KeyChange<T>, keep: Keep): T {
-  const table = listTable(readKeysFile(path)?.records ?? []);
+  const records = readKeysFile(path)?.records ?? [];
+  const table = listTable(records);
   const result = change(table);
-  if (table.changed.length > 0) writeKeysFile(path, table.records, replaces, keep);
+  if (table.changed.length > 0) writeKeysFile(path, records, replaces, keep, table.changed);
   return result;
 }
 

@@ -12,8 +12,8 @@ import { ensurePrivateDir } from '../shared/state-files.ts';
 export interface KeyStoreOptions {
   /** How often to look for changes to the file (see refresh); default every lookup. */
   recheck?: 'every-lookup' | 'every-turn';
-  /** Called before each read of the file, whole or its new lines (a test makes one fail). */
-  beforeRead?: (path: string) => void;
+  /** Called before each read of the file, whole or its new lines (a test counts them, or makes one fail). */
+  beforeRead?: (path: string, what: 'whole' | 'lines') => void;
 }
 
 /**
@@ -78,7 +78,7 @@ export class KeyStore implements KeyLookup {
   private constructor(
     private readonly path: string,
     private readonly recheck: 'every-lookup' | 'every-turn',
-    private readonly beforeRead: (path: string) => void,
+    private readonly beforeRead: (path: string, what: 'whole' | 'lines') => void,
   ) {}
 
   /** Load the store; throws KeyStoreError when the file is unreadable or invalid. No file: no keys yet. */
@@ -197,7 +197,7 @@ export class KeyStore implements KeyLookup {
   private appended(f: Followed, current: FileStamp): boolean {
     if (current.size === f.offset && current.mtimeMs === f.stamp.mtimeMs) return true;
     if (current.size < f.offset || !this.tailOf(f.fd, f.offset).equals(f.tail)) return false;
-    this.beforeRead(this.path);
+    this.beforeRead(this.path, 'lines');
     try {
       let lines = f.lines;
       const records: [KeyRecord, number][] = [];
@@ -220,7 +220,7 @@ export class KeyStore implements KeyLookup {
       return;
     }
     try {
-      this.beforeRead(this.path);
+      this.beforeRead(this.path, 'whole');
       const stamp = stampOf(fstatSync(fd)) as FileStamp;
       const index = new ActiveKeys();
       const read = readWhole(fd, this.path, stamp.size, (record, line) => index.apply(this.path, record, line));
