@@ -18,6 +18,8 @@ export interface CheckedKeys {
   /** Null when the keys in memory are the file's, else why they may not be. */
   check(): KeyStoreError | null;
   find(plainKey: string): KeyRecord | undefined;
+  /** Let go of the file. */
+  close(): void;
 }
 
 export interface FreshKeysParts {
@@ -81,11 +83,12 @@ export class FreshKeys implements KeyLookup {
     return false;
   }
 
-  /** Stop trying; requests still waiting are answered as the file stands now. */
+  /** Stop trying; requests still waiting are answered as the file stands now, then the file is let go. */
   close(): void {
     if (this.retry) clearInterval(this.retry);
     this.retry = null;
     this.answerWaiting();
+    this.keys.close();
   }
 
   private failed(problem: KeyStoreError): void {

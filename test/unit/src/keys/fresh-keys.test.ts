@@ -20,6 +20,7 @@ function fixture() {
   const checked: CheckedKeys = {
     check: () => (index.checks++, index.problem),
     find: (plainKey) => index.keys.get(plainKey),
+    close: () => {},
   };
   const clock = { t: Date.UTC(2026, 10, 21, 12), now: () => clock.t };
   const log: string[] = [];
@@ -121,7 +122,7 @@ fresh('should show a failure in readiness at once, before any keyed request meet
 
 fresh('should answer at once with 503 when the grace is 0', async () => {
   const f = fixture();
-  const keys = new FreshKeys({ check: () => new KeyStoreError('broken'), find: () => undefined }, { clock: f.clock, conditions: f.conditions, graceMs: 0 });
+  const keys = new FreshKeys({ check: () => new KeyStoreError('broken'), find: () => undefined, close: () => {} }, { clock: f.clock, conditions: f.conditions, graceMs: 0 });
   assert.is(await outcome(() => keys.lookup('alice-key')), 'unavailable now');
   keys.close();
 });
