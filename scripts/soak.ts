@@ -12,7 +12,7 @@
  *   - every scope's quota counter equals the 200 answers it was sent, give or take the
  *     requests of that scope that a kill cut in flight (those may or may not have counted);
  *   - every key change took effect on the very next request: once a minute, half-way between
- *     kills, a fresh key is created through the keys admin and must answer 200, then revoked and
+ *     kills, a fresh key is created with the keys command and must answer 200, then revoked and
  *     must answer 401.
  * It also reports how long the server ever stalled: the slowest `/healthz` answer of a probe
  * that asks every 100 ms (quota compactions, rebuild switches and the like show up there), and

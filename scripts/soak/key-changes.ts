@@ -1,12 +1,14 @@
 /**
- * Key changes while load runs: once a minute the soak creates a fresh key through the keys
- * admin (as `npm run keys -- create` does), uses it (it must answer 200), revokes it, and uses it
- * again (it must answer 401), each on the very next request after the change. The seeded keys'
- * plain values are unknown (only hashes are stored), so the soak changes keys of its own; with a
- * large keys.json each change is a rewrite of the whole file and each next request a reread.
+ * Key changes while load runs: once a minute the soak creates a fresh key with the keys command
+ * (`npm run keys -- create`, as an operator does), uses it (it must answer 200), revokes it, and
+ * uses it again (it must answer 401), each on the very next request after the change. The seeded
+ * keys' plain values are unknown (only hashes are stored), so the soak changes keys of its own;
+ * with a large keys.json each change is a rewrite of the whole file and each next request a reread.
+ * The command runs as a process of its own: in the soak's process its reading and writing of
+ * the file would hold the stall probe and the clients, and be counted as the server's stall.
  */
-import { creation, revocation } from '../../src/keys/changes.ts';
-import type { KeyAdmin } from '../../src/keys/command/admin.ts';
+import { execFile } from 'node:child_process';
+import { ROOT } from '../processes.ts';
 import { get } from './client.ts';
 import type { SoakServers } from './servers.ts';
 
@@ -18,7 +20,7 @@ const ROUTE = '/api/v2/language/models/free';
 
 export interface KeyChangeOutcome {
   change: 'create' | 'revoke';
-  /** How long the admin took to apply it (a rewrite of keys.json on the file store). */
+  /** How long the keys command took, spawn to exit (a rewrite of keys.json on the file store). */
   applyMs: number;
   /** The status of the next request with the key, and how long that request took. */
   status: number;
@@ -36,7 +38,8 @@ export class KeyChanges {
   constructor(
     private readonly servers: SoakServers,
     private readonly serverCount: number,
-    private readonly openAdmin: () => Promise<KeyAdmin>,
+    /** Where the keys are, as the keys command takes it: `--state DIR --store S`. */
+    private readonly storeArgs: string[],
     private readonly run: string,
     private readonly failures: string[],
   ) {}
@@ -65,19 +68,26 @@ export class KeyChanges {
     // A restart under way would cut the check's request: wait it out (restarts take seconds).
     while (this.servers.restarting) await new Promise((r) => setTimeout(r, 100));
     const server = n % this.serverCount;
-    const admin = await this.openAdmin();
     try {
       const t0 = performance.now();
-      const issued = await admin.apply(creation({ tier: 'pro', org: `changes-${this.run}`, user: `k${n}` }));
+      const issued = JSON.parse(await this.keys('create', '--tier', 'pro', '--org', `changes-${this.run}`, '--user', `k${n}`)) as { id: string; key: string };
       await this.check('create', performance.now() - t0, server, issued.key, 200);
       const t1 = performance.now();
-      await admin.apply(revocation(issued.record.id));
+      await this.keys('revoke', issued.id);
       await this.check('revoke', performance.now() - t1, server, issued.key, 401);
     } catch (error) {
       this.failures.push(`key change ${n}: ${(error as Error).message}`);
-    } finally {
-      admin.close();
     }
+  }
+
+  /** Run the keys command to its end; its stdout (JSON). */
+  private keys(...args: string[]): Promise<string> {
+    return new Promise((resolve, reject) => {
+      execFile(process.execPath, ['--import', 'tsx', 'scripts/keys.ts', ...args, ...this.storeArgs, '--json'], { cwd: ROOT, encoding: 'utf8' }, (error, stdout, stderr) => {
+        if (error) reject(new Error(`keys ${args[0]}: ${stderr || error.message}`));
+        else resolve(stdout);
+      });
+    });
   }
 
   private async check(change: KeyChangeOutcome['change'], applyMs: number, server: number, key: string, expected: number): Promise<void> {

@@ -6,7 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileAdmin, redisAdmin, type KeyAdmin } from '../../src/keys/command/admin.ts';
+import { fileAdmin, redisAdmin } from '../../src/keys/command/admin.ts';
 import { bundle } from '../bundle.ts';
 import { writeScaleKeys, writeScaleWindows } from '../scale-state.ts';
 import { Attackers } from './attack.ts';
@@ -60,8 +60,7 @@ export async function soak(cleanup: { servers: SoakServers | null; work: string 
 
   const providers = JSON.parse(readFileSync(join(data, 'providers.json'), 'utf8')) as { slug: string }[];
   const run = Date.now().toString(36);
-  const openAdmin = async (): Promise<KeyAdmin> => (options.store === 'file' ? fileAdmin(state) : await redisAdmin(options.store));
-  const admin = await openAdmin();
+  const admin = options.store === 'file' ? fileAdmin(state) : await redisAdmin(options.store);
   const keys = await issueSoakKeys(admin, providers.map((p) => p.slug), run);
   admin.close();
 
@@ -74,7 +73,7 @@ export async function soak(cleanup: { servers: SoakServers | null; work: string 
   const load = new Load(servers, options.servers, keys, failures);
   const attackers = new Attackers(servers, options.servers, keys.uploader);
   const probe = new StallProbe(servers, () => attackers.attacking);
-  const keyChanges = new KeyChanges(servers, options.servers, openAdmin, run, failures);
+  const keyChanges = new KeyChanges(servers, options.servers, ['--state', state, '--store', options.storeFlag], run, failures);
   const deadline = Date.now() + options.minutes * 60_000;
 
   let rebuilds = 0;
