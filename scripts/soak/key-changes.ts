@@ -21,7 +21,7 @@ const ROUTE = '/api/v2/language/models/free';
 export interface KeyChangeOutcome {
   change: 'create' | 'revoke';
   /** How long the keys command took, spawn to exit (a rewrite of keys.json on the file store). */
-  applyMs: number;
+  commandMs: number;
   /** The status of the next request with the key, and how long that request took. */
   status: number;
   expected: number;
@@ -90,10 +90,10 @@ export class KeyChanges {
     });
   }
 
-  private async check(change: KeyChangeOutcome['change'], applyMs: number, server: number, key: string, expected: number): Promise<void> {
+  private async check(change: KeyChangeOutcome['change'], commandMs: number, server: number, key: string, expected: number): Promise<void> {
     const t0 = performance.now();
     const reply = await get(this.servers.port(server), ROUTE, key);
-    const outcome = { change, applyMs, status: reply.status, expected, answerMs: performance.now() - t0 };
+    const outcome = { change, commandMs, status: reply.status, expected, answerMs: performance.now() - t0 };
     this.outcomes.push(outcome);
     if (reply.status !== expected) this.failures.push(`key ${change}: the next request answered ${reply.status}, not ${expected}: ${reply.body.toString().slice(0, 120)}`);
   }

@@ -51,7 +51,7 @@ function keyChangeLine(outcomes: KeyChangeOutcome[]): string {
     const done = outcomes.filter((o) => o.change === change);
     const took = done.filter((o) => o.status === o.expected).length;
     const worst = (pick: (o: KeyChangeOutcome) => number) => ms(Math.max(...done.map(pick)));
-    return `${done.length} ${change === 'create' ? 'created' : 'revoked'} (${took} of ${done.length} took effect on the next request, ${change === 'create' ? '200' : '401'}; keys command up to ${worst((o) => o.applyMs)}, that request up to ${worst((o) => o.answerMs)})`;
+    return `${done.length} ${change === 'create' ? 'created' : 'revoked'} (${took} of ${done.length} took effect on the next request, ${change === 'create' ? '200' : '401'}; keys command up to ${worst((o) => o.commandMs)}, that request up to ${worst((o) => o.answerMs)})`;
   };
   return `${of('create')}, ${of('revoke')}`;
 }
