@@ -10,46 +10,19 @@
  * commit (copy it into that checkout).
  */
 import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KeyStore } from '../../src/keys/store.ts';
 import { holdYoungGeneration } from '../../src/lib/heap.ts';
+import { scaleKeyId, writeScaleKeys } from '../scale-state.ts';
 
 const ms = (since: bigint) => Number(process.hrtime.bigint() - since) / 1e6;
 const rssMb = () => Math.round(process.memoryUsage().rss / 1e6);
-const TIERS = ['free', 'pro', 'commercial'] as const;
-
-/** The i-th key's id: unique, in the file's pattern. */
-const idOf = (i: number) => `key_${i.toString(16).padStart(12, '0')}`;
-
-/** `n` valid records in the file's format, as the keys command writes them (a tenth revoked). */
-function keysFile(n: number): string {
-  const keys = [];
-  for (let i = 0; i < n; i++) {
-    const tier = TIERS[i % 3]!;
-    const user = i % 2 === 0 ? `user-${i}` : null;
-    keys.push({
-      id: idOf(i),
-      hash: randomBytes(32).toString('hex'),
-      tier,
-      org: `org${i % 997}`,
-      user,
-      scope: user === null ? 'org' : 'user',
-      quota: tier === 'commercial' && i % 4 === 0 ? 50_000 : null,
-      grants: tier === 'commercial' ? ['anvil-hosting', 'bastion-serve'] : [],
-      critpt: tier === 'commercial',
-      created_at: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
-      revoked_at: i % 10 === 9 ? new Date(Date.UTC(2026, 5, 1) + i * 1000).toISOString() : null,
-    });
-  }
-  return `${JSON.stringify({ format: 1, keys }, null, 2)}\n`;
-}
 
 function child(step: string, dir: string, n: number): void {
   if (step === 'write') {
-    writeFileSync(join(dir, 'keys.json'), keysFile(n), { mode: 0o600 });
+    writeScaleKeys(dir, n);
   } else if (step === 'open') {
     holdYoungGeneration(); // as the bundled server does (src/bin.ts): its RSS is the one that counts
     const t0 = process.hrtime.bigint();
@@ -91,7 +64,7 @@ if (process.argv[3]) {
     for (let i = 0; i < 3; i++) {
       const figures = {
         help_ms: keysCommand(dir, '--help'),
-        revoke_ms: keysCommand(dir, 'revoke', idOf(i * 10)),
+        revoke_ms: keysCommand(dir, 'revoke', scaleKeyId(i * 10)),
         create_ms: keysCommand(dir, 'create', '--tier', 'pro', '--org', 'acme', '--user', `bench-${i}`),
       };
       console.log(`${n} keys, keys command: ${JSON.stringify(figures)}`);

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { holdYoungGeneration } from '../../src/lib/heap.ts';
 import { QuotaBook } from '../../src/quota/book.ts';
-import { settled } from '../../src/quota/counter.ts';
+import { countWindows, writeScaleWindows } from '../scale-state.ts';
 
 // As the bundled server does (src/bin.ts): its young generation is what the figures are about.
 holdYoungGeneration();
@@ -25,29 +25,16 @@ const log = () => {};
 
 const open = (stateDir: string) => QuotaBook.open({ stateDir, clock, log });
 
-/** Count one request for each of `n` new scopes, a thousand a turn, each durable. */
-async function fill(book: QuotaBook, from: number, n: number): Promise<void> {
-  for (let i = from; i < from + n; i += 1000) {
-    let last = null;
-    for (let j = i; j < Math.min(i + 1000, from + n); j++) last = book.take('data', `user:org${j % 997}/user-${j}`, 100).durable;
-    if (last) await settled(last);
-  }
-}
-
 const ms = (since: bigint) => Number(process.hrtime.bigint() - since) / 1e6;
 const rssMb = () => Math.round(process.memoryUsage().rss / 1e6);
 
 async function child(step: string, dir: string, windows: number): Promise<void> {
   if (step === 'snapshot') {
-    const book = open(dir);
-    await fill(book, 0, windows);
-    book.close();
+    await writeScaleWindows(dir, windows);
   } else if (step === 'journal') {
-    const book = open(dir);
-    await fill(book, 0, windows - JOURNAL_LINES);
-    book.close();
+    await writeScaleWindows(dir, windows - JOURNAL_LINES);
     const again = open(dir);
-    await fill(again, windows - JOURNAL_LINES, JOURNAL_LINES);
+    await countWindows(again, windows - JOURNAL_LINES, JOURNAL_LINES);
     process.exit(0); // no close: the journal carries the last lines
   } else if (step === 'start-stop') {
     const t0 = process.hrtime.bigint();

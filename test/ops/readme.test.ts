@@ -384,6 +384,24 @@ const BLOCKS: Listed[] = [
       by: everyFlagKnown,
     },
   },
+  {
+    doc: 'docs/development.md',
+    heading: 'Measuring',
+    first: 'npx tsx scripts/bench/keys-scale.ts',
+    handling: {
+      check: 'each script exists, and the flags shown are in its usage; not run: each takes a minute or more, and server-scale needs wrk',
+      by: async (block) => {
+        for (const line of commands(block)) {
+          const script = /^npx tsx (\S+)/.exec(line)?.[1];
+          assert.ok(script && existsSync(join(ROOT, script)), line);
+          const flags = line.match(/--[a-z-]+/g) ?? [];
+          if (flags.length === 0) continue;
+          const { stdout } = await run(process.execPath, [TSX, script, '--help'], { cwd: ROOT });
+          for (const flag of flags) assert.ok(stdout.includes(flag), `${script} --help names ${flag}`);
+        }
+      },
+    },
+  },
 ];
 
 /** The listed entry of a block: exactly one, or the test says what to add. */

@@ -1,0 +1,35 @@
+/**
+ * `node --import tsx scripts/bench/healthz-probe.ts PORT`: asks `/healthz` every 10 ms over one
+ * kept-alive connection and prints `EPOCH_MS LATENCY_MS` a line for each answer, until killed.
+ * A process of its own, so the bench's own work (spawning, reading, counting) does not delay the
+ * probe and show up as the server's stall; /healthz answers at once unless the server's event
+ * loop is held, so the longest answer in a span is the longest the server was held in it.
+ */
+import { Agent, request } from 'node:http';
+
+const PROBE_EVERY_MS = 10;
+const port = Number(process.argv[2]);
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+function healthz(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: '/healthz', agent }, (res) => {
+      res.resume();
+      res.on('end', resolve);
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+for (;;) {
+  const started = performance.now();
+  try {
+    await healthz();
+    process.stdout.write(`${Date.now()} ${(performance.now() - started).toFixed(2)}\n`);
+  } catch {
+    // The server stopping: the bench ends the probe first, so nothing to report.
+  }
+  await new Promise((r) => setTimeout(r, PROBE_EVERY_MS));
+}

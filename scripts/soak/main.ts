@@ -1,0 +1,133 @@
+/**
+ * The soak's run (scripts/soak.ts says what it does and checks): set up the folders, seed the
+ * state, issue the keys, start the servers, run the load beside the rebuilder, corrupter,
+ * killer, attackers, key changes and stall probe until the deadline, then judge.
+ */
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileAdmin, redisAdmin } from '../../src/keys/command/admin.ts';
+import { bundle } from '../bundle.ts';
+import { writeScaleKeys, writeScaleWindows } from '../scale-state.ts';
+import { Attackers } from './attack.ts';
+import { KeyChanges } from './key-changes.ts';
+import { Load } from './load.ts';
+import { soakOptions, type SoakOptions } from './options.ts';
+import { StallProbe } from './probe.ts';
+import { SoakServers } from './servers.ts';
+import { firstBuild, renameAndRebuild, switchToCorruptCopy } from './snapshot.ts';
+import { issueSoakKeys } from './soak-keys.ts';
+import { printVerdict, quotaMismatches } from './verdict.ts';
+
+const REBUILD_EVERY_MS = 30_000;
+const KILL_EVERY_MS = 60_000;
+/** Corrupt builds are switched in half-way between two rebuilds, so each is replaced by the next rebuild. */
+const CORRUPT_EVERY_MS = REBUILD_EVERY_MS;
+/** What no client, however hostile, may make a server hold. */
+const RESIDENT_LIMIT_MB = 250;
+
+const mb = (path: string) => (statSync(path).size / 1024 / 1024).toFixed(1);
+
+/** Seed the state folder with the scale keys and windows; says what was seeded, for the verdict. */
+async function seed(options: SoakOptions, state: string): Promise<string> {
+  if (options.store !== 'file') return 'none (the seeding is for the file store only)';
+  if (options.seedKeys === 0 && options.seedWindows === 0) return 'none (--keys 0 --windows 0)';
+  const t0 = performance.now();
+  const parts: string[] = [];
+  if (options.seedKeys > 0) {
+    writeScaleKeys(state, options.seedKeys);
+    parts.push(`${options.seedKeys} keys (keys.json ${mb(join(state, 'keys.json'))} MB)`);
+  }
+  if (options.seedWindows > 0) {
+    await writeScaleWindows(state, options.seedWindows);
+    parts.push(`${options.seedWindows} open windows (quota.json ${mb(join(state, 'quota.json'))} MB)`);
+  }
+  return `${parts.join(' and ')}, written in ${((performance.now() - t0) / 1000).toFixed(1)} s`;
+}
+
+export async function soak(cleanup: { servers: SoakServers | null; work: string | null }): Promise<boolean> {
+  const options = soakOptions();
+  const work = mkdtempSync(join(tmpdir(), 'soak-'));
+  cleanup.work = work;
+  const data = join(work, 'data');
+  const snapshot = join(work, 'snapshot');
+  const state = join(work, 'state');
+  firstBuild(data, snapshot);
+  const bundlePath = join(work, 'server.mjs');
+  await bundle(work);
+  // Before the soak's own keys: they are added to the seeded keys.json, as an operator's would be.
+  const seeded = await seed(options, state);
+
+  const providers = JSON.parse(readFileSync(join(data, 'providers.json'), 'utf8')) as { slug: string }[];
+  const run = Date.now().toString(36);
+  const admin = options.store === 'file' ? fileAdmin(state) : await redisAdmin(options.store);
+  const keys = await issueSoakKeys(admin, providers.map((p) => p.slug), run);
+  admin.close();
+
+  const servers = new SoakServers({ bundlePath, snapshot, state, store: options.storeFlag });
+  cleanup.servers = servers;
+  await Promise.all(Array.from({ length: options.servers }, (_, n) => servers.start(n)));
+  const firstStartMs = servers.startMs[0]!;
+
+  const failures: string[] = [];
+  const load = new Load(servers, options.servers, keys, failures);
+  const attackers = new Attackers(servers, options.servers, keys.uploader);
+  const probe = new StallProbe(servers, () => attackers.attacking);
+  const keyChanges = new KeyChanges(servers, options.servers, ['--state', state, '--store', options.storeFlag], run, failures);
+  const deadline = Date.now() + options.minutes * 60_000;
+
+  let rebuilds = 0;
+  const rebuilder = setInterval(() => {
+    const problem = renameAndRebuild(data, snapshot, ++rebuilds);
+    if (problem) failures.push(`rebuild ${rebuilds} failed: ${problem.slice(0, 200)}`);
+  }, REBUILD_EVERY_MS);
+  let corruptions = 0;
+  let corrupter: NodeJS.Timeout | undefined;
+  const corrupterStart = setTimeout(() => {
+    const corrupt = () => switchToCorruptCopy(snapshot, ++corruptions);
+    corrupt();
+    corrupter = setInterval(corrupt, CORRUPT_EVERY_MS);
+  }, REBUILD_EVERY_MS / 2);
+  let killing: Promise<void> = Promise.resolve();
+  const killer = setInterval(() => (killing = servers.killAndRestart(servers.kills % options.servers)), KILL_EVERY_MS);
+  keyChanges.start();
+
+  await Promise.all([probe.run(deadline), attackers.run(deadline), ...Array.from({ length: options.clients }, (_, n) => load.client(n, deadline))]);
+  for (const log of servers.accessLogs) log.resume();
+  clearInterval(rebuilder);
+  clearTimeout(corrupterStart);
+  clearInterval(corrupter);
+  clearInterval(killer);
+  await keyChanges.stop();
+  await killing;
+  while (servers.restarting) await new Promise((r) => setTimeout(r, 100));
+
+  const quota = await quotaMismatches(servers, keys.load, load);
+  servers.signalAll('SIGTERM');
+  rmSync(work, { recursive: true, force: true });
+
+  const dropNotices = servers.dropNotices();
+  const droppedLines = dropNotices.reduce((sum, notice) => sum + Number(/(\d+)/.exec(notice)![1]), 0);
+  const peakMb = servers.stopWatching();
+  if (peakMb > RESIDENT_LIMIT_MB) failures.push(`a server's resident memory reached ${peakMb.toFixed(0)} MB (limit ${RESIDENT_LIMIT_MB} MB)`);
+  const ok = failures.length === 0 && load.mixed === 0 && quota.mismatches.length === 0;
+  const where = options.store === 'file' ? 'the state folder' : `redis://${options.store.label}`;
+  const restarts = servers.startMs.slice(options.servers);
+  printVerdict({
+    ok,
+    headline:
+      `${options.minutes} min, ${options.servers} server${options.servers > 1 ? 's' : ''} on ${where}, ${load.requests} requests (${load.statusSummary()}; ${load.cutTotal()} cut by ${servers.kills} kills), ${rebuilds} rebuilds, ` +
+      `${corruptions} corrupt builds switched in (${load.refusedCorrupt} answers refused as corrupt), ${failures.length} failures, ${load.mixed} wrong or mixed bodies, quota ${quota.mismatches.length ? `wrong for ${quota.mismatches.join('; ')}` : `exact for ${quota.scopes} scopes`}`,
+    seeded: `${seeded}; the first server listened ${firstStartMs.toFixed(0)} ms after spawn${restarts.length ? `, restarts up to ${Math.max(...restarts).toFixed(0)} ms` : ''}`,
+    keyChanges: keyChanges.outcomes,
+    healthz: probe.healthz,
+    attacked: probe.attacked,
+    attackRounds: attackers.rounds,
+    peakMb,
+    residentLimitMb: RESIDENT_LIMIT_MB,
+    droppedLines,
+    dropNotices: dropNotices.length,
+    failures,
+  });
+  return ok;
+}

@@ -1,0 +1,63 @@
+/** The soak's command line: how long, how many clients, which store, and the size of the state it starts from. */
+import { storeOption } from '../../src/config.ts';
+import { flagsOrExit } from '../../src/shared/flags.ts';
+
+const USAGE = `usage: npm run soak -- [--minutes N] [--clients N] [--store file|redis://HOST:PORT[/DB]] [--keys N] [--windows N]
+
+  --minutes N  how long to run (default 5)
+  --clients N  concurrent clients (default 8)
+  --store S    file (one server), or a Redis two servers share
+  --keys N     keys seeded into the state folder before the servers start (default 100000; 0: none)
+  --windows N  open quota windows seeded there (default 200000; 0: none)
+
+The seeding is for the file store only: with --store redis://... --keys and --windows are ignored
+(a shared Redis is not the soak's to fill).`;
+
+export interface SoakOptions {
+  minutes: number;
+  clients: number;
+  /** The store as the server reads it, and as given (passed on to the servers as is). */
+  store: ReturnType<typeof storeOption>;
+  storeFlag: string;
+  /** One server on its state folder; two on a shared Redis. */
+  servers: number;
+  /** Keys and windows to seed; both 0 with Redis. */
+  seedKeys: number;
+  seedWindows: number;
+}
+
+const count = (text: string, name: string): number => {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 0) {
+    console.error(`--${name} must be a whole number, got ${JSON.stringify(text)}\n${USAGE}`);
+    process.exit(2);
+  }
+  return n;
+};
+
+export function soakOptions(): SoakOptions {
+  const { values } = flagsOrExit(
+    {
+      options: {
+        minutes: { type: 'string', default: '5' },
+        clients: { type: 'string', default: '8' },
+        store: { type: 'string', default: 'file' },
+        keys: { type: 'string', default: '100000' },
+        windows: { type: 'string', default: '200000' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    },
+    USAGE,
+  );
+  const store = storeOption(values.store);
+  const file = store === 'file';
+  return {
+    minutes: Number(values.minutes),
+    clients: Number(values.clients),
+    store,
+    storeFlag: values.store,
+    servers: file ? 1 : 2,
+    seedKeys: file ? count(values.keys, 'keys') : 0,
+    seedWindows: file ? count(values.windows, 'windows') : 0,
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * The soak's verdict: every scope's quota counter against the 200 answers it was sent, and the
+ * lines printed at the end (the first one says PASS or FAIL).
+ */
+import { get } from './client.ts';
+import type { KeyChangeOutcome } from './key-changes.ts';
+import type { Load } from './load.ts';
+import { quantiles } from './probe.ts';
+import type { SoakServers } from './servers.ts';
+import type { LoadKey } from './soak-keys.ts';
+
+/**
+ * Every scope's counter now (limit - remaining, read with HEAD, never counted) against the 200
+ * answers it was sent, give or take the requests of that scope a kill cut in flight (those may
+ * or may not have counted); one line per scope that is off.
+ */
+export async function quotaMismatches(servers: SoakServers, keys: LoadKey[], load: Load): Promise<{ scopes: number; mismatches: string[] }> {
+  const mismatches: string[] = [];
+  const scopes = [...new Set(keys.map((k) => k.scope))];
+  for (const scope of scopes) {
+    const key = keys.find((k) => k.scope === scope)!;
+    const reply = await get(servers.port(0), '/api/v2/language/models/free', key.key, 'HEAD');
+    const counted = Number(reply.limit) - Number(reply.remaining);
+    const sent = load.answered.get(scope) ?? 0;
+    const mayHaveCounted = load.cut.get(scope) ?? 0;
+    if (counted < sent || counted > sent + mayHaveCounted) mismatches.push(`${scope}: counted ${counted}, answered 200 ${sent}, cut ${mayHaveCounted}`);
+  }
+  return { scopes: scopes.length, mismatches };
+}
+
+export interface Verdict {
+  ok: boolean;
+  headline: string;
+  seeded: string;
+  keyChanges: KeyChangeOutcome[];
+  healthz: number[];
+  attacked: number[];
+  attackRounds: number;
+  peakMb: number;
+  residentLimitMb: number;
+  droppedLines: number;
+  dropNotices: number;
+  failures: string[];
+}
+
+const ms = (n: number) => `${n.toFixed(0)} ms`;
+
+function keyChangeLine(outcomes: KeyChangeOutcome[]): string {
+  if (outcomes.length === 0) return 'none (the run was shorter than the first change at 30 s)';
+  const of = (change: KeyChangeOutcome['change']) => {
+    const done = outcomes.filter((o) => o.change === change);
+    const took = done.filter((o) => o.status === o.expected).length;
+    const worst = (pick: (o: KeyChangeOutcome) => number) => ms(Math.max(...done.map(pick)));
+    return `${done.length} ${change === 'create' ? 'created' : 'revoked'} (${took} of ${done.length} took effect on the next request, ${change === 'create' ? '200' : '401'}; keys command up to ${worst((o) => o.commandMs)}, that request up to ${worst((o) => o.answerMs)})`;
+  };
+  return `${of('create')}, ${of('revoke')}`;
+}
+
+export function printVerdict(v: Verdict): void {
+  console.log(`soak: ${v.ok ? 'PASS' : 'FAIL'} ${v.headline}`);
+  console.log(`  seeded state: ${v.seeded}`);
+  console.log(`  key changes: ${keyChangeLine(v.keyChanges)}`);
+  console.log(`  stall probe: /healthz every 100 ms, ${quantiles(v.healthz)}; while attackers were held, ${quantiles(v.attacked)}`);
+  console.log(
+    `  attackers: ${v.attackRounds} rounds of 300 connections x 50 unread pipelined requests and 1 x 1,400, 20 CritPt posts of 4 MB and 200 trickling at 10 B/s, 404s with an 8,100-character segment, stdout unread every other round; peak resident memory of a server ${v.peakMb.toFixed(0)} MB (limit ${v.residentLimitMb})`,
+  );
+  console.log(`  access log: ${v.droppedLines} lines dropped while stdout went unread, said in ${v.dropNotices} notices`);
+  for (const f of v.failures.slice(0, 10)) console.log(`  failure: ${f}`);
+}
