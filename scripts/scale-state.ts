@@ -1,13 +1,15 @@
 /**
  * A state folder at scale, shared by the scale benches and the soak: many keys (keys.json) and
- * many open quota windows (quota.json). Keys are written in keys.json format 1 by this one
- * function only, so when the key store's format moves on, format 1 (its upgrade path) is what
- * every scale run reads, and one place says so. Windows go through QuotaBook itself, so
- * quota.json is exactly what a server that counted those requests would leave.
+ * many open quota windows (quota.json). Keys are written as the keys command writes them
+ * (format 2, through its own writer), or in format 1 as earlier versions did (the upgrade path).
+ * Windows go through QuotaBook itself, so quota.json is exactly what a server that counted
+ * those requests would leave.
  */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeKeysFile } from '../src/keys/file-append.ts';
+import type { KeyRecord } from '../src/keys/record.ts';
 import { QuotaBook } from '../src/quota/book.ts';
 import { settled } from '../src/quota/counter.ts';
 
@@ -25,9 +27,9 @@ function privateDir(stateDir: string): void {
   chmodSync(stateDir, 0o700);
 }
 
-/** `n` valid records in keys.json format 1, as the keys command wrote them (a tenth revoked). */
-function keysFormat1(n: number): string {
-  const keys = [];
+/** `n` valid records, as the keys command makes them (a tenth revoked). */
+function scaleRecords(n: number): KeyRecord[] {
+  const keys: KeyRecord[] = [];
   for (let i = 0; i < n; i++) {
     const tier = TIERS[i % 3]!;
     const user = i % 2 === 0 ? `user-${i}` : null;
@@ -46,13 +48,15 @@ function keysFormat1(n: number): string {
       revoked_at: i % 10 === 9 ? new Date(Date.UTC(2026, 5, 1) + i * 1000).toISOString() : null,
     });
   }
-  return `${JSON.stringify({ format: 1, keys }, null, 2)}\n`;
+  return keys;
 }
 
-/** Write `stateDir`/keys.json (mode 0600) with `n` keys in format 1, replacing any there. */
-export function writeScaleKeys(stateDir: string, n: number): void {
+/** Write `stateDir`/keys.json (mode 0600) with `n` keys, replacing any there: in format 2 as the keys command writes it, or format 1 as earlier versions did. */
+export function writeScaleKeys(stateDir: string, n: number, format: 1 | 2 = 2): void {
   privateDir(stateDir);
-  writeFileSync(join(stateDir, 'keys.json'), keysFormat1(n), { mode: 0o600 });
+  const path = join(stateDir, 'keys.json');
+  if (format === 2) writeKeysFile(path, scaleRecords(n), null, {});
+  else writeFileSync(path, `${JSON.stringify({ format: 1, keys: scaleRecords(n) }, null, 2)}\n`, { mode: 0o600 });
 }
 
 /** Windows counted a batch at a time, each batch made durable before the next (as under load). */

@@ -1,75 +1,88 @@
 /**
  * The state folder's key store at scale: `npx tsx scripts/bench/keys-scale.ts [KEYS]` (default
- * 100,000 keys, keys.json about 25 MB). Each figure is taken in a process of its own:
- * - open: KeyStore.open, as the bundled server's start does (its young generation held), and the RSS after it;
- * - reread: one check after the file changed, what the next keyed request waits today, and the RSS after it;
- * - revoke / create: the keys command as the operator runs it (scripts/keys.ts under tsx), wall
- *   time from spawn to exit; `help` is the same command doing nothing, its start-up alone.
- * `npx tsx scripts/bench/keys-scale.ts KEYS write DIR` only writes such a keys.json (to profile with).
- * Only the store's public interface and the command are used, so the same script measures any
- * commit (copy it into that checkout).
+ * 100,000 keys; keys.json about 27 MB in format 2, 36 MB in format 1). Each server figure is
+ * taken in a process of its own, its young generation held as the bundled server's (src/bin.ts):
+ * - open: KeyStore.open of a format 2 file, and of a format 1 file (the upgrade path), with the RSS after it;
+ * - change: the keys command (the bundle, dist/keys.mjs, as operators run it) revokes, creates
+ *   and grants, while the process holds the store open: the command's wall time, and the
+ *   store's next check, which is what the next keyed request waits;
+ * - edit: one check after the file was touched in place, which reads it whole (for contrast);
+ * - list: the keys command listing every key.
+ * `npx tsx scripts/bench/keys-scale.ts KEYS write DIR [1|2]` only writes such a keys.json (to profile with).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, utimesSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KeyStore } from '../../src/keys/store.ts';
 import { holdYoungGeneration } from '../../src/lib/heap.ts';
+import { bundle } from '../bundle.ts';
 import { scaleKeyId, writeScaleKeys } from '../scale-state.ts';
 
 const ms = (since: bigint) => Number(process.hrtime.bigint() - since) / 1e6;
 const rssMb = () => Math.round(process.memoryUsage().rss / 1e6);
 
-function child(step: string, dir: string, n: number): void {
-  if (step === 'write') {
-    writeScaleKeys(dir, n);
-  } else if (step === 'open') {
-    holdYoungGeneration(); // as the bundled server does (src/bin.ts): its RSS is the one that counts
-    const t0 = process.hrtime.bigint();
-    const store = KeyStore.open(dir);
-    const open = ms(t0);
-    const rss = rssMb();
-    // A change the server has not read yet: the next check reads the whole file again.
-    const later = new Date(Date.now() + 60_000);
-    utimesSync(join(dir, 'keys.json'), later, later);
-    const t1 = process.hrtime.bigint();
-    const problem = store.check();
-    const reread = ms(t1);
-    if (problem) throw problem;
-    console.log(JSON.stringify({ open_ms: Math.round(open), rss_mb: rss, reread_ms: Math.round(reread), rss_after_reread_mb: rssMb() }));
-  }
-}
-
-/** Wall time of one keys command, from spawn to exit. */
-function keysCommand(dir: string, ...args: string[]): number {
+/** Wall time of one keys command run from the bundle, from spawn to exit. */
+function keysCommand(keysBundle: string, dir: string, ...args: string[]): number {
   const t0 = process.hrtime.bigint();
-  const result = spawnSync(process.execPath, [...process.execArgv, 'scripts/keys.ts', ...args, '--state', dir], { encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [keysBundle, ...args, '--state', dir], { encoding: 'utf8', maxBuffer: 1 << 30 });
   const took = ms(t0);
   if (result.status !== 0) throw new Error(`keys ${args.join(' ')}: ${result.stderr}`);
   return Math.round(took);
 }
 
+function server(dir: string, keysBundle: string, round: number): void {
+  holdYoungGeneration();
+  const path = join(dir, 'keys.json');
+  const t0 = process.hrtime.bigint();
+  const store = KeyStore.open(dir);
+  const figures: Record<string, number> = { open_ms: Math.round(ms(t0)), rss_mb: rssMb() };
+  const check = () => {
+    const t1 = process.hrtime.bigint();
+    const problem = store.check();
+    if (problem) throw problem;
+    return Math.round(ms(t1) * 100) / 100;
+  };
+  const commercial = scaleKeyId(round * 30 + 2); // the scale state's third key of each three is commercial
+  for (const [name, args] of [
+    ['revoke', ['revoke', scaleKeyId(round * 30)]],
+    ['create', ['create', '--tier', 'pro', '--org', 'acme', '--user', `bench-${round}`]],
+    ['grant', ['grant', commercial, 'capstan-cloud', '--force']],
+  ] as const) {
+    figures[`${name}_command_ms`] = keysCommand(keysBundle, dir, ...args);
+    figures[`${name}_next_check_ms`] = check();
+  }
+  figures.rss_after_changes_mb = rssMb();
+  const later = new Date(statSync(path).mtimeMs + 60_000);
+  utimesSync(path, later, later);
+  figures.check_after_edit_in_place_ms = check();
+  console.log(JSON.stringify(figures));
+}
+
 const n = Number(process.argv[2] ?? 100_000);
-if (process.argv[3]) {
-  child(process.argv[3], process.argv[4]!, n);
+if (process.argv[3] === 'write') {
+  writeScaleKeys(process.argv[4]!, n, process.argv[5] === '1' ? 1 : 2);
+} else if (process.argv[3] === 'server') {
+  server(process.argv[4]!, process.argv[5]!, Number(process.argv[6]));
 } else {
-  const dir = mkdtempSync(join(tmpdir(), 'keys-scale-'));
+  const work = mkdtempSync(join(tmpdir(), 'keys-scale-'));
   try {
-    child('write', dir, n);
-    for (let i = 0; i < 3; i++) {
-      const opened = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, String(n), 'open', dir], { encoding: 'utf8' });
-      if (opened.status !== 0) throw new Error(`open: ${opened.stderr}`);
-      console.log(`${n} keys, server: ${opened.stdout.trim()}`);
-    }
-    for (let i = 0; i < 3; i++) {
-      const figures = {
-        help_ms: keysCommand(dir, '--help'),
-        revoke_ms: keysCommand(dir, 'revoke', scaleKeyId(i * 10)),
-        create_ms: keysCommand(dir, 'create', '--tier', 'pro', '--org', 'acme', '--user', `bench-${i}`),
-      };
-      console.log(`${n} keys, keys command: ${JSON.stringify(figures)}`);
+    await bundle(work);
+    const keysBundle = join(work, 'keys.mjs');
+    for (const format of [2, 1] as const) {
+      const dir = join(work, `state-${format}`);
+      writeScaleKeys(dir, n, format);
+      const size = (statSync(join(dir, 'keys.json')).size / 1e6).toFixed(1);
+      // Format 1 is rewritten by the first change, so each of its rounds starts from a fresh copy.
+      for (let round = 0; round < 3; round++) {
+        if (format === 1 && round > 0) writeScaleKeys(dir, n, 1);
+        const run = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, String(n), 'server', dir, keysBundle, String(round)], { encoding: 'utf8' });
+        if (run.status !== 0) throw new Error(`server: ${run.stderr}`);
+        console.log(`${n} keys, format ${format} (${size} MB): ${run.stdout.trim()}`);
+      }
+      if (format === 2) console.log(`${n} keys, keys command: ${JSON.stringify({ help_ms: keysCommand(keysBundle, dir, '--help'), list_ms: keysCommand(keysBundle, dir, 'list') })}`);
     }
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(work, { recursive: true, force: true });
   }
 }
