@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { systemClock, type Clock } from '../lib/clock.ts';
 import { loadKeys, withStoreLock } from './file.ts';
 import { updateKeys, writeKeysFile } from './file-append.ts';
+import { listTable, type KeyChange, type KeyTable } from './table.ts';
 import {
   generateKey,
   hashKey,
@@ -58,36 +59,6 @@ function settingsOf(input: NewKey): Omit<KeyRecord, 'id' | 'hash' | 'created_at'
   return { tier: input.tier, org, user, scope, quota, grants, critpt: input.critpt ?? false };
 }
 
-/**
- * The keys a change reads and writes, whichever store holds them: the file store finds a key by
- * its id without reading every record (file-append.ts), Redis and a new store hold a list
- * (listTable).
- */
-export interface KeyTable {
-  /** The record with this id, revoked or not. */
-  byId(id: string): KeyRecord | undefined;
-  /** Store a new record, or a changed copy of one (records are never mutated). */
-  put(record: KeyRecord): void;
-}
-
-/** A table over a list of records, in order, that keeps the records put in it. */
-export function listTable(records: readonly KeyRecord[]): KeyTable & { records: KeyRecord[]; changed: KeyRecord[] } {
-  const list = [...records];
-  const at = new Map(list.map((r, i) => [r.id, i]));
-  const changed: KeyRecord[] = [];
-  return {
-    records: list,
-    changed,
-    byId: (id) => list[at.get(id) ?? -1],
-    put(record) {
-      const i = at.get(record.id);
-      if (i === undefined) at.set(record.id, list.push(record) - 1);
-      else list[i] = record;
-      changed.push(record);
-    },
-  };
-}
-
 function issue(table: KeyTable, input: NewKey, clock: Clock): IssuedKey {
   const key = generateKey();
   const record = freezeRecord({ id: newKeyId(table), hash: hashKey(key), ...settingsOf(input), created_at: new Date(clock.now()).toISOString(), revoked_at: null });
@@ -102,13 +73,6 @@ function activeRecord(table: KeyTable, id: string): KeyRecord {
   if (record.revoked_at !== null) throw new KeyStoreError(`key ${id} was revoked at ${record.revoked_at}`);
   return record;
 }
-
-/**
- * A change to the keys: it puts new records or changed copies in the table, and returns what the
- * keys command prints. Each store applies it its own way: the file under its lock (updateKeys),
- * Redis with a check-and-set (redis.ts).
- */
-export type KeyChange<T> = (table: KeyTable) => T;
 
 /** Issue a key; its settings are checked now, before any store is touched. */
 export function creation(input: NewKey, clock: Clock = systemClock): KeyChange<IssuedKey> {

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
-import { listTable, type KeyChange, type KeyTable } from './changes.ts';
+import { listTable, type KeyChange, type KeyTable } from './table.ts';
 import { readBytes, readKeysFile, unreadable, withStoreLock } from './file.ts';
 import { headerLine, isLinesFormat, KEYS_FORMAT, lineStart, parseHeader, parseRecordLine, recordLine, type KeysHeader } from './file-format.ts';
 import { keysPath, type KeyRecord } from './record.ts';

@@ -16,7 +16,7 @@
  * safe against concurrent commands by a check-and-set: they are written only if every record
  * they touch is still as it was read, else read and applied again.
  */
-import { listTable, type KeyChange } from './changes.ts';
+import { listTable, type KeyChange } from './table.ts';
 import { freezeRecord, hashKey, KEY_PATTERN, KeyStoreError, type KeyLookup, type KeyRecord } from './record.ts';
 import { systemClock, type Clock } from '../lib/clock.ts';
 import type { Conditions } from '../lib/conditions.ts';

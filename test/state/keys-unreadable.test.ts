@@ -6,12 +6,13 @@
  * as if ready. The server and the keys command run as processes.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createKey } from '../../src/keys/changes.ts';
+import { loadKeys } from '../../src/keys/file.ts';
 import { get, type Reply } from '../helpers/http.ts';
 import { ROOT, spawnServer, START_GUARD_MS, stopProcess, type ServerProcess } from '../helpers/process.ts';
 import { buildFixture } from '../helpers/server.ts';
@@ -42,10 +43,10 @@ function keysCommand(...args: string[]) {
 
 /** Revoke a key the way an older keys command run as root did: rewrite keys.json as a file the server's user cannot read. */
 function revokeUnreadably(user: string): void {
-  const store = JSON.parse(readFileSync(file, 'utf8'));
-  store.keys.find((k: { id: string }) => k.id === keys[user].record.id).revoked_at = new Date().toISOString();
+  const revokedAt = new Date().toISOString();
+  const records = loadKeys(state)!.map((k) => (k.id === keys[user].record.id ? { ...k, revoked_at: revokedAt } : k));
   const tmp = join(state, '.keys.json.old-tool.tmp');
-  writeFileSync(tmp, JSON.stringify(store, null, 2), { mode: 0o600 }); // root:root 0600 when root
+  writeFileSync(tmp, JSON.stringify({ format: 1, keys: records }, null, 2), { mode: 0o600 }); // root:root 0600 when root; format 1, as older versions wrote
   if (!other) chmodSync(tmp, 0o000);
   renameSync(tmp, file);
 }

@@ -10,7 +10,7 @@ import { systemClock, type Clock } from '../../lib/clock.ts';
 import type { Eventually } from '../../lib/eventually.ts';
 import { loadKeys } from '../file.ts';
 import { updateKeys } from '../file-append.ts';
-import type { KeyChange } from '../changes.ts';
+import type { KeyChange } from '../table.ts';
 import { KeyStoreError, type KeyRecord } from '../record.ts';
 import { usageOf, usageRows, type ScopeUsage } from './usage.ts';
 import type { QuotaLimits } from '../../quota/scopes.ts';
