@@ -52,7 +52,7 @@ export async function soak(cleanup: { servers: SoakServers | null; work: string 
   const data = join(work, 'data');
   const snapshot = join(work, 'snapshot');
   const state = join(work, 'state');
-  firstBuild(data, snapshot);
+  await firstBuild(data, snapshot);
   const bundlePath = join(work, 'server.mjs');
   await bundle(work);
   // Before the soak's own keys: they are added to the seeded keys.json, as an operator's would be.
@@ -77,14 +77,20 @@ export async function soak(cleanup: { servers: SoakServers | null; work: string 
   const deadline = Date.now() + options.minutes * 60_000;
 
   let rebuilds = 0;
+  // Rebuilds and corrupt copies change the snapshot one at a time, in the order they come.
+  let snapshotChanges: Promise<void> = Promise.resolve();
+  const changeSnapshot = (change: () => void | Promise<void>) => (snapshotChanges = snapshotChanges.then(change));
   const rebuilder = setInterval(() => {
-    const problem = renameAndRebuild(data, snapshot, ++rebuilds);
-    if (problem) failures.push(`rebuild ${rebuilds} failed: ${problem.slice(0, 200)}`);
+    const n = ++rebuilds;
+    changeSnapshot(async () => {
+      const problem = await renameAndRebuild(data, snapshot, n);
+      if (problem) failures.push(`rebuild ${n} failed: ${problem.slice(0, 200)}`);
+    });
   }, REBUILD_EVERY_MS);
   let corruptions = 0;
   let corrupter: NodeJS.Timeout | undefined;
   const corrupterStart = setTimeout(() => {
-    const corrupt = () => switchToCorruptCopy(snapshot, ++corruptions);
+    const corrupt = () => changeSnapshot(() => switchToCorruptCopy(snapshot, ++corruptions));
     corrupt();
     corrupter = setInterval(corrupt, CORRUPT_EVERY_MS);
   }, REBUILD_EVERY_MS / 2);
@@ -98,6 +104,7 @@ export async function soak(cleanup: { servers: SoakServers | null; work: string 
   clearTimeout(corrupterStart);
   clearInterval(corrupter);
   clearInterval(killer);
+  await snapshotChanges;
   await keyChanges.stop();
   await killing;
   while (servers.restarting) await new Promise((r) => setTimeout(r, 100));
