@@ -1,8 +1,8 @@
 /** Entry point of the server process (bundled into dist/server.mjs). */
-import { holdYoungGeneration } from './lib/heap.ts';
+import { sizeCollector } from './lib/heap.ts';
 
 // Before the server's modules run and allocate: see heap.ts. The bundle evaluates a module
 // imported this way only when the import runs.
-holdYoungGeneration();
+sizeCollector();
 const { main } = await import('./main.ts');
 await main(process.argv.slice(2), process.env);

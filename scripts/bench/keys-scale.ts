@@ -1,7 +1,7 @@
 /**
  * The state folder's key store at scale: `npx tsx scripts/bench/keys-scale.ts [KEYS]` (default
  * 100,000 keys; keys.json about 27 MB in format 2, 36 MB in format 1). Each server figure is
- * taken in a process of its own, its young generation held as the bundled server's (src/bin.ts):
+ * taken in a process of its own, its collector sized as the bundled server's (src/bin.ts):
  * - open: KeyStore.open of a format 2 file, and of a format 1 file (the upgrade path), with the RSS after it;
  * - change: the keys command (the bundle, dist/keys.mjs, as operators run it) revokes, creates
  *   and grants, while the process holds the store open: the command's wall time, and the
@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KeyStore } from '../../src/keys/store.ts';
-import { holdYoungGeneration } from '../../src/lib/heap.ts';
+import { sizeCollector } from '../../src/lib/heap.ts';
 import { bundle } from '../bundle.ts';
 import { scaleKeyId, writeScaleKeys } from '../scale-state.ts';
 
@@ -32,7 +32,7 @@ function keysCommand(keysBundle: string, dir: string, ...args: string[]): number
 }
 
 function server(dir: string, keysBundle: string, round: number): void {
-  holdYoungGeneration();
+  sizeCollector();
   const path = join(dir, 'keys.json');
   const t0 = process.hrtime.bigint();
   const store = KeyStore.open(dir);

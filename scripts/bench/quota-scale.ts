@@ -12,12 +12,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { holdYoungGeneration } from '../../src/lib/heap.ts';
+import { sizeCollector } from '../../src/lib/heap.ts';
 import { QuotaBook } from '../../src/quota/book.ts';
 import { countWindows, writeScaleWindows } from '../scale-state.ts';
 
-// As the bundled server does (src/bin.ts): its young generation is what the figures are about.
-holdYoungGeneration();
+// As the bundled server does (src/bin.ts): its collector sized as the server's (src/lib/heap.ts), which the figures are about.
+sizeCollector();
 
 const JOURNAL_LINES = 49_999;
 const clock = { now: () => Date.now() };
