@@ -112,7 +112,14 @@ function appended<T>(fd: number, path: string, bytes: Buffer, ino: number, chang
   }
   const size = end + Buffer.byteLength(lines);
   const appendedLines = countLines(bytes, firstLine + 1, end) - header.records + table.pending.size;
-  if (appendedLines > Math.max(COMPACT_AFTER_LINES, header.records)) compact(path, Buffer.concat([bytes.subarray(0, end), Buffer.from(lines)]), { file: header.file, ino, size }, keep);
+  if (appendedLines > Math.max(COMPACT_AFTER_LINES, header.records)) {
+    try {
+      compact(path, Buffer.concat([bytes.subarray(0, end), Buffer.from(lines)]), { file: header.file, ino, size }, keep);
+    } catch {
+      // The change is made and durable; a compaction that failed (a full disk, a line a hand
+      // edit broke, which the server names) left the file as it was, and the next change tries again.
+    }
+  }
   return result;
 }
 
