@@ -32,10 +32,12 @@ export function printRecord(io: Output, record: KeyRecord, json: boolean, text: 
   io.out(json ? JSON.stringify(publicRecord(record)) : text);
 }
 
-/** Columns padded to their widest cell; the last one is not padded. */
+/** Columns padded to their widest cell; the last one is not padded. Loops, not spreads: a list of 100,000 keys is 100,000 rows. */
 function columns(rows: readonly (readonly string[])[]): string {
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
-  return rows.map((row) => row.map((cell, c) => (c === row.length - 1 ? cell : cell.padEnd(widths[c]))).join('  ')).join('\n');
+  const widths = rows[0].map(() => 0);
+  for (const row of rows) for (let c = 0; c < row.length; c++) widths[c] = Math.max(widths[c], row[c].length);
+  const last = widths.length - 1;
+  return rows.map((row) => row.map((cell, c) => (c === last ? cell : cell.padEnd(widths[c]))).join('  ')).join('\n');
 }
 
 /** One line per key; grants as a count (a key may hold dozens; `list --json` names them). */

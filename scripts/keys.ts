@@ -183,10 +183,10 @@ function perform(admin: KeyAdmin, command: string, operands: string[], values: V
       return then(admin.apply(create(io, values)), (issued) => printIssued(io, issued, json, 'created'));
     case 'list':
       return then(admin.list(), (found) => {
-        const records = (found ?? []).map(publicRecord);
-        if (json) io.out(JSON.stringify(records, null, 2));
+        const records = found ?? [];
+        if (json) io.out(JSON.stringify(records.map(publicRecord), null, 2));
         else if (records.length === 0) io.err(`no keys in ${admin.where}`);
-        else io.out(keyTable(records));
+        else io.out(keyTable(records)); // the table shows no hash: no public copy of each record needed
       });
     case 'revoke':
       return then(admin.apply(revocation(keyId(operands[0]))), (record) => printRecord(io, record, json, `revoked ${describe(record)}`));
