@@ -18,13 +18,18 @@ interface Budget {
   cells: number;
 }
 
-/** The edit distance of a and b, or MAX_EDITS + 1 when it is larger or the budget cannot pay for the table. */
-function editDistance(a: string, b: string, budget: Budget): number {
+/**
+ * The edit distance of a and b, b taken in lower case, or MAX_EDITS + 1 when it is larger or the
+ * budget cannot pay for the table. b is lowercased only after the length check, so a long
+ * segment is never copied.
+ */
+function editDistance(a: string, rawB: string, budget: Budget): number {
   const far = MAX_EDITS + 1;
-  if (Math.abs(a.length - b.length) > MAX_EDITS) return far;
-  const cells = a.length * b.length;
+  if (Math.abs(a.length - rawB.length) > MAX_EDITS) return far;
+  const cells = a.length * rawB.length;
   if (cells > budget.cells) return far;
   budget.cells -= cells;
+  const b = rawB.toLowerCase();
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
@@ -52,8 +57,7 @@ function distance(route: Route, parts: readonly string[], budget: Budget): { edi
     if (sameButCase(segment, parts[i])) continue;
     // Case alone may differ anywhere, a typo in one segment only.
     if (differing > 1 || edits > 0) return null;
-    // Lowercased after the length check inside, so a long segment is never copied.
-    edits = Math.abs(segment.length - parts[i].length) > MAX_EDITS ? MAX_EDITS + 1 : editDistance(segment, parts[i].toLowerCase(), budget);
+    edits = editDistance(segment, parts[i], budget);
     if (edits > MAX_EDITS) return null;
   }
   if (differing > 1 && edits > 0) return null;

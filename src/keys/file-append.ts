@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { listTable, type KeyChange, type KeyTable } from './table.ts';
 import { readBytes, readKeysFile, unreadable, withStoreLock } from './file.ts';
-import { headerLine, isLinesFormat, KEYS_FORMAT, lineStart, parseHeader, parseRecordLine, recordLine, type KeysHeader } from './file-format.ts';
+import { headerAt, headerLine, KEYS_FORMAT, lineStart, parseRecordLine, recordLine, type KeysHeader } from './file-format.ts';
 import { keysPath, type KeyRecord } from './record.ts';
 import { writeFileAtomic, type Keep } from '../shared/state-files.ts';
 
@@ -56,10 +56,9 @@ function fileTable(path: string, bytes: Buffer): KeyTable & { pending: Map<strin
   return { pending, byId, put: (record) => pending.set(record.id, record) };
 }
 
+/** The number (from 1) of the line starting at `at`. */
 function lineNumber(bytes: Buffer, at: number): number {
-  let line = 1;
-  for (let nl = bytes.indexOf(NEWLINE); nl !== -1 && nl < at; nl = bytes.indexOf(NEWLINE, nl + 1)) line++;
-  return line;
+  return countLines(bytes, 0, at) + 1;
 }
 
 /** Load, change and save the store under the lock. */
@@ -76,8 +75,9 @@ export function updateKeys<T>(stateDir: string, change: KeyChange<T>): T {
     try {
       const stats = fstatSync(fd);
       const bytes = readBytes(fd, path, 0, stats.size);
-      if (!isLinesFormat(bytes.subarray(0, 64).toString('latin1'))) return rewritten(path, { file: null, ino: stats.ino, size: stats.size }, change, keep);
-      return appended(fd, path, bytes, stats.ino, change, keep);
+      const header = headerAt(path, bytes);
+      if (header === null) return rewritten(path, { file: null, ino: stats.ino, size: stats.size }, change, keep);
+      return appended(fd, path, bytes, header, stats.ino, change, keep);
     } finally {
       closeSync(fd);
     }
@@ -93,9 +93,7 @@ function rewritten<T>(path: string, replaces: KeysHeader['replaces'], change: Ke
   return result;
 }
 
-function appended<T>(fd: number, path: string, bytes: Buffer, ino: number, change: KeyChange<T>, keep: Keep): T {
-  const firstLine = bytes.indexOf(NEWLINE);
-  const header = parseHeader(path, bytes.toString('utf8', 0, firstLine === -1 ? bytes.length : firstLine));
+function appended<T>(fd: number, path: string, bytes: Buffer, header: KeysHeader, ino: number, change: KeyChange<T>, keep: Keep): T {
   const table = fileTable(path, bytes);
   const result = change(table);
   if (table.pending.size === 0) return result;
@@ -111,7 +109,8 @@ function appended<T>(fd: number, path: string, bytes: Buffer, ino: number, chang
     throw unreadable('write to', path, error);
   }
   const size = end + Buffer.byteLength(lines);
-  const appendedLines = countLines(bytes, firstLine + 1, end) - header.records + table.pending.size;
+  // The lines after the header's records, the new ones included.
+  const appendedLines = countLines(bytes, 0, end) - 1 - header.records + table.pending.size;
   if (appendedLines > Math.max(COMPACT_AFTER_LINES, header.records)) {
     try {
       compact(path, Buffer.concat([bytes.subarray(0, end), Buffer.from(lines)]), { file: header.file, ino, size }, keep);
@@ -123,6 +122,7 @@ function appended<T>(fd: number, path: string, bytes: Buffer, ino: number, chang
   return result;
 }
 
+/** Newlines in the bytes [from, to): the lines that end there. */
 function countLines(bytes: Buffer, from: number, to: number): number {
   let n = 0;
   for (let nl = bytes.indexOf(NEWLINE, from); nl !== -1 && nl < to; nl = bytes.indexOf(NEWLINE, nl + 1)) n++;

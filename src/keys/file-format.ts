@@ -139,6 +139,14 @@ export function parseHeader(path: string, text: string): KeysHeader {
   return data;
 }
 
+/** The header of a key file from its first bytes (its header line among them); null for format 1. */
+export function headerAt(path: string, start: Buffer): KeysHeader | null {
+  if (!isLinesFormat(start.toString('latin1', 0, Math.min(start.length, 64)))) return null;
+  const end = start.indexOf(10);
+  if (end === -1) throw invalidStore(path, 'the header line is not complete');
+  return parseHeader(path, start.toString('utf8', 0, end));
+}
+
 /** Whether a file whose first line is this is format 2 (its header starts so; a format 1 file starts `{` and its format field is 1). */
 export function isLinesFormat(firstLine: string): boolean {
   return /^\{"format":\s*2\b/.test(firstLine);

@@ -7,6 +7,7 @@ import { closeSync, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { isLinesFormat, parseHeader, parseRecordLine, parseWholeFile, invalidStore, type KeysHeader } from './file-format.ts';
 import { KeyStoreError, keysPath, type KeyRecord } from './record.ts';
 import { isAccessError, ownershipNote } from '../shared/file-owner.ts';
+import { readRangeSync } from '../shared/read-range.ts';
 import { takePidLock } from '../shared/pid-lock.ts';
 import { ensurePrivateDir, PRIVATE_FILE_MODE, type Keep } from '../shared/state-files.ts';
 import { keepForWrites } from './store-owner.ts';
@@ -123,16 +124,13 @@ export function readWhole(fd: number, path: string, size: number, onRecord: (rec
   return { header: found.header, end, lines };
 }
 
-/** `length` bytes from `position` (fewer when the file is shorter now). */
+/** `length` bytes from `position` (fewer when the file is shorter now); a failed read is the file unreadable. */
 export function readBytes(fd: number, path: string, position: number, length: number): Buffer {
-  const bytes = Buffer.allocUnsafe(length);
-  let got = 0;
   try {
-    for (let n = -1; got < length && n !== 0; got += n) n = readSync(fd, bytes, got, length - got, position + got);
+    return readRangeSync(fd, position, length);
   } catch (error) {
     throw unreadable('read', path, error);
   }
-  return bytes.subarray(0, got);
 }
 
 /** The keys of a key file, each as its last line says, in the order they were first written, and where the file stands. */

@@ -4,7 +4,7 @@
  * file-append.ts and changes.ts.
  */
 import { closeSync, fstatSync, statSync } from 'node:fs';
-import { isLinesFormat, parseHeader, parseRecordLine, invalidStore, type KeysHeader } from './file-format.ts';
+import { headerAt, parseRecordLine, invalidStore, type KeysHeader } from './file-format.ts';
 import { KeyFileUnreadable, openKeysFile, readBytes, readLines, readWhole, sameStamp, stampOf, unreadable, type FileStamp } from './file.ts';
 import { hashKey, KEY_PATTERN, keysPath, KeyStoreError, type KeyLookup, type KeyRecord } from './record.ts';
 import { ensurePrivateDir } from '../shared/state-files.ts';
@@ -233,10 +233,7 @@ export class KeyStore implements KeyLookup {
   }
 
   private headerOf(fd: number, size: number): KeysHeader | null {
-    const start = readBytes(fd, this.path, 0, Math.min(size, 4096));
-    const end = start.indexOf(10);
-    const first = start.toString('utf8', 0, end === -1 ? start.length : end);
-    return end !== -1 && isLinesFormat(first) ? parseHeader(this.path, first) : null;
+    return headerAt(this.path, readBytes(fd, this.path, 0, Math.min(size, 4096)));
   }
 
   private tailOf(fd: number, offset: number): Buffer {

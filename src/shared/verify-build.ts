@@ -5,8 +5,9 @@
  * reads, all at once: verifyBuildSync) and the server (asynchronous reads, paced so traffic
  * comes first: src/snapshot/verifier.ts) check a build the same way.
  */
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readRangeSync } from './read-range.ts';
 import { checkedRouteIndex, checksumOf, indexFile, PACK_FILE, STORED_ENCODINGS, spanOf, storedPart, type CheckedSpan, type Manifest, type RouteIndex, type Span } from './manifest.ts';
 
 /** What the walk needs read next: a file of the build (by its path inside the build), or a range of its pack. */
@@ -91,20 +92,12 @@ export function verifyBuildSync(dir: string, manifest: Manifest, sink: Partial<V
     const walk = verification(manifest, newProgress(manifest), { ...sink, corrupt: (part) => corrupt.push(part) });
     for (let step = walk.next(); !step.done; ) {
       const need = step.value;
-      step = walk.next('file' in need ? readFileSync(join(dir, need.file)) : readSpanSync(fd, need.span));
+      step = walk.next('file' in need ? readFileSync(join(dir, need.file)) : readRangeSync(fd, ...need.span));
     }
   } finally {
     closeSync(fd);
   }
   return corrupt;
-}
-
-/** A range of a file; shorter when the file ends first (the walk then finds the parts past its end corrupt). */
-function readSpanSync(fd: number, [offset, length]: Span): Buffer {
-  const buffer = Buffer.allocUnsafe(length);
-  let read = 0;
-  for (let n = -1; read < length && n !== 0; read += n) n = readSync(fd, buffer, read, length - read, offset + read);
-  return buffer.subarray(0, read);
 }
 
 /** A sentence for a log line or an error: how many parts fail, and the first. */

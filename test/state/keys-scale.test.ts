@@ -4,43 +4,20 @@
  * fraction of what reading the whole store costs. The absolute figures are the bench's
  * (scripts/bench/keys-scale.ts) and the soak's.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { revokeKey } from '../../src/keys/changes.ts';
-import { writeKeysFile } from '../../src/keys/file-append.ts';
-import { ensurePrivateDir } from '../../src/shared/state-files.ts';
-import { keysPath, type KeyRecord } from '../../src/keys/record.ts';
 import { KeyStore } from '../../src/keys/store.ts';
+import { scaleKeyId, writeScaleKeys } from '../../scripts/scale-state.ts';
 
 const LARGE = 50_000;
-const idOf = (i: number) => `key_${i.toString(16).padStart(12, '0')}`;
-
-/** A state folder holding `n` keys, as the keys command writes them. */
+/** A state folder holding `n` keys, as the keys command writes them (the scale benches' keys; a tenth revoked). */
 function folder(n: number): string {
   const dir = join(mkdtempSync(join(tmpdir(), 'keys-scale-')), 'state');
-  ensurePrivateDir(dir);
-  const records: KeyRecord[] = [];
-  for (let i = 0; i < n; i++) {
-    const commercial = i % 3 === 2;
-    records.push({
-      id: idOf(i),
-      hash: randomBytes(32).toString('hex'),
-      tier: commercial ? 'commercial' : 'pro',
-      org: `org${i % 997}`,
-      user: `user-${i}`,
-      scope: 'user',
-      quota: null,
-      grants: commercial ? ['anvil-hosting'] : [],
-      critpt: commercial,
-      created_at: '2026-11-01T00:00:00.000Z',
-      revoked_at: null,
-    });
-  }
-  writeKeysFile(keysPath(dir), records, null, {});
+  writeScaleKeys(dir, n);
   return dir;
 }
 
@@ -53,7 +30,7 @@ function changes(dir: string, times: number): { command: number[]; check: number
   try {
     for (let i = 0; i < times; i++) {
       let t0 = performance.now();
-      revokeKey(dir, idOf(i * 7));
+      revokeKey(dir, scaleKeyId(i * 7)); // never one of the revoked tenth (i % 10 === 9)
       found.command.push(ms(t0));
       t0 = performance.now();
       assert.is(store.check(), null);
