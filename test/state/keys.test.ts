@@ -10,6 +10,7 @@ import { generateKey, hashKey, KEY_ID_PATTERN, KEY_PATTERN, KeyInputError, KeySt
 import { KeyStore } from '../../src/keys/store.ts';
 import { KeyFileUnreadable, loadKeys } from '../../src/keys/file.ts';
 import { quotaScope } from '../../src/quota/scopes.ts';
+import { throwsWith } from '../helpers/throws.ts';
 
 const T0 = Date.UTC(2026, 10, 20, 9, 0, 0);
 const clock = { now: () => T0 };
@@ -28,16 +29,6 @@ function fixture() {
   return { root, state, file, open, cleanup: () => rmSync(root, { recursive: true, force: true }) };
 }
 
-function throwsWith(fn: () => unknown, type: new (...args: any[]) => Error, pattern: RegExp): void {
-  try {
-    fn();
-  } catch (error) {
-    assert.instance(error, type);
-    assert.match((error as Error).message, pattern);
-    return;
-  }
-  assert.unreachable(`expected ${type.name} matching ${pattern}`);
-}
 
 // ---------------------------------------------------------------------------------------------
 

@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { headerLine, isLinesFormat, KEYS_FORMAT, lineStart, parseHeader, parseRecordLine, recordLine, type KeysHeader } from '../../../../src/keys/file-format.ts';
 import { KeyStoreError, type KeyRecord } from '../../../../src/keys/record.ts';
+import { throwsWith } from '../../../helpers/throws.ts';
 
 const PATH = 'state/keys.json';
 
@@ -9,16 +10,6 @@ function record(overrides: Partial<KeyRecord> = {}): KeyRecord {
   return { grants: ['anvil-hosting'], hash: 'a'.repeat(64), id: 'key_0123456789ab', tier: 'commercial', org: 'acme', user: null, scope: 'org', quota: 50, critpt: true, created_at: '2026-11-20T09:00:00.000Z', revoked_at: null, ...overrides };
 }
 
-function throwsWith(fn: () => unknown, pattern: RegExp): void {
-  try {
-    fn();
-  } catch (error) {
-    assert.instance(error, KeyStoreError);
-    assert.match((error as Error).message, pattern);
-    return;
-  }
-  assert.unreachable(`expected a KeyStoreError matching ${pattern}`);
-}
 
 const lines = suite('the key file format');
 
@@ -33,9 +24,9 @@ lines('should write a record as one line starting with its id, whatever the orde
 });
 
 lines('should name the line and the field of what is wrong, without quoting a hash', () => {
-  throwsWith(() => parseRecordLine(PATH, JSON.stringify(record({ tier: 'gold' as never, quota: null })), 7), /^state\/keys\.json is not a valid key store: line 7: \/tier must be one of free, pro, commercial$/);
-  throwsWith(() => parseRecordLine(PATH, JSON.stringify(record({ tier: 'pro' })), 3), /line 3: \/quota must be null/);
-  throwsWith(() => parseRecordLine(PATH, `{"hash":"${'b'.repeat(64)}" oops`, 4), /^state\/keys\.json is not valid JSON at line 4 \((?!.*bbbbbbbbbbbbbbbbbbbb)/);
+  throwsWith(() => parseRecordLine(PATH, JSON.stringify(record({ tier: 'gold' as never, quota: null })), 7), KeyStoreError, /^state\/keys\.json is not a valid key store: line 7: \/tier must be one of free, pro, commercial$/);
+  throwsWith(() => parseRecordLine(PATH, JSON.stringify(record({ tier: 'pro' })), 3), KeyStoreError, /line 3: \/quota must be null/);
+  throwsWith(() => parseRecordLine(PATH, `{"hash":"${'b'.repeat(64)}" oops`, 4), KeyStoreError, /^state\/keys\.json is not valid JSON at line 4 \((?!.*bbbbbbbbbbbbbbbbbbbb)/);
 });
 
 lines('should tell a format 2 header from the start of a format 1 file', () => {
@@ -45,7 +36,7 @@ lines('should tell a format 2 header from the start of a format 1 file', () => {
   assert.equal(parseHeader(PATH, text.trimEnd()), header);
   assert.not.ok(isLinesFormat('{\n  "format": 1,\n  "keys": ['));
   assert.not.ok(isLinesFormat('{"format": 1, "keys": []}'));
-  throwsWith(() => parseHeader(PATH, JSON.stringify({ ...header, end: -1 })), /line 1: \/end must be >= 0/);
+  throwsWith(() => parseHeader(PATH, JSON.stringify({ ...header, end: -1 })), KeyStoreError, /line 1: \/end must be >= 0/);
 });
 
 lines.run();
