@@ -5,8 +5,10 @@
  *   public route: its operational answer (health, readiness, metrics, front door, OpenAPI)
  *   authenticate (401)
  *   CritPt: the grader's counter, authorise (403), grade
- *   data: the quota's status, authorise (403), query (400), encoding (406), body (404, 403, 501),
- *         304 when the client's copy is current, count (429, 503), send the 200
+ *   data: decide the answer: authorise (403), query (400), encoding (406), body (404, 403, 501),
+ *         304 when the client's copy is current, else a 200 to count;
+ *         then one quota step: count the 200 (429, 503), or read the quota any other answer shows
+ *   on a shared store, the quota step also checks the key's record: changed, decide again
  *
  * No JSON is serialised and no file is opened per request: bodies come from the snapshot's
  * manifest and pack (through an LRU), and request paths never become file paths. Anything thrown
@@ -15,7 +17,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Bodies } from './bodies.ts';
 import type { ServerOptions } from './config.ts';
-import { countThenSend, quotaExceeded } from './counting.ts';
+import { quotaExceeded } from './counting.ts';
 import type { Grader } from './critpt/grader.ts';
 import { answerBody, answerNotModified, Endings, keyHeaders, type Exchange } from './exchange.ts';
 import type { AccessLog } from './http/access-log.ts';
@@ -26,11 +28,12 @@ import { RequestPlans, type Plan } from './http/request-plans.ts';
 import { Router } from './http/router.ts';
 import type { KeyLookup, KeyRecord } from './keys/record.ts';
 import type { Clock } from './lib/clock.ts';
-import { then, type Eventually } from './lib/eventually.ts';
+import { recover, then, type Eventually } from './lib/eventually.ts';
 import type { Step } from './lib/idle-work.ts';
 import { operationalAnswers } from './operational.ts';
-import { admitKey, authenticate } from './policy.ts';
-import type { QuotaCounter, QuotaStatus } from './quota/counter.ts';
+import { HttpError } from './http/error.ts';
+import { admitKey, authenticate, invalidKey } from './policy.ts';
+import { JournalUnavailable, KeyChanged, type QuotaCounter } from './quota/counter.ts';
 import { dataLimit, quotaScope } from './quota/scopes.ts';
 import { ROUTES } from './shared/routes.ts';
 import type { SnapshotStore } from './snapshot/store.ts';
@@ -103,59 +106,106 @@ export class App {
       plan.values();
       return this.operational[route.answer]!(exchange, plan);
     }
-    return then(authenticate(req.headers['x-api-key'], this.parts.keys), (key) => {
-      exchange.key = key;
-      return then(this.showQuota(exchange, key), () => {
-        admitKey(route, key, this.parts.options.critptContact);
-        return route.answer === 'critpt' ? this.grade(exchange, plan, key) : this.serveData(exchange, plan, key);
-      });
+    return then(authenticate(req.headers['x-api-key'], this.parts.keys), (key) => this.answerKey(exchange, plan, key, 1));
+  }
+
+  /**
+   * Everything after authentication, decided on `key`'s record. A shared store may hold a newer
+   * record than the one this server decided with: the quota step every keyed answer takes checks
+   * it in the same round trip (src/quota/counter.ts) and throws KeyChanged, counting nothing, and
+   * the request is decided again on the record as it is now.
+   */
+  private answerKey(exchange: Exchange, plan: Plan, key: KeyRecord, decision: number): Eventually<void> {
+    exchange.key = key;
+    exchange.quota = undefined;
+    exchange.critptHeaders = undefined;
+    const answer = () => (exchange.route!.answer === 'critpt' ? this.grade(exchange, plan, key) : this.serveData(exchange, plan, key));
+    return recover(answer, (error) => {
+      if (!(error instanceof KeyChanged)) throw error;
+      if (!error.record) {
+        exchange.key = undefined;
+        exchange.quota = undefined;
+        throw invalidKey();
+      }
+      if (decision >= MAX_DECISIONS) throw new HttpError(503, 'The API key changed while this request was answered; retry', { headers: { 'Retry-After': 1 } });
+      return this.answerKey(exchange, plan, error.record, decision + 1);
     });
   }
 
   /**
-   * Where the key stands against the quota its answers show (the data quota, or its CritPt
-   * gradings'): every answer to a valid key shows it, refusals included, so it comes first.
+   * A CritPt grading: the grading counter every answer shows (its step checks the key), the key's
+   * approval (403), then the grader reads, checks, forwards and answers.
    */
-  private showQuota(exchange: Exchange, key: KeyRecord): Eventually<void> {
-    if (exchange.route!.answer === 'critpt') return then(this.parts.grader.rateLimitHeaders(key), (headers) => void (exchange.critptHeaders = headers));
-    const scope = (exchange.scope = quotaScope(key));
-    return then(this.parts.quota.status('data', scope, dataLimit(key, this.parts.options.limits)), (status) => void (exchange.quota = status));
-  }
-
-  /** A CritPt grading: the grader reads, checks, forwards and answers. */
-  private grade(exchange: Exchange, plan: Plan, key: KeyRecord): Promise<void> {
+  private grade(exchange: Exchange, plan: Plan, key: KeyRecord): Eventually<void> {
     const { req, res, snapshot } = exchange;
-    // The query string of a grading goes to the grader as it is (e.g. stream_progress=true).
-    return this.parts.grader.handle(req, res, key, plan.query, snapshot.manifest.critpt_problems ?? [], keyHeaders(exchange));
+    return then(this.parts.grader.rateLimitHeaders(key), (headers) => {
+      exchange.critptHeaders = headers;
+      admitKey(exchange.route!, key, this.parts.options.critptContact);
+      // The query string of a grading goes to the grader as it is (e.g. stream_progress=true).
+      return this.parts.grader.handle(req, res, key, plan.query, snapshot.manifest.critpt_problems ?? [], keyHeaders(exchange));
+    });
   }
 
-  /** A data route: query, encoding, body, then 304 or a counted 200. */
+  /**
+   * A data route: the answer is decided first, from the key's record and the snapshot alone (403,
+   * 400, 406, the body, 304), then one quota step both checks the key and counts the 200 (429
+   * when the quota is used up) or reads the quota every other answer shows.
+   */
   private serveData(exchange: Exchange, plan: Plan, key: KeyRecord): Eventually<void> {
+    exchange.scope = quotaScope(key);
+    const decided = recover<Decision>(
+      () => this.decide(exchange, plan, key),
+      (error) => ({ error }),
+    );
+    return then(decided, (decision) => {
+      const { quota, clock, options } = this.parts;
+      const limit = dataLimit(key, options.limits);
+      if (decision.counted && options.counting && exchange.req.method !== 'HEAD') return this.countThenAnswer(exchange, limit, decision.send!);
+      return then(quota.status('data', exchange.scope!, limit, key), (status) => {
+        exchange.quota = status;
+        if (decision.error !== undefined) throw decision.error;
+        // Not counted (HEAD, or counting off for a benchmark), but never past a used-up quota.
+        if (decision.counted && status.exhausted) throw quotaExceeded(status, clock.now());
+        decision.send!();
+      });
+    });
+  }
+
+  /** What a data request's answer is, before the quota is asked: its query, encoding and body, and whether it counts. */
+  private decide(exchange: Exchange, plan: Plan, key: KeyRecord): Eventually<Decision> {
     const { req, snapshot } = exchange;
+    admitKey(plan.route, key, this.parts.options.critptContact);
     plan.values(); // a 400 for a bad query comes after the key's 403s
     const encodings = acceptedEncodings(req.headers['accept-encoding']);
     // `*` is met by any current body: its tag is in the index, so the body is neither read nor inflated.
     const etag = matchesAny(req.headers['if-none-match']) ? this.bodies.knownTag(snapshot, plan, key.tier, encodings) : undefined;
-    if (etag) return answerNotModified(exchange, { etag });
+    if (etag) return { counted: false, send: () => answerNotModified(exchange, { etag }) };
     return then(this.bodies.forKey(snapshot, plan, key, encodings), (body) => {
-      if (etagMatches(req.headers['if-none-match'], body.etag)) return answerNotModified(exchange, body);
-      return this.countThenAnswer(exchange, () => answerBody(exchange, body));
+      if (etagMatches(req.headers['if-none-match'], body.etag)) return { counted: false, send: () => answerNotModified(exchange, body) };
+      return { counted: true, send: () => answerBody(exchange, body) };
     });
   }
 
-  /** Count the answer (durably, before it is sent), then `answer` showing the quota after it; 429 when it is used up. */
-  private countThenAnswer(exchange: Exchange, answer: () => void): Eventually<void> {
-    const { quota, clock, options } = this.parts;
-    const before = exchange.quota!;
-    if (!options.counting || exchange.req.method === 'HEAD') {
-      // Not counted (HEAD, or counting off for a benchmark), but never past a used-up quota.
-      if (before.exhausted) throw quotaExceeded(before, clock.now());
-      return answer();
-    }
-    const send = (after: QuotaStatus) => {
-      exchange.quota = after;
-      answer();
-    };
-    return countThenSend(quota, exchange.scope!, before.limit, clock, send, (error) => this.endings.fail(exchange, error));
+  /** Count the answer (durably, before it is sent), then send it showing the quota after it; 429 when it is used up. */
+  private countThenAnswer(exchange: Exchange, limit: number, send: () => void): Eventually<void> {
+    const { quota, clock } = this.parts;
+    return then(quota.take('data', exchange.scope!, limit, exchange.key), ({ status, durable }) => {
+      exchange.quota = status;
+      if (!durable) throw quotaExceeded(status, clock.now());
+      durable.onSettled((error) => {
+        try {
+          if (error) throw new JournalUnavailable({ cause: error });
+          send();
+        } catch (thrown) {
+          this.endings.fail(exchange, thrown);
+        }
+      });
+    });
   }
 }
+
+/** How many times one request is decided on a key's record that keeps changing under it before it is answered 503. */
+const MAX_DECISIONS = 3;
+
+/** A data answer decided: sent by `send` (a 200 the quota counts, or a 304 it does not), or an error. */
+type Decision = { counted: boolean; send: () => void; error?: undefined } | { counted?: undefined; send?: undefined; error: unknown };

@@ -19,9 +19,14 @@ const TIER_NAMES: Record<Tier, string> = { free: 'Free', pro: 'Pro', commercial:
 export function authenticate(presented: string | string[] | undefined, keys: KeyLookup): Eventually<KeyRecord> {
   if (presented === undefined || presented === '') throw new HttpError(401, 'API key is required', { details: { header: 'x-api-key' } });
   return then(typeof presented === 'string' ? keys.lookup(presented) : undefined, (key) => {
-    if (!key) throw new HttpError(401, 'Invalid API key', { details: { header: 'x-api-key' } });
+    if (!key) throw invalidKey();
     return key;
   });
+}
+
+/** The 401 of a key that is not (or no longer) an active key. */
+export function invalidKey(): HttpError {
+  return new HttpError(401, 'Invalid API key', { details: { header: 'x-api-key' } });
 }
 
 /**

@@ -16,7 +16,8 @@ import { RedisClient, RedisUnavailable, type RedisAddress } from './redis/client
 import { readEvictionPolicy, RedisHealth } from './redis/health.ts';
 import { Refusals } from './redis/refusals.ts';
 import { RedisKeys } from './keys/redis.ts';
-import { REDIS_PREFIX, RedisQuota } from './quota/redis.ts';
+import { RedisQuota } from './quota/redis.ts';
+import { REDIS_PREFIX } from './redis/keyspace.ts';
 import { ensurePrivateDir } from './shared/state-files.ts';
 
 export interface StateStore {
@@ -98,7 +99,7 @@ async function openRedisStore(address: RedisAddress, leaseMs: number, { clock, l
   await health.start();
   return {
     keys,
-    quota: new RedisQuota(client, { clock, leaseMs, watch: refusals }),
+    quota: new RedisQuota(client, { clock, leaseMs, keyCheck: keys, watch: refusals }),
     book: null,
     problem: () => client.problem(),
     close: () => {

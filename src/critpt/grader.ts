@@ -96,9 +96,9 @@ export class CritptGrader implements Grader {
     );
   }
 
-  /** The rate-limit headers of this key's grading counter, for every answer to it. */
+  /** The rate-limit headers of this key's grading counter, for every answer to it; the step checks the key's record (KeyChanged). */
   rateLimitHeaders(key: KeyRecord): Eventually<Headers> {
-    return then(this.quota.status('critpt', critptScope(key), this.options.limit), quotaHeaders);
+    return then(this.quota.status('critpt', critptScope(key), this.options.limit, key), quotaHeaders);
   }
 
   /**

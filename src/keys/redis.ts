@@ -1,9 +1,10 @@
 /**
  * API keys in Redis, shared by every server. Two hashes: `keys` (id -> the record as JSON,
  * revoked ones included; the plain key is never stored, only its SHA-256 in the record) and
- * `key-hashes` (SHA-256 -> id, active keys only). Every request looks its key up in Redis (one
- * script, one round trip), so a key revoked or regenerated from any host fails on the very next
- * request at every server: there is no cache to invalidate.
+ * `key-hashes` (SHA-256 -> id, active keys only). Every request's record is checked in Redis in
+ * the same script that counts it (KEY_CHECK_LUA, run by src/quota/redis.ts), so a key revoked or
+ * changed from any host takes effect on the very next request at every server, and a request
+ * with a key the server has met before costs one round trip, not a lookup and a count.
  *
  * Beside them a marker, `store` (JSON: when the store was first written), written by the keys
  * command with every change. A Redis that lost its data (FLUSHALL, a restart without
@@ -16,14 +17,20 @@
  * safe against concurrent commands by a check-and-set: they are written only if every record
  * they touch is still as it was read, else read and applied again.
  */
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { listTable, type KeyChange } from './table.ts';
 import { freezeRecord, hashKey, KEY_PATTERN, KeyStoreError, type KeyLookup, type KeyRecord } from './record.ts';
 import { systemClock, type Clock } from '../lib/clock.ts';
 import type { Conditions } from '../lib/conditions.ts';
 import { LuaScript, type RedisClient } from '../redis/client.ts';
 import { UNWATCHED, type RefusalWatch } from '../redis/refusals.ts';
-import { StoreReset } from '../quota/counter.ts';
-import { REDIS_PREFIX, unavailable } from '../quota/redis.ts';
+import { unavailable } from '../quota/redis-errors.ts';
+import type { RedisKeyCheck } from '../quota/redis.ts';
+import { KeyChanged, StoreReset } from '../quota/counter.ts';
+import type { Eventually } from '../lib/eventually.ts';
+import type { Reply } from '../redis/resp.ts';
+import { REDIS_PREFIX } from '../redis/keyspace.ts';
 
 const RECORDS = `${REDIS_PREFIX}keys`;
 const INDEX = `${REDIS_PREFIX}key-hashes`;
@@ -45,6 +52,35 @@ return redis.call('HGET', KEYS[1], id)
 const LOOKUP_KEYS = [RECORDS, INDEX, STORE_MARKER];
 /** The lookup script's answer when the marker is missing. */
 const NO_STORE = 0;
+
+/**
+ * The key check (RedisKeyCheck) the quota's script runs first: that a key's record is still the
+ * one the server decided the request with. Its KEYS are LOOKUP_KEYS and its ARGV checkOf's two
+ * values (both '' for no check). It returns early, before anything is written:
+ * {NO_STORE_CHECKED} when the marker is missing, {KEY_CHANGED, record} when the record changed,
+ * {KEY_CHANGED} when there is no active record.
+ */
+const KEY_CHECK_LUA = `
+if ARGV[1] ~= '' then
+  if redis.call('EXISTS', KEYS[3]) == 0 then return {-1} end
+  local id = redis.call('HGET', KEYS[2], ARGV[1])
+  local record = id and redis.call('HGET', KEYS[1], id)
+  if not record then return {-2} end
+  if redis.sha1hex(record) ~= ARGV[2] then return {-2, record} end
+end
+`;
+/** KEY_CHECK_LUA's early answers (a script's own answers never start with a negative number). */
+const NO_STORE_CHECKED = -1;
+const KEY_CHANGED = -2;
+/** Records kept by key hash (about a kilobyte each). */
+const KNOWN_RECORDS = 20_000;
+
+interface Known {
+  json: string;
+  /** SHA-1 of `json`: what KEY_CHECK_LUA compares with the record in Redis. */
+  sha: string;
+  record: KeyRecord;
+}
 
 /**
  * KEYS: records, index, marker. ARGV: the marker's JSON (written if absent), then groups of
@@ -92,9 +128,16 @@ export interface RedisKeysOptions {
   clock?: Clock;
 }
 
-export class RedisKeys implements KeyLookup {
-  /** Parsed records by hash, reused while Redis returns the same JSON (parsing is per request otherwise). */
-  private readonly parsed = new Map<string, { json: string; record: KeyRecord }>();
+export class RedisKeys implements KeyLookup, RedisKeyCheck {
+  readonly lua = KEY_CHECK_LUA;
+  readonly redisKeys: readonly string[] = LOOKUP_KEYS;
+  /**
+   * Records as Redis last gave them, by key hash: a request with a key met before is decided at
+   * once on its record, which the count's own script then checks is still current (KEY_CHECK_LUA),
+   * so the counted request costs one round trip and a change still takes effect on the next
+   * request. Bounded: a key pushed out costs one lookup more when it comes back.
+   */
+  private readonly known = new LRUCache<string, Known>({ max: KNOWN_RECORDS });
   private readonly fail: (error: unknown) => never;
   private readonly watch: RefusalWatch;
   /** The marker was found missing and not yet back: RESET_CONDITION holds. */
@@ -106,37 +149,66 @@ export class RedisKeys implements KeyLookup {
   ) {
     this.watch = options.watch ?? UNWATCHED;
     this.fail = unavailable(this.watch, LOOKUP_COMMAND);
+    client.load(LOOKUP);
   }
 
-  /** The active key with this value, if any; StoreUnavailable when Redis cannot be reached, StoreReset when it lost the store. */
-  lookup(plainKey: string): Promise<KeyRecord | undefined> | undefined {
+  /**
+   * The active key with this value, if any: at once for a key met before (its record is checked
+   * by the request's quota step, see checkOf), else after a lookup; StoreUnavailable when Redis
+   * cannot be reached, StoreReset when it lost the store.
+   */
+  lookup(plainKey: string): Eventually<KeyRecord | undefined> {
     if (!KEY_PATTERN.test(plainKey)) return undefined;
     const hash = hashKey(plainKey);
+    const known = this.known.get(hash);
+    if (known) return known.record;
     return this.client.eval(LOOKUP, LOOKUP_KEYS, [hash]).then((json) => {
-      if (!this.sawMarker(json)) throw new StoreReset();
-      if (typeof json !== 'string') {
-        this.parsed.delete(hash);
-        return undefined;
-      }
-      const known = this.parsed.get(hash);
-      if (known?.json === json) return known.record;
-      const record = freezeRecord(JSON.parse(json) as KeyRecord);
-      // The index says active; the record has the last word (and must be this key's).
-      if (record.revoked_at !== null || record.hash !== hash) return undefined;
-      this.parsed.set(hash, { json, record });
-      return record;
+      if (!this.sawMarker(json !== NO_STORE)) throw new StoreReset();
+      return this.remember(hash, typeof json === 'string' ? json : null);
     }, this.fail);
+  }
+
+  /**
+   * What KEY_CHECK_LUA is given to check `record`: its hash and the SHA-1
+   * of its JSON as this server holds it ('' when it holds another: the check then says changed).
+   */
+  checkOf(record: KeyRecord): [string, string] {
+    const known = this.known.peek(record.hash);
+    return [record.hash, known?.record === record ? known.sha : ''];
+  }
+
+  /**
+   * Read a checked script's reply: nothing when the record was current, else StoreReset (no
+   * marker) or KeyChanged with the record as it is now (undefined: revoked or gone).
+   */
+  checked(hash: string, reply: Reply): void {
+    const [first, json] = reply as Reply[];
+    if (first === KEY_CHANGED) throw new KeyChanged(this.remember(hash, typeof json === 'string' ? json : null));
+    if (!this.sawMarker(first !== NO_STORE_CHECKED)) throw new StoreReset();
+  }
+
+  /** Keep the record Redis gave for this hash (or forget it: null), and return it if it is an active key's. */
+  private remember(hash: string, json: string | null): KeyRecord | undefined {
+    const known = this.known.get(hash);
+    if (json !== null && known?.json === json) return known.record;
+    this.known.delete(hash);
+    if (json === null) return undefined;
+    const record = freezeRecord(JSON.parse(json) as KeyRecord);
+    // The index says active; the record has the last word (and must be this key's).
+    if (record.revoked_at !== null || record.hash !== hash) return undefined;
+    this.known.set(hash, { json, sha: createHash('sha1').update(json).digest('hex'), record });
+    return record;
   }
 
   /** The probe's check (src/redis/health.ts): the lookup script for no key, so the marker is read as requests read it. */
   checkStore(): Promise<void> {
-    return this.client.eval(LOOKUP, LOOKUP_KEYS, ['']).then((reply) => void this.sawMarker(reply), this.fail);
+    return this.client.eval(LOOKUP, LOOKUP_KEYS, ['']).then((reply) => void this.sawMarker(reply !== NO_STORE), this.fail);
   }
 
-  /** Note a lookup's answer: whether the marker is there, beginning or ending RESET_CONDITION when that changed. */
-  private sawMarker(reply: unknown): boolean {
+  /** Note whether a lookup or a check found the marker, beginning or ending RESET_CONDITION when that changed; returns `present`. */
+  private sawMarker(present: boolean): boolean {
     this.watch.answered(LOOKUP_COMMAND);
-    if (reply !== NO_STORE) {
+    if (present) {
       if (this.storeLost) {
         this.storeLost = false;
         this.options.conditions?.end(RESET_CONDITION);

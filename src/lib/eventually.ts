@@ -11,3 +11,14 @@ export type Eventually<T> = T | Promise<T>;
 export function then<T, R>(value: Eventually<T>, next: (value: T) => Eventually<R>): Eventually<R> {
   return value instanceof Promise ? value.then(next) : next(value);
 }
+
+/** Run `run`; whatever it throws, at once or later, goes to `recover`, whose value stands instead. */
+export function recover<T>(run: () => Eventually<T>, onError: (error: unknown) => Eventually<T>): Eventually<T> {
+  let value: Eventually<T>;
+  try {
+    value = run();
+  } catch (error) {
+    return onError(error);
+  }
+  return value instanceof Promise ? value.catch(onError) : value;
+}

@@ -5,6 +5,7 @@
  */
 import { Unavailable } from '../lib/unavailable.ts';
 import type { Eventually } from '../lib/eventually.ts';
+import type { KeyRecord } from '../keys/record.ts';
 import type { QuotaKind, QuotaStatus } from './window.ts';
 
 export type { QuotaKind, QuotaStatus } from './window.ts';
@@ -48,14 +49,31 @@ export interface Reserved {
 /**
  * Every answer may come later (a store shared by several servers answers over the network); the
  * file-backed book answers at once, and the request path stays synchronous while it does.
+ *
+ * `key` is the record the request was decided with. A store shared by several servers checks,
+ * in the same step, that it is still the key's record in the store, and throws KeyChanged when
+ * it is not (nothing counted): the request is then decided again. The state folder's store has
+ * no need: its records are the file's own (src/keys/fresh-keys.ts).
  */
 export interface QuotaCounter {
   /** Where a scope stands, counting nothing (for the headers of every answer). */
-  status(kind: QuotaKind, scope: string, limit: number): Eventually<QuotaStatus>;
+  status(kind: QuotaKind, scope: string, limit: number, key?: KeyRecord): Eventually<QuotaStatus>;
   /** Count one request if the quota allows; send the answer once `durable` has settled. */
-  take(kind: QuotaKind, scope: string, limit: number): Eventually<Taken>;
+  take(kind: QuotaKind, scope: string, limit: number, key?: KeyRecord): Eventually<Taken>;
   /** Hold a slot whose outcome decides whether it counts; commit counts it, release refunds it. */
-  reserve(kind: QuotaKind, scope: string, limit: number): Eventually<Reserved>;
+  reserve(kind: QuotaKind, scope: string, limit: number, key?: KeyRecord): Eventually<Reserved>;
+}
+
+/**
+ * The key's record changed since the request was decided with it (another server's keys command
+ * revoked, regenerated or changed it): nothing was counted. `record` is the key's record now, or
+ * undefined when the key is no longer active.
+ */
+export class KeyChanged extends Error {
+  constructor(readonly record: KeyRecord | undefined) {
+    super(record ? 'the key\'s record changed' : 'the key is no longer active');
+    this.name = 'KeyChanged';
+  }
 }
 
 /**

@@ -13,90 +13,106 @@
  * it; servers sharing a Redis must keep their clocks in sync (NTP), as any fixed window needs.
  */
 import { randomUUID } from 'node:crypto';
+import type { KeyRecord } from '../keys/record.ts';
 import type { Clock } from '../lib/clock.ts';
-import { DURABLE_NOW, StoreUnavailable, type QuotaCounter, type Reservation, type Reserved, type Taken } from './counter.ts';
+import { DURABLE_NOW, type QuotaCounter, type Reservation, type Reserved, type Taken } from './counter.ts';
 import { WINDOW_MS, type QuotaKind, type QuotaStatus, type Window } from './window.ts';
-import { LuaScript, RedisCommandError, RedisUnavailable, type RedisClient } from '../redis/client.ts';
+import { LuaScript, type RedisClient } from '../redis/client.ts';
+import { REDIS_PREFIX } from '../redis/keyspace.ts';
 import { UNWATCHED, type RefusalWatch } from '../redis/refusals.ts';
+import type { Reply } from '../redis/resp.ts';
+import { unavailable } from './redis-errors.ts';
 
-/** Every Redis key (a name in Redis's keyspace) this server writes starts so, to share a Redis with other programs. */
-export const REDIS_PREFIX = 'bda:';
 
 /**
- * KEYS: the window, the held slots. ARGV: operation, now (ms), limit, window length (ms),
- * reservation id, lease end (ms). Returns {allowed (1/0), count, held, start (-1: no window)}.
- * `merge` (migration) sets the count to the larger of the two, so running it twice adds nothing.
+ * What the quota's script runs first to check the record a request was decided with, in the
+ * same step as its count (src/keys/redis.ts gives it): nothing is counted for a key whose record
+ * changed, and the request costs one round trip.
+ */
+export interface RedisKeyCheck {
+  /**
+   * Lua that checks the key and returns early (before anything is written) when it is not
+   * current. Its Redis keys come first in KEYS; its two arguments are ARGV[1] and ARGV[2].
+   */
+  readonly lua: string;
+  readonly redisKeys: readonly string[];
+  /** The two arguments that check `record`. */
+  checkOf(record: KeyRecord): [string, string];
+  /** Read a checked step's reply: returns when the record was current, else throws (KeyChanged, StoreReset). */
+  checked(hash: string, reply: Reply): void;
+}
+
+/** The key check's arguments when no key is checked (the keys command's own steps). */
+const NO_CHECK: readonly [string, string] = ['', ''];
+
+/**
+ * The quota's Lua, after the key check. KEYS: the key check's, then the window and the held
+ * slots (the last two). ARGV: the key check's two, operation, now (ms), limit, window length
+ * (ms), reservation id, lease end (ms). Returns {allowed (1/0), count, held, start (-1: no
+ * window)}. `merge` (migration) sets the count to the larger of the two, so running
+ * it twice adds nothing.
  *
  * It reads before it writes, and its first write is the one that takes memory (HSET, HINCRBY,
  * ZADD): Redis refuses a script out of memory (noeviction, maxmemory reached) only at its first
  * write, and lets every later one through. A cleanup first would let a count past a full Redis;
  * this way a count is refused whole (OOM) and `status` writes nothing at all.
  */
-const QUOTA_SCRIPT = new LuaScript(`
-local op, now, limit, span = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-local held = redis.call('ZCOUNT', KEYS[2], '(' .. ARGV[2], '+inf')
-local w = redis.call('HMGET', KEYS[1], 'start', 'count')
+const QUOTA_LUA = `
+local window, slots = KEYS[#KEYS - 1], KEYS[#KEYS]
+local op, now, limit, span = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local reservation, extra = ARGV[7], ARGV[8]
+local held = redis.call('ZCOUNT', slots, '(' .. ARGV[4], '+inf')
+local w = redis.call('HMGET', window, 'start', 'count')
 local start, count = tonumber(w[1]), tonumber(w[2]) or 0
 if start == nil or now >= start + span then start, count = -1, 0 end
 if op == 'status' then return {0, count, held, start} end
 if op == 'commit' or op == 'release' then
-  local lease = tonumber(redis.call('ZSCORE', KEYS[2], ARGV[5]))
+  local lease = tonumber(redis.call('ZSCORE', slots, reservation))
   if lease and lease > now then held = held - 1 end
-  redis.call('ZREM', KEYS[2], ARGV[5])
+  redis.call('ZREM', slots, reservation)
 end
 local allowed = 0
 if (op == 'take' or op == 'reserve') and count + held < limit then allowed = 1 end
 if (op == 'take' and allowed == 1) or op == 'commit' then
   if start < 0 then
     start, count = now, 1
-    redis.call('HSET', KEYS[1], 'start', ARGV[2], 'count', 1)
-    redis.call('PEXPIRE', KEYS[1], span)
+    redis.call('HSET', window, 'start', ARGV[4], 'count', 1)
+    redis.call('PEXPIRE', window, span)
   else
-    count = redis.call('HINCRBY', KEYS[1], 'count', 1)
+    count = redis.call('HINCRBY', window, 'count', 1)
   end
 elseif op == 'reserve' and allowed == 1 then
-  redis.call('ZADD', KEYS[2], ARGV[6], ARGV[5])
-  redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[6]) - now)
+  redis.call('ZADD', slots, extra, reservation)
+  redis.call('PEXPIRE', slots, tonumber(extra) - now)
   held = held + 1
 elseif op == 'merge' then
-  local from, n = tonumber(ARGV[5]), tonumber(ARGV[6])
+  local from, n = tonumber(reservation), tonumber(extra)
   if start < 0 then
     start, count = from, n
-    redis.call('HSET', KEYS[1], 'start', ARGV[5], 'count', n)
-    redis.call('PEXPIRE', KEYS[1], from + span - now)
+    redis.call('HSET', window, 'start', reservation, 'count', n)
+    redis.call('PEXPIRE', window, from + span - now)
   elseif n > count then
     count = n
-    redis.call('HSET', KEYS[1], 'count', n)
+    redis.call('HSET', window, 'count', n)
   end
 end
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', slots, '-inf', now)
 return {allowed, count, held, start}
-`);
+`;
 
 type Operation = 'status' | 'take' | 'reserve' | 'commit' | 'release' | 'merge';
 
-/** The two Redis keys of a counter: its window and its held slots. */
-function redisKeysOf(kind: QuotaKind, scope: string): string[] {
+/** A counter's two Redis keys: its window and its held slots. */
+function redisKeysOf(kind: QuotaKind, scope: string): [string, string] {
   return [`${REDIS_PREFIX}quota:${kind}:${scope}`, `${REDIS_PREFIX}held:${kind}:${scope}`];
-}
-
-/**
- * A failure to reach Redis (or a refusal by it) becomes StoreUnavailable, which the app answers
- * with a 503. A refusal is told to `watch` as one of `command`'s, which reports it once while it
- * lasts (src/redis/refusals.ts), not once a request.
- */
-export function unavailable(watch: RefusalWatch, command: string): (error: unknown) => never {
-  return (error) => {
-    if (error instanceof RedisCommandError) watch.refused(command, error);
-    if (error instanceof RedisUnavailable || error instanceof RedisCommandError) throw new StoreUnavailable({ cause: error });
-    throw error;
-  };
 }
 
 export interface RedisQuotaOptions {
   clock: Clock;
   /** How long a grading may hold a slot before it is taken back (longer than any grading). */
   leaseMs: number;
+  /** How a step given a key checks its record (none: the keys command, whose steps check no key). */
+  keyCheck?: RedisKeyCheck;
   /** Told of each step's refusals and successes (default: nobody; the keys command reports failures itself). */
   watch?: RefusalWatch;
 }
@@ -106,60 +122,84 @@ const OPERATIONS: readonly Operation[] = ['status', 'take', 'reserve', 'commit',
 /** Each step is a command of its own to the refusal watch: with memory full `status` runs and `take` is refused. */
 const COMMAND_NAMES = Object.fromEntries(OPERATIONS.map((op) => [op, `quota ${op}`])) as Record<Operation, string>;
 
+/** One run of the script: which counter, and the key whose record it checks first (if any). */
+interface Step {
+  op: Operation;
+  kind: QuotaKind;
+  scope: string;
+  limit: number;
+  key?: KeyRecord;
+  /** A reservation's id (reserve, commit, release), or a merged window's start. */
+  id?: string;
+  /** A reservation's lease end, or a merged window's count. */
+  extra?: number;
+}
+
 export class RedisQuota implements QuotaCounter {
   private readonly watch: RefusalWatch;
   /** Per step, made once: the request path builds no closure to fail with. */
   private readonly fail: Record<Operation, (error: unknown) => never>;
+  private readonly script: LuaScript;
+  private readonly checkKeys: readonly string[];
 
   constructor(
     private readonly client: RedisClient,
     private readonly options: RedisQuotaOptions,
   ) {
+    this.script = new LuaScript(`${options.keyCheck?.lua ?? ''}${QUOTA_LUA}`);
+    client.load(this.script);
+    this.checkKeys = options.keyCheck?.redisKeys ?? [];
     const watch = (this.watch = options.watch ?? UNWATCHED);
     this.fail = Object.fromEntries(OPERATIONS.map((op) => [op, unavailable(watch, COMMAND_NAMES[op])])) as Record<Operation, (error: unknown) => never>;
   }
 
-  /** One step of the script; Redis's own errors (RedisUnavailable, RedisCommandError) pass through. */
-  private async script(op: Operation, kind: QuotaKind, scope: string, limit: number, id = '', extra: number | string = ''): Promise<{ allowed: boolean; status: QuotaStatus }> {
+  /**
+   * One step of the script; Redis's own errors (RedisUnavailable, RedisCommandError) pass
+   * through, and so do the key check's (KeyChanged, StoreReset: nothing was counted).
+   */
+  private async step({ op, kind, scope, limit, key, id = '', extra }: Step): Promise<{ allowed: boolean; status: QuotaStatus }> {
     const now = this.options.clock.now();
-    const reply = await this.client.eval(QUOTA_SCRIPT, redisKeysOf(kind, scope), [op, now, limit, WINDOW_MS, id, extra]);
+    const keyCheck = key ? this.options.keyCheck : undefined;
+    const check = keyCheck ? keyCheck.checkOf(key!) : NO_CHECK;
+    const reply = await this.client.eval(this.script, [...this.checkKeys, ...redisKeysOf(kind, scope)], [...check, op, now, limit, WINDOW_MS, id, extra ?? '']);
     this.watch.answered(COMMAND_NAMES[op]);
+    keyCheck?.checked(check[0], reply);
     const [allowed, count, held, start] = reply as number[];
     const remaining = Math.max(0, limit - count - held);
     return { allowed: allowed === 1, status: { limit, remaining, resetAt: (start < 0 ? now : start) + WINDOW_MS, exhausted: remaining === 0 } };
   }
 
   /** The same on the request path: any failure is the 503 of an unreachable store. */
-  private run(...args: Parameters<RedisQuota['script']>): ReturnType<RedisQuota['script']> {
-    return this.script(...args).catch(this.fail[args[0]]);
+  private run(step: Step): ReturnType<RedisQuota['step']> {
+    return this.step(step).catch(this.fail[step.op]);
   }
 
-  async status(kind: QuotaKind, scope: string, limit: number): Promise<QuotaStatus> {
-    return (await this.run('status', kind, scope, limit)).status;
+  async status(kind: QuotaKind, scope: string, limit: number, key?: KeyRecord): Promise<QuotaStatus> {
+    return (await this.run({ op: 'status', kind, scope, limit, key })).status;
   }
 
   /** Counted in Redis by the time this settles: the answer may go out at once. */
-  async take(kind: QuotaKind, scope: string, limit: number): Promise<Taken> {
-    const { allowed, status } = await this.run('take', kind, scope, limit);
+  async take(kind: QuotaKind, scope: string, limit: number, key?: KeyRecord): Promise<Taken> {
+    const { allowed, status } = await this.run({ op: 'take', kind, scope, limit, key });
     return { status, durable: allowed ? DURABLE_NOW : null };
   }
 
-  async reserve(kind: QuotaKind, scope: string, limit: number): Promise<Reserved> {
+  async reserve(kind: QuotaKind, scope: string, limit: number, key?: KeyRecord): Promise<Reserved> {
     const id = randomUUID();
-    const { allowed, status } = await this.run('reserve', kind, scope, limit, id, this.options.clock.now() + this.options.leaseMs);
+    const { allowed, status } = await this.run({ op: 'reserve', kind, scope, limit, key, id, extra: this.options.clock.now() + this.options.leaseMs });
     if (!allowed) return { status, reservation: null };
     let settled = false;
     const reservation: Reservation = {
       commit: async () => {
         if (settled) return;
         settled = true;
-        await this.run('commit', kind, scope, limit, id);
+        await this.run({ op: 'commit', kind, scope, limit, id });
       },
       release: () => {
         if (settled) return;
         settled = true;
         // A refund that cannot reach Redis is taken back by the lease instead.
-        this.run('release', kind, scope, limit, id).catch(() => {});
+        this.run({ op: 'release', kind, scope, limit, id }).catch(() => {});
       },
     };
     return { status, reservation };
@@ -167,6 +207,6 @@ export class RedisQuota implements QuotaCounter {
 
   /** Bring a window from a state folder (keys migrate): the larger count wins, so twice is once. */
   async merge(kind: QuotaKind, scope: string, window: Window): Promise<void> {
-    await this.script('merge', kind, scope, 0, String(window.start), window.count);
+    await this.step({ op: 'merge', kind, scope, limit: 0, id: String(window.start), extra: window.count });
   }
 }

@@ -89,6 +89,8 @@ export class RedisClient {
   private readonly timeoutMs: number;
   private readonly backoff: { first: number; max: number };
   private firstAttempt: Promise<void>;
+  /** Scripts loaded at every connection (load), by SHA. */
+  private readonly scripts = new Map<string, LuaScript>();
   private endFirstAttempt: () => void = () => {};
 
   constructor(private readonly options: RedisClientOptions) {
@@ -121,6 +123,17 @@ export class RedisClient {
     const name = String(args[0]).toUpperCase();
     if (!this.ready || !this.socket) return Promise.reject(new RedisUnavailable(`redis ${name}: ${this.problem() ?? 'not connected'}`));
     return this.enqueue(this.socket, name, args);
+  }
+
+  /**
+   * Have Redis know this script from now on: loaded now when connected, and again on every
+   * reconnection, so requests call it by its SHA and never meet NOSCRIPT on the way (a NOSCRIPT
+   * all the same, after a SCRIPT FLUSH, is answered by `eval`).
+   */
+  load(script: LuaScript): void {
+    if (this.scripts.has(script.sha)) return;
+    this.scripts.set(script.sha, script);
+    if (this.ready && this.socket) this.enqueue(this.socket, 'SCRIPT', ['SCRIPT', 'LOAD', script.source]).catch(() => {});
   }
 
   /** Run a script: EVALSHA, and EVAL once when Redis does not know it (a restart emptied its cache). */
@@ -191,8 +204,12 @@ export class RedisClient {
     if (password !== null) steps.push(username === null ? ['AUTH', password] : ['AUTH', username, password]);
     if (db !== 0) steps.push(['SELECT', db]);
     steps.push(['PING']);
+    const handshake = Promise.all(steps.map((step) => this.enqueue(socket, String(step[0]), step)));
+    // Behind the handshake, before any command that may call them. One that cannot be loaded (an
+    // ACL without SCRIPT) is sent in full by `eval` instead.
+    for (const script of this.scripts.values()) this.enqueue(socket, 'SCRIPT', ['SCRIPT', 'LOAD', script.source]).catch(() => {});
     try {
-      await Promise.all(steps.map((step) => this.enqueue(socket, String(step[0]), step)));
+      await handshake;
     } catch (error) {
       socket.destroy(error as Error);
       return;

@@ -1,0 +1,51 @@
+/**
+ * The bench's Redis: a redis-server (Debian's package) set up as the README's production
+ * section says (noeviction, an append-only file fsynced every second), holding the stage's keys
+ * (copied by the keys command's migrate), for our server on the shared store beside the same
+ * server on its state folder in the same rounds.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { run as keysCommand } from '../keys.ts';
+import { freePort } from '../processes.ts';
+import { track } from './processes.ts';
+
+export interface BenchRedis {
+  child: ChildProcess;
+  /** The store URL our server is given. */
+  url: string;
+}
+
+export const REDIS_AVAILABLE = spawnSync('redis-server', ['--version']).error === undefined;
+
+/** Ready when it says so; a hang guard of 30 s (it takes milliseconds). */
+function untilReady(child: ChildProcess): Promise<void> {
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`redis-server did not start:\n${output}`)), 30_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk;
+      if (output.includes('Ready to accept connections')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`redis-server exited (${code}):\n${output}`)));
+  });
+}
+
+/** Start it in `work`/redis and copy the state folder's keys into it. */
+export async function startBenchRedis(work: string, state: string): Promise<BenchRedis> {
+  const dir = join(work, 'redis');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const port = await freePort();
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'everysec', '--maxmemory-policy', 'noeviction', '--daemonize', 'no', '--logfile', ''];
+  const child = track(spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'inherit'] }));
+  await untilReady(child);
+  const url = `redis://127.0.0.1:${port}/0`;
+  let said = '';
+  const status = await keysCommand(['migrate', '--state', state, '--store', url], { out: (text) => (said += `${text}\n`), err: (text) => (said += `${text}\n`) });
+  if (status !== 0) throw new Error(`keys migrate into the bench's Redis failed (${status}):\n${said}`);
+  return { child, url };
+}
