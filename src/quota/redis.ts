@@ -122,6 +122,15 @@ const OPERATIONS: readonly Operation[] = ['status', 'take', 'reserve', 'commit',
 /** Each step is a command of its own to the refusal watch: with memory full `status` runs and `take` is refused. */
 const COMMAND_NAMES = Object.fromEntries(OPERATIONS.map((op) => [op, `quota ${op}`])) as Record<Operation, string>;
 
+/** What a step found: whether it was allowed, and the counter after it. */
+interface Outcome {
+  allowed: boolean;
+  status: QuotaStatus;
+}
+
+const statusOf = (outcome: Outcome): QuotaStatus => outcome.status;
+const takenOf = ({ allowed, status }: Outcome): Taken => ({ status, durable: allowed ? DURABLE_NOW : null });
+
 /** One run of the script: which counter, and the key whose record it checks first (if any). */
 interface Step {
   op: Operation;
@@ -154,34 +163,36 @@ export class RedisQuota implements QuotaCounter {
   }
 
   /**
-   * One step of the script; Redis's own errors (RedisUnavailable, RedisCommandError) pass
-   * through, and so do the key check's (KeyChanged, StoreReset: nothing was counted).
+   * One step of the script: its outcome, else Redis's own errors (RedisUnavailable,
+   * RedisCommandError) as `fail` makes them, and the key check's (KeyChanged, StoreReset:
+   * nothing was counted) as they are.
    */
-  private async step({ op, kind, scope, limit, key, id = '', extra }: Step): Promise<{ allowed: boolean; status: QuotaStatus }> {
+  private step({ op, kind, scope, limit, key, id = '', extra }: Step, fail?: (error: unknown) => never): Promise<Outcome> {
     const now = this.options.clock.now();
     const keyCheck = key ? this.options.keyCheck : undefined;
     const check = keyCheck ? keyCheck.checkOf(key!) : NO_CHECK;
-    const reply = await this.client.eval(this.script, [...this.checkKeys, ...redisKeysOf(kind, scope)], [...check, op, now, limit, WINDOW_MS, id, extra ?? '']);
-    this.watch.answered(COMMAND_NAMES[op]);
-    keyCheck?.checked(check[0], reply);
-    const [allowed, count, held, start] = reply as number[];
-    const remaining = Math.max(0, limit - count - held);
-    return { allowed: allowed === 1, status: { limit, remaining, resetAt: (start < 0 ? now : start) + WINDOW_MS, exhausted: remaining === 0 } };
+    const read = (reply: Reply): Outcome => {
+      this.watch.answered(COMMAND_NAMES[op]);
+      keyCheck?.checked(check[0], reply);
+      const [allowed, count, held, start] = reply as number[];
+      const remaining = Math.max(0, limit - count - held);
+      return { allowed: allowed === 1, status: { limit, remaining, resetAt: (start < 0 ? now : start) + WINDOW_MS, exhausted: remaining === 0 } };
+    };
+    return this.client.eval(this.script, [...this.checkKeys, ...redisKeysOf(kind, scope)], [...check, op, now, limit, WINDOW_MS, id, extra ?? '']).then(read, fail);
   }
 
-  /** The same on the request path: any failure is the 503 of an unreachable store. */
-  private run(step: Step): ReturnType<RedisQuota['step']> {
-    return this.step(step).catch(this.fail[step.op]);
+  /** The same on the request path: any failure of Redis is the 503 of an unreachable store. */
+  private run(step: Step): Promise<Outcome> {
+    return this.step(step, this.fail[step.op]);
   }
 
-  async status(kind: QuotaKind, scope: string, limit: number, key?: KeyRecord): Promise<QuotaStatus> {
-    return (await this.run({ op: 'status', kind, scope, limit, key })).status;
+  status(kind: QuotaKind, scope: string, limit: number, key?: KeyRecord): Promise<QuotaStatus> {
+    return this.run({ op: 'status', kind, scope, limit, key }).then(statusOf);
   }
 
   /** Counted in Redis by the time this settles: the answer may go out at once. */
-  async take(kind: QuotaKind, scope: string, limit: number, key?: KeyRecord): Promise<Taken> {
-    const { allowed, status } = await this.run({ op: 'take', kind, scope, limit, key });
-    return { status, durable: allowed ? DURABLE_NOW : null };
+  take(kind: QuotaKind, scope: string, limit: number, key?: KeyRecord): Promise<Taken> {
+    return this.run({ op: 'take', kind, scope, limit, key }).then(takenOf);
   }
 
   async reserve(kind: QuotaKind, scope: string, limit: number, key?: KeyRecord): Promise<Reserved> {
