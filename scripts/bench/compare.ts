@@ -13,7 +13,8 @@ import { comparisonMarkdown, writeBenchmarksMarkdown } from './markdown.ts';
 import { exportBody, startNginx } from './nginx.ts';
 import { readPackSizes } from './pack-sizes.ts';
 import { BENCH_CACHE_MB, medianStartup, peakRssMb, startServer, stop, type ServerStart } from './processes.ts';
-import { ratio, RESULTS_FORMAT, writeResults, type CountingCost, type Results, type Row } from './results.ts';
+import { REDIS_AVAILABLE, startBenchRedis } from './redis.ts';
+import { ratio, RESULTS_FORMAT, writeResults, type CountingCost, type Results, type Row, type SharedStore } from './results.ts';
 import { runRounds, type Contender, type Summary } from './rounds.ts';
 import { setStage } from './stage.ts';
 import { ensureTools } from './tools.ts';
@@ -34,11 +35,12 @@ interface Scenario {
   ours: string[];
   /** Paths of the same bodies on nginx. */
   nginx: string[];
-  /** The list scenario also loads our server with counting off, in the same rounds. */
+  /** The list scenario also loads our server with counting off, and on Redis, in the same rounds. */
   withUncounted: boolean;
 }
 
 const COUNTING_OFF = 'Pro list page (br), counting off';
+const ON_REDIS = 'Pro list page (br), on Redis';
 
 function rowOf(scenario: string, connections: number, ours: Summary, nginx: Summary | null, floor: Summary | null, before: Summary | null = null): Row {
   return { scenario, connections, ours, nginx, floor, before, rpsRatio: ratio(ours.rps, nginx?.rps), p99Ratio: ratio(ours.p99Ms, nginx?.p99Ms), oursOfFloor: ratio(ours.rps, floor?.rps) };
@@ -54,6 +56,9 @@ export async function compare(options: CompareOptions): Promise<void> {
 
   const ours = await startServer(serverStart());
   const uncounted = await startServer(serverStart({ extra: ['--no-counting'] }));
+  const redis = REDIS_AVAILABLE ? await startBenchRedis(stage.work, stage.state) : null;
+  if (!redis) console.log('redis-server is not installed: the shared-store rounds are left out (apt-get install redis-server)');
+  const onRedis = redis ? await startServer(serverStart({ extra: ['--store', redis.url] })) : null;
   const before = baseline ? await startServer(serverStart({ bundlePath: baseline.bundlePath, snapshot: baseline.snapshotRoot, state: baseline.state })) : null;
   const measurementsPath = `/api/v2/language/providers/${stage.providerSlugs[0]}/measurements`;
   const measurements = await fetch(`http://127.0.0.1:${ours.port}${measurementsPath}`, { headers: { 'x-api-key': commercial } });
@@ -80,11 +85,13 @@ export async function compare(options: CompareOptions): Promise<void> {
     if (before) all.push({ name: 'before', base: local(before.port), paths: s.ours, headers });
     all.push({ name: 'floor', base: local(floorPort), paths: s.nginx, headers });
     if (s.withUncounted) all.push({ name: 'ours, counting off', base: local(uncounted.port), paths: s.ours, headers });
+    if (s.withUncounted && onRedis) all.push({ name: 'ours on Redis', base: local(onRedis.port), paths: s.ours, headers });
     return all;
   };
 
   const rows: Row[] = [];
   const countingCost: CountingCost[] = [];
+  const sharedStore: SharedStore[] = [];
   for (const scenario of scenarios) {
     for (const connections of options.connections) {
       const runs = runRounds(contendersOf(scenario), { rounds: options.rounds, connections, seconds: options.seconds, work: stage.work }, scenario.name);
@@ -95,13 +102,19 @@ export async function compare(options: CompareOptions): Promise<void> {
         rows.push(rowOf(COUNTING_OFF, connections, off, null, null));
         countingCost.push({ connections, on: main.rps, off: off.rps, cost: 1 - main.rps / off.rps });
       }
+      const shared = runs.get('ours on Redis');
+      if (shared) {
+        rows.push(rowOf(ON_REDIS, connections, shared, null, null));
+        sharedStore.push({ connections, file: main.rps, redis: shared.rps, redisTls: null });
+      }
     }
   }
   // Read after every scenario, so every detail page has passed through the cache.
   const benchCacheRss = peakRssMb(ours.child.pid!);
   const nginxRss = peakRssMb(nginx.workerPid());
   const beforeRss = before ? peakRssMb(before.child.pid!) : null;
-  for (const child of [ours.child, uncounted.child, nginx.child, floor, ...(before ? [before.child] : [])]) await stop(child);
+  for (const child of [ours.child, uncounted.child, nginx.child, floor, ...(before ? [before.child] : []), ...(onRedis ? [onRedis.child] : [])]) await stop(child);
+  if (redis) await stop(redis.child);
 
   // The RSS target is stated for the server's default cache: the same mix once more, against a server started without --cache-mb.
   const defaultCache = await startServer(serverStart({ cacheMb: null }));
@@ -126,6 +139,7 @@ export async function compare(options: CompareOptions): Promise<void> {
     baseline: baseline?.label ?? null,
     rows,
     countingCost,
+    sharedStore,
   };
   writeResults(results);
   writeBenchmarksMarkdown();

@@ -83,6 +83,10 @@ export function comparisonMarkdown(r: Results): string {
     '',
     ...beforeMarkdown(r),
     ...r.countingCost.map((c) => `- Quota counting cost at c=${c.connections}: ${(c.cost * 100).toFixed(1)}% (Pro list page ${fixed(c.on, 0)} rps counting, ${fixed(c.off, 0)} rps not counting, same rounds).`),
+    ...(r.sharedStore ?? []).map(
+      (s) =>
+        `- On Redis at c=${s.connections}: ${fixed(s.redis / s.file, 2)}x the state folder (Pro list page ${fixed(s.redis, 0)} rps on Redis${s.redisTls === null ? '' : `, ${fixed(s.redisTls, 0)} rps on Redis over TLS (${fixed(s.redisTls / s.file, 2)}x)`}, ${fixed(s.file, 0)} rps on the state folder, same rounds; redis-server on the same machine).`,
+    ),
     `- Peak RSS of our server (VmHWM after every scenario, every detail page in the mix): ${rss.benchCache.toFixed(1)} MB with \`--cache-mb ${rss.benchCacheMb}\` (the rounds above); ${rss.defaultCache.toFixed(1)} MB with the default ${rss.defaultCacheMb} MB cache (the same scenarios once more, one run each). nginx worker ${rss.nginxWorker.toFixed(1)} MB.`,
     `- Build of the sample (forced, full): ${r.build.seconds.toFixed(1)} s, ${r.build.entries} entries.`,
     `- Start-up of the bundle to its first 200: ${r.startupMs.toFixed(0)} ms (median of ${STARTUP_RUNS} starts).`,

@@ -40,6 +40,15 @@ export interface CountingCost {
   cost: number;
 }
 
+/** The Pro list page on a shared store against the same server on its state folder, in the same rounds. */
+export interface SharedStore {
+  connections: number;
+  /** Median rps: on the state folder, on Redis, and on Redis over TLS (null when not measured). */
+  file: number;
+  redis: number;
+  redisTls: number | null;
+}
+
 export interface Results {
   format: typeof RESULTS_FORMAT;
   date: string;
@@ -56,6 +65,8 @@ export interface Results {
   baseline?: string | null;
   rows: Row[];
   countingCost: CountingCost[];
+  /** Absent in results written before it was measured, empty when redis-server was missing. */
+  sharedStore?: SharedStore[];
 }
 
 export interface ScaleRow {

@@ -15,6 +15,7 @@ const PACK_MAX_MB = 160;
 const BUILD_MAX_SECONDS = 12;
 const COUNTING_COST_MAX = 0.1;
 const STARTUP_MAX_MS = 300;
+const SHARED_STORE_MIN = 0.8;
 
 /** The row of the worst value of a ratio among the scenarios compared with nginx at one connection count. */
 function worstRow(rows: Row[], connections: number, value: (row: Row) => number, worse: (a: number, b: number) => boolean): Row | undefined {
@@ -45,6 +46,9 @@ export function checkTargets(r: Results): TargetCheck[] {
   checks.push({ target: `build ≤ ${BUILD_MAX_SECONDS} s`, met: r.build.seconds <= BUILD_MAX_SECONDS, figure: `${r.build.seconds.toFixed(1)} s` });
   const counting = r.countingCost.reduce<(typeof r.countingCost)[number] | undefined>((worst, c) => (!worst || c.cost > worst.cost ? c : worst), undefined);
   if (counting) checks.push({ target: `counting cost ≤ ${COUNTING_COST_MAX * 100}%`, met: counting.cost <= COUNTING_COST_MAX, figure: `worst ${(counting.cost * 100).toFixed(1)}% (c=${counting.connections})` });
+  for (const s of r.sharedStore ?? []) {
+    checks.push({ target: `on Redis ≥ ${SHARED_STORE_MIN}x the state folder at c=${s.connections}`, met: s.redis / s.file >= SHARED_STORE_MIN, figure: `${(s.redis / s.file).toFixed(2)} (${s.redis.toFixed(0)} against ${s.file.toFixed(0)} rps)` });
+  }
   checks.push({ target: `start-up ≤ ${STARTUP_MAX_MS} ms`, met: r.startupMs <= STARTUP_MAX_MS, figure: `${r.startupMs.toFixed(0)} ms` });
   return checks;
 }
