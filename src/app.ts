@@ -160,13 +160,13 @@ export class App {
     return then(decided, (decision) => {
       const { quota, clock, options } = this.parts;
       const limit = dataLimit(key, options.limits);
-      if (decision.counted && options.counting && exchange.req.method !== 'HEAD') return this.countThenAnswer(exchange, limit, decision.send!);
+      if ('send' in decision && decision.counted && options.counting && exchange.req.method !== 'HEAD') return this.countThenAnswer(exchange, limit, decision.send);
       return then(quota.status('data', exchange.scope!, limit, key), (status) => {
         exchange.quota = status;
-        if (decision.error !== undefined) throw decision.error;
+        if ('error' in decision) throw decision.error;
         // Not counted (HEAD, or counting off for a benchmark), but never past a used-up quota.
         if (decision.counted && status.exhausted) throw quotaExceeded(status, clock.now());
-        decision.send!();
+        decision.send();
       });
     });
   }
@@ -208,4 +208,4 @@ export class App {
 const MAX_DECISIONS = 3;
 
 /** A data answer decided: sent by `send` (a 200 the quota counts, or a 304 it does not), or an error. */
-type Decision = { counted: boolean; send: () => void; error?: undefined } | { counted?: undefined; send?: undefined; error: unknown };
+type Decision = { counted: boolean; send: () => void } | { error: unknown };
