@@ -76,7 +76,7 @@ parser.run();
 const url = suite('parseRedisUrl');
 
 url('should read host, port, database and credentials, and keep the password out of the label', () => {
-  assert.equal(parseRedisUrl('redis://10.0.0.5:6380/2'), { host: '10.0.0.5', port: 6380, db: 2, username: null, password: null, label: '10.0.0.5:6380/2' });
+  assert.equal(parseRedisUrl('redis://10.0.0.5:6380/2'), { host: '10.0.0.5', port: 6380, db: 2, username: null, password: null, tls: null, label: '10.0.0.5:6380/2' });
   const secret = parseRedisUrl('redis://app:s%40cret@cache.internal');
   assert.equal([secret.username, secret.password, secret.port, secret.db], ['app', 's@cret', 6379, 0]);
   assert.not.ok(secret.label.includes('cret'));
