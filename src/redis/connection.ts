@@ -40,7 +40,9 @@ const HINTS: Record<string, string> = {
   UNABLE_TO_GET_ISSUER_CERT: UNTRUSTED,
   ERR_TLS_CERT_ALTNAME_INVALID: 'its certificate does not name the host given in --store',
   ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED: 'Redis asks for a client certificate: --store-cert and --store-key',
-  ERR_SSL_WRONG_VERSION_NUMBER: 'is that port speaking TLS (Redis\'s tls-port)?',
+  ERR_SSL_WRONG_VERSION_NUMBER: 'that port may not speak TLS: point --store at Redis\'s tls-port',
+  // A plain Redis takes the TLS hello for a command still arriving and never answers.
+  HANDSHAKE_TIMEOUT: 'that port may not speak TLS: point --store at Redis\'s tls-port',
 };
 
 /** Why the socket failed: TLS failures say so, with OpenSSL's reason (not its whole error stack) and a hint. */
@@ -75,7 +77,10 @@ export function openSocket(target: { host: string; port: number }, tls: RedisTls
   socket.setNoDelay(true);
   socket.setKeepAlive(true, 10_000);
   // A connect that hangs (a dropped SYN, a peer that never finishes the handshake) counts as a failed attempt.
-  socket.setTimeout(timeoutMs, () => socket.destroy(new Error(`${phase === 'handshake' ? 'TLS handshake' : 'connect'} timed out after ${timeoutMs} ms`)));
+  socket.setTimeout(timeoutMs, () => {
+    if (phase !== 'handshake') return socket.destroy(new Error(`connect timed out after ${timeoutMs} ms`));
+    socket.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'HANDSHAKE_TIMEOUT' }));
+  });
   socket.on('error', (error) => events.down(describe(error, phase, tls)));
   socket.on('close', () => events.down('connection closed'));
   socket.once('connect', () => {
