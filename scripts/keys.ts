@@ -29,7 +29,7 @@ import { describe, keyTable, printIssued, printRecord, usageTable, type Output }
 
 export type { Output } from './keys-print.ts';
 
-const USAGE = `usage: npm run -s keys -- <command> [--state DIR] [--store file|redis://HOST:PORT[/DB]] [--json]
+const USAGE = `usage: npm run -s keys -- <command> [--state DIR] [--store file|redis://HOST:PORT[/DB]|rediss://...] [--json]
    or: node dist/keys.mjs <command> [options]
 
 commands:
@@ -57,8 +57,14 @@ commands:
 
 options:
   --state DIR     private state folder (default: $STATE_DIR, else state)
-  --store S       file (the state folder) or the Redis the servers share
+  --store S       file (the state folder) or the Redis the servers share:
+                  redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], rediss://... for TLS
                   (default: $STORE, else file)
+  --store-ca FILE    with rediss://: PEM CA that signed Redis's certificate
+                     (default: $STORE_CA, else the system's roots)
+  --store-cert FILE  with rediss://: PEM client certificate, for a Redis that asks
+                     for one (default: $STORE_CERT); goes with --store-key
+  --store-key FILE   its key (default: $STORE_KEY)
   --snapshot DIR  snapshot folder whose current build names the providers
                   (default: $SNAPSHOT_DIR, else snapshot)
   --json          print JSON instead of text
@@ -74,6 +80,9 @@ const OPTIONS = {
   // The same folder the server uses when it is started with STATE_DIR.
   state: { type: 'string', default: process.env.STATE_DIR ?? 'state' },
   store: { type: 'string', default: process.env.STORE ?? 'file' },
+  'store-ca': { type: 'string' },
+  'store-cert': { type: 'string' },
+  'store-key': { type: 'string' },
   snapshot: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
@@ -88,7 +97,7 @@ const OPTIONS = {
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
-const COMMON: readonly OptionName[] = ['state', 'store', 'json', 'help'];
+const COMMON: readonly OptionName[] = ['state', 'store', 'store-ca', 'store-cert', 'store-key', 'json', 'help'];
 
 const COMMANDS: Record<string, { operands: readonly string[]; options: readonly OptionName[] }> = {
   create: { operands: [], options: ['tier', 'org', 'user', 'scope', 'quota', 'grant', 'critpt', 'force', 'snapshot'] },
@@ -219,7 +228,9 @@ function perform(admin: KeyAdmin, command: string, operands: string[], values: V
 function execute(argv: string[], io: Output): Eventually<void> {
   const { command, operands, values } = parse(argv);
   if (command === 'help') return io.out(USAGE);
-  const store = storeOption(values.store);
+  // The server's parsing, the environment as the server reads it: the same files, the same refusals.
+  const { env } = process;
+  const store = storeOption(values.store, { ca: values['store-ca'] ?? env.STORE_CA, cert: values['store-cert'] ?? env.STORE_CERT, key: values['store-key'] ?? env.STORE_KEY });
   if (store === 'file') {
     if (command === 'migrate') throw new UsageError('migrate copies a state folder into Redis: give --store redis://HOST:PORT[/DB]');
     return perform(fileAdmin(values.state), command, operands, values, io);

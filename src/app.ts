@@ -49,6 +49,8 @@ export interface AppParts {
   logError: (line: string) => void;
   /** Why the server is not ready (for /readyz); empty when all is well. */
   readiness: () => string[];
+  /** What an operator should fix though the server is ready (for /readyz). */
+  warnings: () => string[];
   metrics?: Metrics;
   accessLog?: AccessLog;
 }
@@ -62,7 +64,7 @@ export class App {
 
   constructor(private readonly parts: AppParts) {
     this.bodies = new Bodies(parts.snapshots.reader, parts.clock);
-    this.operational = operationalAnswers({ bodies: this.bodies, readiness: parts.readiness, verification: () => parts.snapshots.verification(), metrics: parts.metrics });
+    this.operational = operationalAnswers({ bodies: this.bodies, readiness: parts.readiness, warnings: parts.warnings, verification: () => parts.snapshots.verification(), metrics: parts.metrics });
     this.endings = new Endings(parts);
   }
 

@@ -4,6 +4,7 @@
  */
 import { DEFAULT_LIMITS, type QuotaLimits } from './quota/scopes.ts';
 import { parseRedisUrl, type RedisAddress } from './redis/client.ts';
+import { givenTlsFiles, readTlsFiles, type TlsFiles } from './redis/tls-files.ts';
 import { integerFlag, parseFlags, UsageError } from './shared/flags.ts';
 
 export interface ServerOptions {
@@ -76,7 +77,10 @@ export const FLAGS = {
   host: { env: 'HOST', help: 'address to listen on', default: '127.0.0.1' },
   snapshot: { env: 'SNAPSHOT_DIR', help: 'folder with `current` and the builds', default: 'snapshot' },
   state: { env: 'STATE_DIR', help: 'private folder for keys and quota counters', default: 'state' },
-  store: { env: 'STORE', help: 'file (the state folder) or redis://HOST:PORT[/DB] shared by several servers', default: 'file' },
+  store: { env: 'STORE', help: 'file (the state folder), or redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] (rediss:// for TLS) shared by several servers', default: 'file' },
+  'store-ca': { env: 'STORE_CA', help: 'with rediss://: PEM file of the CA that signed Redis\'s certificate', default: 'the system\'s roots' },
+  'store-cert': { env: 'STORE_CERT', help: 'with rediss://: PEM client certificate, for a Redis that asks for one (with --store-key)', default: 'none' },
+  'store-key': { env: 'STORE_KEY', help: 'with rediss://: PEM key of --store-cert', default: 'none' },
   'critpt-upstream': { env: 'CRITPT_UPSTREAM', help: 'URL of the CritPt grading service', default: 'none' },
   'critpt-timeout': { env: 'CRITPT_TIMEOUT', help: 'seconds a grading may take', default: '1800' },
   'critpt-max-body-mb': { env: 'CRITPT_MAX_BODY_MB', help: 'largest grading request, in MiB', default: '16' },
@@ -95,13 +99,31 @@ export const FLAGS = {
   'quota-critpt': { env: 'QUOTA_CRITPT', help: 'CritPt gradings per user per 24 h window', default: '10' },
 } as const;
 
-/** `file`, or a Redis URL: the store of keys and quota counters. */
-export function storeOption(text: string): ServerOptions['store'] {
-  if (text === 'file') return 'file';
+/**
+ * `file`, or a Redis URL: the store of keys and quota counters. `tlsFiles` (--store-ca,
+ * --store-cert, --store-key) are read here, once, and only with `rediss://`. Shared by the
+ * server and the keys command.
+ */
+export function storeOption(text: string, tlsFiles: TlsFiles = {}): ServerOptions['store'] {
+  const given = givenTlsFiles(tlsFiles);
+  if (text === 'file') {
+    if (given.length > 0) throw new UsageError(`${given.join(', ')}: TLS options are for --store rediss://..., not the state folder`);
+    return 'file';
+  }
+  let address: RedisAddress;
   try {
-    return parseRedisUrl(text);
+    address = parseRedisUrl(text);
   } catch (error) {
-    throw new UsageError(`--store must be file or redis://HOST:PORT[/DB]: ${(error as Error).message}`);
+    throw new UsageError(`--store must be file or redis://HOST:PORT[/DB] (rediss:// for TLS): ${(error as Error).message}`);
+  }
+  if (address.tls === null) {
+    if (given.length > 0) throw new UsageError(`${given.join(', ')}: TLS options need a TLS store: --store rediss://..., not redis://`);
+    return address;
+  }
+  try {
+    return { ...address, tls: readTlsFiles(tlsFiles) };
+  } catch (error) {
+    throw new UsageError((error as Error).message);
   }
 }
 
@@ -133,7 +155,7 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
     host: get('host') ?? d.host,
     snapshotDir: get('snapshot') ?? d.snapshotDir,
     stateDir: get('state') ?? d.stateDir,
-    store: maybe('store', storeOption, d.store),
+    store: storeOption(get('store') ?? 'file', { ca: get('store-ca'), cert: get('store-cert'), key: get('store-key') }),
     critptUpstream: maybe('critpt-upstream', (t) => url('critpt-upstream', t), d.critptUpstream),
     critptTimeoutSeconds: integer('critpt-timeout', d.critptTimeoutSeconds, 1, 24 * 3600),
     critptMaxBodyBytes: integer('critpt-max-body-mb', d.critptMaxBodyBytes / MIB, 1, 1024) * MIB,

@@ -19,6 +19,8 @@ export interface OperationalParts {
   bodies: Bodies;
   /** Why the server is not ready; empty when all is well. */
   readiness: () => string[];
+  /** What an operator should fix though the server is ready (a Redis keeping nothing on disk): listed, never a 503. */
+  warnings: () => string[];
   /** How far the check of the served build's checksums has got. */
   verification: () => VerificationStatus;
   metrics?: Metrics;
@@ -36,7 +38,7 @@ function answerPublic(exchange: Exchange, body: Body, type: BodyType = JSON_BODY
 }
 
 /** The answer of every public route, by the route table's answer kind. */
-export function operationalAnswers({ bodies, readiness, verification, metrics }: OperationalParts): Partial<Record<AnswerKind, OperationalAnswer>> {
+export function operationalAnswers({ bodies, readiness, warnings, verification, metrics }: OperationalParts): Partial<Record<AnswerKind, OperationalAnswer>> {
   return {
     health: (exchange) => answerPlain(exchange, JSON_TYPE, '{"status":"ok"}'),
 
@@ -44,8 +46,9 @@ export function operationalAnswers({ bodies, readiness, verification, metrics }:
       const reasons = readiness();
       const { state, indexesChecked, indexes, bytesChecked, bytes } = verification();
       const checked = { state, indexes_checked: indexesChecked, indexes, bytes_checked: bytesChecked, bytes };
-      if (reasons.length > 0) throw new HttpError(503, 'Not ready', { details: { reason: reasons.join('; '), reasons, verification: checked } });
-      answerPlain(exchange, JSON_TYPE, JSON.stringify({ status: 'ready', snapshot: exchange.snapshot.buildId, verification: checked }));
+      const warned = warnings();
+      if (reasons.length > 0) throw new HttpError(503, 'Not ready', { details: { reason: reasons.join('; '), reasons, verification: checked, warnings: warned } });
+      answerPlain(exchange, JSON_TYPE, JSON.stringify({ status: 'ready', snapshot: exchange.snapshot.buildId, verification: checked, warnings: warned }));
     },
 
     metrics: (exchange) => {

@@ -42,6 +42,8 @@ export interface RunningServer {
   snapshots: SnapshotStore;
   /** What keeps the server from answering correctly now (what /readyz reports). */
   conditions: Conditions;
+  /** What an operator should fix though the server answers correctly (/readyz's `warnings`). */
+  warnings: Conditions;
   /** Bytes of CritPt request bodies in memory (src/http/body-budget.ts). */
   uploads: BodyBudget;
   /** The state folder's quota book; null with Redis. */
@@ -67,7 +69,9 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
 
   // Begun conditions are errors (an operator must act), ended ones news.
   const conditions = new Conditions({ begins: logError, ends: log });
-  const store = await openStateStore(options, { clock, log, logError, conditions, redisProbeMs: hooks.redisProbeMs });
+  // Warnings too: the server stays ready, but an operator should act.
+  const warnings = new Conditions({ begins: logError, ends: log }, 'warning');
+  const store = await openStateStore(options, { clock, log, logError, conditions, warnings, redisProbeMs: hooks.redisProbeMs });
   const idle = new IdleWork();
   const snapshots = new SnapshotStore({ root: options.snapshotDir, cacheBytes: options.cacheBytes, log, logError, conditions, quiet: () => idle.quiet() });
   try {
@@ -92,7 +96,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     uploads,
     (outcome) => metrics?.gradings.inc({ outcome }),
   );
-  const app = new App({ options, clock, keys: store.keys, quota: counter, grader, snapshots, logError, metrics, accessLog, readiness: () => notReady(conditions, store) });
+  const app = new App({ options, clock, keys: store.keys, quota: counter, grader, snapshots, logError, metrics, accessLog, readiness: () => notReady(conditions, store), warnings: () => warnings.reasons() });
   const server = createHttpServer(app.handle, { ...HTTP_LIMITS, sendStallMs: options.sendTimeoutSeconds * 1000, ...hooks.httpLimits });
   server.on('request', () => idle.busy());
   try {
@@ -129,5 +133,5 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
       server.closeIdleConnections();
     }));
 
-  return { url: `http://${host}:${port}`, port, app, snapshots, conditions, uploads, quota: store.book, close };
+  return { url: `http://${host}:${port}`, port, app, snapshots, conditions, warnings, uploads, quota: store.book, close };
 }

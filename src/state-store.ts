@@ -37,6 +37,8 @@ export interface StoreHooks {
   clock: Clock;
   /** Where a store reports what keeps it from answering correctly (readiness). */
   conditions: Conditions;
+  /** Where it reports what an operator should fix though the server answers correctly (/readyz's warnings). */
+  warnings: Conditions;
   log: (line: string) => void;
   logError: (line: string) => void;
   /** How often the Redis probe runs (default PROBE_INTERVAL_MS in src/redis/health.ts; tests shorten it). */
@@ -79,7 +81,7 @@ function openFileStore(stateDir: string, keysGraceSeconds: number, { clock, cond
  * src/redis/health.ts. Its refusals, its lost store and a policy changed later are conditions
  * (/readyz), found by requests and by the probe.
  */
-async function openRedisStore(address: RedisAddress, leaseMs: number, { clock, log, logError, conditions, redisProbeMs }: StoreHooks): Promise<StateStore> {
+async function openRedisStore(address: RedisAddress, leaseMs: number, { clock, log, logError, conditions, warnings, redisProbeMs }: StoreHooks): Promise<StateStore> {
   // A reconnection may be to a Redis restarted with other settings or without its data: the
   // probe checks at once (from when it exists; the start-up check below covers the first).
   let reconnected = () => {};
@@ -94,7 +96,7 @@ async function openRedisStore(address: RedisAddress, leaseMs: number, { clock, l
   // anyone runs the keys command does not make every key a 503. A refusal (a replica) is the
   // probe's to report.
   if (!problem) await keys.adopt().catch(() => false);
-  const health = new RedisHealth({ client, conditions, refusals, probeKey: `${REDIS_PREFIX}probe`, storeCheck: () => keys.checkStore(), logError, intervalMs: redisProbeMs });
+  const health = new RedisHealth({ client, conditions, warnings, refusals, probeKey: `${REDIS_PREFIX}probe`, storeCheck: () => keys.checkStore(), logError, intervalMs: redisProbeMs });
   reconnected = () => void health.round();
   await health.start();
   return {

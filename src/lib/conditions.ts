@@ -2,7 +2,8 @@
  * What keeps the server from answering correctly right now (a corrupt build, an unreadable key
  * store, a Redis that refuses writes): named conditions that /readyz reports while they last.
  * Each is logged once when it begins and once when it ends, however many requests meet it, so
- * a bad hour is two log lines, not one per request.
+ * a bad hour is two log lines, not one per request. The same bookkeeping holds the server's
+ * warnings (a Redis that keeps nothing on disk): reported by /readyz too, but ready.
  */
 export interface ConditionLog {
   begins: (line: string) => void;
@@ -13,11 +14,15 @@ export class Conditions {
   /** Active conditions by name: the reason /readyz gives. */
   private readonly active = new Map<string, string>();
 
-  constructor(private readonly log: ConditionLog) {}
+  /** `begins`: the word a beginning is logged with (`warning` for warnings). */
+  constructor(
+    private readonly log: ConditionLog,
+    private readonly begins = 'not ready',
+  ) {}
 
   /** The condition holds: logged if it did not hold before; its reason may be updated silently. */
   begin(name: string, reason: string): void {
-    if (!this.active.has(name)) this.log.begins(`not ready: ${reason}`);
+    if (!this.active.has(name)) this.log.begins(`${this.begins}: ${reason}`);
     this.active.set(name, reason);
   }
 
@@ -31,6 +36,11 @@ export class Conditions {
 
   has(name: string): boolean {
     return this.active.has(name);
+  }
+
+  /** The reason a condition holds for, or undefined. */
+  reason(name: string): string | undefined {
+    return this.active.get(name);
   }
 
   /** The reasons of every condition that holds, in the order they began. */

@@ -11,7 +11,8 @@
  * to keep sending to.
  */
 import { createHash } from 'node:crypto';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
+import { openSocket, type RedisTls } from './connection.ts';
 import { encodeCommand, RespError, RespParser, RespProtocolError, type Reply } from './resp.ts';
 
 export interface RedisAddress {
@@ -20,15 +21,20 @@ export interface RedisAddress {
   db: number;
   username: string | null;
   password: string | null;
+  /** TLS (`rediss://`) and its files, or null for plain TCP (`redis://`). */
+  tls: RedisTls | null;
   /** `host:port/db`, never the password: for messages and logs. */
   label: string;
 }
 
-/** `redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]`; throws Error saying what is wrong. */
-export function parseRedisUrl(text: string): RedisAddress {
+/**
+ * `redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]`, or `rediss://...` for TLS (verified against the
+ * system's roots unless `tls` gives a CA; see src/redis/connection.ts); throws Error saying what is wrong.
+ */
+export function parseRedisUrl(text: string, tls: RedisTls = { ca: null, cert: null, key: null }): RedisAddress {
   if (!URL.canParse(text)) throw new Error(`not a URL: ${JSON.stringify(text)}`);
   const url = new URL(text);
-  if (url.protocol !== 'redis:') throw new Error(`a Redis URL starts with redis://, got ${JSON.stringify(url.protocol)}`);
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error(`a Redis URL starts with redis:// (or rediss:// for TLS), got ${JSON.stringify(url.protocol)}`);
   if (url.search || url.hash) throw new Error('a Redis URL takes no query or fragment');
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   if (!host) throw new Error('a Redis URL needs a host');
@@ -38,7 +44,7 @@ export function parseRedisUrl(text: string): RedisAddress {
   const db = Number(path || '0');
   const password = url.password ? decodeURIComponent(url.password) : null;
   const username = url.username ? decodeURIComponent(url.username) : null;
-  return { host, port, db, username, password, label: `${host.includes(':') ? `[${host}]` : host}:${port}/${db}` };
+  return { host, port, db, username, password, tls: url.protocol === 'rediss:' ? tls : null, label: `${host.includes(':') ? `[${host}]` : host}:${port}/${db}` };
 }
 
 /** The connection is down or a reply did not come in time: the command may or may not have run. */
@@ -184,13 +190,12 @@ export class RedisClient {
   private connect(): void {
     this.retryTimer = null;
     if (this.closed) return;
-    const { host, port } = this.options.address;
-    const socket = connect({ host, port });
+    const { host, port, tls } = this.options.address;
+    const socket = openSocket({ host, port }, tls, this.timeoutMs, {
+      ready: () => void this.handshake(socket),
+      down: (reason) => this.down(socket, reason),
+    });
     this.socket = socket;
-    socket.setNoDelay(true);
-    socket.setKeepAlive(true, 10_000);
-    // A connect that hangs (a dropped SYN) counts as a failed attempt.
-    socket.setTimeout(this.timeoutMs, () => socket.destroy(new Error(`connect timed out after ${this.timeoutMs} ms`)));
     socket.on('data', (chunk: Buffer) => {
       try {
         this.parser.push(chunk);
@@ -198,12 +203,6 @@ export class RedisClient {
         if (!(error instanceof RespProtocolError)) throw error;
         socket.destroy(error);
       }
-    });
-    socket.on('error', (error) => this.down(socket, error.message));
-    socket.on('close', () => this.down(socket, 'connection closed'));
-    socket.once('connect', () => {
-      socket.setTimeout(0);
-      void this.handshake(socket);
     });
   }
 

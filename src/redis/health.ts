@@ -10,6 +10,7 @@
  *   and reports. Read from `INFO memory`, not CONFIG, which managed Redis often disables.
  * - That writes work and the store's scripts run (src/redis/refusals.ts ends what they prove gone).
  * - The store's own check (the key store's marker, src/keys/redis.ts), in the same round.
+ * - Whether it keeps its data across a restart (src/redis/persistence.ts): a warning, not a condition.
  *
  * A round is a few commands sent in one write, pipelined beside the requests' on the one
  * connection; nothing waits for it.
@@ -18,6 +19,10 @@ import { hostname } from 'node:os';
 import type { Conditions } from '../lib/conditions.ts';
 import { RedisCommandError, type RedisClient } from './client.ts';
 import type { Refusals } from './refusals.ts';
+import { parseInfo } from './info.ts';
+import { PERSISTENCE_WARNING, readPersistence } from './persistence.ts';
+
+export { parseInfo };
 
 /** How often the probe runs. */
 export const PROBE_INTERVAL_MS = 1000;
@@ -27,17 +32,6 @@ const PROBE_KEY_TTL_MS = 60_000;
 const PROBE_WRITE = 'probe write';
 
 export const POLICY_CONDITION = 'redis eviction policy';
-
-/** `INFO` text (`# Section` headers, `field:value` lines) as fields. */
-export function parseInfo(text: string): Map<string, string> {
-  const fields = new Map<string, string>();
-  for (const line of text.split(/\r?\n/)) {
-    if (line === '' || line.startsWith('#')) continue;
-    const colon = line.indexOf(':');
-    if (colon > 0) fields.set(line.slice(0, colon), line.slice(colon + 1));
-  }
-  return fields;
-}
 
 /** What to do about an eviction policy, for the start-up refusal and /readyz. */
 const FIX = 'run `CONFIG SET maxmemory-policy noeviction` on it and set `maxmemory-policy noeviction` in its redis.conf';
@@ -71,6 +65,8 @@ export async function readEvictionPolicy(client: RedisClient): Promise<string | 
 export interface RedisHealthOptions {
   client: RedisClient;
   conditions: Conditions;
+  /** Where what does not keep the server from answering is reported (Redis keeping nothing on disk). */
+  warnings: Conditions;
   refusals: Refusals;
   /** The Redis key the probe writes (expiring) to see that writes work. */
   probeKey: string;
@@ -79,6 +75,13 @@ export interface RedisHealthOptions {
   logError: (line: string) => void;
   /** Default PROBE_INTERVAL_MS; tests shorten it. */
   intervalMs?: number;
+}
+
+/** Begin, end or change a warning: a changed reason is logged as the old one ending and the new one beginning. */
+function report(warnings: Conditions, name: string, reason: string | null): void {
+  if (reason !== null && warnings.reason(name) === reason) return;
+  warnings.end(name);
+  if (reason !== null) warnings.begin(name, reason);
 }
 
 export class RedisHealth {
@@ -114,17 +117,19 @@ export class RedisHealth {
   }
 
   private async probe(): Promise<void> {
-    const { client, conditions, refusals, probeKey, storeCheck } = this.options;
+    const { client, conditions, warnings, refusals, probeKey, storeCheck } = this.options;
     // Sent in this turn, so in one write; replies come in order with the requests' beside them.
-    const [policy, store, write] = await Promise.allSettled([
+    const [policy, store, write, persistence] = await Promise.allSettled([
       readEvictionPolicy(client),
       storeCheck(),
       client.send(['SET', probeKey, this.probeValue, 'PX', PROBE_KEY_TTL_MS]),
+      readPersistence(client),
     ]);
     if (policy.status === 'fulfilled') {
       if (policy.value === null) conditions.end(POLICY_CONDITION);
       else conditions.begin(POLICY_CONDITION, policy.value);
     }
+    if (persistence.status === 'fulfilled') report(warnings, PERSISTENCE_WARNING, persistence.value);
     if (write.status === 'fulfilled') refusals.answered(PROBE_WRITE);
     else if (write.reason instanceof RedisCommandError) refusals.refused(PROBE_WRITE, write.reason);
     if (write.status === 'fulfilled' && store.status === 'fulfilled') refusals.probeSucceeded();

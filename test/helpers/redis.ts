@@ -5,7 +5,7 @@
  * missing the suites say they skipped (apt-get install redis-server; .ci/run installs it).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'uvu';
@@ -13,6 +13,8 @@ import { run } from '../../scripts/keys.ts';
 import { freePort, stopProcess } from '../../scripts/processes.ts';
 import { START_GUARD_MS } from './process.ts';
 import { parseRedisUrl, type RedisAddress } from '../../src/redis/client.ts';
+import type { RedisTls } from '../../src/redis/connection.ts';
+import type { Certificates } from './certificates.ts';
 
 export const REDIS_INSTALLED = spawnSync('redis-server', ['--version']).error === undefined;
 
@@ -30,7 +32,18 @@ export async function keysCommand(...args: string[]): Promise<{ status: number; 
   return { status, stdout, stderr };
 }
 
+/**
+ * A Redis that speaks TLS only (its plain port is off): with the server certificate of `certs`
+ * (or the one for a wrong name), asking clients for a certificate when `authClients`.
+ */
+export interface RedisTlsSetup {
+  certs: Certificates;
+  wrongName?: boolean;
+  authClients?: boolean;
+}
+
 export interface RedisServer {
+  /** redis://127.0.0.1:PORT/DB, or rediss://... with TLS. */
   url: string;
   address: RedisAddress;
   port: number;
@@ -41,8 +54,13 @@ export interface RedisServer {
   close(): Promise<void>;
 }
 
-function launch(port: number, dir: string, persistent: boolean, extra: readonly string[]): Promise<ChildProcess> {
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--daemonize', 'no', '--logfile', ''];
+function tlsArgs(port: number, { certs, wrongName, authClients }: RedisTlsSetup): string[] {
+  const server = wrongName ? certs.wrongName : certs.server;
+  return ['--port', '0', '--tls-port', String(port), '--tls-cert-file', server.cert, '--tls-key-file', server.key, '--tls-ca-cert-file', certs.ca, '--tls-auth-clients', authClients ? 'yes' : 'no'];
+}
+
+function launch(port: number, dir: string, persistent: boolean, extra: readonly string[], tls: RedisTlsSetup | undefined): Promise<ChildProcess> {
+  const args = [...(tls ? tlsArgs(port, tls) : ['--port', String(port)]), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--daemonize', 'no', '--logfile', ''];
   args.push(...(persistent ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']), ...extra);
   const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
@@ -67,8 +85,12 @@ function launch(port: number, dir: string, persistent: boolean, extra: readonly 
   });
 }
 
-/** `args`: more redis-server options (`--maxmemory-policy allkeys-lru`, `--replicaof HOST PORT`). */
-export async function startRedis(options: { persistent?: boolean; db?: number; args?: readonly string[] } = {}): Promise<RedisServer> {
+/**
+ * `args`: more redis-server options (`--maxmemory-policy allkeys-lru`, `--replicaof HOST PORT`);
+ * later ones win, so `--appendonly yes` or `--save 60 1` overrides the helper's. `tls`: TLS only,
+ * the address trusting the test CA (without a client certificate).
+ */
+export async function startRedis(options: { persistent?: boolean; db?: number; args?: readonly string[]; tls?: RedisTlsSetup } = {}): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), 'redis-test-'));
   // The port is free when asked, but another program (another test run on this machine) may
   // take it before redis-server binds it: then another port.
@@ -76,24 +98,25 @@ export async function startRedis(options: { persistent?: boolean; db?: number; a
   let child: ChildProcess | null = null;
   for (let attempt = 1; !child; attempt++) {
     try {
-      child = await launch(port, dir, options.persistent ?? false, options.args ?? []);
+      child = await launch(port, dir, options.persistent ?? false, options.args ?? [], options.tls);
     } catch (error) {
       if (attempt >= 5 || !/Address already in use/.test((error as Error).message)) throw error;
       port = await freePort();
     }
   }
-  const url = `redis://127.0.0.1:${port}/${options.db ?? 0}`;
+  const url = `${options.tls ? 'rediss' : 'redis'}://127.0.0.1:${port}/${options.db ?? 0}`;
+  const trust: RedisTls = { ca: options.tls ? readFileSync(options.tls.certs.ca) : null, cert: null, key: null };
   const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
     if (child) await stopProcess(child, signal);
     child = null;
   };
   return {
     url,
-    address: parseRedisUrl(url),
+    address: parseRedisUrl(url, trust),
     port,
     stop,
     start: async () => {
-      child = await launch(port, dir, options.persistent ?? false, options.args ?? []);
+      child = await launch(port, dir, options.persistent ?? false, options.args ?? [], options.tls);
     },
     close: async () => {
       await stop('SIGKILL');

@@ -25,6 +25,11 @@ import { createKey } from '../../src/keys/changes.ts';
 import { createAjv } from '../../src/shared/ajv.ts';
 import { startServer, type RunningServer } from '../../src/start.ts';
 import { ROOT } from '../helpers/process.ts';
+import { makeCertificates, OPENSSL_INSTALLED } from '../helpers/certificates.ts';
+import { REDIS_INSTALLED, startRedis } from '../helpers/redis.ts';
+import { RedisClient } from '../../src/redis/client.ts';
+import { parseInfo } from '../../src/redis/info.ts';
+import { readPersistence } from '../../src/redis/persistence.ts';
 import { sampleSnapshot } from '../helpers/sample.ts';
 
 const run = promisify(execFile);
@@ -296,6 +301,36 @@ const BLOCKS: Listed[] = [
           if (line.includes('--json') && line.includes('create')) id = JSON.parse(stdout).id;
         }
         assert.match(id, /^key_[0-9a-f]{12}$/);
+      },
+    },
+  },
+  {
+    doc: 'docs/operating.md',
+    heading: 'Redis in production',
+    first: 'maxmemory-policy noeviction',
+    handling: {
+      check:
+        'a redis-server 7 started with these settings (its ports and certificate files those of test/helpers/redis.ts) starts, speaks TLS only, and reports noeviction and AOF on, so the server warns of nothing; not run as written: it names files in /etc/redis',
+      by: async (block) => {
+        const settings = block.lines.map((line) => line.replace(/#.*/, '').trim().split(/\s+/)).filter((words) => words[0]);
+        const names = settings.map(([name]) => name);
+        assert.equal(names, ['maxmemory-policy', 'appendonly', 'appendfsync', 'tls-port', 'port', 'tls-cert-file', 'tls-key-file', 'tls-ca-cert-file', 'tls-auth-clients']);
+        if (!REDIS_INSTALLED || !OPENSSL_INSTALLED) return console.log('Redis in production: the settings not started (redis-server or openssl is not installed)');
+        const certs = makeCertificates();
+        // The helper gives the ports and the files; every other setting as written.
+        const given = new Set(['tls-port', 'port', 'tls-cert-file', 'tls-key-file', 'tls-ca-cert-file']);
+        const redis = await startRedis({ tls: { certs }, args: settings.filter(([name]) => !given.has(name)).flatMap(([name, ...value]) => [`--${name}`, value.join(' ')]) });
+        const client = new RedisClient({ address: redis.address });
+        try {
+          await client.started();
+          assert.is(client.problem(), null);
+          assert.is(parseInfo(String(await client.send(['INFO', 'memory']))).get('maxmemory_policy'), 'noeviction');
+          assert.is(await readPersistence(client), null, 'AOF on: nothing to warn of');
+        } finally {
+          client.close();
+          await redis.close();
+          certs.remove();
+        }
       },
     },
   },

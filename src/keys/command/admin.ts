@@ -68,7 +68,7 @@ export async function redisAdmin(address: RedisAddress, clock: Clock = systemClo
   // command that writes fails by itself and says why.
   await keys.adopt().catch(() => false);
   return {
-    where: `redis://${address.label}`,
+    where: `${address.tls ? 'rediss' : 'redis'}://${address.label}`,
     apply: (change) => keys.update(change).catch(refused),
     list: () => keys.records().catch(refused),
     async usage(limits, now) {

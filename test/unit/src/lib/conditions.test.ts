@@ -31,4 +31,14 @@ conditions('should report every condition that holds, in the order they began', 
   assert.ok(c.has('a'));
 });
 
+conditions('should log warnings with their own word, and give a reason by name', () => {
+  const lines: string[] = [];
+  const warnings = new Conditions({ begins: (line) => lines.push(line), ends: (line) => lines.push(line) }, 'warning');
+  warnings.begin('redis persistence', 'Redis keeps nothing on disk');
+  assert.is(warnings.reason('redis persistence'), 'Redis keeps nothing on disk');
+  assert.is(warnings.reason('other'), undefined);
+  warnings.end('redis persistence');
+  assert.equal(lines, ['warning: Redis keeps nothing on disk', 'no longer: Redis keeps nothing on disk']);
+});
+
 conditions.run();

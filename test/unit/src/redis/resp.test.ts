@@ -76,16 +76,25 @@ parser.run();
 const url = suite('parseRedisUrl');
 
 url('should read host, port, database and credentials, and keep the password out of the label', () => {
-  assert.equal(parseRedisUrl('redis://10.0.0.5:6380/2'), { host: '10.0.0.5', port: 6380, db: 2, username: null, password: null, label: '10.0.0.5:6380/2' });
+  assert.equal(parseRedisUrl('redis://10.0.0.5:6380/2'), { host: '10.0.0.5', port: 6380, db: 2, username: null, password: null, tls: null, label: '10.0.0.5:6380/2' });
   const secret = parseRedisUrl('redis://app:s%40cret@cache.internal');
   assert.equal([secret.username, secret.password, secret.port, secret.db], ['app', 's@cret', 6379, 0]);
   assert.not.ok(secret.label.includes('cret'));
   assert.is(parseRedisUrl('redis://[::1]:7000').label, '[::1]:7000/0');
 });
 
+url('should read rediss:// as TLS with the files given (none: the system roots), the label the same as for redis://', () => {
+  const files = { ca: Buffer.from('ca'), cert: null, key: null };
+  const tls = parseRedisUrl('rediss://:pw@10.0.0.5:6380/2', files);
+  assert.equal([tls.host, tls.port, tls.db, tls.password, tls.label], ['10.0.0.5', 6380, 2, 'pw', '10.0.0.5:6380/2']);
+  assert.is(tls.tls, files);
+  assert.equal(parseRedisUrl('rediss://cache.internal').tls, { ca: null, cert: null, key: null });
+  assert.is(parseRedisUrl('redis://cache.internal', files).tls, null, 'redis:// is plain TCP whatever is given');
+});
+
 url('should refuse what is not a Redis URL, saying why', () => {
   assert.throws(() => parseRedisUrl('localhost:6379'), /redis:\/\//);
-  assert.throws(() => parseRedisUrl('http://localhost:6379'), /starts with redis:\/\//);
+  assert.throws(() => parseRedisUrl('http://localhost:6379'), /starts with redis:\/\/ \(or rediss:\/\/ for TLS\)/);
   assert.throws(() => parseRedisUrl('redis://localhost/db1'), /database is a number/);
   assert.throws(() => parseRedisUrl('redis://localhost/1?x=y'), /no query/);
 });

@@ -1,0 +1,228 @@
+/**
+ * Redis as operators run it, against real redis-servers: a Redis that keeps nothing on disk
+ * (`--save '' --appendonly no`) is reported, one log line at start and /readyz 200 listing it
+ * under `warnings`, and the report follows it when AOF is turned on and off; AOF or RDB save
+ * points are not reported. The ACL user docs/operating.md gives (read from that page) runs the
+ * server and the keys command, and without CONFIG the server says it cannot tell rather than guess.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { DEFAULT_OPTIONS } from '../../src/config.ts';
+import { parseRedisUrl, RedisClient } from '../../src/redis/client.ts';
+import { startServer, type RunningServer } from '../../src/start.ts';
+import { get, request, type Reply } from '../helpers/http.ts';
+import { ROOT } from '../helpers/process.ts';
+import { keysCommand, REDIS_INSTALLED, skipWithoutRedis, startRedis, type RedisServer } from '../helpers/redis.ts';
+import { buildFixture } from '../helpers/server.ts';
+import { until } from '../helpers/wait.ts';
+
+const FREE_LIST = '/api/v2/language/models/free';
+const root = mkdtempSync(join(tmpdir(), 'redis-persistence-'));
+process.on('exit', () => rmSync(root, { recursive: true, force: true }));
+
+const NAMES = {
+  off: 'should report a Redis that keeps nothing on disk: one log line at start, /readyz 200 with it under warnings, keyed requests still 200',
+  follows: 'should follow AOF turned on and off at runtime: the warning ends and begins again, one log line each',
+  on: 'should report nothing with AOF on, or with RDB save points and AOF off',
+  acl: 'should run the server and the keys command as the ACL user docs/operating.md gives, with AOF on: ready, no warning, requests counted',
+  cannotTell: 'should say it cannot tell, not guess, when AOF is off and the ACL refuses CONFIG GET save',
+};
+
+const persistence = suite('Redis persistence reported');
+const acl = suite('Redis ACL user from the docs');
+
+let snapshotDir = '';
+const opened: RedisClient[] = [];
+
+interface Started {
+  server: RunningServer;
+  lines: string[];
+  close: () => Promise<void>;
+}
+
+async function serve(url: string): Promise<Started> {
+  if (!snapshotDir) ({ snapshotDir } = await buildFixture(root));
+  const lines: string[] = [];
+  const server = await startServer(
+    { ...DEFAULT_OPTIONS, port: 0, host: '127.0.0.1', snapshotDir, stateDir: join(root, 'unused-state'), store: parseRedisUrl(url), quiet: true },
+    { log: (line) => lines.push(line), logError: (line) => lines.push(line), redisProbeMs: 20 },
+  );
+  return { server, lines, close: () => server.close() };
+}
+
+async function operator(redis: RedisServer): Promise<RedisClient> {
+  const client = new RedisClient({ address: redis.address });
+  opened.push(client);
+  await client.started();
+  return client;
+}
+
+/** SETs Redis has run: the probe writes one a round (nothing else here runs SET), so this counts rounds. */
+async function probeWrites(admin: RedisClient): Promise<number> {
+  return Number(/cmdstat_set:calls=(\d+)/.exec(String(await admin.send(['INFO', 'commandstats'])))?.[1] ?? 0);
+}
+
+async function createKey(url: string, org: string): Promise<string> {
+  const made = await keysCommand('create', '--tier', 'free', '--org', org, '--json', '--store', url);
+  assert.is(made.status, 0, made.stderr);
+  return (JSON.parse(made.stdout) as { key: string }).key;
+}
+
+async function readyz(url: string): Promise<{ status: number; warnings: string[]; reply: Reply }> {
+  const reply = await get(url, '/readyz');
+  return { status: reply.status, warnings: reply.json().warnings ?? reply.json().details?.warnings, reply };
+}
+
+async function untilWarnings(url: string, match: (warnings: string[]) => boolean, what: string): Promise<string[]> {
+  let last: Awaited<ReturnType<typeof readyz>> | null = null;
+  await until(async () => {
+    last = await readyz(url);
+    return last.status === 200 && match(last.warnings);
+  }, () => `${what} (last: ${last?.status} ${last?.reply.text})`);
+  return last!.warnings;
+}
+
+const NOTHING_ON_DISK = /keeps nothing on disk \(appendonly no, no save points\): a restart loses every key and quota window; set `appendonly yes`/;
+
+/** The ACL SETUSER line of docs/operating.md, as arguments, with this password. */
+function documentedAcl(password: string): string[] {
+  const docs = readFileSync(join(ROOT, 'docs/operating.md'), 'utf8');
+  const line = /^\s*(ACL SETUSER bda .*)$/m.exec(docs)?.[1];
+  assert.ok(line, 'docs/operating.md gives an ACL SETUSER bda line');
+  return line!.split(/\s+/).map((word) => (word === '>PASSWORD' ? `>${password}` : word));
+}
+
+if (!REDIS_INSTALLED) {
+  skipWithoutRedis(persistence, [NAMES.off, NAMES.follows, NAMES.on]);
+  skipWithoutRedis(acl, [NAMES.acl, NAMES.cannotTell]);
+} else {
+  persistence.after(() => {
+    for (const client of opened.splice(0)) client.close();
+  });
+
+  let bare: RedisServer;
+  let bareServer: Started;
+  persistence(NAMES.off, async () => {
+    // The helper's default: --save '' --appendonly no.
+    bare = await startRedis();
+    const key = await createKey(bare.url, 'diskless');
+    bareServer = await serve(bare.url);
+    const { url } = bareServer.server;
+    const warnings = await untilWarnings(url, (w) => w.length > 0, '/readyz lists the warning');
+    assert.is(warnings.length, 1);
+    assert.match(warnings[0], `Redis at 127.0.0.1:${bare.port}/0 ${'keeps nothing on disk'}`);
+    assert.match(warnings[0], NOTHING_ON_DISK);
+    assert.is((await get(url, FREE_LIST, key)).status, 200, 'the server answers correctly meanwhile');
+    const logged = bareServer.lines.filter((line) => NOTHING_ON_DISK.test(line));
+    assert.equal(logged.length, 1, bareServer.lines.join('\n'));
+    assert.match(logged[0], /^warning: Redis at /);
+    // Many probe rounds later, still the one line.
+    const admin = await operator(bare);
+    const rounds = await probeWrites(admin);
+    await until(async () => (await probeWrites(admin)) >= rounds + 5, 'five more probe rounds');
+    assert.is(bareServer.lines.filter((line) => NOTHING_ON_DISK.test(line)).length, 1, bareServer.lines.join('\n'));
+  });
+
+  persistence(NAMES.follows, async () => {
+    try {
+      const admin = await operator(bare);
+      const { url } = bareServer.server;
+      await admin.send(['CONFIG', 'SET', 'appendonly', 'yes']);
+      await untilWarnings(url, (w) => w.length === 0, 'no warning with AOF on');
+      assert.ok(bareServer.lines.some((line) => /^no longer: Redis at .* keeps nothing on disk/.test(line)), bareServer.lines.join('\n'));
+      await admin.send(['CONFIG', 'SET', 'appendonly', 'no']);
+      await untilWarnings(url, (w) => w.some((text) => NOTHING_ON_DISK.test(text)), 'the warning again with AOF off');
+      assert.is(bareServer.lines.filter((line) => /^warning: .*keeps nothing on disk/.test(line)).length, 2, bareServer.lines.join('\n'));
+    } finally {
+      await bareServer.close();
+      await bare.close();
+    }
+  });
+
+  persistence(NAMES.on, async () => {
+    for (const args of [['--appendonly', 'yes'], ['--save', '900 1']]) {
+      const redis = await startRedis({ args });
+      await createKey(redis.url, 'durable');
+      const started = await serve(redis.url);
+      try {
+        const ready = await readyz(started.server.url);
+        assert.is(ready.status, 200, ready.reply.text);
+        assert.equal(ready.warnings, [], `${args.join(' ')}: ${ready.reply.text}`);
+        // The probe has run several rounds since: nothing was reported in any of them.
+        const admin = await operator(redis);
+        await until(async () => (await probeWrites(admin)) >= 5, 'five probe rounds');
+        assert.equal((await readyz(started.server.url)).warnings, []);
+        assert.not.ok(started.lines.some((line) => /^warning:/.test(line)), started.lines.join('\n'));
+      } finally {
+        await started.close();
+        await redis.close();
+      }
+    }
+  });
+
+  acl.after(() => {
+    for (const client of opened.splice(0)) client.close();
+  });
+
+  /** A Redis with the documented ACL user; the server's URL logs in as it (database 1, so SELECT is used too). */
+  async function withAclUser(args: readonly string[]): Promise<{ redis: RedisServer; url: string }> {
+    const redis = await startRedis({ args, db: 1 });
+    const admin = await operator(redis);
+    assert.is(await admin.send(documentedAcl('s3cret-acl')), 'OK');
+    return { redis, url: `redis://bda:s3cret-acl@127.0.0.1:${redis.port}/1` };
+  }
+
+  acl(NAMES.acl, async () => {
+    const { redis, url } = await withAclUser(['--appendonly', 'yes']);
+    const started = await serve(url);
+    try {
+      const key = await createKey(url, 'aclco');
+      await until(async () => (await readyz(started.server.url)).status === 200, 'ready as the ACL user');
+      assert.is((await get(started.server.url, FREE_LIST, key)).status, 200);
+      const head = await request(started.server.url, FREE_LIST, { method: 'HEAD', headers: { 'x-api-key': key } });
+      assert.is(Number(head.headers['x-ratelimit-limit']) - Number(head.headers['x-ratelimit-remaining']), 1);
+      const list = await keysCommand('list', '--json', '--store', url);
+      assert.is(list.status, 0, list.stderr);
+      const id = (JSON.parse(list.stdout) as { id: string }[])[0].id;
+      const usage = await keysCommand('usage', '--json', '--store', url);
+      assert.is(usage.status, 0, usage.stderr);
+      // A folder's keys migrated in, as the ACL user.
+      const folder = join(root, 'acl-state');
+      const fileKey = await keysCommand('create', '--tier', 'pro', '--org', 'folderco', '--state', folder);
+      assert.is(fileKey.status, 0, fileKey.stderr);
+      const migrated = await keysCommand('migrate', '--state', folder, '--store', url);
+      assert.is(migrated.status, 0, migrated.stderr);
+      const revoked = await keysCommand('revoke', id, '--store', url);
+      assert.is(revoked.status, 0, revoked.stderr);
+      assert.is((await get(started.server.url, FREE_LIST, key)).status, 401);
+      // Many probe rounds later: nothing the ACL refused, no warning.
+      const ready = await readyz(started.server.url);
+      assert.is(ready.status, 200, ready.reply.text);
+      assert.equal(ready.warnings, []);
+      assert.not.ok(started.lines.some((line) => /NOPERM|warning:/.test(line)), started.lines.join('\n'));
+    } finally {
+      await started.close();
+      await redis.close();
+    }
+  });
+
+  acl(NAMES.cannotTell, async () => {
+    const { redis, url } = await withAclUser([]);
+    await createKey(url, 'unsureco');
+    const started = await serve(url);
+    try {
+      const warnings = await untilWarnings(started.server.url, (w) => w.length > 0, 'the warning that it cannot tell');
+      assert.match(warnings[0], `cannot tell whether Redis at 127.0.0.1:${redis.port}/1 keeps its data across a restart: AOF is off and it refused CONFIG GET save (NOPERM`);
+      assert.is(started.lines.filter((line) => /^warning: cannot tell/.test(line)).length, 1, started.lines.join('\n'));
+    } finally {
+      await started.close();
+      await redis.close();
+    }
+  });
+}
+
+persistence.run();
+acl.run();
