@@ -14,7 +14,7 @@
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { resolveOptions, storeOption } from '../src/config.ts';
+import { replicasOption, resolveOptions, storeOption } from '../src/config.ts';
 import { parseFlags, UsageError } from '../src/shared/flags.ts';
 import type { QuotaLimits } from '../src/quota/scopes.ts';
 import { then, type Eventually } from '../src/lib/eventually.ts';
@@ -29,7 +29,7 @@ import { describe, keyTable, printIssued, printRecord, usageTable, type Output }
 
 export type { Output } from './keys-print.ts';
 
-const USAGE = `usage: npm run -s keys -- <command> [--state DIR] [--store file|redis://HOST:PORT[/DB]] [--json]
+const USAGE = `usage: npm run -s keys -- <command> [--state DIR] [--store file|redis://...|redis-sentinel://...] [--json]
    or: node dist/keys.mjs <command> [options]
 
 commands:
@@ -57,8 +57,13 @@ commands:
 
 options:
   --state DIR     private state folder (default: $STATE_DIR, else state)
-  --store S       file (the state folder) or the Redis the servers share
+  --store S       file (the state folder) or the Redis the servers share: redis://...
+                  or redis-sentinel://HOST:PORT[,HOST:PORT...]/MASTER_NAME[/DB]
                   (default: $STORE, else file)
+  --store-replicas N
+                  with Redis: a change is done only once N replicas have it (WAIT;
+                  default: $STORE_REPLICAS, else 0); --store-replicas-timeout MS
+                  (default: $STORE_REPLICAS_TIMEOUT, else 500)
   --snapshot DIR  snapshot folder whose current build names the providers
                   (default: $SNAPSHOT_DIR, else snapshot)
   --json          print JSON instead of text
@@ -74,6 +79,8 @@ const OPTIONS = {
   // The same folder the server uses when it is started with STATE_DIR.
   state: { type: 'string', default: process.env.STATE_DIR ?? 'state' },
   store: { type: 'string', default: process.env.STORE ?? 'file' },
+  'store-replicas': { type: 'string', default: process.env.STORE_REPLICAS },
+  'store-replicas-timeout': { type: 'string', default: process.env.STORE_REPLICAS_TIMEOUT },
   snapshot: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
@@ -88,7 +95,7 @@ const OPTIONS = {
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
-const COMMON: readonly OptionName[] = ['state', 'store', 'json', 'help'];
+const COMMON: readonly OptionName[] = ['state', 'store', 'store-replicas', 'store-replicas-timeout', 'json', 'help'];
 
 const COMMANDS: Record<string, { operands: readonly string[]; options: readonly OptionName[] }> = {
   create: { operands: [], options: ['tier', 'org', 'user', 'scope', 'quota', 'grant', 'critpt', 'force', 'snapshot'] },
@@ -220,11 +227,12 @@ function execute(argv: string[], io: Output): Eventually<void> {
   const { command, operands, values } = parse(argv);
   if (command === 'help') return io.out(USAGE);
   const store = storeOption(values.store);
+  const replicas = replicasOption(store, values['store-replicas'], values['store-replicas-timeout']);
   if (store === 'file') {
     if (command === 'migrate') throw new UsageError('migrate copies a state folder into Redis: give --store redis://HOST:PORT[/DB]');
     return perform(fileAdmin(values.state), command, operands, values, io);
   }
-  return redisAdmin(store).then(async (admin) => {
+  return redisAdmin(store, undefined, replicas).then(async (admin) => {
     try {
       if (command === 'migrate') io.err(await admin.migrate(values.state));
       else await perform(admin, command, operands, values, io);

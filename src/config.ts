@@ -4,6 +4,7 @@
  */
 import { DEFAULT_LIMITS, type QuotaLimits } from './quota/scopes.ts';
 import { parseRedisUrl, type RedisAddress } from './redis/client.ts';
+import { parseSentinelUrl } from './redis/sentinel.ts';
 import { integerFlag, parseFlags, UsageError } from './shared/flags.ts';
 
 export interface ServerOptions {
@@ -14,6 +15,8 @@ export interface ServerOptions {
   stateDir: string;
   /** Where keys and quota counters live: the state folder, or a Redis shared by several servers. */
   store: 'file' | RedisAddress;
+  /** With Redis: each write that counts waits (WAIT) for this many replicas, up to timeoutMs, or is answered 503. */
+  storeReplicas: StoreReplicas;
   critptUpstream: string | null;
   critptTimeoutSeconds: number;
   critptMaxBodyBytes: number;
@@ -43,7 +46,19 @@ export interface ServerOptions {
   quiet: boolean;
 }
 
+export interface StoreReplicas {
+  count: number;
+  timeoutMs: number;
+}
+
 const MIB = 1024 * 1024;
+
+/**
+ * The WAIT timeout's bounds. Its ceiling stays below the Redis client's 2 s command deadline: a
+ * WAIT holds back the commands pipelined behind it on the connection, and one that outlived the
+ * deadline would take the connection down instead of answering 503.
+ */
+export const REPLICAS_TIMEOUT_MS = { default: 500, max: 1500 };
 
 export const DEFAULT_OPTIONS: ServerOptions = {
   port: 8080,
@@ -51,6 +66,7 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   snapshotDir: 'snapshot',
   stateDir: 'state',
   store: 'file',
+  storeReplicas: { count: 0, timeoutMs: REPLICAS_TIMEOUT_MS.default },
   critptUpstream: null,
   critptTimeoutSeconds: 30 * 60,
   critptMaxBodyBytes: 16 * MIB,
@@ -76,7 +92,9 @@ export const FLAGS = {
   host: { env: 'HOST', help: 'address to listen on', default: '127.0.0.1' },
   snapshot: { env: 'SNAPSHOT_DIR', help: 'folder with `current` and the builds', default: 'snapshot' },
   state: { env: 'STATE_DIR', help: 'private folder for keys and quota counters', default: 'state' },
-  store: { env: 'STORE', help: 'file (the state folder) or redis://HOST:PORT[/DB] shared by several servers', default: 'file' },
+  store: { env: 'STORE', help: 'file (the state folder), redis://HOST:PORT[/DB] or redis-sentinel://HOST:PORT[,HOST:PORT...]/MASTER_NAME[/DB] shared by several servers', default: 'file' },
+  'store-replicas': { env: 'STORE_REPLICAS', help: 'with Redis: answer a counted request only once this many replicas have its count (WAIT), else 503', default: '0' },
+  'store-replicas-timeout': { env: 'STORE_REPLICAS_TIMEOUT', help: `milliseconds a count waits for those replicas (1 to ${REPLICAS_TIMEOUT_MS.max})`, default: String(REPLICAS_TIMEOUT_MS.default) },
   'critpt-upstream': { env: 'CRITPT_UPSTREAM', help: 'URL of the CritPt grading service', default: 'none' },
   'critpt-timeout': { env: 'CRITPT_TIMEOUT', help: 'seconds a grading may take', default: '1800' },
   'critpt-max-body-mb': { env: 'CRITPT_MAX_BODY_MB', help: 'largest grading request, in MiB', default: '16' },
@@ -95,14 +113,24 @@ export const FLAGS = {
   'quota-critpt': { env: 'QUOTA_CRITPT', help: 'CritPt gradings per user per 24 h window', default: '10' },
 } as const;
 
-/** `file`, or a Redis URL: the store of keys and quota counters. */
+/** `file`, or a Redis URL (`redis://`, or `redis-sentinel://` for a primary Sentinel names): the store of keys and quota counters. */
 export function storeOption(text: string): ServerOptions['store'] {
   if (text === 'file') return 'file';
   try {
-    return parseRedisUrl(text);
+    return text.startsWith('redis-sentinel:') ? parseSentinelUrl(text) : parseRedisUrl(text);
   } catch (error) {
-    throw new UsageError(`--store must be file or redis://HOST:PORT[/DB]: ${(error as Error).message}`);
+    throw new UsageError(`--store must be file, redis://HOST:PORT[/DB] or redis-sentinel://HOST:PORT[,HOST:PORT...]/MASTER_NAME[/DB]: ${(error as Error).message}`);
   }
+}
+
+/** --store-replicas and its timeout (the server's and the keys command's); replicas only with Redis. */
+export function replicasOption(store: ServerOptions['store'], count: string | undefined, timeout: string | undefined): StoreReplicas {
+  const replicas = {
+    count: integerFlag('store-replicas', count, 0, 0, 100),
+    timeoutMs: integerFlag('store-replicas-timeout', timeout, REPLICAS_TIMEOUT_MS.default, 1, REPLICAS_TIMEOUT_MS.max),
+  };
+  if (replicas.count > 0 && store === 'file') throw new UsageError('--store-replicas counts Redis replicas: give --store redis://... or redis-sentinel://...');
+  return replicas;
 }
 
 function url(name: string, text: string): string {
@@ -128,12 +156,14 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
     return text === undefined ? fallback : parse(text);
   };
   const integer = (flag: keyof typeof FLAGS, fallback: number, min: number, max: number) => integerFlag(flag, get(flag), fallback, min, max);
+  const store = maybe('store', storeOption, d.store);
   const options: ServerOptions = {
     port: integer('port', d.port, 0, 65535),
     host: get('host') ?? d.host,
     snapshotDir: get('snapshot') ?? d.snapshotDir,
     stateDir: get('state') ?? d.stateDir,
-    store: maybe('store', storeOption, d.store),
+    store,
+    storeReplicas: replicasOption(store, get('store-replicas'), get('store-replicas-timeout')),
     critptUpstream: maybe('critpt-upstream', (t) => url('critpt-upstream', t), d.critptUpstream),
     critptTimeoutSeconds: integer('critpt-timeout', d.critptTimeoutSeconds, 1, 24 * 3600),
     critptMaxBodyBytes: integer('critpt-max-body-mb', d.critptMaxBodyBytes / MIB, 1, 1024) * MIB,

@@ -9,6 +9,12 @@
  * ids scored by when their lease ends). A server that dies mid-grading cannot hold a slot for
  * ever: its lease runs out and the slot is free again.
  *
+ * With --store-replicas the steps that count (take, reserve, commit, merge) are confirmed on
+ * that many replicas before they settle (RedisClient.evalReplicated: WAIT in the same write);
+ * one that is not is a 503 (NOREPLICAS), never an answer whose count a failover could lose.
+ * `status` writes nothing and `release` only gives back (a lost one is taken back by the
+ * lease): neither waits.
+ *
  * Time is the servers' clock (passed to the script), as with the file store, so tests can move
  * it; servers sharing a Redis must keep their clocks in sync (NTP), as any fixed window needs.
  */
@@ -106,6 +112,9 @@ const OPERATIONS: readonly Operation[] = ['status', 'take', 'reserve', 'commit',
 /** Each step is a command of its own to the refusal watch: with memory full `status` runs and `take` is refused. */
 const COMMAND_NAMES = Object.fromEntries(OPERATIONS.map((op) => [op, `quota ${op}`])) as Record<Operation, string>;
 
+/** The steps whose writes a client's answer rests on (see the top of this file). */
+const COUNTS: ReadonlySet<Operation> = new Set(['take', 'reserve', 'commit', 'merge']);
+
 export class RedisQuota implements QuotaCounter {
   private readonly watch: RefusalWatch;
   /** Per step, made once: the request path builds no closure to fail with. */
@@ -122,7 +131,9 @@ export class RedisQuota implements QuotaCounter {
   /** One step of the script; Redis's own errors (RedisUnavailable, RedisCommandError) pass through. */
   private async script(op: Operation, kind: QuotaKind, scope: string, limit: number, id = '', extra: number | string = ''): Promise<{ allowed: boolean; status: QuotaStatus }> {
     const now = this.options.clock.now();
-    const reply = await this.client.eval(QUOTA_SCRIPT, redisKeysOf(kind, scope), [op, now, limit, WINDOW_MS, id, extra]);
+    const args = [op, now, limit, WINDOW_MS, id, extra];
+    const keys = redisKeysOf(kind, scope);
+    const reply = await (COUNTS.has(op) ? this.client.evalReplicated(QUOTA_SCRIPT, keys, args) : this.client.eval(QUOTA_SCRIPT, keys, args));
     this.watch.answered(COMMAND_NAMES[op]);
     const [allowed, count, held, start] = reply as number[];
     const remaining = Math.max(0, limit - count - held);

@@ -13,6 +13,8 @@
 import { createHash } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import { encodeCommand, RespError, RespParser, RespProtocolError, type Reply } from './resp.ts';
+import { refusalCode } from './refusals.ts';
+import { SentinelResolver, type Endpoint, type SentinelTarget } from './sentinel.ts';
 
 export interface RedisAddress {
   host: string;
@@ -22,6 +24,8 @@ export interface RedisAddress {
   password: string | null;
   /** `host:port/db`, never the password: for messages and logs. */
   label: string;
+  /** Set for `redis-sentinel://`: the primary is asked of these sentinels at each connection (host and port are unused). */
+  sentinel?: SentinelTarget;
 }
 
 /** `redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]`; throws Error saying what is wrong. */
@@ -45,6 +49,12 @@ export function parseRedisUrl(text: string): RedisAddress {
 export class RedisUnavailable extends Error {}
 /** Redis answered the command with an error. */
 export class RedisCommandError extends Error {}
+/**
+ * Fewer replicas than asked acknowledged a write in time (WAIT): it ran on the primary but may
+ * be lost in a failover. Worded with Redis's own code for this (NOREPLICAS), so the refusal
+ * watch (src/redis/refusals.ts) reports it as it reports `min-replicas-to-write`.
+ */
+export class RedisNotReplicated extends RedisCommandError {}
 
 /** A Lua script, sent by its SHA-1 and in full only when Redis does not know it yet. */
 export class LuaScript {
@@ -64,6 +74,17 @@ export interface RedisClientOptions {
   log?: (line: string) => void;
   /** Called each time a connection is ready for commands, the first and every reconnection: what a restarted Redis may have changed is checked again. */
   connected?: () => void;
+  /**
+   * Where to connect, asked at every connection attempt (default: the address's host and port,
+   * or its sentinels' current primary for `redis-sentinel://`). A rejection is a failed attempt.
+   */
+  resolve?: () => Promise<Endpoint>;
+  /**
+   * Writes that count (sendReplicated, evalReplicated) are followed in the same write by
+   * `WAIT count timeoutMs`, and fail with RedisNotReplicated unless `count` replicas acknowledged
+   * them (default count 0: no WAIT).
+   */
+  replicas?: { count: number; timeoutMs: number };
 }
 
 interface Waiting {
@@ -90,12 +111,28 @@ export class RedisClient {
   private readonly backoff: { first: number; max: number };
   private firstAttempt: Promise<void>;
   private endFirstAttempt: () => void = () => {};
+  private readonly resolve: () => Promise<Endpoint>;
+  /** Following a sentinel's primary: the handshake checks ROLE, and READONLY means it was demoted. */
+  private readonly followsSentinel: boolean;
+  /** Where the current (or last) connection went, for messages. */
+  private endpoint = '';
+  private readonly replicas: { count: number; timeoutMs: number };
+  /** The WAIT that follows this turn's writes, shared by every write of the turn (one WAIT a write, not one a request). */
+  private turnWait: { promise: Promise<number>; resolve: (n: number) => void; reject: (e: Error) => void } | null = null;
 
   constructor(private readonly options: RedisClientOptions) {
     this.timeoutMs = options.commandTimeoutMs ?? 2000;
     this.backoff = options.backoffMs ?? { first: 50, max: 1000 };
     this.retryMs = this.backoff.first;
     this.firstAttempt = new Promise((resolve) => (this.endFirstAttempt = resolve));
+    const { address } = options;
+    this.followsSentinel = address.sentinel !== undefined;
+    this.replicas = options.replicas ?? { count: 0, timeoutMs: 0 };
+    if (options.resolve) this.resolve = options.resolve;
+    else if (address.sentinel) {
+      const sentinels = new SentinelResolver(address.sentinel, this.timeoutMs);
+      this.resolve = () => sentinels.primary();
+    } else this.resolve = () => Promise.resolve({ host: address.host, port: address.port });
     // One timer for all commands: replies come in order, so only the oldest can be late first.
     this.watchdog = setInterval(() => this.checkDeadline(), Math.max(10, Math.floor(this.timeoutMs / 4)));
     this.watchdog.unref();
@@ -133,6 +170,55 @@ export class RedisClient {
     }
   }
 
+  /** A write that counts: with `replicas`, answered only once that many replicas have it (see evalReplicated). */
+  sendReplicated(args: readonly (string | number)[]): Promise<Reply> {
+    return this.replicated(() => this.send(args));
+  }
+
+  /**
+   * A script that counts: with `replicas`, `WAIT` follows it in the same write (one round trip
+   * of latency, not two), and the reply is given only when enough replicas acknowledged;
+   * RedisNotReplicated otherwise. WAIT waits for everything this connection wrote before it, so
+   * one WAIT at the end of a turn's write confirms every script in it.
+   */
+  async evalReplicated(script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<Reply> {
+    try {
+      return await this.replicated(() => this.send(['EVALSHA', script.sha, keys.length, ...keys, ...args]));
+    } catch (error) {
+      if (!(error instanceof RedisCommandError && error.message.includes('NOSCRIPT'))) throw error;
+      return this.replicated(() => this.send(['EVAL', script.source, keys.length, ...keys, ...args]));
+    }
+  }
+
+  private async replicated(send: () => Promise<Reply>): Promise<Reply> {
+    const { count, timeoutMs } = this.replicas;
+    if (count === 0) return send();
+    const [reply, acknowledged] = await Promise.allSettled([send(), this.waitAfterTurn()]);
+    if (reply.status === 'rejected') throw reply.reason;
+    if (acknowledged.status === 'rejected') throw acknowledged.reason;
+    if (acknowledged.value < count) {
+      throw new RedisNotReplicated(`redis WAIT: NOREPLICAS the count could not be confirmed on ${count} replica${count === 1 ? '' : 's'} (${acknowledged.value} acknowledged within ${timeoutMs} ms)`);
+    }
+    return reply.value;
+  }
+
+  /** How many replicas acknowledged this turn's writes: the WAIT written after them (see enqueue). */
+  private waitAfterTurn(): Promise<number> {
+    if (!this.ready || !this.socket || !this.corked) return Promise.reject(new RedisUnavailable(`redis WAIT: ${this.problem() ?? 'not connected'}`));
+    if (!this.turnWait) {
+      let resolve: (n: number) => void = () => {};
+      let reject: (e: Error) => void = () => {};
+      const promise = new Promise<number>((yes, no) => ((resolve = yes), (reject = no)));
+      this.turnWait = { promise, resolve, reject };
+    }
+    return this.turnWait.promise;
+  }
+
+  /** Drop the connection and find the primary again (the health probe saw it demoted). */
+  reconnect(reason: string): void {
+    this.drop(reason);
+  }
+
   /** Close the connection and stop reconnecting; waiting commands fail. */
   close(): void {
     this.closed = true;
@@ -150,6 +236,7 @@ export class RedisClient {
         this.corked = true;
         socket.cork();
         process.nextTick(() => {
+          this.writeTurnWait(socket);
           this.corked = false;
           socket.uncork();
         });
@@ -158,10 +245,29 @@ export class RedisClient {
     });
   }
 
+  /** The turn's WAIT, last in its write, when a write that counts asked for one. */
+  private writeTurnWait(socket: Socket): void {
+    const turn = this.turnWait;
+    if (!turn) return;
+    this.turnWait = null;
+    if (socket !== this.socket) return turn.reject(new RedisUnavailable(`redis WAIT: ${this.problem() ?? 'connection lost'}`));
+    const { count, timeoutMs } = this.replicas;
+    this.waiting.push({ name: 'WAIT', sentAt: performance.now(), resolve: (n) => turn.resolve(Number(n)), reject: turn.reject });
+    socket.write(encodeCommand(['WAIT', count, timeoutMs]));
+  }
+
   private connect(): void {
     this.retryTimer = null;
     if (this.closed) return;
-    const { host, port } = this.options.address;
+    this.resolve().then(
+      (endpoint) => this.open(endpoint),
+      (error: Error) => this.retryLater(error.message),
+    );
+  }
+
+  private open({ host, port }: Endpoint): void {
+    if (this.closed) return;
+    this.endpoint = `${host.includes(':') ? `[${host}]` : host}:${port}`;
     const socket = connect({ host, port });
     this.socket = socket;
     socket.setNoDelay(true);
@@ -190,9 +296,14 @@ export class RedisClient {
     const steps: (string | number)[][] = [];
     if (password !== null) steps.push(username === null ? ['AUTH', password] : ['AUTH', username, password]);
     if (db !== 0) steps.push(['SELECT', db]);
-    steps.push(['PING']);
+    // A sentinel's answer may be stale (a failover under way, a primary since demoted).
+    steps.push(this.followsSentinel ? ['ROLE'] : ['PING']);
     try {
-      await Promise.all(steps.map((step) => this.enqueue(socket, String(step[0]), step)));
+      const replies = await Promise.all(steps.map((step) => this.enqueue(socket, String(step[0]), step)));
+      const role = replies.at(-1);
+      if (this.followsSentinel && !(Array.isArray(role) && role[0] === 'master')) {
+        throw new Error(`${this.endpoint}, named by the sentinels, is not the primary (ROLE ${Array.isArray(role) ? role[0] : role}); asking them again`);
+      }
     } catch (error) {
       socket.destroy(error as Error);
       return;
@@ -201,7 +312,8 @@ export class RedisClient {
     this.ready = true;
     this.failure = null;
     this.retryMs = this.backoff.first;
-    if (this.loggedFailure !== null) this.options.log?.(`redis: connected to ${this.options.address.label} again`);
+    const where = this.followsSentinel ? `${this.options.address.label} (primary ${this.endpoint})` : this.options.address.label;
+    if (this.loggedFailure !== null) this.options.log?.(`redis: connected to ${where} again`);
     this.loggedFailure = null;
     this.endFirstAttempt();
     this.options.connected?.();
@@ -216,6 +328,12 @@ export class RedisClient {
     this.failWaiting(reason);
     this.parser.reset();
     socket.destroy();
+    this.retryLater(reason);
+  }
+
+  /** A connection ended or could not be made: report it once, try again after a pause. */
+  private retryLater(reason: string): void {
+    this.failure = reason;
     this.endFirstAttempt();
     if (this.closed) return;
     if (this.loggedFailure !== reason) {
@@ -249,7 +367,12 @@ export class RedisClient {
       this.waiting = this.waiting.slice(this.head);
       this.head = 0;
     }
-    if (reply instanceof RespError) w.reject(new RedisCommandError(`redis ${w.name}: ${reply.message}`));
+    if (reply instanceof RespError && this.followsSentinel && refusalCode(reply.message) === 'READONLY') {
+      // The primary was demoted (it came back as a replica after a failover): find the new one.
+      const reason = `${this.endpoint} is a read-only replica now, no longer the primary; asking the sentinels again`;
+      w.reject(new RedisUnavailable(`redis ${w.name}: ${reason} (the command did not run)`));
+      this.drop(reason);
+    } else if (reply instanceof RespError) w.reject(new RedisCommandError(`redis ${w.name}: ${reply.message}`));
     else w.resolve(reply);
   }
 

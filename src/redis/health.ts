@@ -10,6 +10,9 @@
  *   and reports. Read from `INFO memory`, not CONFIG, which managed Redis often disables.
  * - That writes work and the store's scripts run (src/redis/refusals.ts ends what they prove gone).
  * - The store's own check (the key store's marker, src/keys/redis.ts), in the same round.
+ * - With Sentinel, that it still talks to the primary (ROLE): one demoted while no write came
+ *   would otherwise keep the connection; a replica is dropped and the sentinels asked again.
+ *   The probe's write is confirmed on the replicas as counts are (--store-replicas).
  *
  * A round is a few commands sent in one write, pipelined beside the requests' on the one
  * connection; nothing waits for it.
@@ -116,11 +119,16 @@ export class RedisHealth {
   private async probe(): Promise<void> {
     const { client, conditions, refusals, probeKey, storeCheck } = this.options;
     // Sent in this turn, so in one write; replies come in order with the requests' beside them.
-    const [policy, store, write] = await Promise.allSettled([
+    const [policy, store, write, role] = await Promise.allSettled([
       readEvictionPolicy(client),
       storeCheck(),
-      client.send(['SET', probeKey, this.probeValue, 'PX', PROBE_KEY_TTL_MS]),
+      client.sendReplicated(['SET', probeKey, this.probeValue, 'PX', PROBE_KEY_TTL_MS]),
+      client.address.sentinel ? client.send(['ROLE']) : null,
     ]);
+    if (role.status === 'fulfilled' && Array.isArray(role.value) && role.value[0] !== 'master') {
+      client.reconnect(`it is a ${String(role.value[0])} now, no longer the primary (ROLE); asking the sentinels again`);
+      return;
+    }
     if (policy.status === 'fulfilled') {
       if (policy.value === null) conditions.end(POLICY_CONDITION);
       else conditions.begin(POLICY_CONDITION, policy.value);

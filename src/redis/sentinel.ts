@@ -1,0 +1,130 @@
+/**
+ * Redis Sentinel: which Redis is the primary of a monitored set, asked of the sentinels at each
+ * connection (src/redis/client.ts calls `primary()` before every attempt, the first and each
+ * reconnection). A failover thus needs nothing of the servers: the connection to the old primary
+ * ends (it died, or answers READONLY once demoted, or its ROLE is no longer master), and the
+ * next attempt asks the sentinels again.
+ *
+ * Each question is a connection of its own, closed after the answer and given a deadline, so a
+ * sentinel that hangs costs one deadline, and the next one is asked. The credentials of the URL
+ * are the data Redis's: nothing is sent to a sentinel but the question, so sentinels without a
+ * password (the usual setup, on a private network) need nothing more.
+ */
+import { connect } from 'node:net';
+import type { RedisAddress } from './client.ts';
+import { encodeCommand, RespError, RespParser, RespProtocolError, type Reply } from './resp.ts';
+
+export interface Endpoint {
+  host: string;
+  port: number;
+}
+
+export interface SentinelTarget {
+  /** The name the sentinels monitor the primary under (`sentinel monitor NAME ...`). */
+  masterName: string;
+  sentinels: readonly Endpoint[];
+}
+
+/** Sentinel's own port, when a URL gives none. */
+const SENTINEL_PORT = 26379;
+
+function hostLabel({ host, port }: Endpoint): string {
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/** `HOST:PORT` or `[IPV6]:PORT` (port optional: 26379). */
+function parseNode(text: string): Endpoint {
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]\s]+))(?::(\d{1,5}))?$/.exec(text);
+  if (!match) throw new Error(`a sentinel is HOST:PORT, got ${JSON.stringify(text)}`);
+  const port = match[3] === undefined ? SENTINEL_PORT : Number(match[3]);
+  if (port < 1 || port > 65535) throw new Error(`a port is 1 to 65535, got ${port}`);
+  return { host: match[1] ?? match[2], port };
+}
+
+/**
+ * `redis-sentinel://[[USER]:PASSWORD@]HOST:PORT[,HOST:PORT...]/MASTER_NAME[/DB]`; throws Error
+ * saying what is wrong. Parsed by hand: a WHATWG URL takes no list of hosts.
+ */
+export function parseSentinelUrl(text: string): RedisAddress {
+  const match = /^redis-sentinel:\/\/(?:([^@/]*)@)?([^/@]*)(?:\/([^/]*))?(?:\/([^/]*))?$/.exec(text);
+  if (!match) throw new Error(`a Sentinel URL is redis-sentinel://HOST:PORT[,HOST:PORT...]/MASTER_NAME[/DB], got ${JSON.stringify(text)}`);
+  const [, userinfo, hosts, name, dbText] = match;
+  if (!hosts) throw new Error('a Sentinel URL needs at least one sentinel HOST:PORT');
+  const sentinels = hosts.split(',').map(parseNode);
+  if (!name) throw new Error('a Sentinel URL names the monitored primary: redis-sentinel://HOST:PORT/MASTER_NAME');
+  const masterName = decodeURIComponent(name);
+  if (dbText !== undefined && !/^\d{1,4}$/.test(dbText)) throw new Error(`the database is a number (.../MASTER_NAME/DB), got ${JSON.stringify(dbText)}`);
+  const db = Number(dbText ?? '0');
+  let username: string | null = null;
+  let password: string | null = null;
+  if (userinfo !== undefined) {
+    const colon = userinfo.indexOf(':');
+    if (colon < 0) throw new Error('credentials are [USER]:PASSWORD@ (the password after a colon)');
+    username = userinfo.slice(0, colon) ? decodeURIComponent(userinfo.slice(0, colon)) : null;
+    password = userinfo.slice(colon + 1) ? decodeURIComponent(userinfo.slice(colon + 1)) : null;
+  }
+  const label = `${masterName} via sentinel${sentinels.length === 1 ? '' : 's'} ${sentinels.map(hostLabel).join(',')}/${db}`;
+  // host and port are the first sentinel's only so the address is whole; the client asks for the primary.
+  return { host: sentinels[0].host, port: sentinels[0].port, db, username, password, label, sentinel: { masterName, sentinels } };
+}
+
+/** One command on a connection of its own, closed once answered; rejects after `timeoutMs`. */
+export function askOnce(node: Endpoint, args: readonly (string | number)[], timeoutMs: number): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: node.host, port: node.port });
+    const timer = setTimeout(() => socket.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    const parser = new RespParser((reply) => {
+      clearTimeout(timer);
+      resolve(reply);
+      socket.destroy();
+    });
+    socket.on('data', (chunk: Buffer) => {
+      try {
+        parser.push(chunk);
+      } catch (error) {
+        if (!(error instanceof RespProtocolError)) throw error;
+        socket.destroy(error);
+      }
+    });
+    // After an answer these settle nothing: a promise settles once.
+    socket.on('error', (error) => reject(error));
+    socket.on('close', () => {
+      clearTimeout(timer);
+      reject(new Error('connection closed'));
+    });
+    socket.write(encodeCommand(args));
+  });
+}
+
+/** Finds the current primary by asking the sentinels in turn; the last one that answered is asked first. */
+export class SentinelResolver {
+  private order: Endpoint[];
+
+  constructor(
+    private readonly target: SentinelTarget,
+    private readonly timeoutMs: number,
+  ) {
+    this.order = [...target.sentinels];
+  }
+
+  /** The primary's address, from the first sentinel that names one; rejects naming each sentinel's failure. */
+  async primary(): Promise<Endpoint> {
+    const { masterName } = this.target;
+    const failures: string[] = [];
+    for (const node of [...this.order]) {
+      let reply: Reply;
+      try {
+        reply = await askOnce(node, ['SENTINEL', 'GET-MASTER-ADDR-BY-NAME', masterName], this.timeoutMs);
+      } catch (error) {
+        failures.push(`${hostLabel(node)}: ${(error as Error).message}`);
+        continue;
+      }
+      if (Array.isArray(reply) && reply.length === 2 && typeof reply[0] === 'string' && Number(reply[1]) > 0) {
+        this.order = [node, ...this.order.filter((other) => other !== node)];
+        return { host: reply[0], port: Number(reply[1]) };
+      }
+      failures.push(`${hostLabel(node)}: ${reply instanceof RespError ? reply.message : `monitors no primary named ${masterName}`}`);
+    }
+    throw new Error(`no sentinel names a primary for ${masterName} (${failures.join('; ')})`);
+  }
+}
