@@ -3,7 +3,7 @@
  * reads process.argv or process.env.
  */
 import { DEFAULT_LIMITS, type QuotaLimits } from './quota/scopes.ts';
-import { parseRedisUrl, type RedisAddress } from './redis/client.ts';
+import { parseRedisUrl, type RedisAddress, type ReplicaConfirmation } from './redis/client.ts';
 import { parseSentinelUrl } from './redis/sentinel.ts';
 import { integerFlag, parseFlags, UsageError } from './shared/flags.ts';
 
@@ -46,10 +46,7 @@ export interface ServerOptions {
   quiet: boolean;
 }
 
-export interface StoreReplicas {
-  count: number;
-  timeoutMs: number;
-}
+export type StoreReplicas = ReplicaConfirmation;
 
 const MIB = 1024 * 1024;
 

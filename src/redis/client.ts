@@ -13,7 +13,6 @@
 import { createHash } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import { encodeCommand, RespError, RespParser, RespProtocolError, type Reply } from './resp.ts';
-import { refusalCode } from './refusals.ts';
 import { SentinelResolver, type Endpoint, type SentinelTarget } from './sentinel.ts';
 
 export interface RedisAddress {
@@ -47,6 +46,15 @@ export function parseRedisUrl(text: string): RedisAddress {
 
 /** The connection is down or a reply did not come in time: the command may or may not have run. */
 export class RedisUnavailable extends Error {}
+/** A replica's refusal to write, as Redis words it (in a script: `... -READONLY You can't write ...`). */
+const READONLY = /(?:^|\W)-?READONLY\b/;
+
+/** How many replicas must acknowledge each write that counts (WAIT), and how long it may wait for them. */
+export interface ReplicaConfirmation {
+  count: number;
+  timeoutMs: number;
+}
+
 /** Redis answered the command with an error. */
 export class RedisCommandError extends Error {}
 /**
@@ -84,7 +92,7 @@ export interface RedisClientOptions {
    * `WAIT count timeoutMs`, and fail with RedisNotReplicated unless `count` replicas acknowledged
    * them (default count 0: no WAIT).
    */
-  replicas?: { count: number; timeoutMs: number };
+  replicas?: ReplicaConfirmation;
 }
 
 interface Waiting {
@@ -116,7 +124,7 @@ export class RedisClient {
   private readonly followsSentinel: boolean;
   /** Where the current (or last) connection went, for messages. */
   private endpoint = '';
-  private readonly replicas: { count: number; timeoutMs: number };
+  private readonly replicas: ReplicaConfirmation;
   /** The WAIT that follows this turn's writes, shared by every write of the turn (one WAIT a write, not one a request). */
   private turnWait: { promise: Promise<number>; resolve: (n: number) => void; reject: (e: Error) => void } | null = null;
 
@@ -367,7 +375,7 @@ export class RedisClient {
       this.waiting = this.waiting.slice(this.head);
       this.head = 0;
     }
-    if (reply instanceof RespError && this.followsSentinel && refusalCode(reply.message) === 'READONLY') {
+    if (reply instanceof RespError && this.followsSentinel && READONLY.test(reply.message)) {
       // The primary was demoted (it came back as a replica after a failover): find the new one.
       const reason = `${this.endpoint} is a read-only replica now, no longer the primary; asking the sentinels again`;
       w.reject(new RedisUnavailable(`redis ${w.name}: ${reason} (the command did not run)`));

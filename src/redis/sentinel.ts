@@ -11,7 +11,6 @@
  * password (the usual setup, on a private network) need nothing more.
  */
 import { connect } from 'node:net';
-import type { RedisAddress } from './client.ts';
 import { encodeCommand, RespError, RespParser, RespProtocolError, type Reply } from './resp.ts';
 
 export interface Endpoint {
@@ -23,6 +22,17 @@ export interface SentinelTarget {
   /** The name the sentinels monitor the primary under (`sentinel monitor NAME ...`). */
   masterName: string;
   sentinels: readonly Endpoint[];
+}
+
+/** A RedisAddress (src/redis/client.ts, which imports this module) whose primary the sentinels name. */
+export interface SentinelAddress {
+  host: string;
+  port: number;
+  db: number;
+  username: string | null;
+  password: string | null;
+  label: string;
+  sentinel: SentinelTarget;
 }
 
 /** Sentinel's own port, when a URL gives none. */
@@ -45,7 +55,7 @@ function parseNode(text: string): Endpoint {
  * `redis-sentinel://[[USER]:PASSWORD@]HOST:PORT[,HOST:PORT...]/MASTER_NAME[/DB]`; throws Error
  * saying what is wrong. Parsed by hand: a WHATWG URL takes no list of hosts.
  */
-export function parseSentinelUrl(text: string): RedisAddress {
+export function parseSentinelUrl(text: string): SentinelAddress {
   const match = /^redis-sentinel:\/\/(?:([^@/]*)@)?([^/@]*)(?:\/([^/]*))?(?:\/([^/]*))?$/.exec(text);
   if (!match) throw new Error(`a Sentinel URL is redis-sentinel://HOST:PORT[,HOST:PORT...]/MASTER_NAME[/DB], got ${JSON.stringify(text)}`);
   const [, userinfo, hosts, name, dbText] = match;

@@ -17,8 +17,7 @@ import type { QuotaLimits } from '../../quota/scopes.ts';
 import { readWindows } from '../../quota/book.ts';
 import type { QuotaKind } from '../../quota/window.ts';
 import { readCounts } from '../../quota/replay.ts';
-import type { StoreReplicas } from '../../config.ts';
-import { RedisClient, RedisCommandError, RedisUnavailable, type RedisAddress } from '../../redis/client.ts';
+import { RedisClient, RedisCommandError, RedisUnavailable, type RedisAddress, type ReplicaConfirmation } from '../../redis/client.ts';
 import { RedisKeys } from '../redis.ts';
 import { RedisQuota } from '../../quota/redis.ts';
 
@@ -54,7 +53,7 @@ export interface RedisAdmin extends KeyAdmin {
   migrate(stateDir: string): Promise<string>;
 }
 
-export async function redisAdmin(address: RedisAddress, clock: Clock = systemClock, replicas?: StoreReplicas): Promise<RedisAdmin> {
+export async function redisAdmin(address: RedisAddress, clock: Clock = systemClock, replicas?: ReplicaConfirmation): Promise<RedisAdmin> {
   const client = new RedisClient({ address, replicas, commandTimeoutMs: 10_000 });
   await client.started();
   const problem = client.problem();
