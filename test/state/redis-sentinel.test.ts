@@ -1,0 +1,224 @@
+/**
+ * Servers on a Redis that Sentinel watches (`--store redis-sentinel://...`), against real
+ * redis-servers and redis-sentinels: the primary found through the sentinels, by the server and
+ * the keys command; a failover under load (the primary SIGKILLed) answered with 503s, never a
+ * 500 or a hang, and survived with no one's help; with --store-replicas 1 no 200 whose count
+ * the promoted replica lacks, and never more 200s than the quota; a primary demoted to replica
+ * (SENTINEL FAILOVER) answering READONLY makes the server ask the sentinels again, with no
+ * READONLY refusal reported. Nothing is timed: the test waits for states (hang guards only).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { DEFAULT_OPTIONS, type ServerOptions } from '../../src/config.ts';
+import { parseSentinelUrl } from '../../src/redis/sentinel.ts';
+import { startServer, type RunningServer } from '../../src/start.ts';
+import { get, type Reply } from '../helpers/http.ts';
+import { keysCommand, type RedisServer } from '../helpers/redis.ts';
+import { ask, SENTINEL_INSTALLED, skipWithoutSentinel, startSentinels, type SentinelSet } from '../helpers/sentinel.ts';
+import { buildFixture } from '../helpers/server.ts';
+import { HANG_GUARD_MS, until } from '../helpers/wait.ts';
+
+const FREE_LIST = '/api/v2/language/models/free';
+const root = mkdtempSync(join(tmpdir(), 'redis-sentinel-'));
+process.on('exit', () => rmSync(root, { recursive: true, force: true }));
+let snapshotDir = '';
+
+interface Started {
+  server: RunningServer;
+  /** Everything it logged, in order. */
+  lines: string[];
+}
+
+async function serve(set: SentinelSet, options: Partial<ServerOptions> = {}, redisProbeMs = 20): Promise<Started> {
+  if (!snapshotDir) ({ snapshotDir } = await buildFixture(root));
+  const lines: string[] = [];
+  const server = await startServer(
+    { ...DEFAULT_OPTIONS, port: 0, snapshotDir, stateDir: join(root, 'unused-state'), store: parseSentinelUrl(set.url), quiet: true, ...options },
+    { log: (line) => lines.push(line), logError: (line) => lines.push(line), redisProbeMs },
+  );
+  return { server, lines };
+}
+
+async function createKey(set: SentinelSet, org: string, ...args: string[]): Promise<string> {
+  const made = await keysCommand('create', '--tier', 'commercial', '--org', org, '--json', '--store', set.url, ...args);
+  assert.is(made.status, 0, made.stderr);
+  return (JSON.parse(made.stdout) as { key: string }).key;
+}
+
+/** A request that must be answered: a hang fails the test (a guard, not a bound). */
+function answered(url: string, path: string, key?: string): Promise<Reply> {
+  let timer: NodeJS.Timeout | undefined;
+  const guard = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${path} got no answer in ${HANG_GUARD_MS / 1000} s (a hang guard)`)), HANG_GUARD_MS)));
+  return Promise.race([get(url, path, key), guard]).finally(() => clearTimeout(timer));
+}
+
+/** The count of an org's data window in this Redis, read directly (0 when it has none). */
+async function countIn(node: RedisServer, org: string): Promise<number> {
+  const keys = (await ask(node.port, 'KEYS', `bda:quota:*org:${org}`)) as string[];
+  let total = 0;
+  for (const key of keys) total += Number(await ask(node.port, 'HGET', key, 'count'));
+  return total;
+}
+
+async function untilReady(url: string, what: string): Promise<void> {
+  await until(async () => (await answered(url, '/readyz')).status === 200, what, HANG_GUARD_MS, 20);
+}
+
+/** Requests from `clients` loops until `stop` is set, their statuses tallied. */
+function load(url: string, key: string, clients: number) {
+  const tally = { ok: 0, unavailable: 0, limited: 0, other: [] as string[], stop: false };
+  const done = Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (!tally.stop) {
+        const reply = await answered(url, FREE_LIST, key);
+        if (reply.status === 200) tally.ok++;
+        else if (reply.status === 429) tally.limited++;
+        else if (reply.status === 503) {
+          tally.unavailable++;
+          assert.not.ok('data' in reply.json(), 'no data in a 503');
+        } else tally.other.push(`${reply.status} ${reply.text.slice(0, 200)}`);
+        // Each client gives the others (and the sentinels) a turn: a 503 comes back at once.
+        if (reply.status !== 200) await new Promise((r) => setTimeout(r, 5));
+      }
+    }),
+  );
+  return { tally, stop: async () => ((tally.stop = true), await done) };
+}
+
+const NAMES = {
+  discovery: 'should find the primary through the sentinels: keyed requests counted in it, keys made by the keys command over the sentinel URL honoured',
+  demoted: 'should ask the sentinels again when its primary is demoted (SENTINEL FAILOVER) and answers READONLY, reporting no READONLY refusal',
+  failover: 'should answer 503 (never 500, never a hang) while the primary is killed and replaced, and serve again by itself',
+  replicated: 'should never serve a 200 the promoted replica has not counted with --store-replicas 1, nor more 200s than the quota',
+};
+
+const discovery = suite('a server on a primary Sentinel names');
+const failover = suite('a server through a Sentinel failover under load');
+
+if (!SENTINEL_INSTALLED) {
+  skipWithoutSentinel(discovery, [NAMES.discovery, NAMES.demoted]);
+  skipWithoutSentinel(failover, [NAMES.failover, NAMES.replicated]);
+} else {
+  let set: SentinelSet;
+  discovery.before(async () => {
+    [set] = await Promise.all([startSentinels({ replicas: 1 }), snapshotDir ? null : buildFixture(root).then((b) => (snapshotDir = b.snapshotDir))]);
+  });
+  discovery.after(async () => {
+    await set?.close();
+  });
+
+  discovery(NAMES.discovery, async () => {
+    const key = await createKey(set, 'findco');
+    const { server } = await serve(set);
+    try {
+      for (let i = 0; i < 3; i++) assert.is((await answered(server.url, FREE_LIST, key)).status, 200);
+      const [primary, replica] = set.nodes;
+      assert.is(await countIn(primary, 'findco'), 3, 'counted in the primary the sentinels name');
+      assert.is((await answered(server.url, '/readyz')).status, 200);
+      // The keys command's changes went to the primary too (the replica has them by replication).
+      assert.is(Number(await ask(primary.port, 'HLEN', 'bda:keys')), 1);
+      assert.equal(await ask(replica.port, 'ROLE').then((role) => (role as string[])[0]), 'slave');
+    } finally {
+      await server.close();
+    }
+  });
+
+  discovery(NAMES.demoted, async () => {
+    const key = await createKey(set, 'demoteco');
+    // No probe after the first round: a request's write is what meets READONLY.
+    const { server, lines } = await serve(set, {}, 600_000);
+    try {
+      const old = await set.primary();
+      assert.is((await answered(server.url, FREE_LIST, key)).status, 200);
+      assert.equal(await ask(set.sentinelPorts[0], 'SENTINEL', 'FAILOVER', set.name), 'OK');
+      await until(async () => (await set.primary()) !== old, 'the sentinels name the replica primary');
+      // The old primary becomes a replica of the new one (the sentinels reconfigure it).
+      await until(async () => ((await ask(old.port, 'ROLE')) as string[])[0] === 'slave', 'the old primary is a replica');
+      const statuses: number[] = [];
+      await until(async () => {
+        const reply = await answered(server.url, FREE_LIST, key);
+        statuses.push(reply.status);
+        return reply.status === 200;
+      }, () => `the server serves again (statuses ${statuses.join(',')})`, HANG_GUARD_MS, 20);
+      assert.ok(statuses.every((s) => s === 200 || s === 503), `only 200s and 503s: ${statuses.join(',')}`);
+      const now = await set.primary();
+      assert.ok((await countIn(now, 'demoteco')) >= 1, 'counted in the new primary');
+      await untilReady(server.url, 'ready again');
+      assert.not.ok(lines.some((line) => /refuses commands \(READONLY\)/.test(line)), `no READONLY refusal reported:\n${lines.join('\n')}`);
+      if (statuses.includes(503)) assert.ok(lines.some((line) => /read-only replica now|no longer the primary|unreachable/.test(line)), `the switch is logged:\n${lines.join('\n')}`);
+      assert.ok(lines.some((line) => new RegExp(`connected to .*\\(primary 127\\.0\\.0\\.1:${now.port}\\) again`).test(line)) || !statuses.includes(503), `the new primary is logged:\n${lines.join('\n')}`);
+    } finally {
+      await server.close();
+    }
+  });
+
+  failover(NAMES.failover, async () => {
+    const own = await startSentinels({ replicas: 1 });
+    try {
+      const key = await createKey(own, 'failco', '--quota', '1000000');
+      const { server, lines } = await serve(own);
+      const running = load(server.url, key, 8);
+      try {
+        await until(() => running.tally.ok >= 100, 'served before the failover');
+        const old = await own.primary();
+        await old.stop('SIGKILL');
+        await until(() => running.tally.unavailable >= 10, 'answered 503 during the failover');
+        const notReady = await answered(server.url, '/readyz');
+        if (notReady.status === 503) assert.match(String(notReady.json().details.reason), /via sentinels/);
+        await until(async () => (await own.primary()) !== old, 'the sentinels promote the replica');
+        const before = running.tally.ok;
+        await until(() => running.tally.ok >= before + 100, 'serves again against the promoted replica');
+      } finally {
+        await running.stop();
+      }
+      assert.equal(running.tally.other, []);
+      await untilReady(server.url, 'ready again');
+      assert.ok(lines.some((line) => /unreachable/.test(line)), 'the outage is logged');
+      assert.ok(lines.some((line) => /connected to .* again/.test(line)), 'so is the recovery');
+      // Without --store-replicas counts acknowledged in the last replication lag may be lost: only sanity.
+      const counted = await countIn(await own.primary(), 'failco');
+      assert.ok(counted >= 100 && counted <= running.tally.ok + running.tally.unavailable, `${counted} counted, ${running.tally.ok} served`);
+      await server.close();
+    } finally {
+      await own.close();
+    }
+  });
+
+  failover(NAMES.replicated, async () => {
+    // Two replicas: after the failover the promoted one still has a replica to confirm counts.
+    const own = await startSentinels({ replicas: 2 });
+    const QUOTA = 600;
+    try {
+      const key = await createKey(own, 'waitco', '--quota', String(QUOTA), '--store-replicas', '1');
+      const { server, lines } = await serve(own, { storeReplicas: { count: 1, timeoutMs: 500 } });
+      const running = load(server.url, key, 8);
+      try {
+        await until(() => running.tally.ok >= 150, 'served before the failover');
+        const old = await own.primary();
+        await old.stop('SIGKILL');
+        await until(() => running.tally.unavailable >= 10, 'answered 503 during the failover');
+        await until(async () => (await own.primary()) !== old, 'the sentinels promote a replica');
+        // Served again, until the quota is spent.
+        await until(() => running.tally.limited >= 20, () => `the quota is spent (${JSON.stringify(running.tally)})`);
+      } finally {
+        await running.stop();
+      }
+      assert.equal(running.tally.other, []);
+      await untilReady(server.url, 'ready again');
+      const counted = await countIn(await own.primary(), 'waitco');
+      assert.ok(counted >= running.tally.ok, `${counted} counted in the promoted replica < ${running.tally.ok} served: a 200 was not counted`);
+      assert.ok(running.tally.ok <= QUOTA, `${running.tally.ok} served > the quota of ${QUOTA}`);
+      assert.is(counted, QUOTA, 'the quota was spent in the new primary');
+      assert.ok(lines.some((line) => /connected to .* again/.test(line)), 'the recovery is logged');
+      await server.close();
+    } finally {
+      await own.close();
+    }
+  });
+}
+
+discovery.run();
+failover.run();
