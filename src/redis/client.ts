@@ -78,7 +78,7 @@ export interface RedisClientOptions {
   commandTimeoutMs?: number;
   /** Reconnection: the first wait, doubled after each failure up to the last (default 50 to 1000 ms). */
   backoffMs?: { first: number; max: number };
-  /** Told when the connection goes down or comes back (once per change, not per retry). */
+  /** Told when the connection goes down or comes back (once per outage, not per retry). */
   log?: (line: string) => void;
   /** Called each time a connection is ready for commands, the first and every reconnection: what a restarted Redis may have changed is checked again. */
   connected?: () => void;
@@ -339,12 +339,16 @@ export class RedisClient {
     this.retryLater(reason);
   }
 
-  /** A connection ended or could not be made: report it once, try again after a pause. */
+  /**
+   * A connection ended or could not be made: try again after a pause. Logged once an outage, not
+   * once a reason: a failover goes through several (the connection reset, the old primary
+   * refusing, the sentinels naming no primary yet); /readyz tells the current one.
+   */
   private retryLater(reason: string): void {
     this.failure = reason;
     this.endFirstAttempt();
     if (this.closed) return;
-    if (this.loggedFailure !== reason) {
+    if (this.loggedFailure === null) {
       this.loggedFailure = reason;
       this.options.log?.(`redis: ${this.options.address.label} unreachable (${reason}); retrying, answering 503 meanwhile`);
     }

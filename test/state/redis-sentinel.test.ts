@@ -3,9 +3,11 @@
  * redis-servers and redis-sentinels: the primary found through the sentinels, by the server and
  * the keys command; a failover under load (the primary SIGKILLed) answered with 503s, never a
  * 500 or a hang, and survived with no one's help; with --store-replicas 1 no 200 whose count
- * the promoted replica lacks, and never more 200s than the quota; a primary demoted to replica
- * (SENTINEL FAILOVER) answering READONLY makes the server ask the sentinels again, with no
- * READONLY refusal reported. Nothing is timed: the test waits for states (hang guards only).
+ * the promoted replica lacks, and never more 200s than the quota; a SENTINEL FAILOVER followed.
+ * And the client itself, its resolver given by the test: a primary demoted behind its back
+ * (REPLICAOF) answers READONLY, which makes it ask again (not a READONLY refusal); a stale answer
+ * naming a replica is refused by ROLE; a count WAITs for its replicas, one WAIT a write.
+ * Nothing is timed: the test waits for states (hang guards only).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,10 +15,11 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_OPTIONS, type ServerOptions } from '../../src/config.ts';
+import { RedisClient, RedisCommandError, RedisNotReplicated, RedisUnavailable } from '../../src/redis/client.ts';
 import { parseSentinelUrl } from '../../src/redis/sentinel.ts';
 import { startServer, type RunningServer } from '../../src/start.ts';
 import { get, type Reply } from '../helpers/http.ts';
-import { keysCommand, type RedisServer } from '../helpers/redis.ts';
+import { keysCommand, REDIS_INSTALLED, skipWithoutRedis, startRedis, type RedisServer } from '../helpers/redis.ts';
 import { ask, SENTINEL_INSTALLED, skipWithoutSentinel, startSentinels, type SentinelSet } from '../helpers/sentinel.ts';
 import { buildFixture } from '../helpers/server.ts';
 import { HANG_GUARD_MS, until } from '../helpers/wait.ts';
@@ -90,13 +93,98 @@ function load(url: string, key: string, clients: number) {
 
 const NAMES = {
   discovery: 'should find the primary through the sentinels: keyed requests counted in it, keys made by the keys command over the sentinel URL honoured',
-  demoted: 'should ask the sentinels again when its primary is demoted (SENTINEL FAILOVER) and answers READONLY, reporting no READONLY refusal',
+  demoted: 'should follow a SENTINEL FAILOVER: the old primary demoted, the promoted replica counts, no READONLY refusal reported',
   failover: 'should answer 503 (never 500, never a hang) while the primary is killed and replaced, and serve again by itself',
   replicated: 'should never serve a 200 the promoted replica has not counted with --store-replicas 1, nor more 200s than the quota',
 };
 
+const CLIENT = {
+  readonly: 'should drop a primary that answers READONLY and connect to the one named next, the command failing as unavailable, not refused',
+  stale: 'should refuse a named Redis whose ROLE is not master, saying so, and ask again',
+  wait: 'should confirm counted writes on N replicas with one WAIT a write, and fail them as NOREPLICAS when fewer acknowledge',
+};
+
+const following = suite('the Redis client following a primary');
 const discovery = suite('a server on a primary Sentinel names');
 const failover = suite('a server through a Sentinel failover under load');
+
+if (!REDIS_INSTALLED) skipWithoutRedis(following, Object.values(CLIENT));
+else {
+  let a: RedisServer;
+  let b: RedisServer;
+  /** The port the test's resolver names, as a sentinel would. */
+  let named = 0;
+  const lines: string[] = [];
+  const open: RedisClient[] = [];
+  const follow = (replicas?: { count: number; timeoutMs: number }) => {
+    // A sentinel address (so the client checks ROLE and READONLY) whose answers the test gives.
+    const address = { ...a.address, label: 'testprimary via sentinel test/0', sentinel: { masterName: 'testprimary', sentinels: [] } };
+    const client = new RedisClient({ address, replicas, backoffMs: { first: 10, max: 50 }, log: (line) => lines.push(line), resolve: async () => ({ host: '127.0.0.1', port: named }) });
+    open.push(client);
+    return client;
+  };
+  following.before(async () => {
+    a = await startRedis();
+    b = await startRedis({ args: ['--replicaof', '127.0.0.1', String(a.port)] });
+    await until(async () => String(await ask(b.port, 'INFO', 'replication')).includes('master_link_status:up'), 'the replica is linked');
+  });
+  following.after(async () => {
+    for (const client of open) client.close();
+    await b?.close();
+    await a?.close();
+  });
+
+  following(CLIENT.readonly, async () => {
+    named = a.port;
+    const client = follow();
+    await client.started();
+    assert.is(await client.send(['SET', 'k', 'a']), 'OK');
+    // Demoted behind its back: b promoted, a made its replica (no connection is closed).
+    await ask(b.port, 'REPLICAOF', 'NO', 'ONE');
+    await ask(a.port, 'REPLICAOF', '127.0.0.1', String(b.port));
+    named = b.port;
+    const error = await client.send(['SET', 'k', 'b']).then(() => null, (e: Error) => e);
+    assert.instance(error, RedisUnavailable);
+    assert.not.instance(error, RedisCommandError);
+    assert.match(error!.message, new RegExp(`127\\.0\\.0\\.1:${a.port} is a read-only replica now`));
+    await until(() => client.problem() === null, 'connected to the one named next');
+    assert.is(await client.send(['SET', 'k', 'c']), 'OK');
+    assert.is(await ask(b.port, 'GET', 'k'), 'c');
+    assert.ok(lines.some((line) => line.includes(`connected to testprimary via sentinel test/0 (primary 127.0.0.1:${b.port}) again`)), lines.join('\n'));
+  });
+
+  following(CLIENT.stale, async () => {
+    // a is b's replica now (the test above); a stale sentinel still names it.
+    named = a.port;
+    const client = follow();
+    await client.started();
+    assert.match(String(client.problem()), new RegExp(`127\\.0\\.0\\.1:${a.port}, named by the sentinels, is not the primary \\(ROLE slave\\); asking them again`));
+    assert.instance(await client.send(['PING']).then(() => null, (e: Error) => e), RedisUnavailable);
+    named = b.port;
+    await until(() => client.problem() === null, 'connected once the primary is named');
+    assert.is(await client.send(['PING']), 'PONG');
+  });
+
+  following(CLIENT.wait, async () => {
+    named = b.port;
+    const confirmed = follow({ count: 1, timeoutMs: 1000 });
+    await confirmed.started();
+    await until(async () => String(await ask(b.port, 'INFO', 'replication')).includes('connected_slaves:1'), 'a replicates b');
+    await ask(b.port, 'CONFIG', 'RESETSTAT');
+    const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => confirmed.sendReplicated(['INCR', `w${i % 5}`])));
+    assert.is(replies.length, 50);
+    // The fifty went in one write, closed by one WAIT.
+    assert.match(String(await ask(b.port, 'INFO', 'commandstats')), /cmdstat_wait:calls=1,/);
+    for (let i = 0; i < 5; i++) assert.is(await ask(a.port, 'GET', `w${i}`), '10', 'the replica has every count once answered');
+    // Two replicas asked for, one there: the write ran, but is not confirmed.
+    const two = follow({ count: 2, timeoutMs: 50 });
+    await two.started();
+    const error = await two.sendReplicated(['INCR', 'w0']).then(() => null, (e: Error) => e);
+    assert.instance(error, RedisNotReplicated);
+    assert.match(error!.message, /^redis WAIT: NOREPLICAS the count could not be confirmed on 2 replicas \(1 acknowledged within 50 ms\)/);
+    assert.is(await ask(b.port, 'GET', 'w0'), '11');
+  });
+}
 
 if (!SENTINEL_INSTALLED) {
   skipWithoutSentinel(discovery, [NAMES.discovery, NAMES.demoted]);
@@ -220,5 +308,6 @@ if (!SENTINEL_INSTALLED) {
   });
 }
 
+following.run();
 discovery.run();
 failover.run();
