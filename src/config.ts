@@ -116,7 +116,7 @@ export function storeOption(text: string): ServerOptions['store'] {
   try {
     return text.startsWith('redis-sentinel:') ? parseSentinelUrl(text) : parseRedisUrl(text);
   } catch (error) {
-    throw new UsageError(`--store must be file, redis://HOST:PORT[/DB] or redis-sentinel://HOST:PORT[,HOST:PORT...]/MASTER_NAME[/DB]: ${(error as Error).message}`);
+    throw new UsageError(`--store must be file or redis://HOST:PORT[/DB] (or redis-sentinel://HOST:PORT[,HOST:PORT...]/MASTER_NAME[/DB]): ${(error as Error).message}`);
   }
 }
 

@@ -63,8 +63,8 @@ export function parseSentinelUrl(text: string): SentinelAddress {
   const sentinels = hosts.split(',').map(parseNode);
   if (!name) throw new Error('a Sentinel URL names the monitored primary: redis-sentinel://HOST:PORT/MASTER_NAME');
   const masterName = decodeURIComponent(name);
-  if (dbText !== undefined && !/^\d{1,4}$/.test(dbText)) throw new Error(`the database is a number (.../MASTER_NAME/DB), got ${JSON.stringify(dbText)}`);
-  const db = Number(dbText ?? '0');
+  if (dbText && !/^\d{1,4}$/.test(dbText)) throw new Error(`the database is a number (.../MASTER_NAME/DB), got ${JSON.stringify(dbText)}`);
+  const db = Number(dbText || '0');
   let username: string | null = null;
   let password: string | null = null;
   if (userinfo !== undefined) {
