@@ -100,28 +100,34 @@ export function askOnce(node: Endpoint, args: readonly (string | number)[], time
     socket.on('error', (error) => reject(error));
     socket.on('close', () => {
       clearTimeout(timer);
-      reject(new Error('connection closed'));
+      reject(new Error('connection closed before an answer'));
     });
     socket.write(encodeCommand(args));
   });
 }
 
-/** Finds the current primary by asking the sentinels in turn; the last one that answered is asked first. */
+/**
+ * Finds the current primary by asking the sentinels in turn. The client asks only when it needs
+ * a connection, the first time or because the last one failed, so each time it starts with the
+ * sentinel after the one that answered last: a stale sentinel naming a dead primary is not asked
+ * first for ever.
+ */
 export class SentinelResolver {
-  private order: Endpoint[];
+  private next = 0;
 
   constructor(
     private readonly target: SentinelTarget,
     private readonly timeoutMs: number,
-  ) {
-    this.order = [...target.sentinels];
-  }
+  ) {}
 
   /** The primary's address, from the first sentinel that names one; rejects naming each sentinel's failure. */
   async primary(): Promise<Endpoint> {
-    const { masterName } = this.target;
+    const { masterName, sentinels } = this.target;
     const failures: string[] = [];
-    for (const node of [...this.order]) {
+    const start = this.next;
+    for (let i = 0; i < sentinels.length; i++) {
+      const index = (start + i) % sentinels.length;
+      const node = sentinels[index];
       let reply: Reply;
       try {
         reply = await askOnce(node, ['SENTINEL', 'GET-MASTER-ADDR-BY-NAME', masterName], this.timeoutMs);
@@ -130,7 +136,7 @@ export class SentinelResolver {
         continue;
       }
       if (Array.isArray(reply) && reply.length === 2 && typeof reply[0] === 'string' && Number(reply[1]) > 0) {
-        this.order = [node, ...this.order.filter((other) => other !== node)];
+        this.next = (index + 1) % sentinels.length;
         return { host: reply[0], port: Number(reply[1]) };
       }
       failures.push(`${hostLabel(node)}: ${reply instanceof RespError ? reply.message : `monitors no primary named ${masterName}`}`);

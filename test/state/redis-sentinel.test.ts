@@ -66,6 +66,14 @@ async function countIn(node: RedisServer, org: string): Promise<number> {
   return total;
 }
 
+/** What the sentinels and the server say, for a failure's message. */
+async function diagnosis(set: SentinelSet, url: string, lines: readonly string[]): Promise<string> {
+  const views = await Promise.all(set.sentinelPorts.map((port) => ask(port, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', set.name).catch((e: Error) => e.message)));
+  const roles = await Promise.all(set.nodes.map((node) => ask(node.port, 'ROLE').then((r) => `${node.port}: ${JSON.stringify(r)}`, (e: Error) => `${node.port}: ${e.message}`)));
+  const ready = await answered(url, '/readyz');
+  return `sentinels name ${JSON.stringify(views)}; roles ${roles.join('; ')}; /readyz ${ready.status} ${ready.text}; log:\n${lines.join('\n')}`;
+}
+
 async function untilReady(url: string, what: string): Promise<void> {
   await until(async () => (await answered(url, '/readyz')).status === 200, what, HANG_GUARD_MS, 20);
 }
@@ -169,7 +177,8 @@ else {
     named = b.port;
     const confirmed = follow({ count: 1, timeoutMs: 1000 });
     await confirmed.started();
-    await until(async () => String(await ask(b.port, 'INFO', 'replication')).includes('connected_slaves:1'), 'a replicates b');
+    // Online: synced and acknowledging (WAIT counts no replica still loading its copy).
+    await until(async () => /slave0:.*state=online/.test(String(await ask(b.port, 'INFO', 'replication'))), 'a replicates b');
     await ask(b.port, 'CONFIG', 'RESETSTAT');
     const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => confirmed.sendReplicated(['INCR', `w${i % 5}`])));
     assert.is(replies.length, 50);
@@ -221,10 +230,12 @@ if (!SENTINEL_INSTALLED) {
     try {
       const old = await set.primary();
       assert.is((await answered(server.url, FREE_LIST, key)).status, 200);
-      assert.equal(await ask(set.sentinelPorts[0], 'SENTINEL', 'FAILOVER', set.name), 'OK');
+      // Refused while a sentinel has yet to see the replica as fit (NOGOODSLAVE): asked again.
+      await until(async () => (await ask(set.sentinelPorts[0], 'SENTINEL', 'FAILOVER', set.name)) === 'OK', 'a sentinel starts the failover', HANG_GUARD_MS, 100);
       await until(async () => (await set.primary()) !== old, 'the sentinels name the replica primary');
       // The old primary becomes a replica of the new one (the sentinels reconfigure it).
-      await until(async () => ((await ask(old.port, 'ROLE')) as string[])[0] === 'slave', 'the old primary is a replica');
+      // The sentinels close every client of the demoted primary, this test's questions too.
+      await until(async () => ((await ask(old.port, 'ROLE').catch(() => null)) as string[] | null)?.[0] === 'slave', 'the old primary is a replica');
       const statuses: number[] = [];
       await until(async () => {
         const reply = await answered(server.url, FREE_LIST, key);
@@ -258,7 +269,9 @@ if (!SENTINEL_INSTALLED) {
         if (notReady.status === 503) assert.match(String(notReady.json().details.reason), /via sentinels/);
         await until(async () => (await own.primary()) !== old, 'the sentinels promote the replica');
         const before = running.tally.ok;
-        await until(() => running.tally.ok >= before + 100, 'serves again against the promoted replica');
+        await until(() => running.tally.ok >= before + 100, 'serves again against the promoted replica').catch(async (error: Error) => {
+          throw new Error(`${error.message}\n${await diagnosis(own, server.url, lines)}`);
+        });
       } finally {
         await running.stop();
       }
@@ -290,7 +303,9 @@ if (!SENTINEL_INSTALLED) {
         await until(() => running.tally.unavailable >= 10, 'answered 503 during the failover');
         await until(async () => (await own.primary()) !== old, 'the sentinels promote a replica');
         // Served again, until the quota is spent.
-        await until(() => running.tally.limited >= 20, () => `the quota is spent (${JSON.stringify(running.tally)})`);
+        await until(() => running.tally.limited >= 20, () => `the quota is spent (${JSON.stringify(running.tally)})`).catch(async (error: Error) => {
+          throw new Error(`${error.message}\n${await diagnosis(own, server.url, lines)}`);
+        });
       } finally {
         await running.stop();
       }
