@@ -46,15 +46,6 @@ export function parseRedisUrl(text: string): RedisAddress {
 
 /** The connection is down or a reply did not come in time: the command may or may not have run. */
 export class RedisUnavailable extends Error {}
-/** A replica's refusal to write, as Redis words it (in a script: `... -READONLY You can't write ...`). */
-const READONLY = /(?:^|\W)-?READONLY\b/;
-
-/** How many replicas must acknowledge each write that counts (WAIT), and how long it may wait for them. */
-export interface ReplicaConfirmation {
-  count: number;
-  timeoutMs: number;
-}
-
 /** Redis answered the command with an error. */
 export class RedisCommandError extends Error {}
 /**
@@ -63,6 +54,15 @@ export class RedisCommandError extends Error {}
  * watch (src/redis/refusals.ts) reports it as it reports `min-replicas-to-write`.
  */
 export class RedisNotReplicated extends RedisCommandError {}
+
+/** A replica's refusal to write, as Redis words it (in a script: `... -READONLY You can't write ...`). */
+const READONLY = /(?:^|\W)-?READONLY\b/;
+
+/** How many replicas must acknowledge each write that counts (WAIT), and how long it may wait for them. */
+export interface ReplicaConfirmation {
+  count: number;
+  timeoutMs: number;
+}
 
 /** A Lua script, sent by its SHA-1 and in full only when Redis does not know it yet. */
 export class LuaScript {
