@@ -10,6 +10,7 @@
  * Nothing is timed: the test waits for states (hang guards only).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -51,11 +52,31 @@ async function createKey(set: SentinelSet, org: string, ...args: string[]): Prom
   return (JSON.parse(made.stdout) as { key: string }).key;
 }
 
+/** GET on a connection `kept` open between requests; its status and body. */
+function getKept(kept: Agent, base: string, path: string, key?: string): Promise<{ status: number; text: string }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: hostname, port, path, agent: kept, headers: key === undefined ? {} : { 'x-api-key': key } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 /** A request that must be answered: a hang fails the test (a guard, not a bound). */
-function answered(url: string, path: string, key?: string): Promise<Reply> {
+function guarded<T>(what: string, promise: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const guard = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${path} got no answer in ${HANG_GUARD_MS / 1000} s (a hang guard)`)), HANG_GUARD_MS)));
-  return Promise.race([get(url, path, key), guard]).finally(() => clearTimeout(timer));
+  const guard = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} got no answer in ${HANG_GUARD_MS / 1000} s (a hang guard)`)), HANG_GUARD_MS)));
+  return Promise.race([promise, guard]).finally(() => clearTimeout(timer));
+}
+
+function answered(url: string, path: string, key?: string): Promise<Reply> {
+  return guarded(path, get(url, path, key));
 }
 
 /** The count of an org's data window in this Redis, read directly (0 when it has none). */
@@ -80,12 +101,15 @@ async function untilReady(url: string, what: string): Promise<void> {
 
 /** Requests from `clients` loops until `stop` is set, their statuses tallied. */
 function load(url: string, key: string, clients: number) {
+  // Connections kept open: thousands of requests on a connection each would leave as many ports
+  // in TIME_WAIT, enough to run a busy machine out of them.
+  const kept = new Agent({ keepAlive: true, maxSockets: clients });
   const tally = { ok: 0, unavailable: 0, limited: 0, other: [] as string[], stop: false };
   const done = Promise.all(
     Array.from({ length: clients }, async () => {
       while (!tally.stop) {
         // A failed request is tallied, not thrown: a client that stopped would leave the test waiting.
-        const reply = await answered(url, FREE_LIST, key).catch((error: Error) => error);
+        const reply = await guarded(FREE_LIST, getKept(kept, url, FREE_LIST, key)).catch((error: Error) => error);
         if (reply instanceof Error) tally.other.push(`request failed: ${reply.message}`);
         else if (reply.status === 200) tally.ok++;
         else if (reply.status === 429) tally.limited++;
@@ -96,7 +120,12 @@ function load(url: string, key: string, clients: number) {
       }
     }),
   );
-  return { tally, stop: async () => ((tally.stop = true), await done) };
+  const stop = async () => {
+    tally.stop = true;
+    await done;
+    kept.destroy();
+  };
+  return { tally, stop };
 }
 
 const NAMES = {
