@@ -285,9 +285,10 @@ if (!SENTINEL_INSTALLED) {
 
   failover(NAMES.failover, async () => {
     const own = await startSentinels({ replicas: 1 });
+    let started: Started | undefined;
     try {
       const key = await createKey(own, 'failco', '--quota', '1000000');
-      const { server, lines } = await serve(own);
+      const { server, lines } = (started = await serve(own));
       const running = load(server.url, key, 8);
       try {
         await until(() => running.tally.ok >= 100, 'served before the failover');
@@ -311,8 +312,9 @@ if (!SENTINEL_INSTALLED) {
       // Without --store-replicas counts acknowledged in the last replication lag may be lost: only sanity.
       const counted = await countIn(await own.primary(), 'failco');
       assert.ok(counted >= 100 && counted <= running.tally.ok + running.tally.unavailable, `${counted} counted, ${running.tally.ok} served`);
-      await server.close();
     } finally {
+      // A failed test must not leave its server open: the process would not end.
+      await started?.server.close();
       await own.close();
     }
   });
@@ -321,9 +323,10 @@ if (!SENTINEL_INSTALLED) {
     // Two replicas: after the failover the promoted one still has a replica to confirm counts.
     const own = await startSentinels({ replicas: 2 });
     const QUOTA = 600;
+    let started: Started | undefined;
     try {
       const key = await createKey(own, 'waitco', '--quota', String(QUOTA), '--store-replicas', '1');
-      const { server, lines } = await serve(own, { storeReplicas: { count: 1, timeoutMs: 500 } });
+      const { server, lines } = (started = await serve(own, { storeReplicas: { count: 1, timeoutMs: 500 } }));
       const running = load(server.url, key, 8);
       try {
         await until(() => running.tally.ok >= 150, 'served before the failover');
@@ -345,8 +348,9 @@ if (!SENTINEL_INSTALLED) {
       assert.ok(running.tally.ok <= QUOTA, `${running.tally.ok} served > the quota of ${QUOTA}`);
       assert.is(counted, QUOTA, 'the quota was spent in the new primary');
       assert.ok(lines.some((line) => /connected to .* again/.test(line)), 'the recovery is logged');
-      await server.close();
     } finally {
+      // A failed test must not leave its server open: the process would not end.
+      await started?.server.close();
       await own.close();
     }
   });
