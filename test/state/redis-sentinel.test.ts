@@ -130,6 +130,7 @@ function load(url: string, key: string, clients: number) {
 
 const NAMES = {
   discovery: 'should find the primary through the sentinels: keyed requests counted in it, keys made by the keys command over the sentinel URL honoured',
+  unconfirmed: 'should answer counted requests 503 and name NOREPLICAS in /readyz when fewer replicas than --store-replicas acknowledge, and the keys command fail',
   demoted: 'should follow a SENTINEL FAILOVER: the old primary demoted, the promoted replica counts, no READONLY refusal reported',
   failover: 'should answer 503 (never 500, never a hang) while the primary is killed and replaced, and serve again by itself',
   replicated: 'should never serve a 200 the promoted replica has not counted with --store-replicas 1, nor more 200s than the quota',
@@ -225,7 +226,7 @@ else {
 }
 
 if (!SENTINEL_INSTALLED) {
-  skipWithoutSentinel(discovery, [NAMES.discovery, NAMES.demoted]);
+  skipWithoutSentinel(discovery, [NAMES.discovery, NAMES.unconfirmed, NAMES.demoted]);
   skipWithoutSentinel(failover, [NAMES.failover, NAMES.replicated]);
 } else {
   let set: SentinelSet;
@@ -247,6 +248,26 @@ if (!SENTINEL_INSTALLED) {
       // The keys command's changes went to the primary too (the replica has them by replication).
       assert.is(Number(await ask(primary.port, 'HLEN', 'bda:keys')), 1);
       assert.equal(await ask(replica.port, 'ROLE').then((role) => (role as string[])[0]), 'slave');
+    } finally {
+      await server.close();
+    }
+  });
+
+  discovery(NAMES.unconfirmed, async () => {
+    const key = await createKey(set, 'waitco', '--store-replicas', '1');
+    // One replica there, two asked for: every count runs on the primary but is not confirmed.
+    const { server, lines } = await serve(set, { storeReplicas: { count: 2, timeoutMs: 50 } });
+    try {
+      const refused = await answered(server.url, FREE_LIST, key);
+      assert.is(refused.status, 503);
+      assert.is(refused.headers['retry-after'], '2');
+      const ready = await answered(server.url, '/readyz');
+      assert.is(ready.status, 503);
+      assert.match(String(ready.json().details.reason), /refuses commands \(NOREPLICAS\).*could not be confirmed on 2 replicas \(1 acknowledged within 50 ms\)/);
+      assert.is(lines.filter((line) => /NOREPLICAS/.test(line)).length, 1, `logged once:\n${lines.join('\n')}`);
+      const made = await keysCommand('create', '--tier', 'free', '--org', 'waitco2', '--store', set.url, '--store-replicas', '2', '--store-replicas-timeout', '50');
+      assert.is(made.status, 1);
+      assert.match(made.stderr, /NOREPLICAS the count could not be confirmed on 2 replicas/);
     } finally {
       await server.close();
     }
