@@ -126,7 +126,7 @@ export class RedisHealth {
       client.address.sentinel ? client.send(['ROLE']) : null,
     ]);
     if (role.status === 'fulfilled' && Array.isArray(role.value) && role.value[0] !== 'master') {
-      client.reconnect(`it is a ${String(role.value[0])} now, no longer the primary (ROLE); asking the sentinels again`);
+      client.reconnect(`the Redis the sentinels named is a ${String(role.value[0])} now (ROLE), no longer the primary; asking them again`);
       return;
     }
     if (policy.status === 'fulfilled') {
