@@ -14,7 +14,7 @@
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { resolveOptions, storeOption } from '../src/config.ts';
+import { replicasOption, resolveOptions, storeOption } from '../src/config.ts';
 import { parseFlags, UsageError } from '../src/shared/flags.ts';
 import type { QuotaLimits } from '../src/quota/scopes.ts';
 import { then, type Eventually } from '../src/lib/eventually.ts';
@@ -29,7 +29,7 @@ import { describe, keyTable, printIssued, printRecord, usageTable, type Output }
 
 export type { Output } from './keys-print.ts';
 
-const USAGE = `usage: npm run -s keys -- <command> [--state DIR] [--store file|redis://HOST:PORT[/DB]|rediss://...] [--json]
+const USAGE = `usage: npm run -s keys -- <command> [--state DIR] [--store file|redis://...|rediss://...|redis-sentinel://...] [--json]
    or: node dist/keys.mjs <command> [options]
 
 commands:
@@ -58,13 +58,18 @@ commands:
 options:
   --state DIR     private state folder (default: $STATE_DIR, else state)
   --store S       file (the state folder) or the Redis the servers share:
-                  redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], rediss://... for TLS
-                  (default: $STORE, else file)
-  --store-ca FILE    with rediss://: PEM CA that signed Redis's certificate
+                  redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], rediss://... for TLS, or
+                  redis-sentinel://HOST:PORT[,HOST:PORT...]/MASTER_NAME[/DB]
+                  (rediss-sentinel://... for TLS) (default: $STORE, else file)
+  --store-ca FILE    with TLS: PEM CA that signed Redis's certificate
                      (default: $STORE_CA, else the system's roots)
-  --store-cert FILE  with rediss://: PEM client certificate, for a Redis that asks
+  --store-cert FILE  with TLS: PEM client certificate, for a Redis that asks
                      for one (default: $STORE_CERT); goes with --store-key
   --store-key FILE   its key (default: $STORE_KEY)
+  --store-replicas N
+                  with Redis: a change is done only once N replicas have it (WAIT;
+                  default: $STORE_REPLICAS, else 0); --store-replicas-timeout MS
+                  (default: $STORE_REPLICAS_TIMEOUT, else 500)
   --snapshot DIR  snapshot folder whose current build names the providers
                   (default: $SNAPSHOT_DIR, else snapshot)
   --json          print JSON instead of text
@@ -83,6 +88,8 @@ const OPTIONS = {
   'store-ca': { type: 'string' },
   'store-cert': { type: 'string' },
   'store-key': { type: 'string' },
+  'store-replicas': { type: 'string', default: process.env.STORE_REPLICAS },
+  'store-replicas-timeout': { type: 'string', default: process.env.STORE_REPLICAS_TIMEOUT },
   snapshot: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
@@ -97,7 +104,7 @@ const OPTIONS = {
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
-const COMMON: readonly OptionName[] = ['state', 'store', 'store-ca', 'store-cert', 'store-key', 'json', 'help'];
+const COMMON: readonly OptionName[] = ['state', 'store', 'store-ca', 'store-cert', 'store-key', 'store-replicas', 'store-replicas-timeout', 'json', 'help'];
 
 const COMMANDS: Record<string, { operands: readonly string[]; options: readonly OptionName[] }> = {
   create: { operands: [], options: ['tier', 'org', 'user', 'scope', 'quota', 'grant', 'critpt', 'force', 'snapshot'] },
@@ -231,11 +238,12 @@ function execute(argv: string[], io: Output): Eventually<void> {
   // The server's parsing, the environment as the server reads it: the same files, the same refusals.
   const { env } = process;
   const store = storeOption(values.store, { ca: values['store-ca'] ?? env.STORE_CA, cert: values['store-cert'] ?? env.STORE_CERT, key: values['store-key'] ?? env.STORE_KEY });
+  const replicas = replicasOption(store, values['store-replicas'], values['store-replicas-timeout']);
   if (store === 'file') {
     if (command === 'migrate') throw new UsageError('migrate copies a state folder into Redis: give --store redis://HOST:PORT[/DB]');
     return perform(fileAdmin(values.state), command, operands, values, io);
   }
-  return redisAdmin(store).then(async (admin) => {
+  return redisAdmin(store, undefined, replicas).then(async (admin) => {
     try {
       if (command === 'migrate') io.err(await admin.migrate(values.state));
       else await perform(admin, command, operands, values, io);

@@ -3,7 +3,8 @@
  * reads process.argv or process.env.
  */
 import { DEFAULT_LIMITS, type QuotaLimits } from './quota/scopes.ts';
-import { parseRedisUrl, type RedisAddress } from './redis/client.ts';
+import { parseRedisUrl, type RedisAddress, type ReplicaConfirmation } from './redis/client.ts';
+import { parseSentinelUrl } from './redis/sentinel.ts';
 import { givenTlsFiles, readTlsFiles, type TlsFiles } from './redis/tls-files.ts';
 import { integerFlag, parseFlags, UsageError } from './shared/flags.ts';
 
@@ -15,6 +16,8 @@ export interface ServerOptions {
   stateDir: string;
   /** Where keys and quota counters live: the state folder, or a Redis shared by several servers. */
   store: 'file' | RedisAddress;
+  /** With Redis: each write that counts waits (WAIT) for this many replicas, up to timeoutMs, or is answered 503. */
+  storeReplicas: StoreReplicas;
   critptUpstream: string | null;
   critptTimeoutSeconds: number;
   critptMaxBodyBytes: number;
@@ -44,7 +47,16 @@ export interface ServerOptions {
   quiet: boolean;
 }
 
+export type StoreReplicas = ReplicaConfirmation;
+
 const MIB = 1024 * 1024;
+
+/**
+ * The WAIT timeout's bounds. Its ceiling stays below the Redis client's 2 s command deadline: a
+ * WAIT holds back the commands pipelined behind it on the connection, and one that outlived the
+ * deadline would take the connection down instead of answering 503.
+ */
+export const REPLICAS_TIMEOUT_MS = { default: 500, max: 1500 };
 
 export const DEFAULT_OPTIONS: ServerOptions = {
   port: 8080,
@@ -52,6 +64,7 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   snapshotDir: 'snapshot',
   stateDir: 'state',
   store: 'file',
+  storeReplicas: { count: 0, timeoutMs: REPLICAS_TIMEOUT_MS.default },
   critptUpstream: null,
   critptTimeoutSeconds: 30 * 60,
   critptMaxBodyBytes: 16 * MIB,
@@ -77,10 +90,12 @@ export const FLAGS = {
   host: { env: 'HOST', help: 'address to listen on', default: '127.0.0.1' },
   snapshot: { env: 'SNAPSHOT_DIR', help: 'folder with `current` and the builds', default: 'snapshot' },
   state: { env: 'STATE_DIR', help: 'private folder for keys and quota counters', default: 'state' },
-  store: { env: 'STORE', help: 'file (the state folder), or redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] (rediss:// for TLS) shared by several servers', default: 'file' },
-  'store-ca': { env: 'STORE_CA', help: 'with rediss://: PEM file of the CA that signed Redis\'s certificate', default: 'the system\'s roots' },
-  'store-cert': { env: 'STORE_CERT', help: 'with rediss://: PEM client certificate, for a Redis that asks for one (with --store-key)', default: 'none' },
-  'store-key': { env: 'STORE_KEY', help: 'with rediss://: PEM key of --store-cert', default: 'none' },
+  store: { env: 'STORE', help: 'file (the state folder), redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] (rediss:// for TLS) or redis-sentinel://HOST:PORT[,HOST:PORT...]/MASTER_NAME[/DB] (rediss-sentinel:// for TLS), shared by several servers', default: 'file' },
+  'store-ca': { env: 'STORE_CA', help: 'with TLS: PEM file of the CA that signed Redis\'s certificate', default: 'the system\'s roots' },
+  'store-cert': { env: 'STORE_CERT', help: 'with TLS: PEM client certificate, for a Redis that asks for one (with --store-key)', default: 'none' },
+  'store-key': { env: 'STORE_KEY', help: 'with TLS: PEM key of --store-cert', default: 'none' },
+  'store-replicas': { env: 'STORE_REPLICAS', help: 'with Redis: answer a counted request only once this many replicas have its count (WAIT), else 503', default: '0' },
+  'store-replicas-timeout': { env: 'STORE_REPLICAS_TIMEOUT', help: `milliseconds a count waits for those replicas (1 to ${REPLICAS_TIMEOUT_MS.max})`, default: String(REPLICAS_TIMEOUT_MS.default) },
   'critpt-upstream': { env: 'CRITPT_UPSTREAM', help: 'URL of the CritPt grading service', default: 'none' },
   'critpt-timeout': { env: 'CRITPT_TIMEOUT', help: 'seconds a grading may take', default: '1800' },
   'critpt-max-body-mb': { env: 'CRITPT_MAX_BODY_MB', help: 'largest grading request, in MiB', default: '16' },
@@ -100,9 +115,10 @@ export const FLAGS = {
 } as const;
 
 /**
- * `file`, or a Redis URL: the store of keys and quota counters. `tlsFiles` (--store-ca,
- * --store-cert, --store-key) are read here, once, and only with `rediss://`. Shared by the
- * server and the keys command.
+ * `file`, or a Redis URL: the store of keys and quota counters. `redis://` (`rediss://` with
+ * TLS) names the Redis; `redis-sentinel://` (`rediss-sentinel://`) the sentinels that name its
+ * primary. `tlsFiles` (--store-ca, --store-cert, --store-key) are read here, once, and only with
+ * TLS. Shared by the server and the keys command.
  */
 export function storeOption(text: string, tlsFiles: TlsFiles = {}): ServerOptions['store'] {
   const given = givenTlsFiles(tlsFiles);
@@ -112,12 +128,12 @@ export function storeOption(text: string, tlsFiles: TlsFiles = {}): ServerOption
   }
   let address: RedisAddress;
   try {
-    address = parseRedisUrl(text);
+    address = /^rediss?-sentinel:/.test(text) ? parseSentinelUrl(text) : parseRedisUrl(text);
   } catch (error) {
-    throw new UsageError(`--store must be file or redis://HOST:PORT[/DB] (rediss:// for TLS): ${(error as Error).message}`);
+    throw new UsageError(`--store must be file or redis://HOST:PORT[/DB] (rediss:// for TLS; or redis-sentinel://HOST:PORT[,HOST:PORT...]/MASTER_NAME[/DB]): ${(error as Error).message}`);
   }
   if (address.tls === null) {
-    if (given.length > 0) throw new UsageError(`${given.join(', ')}: TLS options need a TLS store: --store rediss://..., not redis://`);
+    if (given.length > 0) throw new UsageError(`${given.join(', ')}: TLS options need a TLS store: --store rediss://... or rediss-sentinel://..., not redis://`);
     return address;
   }
   try {
@@ -125,6 +141,16 @@ export function storeOption(text: string, tlsFiles: TlsFiles = {}): ServerOption
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+}
+
+/** --store-replicas and its timeout (the server's and the keys command's); replicas only with Redis. */
+export function replicasOption(store: ServerOptions['store'], count: string | undefined, timeout: string | undefined): StoreReplicas {
+  const replicas = {
+    count: integerFlag('store-replicas', count, 0, 0, 100),
+    timeoutMs: integerFlag('store-replicas-timeout', timeout, REPLICAS_TIMEOUT_MS.default, 1, REPLICAS_TIMEOUT_MS.max),
+  };
+  if (replicas.count > 0 && store === 'file') throw new UsageError('--store-replicas counts Redis replicas: give --store redis://... or redis-sentinel://...');
+  return replicas;
 }
 
 function url(name: string, text: string): string {
@@ -150,12 +176,14 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
     return text === undefined ? fallback : parse(text);
   };
   const integer = (flag: keyof typeof FLAGS, fallback: number, min: number, max: number) => integerFlag(flag, get(flag), fallback, min, max);
+  const store = storeOption(get('store') ?? 'file', { ca: get('store-ca'), cert: get('store-cert'), key: get('store-key') });
   const options: ServerOptions = {
     port: integer('port', d.port, 0, 65535),
     host: get('host') ?? d.host,
     snapshotDir: get('snapshot') ?? d.snapshotDir,
     stateDir: get('state') ?? d.stateDir,
-    store: storeOption(get('store') ?? 'file', { ca: get('store-ca'), cert: get('store-cert'), key: get('store-key') }),
+    store,
+    storeReplicas: replicasOption(store, get('store-replicas'), get('store-replicas-timeout')),
     critptUpstream: maybe('critpt-upstream', (t) => url('critpt-upstream', t), d.critptUpstream),
     critptTimeoutSeconds: integer('critpt-timeout', d.critptTimeoutSeconds, 1, 24 * 3600),
     critptMaxBodyBytes: integer('critpt-max-body-mb', d.critptMaxBodyBytes / MIB, 1, 1024) * MIB,

@@ -6,7 +6,7 @@
 import { accessSync, constants } from 'node:fs';
 import type { Clock } from './lib/clock.ts';
 import type { Conditions } from './lib/conditions.ts';
-import type { ServerOptions } from './config.ts';
+import type { ServerOptions, StoreReplicas } from './config.ts';
 import { FreshKeys } from './keys/fresh-keys.ts';
 import { KeyStore } from './keys/store.ts';
 import type { KeyLookup } from './keys/record.ts';
@@ -81,11 +81,11 @@ function openFileStore(stateDir: string, keysGraceSeconds: number, { clock, cond
  * src/redis/health.ts. Its refusals, its lost store and a policy changed later are conditions
  * (/readyz), found by requests and by the probe.
  */
-async function openRedisStore(address: RedisAddress, leaseMs: number, { clock, log, logError, conditions, warnings, redisProbeMs }: StoreHooks): Promise<StateStore> {
+async function openRedisStore(address: RedisAddress, replicas: StoreReplicas, leaseMs: number, { clock, log, logError, conditions, warnings, redisProbeMs }: StoreHooks): Promise<StateStore> {
   // A reconnection may be to a Redis restarted with other settings or without its data: the
   // probe checks at once (from when it exists; the start-up check below covers the first).
   let reconnected = () => {};
-  const client = new RedisClient({ address, log: logError, connected: () => reconnected() });
+  const client = new RedisClient({ address, replicas, log: logError, connected: () => reconnected() });
   await client.started();
   const problem = client.problem() ?? (await startUpCheck(client));
   if (problem) logError(`${problem}; answering 503 until it can be reached`);
@@ -131,5 +131,5 @@ export async function openStateStore(options: ServerOptions, hooks: StoreHooks):
   if (options.store === 'file') return openFileStore(options.stateDir, options.keysGraceSeconds, hooks);
   // A grading holds its slot while it waits for a place and while the grader works.
   const leaseMs = 2 * options.critptTimeoutSeconds * 1000 + 60_000;
-  return openRedisStore(options.store, leaseMs, hooks);
+  return openRedisStore(options.store, options.storeReplicas, leaseMs, hooks);
 }

@@ -15,7 +15,8 @@
  *
  * Changes (the keys command) are the same KeyChange functions the file store applies, made
  * safe against concurrent commands by a check-and-set: they are written only if every record
- * they touch is still as it was read, else read and applied again.
+ * they touch is still as it was read, else read and applied again. With --store-replicas a
+ * change is confirmed on that many replicas (WAIT) before the command reports it done.
  */
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
@@ -233,7 +234,7 @@ export class RedisKeys implements KeyLookup, RedisKeyCheck {
 
   /** Write the marker if absent: the store is this Redis's from now on, even with no key in it (keys migrate of an empty folder). */
   async mark(): Promise<void> {
-    await this.client.send(['SET', STORE_MARKER, this.markerJson(), 'NX']);
+    await this.client.sendReplicated(['SET', STORE_MARKER, this.markerJson(), 'NX']);
   }
 
   private markerJson(): string {
@@ -291,6 +292,6 @@ export class RedisKeys implements KeyLookup, RedisKeyCheck {
       const oldHash = old === undefined ? '' : (JSON.parse(old) as KeyRecord).hash;
       args.push(record.id, old ?? '', JSON.stringify(record), oldHash, record.revoked_at === null ? record.hash : '');
     }
-    return (await this.client.eval(PUT, [RECORDS, INDEX, STORE_MARKER], args)) === 1;
+    return (await this.client.evalReplicated(PUT, [RECORDS, INDEX, STORE_MARKER], args)) === 1;
   }
 }

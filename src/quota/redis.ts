@@ -9,6 +9,12 @@
  * ids scored by when their lease ends). A server that dies mid-grading cannot hold a slot for
  * ever: its lease runs out and the slot is free again.
  *
+ * With --store-replicas the steps that count (take, reserve, commit, merge) are confirmed on
+ * that many replicas before they settle (RedisClient.evalReplicated: WAIT in the same write);
+ * one that is not is a 503 (NOREPLICAS), never an answer whose count a failover could lose.
+ * `status` writes nothing and `release` only gives back (a lost one is taken back by the
+ * lease): neither waits.
+ *
  * Time is the servers' clock (passed to the script), as with the file store, so tests can move
  * it; servers sharing a Redis must keep their clocks in sync (NTP), as any fixed window needs.
  */
@@ -144,6 +150,9 @@ interface Step {
   extra?: number;
 }
 
+/** The steps whose writes a client's answer rests on (see the top of this file). */
+const COUNTS: ReadonlySet<Operation> = new Set(['take', 'reserve', 'commit', 'merge']);
+
 export class RedisQuota implements QuotaCounter {
   private readonly watch: RefusalWatch;
   /** Per step, made once: the request path builds no closure to fail with. */
@@ -178,7 +187,10 @@ export class RedisQuota implements QuotaCounter {
       const remaining = Math.max(0, limit - count - held);
       return { allowed: allowed === 1, status: { limit, remaining, resetAt: (start < 0 ? now : start) + WINDOW_MS, exhausted: remaining === 0 } };
     };
-    return this.client.eval(this.script, [...this.checkKeys, ...redisKeysOf(kind, scope)], [...check, op, now, limit, WINDOW_MS, id, extra ?? '']).then(read, fail);
+    const keys = [...this.checkKeys, ...redisKeysOf(kind, scope)];
+    const args = [...check, op, now, limit, WINDOW_MS, id, extra ?? ''];
+    const reply = COUNTS.has(op) ? this.client.evalReplicated(this.script, keys, args) : this.client.eval(this.script, keys, args);
+    return reply.then(read, fail);
   }
 
   /** The same on the request path: any failure of Redis is the 503 of an unreachable store. */

@@ -1,8 +1,9 @@
 /**
- * A small Redis client over node:net, for the state several servers share (src/keys/redis.ts, src/quota/redis.ts).
+ * A small Redis client, for the state several servers share (src/keys/redis.ts, src/quota/redis.ts).
  * Only what this server needs: commands pipelined on one connection (replies come back in
  * order, so one FIFO of waiting callers suffices), Lua scripts by SHA, reconnection with
- * backoff, and a deadline per command.
+ * backoff, a deadline per command, TLS (src/redis/connection.ts), a primary that Sentinel names
+ * (src/redis/sentinel.ts), and writes confirmed on replicas (WAIT).
  *
  * It fails fast rather than queueing: while the connection is down every command is refused at
  * once, so a request is answered 503 at once instead of piling up behind a dead Redis. A
@@ -12,45 +13,32 @@
  */
 import { createHash } from 'node:crypto';
 import type { Socket } from 'node:net';
-import { openSocket, type RedisTls } from './connection.ts';
+import { endpointLabel, type Endpoint, type RedisAddress } from './address.ts';
+import { openSocket } from './connection.ts';
 import { encodeCommand, RespError, RespParser, RespProtocolError, type Reply } from './resp.ts';
+import { SentinelResolver } from './sentinel.ts';
 
-export interface RedisAddress {
-  host: string;
-  port: number;
-  db: number;
-  username: string | null;
-  password: string | null;
-  /** TLS (`rediss://`) and its files, or null for plain TCP (`redis://`). */
-  tls: RedisTls | null;
-  /** `host:port/db`, never the password: for messages and logs. */
-  label: string;
-}
-
-/**
- * `redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]`, or `rediss://...` for TLS (verified against the
- * system's roots unless `tls` gives a CA; see src/redis/connection.ts); throws Error saying what is wrong.
- */
-export function parseRedisUrl(text: string, tls: RedisTls = { ca: null, cert: null, key: null }): RedisAddress {
-  if (!URL.canParse(text)) throw new Error(`not a URL: ${JSON.stringify(text)}`);
-  const url = new URL(text);
-  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error(`a Redis URL starts with redis:// (or rediss:// for TLS), got ${JSON.stringify(url.protocol)}`);
-  if (url.search || url.hash) throw new Error('a Redis URL takes no query or fragment');
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (!host) throw new Error('a Redis URL needs a host');
-  const port = url.port === '' ? 6379 : Number(url.port);
-  const path = url.pathname.replace(/^\//, '');
-  if (!/^\d{0,4}$/.test(path)) throw new Error(`the database is a number (redis://HOST:PORT/DB), got ${JSON.stringify(path)}`);
-  const db = Number(path || '0');
-  const password = url.password ? decodeURIComponent(url.password) : null;
-  const username = url.username ? decodeURIComponent(url.username) : null;
-  return { host, port, db, username, password, tls: url.protocol === 'rediss:' ? tls : null, label: `${host.includes(':') ? `[${host}]` : host}:${port}/${db}` };
-}
+export { parseRedisUrl, type RedisAddress } from './address.ts';
 
 /** The connection is down or a reply did not come in time: the command may or may not have run. */
 export class RedisUnavailable extends Error {}
 /** Redis answered the command with an error. */
 export class RedisCommandError extends Error {}
+/**
+ * Fewer replicas than asked acknowledged a write in time (WAIT): it ran on the primary but may
+ * be lost in a failover. Worded with Redis's own code for this (NOREPLICAS), so the refusal
+ * watch (src/redis/refusals.ts) reports it as it reports `min-replicas-to-write`.
+ */
+export class RedisNotReplicated extends RedisCommandError {}
+
+/** A replica's refusal to write, as Redis words it (in a script: `... -READONLY You can't write ...`). */
+const READONLY = /(?:^|\W)-?READONLY\b/;
+
+/** How many replicas must acknowledge each write that counts (WAIT), and how long it may wait for them. */
+export interface ReplicaConfirmation {
+  count: number;
+  timeoutMs: number;
+}
 
 /** A Lua script, sent by its SHA-1 and in full only when Redis does not know it yet. */
 export class LuaScript {
@@ -66,10 +54,21 @@ export interface RedisClientOptions {
   commandTimeoutMs?: number;
   /** Reconnection: the first wait, doubled after each failure up to the last (default 50 to 1000 ms). */
   backoffMs?: { first: number; max: number };
-  /** Told when the connection goes down or comes back (once per change, not per retry). */
+  /** Told when the connection goes down or comes back (once per outage, not per retry). */
   log?: (line: string) => void;
   /** Called each time a connection is ready for commands, the first and every reconnection: what a restarted Redis may have changed is checked again. */
   connected?: () => void;
+  /**
+   * Where to connect, asked at every connection attempt (default: the address's host and port,
+   * or its sentinels' current primary for a Sentinel address). A rejection is a failed attempt.
+   */
+  resolve?: () => Promise<Endpoint>;
+  /**
+   * Writes that count (sendReplicated, evalReplicated) are confirmed by a `WAIT count timeoutMs`
+   * at the end of their write, and fail with RedisNotReplicated unless `count` replicas
+   * acknowledged them (default count 0: no WAIT).
+   */
+  replicas?: ReplicaConfirmation;
 }
 
 interface Waiting {
@@ -79,6 +78,10 @@ interface Waiting {
   reject: (error: Error) => void;
   /** An EVALSHA's command and script, sent as EVAL when Redis answers NOSCRIPT. */
   script?: { args: readonly (string | number)[]; source: string };
+  /** A write that counts: answered only once its write's WAIT confirmed it (with `replicas`). */
+  replicated?: boolean;
+  /** A replicated command's reply, held until that WAIT's. */
+  reply?: Reply;
 }
 
 export class RedisClient {
@@ -88,6 +91,8 @@ export class RedisClient {
   private waiting: Waiting[] = [];
   private head = 0;
   private corked = false;
+  /** The replicated commands of the write under way, confirmed by the WAIT that ends it. */
+  private unconfirmed: Waiting[] = [];
   private failure: string | null = 'not connected yet';
   private loggedFailure: string | null = null;
   private retryMs: number;
@@ -97,15 +102,29 @@ export class RedisClient {
   private readonly timeoutMs: number;
   private readonly backoff: { first: number; max: number };
   private firstAttempt: Promise<void>;
+  private endFirstAttempt: () => void = () => {};
   /** Scripts loaded at every connection (load), by SHA. */
   private readonly scripts = new Map<string, LuaScript>();
-  private endFirstAttempt: () => void = () => {};
+  private readonly resolve: () => Promise<Endpoint>;
+  /** Following a sentinel's primary: the handshake checks ROLE, and READONLY means it was demoted. */
+  private readonly followsSentinel: boolean;
+  /** Where the current (or last) connection went, for messages. */
+  private endpoint = '';
+  private readonly replicas: ReplicaConfirmation;
 
   constructor(private readonly options: RedisClientOptions) {
     this.timeoutMs = options.commandTimeoutMs ?? 2000;
     this.backoff = options.backoffMs ?? { first: 50, max: 1000 };
     this.retryMs = this.backoff.first;
     this.firstAttempt = new Promise((resolve) => (this.endFirstAttempt = resolve));
+    const { address } = options;
+    this.followsSentinel = address.sentinel !== undefined;
+    this.replicas = options.replicas ?? { count: 0, timeoutMs: 0 };
+    if (options.resolve) this.resolve = options.resolve;
+    else if (address.sentinel) {
+      const sentinels = new SentinelResolver(address.sentinel, address.tls, this.timeoutMs);
+      this.resolve = () => sentinels.primary();
+    } else this.resolve = () => Promise.resolve({ host: address.host, port: address.port });
     // One timer for all commands: replies come in order, so only the oldest can be late first.
     this.watchdog = setInterval(() => this.checkDeadline(), Math.max(10, Math.floor(this.timeoutMs / 4)));
     this.watchdog.unref();
@@ -130,11 +149,14 @@ export class RedisClient {
   send(args: readonly (string | number)[]): Promise<Reply> {
     const name = String(args[0]).toUpperCase();
     if (!this.ready || !this.socket) return this.refuse(name);
-    return this.enqueue(this.socket, name, args);
+    return this.enqueue(this.socket, { name }, args);
   }
 
-  private refuse(name: string): Promise<never> {
-    return Promise.reject(new RedisUnavailable(`redis ${name}: ${this.problem() ?? 'not connected'}`));
+  /** A write that counts: with `replicas`, answered only once that many replicas have it (see evalReplicated). */
+  sendReplicated(args: readonly (string | number)[]): Promise<Reply> {
+    const name = String(args[0]).toUpperCase();
+    if (!this.ready || !this.socket) return this.refuse(name);
+    return this.enqueue(this.socket, { name, replicated: true }, args);
   }
 
   /**
@@ -145,7 +167,7 @@ export class RedisClient {
   load(script: LuaScript): void {
     if (this.scripts.has(script.sha)) return;
     this.scripts.set(script.sha, script);
-    if (this.ready && this.socket) this.enqueue(this.socket, 'SCRIPT', ['SCRIPT', 'LOAD', script.source]).catch(() => {});
+    if (this.ready && this.socket) this.loadScript(this.socket, script);
   }
 
   /**
@@ -153,9 +175,23 @@ export class RedisClient {
    * emptied its cache), in the reply's place so the caller waits on one promise.
    */
   eval(script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<Reply> {
-    if (!this.ready || !this.socket) return this.refuse('EVALSHA');
-    const command = ['EVALSHA', script.sha, keys.length, ...keys, ...args];
-    return this.enqueue(this.socket, 'EVALSHA', command, { args: command, source: script.source });
+    return this.evalScript(script, keys, args, false);
+  }
+
+  /**
+   * A script that counts: with `replicas`, `WAIT` ends the write it leaves in (one round trip
+   * of latency, not two) and the reply is given only when enough replicas acknowledged;
+   * RedisNotReplicated otherwise. WAIT waits for everything this connection wrote before it, so
+   * one WAIT a write confirms every script in it: one replica round trip a write, not one queued
+   * behind another per request.
+   */
+  evalReplicated(script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<Reply> {
+    return this.evalScript(script, keys, args, true);
+  }
+
+  /** Drop the connection and find the primary again (the health probe saw it demoted). */
+  reconnect(reason: string): void {
+    this.drop(reason);
   }
 
   /** Close the connection and stop reconnecting; waiting commands fail. */
@@ -167,12 +203,28 @@ export class RedisClient {
     this.endFirstAttempt();
   }
 
-  private enqueue(socket: Socket, name: string, args: readonly (string | number)[], script?: Waiting['script']): Promise<Reply> {
-    return new Promise<Reply>((resolve, reject) => this.write(socket, { name, sentAt: performance.now(), resolve, reject, script }, args));
+  private refuse(name: string): Promise<never> {
+    return Promise.reject(new RedisUnavailable(`redis ${name}: ${this.problem() ?? 'not connected'}`));
+  }
+
+  private evalScript(script: LuaScript, keys: readonly string[], args: readonly (string | number)[], replicated: boolean): Promise<Reply> {
+    if (!this.ready || !this.socket) return this.refuse('EVALSHA');
+    const command = ['EVALSHA', script.sha, keys.length, ...keys, ...args];
+    return this.enqueue(this.socket, { name: 'EVALSHA', script: { args: command, source: script.source }, replicated }, command);
+  }
+
+  /** A script that cannot be loaded (an ACL without SCRIPT) is sent in full by `eval` instead. */
+  private loadScript(socket: Socket, script: LuaScript): void {
+    this.enqueue(socket, { name: 'SCRIPT' }, ['SCRIPT', 'LOAD', script.source]).catch(() => {});
+  }
+
+  private enqueue(socket: Socket, command: Pick<Waiting, 'name' | 'script' | 'replicated'>, args: readonly (string | number)[]): Promise<Reply> {
+    return new Promise<Reply>((resolve, reject) => this.write(socket, { ...command, sentAt: performance.now(), resolve, reject }, args));
   }
 
   private write(socket: Socket, waiting: Waiting, args: readonly (string | number)[]): void {
     this.waiting.push(waiting);
+    if (waiting.replicated && this.replicas.count > 0) this.unconfirmed.push(waiting);
     // The commands of one event-loop iteration (every request read in its poll phase) leave in
     // one write: a write a command cost a system call each, the most of a request's time on
     // Redis in a profile (writeUtf8String 19% of the server's CPU, the list page at c=16).
@@ -180,6 +232,7 @@ export class RedisClient {
       this.corked = true;
       socket.cork();
       setImmediate(() => {
+        this.writeWait(socket);
         this.corked = false;
         socket.uncork();
       });
@@ -187,11 +240,40 @@ export class RedisClient {
     socket.write(encodeCommand(args));
   }
 
+  /** The WAIT that ends a write with replicated commands in it, confirming them all. */
+  private writeWait(socket: Socket): void {
+    const confirming = this.unconfirmed;
+    if (confirming.length === 0) return;
+    this.unconfirmed = [];
+    const { count, timeoutMs } = this.replicas;
+    const confirmed = (acknowledged: Reply) => {
+      for (const w of confirming) {
+        // No reply held: it failed (rejected already) or was sent again as EVAL (confirmed by a later WAIT).
+        if (w.reply === undefined) continue;
+        if (Number(acknowledged) >= count) w.resolve(w.reply);
+        else w.reject(new RedisNotReplicated(`redis WAIT: NOREPLICAS the write could not be confirmed on ${count} replica${count === 1 ? '' : 's'} (${Number(acknowledged)} acknowledged within ${timeoutMs} ms)`));
+      }
+    };
+    const failed = (error: Error) => {
+      for (const w of confirming) if (w.reply !== undefined) w.reject(error);
+    };
+    this.waiting.push({ name: 'WAIT', sentAt: performance.now(), resolve: confirmed, reject: failed });
+    socket.write(encodeCommand(['WAIT', count, timeoutMs]));
+  }
+
   private connect(): void {
     this.retryTimer = null;
     if (this.closed) return;
-    const { host, port, tls } = this.options.address;
-    const socket = openSocket({ host, port }, tls, this.timeoutMs, {
+    this.resolve().then(
+      (endpoint) => this.open(endpoint),
+      (error: Error) => this.retryLater(error.message),
+    );
+  }
+
+  private open(endpoint: Endpoint): void {
+    if (this.closed) return;
+    this.endpoint = endpointLabel(endpoint);
+    const socket = openSocket(endpoint, this.options.address.tls, this.timeoutMs, {
       ready: () => void this.handshake(socket),
       down: (reason) => this.down(socket, reason),
     });
@@ -206,19 +288,22 @@ export class RedisClient {
     });
   }
 
-  /** Log in and choose the database before anyone else may send. */
+  /** Log in and choose the database before anyone else may send; with Sentinel, check it is the primary. */
   private async handshake(socket: Socket): Promise<void> {
     const { db, username, password } = this.options.address;
     const steps: (string | number)[][] = [];
     if (password !== null) steps.push(username === null ? ['AUTH', password] : ['AUTH', username, password]);
     if (db !== 0) steps.push(['SELECT', db]);
-    steps.push(['PING']);
-    const handshake = Promise.all(steps.map((step) => this.enqueue(socket, String(step[0]), step)));
-    // Behind the handshake, before any command that may call them. One that cannot be loaded (an
-    // ACL without SCRIPT) is sent in full by `eval` instead.
-    for (const script of this.scripts.values()) this.enqueue(socket, 'SCRIPT', ['SCRIPT', 'LOAD', script.source]).catch(() => {});
+    // A sentinel's answer may be stale (a failover under way, a primary since demoted).
+    steps.push(this.followsSentinel ? ['ROLE'] : ['PING']);
+    const handshake = Promise.all(steps.map((step) => this.enqueue(socket, { name: String(step[0]) }, step)));
+    // Behind the handshake, before any command that may call them.
+    for (const script of this.scripts.values()) this.loadScript(socket, script);
     try {
-      await handshake;
+      const role = (await handshake).at(-1);
+      if (this.followsSentinel && !(Array.isArray(role) && role[0] === 'master')) {
+        throw new Error(`${this.endpoint}, named by the sentinels, is not the primary (ROLE ${Array.isArray(role) ? role[0] : role}); asking them again`);
+      }
     } catch (error) {
       socket.destroy(error as Error);
       return;
@@ -227,7 +312,8 @@ export class RedisClient {
     this.ready = true;
     this.failure = null;
     this.retryMs = this.backoff.first;
-    if (this.loggedFailure !== null) this.options.log?.(`redis: connected to ${this.options.address.label} again`);
+    const where = this.followsSentinel ? `${this.options.address.label} (primary ${this.endpoint})` : this.options.address.label;
+    if (this.loggedFailure !== null) this.options.log?.(`redis: connected to ${where} again`);
     this.loggedFailure = null;
     this.endFirstAttempt();
     this.options.connected?.();
@@ -238,13 +324,22 @@ export class RedisClient {
     if (socket !== this.socket) return;
     this.socket = null;
     this.ready = false;
-    this.failure = reason;
     this.failWaiting(reason);
     this.parser.reset();
     socket.destroy();
+    this.retryLater(reason);
+  }
+
+  /**
+   * A connection ended or could not be made: try again after a pause. Logged once an outage, not
+   * once a reason: a failover goes through several (the connection reset, the old primary
+   * refusing, the sentinels naming no primary yet); /readyz tells the current one.
+   */
+  private retryLater(reason: string): void {
+    this.failure = reason;
     this.endFirstAttempt();
     if (this.closed) return;
-    if (this.loggedFailure !== reason) {
+    if (this.loggedFailure === null) {
       this.loggedFailure = reason;
       this.options.log?.(`redis: ${this.options.address.label} unreachable (${reason}); retrying, answering 503 meanwhile`);
     }
@@ -261,6 +356,7 @@ export class RedisClient {
     const waiting = this.waiting.slice(this.head);
     this.waiting = [];
     this.head = 0;
+    this.unconfirmed = [];
     for (const w of waiting) w.reject(new RedisUnavailable(`redis ${w.name}: ${reason} (the command may or may not have run)`));
   }
 
@@ -275,9 +371,18 @@ export class RedisClient {
       this.waiting = this.waiting.slice(this.head);
       this.head = 0;
     }
-    if (!(reply instanceof RespError)) w.resolve(reply);
-    else if (w.script && reply.message.startsWith('NOSCRIPT') && this.socket) this.write(this.socket, { ...w, name: 'EVAL', sentAt: performance.now(), script: undefined }, ['EVAL', w.script.source, ...w.script.args.slice(2)]);
-    else w.reject(new RedisCommandError(`redis ${w.name}: ${reply.message}`));
+    if (!(reply instanceof RespError)) {
+      // A replicated command's reply waits for its write's WAIT (writeWait), which comes next.
+      if (w.replicated && this.replicas.count > 0) w.reply = reply;
+      else w.resolve(reply);
+    } else if (this.followsSentinel && READONLY.test(reply.message)) {
+      // The primary was demoted (it came back as a replica after a failover): find the new one.
+      const reason = `${this.endpoint} is a read-only replica now, no longer the primary; asking the sentinels again`;
+      w.reject(new RedisUnavailable(`redis ${w.name}: ${reason} (the command did not run)`));
+      this.drop(reason);
+    } else if (w.script && reply.message.startsWith('NOSCRIPT') && this.socket) {
+      this.write(this.socket, { ...w, name: 'EVAL', sentAt: performance.now(), script: undefined }, ['EVAL', w.script.source, ...w.script.args.slice(2)]);
+    } else w.reject(new RedisCommandError(`redis ${w.name}: ${reply.message}`));
   }
 
   private checkDeadline(): void {

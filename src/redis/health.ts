@@ -11,6 +11,9 @@
  * - That writes work and the store's scripts run (src/redis/refusals.ts ends what they prove gone).
  * - The store's own check (the key store's marker, src/keys/redis.ts), in the same round.
  * - Whether it keeps its data across a restart (src/redis/persistence.ts): a warning, not a condition.
+ * - With Sentinel, that it still talks to the primary (ROLE): one demoted while no write came
+ *   would otherwise keep the connection; a replica is dropped and the sentinels asked again.
+ *   The probe's write is confirmed on the replicas as counts are (--store-replicas).
  *
  * A round is a few commands sent in one write, pipelined beside the requests' on the one
  * connection; nothing waits for it.
@@ -119,12 +122,17 @@ export class RedisHealth {
   private async probe(): Promise<void> {
     const { client, conditions, warnings, refusals, probeKey, storeCheck } = this.options;
     // Sent in this turn, so in one write; replies come in order with the requests' beside them.
-    const [policy, store, write, persistence] = await Promise.allSettled([
+    const [policy, store, write, persistence, role] = await Promise.allSettled([
       readEvictionPolicy(client),
       storeCheck(),
-      client.send(['SET', probeKey, this.probeValue, 'PX', PROBE_KEY_TTL_MS]),
+      client.sendReplicated(['SET', probeKey, this.probeValue, 'PX', PROBE_KEY_TTL_MS]),
       readPersistence(client),
+      client.address.sentinel ? client.send(['ROLE']) : null,
     ]);
+    if (role.status === 'fulfilled' && Array.isArray(role.value) && role.value[0] !== 'master') {
+      client.reconnect(`the Redis the sentinels named is a ${String(role.value[0])} now (ROLE), no longer the primary; asking them again`);
+      return;
+    }
     if (policy.status === 'fulfilled') {
       if (policy.value === null) conditions.end(POLICY_CONDITION);
       else conditions.begin(POLICY_CONDITION, policy.value);

@@ -30,11 +30,12 @@ export const UNWATCHED: RefusalWatch = { refused: () => {}, answered: () => {} }
 /**
  * The error codes a successful probe round proves gone: it wrote (READONLY, MISCONF, OOM), ran a
  * script by EVALSHA, or by EVAL after NOSCRIPT (NOSCRIPT, NOPERM: the ACL is per command, not per
- * key we use), and got answers at all (BUSY, LOADING, MASTERDOWN). Any other error (WRONGTYPE, a
+ * key we use), and got answers at all (BUSY, LOADING, MASTERDOWN); its write is confirmed on as many replicas
+ * as the counts are (NOREPLICAS: --store-replicas, or Redis's min-replicas-to-write). Any other error (WRONGTYPE, a
  * plain ERR) may belong to the refused command's own keys or arguments, which the probe does not
  * touch: it ends only when that command succeeds again.
  */
-const PROBE_PROVES_GONE = new Set(['READONLY', 'MISCONF', 'OOM', 'NOSCRIPT', 'NOPERM', 'BUSY', 'LOADING', 'MASTERDOWN']);
+const PROBE_PROVES_GONE = new Set(['READONLY', 'MISCONF', 'OOM', 'NOSCRIPT', 'NOPERM', 'BUSY', 'LOADING', 'MASTERDOWN', 'NOREPLICAS']);
 
 /** Why each code refuses, and what the operator does about it. */
 const EXPLANATIONS: Record<string, string> = {
@@ -46,6 +47,7 @@ const EXPLANATIONS: Record<string, string> = {
   BUSY: 'a script is running too long; it answers nothing else until it ends',
   LOADING: 'it is loading its data set',
   MASTERDOWN: 'it is a replica that lost its primary',
+  NOREPLICAS: 'fewer of its replicas than required (--store-replicas, or its min-replicas-to-write) acknowledged the write in time, so a failover could lose it; see its replicas (INFO replication)',
 };
 
 /**
@@ -55,7 +57,7 @@ const EXPLANATIONS: Record<string, string> = {
  */
 export function refusalCode(message: string): string {
   const text = message.replace(/^redis [A-Z]+: /, '');
-  const quoted = /(?:^|\W)-?(READONLY|MISCONF|OOM|NOSCRIPT|NOPERM|BUSY|LOADING|MASTERDOWN)\b/.exec(text);
+  const quoted = /(?:^|\W)-?(READONLY|MISCONF|OOM|NOSCRIPT|NOPERM|BUSY|LOADING|MASTERDOWN|NOREPLICAS)\b/.exec(text);
   if (quoted) return quoted[1];
   return /^[A-Z]+\b/.exec(text)?.[0] ?? 'ERR';
 }

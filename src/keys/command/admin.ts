@@ -17,8 +17,9 @@ import type { QuotaLimits } from '../../quota/scopes.ts';
 import { readWindows } from '../../quota/book.ts';
 import type { QuotaKind } from '../../quota/window.ts';
 import { readCounts } from '../../quota/replay.ts';
-import { RedisClient, RedisCommandError, RedisUnavailable, type RedisAddress } from '../../redis/client.ts';
+import { RedisClient, RedisCommandError, RedisUnavailable, type RedisAddress, type ReplicaConfirmation } from '../../redis/client.ts';
 import { RedisKeys } from '../redis.ts';
+import { storeLabel } from '../../redis/address.ts';
 import { RedisQuota } from '../../quota/redis.ts';
 
 export interface KeyAdmin {
@@ -53,14 +54,15 @@ export interface RedisAdmin extends KeyAdmin {
   migrate(stateDir: string): Promise<string>;
 }
 
-export async function redisAdmin(address: RedisAddress, clock: Clock = systemClock): Promise<RedisAdmin> {
-  const client = new RedisClient({ address, commandTimeoutMs: 10_000 });
+export async function redisAdmin(address: RedisAddress, clock: Clock = systemClock, replicas?: ReplicaConfirmation): Promise<RedisAdmin> {
+  const client = new RedisClient({ address, replicas, commandTimeoutMs: 10_000 });
   await client.started();
   const problem = client.problem();
   if (problem) {
     client.close();
     throw new KeyStoreError(problem);
   }
+  const where = storeLabel(address);
   const keys = new RedisKeys(client, { clock });
   const quota = new RedisQuota(client, { clock, leaseMs: 0 });
   // A store written before the marker existed (src/keys/redis.ts) is adopted by whichever
@@ -68,7 +70,7 @@ export async function redisAdmin(address: RedisAddress, clock: Clock = systemClo
   // command that writes fails by itself and says why.
   await keys.adopt().catch(() => false);
   return {
-    where: `${address.tls ? 'rediss' : 'redis'}://${address.label}`,
+    where,
     apply: (change) => keys.update(change).catch(refused),
     list: () => keys.records().catch(refused),
     async usage(limits, now) {
@@ -98,7 +100,7 @@ export async function redisAdmin(address: RedisAddress, clock: Clock = systemClo
           const space = counter.indexOf(' ');
           await quota.merge(counter.slice(0, space) as QuotaKind, counter.slice(space + 1), window);
         }
-        const summary = `migrated ${stateDir} into redis://${address.label}: ${added} keys added, ${present} already there, ${windows.length} open quota windows`;
+        const summary = `migrated ${stateDir} into ${where}: ${added} keys added, ${present} already there, ${windows.length} open quota windows`;
         if (conflicts.length) throw new KeyStoreError(`${summary}; not changed, since Redis holds other records under these ids: ${conflicts.join(', ')}`);
         return summary;
       } catch (error) {
