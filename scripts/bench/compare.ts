@@ -59,6 +59,7 @@ export async function compare(options: CompareOptions): Promise<void> {
   const redis = REDIS_AVAILABLE ? await startBenchRedis(stage.work, stage.state) : null;
   if (!redis) console.log('redis-server is not installed: the shared-store rounds are left out (apt-get install redis-server)');
   const onRedis = redis ? await startServer(serverStart({ extra: ['--store', redis.url] })) : null;
+  const onRedisTls = redis?.tls ? await startServer(serverStart({ extra: ['--store', redis.tls.url, ...redis.tls.flags] })) : null;
   const before = baseline ? await startServer(serverStart({ bundlePath: baseline.bundlePath, snapshot: baseline.snapshotRoot, state: baseline.state })) : null;
   const measurementsPath = `/api/v2/language/providers/${stage.providerSlugs[0]}/measurements`;
   const measurements = await fetch(`http://127.0.0.1:${ours.port}${measurementsPath}`, { headers: { 'x-api-key': commercial } });
@@ -86,6 +87,7 @@ export async function compare(options: CompareOptions): Promise<void> {
     all.push({ name: 'floor', base: local(floorPort), paths: s.nginx, headers });
     if (s.withUncounted) all.push({ name: 'ours, counting off', base: local(uncounted.port), paths: s.ours, headers });
     if (s.withUncounted && onRedis) all.push({ name: 'ours on Redis', base: local(onRedis.port), paths: s.ours, headers });
+    if (s.withUncounted && onRedisTls) all.push({ name: 'ours on Redis over TLS', base: local(onRedisTls.port), paths: s.ours, headers });
     return all;
   };
 
@@ -103,9 +105,11 @@ export async function compare(options: CompareOptions): Promise<void> {
         countingCost.push({ connections, on: main.rps, off: off.rps, cost: 1 - main.rps / off.rps });
       }
       const shared = runs.get('ours on Redis');
+      const sharedTls = runs.get('ours on Redis over TLS');
       if (shared) {
         rows.push(rowOf(ON_REDIS, connections, shared, null, null));
-        sharedStore.push({ connections, file: main.rps, redis: shared.rps, redisTls: null });
+        if (sharedTls) rows.push(rowOf(`${ON_REDIS} over TLS`, connections, sharedTls, null, null));
+        sharedStore.push({ connections, file: main.rps, redis: shared.rps, redisTls: sharedTls?.rps ?? null });
       }
     }
   }
@@ -113,7 +117,7 @@ export async function compare(options: CompareOptions): Promise<void> {
   const benchCacheRss = peakRssMb(ours.child.pid!);
   const nginxRss = peakRssMb(nginx.workerPid());
   const beforeRss = before ? peakRssMb(before.child.pid!) : null;
-  for (const child of [ours.child, uncounted.child, nginx.child, floor, ...(before ? [before.child] : []), ...(onRedis ? [onRedis.child] : [])]) await stop(child);
+  for (const child of [ours.child, uncounted.child, nginx.child, floor, ...(before ? [before.child] : []), ...(onRedis ? [onRedis.child] : []), ...(onRedisTls ? [onRedisTls.child] : [])]) await stop(child);
   if (redis) await stop(redis.child);
 
   // The RSS target is stated for the server's default cache: the same mix once more, against a server started without --cache-mb.

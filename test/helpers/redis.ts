@@ -14,7 +14,7 @@ import { freePort, stopProcess } from '../../scripts/processes.ts';
 import { START_GUARD_MS } from './process.ts';
 import { parseRedisUrl, type RedisAddress } from '../../src/redis/client.ts';
 import type { RedisTls } from '../../src/redis/connection.ts';
-import type { Certificates } from './certificates.ts';
+import type { Certificates } from '../../scripts/certificates.ts';
 
 export const REDIS_INSTALLED = spawnSync('redis-server', ['--version']).error === undefined;
 

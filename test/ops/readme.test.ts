@@ -25,7 +25,7 @@ import { createKey } from '../../src/keys/changes.ts';
 import { createAjv } from '../../src/shared/ajv.ts';
 import { startServer, type RunningServer } from '../../src/start.ts';
 import { ROOT } from '../helpers/process.ts';
-import { makeCertificates, OPENSSL_INSTALLED } from '../helpers/certificates.ts';
+import { makeCertificates, OPENSSL_INSTALLED } from '../../scripts/certificates.ts';
 import { REDIS_INSTALLED, startRedis } from '../helpers/redis.ts';
 import { RedisClient } from '../../src/redis/client.ts';
 import { parseInfo } from '../../src/redis/info.ts';

@@ -17,7 +17,7 @@ import { parseRedisUrl, RedisClient, type RedisAddress } from '../../src/redis/c
 import type { RedisTls } from '../../src/redis/connection.ts';
 import { parseInfo } from '../../src/redis/health.ts';
 import { startServer, type RunningServer } from '../../src/start.ts';
-import { makeCertificates, OPENSSL_INSTALLED, type Certificates } from '../helpers/certificates.ts';
+import { makeCertificates, OPENSSL_INSTALLED, type Certificates } from '../../scripts/certificates.ts';
 import { get, request, type Reply } from '../helpers/http.ts';
 import { spawnServer, stopProcess } from '../helpers/process.ts';
 import { freePort } from '../../scripts/processes.ts';

@@ -1,11 +1,12 @@
 /**
- * Certificates for TLS tests, made with `openssl` in a temporary folder: a CA, a server
- * certificate for 127.0.0.1 and localhost signed by it, one for another name (redis.invalid)
+ * Certificates for the TLS tests and the bench (Redis over TLS), made with `openssl` in a
+ * temporary folder: a CA, a server certificate for 127.0.0.1 and localhost signed by it, one for
+ * another name (redis.invalid)
  * signed by it too, a client certificate signed by it, and an unrelated CA that signed nothing
  * here. EC keys: quick to make. When openssl is missing the suites say they skipped.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -45,8 +46,9 @@ function makeSigned(dir: string, name: string, extensions: string): { cert: stri
   return { cert: join(dir, `${name}.pem`), key: join(dir, `${name}.key`) };
 }
 
-export function makeCertificates(): Certificates {
-  const dir = mkdtempSync(join(tmpdir(), 'tls-test-'));
+/** Made in `dir` (created), else in a new temporary folder. */
+export function makeCertificates(dir = mkdtempSync(join(tmpdir(), 'tls-test-'))): Certificates {
+  mkdirSync(dir, { recursive: true });
   makeCa(dir, 'ca');
   makeCa(dir, 'other-ca');
   return {
