@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileAdmin, redisAdmin } from '../../src/keys/command/admin.ts';
+import { storeLabel } from '../../src/redis/address.ts';
 import { bundle } from '../bundle.ts';
 import { writeScaleKeys, writeScaleWindows } from '../scale-state.ts';
 import { Attackers } from './attack.ts';
@@ -60,7 +61,7 @@ export async function soak(cleanup: { servers: SoakServers | null; work: string 
 
   const providers = JSON.parse(readFileSync(join(data, 'providers.json'), 'utf8')) as { slug: string }[];
   const run = Date.now().toString(36);
-  const admin = options.store === 'file' ? fileAdmin(state) : await redisAdmin(options.store);
+  const admin = options.store === 'file' ? fileAdmin(state) : await redisAdmin(options.store, undefined, options.replicas);
   const keys = await issueSoakKeys(admin, providers.map((p) => p.slug), run);
   admin.close();
 
@@ -118,7 +119,7 @@ export async function soak(cleanup: { servers: SoakServers | null; work: string 
   const peakMb = servers.stopWatching();
   if (peakMb > RESIDENT_LIMIT_MB) failures.push(`a server's resident memory reached ${peakMb.toFixed(0)} MB (limit ${RESIDENT_LIMIT_MB} MB)`);
   const ok = failures.length === 0 && load.mixed === 0 && quota.mismatches.length === 0;
-  const where = options.store === 'file' ? 'the state folder' : `redis://${options.store.label}`;
+  const where = options.store === 'file' ? 'the state folder' : storeLabel(options.store);
   const restarts = servers.startMs.slice(options.servers);
   printVerdict({
     ok,

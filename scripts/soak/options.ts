@@ -1,8 +1,8 @@
 /** The soak's command line: how long, how many clients, which store, and the size of the state it starts from. */
-import { storeOption } from '../../src/config.ts';
+import { replicasOption, storeOption, type StoreReplicas } from '../../src/config.ts';
 import { flagsOrExit } from '../../src/shared/flags.ts';
 
-const USAGE = `usage: npm run soak -- [--minutes N] [--clients N] [--store file|redis://HOST:PORT[/DB]] [--keys N] [--windows N]
+const USAGE = `usage: npm run soak -- [--minutes N] [--clients N] [--store file|redis://HOST:PORT[/DB]|...] [--keys N] [--windows N]
 
   --minutes N  how long to run (default 5)
   --clients N  concurrent clients (default 8)
@@ -11,7 +11,10 @@ const USAGE = `usage: npm run soak -- [--minutes N] [--clients N] [--store file|
   --windows N  open quota windows seeded there (default 200000; 0: none)
 
 The seeding is for the file store only: with --store redis://... --keys and --windows are ignored
-(a shared Redis is not the soak's to fill).`;
+(a shared Redis is not the soak's to fill). A Redis store takes every --store the server takes
+(rediss://, redis-sentinel://, rediss-sentinel://); the TLS files and the replicas to wait for
+come from the environment, as the server reads them (STORE_CA, STORE_CERT, STORE_KEY,
+STORE_REPLICAS, STORE_REPLICAS_TIMEOUT), and reach the servers and the keys command the same way.`;
 
 export interface SoakOptions {
   minutes: number;
@@ -19,6 +22,8 @@ export interface SoakOptions {
   /** The store as the server reads it, and as given (passed on to the servers as is). */
   store: ReturnType<typeof storeOption>;
   storeFlag: string;
+  /** The replicas the soak's own key changes wait for, from the environment. */
+  replicas: StoreReplicas;
   /** One server on its state folder; two on a shared Redis. */
   servers: number;
   /** Keys and windows to seed; both 0 with Redis. */
@@ -49,13 +54,15 @@ export function soakOptions(): SoakOptions {
     },
     USAGE,
   );
-  const store = storeOption(values.store);
+  const { env } = process;
+  const store = storeOption(values.store, { ca: env.STORE_CA, cert: env.STORE_CERT, key: env.STORE_KEY });
   const file = store === 'file';
   return {
     minutes: Number(values.minutes),
     clients: Number(values.clients),
     store,
     storeFlag: values.store,
+    replicas: replicasOption(store, env.STORE_REPLICAS, env.STORE_REPLICAS_TIMEOUT),
     servers: file ? 1 : 2,
     seedKeys: file ? count(values.keys, 'keys') : 0,
     seedWindows: file ? count(values.windows, 'windows') : 0,
