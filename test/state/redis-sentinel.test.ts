@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_OPTIONS, type ServerOptions } from '../../src/config.ts';
-import { RedisClient, RedisCommandError, RedisNotReplicated, RedisUnavailable } from '../../src/redis/client.ts';
+import { LuaScript, RedisClient, RedisCommandError, RedisNotReplicated, RedisUnavailable } from '../../src/redis/client.ts';
 import { parseSentinelUrl } from '../../src/redis/sentinel.ts';
 import { startServer, type RunningServer } from '../../src/start.ts';
 import { get, type Reply } from '../helpers/http.ts';
@@ -215,6 +215,16 @@ else {
     // The fifty went in one write, closed by one WAIT.
     assert.match(String(await ask(b.port, 'INFO', 'commandstats')), /cmdstat_wait:calls=1,/);
     for (let i = 0; i < 5; i++) assert.is(await ask(a.port, 'GET', `w${i}`), '10', 'the replica has every count once answered');
+    // A script Redis forgot (SCRIPT FLUSH) is sent again as EVAL, in a later write: its own WAIT confirms it.
+    const script = new LuaScript("return redis.call('INCR', KEYS[1])");
+    assert.is(await confirmed.evalReplicated(script, ['w-script'], []), 1);
+    await ask(b.port, 'SCRIPT', 'FLUSH');
+    await ask(b.port, 'CONFIG', 'RESETSTAT');
+    assert.is(await confirmed.evalReplicated(script, ['w-script'], []), 2);
+    const stats = String(await ask(b.port, 'INFO', 'commandstats'));
+    assert.match(stats, /cmdstat_eval:calls=1,/);
+    assert.match(stats, /cmdstat_wait:calls=2,/, 'one WAIT after the EVALSHA Redis refused, one after the EVAL');
+    assert.is(await ask(a.port, 'GET', 'w-script'), '2', 'the replica has the count the EVAL made once answered');
     // Two replicas asked for, one there: the write ran, but is not confirmed.
     const two = follow({ count: 2, timeoutMs: 50 });
     await two.started();

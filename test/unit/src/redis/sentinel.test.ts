@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { replicasOption, resolveOptions, storeOption, type ServerOptions } from '../../../../src/config.ts';
+import { parseRedisUrl, storeLabel } from '../../../../src/redis/address.ts';
 import { parseSentinelUrl } from '../../../../src/redis/sentinel.ts';
 import { UsageError } from '../../../../src/shared/flags.ts';
 
@@ -19,6 +20,14 @@ url('should read the sentinels, the primary\'s name and the database', () => {
   assert.is(address.db, 2);
   assert.equal([address.username, address.password], [null, null]);
   assert.is(address.label, 'cache-main via sentinels 10.0.0.1:26379,10.0.0.2:26380,[::1]:26381/2');
+});
+
+url('should speak TLS to the sentinels and the primary with rediss-sentinel://, and not with redis-sentinel://', () => {
+  const tls = { ca: Buffer.from('ca'), cert: null, key: null };
+  assert.equal(parseSentinelUrl('rediss-sentinel://10.0.0.1:26379/m', tls).tls, tls);
+  assert.is(parseSentinelUrl('redis-sentinel://10.0.0.1:26379/m', tls).tls, null);
+  assert.is(storeLabel(parseSentinelUrl('rediss-sentinel://:pw@10.0.0.1:26379/m/1')), 'rediss-sentinel m via sentinel 10.0.0.1:26379/1');
+  assert.is(storeLabel(parseRedisUrl('rediss://:pw@10.0.0.9:6380/2')), 'rediss://10.0.0.9:6380/2');
 });
 
 url('should default the database to 0 and a sentinel\'s port to 26379', () => {
