@@ -16,29 +16,16 @@ import type { Socket } from 'node:net';
 import { endpointLabel, type Endpoint, type RedisAddress } from './address.ts';
 import { openSocket } from './connection.ts';
 import { encodeCommand, RespError, RespParser, RespProtocolError, type Reply } from './resp.ts';
+import { RedisCommandError, RedisUnavailable } from './errors.ts';
 import { SentinelResolver } from './sentinel.ts';
+import { ReplicaWait, WaitingQueue, type ReplicaConfirmation, type Waiting } from './waiting.ts';
 
 export { parseRedisUrl, type RedisAddress } from './address.ts';
-
-/** The connection is down or a reply did not come in time: the command may or may not have run. */
-export class RedisUnavailable extends Error {}
-/** Redis answered the command with an error. */
-export class RedisCommandError extends Error {}
-/**
- * Fewer replicas than asked acknowledged a write in time (WAIT): it ran on the primary but may
- * be lost in a failover. Worded with Redis's own code for this (NOREPLICAS), so the refusal
- * watch (src/redis/refusals.ts) reports it as it reports `min-replicas-to-write`.
- */
-export class RedisNotReplicated extends RedisCommandError {}
+export { RedisCommandError, RedisUnavailable } from './errors.ts';
+export { RedisNotReplicated, type ReplicaConfirmation } from './waiting.ts';
 
 /** A replica's refusal to write, as Redis words it (in a script: `... -READONLY You can't write ...`). */
 const READONLY = /(?:^|\W)-?READONLY\b/;
-
-/** How many replicas must acknowledge each write that counts (WAIT), and how long it may wait for them. */
-export interface ReplicaConfirmation {
-  count: number;
-  timeoutMs: number;
-}
 
 /** A Lua script, sent by its SHA-1 and in full only when Redis does not know it yet. */
 export class LuaScript {
@@ -71,28 +58,13 @@ export interface RedisClientOptions {
   replicas?: ReplicaConfirmation;
 }
 
-interface Waiting {
-  name: string;
-  sentAt: number;
-  resolve: (reply: Reply) => void;
-  reject: (error: Error) => void;
-  /** An EVALSHA's command and script, sent as EVAL when Redis answers NOSCRIPT. */
-  script?: { args: readonly (string | number)[]; source: string };
-  /** A write that counts: answered only once its write's WAIT confirmed it (with `replicas`). */
-  replicated?: boolean;
-  /** A replicated command's reply, held until that WAIT's. */
-  reply?: Reply;
-}
-
 export class RedisClient {
   private socket: Socket | null = null;
   private ready = false;
   private closed = false;
-  private waiting: Waiting[] = [];
-  private head = 0;
+  private readonly waiting = new WaitingQueue();
   private corked = false;
-  /** The replicated commands of the write under way, confirmed by the WAIT that ends it. */
-  private unconfirmed: Waiting[] = [];
+  private readonly replicaWait: ReplicaWait;
   private failure: string | null = 'not connected yet';
   private loggedFailure: string | null = null;
   private retryMs: number;
@@ -110,7 +82,6 @@ export class RedisClient {
   private readonly followsSentinel: boolean;
   /** Where the current (or last) connection went, for messages. */
   private endpoint = '';
-  private readonly replicas: ReplicaConfirmation;
 
   constructor(private readonly options: RedisClientOptions) {
     this.timeoutMs = options.commandTimeoutMs ?? 2000;
@@ -119,7 +90,7 @@ export class RedisClient {
     this.firstAttempt = new Promise((resolve) => (this.endFirstAttempt = resolve));
     const { address } = options;
     this.followsSentinel = address.sentinel !== undefined;
-    this.replicas = options.replicas ?? { count: 0, timeoutMs: 0 };
+    this.replicaWait = new ReplicaWait(options.replicas ?? { count: 0, timeoutMs: 0 });
     if (options.resolve) this.resolve = options.resolve;
     else if (address.sentinel) {
       const sentinels = new SentinelResolver(address.sentinel, address.tls, this.timeoutMs);
@@ -224,7 +195,7 @@ export class RedisClient {
 
   private write(socket: Socket, waiting: Waiting, args: readonly (string | number)[]): void {
     this.waiting.push(waiting);
-    if (waiting.replicated && this.replicas.count > 0) this.unconfirmed.push(waiting);
+    this.replicaWait.written(waiting);
     // The commands of one event-loop iteration (every request read in its poll phase) leave in
     // one write: a write a command cost a system call each, the most of a request's time on
     // Redis in a profile (writeUtf8String 19% of the server's CPU, the list page at c=16).
@@ -242,23 +213,10 @@ export class RedisClient {
 
   /** The WAIT that ends a write with replicated commands in it, confirming them all. */
   private writeWait(socket: Socket): void {
-    const confirming = this.unconfirmed;
-    if (confirming.length === 0) return;
-    this.unconfirmed = [];
-    const { count, timeoutMs } = this.replicas;
-    const confirmed = (acknowledged: Reply) => {
-      for (const w of confirming) {
-        // No reply held: it failed (rejected already) or was sent again as EVAL (confirmed by a later WAIT).
-        if (w.reply === undefined) continue;
-        if (Number(acknowledged) >= count) w.resolve(w.reply);
-        else w.reject(new RedisNotReplicated(`redis WAIT: NOREPLICAS the write could not be confirmed on ${count} replica${count === 1 ? '' : 's'} (${Number(acknowledged)} acknowledged within ${timeoutMs} ms)`));
-      }
-    };
-    const failed = (error: Error) => {
-      for (const w of confirming) if (w.reply !== undefined) w.reject(error);
-    };
-    this.waiting.push({ name: 'WAIT', sentAt: performance.now(), resolve: confirmed, reject: failed });
-    socket.write(encodeCommand(['WAIT', count, timeoutMs]));
+    const wait = this.replicaWait.endOfWrite();
+    if (!wait) return;
+    this.waiting.push(wait.waiting);
+    socket.write(encodeCommand(wait.args));
   }
 
   private connect(): void {
@@ -353,27 +311,19 @@ export class RedisClient {
   }
 
   private failWaiting(reason: string): void {
-    const waiting = this.waiting.slice(this.head);
-    this.waiting = [];
-    this.head = 0;
-    this.unconfirmed = [];
-    for (const w of waiting) w.reject(new RedisUnavailable(`redis ${w.name}: ${reason} (the command may or may not have run)`));
+    this.replicaWait.forget();
+    for (const w of this.waiting.drain()) w.reject(new RedisUnavailable(`redis ${w.name}: ${reason} (the command may or may not have run)`));
   }
 
   private settle(reply: Reply): void {
-    const w = this.waiting[this.head];
+    const w = this.waiting.shift();
     if (!w) {
       this.drop('a reply came that no command asked for');
       return;
     }
-    this.waiting[this.head++] = undefined as unknown as Waiting;
-    if (this.head > 1024 && this.head * 2 > this.waiting.length) {
-      this.waiting = this.waiting.slice(this.head);
-      this.head = 0;
-    }
     if (!(reply instanceof RespError)) {
       // A replicated command's reply waits for its write's WAIT (writeWait), which comes next.
-      if (w.replicated && this.replicas.count > 0) w.reply = reply;
+      if (this.replicaWait.holds(w)) w.reply = reply;
       else w.resolve(reply);
     } else if (this.followsSentinel && READONLY.test(reply.message)) {
       // The primary was demoted (it came back as a replica after a failover): find the new one.
@@ -386,7 +336,7 @@ export class RedisClient {
   }
 
   private checkDeadline(): void {
-    const oldest = this.waiting[this.head];
+    const oldest = this.waiting.oldest();
     if (oldest && performance.now() - oldest.sentAt > this.timeoutMs) this.drop(`${oldest.name} got no reply within ${this.timeoutMs} ms`);
   }
 }

@@ -45,9 +45,22 @@ const HINTS: Record<string, string> = {
   HANDSHAKE_TIMEOUT: 'that port may not speak TLS: point --store at Redis\'s tls-port',
 };
 
+type Phase = 'connecting' | 'handshake' | 'ready' | 'answered';
+
+/**
+ * Under TLS 1.3 a Redis that wants a client certificate refuses it after the handshake, by an
+ * alert the client reads with its first reply; a client that has written meanwhile may instead
+ * see the connection reset or closed before the alert, by the luck of timing. Either way it
+ * ended before a first answer came, which is what this says, with the likely cause.
+ */
+function endedUnanswered(what: string, tls: RedisTls): string {
+  return `TLS connection ${what} by Redis before its first answer${tls.cert === null ? ' (if Redis asks for a client certificate (tls-auth-clients): --store-cert and --store-key)' : ''}`;
+}
+
 /** Why the socket failed: TLS failures say so, with OpenSSL's reason (not its whole error stack) and a hint. */
-function describe(error: NodeJS.ErrnoException & { reason?: string }, phase: string, tls: RedisTls | null): string {
+function describe(error: NodeJS.ErrnoException & { reason?: string }, phase: Phase, tls: RedisTls | null): string {
   const code = error.code ?? '';
+  if (tls !== null && phase === 'ready' && (code === 'ECONNRESET' || code === 'EPIPE')) return endedUnanswered('reset', tls);
   if (tls === null || (phase !== 'handshake' && !TLS_ERROR.test(code))) return error.message;
   const what = code.startsWith('ERR_SSL_') && error.reason ? error.reason : error.message.trim();
   const hint = HINTS[code];
@@ -73,7 +86,7 @@ export function openSocket(target: { host: string; port: number }, tls: RedisTls
           key: tls.key ?? undefined,
           rejectUnauthorized: true,
         });
-  let phase: 'connecting' | 'handshake' | 'ready' = 'connecting';
+  let phase: Phase = 'connecting';
   socket.setNoDelay(true);
   socket.setKeepAlive(true, 10_000);
   // A connect that hangs (a dropped SYN, a peer that never finishes the handshake) counts as a failed attempt.
@@ -82,7 +95,8 @@ export function openSocket(target: { host: string; port: number }, tls: RedisTls
     socket.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'HANDSHAKE_TIMEOUT' }));
   });
   socket.on('error', (error) => events.down(describe(error, phase, tls)));
-  socket.on('close', () => events.down('connection closed'));
+  socket.on('close', () => events.down(tls !== null && phase === 'ready' ? endedUnanswered('closed', tls) : 'connection closed'));
+  socket.once('data', () => (phase = 'answered'));
   socket.once('connect', () => {
     if (tls !== null) {
       phase = 'handshake';

@@ -10,19 +10,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DEFAULT_OPTIONS } from '../../src/config.ts';
-import { parseRedisUrl, RedisClient, RedisCommandError } from '../../src/redis/client.ts';
+import { RedisCommandError } from '../../src/redis/client.ts';
 import { parseInfo } from '../../src/redis/health.ts';
-import { startServer, type RunningServer } from '../../src/start.ts';
 import { get, request, type Reply } from '../helpers/http.ts';
 import { spawnServer, stopProcess } from '../helpers/process.ts';
-import { keysCommand, REDIS_INSTALLED, skipWithoutRedis, startRedis, type RedisServer } from '../helpers/redis.ts';
-import { buildFixture } from '../helpers/server.ts';
+import { keysCommand, REDIS_INSTALLED, skipWithoutRedis, startRedis } from '../helpers/redis.ts';
+import { createFreeKey, RedisTestBed, type LoggedServer } from '../helpers/redis-servers.ts';
 import { until } from '../helpers/wait.ts';
 
 const FREE_LIST = '/api/v2/language/models/free';
 const root = mkdtempSync(join(tmpdir(), 'redis-health-'));
 process.on('exit', () => rmSync(root, { recursive: true, force: true }));
+const bed = new RedisTestBed(root);
 
 const NAMES = {
   startPolicy: 'should refuse to start on a Redis that may evict (volatile-lru, allkeys-lru), exit 1, naming the fix',
@@ -36,41 +35,6 @@ const NAMES = {
 const policy = suite('Redis eviction policy');
 const refusals = suite('Redis refusing commands');
 const wiped = suite('Redis that lost its data');
-
-interface Started {
-  server: RunningServer;
-  /** Every line the server logged, errors and news, in order. */
-  lines: string[];
-  close: () => Promise<void>;
-}
-
-let snapshotDir = '';
-const opened: RedisClient[] = [];
-
-/** A server on this Redis, its probe run often so the test waits little (nothing is timed). */
-async function serve(redis: RedisServer): Promise<Started> {
-  if (!snapshotDir) ({ snapshotDir } = await buildFixture(root));
-  const lines: string[] = [];
-  const server = await startServer(
-    { ...DEFAULT_OPTIONS, port: 0, host: '127.0.0.1', snapshotDir, stateDir: join(root, 'unused-state'), store: parseRedisUrl(redis.url), quiet: true },
-    { log: (line) => lines.push(line), logError: (line) => lines.push(line), redisProbeMs: 20 },
-  );
-  return { server, lines, close: () => server.close() };
-}
-
-/** A connection for what an operator (or another program) does to the Redis. */
-async function operator(redis: RedisServer): Promise<RedisClient> {
-  const client = new RedisClient({ address: redis.address });
-  opened.push(client);
-  await client.started();
-  return client;
-}
-
-async function createKey(redis: RedisServer, org: string): Promise<string> {
-  const made = await keysCommand('create', '--tier', 'free', '--org', org, '--json', '--store', redis.url);
-  assert.is(made.status, 0, made.stderr);
-  return (JSON.parse(made.stdout) as { key: string }).key;
-}
 
 function readiness(url: string): Promise<Reply> {
   return get(url, '/readyz');
@@ -95,14 +59,14 @@ if (!REDIS_INSTALLED) {
   skipWithoutRedis(wiped, [NAMES.reset, NAMES.adopt]);
 } else {
   policy.after(() => {
-    for (const client of opened.splice(0)) client.close();
+    bed.closeOperators();
   });
 
   policy(NAMES.startPolicy, async () => {
     const redis = await startRedis({ args: ['--maxmemory-policy', 'volatile-lru'] });
     try {
-      const admin = await operator(redis);
-      const args = ['--port', '0', '--snapshot', (snapshotDir ||= (await buildFixture(root)).snapshotDir), '--state', join(root, 'state'), '--store', redis.url, '--quiet'];
+      const admin = await bed.operator(redis);
+      const args = ['--port', '0', '--snapshot', await bed.snapshot(), '--state', join(root, 'state'), '--store', redis.url, '--quiet'];
       for (const evicting of ['volatile-lru', 'allkeys-lru']) {
         await admin.send(['CONFIG', 'SET', 'maxmemory-policy', evicting]);
         const outcome = await spawnServer(args).then(
@@ -128,11 +92,11 @@ if (!REDIS_INSTALLED) {
 
   policy(NAMES.runtimePolicy, async () => {
     const redis = await startRedis();
-    const started = await serve(redis);
+    const started = await bed.serve(redis.url);
     try {
-      const key = await createKey(redis, 'policyco');
+      const key = await createFreeKey(redis.url, 'policyco');
       await untilReady(started.server.url, 'ready once the keys command wrote the store');
-      const admin = await operator(redis);
+      const admin = await bed.operator(redis);
       await admin.send(['CONFIG', 'SET', 'maxmemory-policy', 'allkeys-lru']);
       const reply = await untilNotReady(started.server.url, /maxmemory-policy allkeys-lru/, '/readyz names the changed policy');
       assert.match(reply.json().details.reason, /CONFIG SET maxmemory-policy noeviction/);
@@ -147,18 +111,18 @@ if (!REDIS_INSTALLED) {
   });
 
   refusals.after(() => {
-    for (const client of opened.splice(0)) client.close();
+    bed.closeOperators();
   });
 
   refusals(NAMES.replica, async () => {
     const primary = await startRedis();
     const replica = await startRedis({ args: ['--replicaof', '127.0.0.1', String(primary.port)] });
-    let started: Started | null = null;
+    let started: LoggedServer | null = null;
     try {
-      const key = await createKey(primary, 'replicaco');
-      const onReplica = await operator(replica);
+      const key = await createFreeKey(primary.url, 'replicaco');
+      const onReplica = await bed.operator(replica);
       await until(async () => (await onReplica.send(['EXISTS', 'bda:store'])) === 1, 'the replica has the key store');
-      started = await serve(replica);
+      started = await bed.serve(replica.url);
       const { url } = started.server;
       const reply = await untilNotReady(url, /READONLY/, '/readyz names READONLY');
       assert.match(reply.json().details.reason, /read-only replica; point --store at the primary/);
@@ -185,15 +149,15 @@ if (!REDIS_INSTALLED) {
 
   refusals(NAMES.oom, async () => {
     const redis = await startRedis({ args: ['--maxmemory', '8mb', '--maxmemory-policy', 'noeviction'] });
-    const started = await serve(redis);
+    const started = await bed.serve(redis.url);
     try {
-      const key = await createKey(redis, 'oomco');
+      const key = await createFreeKey(redis.url, 'oomco');
       const { url } = started.server;
       await untilReady(url, 'ready with memory to spare');
       assert.is((await get(url, FREE_LIST, key)).status, 200);
       // Another program fills the memory until Redis refuses its writes, in small steps (a
       // big write is refused while its own bytes wait in Redis's input buffer).
-      const other = await operator(redis);
+      const other = await bed.operator(redis);
       const chunk = 'x'.repeat(4096);
       let refusal: unknown = null;
       for (let appended = 0; refusal === null; appended++) {
@@ -228,22 +192,22 @@ if (!REDIS_INSTALLED) {
   });
 
   wiped.after(() => {
-    for (const client of opened.splice(0)) client.close();
+    bed.closeOperators();
   });
 
   wiped(NAMES.reset, async () => {
     const redis = await startRedis();
     // A fresh Redis: nothing written yet, so not ready, saying why.
-    const started = await serve(redis);
+    const started = await bed.serve(redis.url);
     try {
       const { url } = started.server;
       const fresh = await untilNotReady(url, /empty or was reset/, 'an empty Redis is not ready');
       assert.match(fresh.json().details.reason, /no bda:store key/);
-      const key = await createKey(redis, 'resetco');
+      const key = await createFreeKey(redis.url, 'resetco');
       await untilReady(url, 'ready once the keys command wrote the store');
       assert.is((await get(url, FREE_LIST, key)).status, 200);
 
-      const admin = await operator(redis);
+      const admin = await bed.operator(redis);
       assert.is(await admin.send(['FLUSHALL']), 'OK');
       const lost = await get(url, FREE_LIST, key);
       assert.is(lost.status, 503, lost.text);
@@ -256,7 +220,7 @@ if (!REDIS_INSTALLED) {
       // A malformed key is no key whatever the store holds.
       assert.is((await get(url, FREE_LIST, 'bdk_short')).status, 401);
 
-      const other = await createKey(redis, 'afterco');
+      const other = await createFreeKey(redis.url, 'afterco');
       await untilReady(url, 'ready once the keys command wrote the store again');
       assert.is((await get(url, FREE_LIST, other)).status, 200);
       const gone = await get(url, FREE_LIST, key);
@@ -272,13 +236,13 @@ if (!REDIS_INSTALLED) {
 
   wiped(NAMES.adopt, async () => {
     const redis = await startRedis();
-    let started: Started | null = null;
+    let started: LoggedServer | null = null;
     try {
-      const key = await createKey(redis, 'oldco');
-      const admin = await operator(redis);
+      const key = await createFreeKey(redis.url, 'oldco');
+      const admin = await bed.operator(redis);
       // A store as an older version left it: records, no marker.
       assert.is(await admin.send(['DEL', 'bda:store']), 1);
-      started = await serve(redis);
+      started = await bed.serve(redis.url);
       const { url } = started.server;
       assert.is((await readiness(url)).status, 200, 'the server adopted it as it started');
       assert.is((await get(url, FREE_LIST, key)).status, 200);

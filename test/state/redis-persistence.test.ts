@@ -10,18 +10,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DEFAULT_OPTIONS } from '../../src/config.ts';
-import { parseRedisUrl, RedisClient } from '../../src/redis/client.ts';
-import { startServer, type RunningServer } from '../../src/start.ts';
+import type { RedisClient } from '../../src/redis/client.ts';
 import { get, request, type Reply } from '../helpers/http.ts';
 import { ROOT } from '../helpers/process.ts';
 import { keysCommand, REDIS_INSTALLED, skipWithoutRedis, startRedis, type RedisServer } from '../helpers/redis.ts';
-import { buildFixture } from '../helpers/server.ts';
+import { createFreeKey, RedisTestBed, type LoggedServer } from '../helpers/redis-servers.ts';
 import { until } from '../helpers/wait.ts';
 
 const FREE_LIST = '/api/v2/language/models/free';
 const root = mkdtempSync(join(tmpdir(), 'redis-persistence-'));
 process.on('exit', () => rmSync(root, { recursive: true, force: true }));
+const bed = new RedisTestBed(root);
 
 const NAMES = {
   off: 'should report a Redis that keeps nothing on disk: one log line at start, /readyz 200 with it under warnings, keyed requests still 200',
@@ -34,41 +33,9 @@ const NAMES = {
 const persistence = suite('Redis persistence reported');
 const acl = suite('Redis ACL user from the docs');
 
-let snapshotDir = '';
-const opened: RedisClient[] = [];
-
-interface Started {
-  server: RunningServer;
-  lines: string[];
-  close: () => Promise<void>;
-}
-
-async function serve(url: string): Promise<Started> {
-  if (!snapshotDir) ({ snapshotDir } = await buildFixture(root));
-  const lines: string[] = [];
-  const server = await startServer(
-    { ...DEFAULT_OPTIONS, port: 0, host: '127.0.0.1', snapshotDir, stateDir: join(root, 'unused-state'), store: parseRedisUrl(url), quiet: true },
-    { log: (line) => lines.push(line), logError: (line) => lines.push(line), redisProbeMs: 20 },
-  );
-  return { server, lines, close: () => server.close() };
-}
-
-async function operator(redis: RedisServer): Promise<RedisClient> {
-  const client = new RedisClient({ address: redis.address });
-  opened.push(client);
-  await client.started();
-  return client;
-}
-
 /** SETs Redis has run: the probe writes one a round (nothing else here runs SET), so this counts rounds. */
 async function probeWrites(admin: RedisClient): Promise<number> {
   return Number(/cmdstat_set:calls=(\d+)/.exec(String(await admin.send(['INFO', 'commandstats'])))?.[1] ?? 0);
-}
-
-async function createKey(url: string, org: string): Promise<string> {
-  const made = await keysCommand('create', '--tier', 'free', '--org', org, '--json', '--store', url);
-  assert.is(made.status, 0, made.stderr);
-  return (JSON.parse(made.stdout) as { key: string }).key;
 }
 
 async function readyz(url: string): Promise<{ status: number; warnings: string[]; reply: Reply }> {
@@ -100,16 +67,16 @@ if (!REDIS_INSTALLED) {
   skipWithoutRedis(acl, [NAMES.acl, NAMES.cannotTell]);
 } else {
   persistence.after(() => {
-    for (const client of opened.splice(0)) client.close();
+    bed.closeOperators();
   });
 
   let bare: RedisServer;
-  let bareServer: Started;
+  let bareServer: LoggedServer;
   persistence(NAMES.off, async () => {
     // The helper's default: --save '' --appendonly no.
     bare = await startRedis();
-    const key = await createKey(bare.url, 'diskless');
-    bareServer = await serve(bare.url);
+    const key = await createFreeKey(bare.url, 'diskless');
+    bareServer = await bed.serve(bare.url);
     const { url } = bareServer.server;
     const warnings = await untilWarnings(url, (w) => w.length > 0, '/readyz lists the warning');
     assert.is(warnings.length, 1);
@@ -120,7 +87,7 @@ if (!REDIS_INSTALLED) {
     assert.equal(logged.length, 1, bareServer.lines.join('\n'));
     assert.match(logged[0], /^warning: Redis at /);
     // Many probe rounds later, still the one line.
-    const admin = await operator(bare);
+    const admin = await bed.operator(bare);
     const rounds = await probeWrites(admin);
     await until(async () => (await probeWrites(admin)) >= rounds + 5, 'five more probe rounds');
     assert.is(bareServer.lines.filter((line) => NOTHING_ON_DISK.test(line)).length, 1, bareServer.lines.join('\n'));
@@ -128,7 +95,7 @@ if (!REDIS_INSTALLED) {
 
   persistence(NAMES.follows, async () => {
     try {
-      const admin = await operator(bare);
+      const admin = await bed.operator(bare);
       const { url } = bareServer.server;
       await admin.send(['CONFIG', 'SET', 'appendonly', 'yes']);
       await untilWarnings(url, (w) => w.length === 0, 'no warning with AOF on');
@@ -145,14 +112,14 @@ if (!REDIS_INSTALLED) {
   persistence(NAMES.on, async () => {
     for (const args of [['--appendonly', 'yes'], ['--save', '900 1']]) {
       const redis = await startRedis({ args });
-      await createKey(redis.url, 'durable');
-      const started = await serve(redis.url);
+      await createFreeKey(redis.url, 'durable');
+      const started = await bed.serve(redis.url);
       try {
         const ready = await readyz(started.server.url);
         assert.is(ready.status, 200, ready.reply.text);
         assert.equal(ready.warnings, [], `${args.join(' ')}: ${ready.reply.text}`);
         // The probe has run several rounds since: nothing was reported in any of them.
-        const admin = await operator(redis);
+        const admin = await bed.operator(redis);
         await until(async () => (await probeWrites(admin)) >= 5, 'five probe rounds');
         assert.equal((await readyz(started.server.url)).warnings, []);
         assert.not.ok(started.lines.some((line) => /^warning:/.test(line)), started.lines.join('\n'));
@@ -164,22 +131,22 @@ if (!REDIS_INSTALLED) {
   });
 
   acl.after(() => {
-    for (const client of opened.splice(0)) client.close();
+    bed.closeOperators();
   });
 
   /** A Redis with the documented ACL user; the server's URL logs in as it (database 1, so SELECT is used too). */
   async function withAclUser(args: readonly string[]): Promise<{ redis: RedisServer; url: string }> {
     const redis = await startRedis({ args, db: 1 });
-    const admin = await operator(redis);
+    const admin = await bed.operator(redis);
     assert.is(await admin.send(documentedAcl('s3cret-acl')), 'OK');
     return { redis, url: `redis://bda:s3cret-acl@127.0.0.1:${redis.port}/1` };
   }
 
   acl(NAMES.acl, async () => {
     const { redis, url } = await withAclUser(['--appendonly', 'yes']);
-    const started = await serve(url);
+    const started = await bed.serve(url);
     try {
-      const key = await createKey(url, 'aclco');
+      const key = await createFreeKey(url, 'aclco');
       await until(async () => (await readyz(started.server.url)).status === 200, 'ready as the ACL user');
       assert.is((await get(started.server.url, FREE_LIST, key)).status, 200);
       const head = await request(started.server.url, FREE_LIST, { method: 'HEAD', headers: { 'x-api-key': key } });
@@ -211,8 +178,8 @@ if (!REDIS_INSTALLED) {
 
   acl(NAMES.cannotTell, async () => {
     const { redis, url } = await withAclUser([]);
-    await createKey(url, 'unsureco');
-    const started = await serve(url);
+    await createFreeKey(url, 'unsureco');
+    const started = await bed.serve(url);
     try {
       const warnings = await untilWarnings(started.server.url, (w) => w.length > 0, 'the warning that it cannot tell');
       assert.match(warnings[0], `cannot tell whether Redis at 127.0.0.1:${redis.port}/1 keeps its data across a restart: AOF is off and it refused CONFIG GET save (NOPERM`);
