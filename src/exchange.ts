@@ -38,7 +38,7 @@ export interface Exchange {
   route?: Route;
   /** The valid key presented; every answer to it says its tier, errors included. */
   key?: KeyRecord;
-  /** The data quota as every answer to the key shows it: before counting, then after. */
+  /** The data quota as every answer to the key shows it, from the one quota step (src/app.ts): after counting a 200, as it stands for any other answer. */
   quota?: QuotaStatus;
   /** Whose requests that quota counts together (data routes). */
   scope?: string;
