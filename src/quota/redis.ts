@@ -54,8 +54,9 @@ const NO_CHECK: readonly [string, string] = ['', ''];
 /**
  * The quota's Lua, after the key check. KEYS: the key check's, then the window and the held
  * slots (the last two). ARGV: the key check's two, operation, now (ms), limit, window length
- * (ms), reservation id, lease end (ms). Returns {allowed (1/0), count, held, start (-1: no
- * window)}. `merge` (migration) sets the count to the larger of the two, so running
+ * (ms), reservation id, lease end (ms), `slots` when the counter holds slots (CritPt's; the data
+ * quota's never does, and skips them; see src/keys/redis.ts, checkOf, for the figure). Returns {allowed (1/0),
+ * count, held, start (-1: no window)}. `merge` (migration) sets the count to the larger of the two, so running
  * it twice adds nothing.
  *
  * It reads before it writes, and its first write is the one that takes memory (HSET, HINCRBY,
@@ -66,8 +67,9 @@ const NO_CHECK: readonly [string, string] = ['', ''];
 const QUOTA_LUA = `
 local window, slots = KEYS[#KEYS - 1], KEYS[#KEYS]
 local op, now, limit, span = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
-local reservation, extra = ARGV[7], ARGV[8]
-local held = redis.call('ZCOUNT', slots, '(' .. ARGV[4], '+inf')
+local reservation, extra, slotted = ARGV[7], ARGV[8], ARGV[9] == 'slots'
+local held = 0
+if slotted then held = redis.call('ZCOUNT', slots, '(' .. ARGV[4], '+inf') end
 local w = redis.call('HMGET', window, 'start', 'count')
 local start, count = tonumber(w[1]), tonumber(w[2]) or 0
 if start == nil or now >= start + span then start, count = -1, 0 end
@@ -102,11 +104,14 @@ elseif op == 'merge' then
     redis.call('HSET', window, 'count', n)
   end
 end
-redis.call('ZREMRANGEBYSCORE', slots, '-inf', now)
+if slotted then redis.call('ZREMRANGEBYSCORE', slots, '-inf', now) end
 return {allowed, count, held, start}
 `;
 
 type Operation = 'status' | 'take' | 'reserve' | 'commit' | 'release' | 'merge';
+
+/** The counter whose gradings hold slots while they are under way (src/critpt/grader.ts). */
+const SLOTTED: QuotaKind = 'critpt';
 
 /** A counter's two Redis keys: its window and its held slots. */
 function redisKeysOf(kind: QuotaKind, scope: string): [string, string] {
@@ -188,7 +193,7 @@ export class RedisQuota implements QuotaCounter {
       return { allowed: allowed === 1, status: { limit, remaining, resetAt: (start < 0 ? now : start) + WINDOW_MS, exhausted: remaining === 0 } };
     };
     const keys = [...this.checkKeys, ...redisKeysOf(kind, scope)];
-    const args = [...check, op, now, limit, WINDOW_MS, id, extra ?? ''];
+    const args = [...check, op, now, limit, WINDOW_MS, id, extra ?? '', kind === SLOTTED ? 'slots' : ''];
     const reply = COUNTS.has(op) ? this.client.evalReplicated(this.script, keys, args) : this.client.eval(this.script, keys, args);
     return reply.then(read, fail);
   }
