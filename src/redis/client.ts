@@ -11,36 +11,30 @@
  * not be told apart from the next command's, and a Redis that stopped answering is not one
  * to keep sending to.
  */
-import { createHash } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { endpointLabel, type Endpoint, type RedisAddress } from './address.ts';
 import { openSocket } from './connection.ts';
 import { encodeCommand, RespError, RespParser, RespProtocolError, type Reply } from './resp.ts';
 import { RedisCommandError, RedisUnavailable } from './errors.ts';
-import { SentinelResolver } from './sentinel.ts';
+import { endpointFinder, handshakeCommands, handshakeRefusal } from './handshake.ts';
+import { Reconnection, type Backoff } from './reconnection.ts';
+import { LuaScript } from './script.ts';
 import { ReplicaWait, WaitingQueue, type ReplicaConfirmation, type Waiting } from './waiting.ts';
 
 export { parseRedisUrl, type RedisAddress } from './address.ts';
 export { RedisCommandError, RedisUnavailable } from './errors.ts';
 export { RedisNotReplicated, type ReplicaConfirmation } from './waiting.ts';
+export { LuaScript } from './script.ts';
 
 /** A replica's refusal to write, as Redis words it (in a script: `... -READONLY You can't write ...`). */
 const READONLY = /(?:^|\W)-?READONLY\b/;
-
-/** A Lua script, sent by its SHA-1 and in full only when Redis does not know it yet. */
-export class LuaScript {
-  readonly sha: string;
-  constructor(readonly source: string) {
-    this.sha = createHash('sha1').update(source).digest('hex');
-  }
-}
 
 export interface RedisClientOptions {
   address: RedisAddress;
   /** A command unanswered this long fails and takes the connection down (default 2000 ms). */
   commandTimeoutMs?: number;
   /** Reconnection: the first wait, doubled after each failure up to the last (default 50 to 1000 ms). */
-  backoffMs?: { first: number; max: number };
+  backoffMs?: Backoff;
   /** Told when the connection goes down or comes back (once per outage, not per retry). */
   log?: (line: string) => void;
   /** Called each time a connection is ready for commands, the first and every reconnection: what a restarted Redis may have changed is checked again. */
@@ -66,36 +60,24 @@ export class RedisClient {
   private corked = false;
   private readonly replicaWait: ReplicaWait;
   private failure: string | null = 'not connected yet';
-  private loggedFailure: string | null = null;
-  private retryMs: number;
-  private retryTimer: NodeJS.Timeout | null = null;
+  private readonly reconnection: Reconnection;
   private readonly watchdog: NodeJS.Timeout;
   private readonly parser = new RespParser((reply) => this.settle(reply));
   private readonly timeoutMs: number;
-  private readonly backoff: { first: number; max: number };
   private firstAttempt: Promise<void>;
   private endFirstAttempt: () => void = () => {};
   /** Scripts loaded at every connection (load), by SHA. */
   private readonly scripts = new Map<string, LuaScript>();
   private readonly resolve: () => Promise<Endpoint>;
-  /** Following a sentinel's primary: the handshake checks ROLE, and READONLY means it was demoted. */
-  private readonly followsSentinel: boolean;
   /** Where the current (or last) connection went, for messages. */
   private endpoint = '';
 
   constructor(private readonly options: RedisClientOptions) {
     this.timeoutMs = options.commandTimeoutMs ?? 2000;
-    this.backoff = options.backoffMs ?? { first: 50, max: 1000 };
-    this.retryMs = this.backoff.first;
+    this.reconnection = new Reconnection(options.backoffMs ?? { first: 50, max: 1000 }, options.address.label, options.log);
     this.firstAttempt = new Promise((resolve) => (this.endFirstAttempt = resolve));
-    const { address } = options;
-    this.followsSentinel = address.sentinel !== undefined;
     this.replicaWait = new ReplicaWait(options.replicas ?? { count: 0, timeoutMs: 0 });
-    if (options.resolve) this.resolve = options.resolve;
-    else if (address.sentinel) {
-      const sentinels = new SentinelResolver(address.sentinel, address.tls, this.timeoutMs);
-      this.resolve = () => sentinels.primary();
-    } else this.resolve = () => Promise.resolve({ host: address.host, port: address.port });
+    this.resolve = options.resolve ?? endpointFinder(options.address, this.timeoutMs);
     // One timer for all commands: replies come in order, so only the oldest can be late first.
     this.watchdog = setInterval(() => this.checkDeadline(), Math.max(10, Math.floor(this.timeoutMs / 4)));
     this.watchdog.unref();
@@ -118,16 +100,12 @@ export class RedisClient {
 
   /** Send one command; the reply, or RedisUnavailable / RedisCommandError naming the command. */
   send(args: readonly (string | number)[]): Promise<Reply> {
-    const name = String(args[0]).toUpperCase();
-    if (!this.ready || !this.socket) return this.refuse(name);
-    return this.enqueue(this.socket, { name }, args);
+    return this.sendCommand(args, false);
   }
 
   /** A write that counts: with `replicas`, answered only once that many replicas have it (see evalReplicated). */
   sendReplicated(args: readonly (string | number)[]): Promise<Reply> {
-    const name = String(args[0]).toUpperCase();
-    if (!this.ready || !this.socket) return this.refuse(name);
-    return this.enqueue(this.socket, { name, replicated: true }, args);
+    return this.sendCommand(args, true);
   }
 
   /**
@@ -169,9 +147,15 @@ export class RedisClient {
   close(): void {
     this.closed = true;
     clearInterval(this.watchdog);
-    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.reconnection.stop();
     this.drop('client closed');
     this.endFirstAttempt();
+  }
+
+  private sendCommand(args: readonly (string | number)[], replicated: boolean): Promise<Reply> {
+    const name = String(args[0]).toUpperCase();
+    if (!this.ready || !this.socket) return this.refuse(name);
+    return this.enqueue(this.socket, { name, replicated }, args);
   }
 
   private refuse(name: string): Promise<never> {
@@ -220,7 +204,6 @@ export class RedisClient {
   }
 
   private connect(): void {
-    this.retryTimer = null;
     if (this.closed) return;
     this.resolve().then(
       (endpoint) => this.open(endpoint),
@@ -248,20 +231,13 @@ export class RedisClient {
 
   /** Log in and choose the database before anyone else may send; with Sentinel, check it is the primary. */
   private async handshake(socket: Socket): Promise<void> {
-    const { db, username, password } = this.options.address;
-    const steps: (string | number)[][] = [];
-    if (password !== null) steps.push(username === null ? ['AUTH', password] : ['AUTH', username, password]);
-    if (db !== 0) steps.push(['SELECT', db]);
-    // A sentinel's answer may be stale (a failover under way, a primary since demoted).
-    steps.push(this.followsSentinel ? ['ROLE'] : ['PING']);
-    const handshake = Promise.all(steps.map((step) => this.enqueue(socket, { name: String(step[0]) }, step)));
+    const { address } = this.options;
+    const handshake = Promise.all(handshakeCommands(address).map((step) => this.enqueue(socket, { name: String(step[0]) }, step)));
     // Behind the handshake, before any command that may call them.
     for (const script of this.scripts.values()) this.loadScript(socket, script);
     try {
-      const role = (await handshake).at(-1);
-      if (this.followsSentinel && !(Array.isArray(role) && role[0] === 'master')) {
-        throw new Error(`${this.endpoint}, named by the sentinels, is not the primary (ROLE ${Array.isArray(role) ? role[0] : role}); asking them again`);
-      }
+      const refusal = handshakeRefusal(address, (await handshake).at(-1), this.endpoint);
+      if (refusal) throw new Error(refusal);
     } catch (error) {
       socket.destroy(error as Error);
       return;
@@ -269,10 +245,7 @@ export class RedisClient {
     if (socket !== this.socket) return;
     this.ready = true;
     this.failure = null;
-    this.retryMs = this.backoff.first;
-    const where = this.followsSentinel ? `${this.options.address.label} (primary ${this.endpoint})` : this.options.address.label;
-    if (this.loggedFailure !== null) this.options.log?.(`redis: connected to ${where} again`);
-    this.loggedFailure = null;
+    this.reconnection.succeeded(address.sentinel ? `${address.label} (primary ${this.endpoint})` : address.label);
     this.endFirstAttempt();
     this.options.connected?.();
   }
@@ -288,22 +261,11 @@ export class RedisClient {
     this.retryLater(reason);
   }
 
-  /**
-   * A connection ended or could not be made: try again after a pause. Logged once an outage, not
-   * once a reason: a failover goes through several (the connection reset, the old primary
-   * refusing, the sentinels naming no primary yet); /readyz tells the current one.
-   */
+  /** A connection ended or could not be made: say why (/readyz), try again after a pause (src/redis/reconnection.ts). */
   private retryLater(reason: string): void {
     this.failure = reason;
     this.endFirstAttempt();
-    if (this.closed) return;
-    if (this.loggedFailure === null) {
-      this.loggedFailure = reason;
-      this.options.log?.(`redis: ${this.options.address.label} unreachable (${reason}); retrying, answering 503 meanwhile`);
-    }
-    this.retryTimer = setTimeout(() => this.connect(), this.retryMs);
-    this.retryTimer.unref();
-    this.retryMs = Math.min(this.backoff.max, this.retryMs * 2);
+    if (!this.closed) this.reconnection.failed(reason, () => this.connect());
   }
 
   private drop(reason: string): void {
@@ -325,8 +287,8 @@ export class RedisClient {
       // A replicated command's reply waits for its write's WAIT (writeWait), which comes next.
       if (this.replicaWait.holds(w)) w.reply = reply;
       else w.resolve(reply);
-    } else if (this.followsSentinel && READONLY.test(reply.message)) {
-      // The primary was demoted (it came back as a replica after a failover): find the new one.
+    } else if (this.options.address.sentinel && READONLY.test(reply.message)) {
+      // A sentinel's primary that answers READONLY was demoted (it came back as a replica after a failover): find the new one.
       const reason = `${this.endpoint} is a read-only replica now, no longer the primary; asking the sentinels again`;
       w.reject(new RedisUnavailable(`redis ${w.name}: ${reason} (the command did not run)`));
       this.drop(reason);
