@@ -205,7 +205,8 @@ else {
 
   following(CLIENT.wait, async () => {
     named = b.port;
-    const confirmed = follow({ count: 1, timeoutMs: 1000 });
+    // The most --store-replicas-timeout allows: a hang guard for a replica on loopback, not a figure.
+    const confirmed = follow({ count: 1, timeoutMs: 1500 });
     await confirmed.started();
     // Online: synced and acknowledging (WAIT counts no replica still loading its copy).
     await until(async () => /slave0:.*state=online/.test(String(await ask(b.port, 'INFO', 'replication'))), 'a replicates b');
@@ -230,7 +231,8 @@ else {
     await two.started();
     const error = await two.sendReplicated(['INCR', 'w0']).then(() => null, (e: Error) => e);
     assert.instance(error, RedisNotReplicated);
-    assert.match(error!.message, /^redis WAIT: NOREPLICAS the write could not be confirmed on 2 replicas \(1 acknowledged within 50 ms\)/);
+    // How many of the asked-for two acknowledged within 50 ms (the one there, or none yet) is the machine's pace, not the test's.
+    assert.match(error!.message, /^redis WAIT: NOREPLICAS the write could not be confirmed on 2 replicas \([01] acknowledged within 50 ms\)/);
     assert.is(await ask(b.port, 'GET', 'w0'), '11');
   });
 }
@@ -273,7 +275,7 @@ if (!SENTINEL_INSTALLED) {
       assert.is(refused.headers['retry-after'], '2');
       const ready = await answered(server.url, '/readyz');
       assert.is(ready.status, 503);
-      assert.match(String(ready.json().details.reason), /refuses commands \(NOREPLICAS\).*could not be confirmed on 2 replicas \(1 acknowledged within 50 ms\)/);
+      assert.match(String(ready.json().details.reason), /refuses commands \(NOREPLICAS\).*could not be confirmed on 2 replicas \([01] acknowledged within 50 ms\)/);
       assert.is(lines.filter((line) => /NOREPLICAS/.test(line)).length, 1, `logged once:\n${lines.join('\n')}`);
       const made = await keysCommand('create', '--tier', 'free', '--org', 'waitco2', '--store', set.url, '--store-replicas', '2', '--store-replicas-timeout', '50');
       assert.is(made.status, 1);
