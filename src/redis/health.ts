@@ -22,10 +22,9 @@ import { hostname } from 'node:os';
 import type { Conditions } from '../lib/conditions.ts';
 import { RedisCommandError, type RedisClient } from './client.ts';
 import type { Refusals } from './refusals.ts';
-import { parseInfo } from './info.ts';
+import { readInfo } from './info.ts';
 import { PERSISTENCE_WARNING, readPersistence } from './persistence.ts';
 
-export { parseInfo };
 
 /** How often the probe runs. */
 export const PROBE_INTERVAL_MS = 1000;
@@ -57,12 +56,9 @@ export function evictionPolicyProblem(info: ReadonlyMap<string, string>, label: 
  */
 export async function readEvictionPolicy(client: RedisClient): Promise<string | null> {
   const label = client.address.label;
-  try {
-    return evictionPolicyProblem(parseInfo(String(await client.send(['INFO', 'memory']))), label);
-  } catch (error) {
-    if (!(error instanceof RedisCommandError)) throw error;
-    return `cannot read the eviction policy of Redis at ${label} (${error.message}); allow this server's user INFO, and make sure maxmemory-policy is noeviction`;
-  }
+  const info = await readInfo(client, 'memory');
+  if (info instanceof RedisCommandError) return `cannot read the eviction policy of Redis at ${label} (${info.message}); allow this server's user INFO, and make sure maxmemory-policy is noeviction`;
+  return evictionPolicyProblem(info, label);
 }
 
 export interface RedisHealthOptions {

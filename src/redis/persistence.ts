@@ -10,7 +10,7 @@
  * Only asked when AOF is off: with AOF on the answer is known.
  */
 import { RedisCommandError, type RedisClient } from './client.ts';
-import { parseInfo } from './info.ts';
+import { readInfo } from './info.ts';
 
 /** The warning's name among the server's warnings. */
 export const PERSISTENCE_WARNING = 'redis persistence';
@@ -36,13 +36,8 @@ export function persistenceProblem(info: ReadonlyMap<string, string>, savePoints
  */
 export async function readPersistence(client: RedisClient): Promise<string | null> {
   const label = client.address.label;
-  let info: Map<string, string>;
-  try {
-    info = parseInfo(String(await client.send(['INFO', 'persistence'])));
-  } catch (error) {
-    if (!(error instanceof RedisCommandError)) throw error;
-    return `cannot tell whether Redis at ${label} keeps its data across a restart (${error.message}); allow this server's user INFO`;
-  }
+  const info = await readInfo(client, 'persistence');
+  if (info instanceof RedisCommandError) return `cannot tell whether Redis at ${label} keeps its data across a restart (${info.message}); allow this server's user INFO`;
   if (info.get('aof_enabled') === '1') return null;
   let savePoints: string | RedisCommandError;
   try {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RedisCommandError } from '../../src/redis/client.ts';
-import { parseInfo } from '../../src/redis/health.ts';
+import { parseInfo } from '../../src/redis/info.ts';
 import { get, request, type Reply } from '../helpers/http.ts';
 import { spawnServer, stopProcess } from '../helpers/process.ts';
 import { keysCommand, REDIS_INSTALLED, skipWithoutRedis, startRedis } from '../helpers/redis.ts';

@@ -13,7 +13,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_OPTIONS } from '../../src/config.ts';
 import { parseRedisUrl, RedisClient } from '../../src/redis/client.ts';
-import { parseInfo } from '../../src/redis/health.ts';
+import { parseInfo } from '../../src/redis/info.ts';
 import { startServer, type RunningServer } from '../../src/start.ts';
 import { get, request } from '../helpers/http.ts';
 import { keysCommand, REDIS_INSTALLED, skipWithoutRedis, startRedis, type RedisServer } from '../helpers/redis.ts';

@@ -15,7 +15,7 @@ import * as assert from 'uvu/assert';
 import { DEFAULT_OPTIONS } from '../../src/config.ts';
 import { parseRedisUrl, RedisClient, type RedisAddress } from '../../src/redis/client.ts';
 import type { RedisTls } from '../../src/redis/connection.ts';
-import { parseInfo } from '../../src/redis/health.ts';
+import { parseInfo } from '../../src/redis/info.ts';
 import { startServer, type RunningServer } from '../../src/start.ts';
 import { makeCertificates, OPENSSL_INSTALLED, type Certificates } from '../../scripts/certificates.ts';
 import { get, request, type Reply } from '../helpers/http.ts';

@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { evictionPolicyProblem, parseInfo } from '../../../../src/redis/health.ts';
+import { evictionPolicyProblem } from '../../../../src/redis/health.ts';
+import { parseInfo } from '../../../../src/redis/info.ts';
 
 const health = suite('Redis health: INFO and the eviction policy');
 

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RedisCommandError } from '../../../../src/redis/client.ts';
-import { parseInfo } from '../../../../src/redis/health.ts';
+import { parseInfo } from '../../../../src/redis/info.ts';
 import { persistenceProblem } from '../../../../src/redis/persistence.ts';
 
 const persistence = suite('Redis persistence: INFO persistence and the save points');
