@@ -42,22 +42,11 @@ export const RESET_CONDITION = 'redis reset';
 /** The lookup, as a command the refusal watch holds refusals for. */
 const LOOKUP_COMMAND = 'key lookup';
 
-/** KEYS: records, index, marker. ARGV: the key's SHA-256. 0 when there is no marker, else the active record's JSON, or nil. */
-const LOOKUP = new LuaScript(`
-if redis.call('EXISTS', KEYS[3]) == 0 then return 0 end
-local id = redis.call('HGET', KEYS[2], ARGV[1])
-if not id then return false end
-return redis.call('HGET', KEYS[1], id)
-`);
-const LOOKUP_KEYS = [RECORDS, INDEX, STORE_MARKER];
-/** The lookup script's answer when the marker is missing. */
-const NO_STORE = 0;
-
 /**
  * The key check (RedisKeyCheck) the quota's script runs first: that a key's record is still the
  * one the server decided the request with. Its KEYS are LOOKUP_KEYS and its ARGV checkOf's two
  * values (both '' for no check). It returns early, before anything is written:
- * {NO_STORE_CHECKED} when the marker is missing, {KEY_CHANGED, record} when the record changed,
+ * {NO_STORE} when the marker is missing, {KEY_CHANGED, record} when the record changed,
  * {KEY_CHANGED} when there is no active record.
  */
 const KEY_CHECK_LUA = `
@@ -69,9 +58,17 @@ if ARGV[1] ~= '' then
   if record ~= ARGV[2] then return {-2, record} end
 end
 `;
+const LOOKUP_KEYS = [RECORDS, INDEX, STORE_MARKER];
 /** KEY_CHECK_LUA's early answers (a script's own answers never start with a negative number). */
-const NO_STORE_CHECKED = -1;
+const NO_STORE = -1;
 const KEY_CHANGED = -2;
+/**
+ * The lookup is the key check against no record (ARGV: the key's SHA-256 and ''): it always
+ * answers early, {NO_STORE}, {KEY_CHANGED} (no active key) or {KEY_CHANGED, record}.
+ */
+const LOOKUP = new LuaScript(`${KEY_CHECK_LUA}return {${NO_STORE}}`);
+/** What the probe looks up to read the marker as requests read it: no key's hash (not hex). */
+const NO_KEY = '-';
 /** Records kept by key hash (about a kilobyte each). */
 const KNOWN_RECORDS = 20_000;
 
@@ -161,10 +158,7 @@ export class RedisKeys implements KeyLookup, RedisKeyCheck {
     const hash = hashKey(plainKey);
     const known = this.known.get(hash);
     if (known) return known.record;
-    return this.client.eval(LOOKUP, LOOKUP_KEYS, [hash]).then((json) => {
-      if (!this.sawMarker(json !== NO_STORE)) throw new StoreReset();
-      return this.remember(hash, typeof json === 'string' ? json : null);
-    }, this.fail);
+    return this.client.eval(LOOKUP, LOOKUP_KEYS, [hash, '']).then((reply) => this.found(hash, reply), this.fail);
   }
 
   /**
@@ -184,9 +178,15 @@ export class RedisKeys implements KeyLookup, RedisKeyCheck {
    * marker) or KeyChanged with the record as it is now (undefined: revoked or gone).
    */
   checked(hash: string, reply: Reply): void {
+    if ((reply as Reply[])[0] === KEY_CHANGED) throw new KeyChanged(this.found(hash, reply));
+    this.found(hash, reply);
+  }
+
+  /** The record an early answer of KEY_CHECK_LUA gives (remembered), undefined for none; StoreReset when the marker is missing. */
+  private found(hash: string, reply: Reply): KeyRecord | undefined {
     const [first, json] = reply as Reply[];
-    if (first === KEY_CHANGED) throw new KeyChanged(this.remember(hash, typeof json === 'string' ? json : null));
-    if (!this.sawMarker(first !== NO_STORE_CHECKED)) throw new StoreReset();
+    if (!this.sawMarker(first !== NO_STORE)) throw new StoreReset();
+    return first === KEY_CHANGED ? this.remember(hash, typeof json === 'string' ? json : null) : undefined;
   }
 
   /** Keep the record Redis gave for this hash (or forget it: null), and return it if it is an active key's. */
@@ -204,7 +204,7 @@ export class RedisKeys implements KeyLookup, RedisKeyCheck {
 
   /** The probe's check (src/redis/health.ts): the lookup script for no key, so the marker is read as requests read it. */
   checkStore(): Promise<void> {
-    return this.client.eval(LOOKUP, LOOKUP_KEYS, ['']).then((reply) => void this.sawMarker(reply !== NO_STORE), this.fail);
+    return this.client.eval(LOOKUP, LOOKUP_KEYS, [NO_KEY, '']).then((reply) => void this.found(NO_KEY, reply), this.fail);
   }
 
   /** Note whether a lookup or a check found the marker, beginning or ending RESET_CONDITION when that changed; returns `present`. */
