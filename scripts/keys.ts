@@ -14,7 +14,7 @@
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { replicasOption, resolveOptions, storeOption } from '../src/config.ts';
+import { resolveOptions, storeEnvironment, storeSettings } from '../src/config.ts';
 import { parseFlags, UsageError } from '../src/shared/flags.ts';
 import type { QuotaLimits } from '../src/quota/scopes.ts';
 import { then, type Eventually } from '../src/lib/eventually.ts';
@@ -88,8 +88,8 @@ const OPTIONS = {
   'store-ca': { type: 'string' },
   'store-cert': { type: 'string' },
   'store-key': { type: 'string' },
-  'store-replicas': { type: 'string', default: process.env.STORE_REPLICAS },
-  'store-replicas-timeout': { type: 'string', default: process.env.STORE_REPLICAS_TIMEOUT },
+  'store-replicas': { type: 'string' },
+  'store-replicas-timeout': { type: 'string' },
   snapshot: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
@@ -236,9 +236,7 @@ function execute(argv: string[], io: Output): Eventually<void> {
   const { command, operands, values } = parse(argv);
   if (command === 'help') return io.out(USAGE);
   // The server's parsing, the environment as the server reads it: the same files, the same refusals.
-  const { env } = process;
-  const store = storeOption(values.store, { ca: values['store-ca'] ?? env.STORE_CA, cert: values['store-cert'] ?? env.STORE_CERT, key: values['store-key'] ?? env.STORE_KEY });
-  const replicas = replicasOption(store, values['store-replicas'], values['store-replicas-timeout']);
+  const { store, replicas } = storeSettings((flag) => values[flag] ?? storeEnvironment(flag, process.env));
   if (store === 'file') {
     if (command === 'migrate') throw new UsageError('migrate copies a state folder into Redis: give --store redis://HOST:PORT[/DB]');
     return perform(fileAdmin(values.state), command, operands, values, io);

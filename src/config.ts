@@ -153,6 +153,24 @@ export function replicasOption(store: ServerOptions['store'], count: string | un
   return replicas;
 }
 
+/** The flags that say where the store is and how counts are confirmed. */
+export type StoreFlag = 'store' | 'store-ca' | 'store-cert' | 'store-key' | 'store-replicas' | 'store-replicas-timeout';
+
+/**
+ * The store, its TLS files and the replicas a count waits for, from `get` (a flag's value, else
+ * its environment variable, as the caller reads them): the one reading of the server, the keys
+ * command and the soak, so each refuses the same things the same way.
+ */
+export function storeSettings(get: (flag: StoreFlag) => string | undefined): { store: ServerOptions['store']; replicas: StoreReplicas } {
+  const store = storeOption(get('store') ?? 'file', { ca: get('store-ca'), cert: get('store-cert'), key: get('store-key') });
+  return { store, replicas: replicasOption(store, get('store-replicas'), get('store-replicas-timeout')) };
+}
+
+/** A store flag's environment variable, as the server reads it. */
+export function storeEnvironment(flag: StoreFlag, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  return env[FLAGS[flag].env];
+}
+
 function url(name: string, text: string): string {
   if (!URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) throw new UsageError(`--${name} must be an http(s) URL, got ${JSON.stringify(text)}`);
   return text;
@@ -176,14 +194,14 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
     return text === undefined ? fallback : parse(text);
   };
   const integer = (flag: keyof typeof FLAGS, fallback: number, min: number, max: number) => integerFlag(flag, get(flag), fallback, min, max);
-  const store = storeOption(get('store') ?? 'file', { ca: get('store-ca'), cert: get('store-cert'), key: get('store-key') });
+  const { store, replicas } = storeSettings(get);
   const options: ServerOptions = {
     port: integer('port', d.port, 0, 65535),
     host: get('host') ?? d.host,
     snapshotDir: get('snapshot') ?? d.snapshotDir,
     stateDir: get('state') ?? d.stateDir,
     store,
-    storeReplicas: replicasOption(store, get('store-replicas'), get('store-replicas-timeout')),
+    storeReplicas: replicas,
     critptUpstream: maybe('critpt-upstream', (t) => url('critpt-upstream', t), d.critptUpstream),
     critptTimeoutSeconds: integer('critpt-timeout', d.critptTimeoutSeconds, 1, 24 * 3600),
     critptMaxBodyBytes: integer('critpt-max-body-mb', d.critptMaxBodyBytes / MIB, 1, 1024) * MIB,

@@ -1,5 +1,5 @@
 /** The soak's command line: how long, how many clients, which store, and the size of the state it starts from. */
-import { replicasOption, storeOption, type StoreReplicas } from '../../src/config.ts';
+import { storeEnvironment, storeSettings, type ServerOptions, type StoreReplicas } from '../../src/config.ts';
 import { flagsOrExit } from '../../src/shared/flags.ts';
 
 const USAGE = `usage: npm run soak -- [--minutes N] [--clients N] [--store file|redis://HOST:PORT[/DB]|...] [--keys N] [--windows N]
@@ -20,7 +20,7 @@ export interface SoakOptions {
   minutes: number;
   clients: number;
   /** The store as the server reads it, and as given (passed on to the servers as is). */
-  store: ReturnType<typeof storeOption>;
+  store: ServerOptions['store'];
   storeFlag: string;
   /** The replicas the soak's own key changes wait for, from the environment. */
   replicas: StoreReplicas;
@@ -54,15 +54,14 @@ export function soakOptions(): SoakOptions {
     },
     USAGE,
   );
-  const { env } = process;
-  const store = storeOption(values.store, { ca: env.STORE_CA, cert: env.STORE_CERT, key: env.STORE_KEY });
+  const { store, replicas } = storeSettings((flag) => (flag === 'store' ? values.store : storeEnvironment(flag, process.env)));
   const file = store === 'file';
   return {
     minutes: Number(values.minutes),
     clients: Number(values.clients),
     store,
     storeFlag: values.store,
-    replicas: replicasOption(store, env.STORE_REPLICAS, env.STORE_REPLICAS_TIMEOUT),
+    replicas,
     servers: file ? 1 : 2,
     seedKeys: file ? count(values.keys, 'keys') : 0,
     seedWindows: file ? count(values.windows, 'windows') : 0,
