@@ -5,12 +5,13 @@
  * same server on its state folder in the same rounds. It listens on a plain port and, when
  * openssl can make certificates, on a TLS port too (the same data).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { run as keysCommand } from '../keys.ts';
 import { makeCertificates, OPENSSL_INSTALLED } from '../certificates.ts';
 import { freePort } from '../processes.ts';
+import { spawnRedisServer } from '../redis-server.ts';
 import { track } from './processes.ts';
 
 export interface BenchRedis {
@@ -23,22 +24,6 @@ export interface BenchRedis {
 
 export const REDIS_AVAILABLE = spawnSync('redis-server', ['--version']).error === undefined;
 
-/** Ready when it says so; a hang guard of 30 s (it takes milliseconds). */
-function untilReady(child: ChildProcess): Promise<void> {
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start:\n${output}`)), 30_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk;
-      if (output.includes('Ready to accept connections')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`redis-server exited (${code}):\n${output}`)));
-  });
-}
-
 /** Start it in `work`/redis and copy the state folder's keys into it. */
 export async function startBenchRedis(work: string, state: string): Promise<BenchRedis> {
   const dir = join(work, 'redis');
@@ -49,8 +34,7 @@ export async function startBenchRedis(work: string, state: string): Promise<Benc
   const tlsPort = certificates ? await freePort() : null;
   if (certificates) args.push('--tls-port', String(tlsPort), '--tls-cert-file', certificates.server.cert, '--tls-key-file', certificates.server.key, '--tls-ca-cert-file', certificates.ca, '--tls-auth-clients', 'no');
   else console.log('openssl is not installed: the bench leaves out Redis over TLS (apt-get install openssl)');
-  const child = track(spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'inherit'] }));
-  await untilReady(child);
+  const child = track(await spawnRedisServer(args, 30_000));
   const url = `redis://127.0.0.1:${port}/0`;
   let said = '';
   const status = await keysCommand(['migrate', '--state', state, '--store', url], { out: (text) => (said += `${text}\n`), err: (text) => (said += `${text}\n`) });

@@ -4,13 +4,14 @@
  * restart keeps every count). Stopped in `close`, whatever the test did. When the binary is
  * missing the suites say they skipped (apt-get install redis-server; .ci/run installs it).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'uvu';
 import { run } from '../../scripts/keys.ts';
 import { freePort, stopProcess } from '../../scripts/processes.ts';
+import { spawnRedisServer } from '../../scripts/redis-server.ts';
 import { START_GUARD_MS } from './process.ts';
 import { parseRedisUrl, type RedisAddress } from '../../src/redis/client.ts';
 import type { RedisTls } from '../../src/redis/connection.ts';
@@ -62,27 +63,7 @@ function tlsArgs(port: number, { certs, wrongName, authClients }: RedisTlsSetup)
 function launch(port: number, dir: string, persistent: boolean, extra: readonly string[], tls: RedisTlsSetup | undefined): Promise<ChildProcess> {
   const args = [...(tls ? tlsArgs(port, tls) : ['--port', String(port)]), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--daemonize', 'no', '--logfile', ''];
   args.push(...(persistent ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']), ...extra);
-  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    // A hang guard: redis-server is ready in milliseconds, on a busy machine in seconds.
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`redis-server did not start in ${START_GUARD_MS / 1000} s (a hang guard):\n${output}`));
-    }, START_GUARD_MS);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk;
-      if (output.includes('Ready to accept connections')) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`redis-server exited (${code}):\n${output}`));
-    });
-  });
+  return spawnRedisServer(args, START_GUARD_MS);
 }
 
 /**
