@@ -128,6 +128,22 @@ function load(url: string, key: string, clients: number) {
   return { tally, stop };
 }
 
+/** Once `served` requests were answered 200, kill the primary (SIGKILL) and wait for the failover's 503s; the old primary. */
+async function killPrimaryUnderLoad(set: SentinelSet, running: ReturnType<typeof load>, served: number): Promise<RedisServer> {
+  await until(() => running.tally.ok >= served, 'served before the failover');
+  const old = await set.primary();
+  await old.stop('SIGKILL');
+  await until(() => running.tally.unavailable >= 10, 'answered 503 during the failover');
+  return old;
+}
+
+/** `waiting`, with what the sentinels and the server say (diagnosis) when it fails. */
+function diagnosed(waiting: Promise<void>, set: SentinelSet, url: string, lines: readonly string[]): Promise<void> {
+  return waiting.catch(async (error: Error) => {
+    throw new Error(`${error.message}\n${await diagnosis(set, url, lines)}`);
+  });
+}
+
 const NAMES = {
   discovery: 'should find the primary through the sentinels: keyed requests counted in it, keys made by the keys command over the sentinel URL honoured',
   unconfirmed: 'should answer counted requests 503 and name NOREPLICAS in /readyz when fewer replicas than --store-replicas acknowledge, and the keys command fail',
@@ -324,17 +340,12 @@ if (!SENTINEL_INSTALLED) {
       const { server, lines } = (started = await serve(own));
       const running = load(server.url, key, 8);
       try {
-        await until(() => running.tally.ok >= 100, 'served before the failover');
-        const old = await own.primary();
-        await old.stop('SIGKILL');
-        await until(() => running.tally.unavailable >= 10, 'answered 503 during the failover');
+        const old = await killPrimaryUnderLoad(own, running, 100);
         const notReady = await answered(server.url, '/readyz');
         if (notReady.status === 503) assert.match(String(notReady.json().details.reason), /via sentinels/);
         await until(async () => (await own.primary()) !== old, 'the sentinels promote the replica');
         const before = running.tally.ok;
-        await until(() => running.tally.ok >= before + 100, () => `serves again against the promoted replica (${JSON.stringify(running.tally).slice(0, 400)})`).catch(async (error: Error) => {
-          throw new Error(`${error.message}\n${await diagnosis(own, server.url, lines)}`);
-        });
+        await diagnosed(until(() => running.tally.ok >= before + 100, () => `serves again against the promoted replica (${JSON.stringify(running.tally).slice(0, 400)})`), own, server.url, lines);
       } finally {
         await running.stop();
       }
@@ -362,15 +373,10 @@ if (!SENTINEL_INSTALLED) {
       const { server, lines } = (started = await serve(own, { storeReplicas: { count: 1, timeoutMs: 500 } }));
       const running = load(server.url, key, 8);
       try {
-        await until(() => running.tally.ok >= 150, 'served before the failover');
-        const old = await own.primary();
-        await old.stop('SIGKILL');
-        await until(() => running.tally.unavailable >= 10, 'answered 503 during the failover');
+        const old = await killPrimaryUnderLoad(own, running, 150);
         await until(async () => (await own.primary()) !== old, 'the sentinels promote a replica');
         // Served again, until the quota is spent.
-        await until(() => running.tally.limited >= 20, () => `the quota is spent (${JSON.stringify(running.tally)})`).catch(async (error: Error) => {
-          throw new Error(`${error.message}\n${await diagnosis(own, server.url, lines)}`);
-        });
+        await diagnosed(until(() => running.tally.limited >= 20, () => `the quota is spent (${JSON.stringify(running.tally)})`), own, server.url, lines);
       } finally {
         await running.stop();
       }
