@@ -110,7 +110,7 @@ export async function soak(cleanup: { servers: SoakServers | null; work: string 
   await killing;
   while (servers.restarting) await new Promise((r) => setTimeout(r, 100));
 
-  const quota = await quotaMismatches(servers, keys.load, load);
+  const quota = await quotaMismatches(servers, keys.load, load, options.store === 'file');
   servers.signalAll('SIGTERM');
   rmSync(work, { recursive: true, force: true });
 
@@ -125,7 +125,7 @@ export async function soak(cleanup: { servers: SoakServers | null; work: string 
     ok,
     headline:
       `${options.minutes} min, ${options.servers} server${options.servers > 1 ? 's' : ''} on ${where}, ${load.requests} requests (${load.statusSummary()}; ${load.cutTotal()} cut by ${servers.kills} kills), ${rebuilds} rebuilds, ` +
-      `${corruptions} corrupt builds switched in (${load.refusedCorrupt} answers refused as corrupt), ${failures.length} failures, ${load.mixed} wrong or mixed bodies, quota ${quota.mismatches.length ? `wrong for ${quota.mismatches.join('; ')}` : `exact for ${quota.scopes} scopes`}`,
+      `${corruptions} corrupt builds switched in (${load.refusedCorrupt} answers refused as corrupt), ${failures.length} failures, ${load.mixed} wrong or mixed bodies, quota ${quota.mismatches.length ? `wrong for ${quota.mismatches.join('; ')}` : `${options.store === 'file' ? 'within bounds (served <= counted <= served + cut + a lease a kill)' : 'exact'} for ${quota.scopes} scopes`}`,
     seeded: `${seeded}; the first server listened ${firstStartMs.toFixed(0)} ms after spawn${restarts.length ? `, restarts up to ${Math.max(...restarts).toFixed(0)} ms` : ''}`,
     keyChanges: keyChanges.outcomes,
     healthz: probe.healthz,

@@ -29,11 +29,11 @@ const FSYNC_EVERY_MS = 1000;
 const fsyncFd = promisify(fsync);
 const closeFdAsync = promisify(closeFd);
 
-/** One journal line: what was counted, for whom, when. */
-export function journalLine(kind: QuotaKind, scope: string, at: number): string {
-  // JSON.stringify([kind, scope, at]) byte for byte, without the array: kind is a plain word,
-  // and a finite number prints the same digits (the time is new every millisecond: digits).
-  return `["${kind}",${JSON.stringify(scope)},${digits(at)}]\n`;
+/** One journal line: what was counted, for whom, when, and how many requests (a lease: one unless said). */
+export function journalLine(kind: QuotaKind, scope: string, at: number, requests = 1): string {
+  // JSON.stringify([kind, scope, at(, requests)]) byte for byte, without the array: kind is a
+  // plain word, and a finite number prints the same digits (the time is new every millisecond: digits).
+  return `["${kind}",${JSON.stringify(scope)},${digits(at)}${requests === 1 ? '' : `,${digits(requests)}`}]\n`;
 }
 
 export interface JournalOptions {
@@ -71,7 +71,7 @@ export class QuotaJournal {
   }
 
   /** Read the snapshot and replay the journals after it into `apply`. Throws QuotaStateError on bad state. */
-  load(restore: (counter: string, window: Window) => void, apply: (kind: QuotaKind, scope: string, at: number) => void): void {
+  load(restore: (counter: string, window: Window) => void, apply: (kind: QuotaKind, scope: string, at: number, requests: number) => void): void {
     this.number = replayQuotaState(this.options.stateDir, this.options.log, restore, apply);
   }
 

@@ -24,7 +24,7 @@ export function replayQuotaState(
   stateDir: string,
   log: (line: string) => void,
   restore: (counter: string, window: Window) => void,
-  apply: (kind: QuotaKind, scope: string, at: number) => void,
+  apply: (kind: QuotaKind, scope: string, at: number, requests: number) => void,
 ): number {
   const text = readSnapshotText(stateDir);
   /** The first journal not yet folded into quota.json. */
@@ -54,7 +54,7 @@ export function readSnapshotText(stateDir: string): string | null {
   }
 }
 
-function replayJournal(path: string, log: (line: string) => void, apply: (kind: QuotaKind, scope: string, at: number) => void): void {
+function replayJournal(path: string, log: (line: string) => void, apply: (kind: QuotaKind, scope: string, at: number, requests: number) => void): void {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -82,14 +82,15 @@ function replayJournal(path: string, log: (line: string) => void, apply: (kind: 
       }
       throw new QuotaStateError(`quota journal ${path} line ${i + 1} is corrupt: ${JSON.stringify(line.slice(0, 80))}`);
     }
-    apply(entry[0], entry[1], entry[2]);
+    apply(entry[0], entry[1], entry[2], entry[3] ?? 1);
   });
 }
 
-function isJournalEntry(value: unknown): value is [QuotaKind, string, number] {
+/** `[kind, scope, at]`, one request; or `[kind, scope, at, n]`, a lease of n requests. */
+function isJournalEntry(value: unknown): value is [QuotaKind, string, number, number?] {
   return (
     Array.isArray(value) &&
-    value.length === 3 &&
+    (value.length === 3 || (value.length === 4 && Number.isSafeInteger(value[3]) && value[3] >= 1)) &&
     (value[0] === 'data' || value[0] === 'critpt') &&
     typeof value[1] === 'string' &&
     Number.isSafeInteger(value[2])
@@ -112,7 +113,7 @@ export function readCounts(stateDir: string, log: (line: string) => void = () =>
     const before = readSnapshotText(stateDir);
     const counts = new WindowCounts();
     try {
-      replayQuotaState(stateDir, log, (counter, window) => counts.set(counter, window), (kind, scope, at) => counts.apply(counterId(kind, scope), at));
+      replayQuotaState(stateDir, log, (counter, window) => counts.set(counter, window), (kind, scope, at, requests) => counts.apply(counterId(kind, scope), at, requests));
     } catch (error) {
       const missing = error instanceof QuotaStateError && (error.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
       if (!missing) throw error;

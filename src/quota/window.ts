@@ -2,6 +2,10 @@
  * The fixed-window rule, in memory: per counter a window that opens with its first counted
  * request and ends 24 hours later (not rolling), plus the slots held by requests under way.
  * No I/O; the journal makes it durable (journal.ts), the book ties the two (book.ts).
+ *
+ * Leases: beside each window's count of answers served it keeps the count the journal holds
+ * (its lease ceiling), at most a lease ahead. An answer inside the written ceiling needs no
+ * write; the first one past it needs a lease journaled (see book.ts).
  */
 
 export const WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -38,6 +42,21 @@ export function counterId(kind: QuotaKind, scope: string): string {
   return `${kind} ${scope}`;
 }
 
+/** Requests one journal line may count ahead of the answers: 1% of the quota, at least one. */
+export function leaseSize(limit: number): number {
+  return Math.max(1, Math.floor(limit / 100));
+}
+
+/** Where a count stands against its window's lease (after `take` or `countServed`). */
+export const enum Coverage {
+  /** Inside a lease already written: the answer may go now. */
+  Written,
+  /** Inside a lease queued this turn: the answer goes once the turn's write returns. */
+  Queued,
+  /** Past every lease: one must be journaled (`extendLease`) before the answer goes. */
+  Uncovered,
+}
+
 /**
  * Windows are kept packed: a map from counter to a slot, each slot's counter, start and count in
  * arrays (slots of ended windows reused). A compaction's copy is then three array slices: with an
@@ -50,6 +69,10 @@ export class WindowCounts {
   private counters: (string | undefined)[] = [];
   private starts = new Float64Array(1024);
   private counts = new Float64Array(1024);
+  /** Requests the journal counts for the window (written or queued): the lease ceiling, >= count. */
+  private ceilings = new Float64Array(1024);
+  /** The part of the ceiling whose journal lines were written. */
+  private written = new Float64Array(1024);
   /** Slots below this have been used; those in `free` may be used again. */
   private used = 0;
   private readonly free: number[] = [];
@@ -62,8 +85,8 @@ export class WindowCounts {
     return slot !== undefined && at < this.starts[slot]! + WINDOW_MS ? slot : -1;
   }
 
-  /** Start a window for this counter (the slot it had, or a new one). */
-  private open(counter: string, start: number, count: number): number {
+  /** Start a window for this counter (the slot it had, or a new one); `journaled` of its `count` are in the journal. */
+  private open(counter: string, start: number, count: number, journaled: number): number {
     let slot = this.slots.get(counter);
     if (slot === undefined) {
       slot = this.free.pop() ?? this.used++;
@@ -73,23 +96,67 @@ export class WindowCounts {
     }
     this.starts[slot] = start;
     this.counts[slot] = count;
+    this.ceilings[slot] = this.written[slot] = journaled;
     return slot;
   }
 
   private grow(): void {
-    const starts = new Float64Array(this.starts.length * 2);
-    const counts = new Float64Array(this.counts.length * 2);
-    starts.set(this.starts);
-    counts.set(this.counts);
-    this.starts = starts;
-    this.counts = counts;
+    const twice = (array: Float64Array) => {
+      const grown = new Float64Array(array.length * 2);
+      grown.set(array);
+      return grown;
+    };
+    this.starts = twice(this.starts);
+    this.counts = twice(this.counts);
+    this.ceilings = twice(this.ceilings);
+    this.written = twice(this.written);
   }
 
-  /** Count one request at time `at`: a new window when none is open at `at`. */
-  apply(counter: string, at: number): void {
+  /** Count `n` journaled requests at time `at` (replaying a journal line): a new window when none is open at `at`. */
+  apply(counter: string, at: number, n = 1): void {
+    const slot = this.openSlot(counter, at);
+    if (slot < 0) this.open(counter, at, n, n);
+    else {
+      this.counts[slot]! += n;
+      this.ceilings[slot]! += n;
+      this.written[slot]! += n;
+    }
+  }
+
+  /** Count one answer served at `at` whose slot was held (a committed reservation): a new window when none is open. */
+  countServed(counter: string, at: number): void {
     const slot = this.openSlot(counter, at);
     if (slot >= 0) this.counts[slot]!++;
-    else this.open(counter, at, 1);
+    else this.open(counter, at, 1, 0);
+  }
+
+  /** Whether the counter's last count is inside a written lease, a queued one, or none. */
+  coverage(counter: string): Coverage {
+    const slot = this.slots.get(counter)!;
+    const count = this.counts[slot]!;
+    if (count <= this.written[slot]!) return Coverage.Written;
+    return count <= this.ceilings[slot]! ? Coverage.Queued : Coverage.Uncovered;
+  }
+
+  /** Raise the counter's lease ceiling by one lease (never past the limit); returns the requests it adds. */
+  extendLease(counter: string, limit: number): number {
+    const slot = this.slots.get(counter)!;
+    const ceiling = this.ceilings[slot]!;
+    const n = Math.max(1, Math.min(leaseSize(limit), limit - ceiling), this.counts[slot]! - ceiling);
+    this.ceilings[slot] = ceiling + n;
+    return n;
+  }
+
+  /** The counter's queued leases were written. */
+  leaseWritten(counter: string): void {
+    const slot = this.slots.get(counter);
+    if (slot !== undefined) this.written[slot] = this.ceilings[slot]!;
+  }
+
+  /** The counter's queued leases could not be written: the ceiling falls back to what is written. */
+  leaseFailed(counter: string): void {
+    const slot = this.slots.get(counter);
+    if (slot !== undefined) this.ceilings[slot] = this.written[slot]!;
   }
 
   /**
@@ -100,7 +167,7 @@ export class WindowCounts {
     const reserved = this.reserved.size === 0 ? 0 : (this.reserved.get(counter) ?? 0);
     let slot = this.openSlot(counter, at);
     if (limit - (slot >= 0 ? this.counts[slot]! : 0) - reserved <= 0) return null;
-    if (slot < 0) slot = this.open(counter, at, 0);
+    if (slot < 0) slot = this.open(counter, at, 0, 0);
     const count = ++this.counts[slot]!;
     const remaining = limit - count - reserved;
     return { limit, remaining, resetAt: this.starts[slot]! + WINDOW_MS, exhausted: remaining === 0 };
@@ -152,20 +219,23 @@ export class WindowCounts {
     return this.used;
   }
 
+  /** A window as a snapshot file holds it: all of it journaled. */
   set(counter: string, window: Window): void {
-    this.open(counter, window.start, window.count);
+    this.open(counter, window.start, window.count, window.count);
   }
 
   /**
    * The windows open at `now`, copied as they stand: what a compaction writes while counting
    * goes on. Slices of the arrays and one pass over the copy; windows ended by `now` are left out.
+   * `served` copies the answers served (exact; a graceful stop, after which nothing is counted);
+   * otherwise the lease ceilings, which the journal lines after the copy build on.
    */
-  openAt(now: number): WindowsCopy {
+  openAt(now: number, served = false): WindowsCopy {
     const counters = this.counters.slice(0, this.used);
     const starts = this.starts.slice(0, this.used);
     let length = 0;
     for (let i = 0; i < counters.length; i++) if (counters[i] !== undefined && now < starts[i]! + WINDOW_MS) length++;
-    return { length, counters, starts, counts: this.counts.slice(0, this.used), now };
+    return { length, counters, starts, counts: (served ? this.counts : this.ceilings).slice(0, this.used), now };
   }
 
   /** The open windows, by counter (keys usage and migrate). */

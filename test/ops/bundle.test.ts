@@ -98,11 +98,13 @@ bundled('should run dist/keys.mjs with plain node: create a key the bundled serv
     assert.is((await get(server.url, '/api/v2/language/providers/capstan-serve/measurements', key)).status, 200);
     const usage = keys('usage', '--json');
     assert.is(usage.status, 0, usage.stderr);
-    assert.is(JSON.parse(usage.stdout)[0].used, 1, 'usage reads the running server\'s journal');
+    // The journal of a running server holds its lease: 1% of the default Commercial quota of 10,000.
+    assert.is(JSON.parse(usage.stdout)[0].used, 100, 'usage reads the running server\'s journal');
   } finally {
     server.child.kill('SIGTERM');
     await server.exited;
   }
+  assert.is(JSON.parse(keys('usage', '--json').stdout)[0].used, 1, 'a graceful stop records the exact count');
   const list = keys('list');
   assert.is(list.status, 0, list.stderr);
   assert.is(list.stdout.trim().split('\n').length, 2, 'a header and one line');

@@ -4,54 +4,75 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createKey } from '../../src/keys/changes.ts';
+import { leaseSize } from '../../src/quota/window.ts';
 import { get } from '../helpers/http.ts';
-import { spawnServer } from '../helpers/process.ts';
+import { spawnServer, type ServerProcess } from '../helpers/process.ts';
 import { buildFixture } from '../helpers/server.ts';
 
-const crash = suite('kill -9 loses no counted request');
+const QUOTA = 20_000;
+const CLIENTS = 8;
+const PATH = '/api/v2/language/models/free';
 
-crash('should still count every request answered 200 after kill -9 mid-stream', async () => {
+const crash = suite('a stop under load: kill -9 charges at most a lease, SIGTERM is exact');
+
+/** CLIENTS clients request until `stop` resolves; returns how many were answered 200. */
+async function hammer(server: ServerProcess, key: string, stopWhen: (answered: number) => boolean, stop: () => void): Promise<number> {
+  let answered = 0;
+  let stopped = false;
+  const client = async () => {
+    while (!stopped) {
+      try {
+        const reply = await get(server.url, PATH, key);
+        if (reply.status === 200) answered++;
+        else throw new Error(`answered ${reply.status}`);
+      } catch {
+        return; // connection cut by the stop
+      }
+      if (!stopped && stopWhen(answered)) {
+        stopped = true;
+        stop();
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: CLIENTS }, client));
+  await server.exited;
+  return answered;
+}
+
+/** What the state folder charges the key now: read by one request to a server stopped gracefully after it (exact). */
+async function counted(args: string[], key: string): Promise<number> {
+  const server = await spawnServer(args);
+  const probe = await get(server.url, PATH, key);
+  server.child.kill('SIGTERM');
+  await server.exited;
+  assert.is(probe.status, 200);
+  return QUOTA - Number(probe.headers['x-ratelimit-remaining']) - 1;
+}
+
+crash('should charge every answer served, and at most one lease more, across repeated kill -9; exactly what was served after SIGTERM', async () => {
   const root = mkdtempSync(join(tmpdir(), 'crash-'));
   const { snapshotDir } = await buildFixture(root);
   const stateDir = join(root, 'state');
-  const { key } = createKey(stateDir, { tier: 'pro', org: 'crashco', user: 'c' });
+  const { key } = createKey(stateDir, { tier: 'commercial', org: 'crashco', user: 'c', quota: QUOTA });
   const args = ['--port', '0', '--snapshot', snapshotDir, '--state', stateDir];
-  const totals = { answered: 0 };
+  const lease = leaseSize(QUOTA);
+  /** What the state folder charged before the round (the probe after the last round included). */
+  let charged = 0;
 
-  for (let round = 0; round < 3; round++) {
+  // Kills land at different points of a lease of 200: 150, 233, 316 answers into a round.
+  for (const [round, signal] of (['SIGKILL', 'SIGKILL', 'SIGKILL', 'SIGTERM'] as const).entries()) {
     const server = await spawnServer(args);
-    let answered200 = 0;
-    let killed = false;
-    // Eight clients hammer the server; it is killed while requests are in flight.
-    const client = async () => {
-      while (!killed) {
-        try {
-          const reply = await get(server.url, '/api/v2/language/models/free', key);
-          if (reply.status === 200) answered200++;
-        } catch {
-          return; // connection cut by the kill
-        }
-      }
-    };
-    const clients = Array.from({ length: 8 }, client);
-    while (answered200 < 40 + round * 7) await new Promise((r) => setTimeout(r, 1));
-    server.child.kill('SIGKILL');
-    killed = true;
-    await Promise.all(clients);
-    await server.exited;
-
-    const restarted = await spawnServer(args);
-    const probe = await get(restarted.url, '/api/v2/language/models/free', key);
-    restarted.child.kill('SIGKILL');
-    await restarted.exited;
-    const remainingBeforeProbe = Number(probe.headers['x-ratelimit-remaining']) + 1;
-    const usedBefore = 500 - remainingBeforeProbe;
-    // Everything answered 200 in earlier rounds (and their probes) is counted too.
-    totals.answered += answered200;
-    assert.ok(usedBefore >= totals.answered, `round ${round}: ${usedBefore} counted < ${totals.answered} answered 200`);
-    // The journal may hold a request whose response the kill cut off, never one too few.
-    assert.ok(usedBefore - totals.answered <= 8, `round ${round}: ${usedBefore - totals.answered} more counted than answered (at most one per client in flight)`);
-    totals.answered += 1; // the probe
+    const served = await hammer(server, key, (answered) => answered >= 150 + round * 83, () => server.child.kill(signal));
+    const now = await counted(args, key);
+    const extra = now - charged - served;
+    if (signal === 'SIGKILL') {
+      assert.ok(extra >= 0, `round ${round}: ${now - charged} charged < ${served} served`);
+      // A request whose answer the kill cut off in flight may be counted too: one per client.
+      assert.ok(extra <= lease + CLIENTS, `round ${round}: ${extra} charged beyond the ${served} served (a lease is ${lease})`);
+    } else {
+      assert.is(now - charged, served, `round ${round}: a graceful stop records exactly what was served`);
+    }
+    charged = now + 1; // the probe
   }
   rmSync(root, { recursive: true, force: true });
 });

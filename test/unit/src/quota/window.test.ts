@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { journalLine } from '../../../../src/quota/journal.ts';
-import { WINDOW_MS, WindowCounts } from '../../../../src/quota/window.ts';
+import { Coverage, WINDOW_MS, WindowCounts } from '../../../../src/quota/window.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -43,15 +43,56 @@ taking('should open a new window once the old one has ended', () => {
   assert.equal(counts.take('data org:c', 1, T0 + WINDOW_MS), { limit: 1, remaining: 0, resetAt: T0 + 2 * WINDOW_MS, exhausted: true });
 });
 
+const leasing = suite('WindowCounts leases');
+
+leasing('should say a count past the ceiling is uncovered, queued once a lease is raised, written once it is written', () => {
+  const counts = new WindowCounts();
+  counts.take('data org:a', 1000, T0);
+  assert.is(counts.coverage('data org:a'), Coverage.Uncovered);
+  assert.is(counts.extendLease('data org:a', 1000), 10);
+  assert.is(counts.coverage('data org:a'), Coverage.Queued);
+  counts.leaseWritten('data org:a');
+  assert.is(counts.coverage('data org:a'), Coverage.Written);
+  for (let i = 0; i < 9; i++) counts.take('data org:a', 1000, T0);
+  assert.is(counts.coverage('data org:a'), Coverage.Written, 'the tenth count is the lease\'s last');
+  counts.take('data org:a', 1000, T0);
+  assert.is(counts.coverage('data org:a'), Coverage.Uncovered);
+  counts.extendLease('data org:a', 1000);
+  counts.leaseFailed('data org:a');
+  assert.is(counts.coverage('data org:a'), Coverage.Uncovered, 'a failed lease covers nothing');
+});
+
+leasing('should cap a lease at the quota, and replayed counts need no lease', () => {
+  const counts = new WindowCounts();
+  counts.apply('data org:b', T0, 498);
+  counts.take('data org:b', 500, T0);
+  assert.is(counts.coverage('data org:b'), Coverage.Uncovered);
+  assert.is(counts.extendLease('data org:b', 500), 2, 'only the two requests left, not 5');
+  counts.apply('data org:c', T0, 7);
+  assert.is(counts.coverage('data org:c'), Coverage.Written);
+  assert.equal(counts.openAt(T0).counts[1], 7);
+});
+
+leasing('should copy the served counts or the ceilings for a snapshot', () => {
+  const counts = new WindowCounts();
+  counts.take('data org:d', 1000, T0);
+  counts.extendLease('data org:d', 1000);
+  assert.equal([counts.openAt(T0, true).counts[0], counts.openAt(T0).counts[0]], [1, 10]);
+});
+
 const lines = suite('journalLine');
 
 lines('should write what JSON.stringify writes for the same kind, scope and time, scopes with quotes and controls included', () => {
   for (const scope of ['org:a', 'user:acme/alice', 'user:"q"/\\back', 'org:tab\there\nnewline', 'user:ünï/çødé', 'org:\u2028']) {
     for (const at of [T0, 0, 1_764_000_000_123]) {
-      for (const kind of ['data', 'critpt'] as const) assert.is(journalLine(kind, scope, at), `${JSON.stringify([kind, scope, at])}\n`);
+      for (const kind of ['data', 'critpt'] as const) {
+        assert.is(journalLine(kind, scope, at), `${JSON.stringify([kind, scope, at])}\n`);
+        assert.is(journalLine(kind, scope, at, 100), `${JSON.stringify([kind, scope, at, 100])}\n`);
+      }
     }
   }
 });
 
 taking.run();
+leasing.run();
 lines.run();
