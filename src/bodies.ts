@@ -62,7 +62,7 @@ export class Bodies {
    * request (by the server's clock). The provider must exist (404) and the key must hold a grant
    * for it (403).
    */
-  private async measurements(snapshot: Snapshot, plan: Plan, key: KeyRecord, encoding: Encoding): Promise<Body> {
+  private measurements(snapshot: Snapshot, plan: Plan, key: KeyRecord, encoding: Encoding): Eventually<Body> {
     const { route, slug } = plan;
     ensureServed(snapshot, route);
     const name = plan.entryName(key.tier);

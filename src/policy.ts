@@ -58,8 +58,14 @@ export function admitProvider(route: Route, key: KeyRecord, slug: string): void 
   }
 }
 
+const DAY_MS = 86_400_000;
+/** oneMonthBefore of the last UTC day asked about: the same all day, and Date arithmetic was 2% of a measurements request's time. */
+let earliestOf = { day: NaN, earliest: '' };
+
 /** The first day of measurements served: as asked, but never before one month before `now`. */
 export function measurementsStartDay(asked: string | undefined, now: number): string {
-  const earliest = oneMonthBefore(now);
+  const day = Math.floor(now / DAY_MS);
+  if (day !== earliestOf.day) earliestOf = { day, earliest: oneMonthBefore(now) };
+  const { earliest } = earliestOf;
   return asked && asked > earliest ? asked : earliest;
 }

@@ -119,17 +119,21 @@ export class BodyReader {
    * assembled body and its hash are cached by snapshot, entry name and day (hashing hundreds of
    * kilobytes per request would cost more than sending them); compressed variants by content.
    */
-  async measurements(snapshot: Snapshot, name: string, startDay: string, encoding: Encoding): Promise<Body> {
+  measurements(snapshot: Snapshot, name: string, startDay: string, encoding: Encoding): Eventually<Body> {
     const assemblyId = `${snapshot.buildId} ${name} ${startDay}`;
-    let assembly = this.assemblies.get(assemblyId);
-    if (!assembly) {
-      const spans = snapshot.fragment(name)!;
-      const [index, data] = await Promise.all([this.fragmentBytes(snapshot, spans.index, storedPart.fragment('index', name)), this.fragmentBytes(snapshot, spans.data, storedPart.fragment('records', name))]);
-      const identity = assembleMeasurements(JSON.parse(index.toString('utf8')) as MeasurementIndex, data, startDay);
-      assembly = { identity, hash: contentHash(identity) };
-      this.assemblies.set(assemblyId, assembly);
-    }
-    return this.assembled(assembly.identity, encoding, assembly.hash);
+    const assembly = this.assemblies.get(assemblyId);
+    if (assembly) return this.assembled(assembly.identity, encoding, assembly.hash);
+    return this.assemble(snapshot, name, startDay).then((made) => {
+      this.assemblies.set(assemblyId, made);
+      return this.assembled(made.identity, encoding, made.hash);
+    });
+  }
+
+  private async assemble(snapshot: Snapshot, name: string, startDay: string): Promise<{ identity: Buffer; hash: string }> {
+    const spans = snapshot.fragment(name)!;
+    const [index, data] = await Promise.all([this.fragmentBytes(snapshot, spans.index, storedPart.fragment('index', name)), this.fragmentBytes(snapshot, spans.data, storedPart.fragment('records', name))]);
+    const identity = assembleMeasurements(JSON.parse(index.toString('utf8')) as MeasurementIndex, data, startDay);
+    return { identity, hash: contentHash(identity) };
   }
 
   /** A fragment, checked, inflated (it is stored gzip-compressed) and cached. */
