@@ -74,6 +74,14 @@ export class KeyStore implements KeyLookup {
   /** Why the keys in memory may not be the file's now; null when they are. */
   private problem: KeyStoreError | null = null;
   private checkedThisTurn = false;
+  /**
+   * The keys presented this turn and what they found ('every-turn' only): a client on many
+   * connections presents one key many times a turn, and hashing it was 2.5% of the server's
+   * time on the Pro list page at c=16, a fifth of what the app adds to node:http
+   * (bench/analysis.md, "What stops the floor targets"). Cleared when the turn ends and when the
+   * keys change, so a plain key stays no longer than the requests that carried it.
+   */
+  private readonly foundThisTurn = new Map<string, KeyRecord | undefined>();
 
   private constructor(
     private readonly path: string,
@@ -108,6 +116,15 @@ export class KeyStore implements KeyLookup {
 
   /** The active key with this value among the keys in memory, as the last check left them. */
   find(plainKey: string): KeyRecord | undefined {
+    // Only while a turn's check stands: its end (scheduled with it) clears what was found.
+    if (!this.checkedThisTurn) return this.findNow(plainKey);
+    if (this.foundThisTurn.has(plainKey)) return this.foundThisTurn.get(plainKey);
+    const found = this.findNow(plainKey);
+    this.foundThisTurn.set(plainKey, found);
+    return found;
+  }
+
+  private findNow(plainKey: string): KeyRecord | undefined {
     if (!KEY_PATTERN.test(plainKey)) return undefined;
     return this.index.byHash.get(hashKey(plainKey));
   }
@@ -127,7 +144,10 @@ export class KeyStore implements KeyLookup {
     if (this.checkedThisTurn) return;
     if (this.recheck === 'every-turn') {
       this.checkedThisTurn = true;
-      setImmediate(() => (this.checkedThisTurn = false));
+      setImmediate(() => {
+        this.checkedThisTurn = false;
+        this.foundThisTurn.clear();
+      });
     }
     let current: FileStamp | null;
     try {
@@ -248,6 +268,7 @@ export class KeyStore implements KeyLookup {
 
   private use(index: ActiveKeys): void {
     this.index = index;
+    this.foundThisTurn.clear();
     this.broken = null;
     this.problem = null;
   }

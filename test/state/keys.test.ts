@@ -239,6 +239,25 @@ lookup('should fail a revoked key on the very next lookup of the same store', ()
   f.cleanup();
 });
 
+lookup('should fail a revoked key in the next turn of a store checked once a turn, whatever the turn before found', async () => {
+  const f = fixture();
+  const { key, record } = createKey(f.state, { tier: 'pro', org: 'acme', user: 'alice' }, clock);
+  const store = KeyStore.open(f.state, { recheck: 'every-turn' });
+  await new Promise((r) => setImmediate(r)); // the turn of the open's own check ends
+  assert.is(store.lookup(key)?.id, record.id);
+  assert.is(store.lookup(key)?.id, record.id, 'found again in the same turn');
+  assert.is(store.lookup('bdk_' + 'x'.repeat(43)), undefined);
+  revokeKey(f.state, record.id, clock);
+  assert.is(store.lookup(key)?.id, record.id, 'the turn\'s check stands until the turn ends');
+  await new Promise((r) => setImmediate(r));
+  assert.is(store.lookup(key), undefined, 'the next turn checks the file again and finds no key');
+  await new Promise((r) => setImmediate(r));
+  const later = createKey(f.state, { tier: 'pro', org: 'acme', user: 'bob' }, clock);
+  assert.is(store.lookup(later.key)?.id, later.record.id, 'a new turn sees a key created since');
+  store.close();
+  f.cleanup();
+});
+
 lookup('should fail a regenerated key at once and take the new one with the same id and scope', () => {
   const f = fixture();
   const old = createKey(f.state, { tier: 'commercial', org: 'acme', user: 'alice', quota: 77, grants: ['p1'], critpt: true }, clock);
