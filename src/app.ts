@@ -30,10 +30,11 @@ import type { KeyLookup, KeyRecord } from './keys/record.ts';
 import type { Clock } from './lib/clock.ts';
 import { recover, then, type Eventually } from './lib/eventually.ts';
 import type { Step } from './lib/idle-work.ts';
+import { TurnEnd } from './lib/turn-end.ts';
 import { operationalAnswers } from './operational.ts';
 import { HttpError } from './http/error.ts';
 import { admitKey, authenticate, invalidKey } from './policy.ts';
-import { JournalUnavailable, KeyChanged, type QuotaCounter } from './quota/counter.ts';
+import { DURABLE_NOW, JournalUnavailable, KeyChanged, type QuotaCounter } from './quota/counter.ts';
 import { dataLimit, quotaScope } from './quota/scopes.ts';
 import { ROUTES } from './shared/routes.ts';
 import type { SnapshotStore } from './snapshot/store.ts';
@@ -61,8 +62,11 @@ export class App {
   private readonly bodies: Bodies;
   private readonly operational: ReturnType<typeof operationalAnswers>;
   private readonly endings: Endings;
+  /** Data answers leave together at the end of their turn (src/lib/turn-end.ts says why). */
+  private readonly turnEnd: TurnEnd;
 
   constructor(private readonly parts: AppParts) {
+    this.turnEnd = new TurnEnd((error) => parts.logError(`an answer failed at the turn's end: ${(error as Error)?.stack ?? String(error)}`));
     this.bodies = new Bodies(parts.snapshots.reader, parts.clock);
     this.operational = operationalAnswers({ bodies: this.bodies, readiness: parts.readiness, warnings: parts.warnings, verification: () => parts.snapshots.verification(), metrics: parts.metrics });
     this.endings = new Endings(parts);
@@ -168,7 +172,7 @@ export class App {
         if ('error' in decision) throw decision.error;
         // Not counted (HEAD, or counting off for a benchmark), but never past a used-up quota.
         if (decision.counted && status.exhausted) throw quotaExceeded(status, clock.now());
-        decision.send();
+        this.turnEnd.defer(() => this.sendOrFail(exchange, null, decision.send));
       });
     });
   }
@@ -188,21 +192,30 @@ export class App {
     });
   }
 
-  /** Count the answer (durably, before it is sent), then send it showing the quota after it; 429 when it is used up. */
+  /**
+   * Count the answer (durably, before it is sent), then send it showing the quota after it; 429
+   * when it is used up. A count durable at once (inside a written lease, or counted by Redis)
+   * waits only for the turn's end; one past its lease is answered when the turn's write settles,
+   * which is the turn's end too.
+   */
   private countThenAnswer(exchange: Exchange, limit: number, send: () => void): Eventually<void> {
     const { quota, clock } = this.parts;
     return then(quota.take('data', exchange.scope!, limit, exchange.key), ({ status, durable }) => {
       exchange.quota = status;
       if (!durable) throw quotaExceeded(status, clock.now());
-      durable.onSettled((error) => {
-        try {
-          if (error) throw new JournalUnavailable({ cause: error });
-          send();
-        } catch (thrown) {
-          this.endings.fail(exchange, thrown);
-        }
-      });
+      if (durable === DURABLE_NOW) this.turnEnd.defer(() => this.sendOrFail(exchange, null, send));
+      else durable.onSettled((error) => this.sendOrFail(exchange, error, send));
     });
+  }
+
+  /** Send a decided answer, or the error path's answer when its count could not be recorded or the sending threw. */
+  private sendOrFail(exchange: Exchange, countFailed: Error | null, send: () => void): void {
+    try {
+      if (countFailed) throw new JournalUnavailable({ cause: countFailed });
+      send();
+    } catch (thrown) {
+      this.endings.fail(exchange, thrown);
+    }
   }
 }
 

@@ -1,0 +1,35 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { TurnEnd } from '../../../../src/lib/turn-end.ts';
+
+const turnEnd = suite('TurnEnd');
+
+turnEnd('should run the work of a turn at its end, together and in order, after the turn\'s own code', async () => {
+  const order: string[] = [];
+  const reported: unknown[] = [];
+  const end = new TurnEnd((error) => reported.push(error));
+  end.defer(() => order.push('first'));
+  end.defer(() => order.push('second'));
+  order.push('the turn goes on');
+  await new Promise((r) => setImmediate(r));
+  assert.equal(order, ['the turn goes on', 'first', 'second']);
+  end.defer(() => order.push('next turn'));
+  await new Promise((r) => setImmediate(r));
+  assert.equal(order.at(-1), 'next turn');
+  assert.equal(reported, []);
+});
+
+turnEnd('should report work that throws and still run the rest of the turn\'s', async () => {
+  const ran: string[] = [];
+  const reported: string[] = [];
+  const end = new TurnEnd((error) => reported.push((error as Error).message));
+  end.defer(() => {
+    throw new Error('an answer that broke');
+  });
+  end.defer(() => ran.push('after it'));
+  await new Promise((r) => setImmediate(r));
+  assert.equal(reported, ['an answer that broke']);
+  assert.equal(ran, ['after it']);
+});
+
+turnEnd.run();
