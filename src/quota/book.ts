@@ -6,8 +6,8 @@
  * (1% of its quota) ahead of its answers. An answer inside a written lease goes out at once; the
  * first answer past it waits until a new lease is written. So after `kill -9` a scope is charged
  * at most its lease's unused part and never less than it was served; a graceful stop writes the
- * exact counts. Holding every answer of a turn for the turn's write cost 15.7-19.5% of
- * throughput (BENCHMARKS.md, "Counting cost"); inside a lease nothing waits.
+ * exact counts. A journal write every turn, every answer held for it, cost 16-20% of throughput
+ * (BENCHMARKS.md, "Counting cost"); inside a lease no answer waits for a write.
  *
  * The leases of one event-loop turn are written together (one write call: a write per request
  * measured no cheaper at 16 connections and dearer at 64); the data is in the kernel before any
