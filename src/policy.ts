@@ -6,7 +6,7 @@
 import { HttpError } from './http/error.ts';
 import { then, type Eventually } from './lib/eventually.ts';
 import type { KeyLookup, KeyRecord } from './keys/record.ts';
-import { oneMonthBefore } from './shared/dates.ts';
+import { DAY_MS, oneMonthBefore } from './shared/dates.ts';
 import { lowestTier, type Route, type Tier } from './shared/routes.ts';
 
 const TIER_NAMES: Record<Tier, string> = { free: 'Free', pro: 'Pro', commercial: 'Commercial' };
@@ -58,7 +58,6 @@ export function admitProvider(route: Route, key: KeyRecord, slug: string): void 
   }
 }
 
-const DAY_MS = 86_400_000;
 /** oneMonthBefore of the last UTC day asked about: the same all day, and Date arithmetic was 2% of a measurements request's time. */
 let earliestOf = { day: NaN, earliest: '' };
 

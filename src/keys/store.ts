@@ -77,7 +77,7 @@ export class KeyStore implements KeyLookup {
   /**
    * The keys presented this turn and what they found ('every-turn' only): a client on many
    * connections presents one key many times a turn, and hashing it was 2.5% of the server's
-   * time on the Pro list page at c=16, a fifth of what the app adds to node:http
+   * time on the Pro list page at c=16, a quarter of what the app adds to node:http
    * (bench/analysis.md, "What stops the floor targets"). Cleared when the turn ends and when the
    * keys change, so a plain key stays no longer than the requests that carried it.
    */

@@ -3,7 +3,7 @@
  * durable by an append-only journal in the state folder (journal.ts).
  *
  * Durability by leases: a journal line may count a scope up to `leaseSize(limit)` requests
- * (1% of its quota) ahead of its answers. An answer inside a written lease goes out at once; the
+ * (1% of its quota) ahead of its answers. An answer inside a written lease needs no write; the
  * first answer past it waits until a new lease is written. So after `kill -9` a scope is charged
  * at most its lease's unused part and never less than it was served; a graceful stop writes the
  * exact counts. A journal write every turn, every answer held for it, cost 16-20% of throughput
@@ -141,7 +141,7 @@ export class QuotaBook implements QuotaCounter {
   }
 
   /**
-   * When the answer just counted may go: now, inside a written lease; or after this turn's write,
+   * When the answer just counted is durable: now, inside a written lease; or after this turn's write,
    * inside a lease queued this turn or a new one queued now (its line written with the turn's others).
    */
   private cover(kind: QuotaKind, scope: string, counter: string, limit: number, at: number): Durable {

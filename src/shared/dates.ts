@@ -1,6 +1,6 @@
 /** Calendar arithmetic on UTC dates written `YYYY-MM-DD`. */
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 
 export function isoDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
