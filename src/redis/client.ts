@@ -3,7 +3,8 @@
  * Only what this server needs: commands pipelined on one connection (replies come back in
  * order, so one FIFO of waiting callers suffices), Lua scripts by SHA, reconnection with
  * backoff, a deadline per command, TLS (src/redis/connection.ts), a primary that Sentinel names
- * (src/redis/sentinel.ts), and writes confirmed on replicas (WAIT).
+ * (src/redis/sentinel.ts), and writes confirmed on replicas (WAIT). What travels on the
+ * connection, written and waited for, is src/redis/pipeline.ts.
  *
  * It fails fast rather than queueing: while the connection is down every command is refused at
  * once, so a request is answered 503 at once instead of piling up behind a dead Redis. A
@@ -14,12 +15,13 @@
 import type { Socket } from 'node:net';
 import { endpointLabel, type Endpoint, type RedisAddress } from './address.ts';
 import { openSocket } from './connection.ts';
-import { encodeCommand, RespError, RespParser, RespProtocolError, type Reply } from './resp.ts';
+import { Pipeline } from './pipeline.ts';
+import { RespError, RespParser, RespProtocolError, type Reply } from './resp.ts';
 import { RedisCommandError, RedisUnavailable } from './errors.ts';
 import { endpointFinder, handshakeCommands, handshakeRefusal } from './handshake.ts';
 import { Reconnection, type Backoff } from './reconnection.ts';
 import { LuaScript } from './script.ts';
-import { ReplicaWait, WaitingQueue, type ReplicaConfirmation, type Waiting } from './waiting.ts';
+import type { ReplicaConfirmation, Waiting } from './waiting.ts';
 
 export { parseRedisUrl, type RedisAddress } from './address.ts';
 export { RedisCommandError, RedisUnavailable } from './errors.ts';
@@ -56,9 +58,8 @@ export class RedisClient {
   private socket: Socket | null = null;
   private ready = false;
   private closed = false;
-  private readonly waiting = new WaitingQueue();
-  private corked = false;
-  private readonly replicaWait: ReplicaWait;
+  /** The commands under way on the connection. */
+  private readonly pipeline: Pipeline;
   private failure: string | null = 'not connected yet';
   private readonly reconnection: Reconnection;
   private readonly watchdog: NodeJS.Timeout;
@@ -76,7 +77,7 @@ export class RedisClient {
     this.timeoutMs = options.commandTimeoutMs ?? 2000;
     this.reconnection = new Reconnection(options.backoffMs ?? { first: 50, max: 1000 }, options.address.label, options.log);
     this.firstAttempt = new Promise((resolve) => (this.endFirstAttempt = resolve));
-    this.replicaWait = new ReplicaWait(options.replicas ?? { count: 0, timeoutMs: 0 });
+    this.pipeline = new Pipeline(options.replicas ?? { count: 0, timeoutMs: 0 });
     this.resolve = options.resolve ?? endpointFinder(options.address, this.timeoutMs);
     // One timer for all commands: replies come in order, so only the oldest can be late first.
     this.watchdog = setInterval(() => this.checkDeadline(), Math.max(10, Math.floor(this.timeoutMs / 4)));
@@ -174,33 +175,7 @@ export class RedisClient {
   }
 
   private enqueue(socket: Socket, command: Pick<Waiting, 'name' | 'script' | 'replicated'>, args: readonly (string | number)[]): Promise<Reply> {
-    return new Promise<Reply>((resolve, reject) => this.write(socket, { ...command, sentAt: performance.now(), resolve, reject }, args));
-  }
-
-  private write(socket: Socket, waiting: Waiting, args: readonly (string | number)[]): void {
-    this.waiting.push(waiting);
-    this.replicaWait.written(waiting);
-    // The commands of one event-loop iteration (every request read in its poll phase) leave in
-    // one write: a write a command cost a system call each, the most of a request's time on
-    // Redis in a profile (writeUtf8String 19% of the server's CPU, the list page at c=16).
-    if (!this.corked) {
-      this.corked = true;
-      socket.cork();
-      setImmediate(() => {
-        this.writeWait(socket);
-        this.corked = false;
-        socket.uncork();
-      });
-    }
-    socket.write(encodeCommand(args));
-  }
-
-  /** The WAIT that ends a write with replicated commands in it, confirming them all. */
-  private writeWait(socket: Socket): void {
-    const wait = this.replicaWait.endOfWrite();
-    if (!wait) return;
-    this.waiting.push(wait.waiting);
-    socket.write(encodeCommand(wait.args));
+    return new Promise<Reply>((resolve, reject) => this.pipeline.write(socket, { ...command, sentAt: performance.now(), resolve, reject }, args));
   }
 
   private connect(): void {
@@ -255,7 +230,7 @@ export class RedisClient {
     if (socket !== this.socket) return;
     this.socket = null;
     this.ready = false;
-    this.failWaiting(reason);
+    this.pipeline.fail(reason);
     this.parser.reset();
     socket.destroy();
     this.retryLater(reason);
@@ -272,20 +247,15 @@ export class RedisClient {
     if (this.socket) this.down(this.socket, reason);
   }
 
-  private failWaiting(reason: string): void {
-    this.replicaWait.forget();
-    for (const w of this.waiting.drain()) w.reject(new RedisUnavailable(`redis ${w.name}: ${reason} (the command may or may not have run)`));
-  }
-
   private settle(reply: Reply): void {
-    const w = this.waiting.shift();
+    const w = this.pipeline.next();
     if (!w) {
       this.drop('a reply came that no command asked for');
       return;
     }
     if (!(reply instanceof RespError)) {
       // A replicated command's reply waits for its write's WAIT (writeWait), which comes next.
-      if (this.replicaWait.holds(w)) w.reply = reply;
+      if (this.pipeline.holds(w)) w.reply = reply;
       else w.resolve(reply);
     } else if (this.options.address.sentinel && READONLY.test(reply.message)) {
       // A sentinel's primary that answers READONLY was demoted (it came back as a replica after a failover): find the new one.
@@ -293,12 +263,12 @@ export class RedisClient {
       w.reject(new RedisUnavailable(`redis ${w.name}: ${reason} (the command did not run)`));
       this.drop(reason);
     } else if (w.script && reply.message.startsWith('NOSCRIPT') && this.socket) {
-      this.write(this.socket, { ...w, name: 'EVAL', sentAt: performance.now(), script: undefined }, ['EVAL', w.script.source, ...w.script.args.slice(2)]);
+      this.pipeline.write(this.socket, { ...w, name: 'EVAL', sentAt: performance.now(), script: undefined }, ['EVAL', w.script.source, ...w.script.args.slice(2)]);
     } else w.reject(new RedisCommandError(`redis ${w.name}: ${reply.message}`));
   }
 
   private checkDeadline(): void {
-    const oldest = this.waiting.oldest();
+    const oldest = this.pipeline.oldest();
     if (oldest && performance.now() - oldest.sentAt > this.timeoutMs) this.drop(`${oldest.name} got no reply within ${this.timeoutMs} ms`);
   }
 }
