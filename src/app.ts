@@ -172,7 +172,7 @@ export class App {
         if ('error' in decision) throw decision.error;
         // Not counted (HEAD, or counting off for a benchmark), but never past a used-up quota.
         if (decision.counted && status.exhausted) throw quotaExceeded(status, clock.now());
-        this.turnEnd.defer(() => this.sendOrFail(exchange, null, decision.send));
+        this.sendAtTurnEnd(exchange, decision.send);
       });
     });
   }
@@ -203,9 +203,14 @@ export class App {
     return then(quota.take('data', exchange.scope!, limit, exchange.key), ({ status, durable }) => {
       exchange.quota = status;
       if (!durable) throw quotaExceeded(status, clock.now());
-      if (durable === DURABLE_NOW) this.turnEnd.defer(() => this.sendOrFail(exchange, null, send));
+      if (durable === DURABLE_NOW) this.sendAtTurnEnd(exchange, send);
       else durable.onSettled((error) => this.sendOrFail(exchange, error, send));
     });
+  }
+
+  /** A decided answer, sent with the turn's others at its end. */
+  private sendAtTurnEnd(exchange: Exchange, send: () => void): void {
+    this.turnEnd.defer(() => this.sendOrFail(exchange, null, send));
   }
 
   /** Send a decided answer, or the error path's answer when its count could not be recorded or the sending threw. */

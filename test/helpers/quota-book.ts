@@ -1,9 +1,10 @@
 /** A quota book on a fresh state folder, with a clock the test moves and writes it can make fail. */
-import { mkdtempSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QuotaBook } from '../../src/quota/book.ts';
 import { settled } from '../../src/quota/counter.ts';
+import { journalNumber } from '../../src/quota/replay.ts';
 
 export const HOUR = 3_600_000;
 export const T0 = Date.UTC(2026, 10, 20, 9, 0, 0);
@@ -53,4 +54,11 @@ export async function takeMany(book: QuotaBook, scope: string, limit: number, n:
     }
   }
   return counted;
+}
+
+/** The journal files in a state folder, oldest first. */
+export function journalFiles(dir: string): string[] {
+  return readdirSync(dir)
+    .filter((name) => journalNumber(name) !== null)
+    .sort((a, b) => journalNumber(a)! - journalNumber(b)!);
 }

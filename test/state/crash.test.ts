@@ -15,7 +15,7 @@ const PATH = '/api/v2/language/models/free';
 
 const crash = suite('a stop under load: kill -9 charges at most a lease, SIGTERM is exact');
 
-/** CLIENTS clients request until `stop` resolves; returns how many were answered 200. */
+/** CLIENTS clients request until `stopWhen` says so, which calls `stop` once; returns how many were answered 200 before the server exited. */
 async function hammer(server: ServerProcess, key: string, stopWhen: (answered: number) => boolean, stop: () => void): Promise<number> {
   let answered = 0;
   let stopped = false;

@@ -1,17 +1,14 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DURABLE_NOW, settled } from '../../src/quota/counter.ts';
-import { journalNumber } from '../../src/quota/replay.ts';
 import { leaseSize, WINDOW_MS } from '../../src/quota/window.ts';
-import { fixture, T0, takeMany } from '../helpers/quota-book.ts';
+import { fixture, journalFiles, T0, takeMany } from '../helpers/quota-book.ts';
 
 /** Every journal line in the state folder, parsed, oldest journal first. */
 function journalEntries(dir: string): unknown[][] {
-  return readdirSync(dir)
-    .filter((name) => journalNumber(name) !== null)
-    .sort((a, b) => journalNumber(a)! - journalNumber(b)!)
+  return journalFiles(dir)
     .flatMap((name) => readFileSync(join(dir, name), 'utf8').split('\n').filter(Boolean))
     .map((line) => JSON.parse(line));
 }

@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { settled } from '../../src/quota/counter.ts';
 import { journalNumber, QuotaStateError } from '../../src/quota/replay.ts';
 import { leaseSize, WINDOW_MS } from '../../src/quota/window.ts';
-import { fixture, header, HOUR, T0, takeMany, windowLines } from '../helpers/quota-book.ts';
+import { fixture, header, HOUR, journalFiles, T0, takeMany, windowLines } from '../helpers/quota-book.ts';
 
 const windows = suite('fixed 24-hour windows');
 
@@ -216,7 +216,7 @@ durability('should compact in the background while counting goes on, losing and 
   await takeMany(book, 'org:a', 1000, 5);
   await compaction;
   await takeMany(book, 'org:a', 1000, 2);
-  const journals = readdirSync(f.dir).filter((n) => journalNumber(n) !== null);
+  const journals = journalFiles(f.dir);
   assert.equal(journals, ['quota.journal.2'], 'the folded journal is gone');
   assert.is(header(f.dir).next_journal, 2);
   const again = f.open(); // no close(): a crash right after
@@ -289,7 +289,7 @@ durability('should cut a short write back to whole lines, count none of its batc
   const outcomes = await Promise.allSettled(failed);
   assert.equal(outcomes.map((o) => o.status), ['rejected', 'rejected']);
   assert.match(String(book.problem()), /quota journal writes fail: ENOSPC/);
-  const journal = readdirSync(f.dir).find((n) => journalNumber(n) !== null)!;
+  const journal = journalFiles(f.dir)[0]!;
   const text = readFileSync(join(f.dir, journal), 'utf8');
   assert.ok(text.endsWith('\n'), 'the journal ends on a whole line');
   assert.is(text.split('\n').filter(Boolean).length, 3, 'only the three recorded requests');
@@ -306,12 +306,12 @@ durability('should start a new journal when a torn write cannot be cut back, and
   const f = fixture();
   const book = f.open();
   await takeMany(book, 'org:a', 100, 2);
-  const journal = readdirSync(f.dir).find((n) => journalNumber(n) !== null)!;
+  const journal = journalFiles(f.dir)[0]!;
   // What a failed cut-back leaves: a torn line at the end of a journal that is not the newest.
   appendFileSync(join(f.dir, journal), '["data","org:a",17');
   (book as unknown as { journal: { torn: boolean } }).journal.torn = true;
   await takeMany(book, 'org:a', 100, 2);
-  assert.is(readdirSync(f.dir).filter((n) => journalNumber(n) !== null).length, 2, 'counting went on in a new journal');
+  assert.is(journalFiles(f.dir).length, 2, 'counting went on in a new journal');
   const again = f.open();
   assert.is(again.status('data', 'org:a', 100).remaining, 96);
   assert.ok(f.logs.some((l) => l.includes('torn last line')));
