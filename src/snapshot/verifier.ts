@@ -28,6 +28,14 @@ export class BuildVerifier {
   readonly progress: VerificationProgress;
   private state: VerificationState = 'verifying';
   readonly done: Promise<VerificationState>;
+  /**
+   * The pack is read into this one buffer, chunk after chunk: the walk only hashes a chunk before
+   * it asks for the next. A fresh buffer a chunk handed the sample's whole 82 MB pack to the
+   * collector, which lets memory outside the heap grow by some 64 MB before it collects: the
+   * bundled server's peak resident memory in its first seconds was 112 to 114 MB, and is 89 MB
+   * with one buffer (VmHWM 2.5 s after start, the sample, two runs each).
+   */
+  private readonly chunk = Buffer.allocUnsafeSlow(CHUNK_BYTES);
 
   /** Starts at once; `quiet` says whether the server has had no request for a moment. */
   constructor(
@@ -68,7 +76,8 @@ export class BuildVerifier {
   }
 
   private async readPack([offset, length]: [number, number]): Promise<Buffer> {
-    const buffer = Buffer.allocUnsafe(length);
+    // A part larger than a chunk is read alone, into a buffer of its own.
+    const buffer = length <= this.chunk.length ? this.chunk : Buffer.allocUnsafe(length);
     const { bytesRead } = await this.snapshot.pack.read(buffer, 0, length, offset);
     return buffer.subarray(0, bytesRead);
   }
