@@ -24,3 +24,16 @@ export function fieldsOf(keys: readonly string[], schema: unknown): Record<strin
 export function nullable(schema: Schema): Schema {
   return { anyOf: [{ type: 'null' }, schema] };
 }
+
+/**
+ * Shapes the OpenAPI document gives a name of their own (a component, build/schemas/components.ts),
+ * by their title. The names are the original service's where it names the same shape, so a
+ * client generated from either document imports the same types.
+ */
+export const SHAPE_NAMES = new Set<string>();
+
+/** This schema, titled with a component name. */
+export function named(name: string, schema: Schema): Schema {
+  SHAPE_NAMES.add(name);
+  return { title: name, ...schema };
+}

@@ -9,9 +9,10 @@ import { critptRequestSchema } from '../../src/shared/critpt-schema.ts';
 import { querySchema } from '../../src/shared/query-schema.ts';
 import { isPrecomputed, ROUTES, type ParamSpec, type Route } from '../../src/shared/routes.ts';
 import type { Schema } from './json-schema.ts';
+import { components, COMPONENT_REF } from './components.ts';
 import { hasResponseSchema, responseSchema } from './responses.ts';
 
-const ERROR = { $ref: '#/components/schemas/Error' };
+const ERROR = { $ref: `${COMPONENT_REF}Error` };
 const JSON_TYPE = 'application/json';
 
 /** Answers any request can get before a route is matched, or from node:http itself. */
@@ -48,22 +49,29 @@ function parameterOf(name: string, spec: ParamSpec): Record<string, unknown> {
   return { name, in: 'query', required: false, description, schema };
 }
 
-function successSchema(route: Route): Schema | null {
-  if (route.answer === 'critpt') return { type: 'object', required: ['accuracy', 'timeout_rate', 'server_timeout_count', 'judge_error_count'], properties: { accuracy: { type: 'number' }, timeout_rate: { type: 'number' }, server_timeout_count: { type: 'number' }, judge_error_count: { type: 'number' } } };
+/** A tier's envelope with its `tier` field given as the tiers that share it (a `const` for one). */
+function forTiers(schema: Schema, tiers: readonly string[]): Schema {
+  const properties = schema.properties as Record<string, unknown> | undefined;
+  if (!properties?.tier) return schema;
+  return { ...schema, properties: { ...properties, tier: tiers.length === 1 ? { const: tiers[0] } : { enum: [...tiers] } } };
+}
+
+function successSchema(route: Route, withRefs: (schema: Schema) => Schema): Schema | null {
+  if (route.answer === 'critpt') return CRITPT_VERDICT;
   if (route.answer === 'health') return { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } };
   if (route.answer === 'ready') return { type: 'object', required: ['status', 'snapshot'], properties: { status: { const: 'ready' }, snapshot: { type: 'string' } } };
   if (route.id === 'openapi' || !hasResponseSchema(route)) return null;
-  // One schema per tier; tiers answered alike (the legacy routes) share one.
+  // One schema per shape: tiers whose answers differ only in the `tier` they name share one.
   const distinct = new Map<string, { tiers: string[]; schema: Schema }>();
   for (const tier of route.tiers) {
     const schema = embedded(responseSchema(route, tier));
-    const key = JSON.stringify(schema);
+    const key = JSON.stringify(forTiers(schema, []));
     const seen = distinct.get(key);
     if (seen) seen.tiers.push(tier);
     else distinct.set(key, { tiers: [tier], schema });
   }
-  const perTier = [...distinct.values()].map(({ tiers, schema }) => ({ title: `${tiers.join(', ')} key`, ...schema }));
-  return perTier.length === 1 ? perTier[0] : { oneOf: perTier };
+  const perShape = [...distinct.values()].map(({ tiers, schema }) => ({ title: `${tiers.join(', ')} key`, ...withRefs(forTiers(schema, tiers)) }));
+  return perShape.length === 1 ? perShape[0] : { oneOf: perShape };
 }
 
 function jsonContent(schema: Schema | null, example?: unknown): Record<string, unknown> {
@@ -72,9 +80,12 @@ function jsonContent(schema: Schema | null, example?: unknown): Record<string, u
 
 const errorResponse = (description: string) => ({ description, content: jsonContent(ERROR) });
 
+const CRITPT_VERDICT = { $ref: `${COMPONENT_REF}CritptVerdict` };
+
 /** The events of a streamed grading, one JSON object a line. */
 const CRITPT_EVENT = {
   type: 'object',
+  description: 'With stream_progress=true and a grader that streams: one event a line as grading goes, ending with a result or an error event.',
   required: ['type'],
   properties: {
     type: { enum: ['progress', 'result', 'error'] },
@@ -85,8 +96,8 @@ const CRITPT_EVENT = {
 };
 
 /** Every status the server can give for one route, with its meaning. */
-function responsesOf(route: Route, example: unknown): Record<string, unknown> {
-  const schema = successSchema(route);
+function responsesOf(route: Route, example: unknown, withRefs: (schema: Schema) => Schema): Record<string, unknown> {
+  const schema = successSchema(route, withRefs);
   const ok: Record<string, unknown> = { description: 'Success', content: route.answer === 'metrics' ? { 'text/plain': { schema: { type: 'string' }, example } } : jsonContent(schema, example) };
   const out: Record<string, unknown> = { '200': ok };
   if (route.method === 'GET' && isPrecomputed(route)) {
@@ -122,10 +133,8 @@ function responsesOf(route: Route, example: unknown): Record<string, unknown> {
   }
   for (const [status, description] of Object.entries(PROTOCOL_ERRORS)) out[status] ??= errorResponse(description);
   if (route.answer === 'critpt') {
-    (ok.content as Record<string, unknown>)['application/x-ndjson'] = {
-      schema: CRITPT_EVENT,
-      description: 'With stream_progress=true and a grader that streams: one event a line as grading goes, ending with a result or an error event.',
-    };
+    // A media type has no description of its own in OpenAPI 3.1: the schema's says what the stream is.
+    (ok.content as Record<string, unknown>)['application/x-ndjson'] = { schema: { $ref: `${COMPONENT_REF}CritptEvent` } };
   }
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => Number(a) - Number(b)));
 }
@@ -138,7 +147,7 @@ function exampleBatch(problems: readonly string[]): Record<string, unknown> {
   };
 }
 
-function operationOf(route: Route, options: DocumentOptions): Record<string, unknown> {
+function operationOf(route: Route, options: DocumentOptions, withRefs: (schema: Schema) => Schema): Record<string, unknown> {
   const parameters = Object.entries(route.query).map(([name, spec]) => parameterOf(name, spec));
   if (route.path.includes('{slug}')) parameters.unshift({ name: 'slug', in: 'path', required: true, description: `${route.slugOf} slug`, schema: { type: 'string' } });
   const operation: Record<string, unknown> = {
@@ -147,7 +156,7 @@ function operationOf(route: Route, options: DocumentOptions): Record<string, unk
     tags: [route.id.split('.')[0]],
     parameters,
     security: route.public ? [] : [{ apiKey: [] }],
-    responses: responsesOf(route, exampleOf(route, options)),
+    responses: responsesOf(route, exampleOf(route, options), withRefs),
   };
   if (!route.public) operation['x-tiers'] = route.tiers;
   if (route.answer === 'critpt') {
@@ -169,15 +178,18 @@ function exampleOf(route: Route, options: DocumentOptions): unknown {
 }
 
 export function openApiDocument(options: DocumentOptions = {}): Record<string, unknown> {
+  const shapes = components();
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of ROUTES) (paths[route.path] ??= {})[route.method.toLowerCase()] = operationOf(route, options);
+  for (const route of ROUTES) (paths[route.path] ??= {})[route.method.toLowerCase()] = operationOf(route, options, shapes.withRefs);
   return {
     openapi: '3.1.0',
     info: {
       title: 'Benchmark Data API',
       version: '2.0',
       description: 'Model benchmark, pricing and performance data, graded by API-key tier (free, pro, commercial) with daily quotas. Generated from the route table and the response schemas.',
-      license: { name: 'Data use requires attribution of this service as the data source (a visible byline or footer link)' },
+      // OpenAPI 3.1 asks for a url or an SPDX identifier; these terms are no published license,
+      // so an SPDX reference of our own (`LicenseRef-`) names them, and `name` says what they are.
+      license: { name: 'Data use requires attribution of this service as the data source (a visible byline or footer link)', identifier: 'LicenseRef-Data-Attribution' },
     },
     servers: [{ url: '/', description: 'The server that sent this document' }],
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
@@ -196,6 +208,13 @@ export function openApiDocument(options: DocumentOptions = {}): Record<string, u
           required: ['error', 'limit', 'remaining', 'reset', 'retryAfter'],
           properties: { error: { type: 'string' }, limit: { type: 'integer' }, remaining: { type: 'integer' }, reset: { type: 'string', description: 'Human-readable date' }, retryAfter: { type: 'integer' } },
         },
+        CritptVerdict: {
+          type: 'object',
+          required: ['accuracy', 'timeout_rate', 'server_timeout_count', 'judge_error_count'],
+          properties: { accuracy: { type: 'number' }, timeout_rate: { type: 'number' }, server_timeout_count: { type: 'number' }, judge_error_count: { type: 'number' } },
+        },
+        CritptEvent: CRITPT_EVENT,
+        ...shapes.schemas,
       },
       headers: {
         'X-Platform-Tier': { description: 'Tier of the calling key', schema: { enum: ['free', 'pro', 'commercial'] } },

@@ -4,8 +4,8 @@
  * body, or a detail-only field in a list item, fails the build.
  */
 import { MAX_PAGE, MEDIA_ARENAS, ROUTES, legacyArenaRouteId, mediaRouteId, type Route, type Tier } from '../../src/shared/routes.ts';
-import { closed, fieldsOf, nullable, nullableDate, nullableInteger, nullableNumber, nullableString, number, string, uuid, type Schema } from './json-schema.ts';
-import { freeMediaFields, proMediaItem } from './media-responses.ts';
+import { closed, fieldsOf, named, nullable, nullableDate, nullableInteger, nullableNumber, nullableString, number, string, uuid, type Schema } from './json-schema.ts';
+import { freeMediaItem, proMediaItem } from './media-responses.ts';
 import {
   BLENDED_PRICES,
   COST_PARTS,
@@ -25,93 +25,96 @@ import {
 
 const SCHEMA = 'https://json-schema.org/draft/2020-12/schema';
 
-export const pagination = closed({
+export const pagination = named('PaginationMeta', closed({
   page: { type: 'integer', minimum: 1, maximum: MAX_PAGE },
   page_size: { type: 'integer', minimum: 1 },
   total_pages: { type: 'integer', minimum: 0 },
   has_more: { type: 'boolean' },
-});
+}));
 
-const modalitySet = closed(fieldsOf(MODALITIES, { type: 'boolean' }));
-const costSplit = closed(fieldsOf(['total_cost', ...COST_PARTS], number));
+const modalitySet = named('ModalitySet', closed(fieldsOf(MODALITIES, { type: 'boolean' })));
+const costSplit = named('IntelligenceIndexCostPerTask', closed(fieldsOf(['total_cost', ...COST_PARTS], number)));
 const tokenTotals = closed(fieldsOf(TOKEN_KINDS, { type: 'integer', minimum: 0 }));
-const omniscienceScores = closed(fieldsOf(OMNISCIENCE_METRICS, number));
+const omniscienceScores = named('OmniscienceDomainBreakdown', closed(fieldsOf(OMNISCIENCE_METRICS, number)));
 
-export const freePricing = closed(fieldsOf(FREE_PRICES, nullableNumber));
-export const proPricing = closed(fieldsOf([...FREE_PRICES, ...BLENDED_PRICES], nullableNumber));
+export const freePricing = named('FreePricing', closed(fieldsOf(FREE_PRICES, nullableNumber)));
+export const proPricing = named('Pricing', closed(fieldsOf([...FREE_PRICES, ...BLENDED_PRICES], nullableNumber)));
 export const medianPerformance = closed(fieldsOf(MEDIAN_METRICS, nullableNumber));
 export const proPerformance = closed(fieldsOf([...MEDIAN_METRICS, ...SPREAD_FIELDS], nullableNumber));
 
-export const freeLanguageModel = closed({
+export const freeLanguageModel = named('FreeModelData', closed({
   id: uuid,
   name: string,
   slug: string,
   release_date: nullableDate,
-  model_creator: closed({ id: uuid, name: string }),
-  evaluations: closed(fieldsOf(HEADLINE_INDICES, nullableNumber)),
-  platform_intelligence_index_cost: nullable(closed({ total_cost: number, cost_per_task: nullable(closed({ total_cost: number })) })),
+  model_creator: named('FreeModelCreator', closed({ id: uuid, name: string })),
+  evaluations: named('FreeEvaluations', closed(fieldsOf(HEADLINE_INDICES, nullableNumber))),
+  platform_intelligence_index_cost: nullable(named('FreeIntelligenceIndexCost', closed({ total_cost: number, cost_per_task: nullable(named('FreeIntelligenceIndexCostPerTask', closed({ total_cost: number }))) }))),
   pricing: freePricing,
-  performance: medianPerformance,
-});
+  performance: named('FreeModelPerformance', medianPerformance),
+}));
 
 const proLanguageModelFields = {
   id: uuid,
   name: string,
   slug: string,
   release_date: nullableDate,
-  model_creator: closed({ id: uuid, name: string, country: nullableString }),
+  model_creator: named('ModelCreator', closed({ id: uuid, name: string, country: nullableString })),
   reasoning_model: { type: 'boolean' },
-  evaluations: closed(fieldsOf([...HEADLINE_INDICES, ...PRO_EVALUATIONS], nullableNumber)),
-  platform_intelligence_index_cost: nullable(closed({ ...fieldsOf(['total_cost', ...COST_PARTS], number), cost_per_task: nullable(costSplit) })),
-  platform_intelligence_index_token_counts: nullable(tokenTotals),
+  evaluations: named('Evaluations', closed(fieldsOf([...HEADLINE_INDICES, ...PRO_EVALUATIONS], nullableNumber))),
+  platform_intelligence_index_cost: nullable(named('IntelligenceIndexCost', closed({ ...fieldsOf(['total_cost', ...COST_PARTS], number), cost_per_task: nullable(costSplit) }))),
+  platform_intelligence_index_token_counts: nullable(named('IntelligenceIndexTokenCounts', tokenTotals)),
   pricing: proPricing,
-  performance: proPerformance,
+  performance: named('ModelPerformance', proPerformance),
   context_window_tokens: nullableInteger,
-  parameters: nullable(closed({ total: number, active: nullableNumber })),
-  modalities: closed({ input: modalitySet, output: modalitySet }),
-  licensing: closed({ is_open_weights: { type: 'boolean' } }),
+  parameters: nullable(named('Parameters', closed({ total: number, active: nullableNumber }))),
+  modalities: named('Modalities', closed({ input: modalitySet, output: modalitySet })),
+  licensing: named('Licensing', closed({ is_open_weights: { type: 'boolean' } })),
   weights_hub_url: nullableString,
   router_api_id: nullableString,
 };
 
-export const proLanguageModel = closed(proLanguageModelFields);
+export const proLanguageModel = named('ModelDataExternalList', closed(proLanguageModelFields));
 
-export const modelProvider = closed({
+export const modelProvider = named('ModelProviderDataExternal', closed({
   id: uuid,
   name: string,
   slug: string,
   pricing: proPricing,
-  performance: proPerformance,
+  performance: named('ProviderModelPerformance', proPerformance),
   context_window_tokens: nullableInteger,
-});
+}));
 
 const detailFields = {
   ...proLanguageModelFields,
   // An entry per evaluation that was run, none for one that was not; null when none was.
-  evaluation_token_counts: nullable({ ...closed(fieldsOf(TOKEN_COUNT_EVALUATIONS, tokenTotals), []), minProperties: 1 }),
-  platform_omniscience_breakdown: nullable(closed({ total: omniscienceScores, ...fieldsOf(OMNISCIENCE_DOMAINS.slice(1), nullable(omniscienceScores)) })),
-  platform_openness_index_breakdown: closed(fieldsOf([...OPENNESS_COMPONENTS, 'platform_openness_index'], nullableNumber)),
+  evaluation_token_counts: nullable(named('EvaluationTokenCounts', { ...closed(fieldsOf(TOKEN_COUNT_EVALUATIONS, named('EvalTokenCounts', tokenTotals)), []), minProperties: 1 })),
+  platform_omniscience_breakdown: nullable(named('OmniscienceBreakdown', closed({ total: omniscienceScores, ...fieldsOf(OMNISCIENCE_DOMAINS.slice(1), nullable(omniscienceScores)) }))),
+  platform_openness_index_breakdown: named('OpennessBreakdown', closed(fieldsOf([...OPENNESS_COMPONENTS, 'platform_openness_index'], nullableNumber))),
 };
 
 export function languageModelDetail(tier: Tier): Schema {
-  return tier === 'commercial' ? closed({ ...detailFields, providers: { type: 'array', items: modelProvider } }) : closed(detailFields);
+  // The original names one shape, with every field, for its list and detail; ours differ (the
+  // detail-only fields, Commercial's providers), so the one with every field has its name.
+  return tier === 'commercial' ? named('ModelDataExternal', closed({ ...detailFields, providers: { type: 'array', items: modelProvider } })) : named('ModelDataExternalPro', closed(detailFields));
 }
 
-function offeredModel(performance: Schema): Schema {
-  return closed({ id: uuid, name: string, slug: string, pricing: proPricing, performance, context_window_tokens: nullableInteger });
+/** A provider with the models it serves: medians only in the list, the spread too in the detail. */
+function provider(view: 'List' | 'Detail'): Schema {
+  const performance = named(`ProviderModelPerformance${view}`, view === 'List' ? medianPerformance : proPerformance);
+  const offered = named(`ProviderModelExternal${view}`, closed({ id: uuid, name: string, slug: string, pricing: proPricing, performance, context_window_tokens: nullableInteger }));
+  return named(`ProviderDataExternal${view}`, closed({ id: uuid, name: string, slug: string, country: nullableString, models: { type: 'array', items: offered } }));
 }
 
-function provider(performance: Schema): Schema {
-  return closed({ id: uuid, name: string, slug: string, country: nullableString, models: { type: 'array', items: offeredModel(performance) } });
-}
+const seriesPoint = named('PerformanceSnapshot', closed({ date: { type: 'string', format: 'date' }, ...fieldsOf(MEDIAN_METRICS, nullableNumber) }));
+/** One model at one provider over time (or one provider of one model): whose it is, then its points. */
+const performanceSeries = named('PerformanceSeries', closed({ id: uuid, name: string, slug: string, series: { type: 'array', items: seriesPoint } }));
+const series = (members: string) => ({ type: 'array', items: performanceSeries, description: members });
 
-export const seriesPoint = closed({ date: { type: 'string', format: 'date' }, ...fieldsOf(MEDIAN_METRICS, nullableNumber) });
-const series = (members: string) => ({ type: 'array', items: closed({ id: uuid, name: string, slug: string, series: { type: 'array', items: seriesPoint } }), description: members });
+const modelPerformance = named('ModelPerformanceOverTime', closed({ id: uuid, slug: string, name: string, providers: series('one series per provider offering the model') }));
+const providerPerformance = named('ProviderPerformanceOverTime', closed({ id: uuid, name: string, slug: string, models: series('one series per model the provider serves') }));
 
-export const modelPerformance = closed({ id: uuid, slug: string, name: string, providers: series('one series per provider offering the model') });
-export const providerPerformance = closed({ id: uuid, name: string, slug: string, models: series('one series per model the provider serves') });
-
-export const measurementRecord = closed({
+const measurementRecord = named('Measurement', closed({
   id: uuid,
   date: { type: 'string', format: 'date-time' },
   success: { type: 'boolean' },
@@ -119,14 +122,14 @@ export const measurementRecord = closed({
   time_to_first_token_seconds: nullableNumber,
   time_to_first_answer_token: nullableNumber,
   end_to_end_response_time_seconds: nullableNumber,
-});
+}));
 
-export const providerMeasurements = closed({
+const providerMeasurements = named('ProviderMeasurements', closed({
   id: uuid,
   name: string,
   slug: string,
-  models: { type: 'array', items: closed({ id: uuid, name: string, slug: string, measurements: { type: 'array', items: measurementRecord } }) },
-});
+  models: { type: 'array', items: named('MeasurementModel', closed({ id: uuid, name: string, slug: string, measurements: { type: 'array', items: measurementRecord } })) },
+}));
 
 function tierField(tier: Tier): Schema {
   return { const: tier };
@@ -151,8 +154,8 @@ const RESPONSE_SCHEMAS: Record<string, (tier: Tier) => Schema> = {
   'language.models': (tier) => languageEnvelope(tier, { type: 'array', items: proLanguageModel }, true),
   'language.model': (tier) => languageEnvelope(tier, languageModelDetail(tier), false),
   'language.model.performance': (tier) => plainEnvelope(tier, modelPerformance),
-  'language.providers': (tier) => plainEnvelope(tier, { type: 'array', items: provider(medianPerformance) }, true),
-  'language.provider': (tier) => plainEnvelope(tier, provider(proPerformance)),
+  'language.providers': (tier) => plainEnvelope(tier, { type: 'array', items: provider('List') }, true),
+  'language.provider': (tier) => plainEnvelope(tier, provider('Detail')),
   'language.provider.performance': (tier) => plainEnvelope(tier, providerPerformance),
   'language.provider.measurements': (tier) => plainEnvelope(tier, providerMeasurements),
   'critpt.problems': (tier) => plainEnvelope(tier, { type: 'array', items: string, uniqueItems: true }),
@@ -160,7 +163,7 @@ const RESPONSE_SCHEMAS: Record<string, (tier: Tier) => Schema> = {
 
 for (const { arena, family } of MEDIA_ARENAS) {
   const id = mediaRouteId(arena);
-  RESPONSE_SCHEMAS[`${id}.free`] = (tier) => plainEnvelope(tier, { type: 'array', items: closed(freeMediaFields(family)) });
+  RESPONSE_SCHEMAS[`${id}.free`] = (tier) => plainEnvelope(tier, { type: 'array', items: freeMediaItem(family) });
   RESPONSE_SCHEMAS[id] = (tier) => plainEnvelope(tier, { type: 'array', items: proMediaItem(family) });
 }
 
