@@ -36,6 +36,8 @@ export interface ServerOptions {
   cacheBytes: number;
   /** A connection whose unsent answer makes no progress for this long is closed. */
   sendTimeoutSeconds: number;
+  /** After SIGTERM, how long requests under way (CritPt gradings included) may take to finish before their connections are closed. */
+  stopGraceSeconds: number;
   /** How long keyed requests wait for a changed key file the server cannot read before they are answered 503 (src/keys/fresh-keys.ts). */
   keysGraceSeconds: number;
   limits: QuotaLimits;
@@ -77,6 +79,7 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   critptContact: 'the operator of this server',
   cacheBytes: 48 * MIB,
   sendTimeoutSeconds: 30,
+  stopGraceSeconds: 10,
   keysGraceSeconds: 10,
   limits: DEFAULT_LIMITS,
   counting: true,
@@ -107,6 +110,7 @@ export const FLAGS = {
   'critpt-contact': { env: 'CRITPT_CONTACT', help: 'e-mail where CritPt approval is requested', default: 'the operator of this server' },
   'cache-mb': { env: 'CACHE_MB', help: 'megabytes of response bodies kept in memory', default: '48' },
   'send-timeout': { env: 'SEND_TIMEOUT', help: 'seconds an unsent answer may make no progress before its connection is closed', default: '30' },
+  'stop-grace': { env: 'STOP_GRACE', help: 'seconds requests under way (CritPt gradings included) may take to finish after SIGTERM before their connections are closed', default: '10' },
   'keys-grace': { env: 'KEYS_GRACE', help: 'seconds keyed requests wait for a changed key file that cannot be read before they are answered 503 (0: at once)', default: '10' },
   'quota-free': { env: 'QUOTA_FREE', help: 'requests per 24 h window for Free keys', default: '100' },
   'quota-pro': { env: 'QUOTA_PRO', help: 'requests per 24 h window for Pro keys', default: '500' },
@@ -213,6 +217,7 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
     critptContact: get('critpt-contact') ?? d.critptContact,
     cacheBytes: integer('cache-mb', d.cacheBytes / MIB, 1, 65536) * MIB,
     sendTimeoutSeconds: integer('send-timeout', d.sendTimeoutSeconds, 1, 3600),
+    stopGraceSeconds: integer('stop-grace', d.stopGraceSeconds, 0, 24 * 3600),
     keysGraceSeconds: integer('keys-grace', d.keysGraceSeconds, 0, 3600),
     limits: {
       free: integer('quota-free', d.limits.free, 0, 1e9),

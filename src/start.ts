@@ -52,7 +52,6 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const SHUTDOWN_GRACE_MS = 10_000;
 
 /** Every reason the server is not ready: the conditions that hold, and what the state store reports. */
 function notReady(conditions: Conditions, store: StateStore): string[] {
@@ -123,7 +122,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     (closing ??= new Promise<void>((resolve) => {
       snapshots.stop();
       idle.stop();
-      const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+      const force = setTimeout(() => server.closeAllConnections(), options.stopGraceSeconds * 1000);
       server.close(() => {
         clearTimeout(force);
         accessLog?.flush();
