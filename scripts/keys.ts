@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { resolveOptions, storeEnvironment, storeSettings } from '../src/config.ts';
 import { parseFlags, UsageError } from '../src/shared/flags.ts';
 import type { QuotaLimits } from '../src/quota/scopes.ts';
+import type { RecordedLimits } from '../src/quota/recorded-limits.ts';
 import { then, type Eventually } from '../src/lib/eventually.ts';
 import { fileAdmin, redisAdmin, type KeyAdmin } from '../src/keys/command/admin.ts';
 import { checkProviderSlug, creation, critptApproval, providerGrant, providerUngrant, regeneration, revocation } from '../src/keys/changes.ts';
@@ -75,8 +76,10 @@ options:
   --json          print JSON instead of text
   --help          this text
 
-usage takes the limits from QUOTA_FREE, QUOTA_PRO, QUOTA_COMMERCIAL and QUOTA_CRITPT,
-as the server does; set them as the server runs with them.
+usage counts against the limits the server enforces, as it recorded them when it started
+(limits.json in the state folder, or in Redis); before any server has, against
+QUOTA_FREE, QUOTA_PRO, QUOTA_COMMERCIAL and QUOTA_CRITPT or their defaults, as a server
+would. A line on stderr says which.
 
 Run it as the user the server runs as (runuser -u USER -- ...). Run as root, it gives
 the files it writes the store's owner and mode; another user's changes are refused.`;
@@ -179,8 +182,20 @@ function create(io: Output, values: Values): KeyChange<IssuedKey> {
   return change;
 }
 
+/** The limits `usage` counts against, said on stderr: the server's record, else the environment as a server would read it. */
+function usageLimits(recorded: RecordedLimits | null, where: string, io: Output): QuotaLimits {
+  const describe = ({ free, pro, commercialDefault, critpt }: QuotaLimits) => `free ${free}, pro ${pro}, commercial ${commercialDefault} (keys without a quota of their own), CritPt ${critpt}`;
+  if (recorded) {
+    io.err(`limits as the server recorded them in ${where} at ${recorded.recorded_at}: ${describe(recorded.limits)}`);
+    return recorded.limits;
+  }
+  const limits = environmentLimits();
+  io.err(`no server has recorded its limits in ${where} yet; counting against the environment's (QUOTA_*) or the defaults: ${describe(limits)}`);
+  return limits;
+}
+
 /** The quota limits as the server resolves them from the environment. */
-function serverLimits(): QuotaLimits {
+function environmentLimits(): QuotaLimits {
   try {
     const options = resolveOptions([], process.env);
     if (options !== 'help') return options.limits;
@@ -224,11 +239,11 @@ function perform(admin: KeyAdmin, command: string, operands: string[], values: V
       return then(admin.apply(critptApproval(id, onOff(operands[1]))), (record) => printRecord(io, record, json, `${record.id}: CritPt grading ${record.critpt ? 'approved' : 'withdrawn'}`));
     }
     case 'usage':
-      return then(admin.usage(serverLimits(), Date.now()), (rows) => {
+      return then(admin.recordedLimits(), (recorded) => then(admin.usage(usageLimits(recorded, admin.where, io), Date.now()), (rows) => {
         if (json) io.out(JSON.stringify(rows, null, 2));
         else if (rows.length === 0) io.err(`no active keys in ${admin.where}`);
         else io.out(usageTable(rows));
-      });
+      }));
   }
 }
 

@@ -17,6 +17,8 @@ import { readEvictionPolicy, RedisHealth } from './redis/health.ts';
 import { Refusals } from './redis/refusals.ts';
 import { RedisKeys } from './keys/redis.ts';
 import { RedisQuota } from './quota/redis.ts';
+import { limitsRecord, LIMITS_REDIS_KEY, recordLimitsFile } from './quota/recorded-limits.ts';
+import type { QuotaLimits } from './quota/scopes.ts';
 import { REDIS_PREFIX } from './redis/keyspace.ts';
 import { ensurePrivateDir } from './shared/state-files.ts';
 
@@ -55,8 +57,13 @@ function stateProblem(stateDir: string): string | null {
   }
 }
 
-function openFileStore(stateDir: string, keysGraceSeconds: number, { clock, conditions, logError }: StoreHooks): StateStore {
+function openFileStore({ stateDir, keysGraceSeconds, limits }: ServerOptions, { clock, conditions, logError }: StoreHooks): StateStore {
   ensurePrivateDir(stateDir);
+  try {
+    recordLimitsFile(stateDir, limits, clock.now());
+  } catch (error) {
+    logError(`cannot record the quota limits in ${stateDir} for the keys command: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
   const keys = new FreshKeys(KeyStore.open(stateDir, { recheck: 'every-turn' }), { clock, conditions, graceMs: keysGraceSeconds * 1000 });
   const book = QuotaBook.open({ stateDir, clock, log: logError });
   return {
@@ -81,7 +88,7 @@ function openFileStore(stateDir: string, keysGraceSeconds: number, { clock, cond
  * src/redis/health.ts. Its refusals, its lost store and a policy changed later are conditions
  * (/readyz), found by requests and by the probe.
  */
-async function openRedisStore(address: RedisAddress, replicas: StoreReplicas, leaseMs: number, { clock, log, logError, conditions, warnings, redisProbeMs }: StoreHooks): Promise<StateStore> {
+async function openRedisStore(address: RedisAddress, replicas: StoreReplicas, leaseMs: number, limits: QuotaLimits, { clock, log, logError, conditions, warnings, redisProbeMs }: StoreHooks): Promise<StateStore> {
   // A reconnection may be to a Redis restarted with other settings or without its data: the
   // probe checks at once (from when it exists; the start-up check below covers the first).
   let reconnected = () => {};
@@ -96,8 +103,17 @@ async function openRedisStore(address: RedisAddress, replicas: StoreReplicas, le
   // anyone runs the keys command does not make every key a 503. A refusal (a replica) is the
   // probe's to report.
   if (!problem) await keys.adopt().catch(() => false);
+  // Written again at each reconnection: a Redis that was down at start-up, or lost its data, gets them then.
+  const recordLimits = () => client.send(['SET', LIMITS_REDIS_KEY, limitsRecord(limits, clock.now())]).then(
+    () => {},
+    (error: Error) => logError(`cannot record the quota limits in Redis for the keys command: ${error.message}`),
+  );
+  if (!problem) await recordLimits();
   const health = new RedisHealth({ client, conditions, warnings, refusals, probeKey: `${REDIS_PREFIX}probe`, storeCheck: () => keys.checkStore(), logError, intervalMs: redisProbeMs });
-  reconnected = () => void health.round();
+  reconnected = () => {
+    void health.round();
+    void recordLimits();
+  };
   await health.start();
   return {
     keys,
@@ -128,8 +144,8 @@ async function startUpCheck(client: RedisClient): Promise<string | null> {
 }
 
 export async function openStateStore(options: ServerOptions, hooks: StoreHooks): Promise<StateStore> {
-  if (options.store === 'file') return openFileStore(options.stateDir, options.keysGraceSeconds, hooks);
+  if (options.store === 'file') return openFileStore(options, hooks);
   // A grading holds its slot while it waits for a place and while the grader works.
   const leaseMs = 2 * options.critptTimeoutSeconds * 1000 + 60_000;
-  return openRedisStore(options.store, options.storeReplicas, leaseMs, hooks);
+  return openRedisStore(options.store, options.storeReplicas, leaseMs, options.limits, hooks);
 }

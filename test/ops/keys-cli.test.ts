@@ -414,6 +414,46 @@ usage('should report each scope\'s counted requests and what remains, read besid
   }
 });
 
+usage('should count against the limits the server runs with, as it recorded them, whatever the command\'s environment', async () => {
+  const server = await startTestServer({ server: { limits: { free: 3, pro: 7, commercialDefault: 10_000, critpt: 2 } } });
+  const environment = process.env.QUOTA_FREE;
+  try {
+    server.clock.t = Date.now();
+    assert.is((await get(server.url, '/api/v2/language/models/free', server.keys.free)).status, 200);
+    // An operator whose shell says otherwise still sees what the server enforces.
+    process.env.QUOTA_FREE = '50';
+    const json = keysIn(server.stateDir, 'usage', '--json');
+    assert.is(json.status, 0, json.stderr);
+    const rows = JSON.parse(json.stdout) as { scope: string; kind: string; limit: number; remaining: number }[];
+    const fran = rows.find((r) => r.kind === 'data' && r.scope === 'user:acme/fran')!;
+    assert.equal([fran.limit, fran.remaining], [3, 2]);
+    assert.is(rows.find((r) => r.kind === 'data' && r.scope === 'user:acme/pat')!.limit, 7);
+    assert.is(rows.find((r) => r.kind === 'critpt')!.limit, 2);
+    assert.match(json.stderr, /^limits as the server recorded them in \S+ at \d{4}-\d\d-\d\dT[^:]+:\d\d:\d\d\.\d{3}Z: free 3, pro 7, commercial 10000 \(keys without a quota of their own\), CritPt 2\n$/);
+  } finally {
+    if (environment === undefined) delete process.env.QUOTA_FREE;
+    else process.env.QUOTA_FREE = environment;
+    await server.close();
+  }
+});
+
+usage('should say so when no server has recorded its limits, and count against the environment\'s as a server would', () => {
+  const f = fixture();
+  const environment = process.env.QUOTA_FREE;
+  try {
+    assert.is(f.keys('create', '--tier', 'free', '--org', 'acme', '--user', 'ana').status, 0);
+    process.env.QUOTA_FREE = '50';
+    const json = f.keys('usage', '--json');
+    assert.is(json.status, 0, json.stderr);
+    assert.is(JSON.parse(json.stdout)[0].limit, 50);
+    assert.match(json.stderr, /^no server has recorded its limits in \S+ yet; counting against the environment's \(QUOTA_\*\) or the defaults: free 50, pro 500,/);
+  } finally {
+    if (environment === undefined) delete process.env.QUOTA_FREE;
+    else process.env.QUOTA_FREE = environment;
+    f.cleanup();
+  }
+});
+
 usage.run();
 
 

@@ -112,15 +112,16 @@ else {
     const second = await keys('migrate', '--state', stateDir, ...store);
     assert.match(second.stderr, /0 keys added, 2 already there, 1 open quota windows/);
 
-    const server = await startServer({ ...DEFAULT_OPTIONS, port: 0, snapshotDir, stateDir: join(root, 'other'), store: parseRedisUrl(store[1]), quiet: true }, { clock, log: () => {}, logError: () => {} });
+    const server = await startServer({ ...DEFAULT_OPTIONS, port: 0, snapshotDir, stateDir: join(root, 'other'), store: parseRedisUrl(store[1]), quiet: true, limits: { ...DEFAULT_OPTIONS.limits, free: 20 } }, { clock, log: () => {}, logError: () => {} });
     try {
       const reply = await get(server.url, '/api/v2/language/models/free', kept.key);
       assert.is(reply.status, 200);
-      assert.is(reply.headers['x-ratelimit-remaining'], '92', 'seven counted in the folder, one now: migrated once');
+      assert.is(reply.headers['x-ratelimit-remaining'], '12', 'seven counted in the folder, one now: migrated once');
       const usage = await keys('usage', '--json', ...store);
       assert.is(usage.status, 0, usage.stderr);
       const row = JSON.parse(usage.stdout).find((r: { scope: string }) => r.scope === 'user:moving/m');
-      assert.equal([row.used, row.remaining], [8, 92], 'keys usage asks Redis');
+      assert.equal([row.used, row.limit, row.remaining], [8, 20, 12], 'keys usage asks Redis, for the counts and for the limits the server runs with');
+      assert.match(usage.stderr, /^limits as the server recorded them in \S+ at [^:]+:\d\d:\d\d\.\d{3}Z: free 20, pro 500,/);
       assert.is((await get(server.url, '/api/v2/language/models/free', gone.key)).status, 401, 'a revoked key stays revoked');
     } finally {
       await server.close();

@@ -21,6 +21,7 @@ import { RedisClient, RedisCommandError, RedisUnavailable, type RedisAddress, ty
 import { RedisKeys } from '../redis.ts';
 import { storeLabel } from '../../redis/address.ts';
 import { RedisQuota } from '../../quota/redis.ts';
+import { LIMITS_REDIS_KEY, parseLimitsRecord, readLimitsFile, type RecordedLimits } from '../../quota/recorded-limits.ts';
 
 export interface KeyAdmin {
   /** Where the keys are, for messages. */
@@ -30,6 +31,8 @@ export interface KeyAdmin {
   list(): Eventually<KeyRecord[] | null>;
   /** Each quota scope of the active keys at `now`, read beside running servers without writing. */
   usage(limits: QuotaLimits, now: number): Eventually<ScopeUsage[]>;
+  /** The limits the server last started here recorded (src/quota/recorded-limits.ts); null when none has. */
+  recordedLimits(): Eventually<RecordedLimits | null>;
   close(): void;
 }
 
@@ -39,6 +42,7 @@ export function fileAdmin(stateDir: string): KeyAdmin {
     apply: (change) => updateKeys(stateDir, change),
     list: () => loadKeys(stateDir),
     usage: (limits, now) => usageOf(loadKeys(stateDir) ?? [], readCounts(stateDir), limits, now),
+    recordedLimits: () => readLimitsFile(stateDir),
     close: () => {},
   };
 }
@@ -88,6 +92,7 @@ export async function redisAdmin(address: RedisAddress, clock: Clock = systemClo
         return refused(error);
       }
     },
+    recordedLimits: () => client.send(['GET', LIMITS_REDIS_KEY]).then((text) => (typeof text === 'string' ? parseLimitsRecord(text) : null), refused),
     close: () => client.close(),
     async migrate(stateDir) {
       if (!existsSync(stateDir)) throw new KeyStoreError(`no state folder at ${stateDir}`);
