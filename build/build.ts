@@ -41,6 +41,12 @@ export interface BuildOptions {
   levels: CompressionLevels;
   /** Builds kept besides the current one (older ones are removed after a switch). */
   keep: number;
+  /**
+   * The time the build's id and manifest carry, in seconds since 1970 (`SOURCE_DATE_EPOCH`); by
+   * default the data's as-of time. Never the wall clock: two builds of the same inputs into two
+   * empty folders are byte-identical, file for file.
+   */
+  sourceDateEpoch?: number;
   /** Progress and summary lines. */
   log: (line: string) => void;
 }
@@ -190,7 +196,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
     log(`loaded ${options.dataDir}: ${dataset.models.length} models, ${dataset.creators.length} creators, ${dataset.providers.length} providers, ${dataset.endpoints.length} endpoints, ${dataset.series.reduce((n, s) => n + s.columns.length, 0)} measurement records (${elapsed()} s)`);
 
     const asOf = resolveAsOf(dataset, options.asOf);
-    const builtAt = new Date();
+    const builtAt = options.sourceDateEpoch === undefined ? asOf : new Date(options.sourceDateEpoch * 1000);
     const buildId = newBuildId(options.outDir, builtAt, digest);
     const ctx = { ...createBuildContext(dataset, { asOf: asOf.getTime(), statsDays: options.statsDays, pageSize: options.pageSize, arenaOptions: options.arena }), buildId };
     const published = publishedIndexCount(dataset);

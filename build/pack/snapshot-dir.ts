@@ -4,7 +4,7 @@
  * A lock file keeps two builds from writing at once; old builds are pruned, keeping a few so
  * that a server still finishing requests on one is never pulled from under it.
  */
-import { existsSync, mkdirSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { takePidLock } from '../../src/shared/pid-lock.ts';
 import { CURRENT_LINK, readManifest, type Manifest } from '../../src/shared/manifest.ts';
@@ -40,7 +40,7 @@ export function lockSnapshots(outDir: string): () => void {
   throw new Error(`another build (pid ${taken.holder}) is writing ${outDir}; remove ${lock} if it is not running`);
 }
 
-/** A new, unused build id: UTC time of the build and a prefix of the input digest. */
+/** A new, unused build id: the build's time (see BuildOptions.sourceDateEpoch) and a prefix of the input digest. */
 export function newBuildId(outDir: string, builtAt: Date, inputDigest: string): string {
   const stamp = builtAt.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   const base = `${stamp}-${inputDigest.slice(0, 8)}`;
@@ -68,19 +68,29 @@ export function publishSnapshot(outDir: string, tmpDir: string, buildId: string)
   switchCurrent(outDir, buildId);
 }
 
-/** Point `current` at a build already in place, atomically (rename over the old link). */
+/**
+ * Point `current` at a build already in place, atomically (rename over the old link). The build
+ * folder's modification time becomes now: build ids carry the data's time, not the build's, so
+ * pruning tells the builds last made current by this time instead.
+ */
 export function switchCurrent(outDir: string, buildId: string): void {
+  // Later than every other build's, even within one millisecond of the last switch.
+  const latest = Math.max(0, ...buildFolders(outDir).map((name) => statSync(join(outDir, name)).mtimeMs));
+  const at = new Date(Math.max(Date.now(), Math.floor(latest) + 1));
+  utimesSync(join(outDir, buildId), at, at);
   const link = join(outDir, `.current-${buildId}`);
   symlinkSync(buildId, link);
   renameSync(link, join(outDir, CURRENT_LINK));
   fsyncDir(outDir);
 }
 
+/** The builds of a snapshot folder, the one made current longest ago first. */
 function buildFolders(outDir: string): string[] {
   return readdirSync(outDir, { withFileTypes: true })
     .filter((d) => d.isDirectory() && !d.name.startsWith('.'))
-    .map((d) => d.name)
-    .sort();
+    .map((d) => ({ name: d.name, at: statSync(join(outDir, d.name)).mtimeMs }))
+    .sort((a, b) => a.at - b.at || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map((b) => b.name);
 }
 
 /**

@@ -101,7 +101,7 @@ export class Metrics {
       '# HELP bda_snapshot_info The snapshot being served.',
       '# TYPE bda_snapshot_info gauge',
       `bda_snapshot_info${labelText({ build_id: buildId })} 1`,
-      '# HELP bda_snapshot_age_seconds Seconds since the served snapshot was built.',
+      "# HELP bda_snapshot_age_seconds Seconds since the served snapshot's time: its data's as-of time (or the SOURCE_DATE_EPOCH its build was given).",
       '# TYPE bda_snapshot_age_seconds gauge',
       `bda_snapshot_age_seconds ${Math.max(0, (this.sources.now() - builtAt) / 1000)}`,
       '# HELP bda_snapshot_corrupt_parts_total Stored parts (variants, fragments, index files) found failing their checksum; never served.',

@@ -253,6 +253,59 @@ determinism('should switch back to a kept build of identical inputs instead of w
   rmSync(tree.root, { recursive: true, force: true });
 });
 
+/** Every file of a folder, by its path inside it, with its bytes. */
+function filesOf(dir: string): Map<string, Buffer> {
+  return new Map(
+    (readdirSync(dir, { recursive: true, withFileTypes: true }) as import('node:fs').Dirent[])
+      .filter((entry) => entry.isFile() || entry.isSymbolicLink())
+      .map((entry) => {
+        const path = join(entry.parentPath, entry.name);
+        return [path.slice(dir.length + 1), entry.isSymbolicLink() ? Buffer.from(readlinkSync(path)) : readFileSync(path)];
+      }),
+  );
+}
+
+determinism('should write byte-identical files into two empty folders from the same inputs, the id carrying the data\'s time', async () => {
+  const tree = fixtureTree();
+  const other = join(tree.root, 'elsewhere');
+  const first = await build(tree);
+  const second = await build(tree, { outDir: other });
+  assert.is(second.buildId, first.buildId);
+  const [a, b] = [filesOf(tree.out), filesOf(other)];
+  assert.equal([...b.keys()].sort(), [...a.keys()].sort());
+  for (const [path, bytes] of a) assert.ok(bytes.equals(b.get(path)!), `${path} differs`);
+  const manifest = JSON.parse(a.get(join(first.buildId, MANIFEST_FILE))!.toString('utf8')) as Manifest;
+  assert.is(manifest.built_at, manifest.as_of, 'the build\'s time is the data\'s');
+  assert.ok(first.buildId.startsWith(`${manifest.as_of.replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-`), first.buildId);
+  rmSync(tree.root, { recursive: true, force: true });
+});
+
+determinism('should take the build\'s time from SOURCE_DATE_EPOCH when it is set, and refuse one that is not whole seconds', () => {
+  const tree = fixtureTree();
+  const env = (value: string) => ({ ...process.env, SOURCE_DATE_EPOCH: value });
+  const built = spawnSync(process.execPath, ['--import', 'tsx', 'build/main.ts', '--data', tree.data, '--out', tree.out, '--quiet'], { cwd: ROOT, encoding: 'utf8', env: env('1767225600') });
+  assert.is(built.status, 0, built.stderr);
+  const id = readlinkSync(join(tree.out, 'current'));
+  assert.match(id, /^20260101T000000Z-[0-9a-f]{8}$/);
+  assert.is((JSON.parse(readFileSync(join(tree.out, id, MANIFEST_FILE), 'utf8')) as Manifest).built_at, '2026-01-01T00:00:00.000Z');
+  const refused = spawnSync(process.execPath, ['--import', 'tsx', 'build/main.ts', '--data', tree.data, '--out', tree.out, '--force'], { cwd: ROOT, encoding: 'utf8', env: env('yesterday') });
+  assert.is(refused.status, 2);
+  assert.match(refused.stderr, /^SOURCE_DATE_EPOCH must be whole seconds since 1970, got "yesterday"/);
+  rmSync(tree.root, { recursive: true, force: true });
+});
+
+determinism('should keep the build made current last, not the one whose id sorts last', async () => {
+  // Ids carry the data's time: a build of older data (here, an earlier --as-of) sorts first by name.
+  const tree = fixtureTree();
+  const a = await build(tree, { asOf: '2026-11-20' });
+  const b = await build(tree, { asOf: '2026-11-10' });
+  assert.ok(b.buildId < a.buildId, `${b.buildId} sorts before ${a.buildId}`);
+  assert.equal(readdirSync(tree.out).filter((n) => n !== 'current').sort(), [b.buildId, a.buildId]);
+  const c = await build(tree, { asOf: '2026-11-15' });
+  assert.equal(readdirSync(tree.out).filter((n) => n !== 'current').sort(), [b.buildId, c.buildId].sort(), 'the previous current (b) is kept, a is pruned');
+  rmSync(tree.root, { recursive: true, force: true });
+});
+
 determinism.run();
 
 const bodies = suite('the bodies written');
