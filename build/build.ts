@@ -9,21 +9,16 @@ import { fsyncDir } from '../src/shared/state-files.ts';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { createAjv } from '../src/shared/ajv.ts';
 import { checksumOf, INDEX_DIR, indexEntry, manifestText, MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, indexFile, type CheckedSpan, type Manifest, type RouteIndex } from '../src/shared/manifest.ts';
 import { corruptionSummary, verifyBuildSync } from '../src/shared/verify-build.ts';
-import { assembleMeasurements } from '../src/shared/measurements.ts';
 import { builtRouteIds, createBuildContext, produceBodies } from './shape/bodies.ts';
 import { publishedIndexCount } from './derive/language.ts';
-import { firstKeptDay } from './shape/measurements.ts';
 import { DEFAULT_ARENA_OPTIONS, type ArenaOptions } from './derive/media.ts';
 import { parseDataset, readDataFiles, type DataFile } from './load/datasets.ts';
 import { DEFAULT_LEVELS, PackWriter, previousPack, type CompressionLevels, type RawHandle } from './pack/pack.ts';
-import { documentExamples } from './schemas/openapi.ts';
-import { responseSchema, hasResponseSchema } from './schemas/responses.ts';
+import { BodyChecker } from './check-bodies.ts';
+import { resolveDataDate } from './as-of.ts';
 import { findIdenticalBuild, KEEP_PREVIOUS, lockSnapshots, newBuildId, publishSnapshot, pruneSnapshots, readCurrentManifest, switchCurrent, verifySnapshot } from './pack/snapshot-dir.ts';
-import type { Dataset } from './types.ts';
 
 export interface BuildOptions {
   dataDir: string;
@@ -75,13 +70,6 @@ export interface BuildSummary {
   seconds: number;
 }
 
-export class BodySchemaError extends Error {
-  constructor(readonly failures: string[]) {
-    super(`${failures.length} response bod${failures.length === 1 ? 'y does' : 'ies do'} not match their route's schema:\n${failures.slice(0, 20).join('\n')}`);
-    this.name = 'BodySchemaError';
-  }
-}
-
 const CODE_DIRS = ['build', 'src'];
 
 /** Hash of the build's own source, so a changed build rebuilds an unchanged dataset. */
@@ -103,24 +91,6 @@ export function inputDigest(files: readonly DataFile[], options: Omit<BuildOptio
   const hash = createHash('sha256').update(`format ${MANIFEST_FORMAT}\n`).update(codeDigest()).update(JSON.stringify(options));
   for (const file of files) hash.update(`\n${file.path}\n${file.bytes.length}\n`).update(file.bytes);
   return hash.digest('hex');
-}
-
-/** The end of every window: given, or the newest measurement, or the newest release date. */
-export function resolveAsOf(dataset: Dataset, given?: string): Date {
-  if (given) {
-    const at = /^\d{4}-\d{2}-\d{2}$/.test(given) ? `${given}T23:59:59.999Z` : given;
-    const date = new Date(at);
-    if (Number.isNaN(date.getTime())) throw new Error(`--as-of ${given}: not a date or timestamp`);
-    return date;
-  }
-  let newest = 0;
-  for (const s of dataset.series) {
-    if (s.columns.length) newest = Math.max(newest, s.columns.time[s.columns.length - 1]);
-  }
-  if (newest === 0) {
-    for (const m of dataset.models) if (m.release_date) newest = Math.max(newest, Date.parse(`${m.release_date}T23:59:59.999Z`));
-  }
-  return new Date(newest);
 }
 
 /** SHA-256 of a file, read in chunks (packs grow past what one buffer may hold). */
@@ -145,22 +115,9 @@ function writeRouteIndexes(dir: string, entries: Record<string, string>, bodies:
   return sums;
 }
 
-function makeBodyChecker() {
-  const ajv = createAjv();
-  const validators = new Map<string, ValidateFunction>();
-  const failures: string[] = [];
-  return {
-    failures,
-    check(routeId: string, route: Parameters<typeof responseSchema>[0], tier: Parameters<typeof responseSchema>[1], key: string, body: unknown) {
-      if (!hasResponseSchema(route)) throw new Error(`route ${routeId} is built but has no response schema`);
-      const id = `${routeId}.${tier}`;
-      let validate = validators.get(id);
-      if (!validate) validators.set(id, (validate = ajv.compile(responseSchema(route, tier))));
-      if (validate(body)) return;
-      const detail = (validate.errors ?? []).slice(0, 3).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
-      failures.push(`${key}: ${detail}`);
-    },
-  };
+/** The time a build carries: SOURCE_DATE_EPOCH when given, else the data's. */
+export function buildTime(options: Pick<BuildOptions, 'sourceDateEpoch'>, asOf: Date): Date {
+  return options.sourceDateEpoch === undefined ? asOf : new Date(options.sourceDateEpoch * 1000);
 }
 
 export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
@@ -195,8 +152,10 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
     const dataset = parseDataset(files, problems);
     log(`loaded ${options.dataDir}: ${dataset.models.length} models, ${dataset.creators.length} creators, ${dataset.providers.length} providers, ${dataset.endpoints.length} endpoints, ${dataset.series.reduce((n, s) => n + s.columns.length, 0)} measurement records (${elapsed()} s)`);
 
-    const asOf = resolveAsOf(dataset, options.asOf);
-    const builtAt = options.sourceDateEpoch === undefined ? asOf : new Date(options.sourceDateEpoch * 1000);
+    const { asOf, reason, warning } = resolveDataDate(dataset, options.asOf);
+    log(`data date ${asOf.toISOString()}: ${reason}`);
+    if (warning) log(`warning: ${warning}`);
+    const builtAt = buildTime(options, asOf);
     const buildId = newBuildId(options.outDir, builtAt, digest);
     const ctx = { ...createBuildContext(dataset, { asOf: asOf.getTime(), statsDays: options.statsDays, pageSize: options.pageSize, arenaOptions: options.arena }), buildId };
     const published = publishedIndexCount(dataset);
@@ -207,35 +166,25 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
     // A previous build of another format lays its entries out differently, and --force asks for everything anew: compress anew.
     const previous = current && current.manifest.format === MANIFEST_FORMAT && !options.force ? previousPack(current.dir, current.manifest) : null;
     const pack = new PackWriter(join(tmpDir, PACK_FILE), options.levels, previous);
-    const checker = makeBodyChecker();
+    const checker = new BodyChecker();
     const entries: Record<string, string> = {};
     const emptyPages: Manifest['empty_pages'] = {};
     const fragments: { key: string; data: RawHandle; index: RawHandle }[] = [];
     let count = 0;
     for (const produced of produceBodies(ctx)) {
+      checker.check(produced, ctx);
       if ('body' in produced) {
-        checker.check(produced.route.id, produced.route, produced.tier, produced.key, produced.body);
-        // The document's examples are made up, not among the bodies checked here: each is held
-        // to its route's schema for the tier it shows (the richest) all the same.
-        if (produced.route.id === 'openapi') {
-          for (const { route, example } of documentExamples(produced.body)) checker.check(route.id, route, route.tiers[route.tiers.length - 1], `${produced.key}: example of ${route.id}`, example);
-        }
         entries[produced.key] = await pack.add(Buffer.from(typeof produced.body === 'string' ? produced.body : JSON.stringify(produced.body)));
       } else if ('blob' in produced) {
         const { data, index } = produced.blob;
-        // Check the widest answer the server can assemble from these fragments.
-        const widest = JSON.parse(assembleMeasurements(index, data, firstKeptDay(ctx.asOf)).toString('utf8'));
-        checker.check(produced.route.id, produced.route, produced.tier, produced.key, widest);
         fragments.push({ key: produced.key, data: await pack.addFragment(data), index: await pack.addFragment(Buffer.from(JSON.stringify(index))) });
       } else {
-        const sample = JSON.parse(`${produced.before}${ctx.pageSize}${produced.after}`);
-        checker.check(produced.route.id, produced.route, produced.tier, produced.key, sample);
         emptyPages[produced.key] = { before: produced.before, after: produced.after };
       }
       if (++count % 5000 === 0) log(`  ${count} bodies shaped, ${pack.stats.bodies} written (${elapsed()} s)`);
     }
     await pack.finish();
-    if (checker.failures.length > 0) throw new BodySchemaError(checker.failures);
+    checker.throwFailures();
 
     const indexSums = writeRouteIndexes(tmpDir, entries, pack.bodies);
     const manifest: Manifest = {

@@ -2,17 +2,21 @@
  * `npm run build -- [options]`: the datasets of a data folder into a snapshot (see USAGE).
  */
 import { integerFlag, parseFlags, UsageError } from '../src/shared/flags.ts';
-import { BodySchemaError, DEFAULT_BUILD_OPTIONS, runBuild, type BuildOptions } from './build.ts';
+import { DEFAULT_BUILD_OPTIONS, runBuild, type BuildOptions } from './build.ts';
+import { BodySchemaError } from './check-bodies.ts';
+import { checkData } from './check.ts';
 import { DatasetError, formatProblem } from './problems.ts';
 
 const d = DEFAULT_BUILD_OPTIONS;
-const USAGE = `usage: npm run build -- [--data DIR] [--out DIR] [--page-size N] [--stats-days N] [--as-of DATE] [--force] [--gzip-level 1-9] [--brotli-level 1-11] [--min-samples N] [--image-first-party-only] [--keep N] [--quiet]
+const USAGE = `usage: npm run build -- [--check] [--data DIR] [--out DIR] [--page-size N] [--stats-days N] [--as-of DATE] [--force] [--gzip-level 1-9] [--brotli-level 1-11] [--min-samples N] [--image-first-party-only] [--keep N] [--quiet]
 
 Build the datasets of a data folder into a snapshot: every answer precomputed and compressed,
 checked against its schema, written to OUT/<build-id>/, read back, then OUT/current switched to
 it atomically (a running server follows within a second). Nothing changes when a build fails.
 
 options:
+  --check           check the data and every answer it makes, as a build does, and write
+                    nothing: every problem of every file in one run; exit 1 if any
   --data DIR        the datasets (default: ${d.dataDir})
   --out DIR         the snapshot folder the server reads (default: ${d.outDir})
   --page-size N     items per page of the paginated lists (default: ${d.pageSize})
@@ -41,8 +45,8 @@ function sourceDateEpoch(text: string | undefined): number | undefined {
   return Number(text);
 }
 
-/** The options of a build, or 'help' when the usage was asked for. */
-export function parseBuildArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): BuildOptions | 'help' {
+/** The options of a build, whether only to check (`--check`), or 'help' when the usage was asked for. */
+export function parseBuildArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): (BuildOptions & { check: boolean }) | 'help' {
   const { values: v } = parseFlags({
     args: argv,
     options: {
@@ -52,6 +56,7 @@ export function parseBuildArgs(argv: string[], env: NodeJS.ProcessEnv = process.
       'stats-days': { type: 'string' },
       'as-of': { type: 'string' },
       force: { type: 'boolean' },
+      check: { type: 'boolean' },
       'gzip-level': { type: 'string' },
       'brotli-level': { type: 'string' },
       quiet: { type: 'boolean' },
@@ -74,27 +79,32 @@ export function parseBuildArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     keep: integerFlag('keep', v.keep, d.keep, 0, 100),
     sourceDateEpoch: sourceDateEpoch(env.SOURCE_DATE_EPOCH),
     log: v.quiet ? () => {} : (line) => console.log(line),
+    check: v.check ?? false,
   };
 }
 
 async function main(): Promise<void> {
+  let checking = false;
   try {
     const options = parseBuildArgs(process.argv.slice(2));
     if (options === 'help') console.log(USAGE);
+    else if ((checking = options.check)) checkData(options);
     else await runBuild(options);
   } catch (error) {
+    const failed = checking ? 'check failed' : 'build failed';
     if (error instanceof UsageError) {
-      console.error(`${error.message}\n${USAGE}`);
+      console.error(`${error.message}\n(npm run build -- --help lists the options)`);
       process.exitCode = 2;
     } else if (error instanceof DatasetError) {
-      console.error(`build failed: ${error.problems.length} problem${error.problems.length === 1 ? '' : 's'} in the datasets; the current snapshot is unchanged`);
+      const unchanged = failed === 'build failed' ? '; the current snapshot is unchanged' : '';
+      console.error(`${failed}: ${error.problems.length} problem${error.problems.length === 1 ? '' : 's'} in the datasets${unchanged}`);
       for (const problem of error.problems) console.error(`  ${formatProblem(problem)}`);
       process.exitCode = 1;
     } else if (error instanceof BodySchemaError) {
-      console.error(`build failed: ${error.message}`);
+      console.error(`${failed}: ${error.message}`);
       process.exitCode = 1;
     } else {
-      console.error(`build failed: ${(error as Error).message}`);
+      console.error(`${failed}: ${(error as Error).message}`);
       process.exitCode = 1;
     }
   }

@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv } from '../../src/shared/ajv.ts';
 import { HEADLINE_INDICES, LEGACY_EVALUATIONS, OMNISCIENCE_DOMAINS, OMNISCIENCE_METRICS, OPENNESS_COMPONENTS, RAW_EVALUATIONS, TOKEN_COUNT_EVALUATIONS } from '../fields.ts';
-import { toColumns } from '../columns.ts';
 import { MEDIA_DIR, parseMedia } from './media.ts';
+import { checkMeasurements, measurementRecordNamer, seriesOf, type MeasurementContext } from './measurements.ts';
 import { DatasetError, pointerOf, type Problem } from '../problems.ts';
-import { arrayRecordNamer, indexRecords, isUnknownReference, parsedRecords, parseJson, validate, type DataFile, type LooseRecord, type RecordNamer, type Referable } from './validate.ts';
+import { arrayRecordNamer, indexRecords, isUnknownReference, parsedRecords, parseJson, validate, type DataFile, type RecordNamer } from './validate.ts';
 import {
   critptProblemsSchema,
   indexDefinitionsSchema,
@@ -34,7 +34,8 @@ export const DATASET_FILES = {
 
 export type { DataFile } from './validate.ts';
 
-const ajv = createAjv();
+// Verbose: an error carries its parent schema, whose fields name what a misspelt one meant.
+const ajv = createAjv({ verbose: true });
 const validators = {
   creators: ajv.compile(modelCreatorsSchema),
   models: ajv.compile(languageModelsSchema),
@@ -99,18 +100,6 @@ export function readDataFiles(dir: string): { files: DataFile[]; problems: Probl
   return { files, problems };
 }
 
-function measurementRecordNamer(file: unknown): RecordNamer {
-  return (pointer) => {
-    const [, top, s, , r] = pointer.split('/');
-    if (top !== 'series' || s === undefined) return undefined;
-    const series = (file as MeasurementsFile).series?.[Number(s)];
-    if (!series) return undefined;
-    const record = r === undefined ? undefined : series.records?.[Number(r)];
-    const at = record && typeof record.timestamp === 'string' ? ` at ${record.timestamp}` : '';
-    return `endpoint ${String(series.endpoint_id)} ${String(series.prompt_type)}${at}`;
-  };
-}
-
 function checkIndexDefinitions(path: string, defs: IndexDefinitions, problems: Problem[]): void {
   const report = (pointer: string, message: string) => problems.push({ file: path, pointer, message });
   const checkComponents = (base: (string | number)[], components: IndexDefinitions['openness_index']['components']) => {
@@ -147,46 +136,6 @@ function checkIndexDefinitions(path: string, defs: IndexDefinitions, problems: P
   if (defs.openness_index.key !== 'platform_openness_index') report(pointerOf('openness_index', 'key'), 'must be platform_openness_index');
 }
 
-interface MeasurementContext {
-  /** Null when provider-endpoints.json could not be read. */
-  endpoints: ReadonlyMap<string, LooseRecord> | null;
-  providers: Referable;
-  seenSeries: Map<string, string>;
-}
-
-function checkMeasurements(path: string, file: MeasurementsFile, ctx: MeasurementContext, problems: Problem[]): SeriesOfColumns[] {
-  const nameRecord = measurementRecordNamer(file);
-  const report = (pointer: string, message: string) => problems.push({ file: path, record: nameRecord(pointer), pointer, message });
-  if (isUnknownReference(ctx.providers, file.provider_id)) report('/provider_id', `unknown provider ${file.provider_id}`);
-  const out: SeriesOfColumns[] = [];
-  file.series.forEach((series, s) => {
-    const endpoint = ctx.endpoints?.get(series.endpoint_id);
-    if (ctx.endpoints && !endpoint) report(pointerOf('series', s, 'endpoint_id'), `unknown provider endpoint ${series.endpoint_id}`);
-    else if (endpoint && endpoint.provider_id !== file.provider_id) {
-      report(pointerOf('series', s, 'endpoint_id'), `endpoint belongs to provider ${endpoint.provider_id}, not to this file's provider ${file.provider_id}`);
-    }
-    const seriesKey = `${series.endpoint_id} ${series.prompt_type}`;
-    const earlier = ctx.seenSeries.get(seriesKey);
-    if (earlier) report(pointerOf('series', s), `series for this endpoint and prompt type already given in ${earlier}`);
-    ctx.seenSeries.set(seriesKey, path);
-    // Compare instants, not spellings: 12:00:00.000Z and 12:00:00+00:00 are the same time.
-    const times = new Set<number>();
-    series.records.forEach((record, r) => {
-      const at = Date.parse(record.timestamp);
-      if (times.has(at)) report(pointerOf('series', s, 'records', r, 'timestamp'), 'two records of one series at the same time');
-      times.add(at);
-      if (record.success) {
-        for (const field of ['output_tokens_per_second', 'time_to_first_token_seconds', 'time_to_first_answer_token_seconds'] as const) {
-          if (record[field] === null) report(pointerOf('series', s, 'records', r, field), 'a successful request must have this figure');
-        }
-        if (record.output_tokens_per_second === 0) report(pointerOf('series', s, 'records', r, 'output_tokens_per_second'), 'a successful request produced tokens, so its speed is above 0');
-      }
-    });
-    out.push({ endpoint_id: series.endpoint_id, prompt_type: series.prompt_type, columns: toColumns(series.records) });
-  });
-  return out;
-}
-
 /**
  * Load and check the whole data folder. Throws DatasetError listing every problem; returns the
  * dataset and the raw files.
@@ -202,20 +151,20 @@ export function parseDataset(files: DataFile[], problems: Problem[]): Dataset {
   /** Files missing, unreadable or not JSON: references into them are not checked. */
   const unread = new Set<string>();
 
-  const loadInto = <T>(path: string, validator: ValidateFunction, namer: (value: unknown) => RecordNamer, found: Problem[]): T | undefined => {
+  /** A file parsed and held to its schema: its value (undefined when it did not parse) and whether it passed. */
+  const parseInto = (path: string, validator: ValidateFunction, namer: (value: unknown) => RecordNamer, found: Problem[]): { value: unknown; valid: boolean } => {
     const file = byPath.get(path);
-    if (!file) {
+    const value = file ? parseJson(file, found) : undefined;
+    if (!file || value === undefined) {
       unread.add(path);
-      return undefined;
+      return { value: undefined, valid: false };
     }
-    const value = parseJson(file, found);
-    if (value === undefined) {
-      unread.add(path);
-      return undefined;
-    }
-    return validate(file, value, validator, namer(value), found) ? (value as T) : undefined;
+    return { value, valid: validate(file, value, validator, namer(value), found) };
   };
-  const load = <T>(path: string, validator: ValidateFunction, namer: (value: unknown) => RecordNamer): T | undefined => loadInto(path, validator, namer, problems);
+  const load = <T>(path: string, validator: ValidateFunction, namer: (value: unknown) => RecordNamer): T | undefined => {
+    const { value, valid } = parseInto(path, validator, namer, problems);
+    return valid ? (value as T) : undefined;
+  };
   const creators = load<ModelCreator[]>(DATASET_FILES.creators, validators.creators, arrayRecordNamer);
   const models = load<LanguageModel[]>(DATASET_FILES.models, validators.models, arrayRecordNamer);
   const providers = load<Provider[]>(DATASET_FILES.providers, validators.providers, arrayRecordNamer);
@@ -268,8 +217,11 @@ export function parseDataset(files: DataFile[], problems: Problem[]): Dataset {
     const checkProblems: Problem[] = [];
     for (const file of files) {
       if (!file.path.startsWith(`${DATASET_FILES.measurements}/`)) continue;
-      const value = loadInto<MeasurementsFile>(file.path, validators.measurements, measurementRecordNamer, measurementSchemaProblems);
-      if (value) for (const one of checkMeasurements(file.path, value, ctx, checkProblems)) series.push(one);
+      const { value, valid } = parseInto(file.path, validators.measurements, measurementRecordNamer, measurementSchemaProblems);
+      if (value === undefined) continue;
+      const before = checkProblems.length;
+      checkMeasurements(file.path, value, ctx, checkProblems);
+      if (valid && checkProblems.length === before) series.push(...seriesOf(value as MeasurementsFile));
     }
     problems.splice(schemaProblemsAt, 0, ...measurementSchemaProblems);
     problems.push(...checkProblems);

@@ -13,7 +13,8 @@ import { arrayRecordNamer, indexRecords, isUnknownReference, parseJson, validate
 
 export const MEDIA_DIR = 'media';
 
-const ajv = createAjv();
+// Verbose: an error carries its parent schema, whose fields name what a misspelt one meant.
+const ajv = createAjv({ verbose: true });
 const validators = new Map<string, ValidateFunction>();
 
 function validatorFor(arena: (typeof MEDIA_ARENAS)[number]): ValidateFunction {

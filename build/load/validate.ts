@@ -4,7 +4,7 @@
  */
 import { gunzipSync } from 'node:zlib';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import { pointerOf, type Problem } from '../problems.ts';
+import { pointerOf, readPointer, type Problem } from '../problems.ts';
 
 /** One file read from the data folder: its path relative to the folder and its bytes. */
 export interface DataFile {
@@ -78,18 +78,64 @@ export function arrayRecordNamer(items: unknown): RecordNamer {
 }
 
 
-export function describeAjvError(error: ErrorObject): { pointer: string; message: string } {
+/** A value as a problem shows it: its JSON, cut short. */
+export function preview(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  const text = JSON.stringify(value);
+  return text.length > 48 ? `${text.slice(0, 45)}...` : text;
+}
+
+/** Edits (insert, delete, replace one character) that turn one name into the other. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = row;
+  }
+  return previous[b.length];
+}
+
+/** The known name a misspelt one most likely meant: at most a third of its letters off (and at least one), else null. */
+export function closestName(name: string, known: Iterable<string>): string | null {
+  let best: string | null = null;
+  let bestDistance = Math.max(1, Math.floor(name.length / 3)) + 1;
+  for (const candidate of known) {
+    const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
+  }
+  return best;
+}
+
+const fieldsOfObject = (value: unknown): string[] => (value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value) : []);
+
+/**
+ * One schema error as a maintainer reads it: where, what is wrong, and what would be right. An
+ * unknown field names the field it most likely meant; a missing one names the unknown field
+ * that looks like it; a value of the wrong kind is shown. Needs the validator's `verbose`
+ * errors (their parent schema), and the whole file's value.
+ */
+export function describeAjvError(error: ErrorObject, value: unknown): { pointer: string; message: string } {
   const params = error.params as Record<string, unknown>;
+  const here = readPointer(value, error.instancePath);
   if (error.keyword === 'additionalProperties') {
-    return { pointer: `${error.instancePath}/${String(params.additionalProperty)}`, message: 'unknown field' };
+    const field = String(params.additionalProperty);
+    const known = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {}).filter((name) => !Object.hasOwn(here as object, name));
+    const meant = closestName(field, known);
+    return { pointer: `${error.instancePath}/${field}`, message: meant ? `unknown field; did you mean "${meant}"?` : 'unknown field' };
   }
   if (error.keyword === 'required') {
-    return { pointer: `${error.instancePath}/${String(params.missingProperty)}`, message: 'required field is missing' };
+    const field = String(params.missingProperty);
+    const known = new Set(Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {}));
+    const lookalike = closestName(field, fieldsOfObject(here).filter((name) => !known.has(name)));
+    return { pointer: `${error.instancePath}/${field}`, message: lookalike ? `required field is missing ("${lookalike}" is given: misspelt?)` : 'required field is missing' };
   }
+  const got = `, got ${preview(here)}`;
   if (error.keyword === 'enum') {
-    return { pointer: error.instancePath, message: `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
+    return { pointer: error.instancePath, message: `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}${got}` };
   }
-  return { pointer: error.instancePath, message: error.message ?? error.keyword };
+  if (error.keyword === 'type') return { pointer: error.instancePath, message: `must be ${String(params.type).split(',').join(' or ')}${got}` };
+  return { pointer: error.instancePath, message: `${error.message ?? error.keyword}${got}` };
 }
 
 export function validate(file: DataFile, value: unknown, validator: ValidateFunction, nameRecord: RecordNamer, problems: Problem[]): boolean {
@@ -98,7 +144,7 @@ export function validate(file: DataFile, value: unknown, validator: ValidateFunc
   for (const error of validator.errors ?? []) {
     // oneOf of null-or-object reports the null branch too; the object branch's errors say more.
     if (error.keyword === 'oneOf' || (error.keyword === 'type' && error.params.type === 'null')) continue;
-    const { pointer, message } = describeAjvError(error);
+    const { pointer, message } = describeAjvError(error, value);
     const line = `${pointer} ${message}`;
     if (seen.has(line)) continue;
     seen.add(line);
@@ -137,11 +183,12 @@ export function parsedRecords(file: DataFile | undefined): LooseRecord[] {
 /** Report duplicate ids and slugs in one dataset; return the records by id. */
 export function indexRecords<T extends Keyed>(path: string, items: T[], problems: Problem[]): Map<string, T> {
   const byId = new Map<string, T>();
+  const idAt = new Map<string, number>();
   const slugs = new Map<string, number>();
   items.forEach((item, i) => {
     if (typeof item.id !== 'string') return; // reported by the schema
-    if (byId.has(item.id)) problems.push({ file: path, record: item.slug ?? item.id, pointer: pointerOf(i, 'id'), message: `duplicate id ${item.id}` });
-    else byId.set(item.id, item);
+    if (byId.has(item.id)) problems.push({ file: path, record: item.slug ?? item.id, pointer: pointerOf(i, 'id'), message: `duplicate id ${item.id} (also at /${idAt.get(item.id)})` });
+    else (byId.set(item.id, item), idAt.set(item.id, i));
     if (typeof item.slug !== 'string') return;
     const first = slugs.get(item.slug);
     if (first !== undefined) problems.push({ file: path, record: item.slug, pointer: pointerOf(i, 'slug'), message: `duplicate slug (also at /${first})` });

@@ -40,10 +40,14 @@ export function lockSnapshots(outDir: string): () => void {
   throw new Error(`another build (pid ${taken.holder}) is writing ${outDir}; remove ${lock} if it is not running`);
 }
 
-/** A new, unused build id: the build's time (see BuildOptions.sourceDateEpoch) and a prefix of the input digest. */
+/** The id of a build: its time (see BuildOptions.sourceDateEpoch) and a prefix of the digest of its inputs. */
+export function buildIdOf(builtAt: Date, inputDigest: string): string {
+  return `${builtAt.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${inputDigest.slice(0, 8)}`;
+}
+
+/** That id, or with -2, -3 ... after it when a folder of that name is there already (a --force rebuild). */
 export function newBuildId(outDir: string, builtAt: Date, inputDigest: string): string {
-  const stamp = builtAt.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-  const base = `${stamp}-${inputDigest.slice(0, 8)}`;
+  const base = buildIdOf(builtAt, inputDigest);
   let id = base;
   for (let n = 2; existsSync(join(outDir, id)) || existsSync(join(outDir, `.tmp-${id}`)); n++) id = `${base}-${n}`;
   return id;

@@ -8,6 +8,7 @@
 import { createAjv } from '../../src/shared/ajv.ts';
 import { uuidFrom } from '../../build/derive/ids.ts';
 import type { Problem } from '../../build/problems.ts';
+import { describeAjvError } from '../../build/load/validate.ts';
 import type { LanguageModel, MeasurementRecord, ModelCreator, Provider, ProviderEndpoint } from '../../build/types.ts';
 
 const number = { type: ['number', 'null'] };
@@ -84,14 +85,15 @@ export const EVALUATION_MAP: Readonly<Record<string, { published: string } | { e
 
 /** Check the body; every problem names the record (slug) and the field as a JSON pointer. */
 export function validateLegacyBody(file: string, body: unknown): Problem[] {
-  const validate = createAjv({ allErrors: true, strict: false }).compile(legacyBodySchema);
+  const validate = createAjv({ allErrors: true, strict: false, verbose: true }).compile(legacyBodySchema);
   if (validate(body)) return [];
   const items = (body as { data?: { slug?: unknown }[] })?.data;
   return (validate.errors ?? []).map((e) => {
     const index = Number(e.instancePath.split('/')[2]);
     const slug = Array.isArray(items) && Number.isInteger(index) ? items[index]?.slug : undefined;
-    const missing = e.keyword === 'required' ? `/${String((e.params as { missingProperty: string }).missingProperty)}` : '';
-    return { file, record: typeof slug === 'string' ? slug : Number.isInteger(index) ? `item ${index}` : undefined, pointer: `${e.instancePath}${missing}`, message: e.keyword === 'required' ? 'required field is missing' : (e.message ?? e.keyword) };
+    // Described as the build describes the data folder's errors: the value received, the field meant.
+    const { pointer, message } = describeAjvError(e, body);
+    return { file, record: typeof slug === 'string' ? slug : Number.isInteger(index) ? `item ${index}` : undefined, pointer, message };
   });
 }
 

@@ -130,7 +130,7 @@ imports('should refuse a malformed body naming record and field, and write nothi
   writeFileSync(file, JSON.stringify(broken));
   const result = importer(file, data);
   assert.is(result.status, 1);
-  assert.match(result.stderr, /\[tiny-2\] \/data\/1\/evaluations\/hle: must be number,null/);
+  assert.match(result.stderr, /\[tiny-2\] \/data\/1\/evaluations\/hle: must be number or null, got "high"/);
   assert.match(result.stderr, /\[tiny-3\] \/data\/2\/id: required field is missing/);
   writeFileSync(file, '{"data": [');
   const bad = importer(file, data);

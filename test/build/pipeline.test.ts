@@ -1,35 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DEFAULT_BUILD_OPTIONS, runBuild, type BuildOptions } from '../../build/build.ts';
 import { ENCODINGS, MANIFEST_FILE, PACK_FILE, readAllEntries, spanOf, variantOf, type Manifest } from '../../src/shared/manifest.ts';
+import { build, cli, editJson, fixtureTree, type Tree } from '../helpers/fixture-tree.ts';
 import { ROOT } from '../helpers/process.ts';
-import { FIXTURES } from '../helpers/server.ts';
-
-interface Tree {
-  root: string;
-  data: string;
-  out: string;
-}
-
-function fixtureTree(): Tree {
-  const root = mkdtempSync(join(tmpdir(), 'build-test-'));
-  const data = join(root, 'data');
-  cpSync(join(FIXTURES, 'sample-small'), data, { recursive: true });
-  return { root, data, out: join(root, 'snapshot') };
-}
-
-function build(tree: Tree, options: Partial<BuildOptions> = {}) {
-  return runBuild({ ...DEFAULT_BUILD_OPTIONS, dataDir: tree.data, outDir: tree.out, levels: { gzip: 1, brotli: 1 }, log: () => {}, ...options });
-}
-
-function cli(tree: Tree, ...extra: string[]) {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'build/main.ts', '--data', tree.data, '--out', tree.out, '--gzip-level', '1', '--brotli-level', '1', ...extra], { cwd: ROOT, encoding: 'utf8' });
-}
 
 function readSnapshot(dir: string) {
   const manifest = JSON.parse(readFileSync(join(dir, MANIFEST_FILE), 'utf8')) as Manifest;
@@ -40,107 +17,6 @@ function readSnapshot(dir: string) {
   const json = (key: string) => JSON.parse(variant(key, 0).toString('utf8'));
   return { manifest, entries, variant, json };
 }
-
-function editJson(path: string, edit: (value: any) => void): void {
-  const value = JSON.parse(readFileSync(path, 'utf8'));
-  edit(value);
-  writeFileSync(path, JSON.stringify(value, null, 2));
-}
-
-const errors = suite('a broken dataset');
-
-errors('should name file, record and pointer of every problem at once, exit non-zero and leave the snapshot alone', async () => {
-  const tree = fixtureTree();
-  await build(tree);
-  const before = readlinkSync(join(tree.out, 'current'));
-  const packBefore = readFileSync(join(tree.out, before, PACK_FILE));
-  const builds = readdirSync(tree.out).sort();
-  let slugs: string[] = [];
-  editJson(join(tree.data, 'language-models.json'), (models) => {
-    models[1].evaluations.hle = 1.5;
-    models[2].creator_id = '00000000-0000-4000-8000-000000000000';
-    models[4].slug = models[3].slug;
-    slugs = [models[1].slug, models[2].slug, models[3].slug];
-  });
-  editJson(join(tree.data, 'provider-endpoints.json'), (endpoints) => {
-    endpoints[0].price_1m_input_tokens = -1;
-  });
-  const result = cli(tree);
-  assert.is(result.status, 1);
-  const stderr = result.stderr;
-  assert.match(stderr, /current snapshot is unchanged/);
-  assert.ok(stderr.includes(`language-models.json [${slugs[0]}] /1/evaluations/hle: must be <= 1`), stderr);
-  assert.ok(stderr.includes(`language-models.json [${slugs[1]}] /2/creator_id: unknown model creator 00000000-0000-4000-8000-000000000000`), stderr);
-  assert.ok(stderr.includes(`language-models.json [${slugs[2]}] /4/slug: duplicate slug (also at /3)`), stderr);
-  assert.match(stderr, /provider-endpoints\.json \[[0-9a-f-]{36}\] \/0\/price_1m_input_tokens: must be >= 0/);
-  assert.is(readlinkSync(join(tree.out, 'current')), before);
-  assert.equal(readFileSync(join(tree.out, before, PACK_FILE)), packBefore);
-  assert.equal(readdirSync(tree.out).sort(), builds, 'no new or temporary folder remains');
-  rmSync(tree.root, { recursive: true, force: true });
-});
-
-errors('should name the file of malformed JSON and of a missing dataset', async () => {
-  const tree = fixtureTree();
-  writeFileSync(join(tree.data, 'providers.json'), '[{"id": ');
-  rmSync(join(tree.data, 'indices.json'));
-  const result = cli(tree);
-  assert.is(result.status, 1);
-  assert.match(result.stderr, /providers\.json:1:9: not valid JSON: /);
-  assert.match(result.stderr, /indices\.json \/: file is missing/);
-  assert.not.ok(existsSync(join(tree.out, 'current')));
-  rmSync(tree.root, { recursive: true, force: true });
-});
-
-errors('should report a trailing comma once, with line, column and the line, and no knock-on reference errors', () => {
-  const tree = fixtureTree();
-  const path = join(tree.data, 'language-models.json');
-  const lines = readFileSync(path, 'utf8').split('\n');
-  // The closing brace of the third model: a comma after the field before it.
-  const close = lines.map((line, i) => (line === '  },' ? i : -1)).filter((i) => i >= 0)[2];
-  lines[close - 1] += ',';
-  writeFileSync(path, lines.join('\n'));
-  const result = cli(tree);
-  assert.is(result.status, 1);
-  const [head, ...rest] = result.stderr.trimEnd().split('\n');
-  assert.is(head, 'build failed: 1 problem in the datasets; the current snapshot is unchanged');
-  assert.is(rest[0], `  language-models.json:${close + 1}:3: not valid JSON: Expected double-quoted property name`);
-  assert.is(rest[1], `    ${close + 1} |   },`);
-  assert.is(rest[2], `${' '.repeat(String(close + 1).length + 5)}|   ^`);
-  assert.is(rest.length, 3, 'no "unknown language model" from the endpoints');
-  rmSync(tree.root, { recursive: true, force: true });
-});
-
-errors('should not check references into a missing file, and still check the others', () => {
-  const tree = fixtureTree();
-  rmSync(join(tree.data, 'providers.json'));
-  editJson(join(tree.data, 'provider-endpoints.json'), (endpoints) => {
-    endpoints[0].model_id = '00000000-0000-4000-8000-000000000000';
-  });
-  const result = cli(tree);
-  assert.is(result.status, 1);
-  const problems = result.stderr.trimEnd().split('\n').slice(1);
-  assert.equal(problems.map((line) => line.replace(/\[.*\] /, '')), ['  providers.json /: file is missing', '  provider-endpoints.json /0/model_id: unknown language model 00000000-0000-4000-8000-000000000000']);
-  rmSync(tree.root, { recursive: true, force: true });
-});
-
-errors('should reject measurements of an endpoint in another provider\'s file', async () => {
-  const tree = fixtureTree();
-  const files = readdirSync(join(tree.data, 'measurements'));
-  const endpoints = JSON.parse(readFileSync(join(tree.data, 'provider-endpoints.json'), 'utf8'));
-  // Move one file's provider id to another provider: its endpoints no longer belong to it.
-  const { gunzipSync: gunzip, gzipSync } = await import('node:zlib');
-  const path = join(tree.data, 'measurements', files[0]);
-  const file = JSON.parse(gunzip(readFileSync(path)).toString());
-  const other = endpoints.find((e: { provider_id: string }) => e.provider_id !== file.provider_id).provider_id;
-  file.provider_id = other;
-  writeFileSync(path, gzipSync(JSON.stringify(file)));
-  const result = cli(tree);
-  assert.is(result.status, 1);
-  assert.match(result.stderr, new RegExp(`measurements/${files[0]} \\[endpoint [0-9a-f-]{36} \\w+\\] /series/0/endpoint_id: endpoint belongs to provider`));
-  rmSync(tree.root, { recursive: true, force: true });
-});
-
-errors.run();
 
 const determinism = suite('determinism and rebuilds');
 

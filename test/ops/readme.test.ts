@@ -448,8 +448,8 @@ const BLOCKS: Listed[] = [
       },
     },
   },
-  { doc: 'data/README.md', heading: 'Building a snapshot', first: 'build failed: 1 problem', handling: { skip: 'output of a failed build, not a command (test/build/pipeline.test.ts checks these messages)' } },
-  { doc: 'data/README.md', heading: 'Building a snapshot', first: 'build failed: 4 problems', handling: { skip: 'output of a failed build, not a command (test/build/pipeline.test.ts checks these messages)' } },
+  { doc: 'data/README.md', heading: 'Building a snapshot', first: 'build failed: 1 problem', handling: { skip: 'output of a failed build, not a command (test/build/dataset-errors.test.ts checks these messages)' } },
+  { doc: 'data/README.md', heading: 'Building a snapshot', first: 'build failed: 5 problems', handling: { skip: 'output of a failed build, not a command (test/build/dataset-errors.test.ts checks these messages)' } },
   {
     doc: 'data/README.md',
     heading: 'Importing a legacy dump',

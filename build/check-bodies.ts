@@ -1,0 +1,61 @@
+/**
+ * Every answer the build produces is held to its route's response schema for its tier before it
+ * is written (or, under `--check`, instead of being written): whole bodies, the widest answer a
+ * route assembled at request time can give, and the page past the last. Failures are collected
+ * and thrown together.
+ */
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { createAjv } from '../src/shared/ajv.ts';
+import { assembleMeasurements } from '../src/shared/measurements.ts';
+import type { Route, Tier } from '../src/shared/routes.ts';
+import type { BuildContext, EmptyPage, ProducedBody, ProducedFragments } from './shape/bodies.ts';
+import { firstKeptDay } from './shape/measurements.ts';
+import { documentExamples } from './schemas/openapi.ts';
+import { hasResponseSchema, responseSchema } from './schemas/responses.ts';
+
+export type Produced = ProducedBody | EmptyPage | ProducedFragments;
+
+export class BodySchemaError extends Error {
+  constructor(readonly failures: string[]) {
+    super(`${failures.length} response bod${failures.length === 1 ? 'y does' : 'ies do'} not match their route's schema:\n${failures.slice(0, 20).join('\n')}`);
+    this.name = 'BodySchemaError';
+  }
+}
+
+export class BodyChecker {
+  private readonly ajv = createAjv();
+  private readonly validators = new Map<string, ValidateFunction>();
+  readonly failures: string[] = [];
+  checked = 0;
+
+  /** Hold one produced answer to its schema. */
+  check(produced: Produced, ctx: Pick<BuildContext, 'asOf' | 'pageSize'>): void {
+    const { route, tier, key } = produced;
+    if ('body' in produced) {
+      this.hold(route, tier, key, produced.body);
+      // The document's examples are made up, not among the bodies checked here: each is held
+      // to its route's schema for the tier it shows (the richest) all the same.
+      if (route.id === 'openapi') for (const { route: shown, example } of documentExamples(produced.body)) this.hold(shown, shown.tiers[shown.tiers.length - 1], `${key}: example of ${shown.id}`, example);
+    } else if ('blob' in produced) {
+      // The widest answer the server can assemble from these fragments.
+      const { data, index } = produced.blob;
+      this.hold(route, tier, key, JSON.parse(assembleMeasurements(index, data, firstKeptDay(ctx.asOf)).toString('utf8')));
+    } else this.hold(route, tier, key, JSON.parse(`${produced.before}${ctx.pageSize}${produced.after}`));
+  }
+
+  /** Throw the failures found so far, all of them, if there are any. */
+  throwFailures(): void {
+    if (this.failures.length > 0) throw new BodySchemaError(this.failures);
+  }
+
+  private hold(route: Route, tier: Tier, key: string, body: unknown): void {
+    if (!hasResponseSchema(route)) throw new Error(`route ${route.id} is built but has no response schema`);
+    const id = `${route.id}.${tier}`;
+    let validate = this.validators.get(id);
+    if (!validate) this.validators.set(id, (validate = this.ajv.compile(responseSchema(route, tier))));
+    this.checked++;
+    if (validate(body)) return;
+    const detail = (validate.errors ?? []).slice(0, 3).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
+    this.failures.push(`${key}: ${detail}`);
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * A data folder to build: a copy of the small fixture (test/fixtures/sample-small) in a
+ * temporary folder, with the build run on it in-process or as `npm run build` runs it, and the
+ * edits tests make to its files.
+ *
+ *   const tree = fixtureTree();           tree.root (remove it after), tree.data, tree.out
+ *   await build(tree, { force: true })    runBuild with fast compression
+ *   cli(tree, '--force')                  build/main.ts as a process (status, stdout, stderr)
+ *   editJson(path, (value) => ...)        rewrite a JSON file
+ *   editMeasurements(tree.data, 0, ...)   rewrite the first measurements file (gzip-compressed JSON)
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { DEFAULT_BUILD_OPTIONS, runBuild, type BuildOptions } from '../../build/build.ts';
+import { ROOT } from './process.ts';
+import { FIXTURES } from './server.ts';
+
+export interface Tree {
+  root: string;
+  data: string;
+  out: string;
+}
+
+export function fixtureTree(): Tree {
+  const root = mkdtempSync(join(tmpdir(), 'build-test-'));
+  const data = join(root, 'data');
+  cpSync(join(FIXTURES, 'sample-small'), data, { recursive: true });
+  return { root, data, out: join(root, 'snapshot') };
+}
+
+export function build(tree: Tree, options: Partial<BuildOptions> = {}) {
+  return runBuild({ ...DEFAULT_BUILD_OPTIONS, dataDir: tree.data, outDir: tree.out, levels: { gzip: 1, brotli: 1 }, log: () => {}, ...options });
+}
+
+export function cli(tree: Tree, ...extra: string[]) {
+  return spawnSync(process.execPath, ['--import', 'tsx', 'build/main.ts', '--data', tree.data, '--out', tree.out, '--gzip-level', '1', '--brotli-level', '1', ...extra], { cwd: ROOT, encoding: 'utf8' });
+}
+
+export function editJson(path: string, edit: (value: any) => void): void {
+  const value = JSON.parse(readFileSync(path, 'utf8'));
+  edit(value);
+  writeFileSync(path, JSON.stringify(value, null, 2));
+}
+
+/** Rewrite one measurements file of a data folder (by its place in name order); returns its name. */
+export function editMeasurements(data: string, index: number, edit: (file: any) => void): string {
+  const name = readdirSync(join(data, 'measurements')).sort()[index];
+  const path = join(data, 'measurements', name);
+  const file = JSON.parse(gunzipSync(readFileSync(path)).toString());
+  edit(file);
+  writeFileSync(path, gzipSync(JSON.stringify(file)));
+  return name;
+}
