@@ -225,7 +225,9 @@ export function importLegacy(file: string, dataDir: string, options: { asOf?: st
   for (const [key, count] of mapped.skipped) log(`  skipped ${key}: no counterpart here (${count} values)`);
   if (options.dryRun) return;
   for (const [path, bytes] of changed) writeAtomic(join(dataDir, path), bytes);
-  log('now run: npm run build');
+  // The next step as it must be typed: a folder other than the default goes along.
+  const quoted = /^[\w./-]+$/.test(dataDir) ? dataDir : `'${dataDir.replaceAll("'", "'\\''")}'`;
+  log(`now run: npm run build${dataDir === 'data' ? '' : ` -- --data ${quoted}`}`);
 }
 
 function main(): void {

@@ -69,6 +69,7 @@ imports('should write loadable datasets with zeros as null, published indices an
   assert.match(result.stdout, /models\s+3 added/);
   assert.match(result.stdout, /skipped some_future_eval: no counterpart here \(3 values\)/);
   assert.match(result.stdout, /records \(prompt type medium\) dated 2026-05-01T12:00:00\.000Z: the dump's date 2026-05-01/);
+  assert.ok(result.stdout.endsWith(`now run: npm run build -- --data ${data}\n`), 'the hint carries the folder imported into');
   const { dataset } = loadDataset(data);
   const tiny1 = dataset.models.find((m) => m.slug === 'tiny-1')!;
   assert.equal(tiny1.published_indices, { platform_intelligence_index: 40.5, platform_coding_index: 30.1, platform_math_index: 70 });
