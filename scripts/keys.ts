@@ -269,7 +269,7 @@ function execute(argv: string[], io: Output): Eventually<void> {
 /** The exit status of a command that failed; anything unexpected is re-thrown. */
 function failed(error: unknown, io: Output): number {
   if (error instanceof UsageError || error instanceof KeyInputError) {
-    io.err(`keys: ${error.message}\n\n${USAGE}`);
+    io.err(`keys: ${error.message}\n(npm run -s keys -- --help, or node dist/keys.mjs --help, lists the commands and options)`);
     return 2;
   }
   if (error instanceof KeyStoreError || error instanceof QuotaStateError) {

@@ -4,6 +4,7 @@
  */
 import { gunzipSync } from 'node:zlib';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { closestName } from '../../src/shared/closest-name.ts';
 import { pointerOf, readPointer, type Problem } from '../problems.ts';
 
 /** One file read from the data folder: its path relative to the folder and its bytes. */
@@ -83,28 +84,6 @@ export function preview(value: unknown): string {
   if (value === undefined) return 'nothing';
   const text = JSON.stringify(value);
   return text.length > 48 ? `${text.slice(0, 45)}...` : text;
-}
-
-/** Edits (insert, delete, replace one character) that turn one name into the other. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = row;
-  }
-  return previous[b.length];
-}
-
-/** The known name a misspelt one most likely meant: at most a third of its letters off (and at least one), else null. */
-export function closestName(name: string, known: Iterable<string>): string | null {
-  let best: string | null = null;
-  let bestDistance = Math.max(1, Math.floor(name.length / 3)) + 1;
-  for (const candidate of known) {
-    const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
-    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
-  }
-  return best;
 }
 
 const fieldsOfObject = (value: unknown): string[] => (value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value) : []);

@@ -61,14 +61,14 @@ function fixture() {
   return { root, state, file, keys, keysProcess, create, cleanup: () => rmSync(root, { recursive: true, force: true }) };
 }
 
-/** Usage errors: status 2, one line naming the problem, then the usage text. */
+/** Usage errors: status 2, one line naming the problem, then one saying where the usage is. */
 function assertUsageError(run: { status: number | null; stdout: string; stderr: string }, pattern: RegExp): void {
   assert.is(run.status, 2, run.stderr);
   assert.is(run.stdout, '');
   const [first, ...rest] = run.stderr.split('\n');
   assert.match(first, /^keys: /);
   assert.match(first, pattern);
-  assert.ok(rest.join('\n').includes('usage: npm run -s keys -- <command>'), 'usage follows');
+  assert.equal(rest, ['(npm run -s keys -- --help, or node dist/keys.mjs --help, lists the commands and options)', ''], 'one line saying where the usage is, not the usage');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -304,6 +304,15 @@ grant('should refuse a provider the served snapshot does not have, and grant it 
   assert.is(forced.status, 0, forced.stderr);
   assert.match(forced.stderr, /^keys: warning: provider anvil-hosting is not in the served snapshot .*granted anyway \(--force\)/);
   assert.equal(KeyStore.open(f.state).lookup(a.key)?.grants, ['anvil-hosting']);
+  f.cleanup();
+});
+
+grant('should name the provider a misspelt slug meant, not list them all', () => {
+  const f = fixture();
+  const a = f.create('--tier', 'commercial', '--org', 'acme');
+  const refused = f.keys('grant', a.id, 'capstan-srve');
+  assert.is(refused.status, 1);
+  assert.match(refused.stderr, /^keys: provider capstan-srve is not in the served snapshot \S+ \(.*\); did you mean capstan-serve\? Use --force/);
   f.cleanup();
 });
 

@@ -7,6 +7,7 @@ import { readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { KeyStoreError } from '../record.ts';
 import { CURRENT_LINK, readManifest, type Manifest } from '../../shared/manifest.ts';
+import { closestName } from '../../shared/closest-name.ts';
 
 const MEASUREMENTS_ROUTE = 'language.provider.measurements';
 
@@ -50,9 +51,13 @@ export function checkServed(slugs: readonly string[], options: { snapshotDir: st
   for (const slug of slugs) {
     if (served.slugs.has(slug)) continue;
     const known = [...served.slugs].sort();
+    const meant = closestName(slug, known);
     const listed = known.length > 10 ? `${known.slice(0, 10).join(', ')}, ... (${known.length})` : known.join(', ');
-    const message = `provider ${slug} is not in the served snapshot ${served.buildId} (${options.snapshotDir}); it has ${listed || 'none'}`;
-    if (!options.force) throw new KeyStoreError(`${message}. Use --force to grant it anyway (a provider a coming build adds)`);
-    warn(`${message}; granted anyway (--force)`);
+    const missing = `provider ${slug} is not in the served snapshot ${served.buildId} (${options.snapshotDir})`;
+    if (options.force) {
+      warn(`${missing}; granted anyway (--force)`);
+      continue;
+    }
+    throw new KeyStoreError(`${missing}; ${meant ? `did you mean ${meant}?` : `it has ${listed || 'none'}.`} Use --force to grant it anyway (a provider a coming build adds)`);
   }
 }

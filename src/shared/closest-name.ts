@@ -1,0 +1,26 @@
+/**
+ * "Did you mean": the known name a misspelt one most likely meant. The build names the field a
+ * misspelt one meant; the keys command the provider a misspelt slug meant.
+ */
+
+/** Edits (insert, delete, replace one character) that turn one name into the other. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = row;
+  }
+  return previous[b.length];
+}
+
+/** The known name a misspelt one most likely meant: at most a third of its letters off (and at least one), else null. */
+export function closestName(name: string, known: Iterable<string>): string | null {
+  let best: string | null = null;
+  let bestDistance = Math.max(1, Math.floor(name.length / 3)) + 1;
+  for (const candidate of known) {
+    const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
+  }
+  return best;
+}
