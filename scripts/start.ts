@@ -12,8 +12,8 @@ import { DatasetError, formatProblem } from '../build/problems.ts';
 import { readCurrentManifest } from '../build/pack/snapshot-dir.ts';
 import { DEFAULT_OPTIONS, resolveOptions, usage } from '../src/config.ts';
 import { UsageError } from '../src/shared/flags.ts';
-import { demoKeysOrStore } from '../src/keys/changes.ts';
-import type { IssuedKey, KeyRecord } from '../src/keys/record.ts';
+import { ensureDemoKeys } from '../src/keys/changes.ts';
+import type { IssuedKey } from '../src/keys/record.ts';
 import { main } from '../src/main.ts';
 import { ensurePrivateDir } from '../src/shared/state-files.ts';
 
@@ -37,14 +37,6 @@ function printDemoKeys(keys: IssuedKey[], url: string, stateDir: string): void {
   const pro = keys.find((k) => k.record.tier === 'pro') ?? keys[0];
   console.log(`\nTry:\n  curl -s -H "x-api-key: ${pro.key}" "${url}/api/v2/language/models?page=1" | head -c 600\n`);
   console.log(`Manage keys with: ${keysCommand(stateDir, 'list')}\n`);
-}
-
-/** A store with no active key answers every request 401: say so, and how to make a key. */
-function warnWithoutUsableKey(stateDir: string, records: readonly KeyRecord[]): void {
-  if (records.some((r) => r.revoked_at === null)) return;
-  const revoked = records.length === 0 ? 'it is empty' : `all ${records.length} are revoked`;
-  console.error(`warning: the key store in ${stateDir} holds no usable key (${revoked}), so every data request will be refused with 401.`);
-  console.error(`  Make one with: ${keysCommand(stateDir, 'create --tier pro --org ORG --user USER')}`);
 }
 
 /** Build if needed and prepare the key store; the demo keys when they were just made, false when the server must not start. */
@@ -77,8 +69,8 @@ async function prepare(): Promise<{ demo: IssuedKey[] | null; stateDir: string }
   if (options.store !== 'file') return { demo: null, stateDir: options.stateDir };
   ensurePrivateDir(options.stateDir);
   const providers = JSON.parse(readFileSync(join(DATA_DIR, 'providers.json'), 'utf8')) as { slug: string }[];
-  const { demo, existing } = demoKeysOrStore(options.stateDir, providers.map((p) => p.slug));
-  if (existing) warnWithoutUsableKey(options.stateDir, existing);
+  // A store with no usable key is the server's to warn of (it says so as it starts).
+  const demo = ensureDemoKeys(options.stateDir, providers.map((p) => p.slug));
   return { demo, stateDir: options.stateDir };
 }
 

@@ -3,6 +3,7 @@
  * Used by the command line (`src/main.ts`, bundled as dist/server.mjs) and by the tests,
  * which start the real server on port 0.
  */
+import { existsSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { AccessLog } from './http/access-log.ts';
 import { Metrics } from './http/metrics.ts';
@@ -70,13 +71,25 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
   const conditions = new Conditions({ begins: logError, ends: log });
   // Warnings too: the server stays ready, but an operator should act.
   const warnings = new Conditions({ begins: logError, ends: log }, 'warning');
-  const store = await openStateStore(options, { clock, log, logError, conditions, warnings, redisProbeMs: hooks.redisProbeMs });
+  // A start that fails leaves no state folder it made behind (an empty one misleads the next look).
+  const madeStateFolder = options.store === 'file' && !existsSync(options.stateDir);
+  const removeMadeStateFolder = () => {
+    if (madeStateFolder) rmSync(options.stateDir, { recursive: true, force: true });
+  };
+  let store: StateStore;
+  try {
+    store = await openStateStore(options, { clock, log, logError, conditions, warnings, redisProbeMs: hooks.redisProbeMs });
+  } catch (error) {
+    removeMadeStateFolder();
+    throw error;
+  }
   const idle = new IdleWork();
   const snapshots = new SnapshotStore({ root: options.snapshotDir, cacheBytes: options.cacheBytes, log, logError, conditions, quiet: () => idle.quiet() });
   try {
     await snapshots.start();
   } catch (error) {
     store.close();
+    removeMadeStateFolder();
     throw error;
   }
   snapshots.follow();
@@ -111,6 +124,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     snapshots.stop();
     idle.stop();
     store.close();
+    removeMadeStateFolder();
     throw error;
   }
   idle.add(app.warmSteps());

@@ -64,7 +64,15 @@ function openFileStore({ stateDir, keysGraceSeconds, limits }: ServerOptions, { 
   } catch (error) {
     logError(`cannot record the quota limits in ${stateDir} for the keys command: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
-  const keys = new FreshKeys(KeyStore.open(stateDir, { recheck: 'every-turn' }), { clock, conditions, graceMs: keysGraceSeconds * 1000 });
+  const keyStore = KeyStore.open(stateDir, { recheck: 'every-turn' });
+  // Said once, at start: a server no key can use answers every keyed request 401.
+  if (keyStore.activeCount === 0) {
+    logError(
+      `warning: the key store in ${stateDir} holds no usable key (none yet, or every one revoked), so every keyed request is answered 401. ` +
+        `Make one with the keys command (node dist/keys.mjs beside the bundle, npm run -s keys -- in a checkout): create --tier pro --org ORG --user USER --state ${stateDir}`,
+    );
+  }
+  const keys = new FreshKeys(keyStore, { clock, conditions, graceMs: keysGraceSeconds * 1000 });
   const book = QuotaBook.open({ stateDir, clock, log: logError });
   return {
     keys,

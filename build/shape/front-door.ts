@@ -23,12 +23,15 @@ const SLUG_VARIABLES: Record<NonNullable<Route['slugOf']>, string> = { Model: '$
 
 /** What the curl lines' variables stand for, said once on the page and in the JSON. */
 const CURL_VARIABLES =
-  'In the curl lines, BASE is this server\'s address (e.g. http://127.0.0.1:8080), KEY your key, MODEL a model\'s slug (from /api/v2/language/models/free) and PROVIDER a provider\'s slug (from /api/v2/language/providers).';
+  'In the curl lines, API is this server\'s API root (e.g. http://127.0.0.1:8080/api/v2, as in the README), BASE the server itself (e.g. http://127.0.0.1:8080, for /healthz, /readyz and /metrics), KEY your key, MODEL a model\'s slug (from /api/v2/language/models/free) and PROVIDER a provider\'s slug (from /api/v2/language/providers).';
+
+/** Where the API's own routes are; the curl lines call it $API, as the README does. */
+const API_ROOT = '/api/v2';
 
 /** A curl line for one route. */
 function curlExample(route: Route): string {
   const path = route.slugOf ? route.path.replace('{slug}', SLUG_VARIABLES[route.slugOf]) : route.path;
-  const url = `$BASE${path}`;
+  const url = path.startsWith(`${API_ROOT}/`) ? `$API${path.slice(API_ROOT.length)}` : `$BASE${path}`;
   if (route.method === 'POST') return `curl -s -X POST -H "x-api-key: $KEY" -H "content-type: application/json" --data @examples/critpt-batch.json "${url}"`;
   return route.public ? `curl -s "${url}"` : `curl -s -H "x-api-key: $KEY" "${url}"`;
 }
@@ -66,7 +69,7 @@ export function frontDoorHtml(door: FrontDoor): string {
     )
     .join('\n');
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${e(door.service)}</title>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${e(door.service)}</title>
 <style>body{font-family:sans-serif;max-width:70em;margin:2em auto;padding:0 1em}td{vertical-align:top;padding:.2em .5em}pre{margin:0 0 .6em;background:#f4f4f4;padding:.3em;overflow-x:auto}</style>
 </head><body>
 <h1>${e(door.service)}</h1>

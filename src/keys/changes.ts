@@ -151,21 +151,9 @@ export function grantProvider(stateDir: string, id: string, providerSlug: string
  * granted every provider. Null when a store already exists (even an empty one).
  */
 export function ensureDemoKeys(stateDir: string, providerSlugs: readonly string[], clock: Clock = systemClock): IssuedKey[] | null {
-  return demoKeysOrStore(stateDir, providerSlugs, clock).demo;
-}
-
-/**
- * ensureDemoKeys, with the keys it found when it made none: start-up looks at them without
- * reading the file again (a read of 100,000 keys took 0.8 s; scripts/bench/keys-scale.ts).
- */
-export function demoKeysOrStore(
-  stateDir: string,
-  providerSlugs: readonly string[],
-  clock: Clock = systemClock,
-): { demo: IssuedKey[]; existing: null } | { demo: null; existing: KeyRecord[] } {
   return withStoreLock(stateDir, (keep) => {
-    const existing = loadKeys(stateDir);
-    if (existing !== null) return { demo: null, existing };
+    // Read, not only looked for: a store that does not load is refused here, as the server would.
+    if (loadKeys(stateDir) !== null) return null;
     const table = listTable([]);
     const demo = [
       issue(table, { tier: 'free', org: 'demo', user: 'free-user' }, clock),
@@ -173,6 +161,6 @@ export function demoKeysOrStore(
       issue(table, { tier: 'commercial', org: 'demo', user: 'commercial-user', grants: providerSlugs, critpt: true }, clock),
     ];
     writeKeysFile(keysPath(stateDir), table.records, null, keep);
-    return { demo, existing: null };
+    return demo;
   });
 }

@@ -101,6 +101,11 @@ export class KeyStore implements KeyLookup {
     return store;
   }
 
+  /** Keys not revoked, as last read. */
+  get activeCount(): number {
+    return this.index.byHash.size;
+  }
+
   /** The active key with this value, if any; revoked keys are not found. Throws the KeyStoreError when the keys in memory may be stale. */
   lookup(plainKey: string): KeyRecord | undefined {
     const problem = this.check();

@@ -348,7 +348,7 @@ function critptRoutes(): Route[] {
       id: 'critpt.evaluate',
       method: 'POST',
       path: '/api/v2/critpt/evaluate',
-      summary: 'Grade a whole CritPt batch on the upstream grader.',
+      summary: 'Grade a whole CritPt batch on the upstream grader. The key must be approved for CritPt by the operator (403 otherwise), whatever its tier.',
       tiers: ANY_TIER,
       query: {},
       answer: 'critpt',
@@ -392,7 +392,7 @@ function operatorRoutes(): Route[] {
     { ...common, id: 'openapi', path: '/api/v2/openapi.json', summary: 'This API described in OpenAPI 3.1 (generated from the route table and the response schemas).', answer: 'snapshot' },
     { ...common, id: 'healthz', path: '/healthz', summary: 'Liveness: 200 while the process answers.', answer: 'health' },
     { ...common, id: 'readyz', path: '/readyz', summary: 'Readiness: 200 when the server can answer correctly (its build passes its checksums and can be read, its key store and state can be read and written), else 503 with every reason.', answer: 'ready' },
-    { ...common, id: 'metrics', path: '/metrics', summary: 'Prometheus metrics (when the server runs with --metrics).', answer: 'metrics' },
+    { ...common, id: 'metrics', path: '/metrics', summary: 'Prometheus metrics, only when the server runs with --metrics (404 otherwise); it needs no key, so keep it off a public proxy.', answer: 'metrics' },
   ];
 }
 

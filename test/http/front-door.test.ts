@@ -26,7 +26,10 @@ door('should answer / and /api/v2 with a JSON index naming the snapshot and link
     assert.ok(paths.includes('/api/v2/language/models/{slug}/performance') && paths.includes('/api/v2/critpt/problems') && paths.includes('/healthz'));
     const detail = index.routes.find((r: { path: string }) => r.path === '/api/v2/language/models/{slug}');
     // A slug is a variable the reader sets, never a model of the data: the page needs no key.
-    assert.is(detail.example, 'curl -s -H "x-api-key: $KEY" "$BASE/api/v2/language/models/$MODEL"');
+    assert.is(detail.example, 'curl -s -H "x-api-key: $KEY" "$API/language/models/$MODEL"', 'API as the README names it');
+    assert.is(index.routes.find((r: { path: string }) => r.path === '/healthz').example, 'curl -s "$BASE/healthz"');
+    assert.match(index.routes.find((r: { path: string }) => r.path === '/api/v2/critpt/evaluate').summary, /must be approved for CritPt by the operator/);
+    assert.match(index.routes.find((r: { path: string }) => r.path === '/metrics').summary, /only when the server runs with --metrics \(404 otherwise\)/);
     assert.match(index.description, /MODEL a model's slug \(from \/api\/v2\/language\/models\/free\) and PROVIDER a provider's slug/);
     assert.is(reply.headers['x-ratelimit-limit'], undefined, 'never counted');
   }
@@ -38,6 +41,7 @@ door('should answer a browser with a plain HTML page with a curl example per rou
   assert.match(String(reply.headers['content-type']), /^text\/html; charset=utf-8/);
   assert.match(String(reply.headers.vary), /Accept/);
   assert.match(reply.text, /^<!doctype html>/);
+  assert.ok(reply.text.includes('<meta name="viewport" content="width=device-width, initial-scale=1">'), 'readable on a phone');
   assert.ok(reply.text.includes(t.running.snapshots.current.buildId));
   assert.ok(reply.text.includes('<a href="/api/v2/openapi.json">'));
   assert.is((reply.text.match(/<pre>curl /g) ?? []).length, (await request(t.url, '/api/v2')).json().routes.length);

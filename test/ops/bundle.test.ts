@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -85,6 +85,16 @@ bundled('should run dist/server.mjs with plain node and answer 200', async () =>
   }
 });
 
+bundled('should say as it starts that no key can use it, when its key store holds none', async () => {
+  const server = await spawnServer(['--port', '0', '--snapshot', snapshotDir, '--state', join(root, 'state-empty')], [serverFile]);
+  try {
+    assert.match(server.output(), /warning: the key store in \S+state-empty holds no usable key \(none yet, or every one revoked\), so every keyed request is answered 401\. Make one with the keys command \(node dist\/keys\.mjs beside the bundle/);
+  } finally {
+    server.child.kill('SIGTERM');
+    assert.is(await server.exited, 0);
+  }
+});
+
 bundled('should run dist/keys.mjs with plain node: create a key the bundled server accepts, list and usage', async () => {
   const stateDir = join(root, 'state-keys');
   const keys = (...args: string[]) => spawnSync(process.execPath, [join(outdir, 'keys.mjs'), ...args, '--state', stateDir], { cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH } });
@@ -124,6 +134,7 @@ bundled('should exit 1 at once, saying why, when its port is taken', async () =>
     assert.is(run.code, 1, run.output);
     assert.match(run.output, /cannot start: listen EADDRINUSE/);
     assertExitedAtOnce(run, limit);
+    assert.not.ok(existsSync(join(root, 'state-taken')), 'the state folder this start made is gone');
   } finally {
     taken.close();
   }
@@ -145,6 +156,7 @@ bundled('should refuse to start with a clear message when there is no snapshot',
   assert.is(run.code, 1);
   assert.match(run.output, /no snapshot at .*none\/current; build one with: npm run build/);
   assertExitedAtOnce(run, limit);
+  assert.not.ok(existsSync(join(root, 'state-none')), 'the state folder this start made is gone');
 });
 
 bundled('should reject a bad flag with exit 2 and the usage', async () => {
