@@ -111,10 +111,12 @@ async function openRedisStore(address: RedisAddress, replicas: StoreReplicas, le
   // anyone runs the keys command does not make every key a 503. A refusal (a replica) is the
   // probe's to report.
   if (!problem) await keys.adopt().catch(() => false);
-  // Written again at each reconnection: a Redis that was down at start-up, or lost its data, gets them then.
+  // Written again at each reconnection: a Redis that was down at start-up, or lost its data, gets
+  // them then. A failure is not logged here: a Redis that refuses writes (a replica, an ACL, a
+  // full memory) or cannot be reached is a condition the probe reports once, with what to do.
   const recordLimits = () => client.send(['SET', LIMITS_REDIS_KEY, limitsRecord(limits, clock.now())]).then(
     () => {},
-    (error: Error) => logError(`cannot record the quota limits in Redis for the keys command: ${error.message}`),
+    () => {},
   );
   if (!problem) await recordLimits();
   const health = new RedisHealth({ client, conditions, warnings, refusals, probeKey: `${REDIS_PREFIX}probe`, storeCheck: () => keys.checkStore(), logError, intervalMs: redisProbeMs });

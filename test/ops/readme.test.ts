@@ -437,7 +437,7 @@ const BLOCKS: Listed[] = [
   {
     doc: 'data/README.md',
     heading: 'Building a snapshot',
-    first: 'npm run build -- [--data DIR]',
+    first: 'npm run build -- [--check] [--data DIR]',
     handling: {
       check: 'a synopsis: every flag is one npm run build -- --help names, and the other way round; the build itself runs in the before hook',
       by: async (block) => {

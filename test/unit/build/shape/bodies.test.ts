@@ -251,7 +251,7 @@ open('should name no model, provider or creator of the data on the front door, a
     const body = door(ctx, { format });
     const text = typeof body === 'string' ? body : JSON.stringify(body);
     for (const name of keyedNames()) assert.not.ok(text.includes(name), `${format}: ${name}`);
-    assert.ok(text.includes('/api/v2/language/models/$MODEL') && text.includes('/api/v2/language/providers/$PROVIDER/measurements'), format);
+    assert.ok(text.includes('$API/language/models/$MODEL') && text.includes('$API/language/providers/$PROVIDER/measurements'), format);
   }
 });
 
