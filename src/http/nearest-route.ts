@@ -6,6 +6,7 @@
  * is at least the difference in length), so no comparison is longer than the route table's own
  * segments, and the comparisons of one request share a budget of cells.
  */
+import { editDistance } from '../shared/closest-name.ts';
 import { ROUTES, type Route } from '../shared/routes.ts';
 
 /** Edits allowed in the one segment that differs; more is a different path, not a typo. */
@@ -23,20 +24,13 @@ interface Budget {
  * budget cannot pay for the table. b is lowercased only after the length check, so a long
  * segment is never copied.
  */
-function editDistance(a: string, rawB: string, budget: Budget): number {
+function boundedDistance(a: string, rawB: string, budget: Budget): number {
   const far = MAX_EDITS + 1;
   if (Math.abs(a.length - rawB.length) > MAX_EDITS) return far;
   const cells = a.length * rawB.length;
   if (cells > budget.cells) return far;
   budget.cells -= cells;
-  const b = rawB.toLowerCase();
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = row;
-  }
-  return previous[b.length];
+  return editDistance(a, rawB.toLowerCase());
 }
 
 /** Whether two segments differ by case alone (lowercased only when their lengths agree). */
@@ -57,7 +51,7 @@ function distance(route: Route, parts: readonly string[], budget: Budget): { edi
     if (sameButCase(segment, parts[i])) continue;
     // Case alone may differ anywhere, a typo in one segment only.
     if (differing > 1 || edits > 0) return null;
-    edits = editDistance(segment, parts[i], budget);
+    edits = boundedDistance(segment, parts[i], budget);
     if (edits > MAX_EDITS) return null;
   }
   if (differing > 1 && edits > 0) return null;

@@ -1,10 +1,11 @@
 /**
  * "Did you mean": the known name a misspelt one most likely meant. The build names the field a
- * misspelt one meant; the keys command the provider a misspelt slug meant.
+ * misspelt one meant; the keys command the provider a misspelt slug meant; the 404 the route a
+ * mistyped path meant (src/http/nearest-route.ts, which bounds its own work).
  */
 
-/** Edits (insert, delete, replace one character) that turn one name into the other. */
-function editDistance(a: string, b: string): number {
+/** Edits (insert, delete, replace one character) that turn one name into the other: O(a x b) time. */
+export function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
