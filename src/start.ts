@@ -53,7 +53,6 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-
 /** Every reason the server is not ready: the conditions that hold, and what the state store reports. */
 function notReady(conditions: Conditions, store: StateStore): string[] {
   // The store first: its check may begin or end a condition (the key file's), which must count now.

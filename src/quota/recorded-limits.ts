@@ -16,7 +16,7 @@ export const LIMITS_REDIS_KEY = `${REDIS_PREFIX}limits`;
 
 export interface RecordedLimits {
   limits: QuotaLimits;
-  /** When the server that wrote them started (ISO 8601). */
+  /** When a server wrote them (ISO 8601): as it started, or, on Redis, as it last reconnected. */
   recorded_at: string;
 }
 
