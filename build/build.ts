@@ -11,7 +11,8 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checksumOf, INDEX_DIR, indexEntry, manifestText, MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, indexFile, type CheckedSpan, type Manifest, type RouteIndex } from '../src/shared/manifest.ts';
 import { corruptionSummary, verifyBuildSync } from '../src/shared/verify-build.ts';
-import { builtRouteIds, createBuildContext, produceBodies } from './shape/bodies.ts';
+import { builtRouteIds, createBuildContext, produceBodies, type BuildContext } from './shape/bodies.ts';
+import type { Dataset } from './types.ts';
 import { publishedIndexCount } from './derive/language.ts';
 import { DEFAULT_ARENA_OPTIONS, type ArenaOptions } from './derive/media.ts';
 import { parseDataset, readDataFiles, type DataFile } from './load/datasets.ts';
@@ -87,13 +88,17 @@ function codeDigest(): string {
   return hash.digest('hex');
 }
 
-export function inputDigest(files: readonly DataFile[], options: Omit<BuildOptions, 'log' | 'dataDir' | 'outDir' | 'force' | 'keep'>): string {
-  const hash = createHash('sha256').update(`format ${MANIFEST_FORMAT}\n`).update(codeDigest()).update(JSON.stringify(options));
+/**
+ * The digest of a build's inputs: the format, the build's code, the options that change its
+ * bytes and the data files. SOURCE_DATE_EPOCH is not among them: it changes only the id.
+ */
+export function inputDigest(files: readonly DataFile[], options: Pick<BuildOptions, 'pageSize' | 'statsDays' | 'asOf' | 'levels' | 'arena'>): string {
+  const { pageSize, statsDays, asOf, levels, arena } = options;
+  const hash = createHash('sha256').update(`format ${MANIFEST_FORMAT}\n`).update(codeDigest()).update(JSON.stringify({ pageSize, statsDays, asOf, levels, arena }));
   for (const file of files) hash.update(`\n${file.path}\n${file.bytes.length}\n`).update(file.bytes);
   return hash.digest('hex');
 }
 
-/** SHA-256 of a file, read in chunks (packs grow past what one buffer may hold). */
 /** One index file per route: key -> [hash, spans..., checksums]; returns the checksum of each route's file. */
 function writeRouteIndexes(dir: string, entries: Record<string, string>, bodies: Record<string, [number, CheckedSpan, CheckedSpan]>): Record<string, string> {
   const byRoute = new Map<string, RouteIndex>();
@@ -115,9 +120,18 @@ function writeRouteIndexes(dir: string, entries: Record<string, string>, bodies:
   return sums;
 }
 
-/** The time a build carries: SOURCE_DATE_EPOCH when given, else the data's. */
-export function buildTime(options: Pick<BuildOptions, 'sourceDateEpoch'>, asOf: Date): Date {
-  return options.sourceDateEpoch === undefined ? asOf : new Date(options.sourceDateEpoch * 1000);
+/**
+ * What shaping needs, as a build and `--check` both make it: the data date (said in the log,
+ * with its warning), the time the build carries (SOURCE_DATE_EPOCH when given, else the data's),
+ * the build id `idOf` makes of that time, and the context the bodies are shaped in.
+ */
+export function shapingContext(dataset: Dataset, options: BuildOptions, idOf: (builtAt: Date) => string): { asOf: Date; builtAt: Date; ctx: BuildContext & { buildId: string } } {
+  const { asOf, reason, warning } = resolveDataDate(dataset, options.asOf);
+  options.log(`data date ${asOf.toISOString()}: ${reason}`);
+  if (warning) options.log(`warning: ${warning}`);
+  const builtAt = options.sourceDateEpoch === undefined ? asOf : new Date(options.sourceDateEpoch * 1000);
+  const buildId = idOf(builtAt);
+  return { asOf, builtAt, ctx: { ...createBuildContext(dataset, { asOf: asOf.getTime(), statsDays: options.statsDays, pageSize: options.pageSize, arenaOptions: options.arena }), buildId } };
 }
 
 export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
@@ -128,7 +142,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
   let tmpDir: string | null = null;
   try {
     const { files, problems } = readDataFiles(options.dataDir);
-    const digest = inputDigest(files, { pageSize: options.pageSize, statsDays: options.statsDays, asOf: options.asOf, levels: options.levels, arena: options.arena });
+    const digest = inputDigest(files, options);
     const current = readCurrentManifest(options.outDir);
     const unchanged = (manifest: Manifest, dir: string): BuildSummary => ({ built: false, buildId: manifest.build_id, snapshotDir: dir, entries: manifest.entry_count, bodies: manifest.body_count, reused: 0, identityBytes: 0, packBytes: 0, seconds: Number(elapsed()) });
     if (current && current.manifest.input_digest === digest && !options.force) {
@@ -152,12 +166,8 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
     const dataset = parseDataset(files, problems);
     log(`loaded ${options.dataDir}: ${dataset.models.length} models, ${dataset.creators.length} creators, ${dataset.providers.length} providers, ${dataset.endpoints.length} endpoints, ${dataset.series.reduce((n, s) => n + s.columns.length, 0)} measurement records (${elapsed()} s)`);
 
-    const { asOf, reason, warning } = resolveDataDate(dataset, options.asOf);
-    log(`data date ${asOf.toISOString()}: ${reason}`);
-    if (warning) log(`warning: ${warning}`);
-    const builtAt = buildTime(options, asOf);
-    const buildId = newBuildId(options.outDir, builtAt, digest);
-    const ctx = { ...createBuildContext(dataset, { asOf: asOf.getTime(), statsDays: options.statsDays, pageSize: options.pageSize, arenaOptions: options.arena }), buildId };
+    const { asOf, builtAt, ctx } = shapingContext(dataset, options, (at) => newBuildId(options.outDir, at, digest));
+    const { buildId } = ctx;
     const published = publishedIndexCount(dataset);
     log(`derived indices, prices and performance as of ${asOf.toISOString()}${published ? `; took ${published} published index values as given` : ''} (${elapsed()} s)`);
 

@@ -5,11 +5,10 @@
  * no snapshot folder: it can run beside a build, or where the data is kept and nothing is served.
  */
 import { parseDataset, readDataFiles } from './load/datasets.ts';
-import { createBuildContext, produceBodies } from './shape/bodies.ts';
+import { produceBodies } from './shape/bodies.ts';
 import { BodyChecker } from './check-bodies.ts';
-import { resolveDataDate } from './as-of.ts';
 import { buildIdOf } from './pack/snapshot-dir.ts';
-import { buildTime, inputDigest, type BuildOptions } from './build.ts';
+import { inputDigest, shapingContext, type BuildOptions } from './build.ts';
 
 export interface CheckSummary {
   files: number;
@@ -28,12 +27,9 @@ export function checkData(options: BuildOptions): CheckSummary {
   const { log } = options;
   const { files, problems } = readDataFiles(options.dataDir);
   const dataset = parseDataset(files, problems);
-  const { asOf, reason, warning } = resolveDataDate(dataset, options.asOf);
-  log(`data date ${asOf.toISOString()}: ${reason}`);
-  if (warning) log(`warning: ${warning}`);
-  const digest = inputDigest(files, { pageSize: options.pageSize, statsDays: options.statsDays, asOf: options.asOf, levels: options.levels, arena: options.arena });
-  const buildId = buildIdOf(buildTime(options, asOf), digest);
-  const ctx = { ...createBuildContext(dataset, { asOf: asOf.getTime(), statsDays: options.statsDays, pageSize: options.pageSize, arenaOptions: options.arena }), buildId };
+  const digest = inputDigest(files, options);
+  const { ctx } = shapingContext(dataset, options, (at) => buildIdOf(at, digest));
+  const { buildId } = ctx;
   const checker = new BodyChecker();
   for (const produced of produceBodies(ctx)) checker.check(produced, ctx);
   checker.throwFailures();
