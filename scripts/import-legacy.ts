@@ -24,6 +24,7 @@ import type { LanguageModel, MeasurementRecord, MeasurementsFile, ModelCreator, 
 import { isCalendarDate } from '../src/shared/ajv.ts';
 import type { PromptType } from '../src/shared/routes.ts';
 import { mapLegacyBody, validateLegacyBody, type LegacyItem, type Mapped } from './legacy/map.ts';
+import { shellWord } from './shell-word.ts';
 
 const USAGE = 'usage: npm run import:legacy -- FILE [--data DIR] [--as-of YYYY-MM-DD] [--dry-run]';
 const REPO_INDICES = fileURLToPath(new URL('../data/indices.json', import.meta.url));
@@ -226,8 +227,7 @@ export function importLegacy(file: string, dataDir: string, options: { asOf?: st
   if (options.dryRun) return;
   for (const [path, bytes] of changed) writeAtomic(join(dataDir, path), bytes);
   // The next step as it must be typed: a folder other than the default goes along.
-  const quoted = /^[\w./-]+$/.test(dataDir) ? dataDir : `'${dataDir.replaceAll("'", "'\\''")}'`;
-  log(`now run: npm run build${dataDir === 'data' ? '' : ` -- --data ${quoted}`}`);
+  log(`now run: npm run build${dataDir === 'data' ? '' : ` -- --data ${shellWord(dataDir)}`}`);
 }
 
 function main(): void {

@@ -16,14 +16,10 @@ import { ensureDemoKeys } from '../src/keys/changes.ts';
 import type { IssuedKey } from '../src/keys/record.ts';
 import { main } from '../src/main.ts';
 import { ensurePrivateDir } from '../src/shared/state-files.ts';
+import { shellWord } from './shell-word.ts';
 
 const argv = process.argv.slice(2);
 const DATA_DIR = 'data';
-
-/** A word as a POSIX shell reads it back unchanged. */
-function shellWord(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
-}
 
 /** The keys command for this state folder, ready to paste. */
 function keysCommand(stateDir: string, command: string): string {
