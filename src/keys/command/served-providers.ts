@@ -50,14 +50,14 @@ export function checkServed(slugs: readonly string[], options: { snapshotDir: st
   }
   for (const slug of slugs) {
     if (served.slugs.has(slug)) continue;
-    const known = [...served.slugs].sort();
-    const meant = closestName(slug, known);
-    const listed = known.length > 10 ? `${known.slice(0, 10).join(', ')}, ... (${known.length})` : known.join(', ');
     const missing = `provider ${slug} is not in the served snapshot ${served.buildId} (${options.snapshotDir})`;
     if (options.force) {
       warn(`${missing}; granted anyway (--force)`);
       continue;
     }
+    const known = [...served.slugs].sort();
+    const meant = closestName(slug, known);
+    const listed = known.length > 10 ? `${known.slice(0, 10).join(', ')}, ... (${known.length})` : known.join(', ');
     throw new KeyStoreError(`${missing}; ${meant ? `did you mean ${meant}?` : `it has ${listed || 'none'}.`} Use --force to grant it anyway (a provider a coming build adds)`);
   }
 }
