@@ -22,67 +22,16 @@ import { then, type Eventually } from '../src/lib/eventually.ts';
 import { fileAdmin, redisAdmin, type KeyAdmin } from '../src/keys/command/admin.ts';
 import { checkProviderSlug, creation, critptApproval, providerGrant, providerUngrant, regeneration, revocation } from '../src/keys/changes.ts';
 import type { KeyChange } from '../src/keys/table.ts';
-import { KEY_ID_PATTERN, KEY_PREFIX, KeyInputError, KeyStoreError, publicRecord, type IssuedKey, type KeyScope } from '../src/keys/record.ts';
+import { KEY_ID_PATTERN, KEY_PREFIX, KeyInputError, KeyStoreError, publicRecord, type IssuedKey, type KeyRecord, type KeyScope } from '../src/keys/record.ts';
+import { audited, performTokenOrAudit } from './keys-admin.ts';
 import { QuotaStateError } from '../src/quota/replay.ts';
 import { checkServed } from '../src/keys/command/served-providers.ts';
 import type { Tier } from '../src/shared/routes.ts';
 import { describe, keyTable, printIssued, printRecord, usageTable, type Output } from './keys-print.ts';
+import { USAGE } from './keys-help.ts';
 
 export type { Output } from './keys-print.ts';
 
-const USAGE = `usage: npm run -s keys -- <command> [--state DIR] [--store file|redis://...|rediss://...|redis-sentinel://...] [--json]
-   or: node dist/keys.mjs <command> [options]
-
-commands:
-  create --tier free|pro|commercial --org ORG [--user USER] [--scope user|org]
-         [--quota N] [--grant PROVIDER_SLUG]... [--critpt] [--force]
-                          issue a key and print it once (scope defaults to user when
-                          --user is given, else org; --quota and --grant are for
-                          commercial keys)
-  list                    one line per key (never the key itself); --json for every field
-  revoke ID               stop a key at once
-  regenerate ID           replace a key's value, keeping its id, quota scope and grants;
-                          prints the new key once
-  grant ID PROVIDER_SLUG [--force]
-                          let a commercial key read one provider's measurements; the
-                          provider must be in the served snapshot (--force: warn and grant)
-  ungrant ID PROVIDER_SLUG
-                          take a grant back
-  critpt ID on|off        approve or withdraw CritPt grading for a key
-  usage                   each quota scope of the active keys: requests counted in its
-                          current window, its limit and what remains (data and CritPt);
-                          read beside the running server, writing nothing
-  migrate --state DIR --store redis://...
-                          copy the folder's keys and open quota windows into Redis
-                          (again is harmless: present keys and counts are kept)
-
-options:
-  --state DIR     private state folder (default: $STATE_DIR, else state)
-  --store S       file (the state folder) or the Redis the servers share:
-                  redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], rediss://... for TLS, or
-                  redis-sentinel://HOST:PORT[,HOST:PORT...]/MASTER_NAME[/DB]
-                  (rediss-sentinel://... for TLS) (default: $STORE, else file)
-  --store-ca FILE    with TLS: PEM CA that signed Redis's certificate
-                     (default: $STORE_CA, else the system's roots)
-  --store-cert FILE  with TLS: PEM client certificate, for a Redis that asks
-                     for one (default: $STORE_CERT); goes with --store-key
-  --store-key FILE   its key (default: $STORE_KEY)
-  --store-replicas N
-                  with Redis: a change is done only once N replicas have it (WAIT;
-                  default: $STORE_REPLICAS, else 0); --store-replicas-timeout MS
-                  (default: $STORE_REPLICAS_TIMEOUT, else 500)
-  --snapshot DIR  snapshot folder whose current build names the providers
-                  (default: $SNAPSHOT_DIR, else snapshot)
-  --json          print JSON instead of text
-  --help          this text
-
-usage counts against the limits the server enforces, as it recorded them when it started
-(limits.json in the state folder, or in Redis); before any server has, against
-QUOTA_FREE, QUOTA_PRO, QUOTA_COMMERCIAL and QUOTA_CRITPT or their defaults, as a server
-would. A line on stderr says which.
-
-Run it as the user the server runs as (runuser -u USER -- ...). Run as root, it gives
-the files it writes the store's owner and mode; another user's changes are refused.`;
 
 const OPTIONS = {
   // The same folder the server uses when it is started with STATE_DIR.
@@ -102,6 +51,8 @@ const OPTIONS = {
   scope: { type: 'string' },
   quota: { type: 'string' },
   grant: { type: 'string', multiple: true },
+  name: { type: 'string' },
+  limit: { type: 'string' },
   critpt: { type: 'boolean' },
   force: { type: 'boolean' },
 } as const;
@@ -119,6 +70,10 @@ const COMMANDS: Record<string, { operands: readonly string[]; options: readonly 
   critpt: { operands: ['ID', 'on|off'], options: [] },
   usage: { operands: [], options: [] },
   migrate: { operands: [], options: [] },
+  'admin-token create': { operands: [], options: ['name'] },
+  'admin-token list': { operands: [], options: [] },
+  'admin-token revoke': { operands: ['ID'], options: [] },
+  audit: { operands: [], options: ['limit'] },
 };
 
 const CONSOLE: Output = { out: (text) => console.log(text), err: (text) => console.error(text) };
@@ -126,10 +81,12 @@ const CONSOLE: Output = { out: (text) => console.log(text), err: (text) => conso
 function parse(argv: string[]) {
   const { values, positionals } = parseFlags({ args: argv, options: OPTIONS, allowPositionals: true });
   if (values.help) return { command: 'help', operands: [], values };
-  const [command, ...operands] = positionals;
+  // `admin-token ACTION ...` is one command of the table, named with its action.
+  const [first, ...rest] = positionals;
+  const [command, ...operands] = first === 'admin-token' ? [`${first} ${rest[0] ?? '(no action: create, list or revoke)'}`, ...rest.slice(1)] : [first, ...rest];
   if (command === undefined) throw new UsageError('no command given');
   const spec = COMMANDS[command];
-  if (!spec) throw new UsageError(`unknown command ${JSON.stringify(command)}; commands: ${Object.keys(COMMANDS).join(', ')}`);
+  if (!spec) throw new UsageError(`unknown command ${JSON.stringify(command)}; commands: ${[...new Set(Object.keys(COMMANDS).map((name) => name.replace(/ .*/, ' create|list|revoke')))].join(', ')}`);
   if (operands.length !== spec.operands.length) {
     const expected = spec.operands.length === 0 ? 'no arguments' : spec.operands.join(' ');
     throw new UsageError(`${command} takes ${expected}, got ${operands.length} argument${operands.length === 1 ? '' : 's'}`);
@@ -211,7 +168,7 @@ function perform(admin: KeyAdmin, command: string, operands: string[], values: V
   const { json } = values;
   switch (command) {
     case 'create':
-      return then(admin.apply(create(io, values)), (issued) => printIssued(io, issued, json, 'created'));
+      return then(then(admin.apply(create(io, values)), audited(admin, 'key.create', (i: IssuedKey) => i.record, ({ record }: IssuedKey) => settingsOf(record))), (issued) => printIssued(io, issued, json, 'created'));
     case 'list':
       return then(admin.list(), (found) => {
         const records = found ?? [];
@@ -220,23 +177,23 @@ function perform(admin: KeyAdmin, command: string, operands: string[], values: V
         else io.out(keyTable(records)); // the table shows no hash: no public copy of each record needed
       });
     case 'revoke':
-      return then(admin.apply(revocation(keyId(operands[0]))), (record) => printRecord(io, record, json, `revoked ${describe(record)}`));
+      return then(then(admin.apply(revocation(keyId(operands[0]))), audited(admin, 'key.revoke', (r: KeyRecord) => r, () => ({}))), (record) => printRecord(io, record, json, `revoked ${describe(record)}`));
     case 'regenerate':
-      return then(admin.apply(regeneration(keyId(operands[0]))), (issued) => printIssued(io, issued, json, 'regenerated'));
+      return then(then(admin.apply(regeneration(keyId(operands[0]))), audited(admin, 'key.regenerate', (i: IssuedKey) => i.record, () => ({}))), (issued) => printIssued(io, issued, json, 'regenerated'));
     case 'grant': {
       const id = keyId(operands[0]);
       checkGrants(io, [operands[1]], values);
-      return then(admin.apply(providerGrant(id, operands[1])), (record) =>
+      return then(then(admin.apply(providerGrant(id, operands[1])), audited(admin, 'key.grant', (r: KeyRecord) => r, () => ({ provider: operands[1] }))), (record) =>
         printRecord(io, record, json, `${record.id} now holds ${record.grants.length} grant${record.grants.length === 1 ? '' : 's'}, including ${operands[1]}`),
       );
     }
     case 'ungrant':
-      return then(admin.apply(providerUngrant(keyId(operands[0]), checkProviderSlug(operands[1]))), (record) =>
+      return then(then(admin.apply(providerUngrant(keyId(operands[0]), checkProviderSlug(operands[1]))), audited(admin, 'key.ungrant', (r: KeyRecord) => r, () => ({ provider: operands[1] }))), (record) =>
         printRecord(io, record, json, `${record.id} no longer holds a grant for ${operands[1]} (${record.grants.length} left)`),
       );
     case 'critpt': {
       const id = keyId(operands[0]);
-      return then(admin.apply(critptApproval(id, onOff(operands[1]))), (record) => printRecord(io, record, json, `${record.id}: CritPt grading ${record.critpt ? 'approved' : 'withdrawn'}`));
+      return then(then(admin.apply(critptApproval(id, onOff(operands[1]))), audited(admin, 'key.critpt', (r: KeyRecord) => r, (r: KeyRecord) => ({ critpt: r.critpt }))), (record) => printRecord(io, record, json, `${record.id}: CritPt grading ${record.critpt ? 'approved' : 'withdrawn'}`));
     }
     case 'usage':
       return then(admin.recordedLimits(), (recorded) => then(admin.usage(usageLimits(recorded, admin.where, io), Date.now()), (rows) => {
@@ -244,7 +201,15 @@ function perform(admin: KeyAdmin, command: string, operands: string[], values: V
         else if (rows.length === 0) io.err(`no active keys in ${admin.where}`);
         else io.out(usageTable(rows));
       }));
+    default:
+      return performTokenOrAudit(admin, command, operands, values, io);
   }
+}
+
+/** A new key's settings, for its audit entry: the public record less what every record has. */
+function settingsOf(record: KeyRecord): Record<string, unknown> {
+  const { id, created_at, revoked_at, ...settings } = publicRecord(record);
+  return settings;
 }
 
 function execute(argv: string[], io: Output): Eventually<void> {

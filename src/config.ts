@@ -43,6 +43,9 @@ export interface ServerOptions {
   limits: QuotaLimits;
   /** Quota counting; off only for benchmarks that measure its cost. */
   counting: boolean;
+  /** The admin listener's port (src/admin/listener.ts); null: none. */
+  adminPort: number | null;
+  adminHost: string;
   /** Serve Prometheus metrics at /metrics. */
   metrics: boolean;
   /** No access log on stdout. */
@@ -83,6 +86,8 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   keysGraceSeconds: 10,
   limits: DEFAULT_LIMITS,
   counting: true,
+  adminPort: null,
+  adminHost: '127.0.0.1',
   metrics: false,
   quiet: false,
 };
@@ -112,6 +117,8 @@ export const FLAGS = {
   'send-timeout': { env: 'SEND_TIMEOUT', help: 'seconds an unsent answer may make no progress before its connection is closed', default: '30' },
   'stop-grace': { env: 'STOP_GRACE', help: 'seconds requests under way (CritPt gradings included) may take to finish after SIGTERM before their connections are closed', default: '10' },
   'keys-grace': { env: 'KEYS_GRACE', help: 'seconds keyed requests wait for a changed key file that cannot be read before they are answered 503 (0: at once)', default: '10' },
+  'admin-port': { env: 'ADMIN_PORT', help: 'port of the admin listener (key management API and page, admin tokens only); 0 picks a free one', default: 'none: no admin listener' },
+  'admin-host': { env: 'ADMIN_HOST', help: 'address of the admin listener', default: '127.0.0.1' },
   'quota-free': { env: 'QUOTA_FREE', help: 'requests per 24 h window for Free keys', default: '100' },
   'quota-pro': { env: 'QUOTA_PRO', help: 'requests per 24 h window for Pro keys', default: '500' },
   'quota-commercial': { env: 'QUOTA_COMMERCIAL', help: 'default for Commercial keys without a custom quota', default: '10000' },
@@ -226,9 +233,12 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
       critpt: integer('quota-critpt', d.limits.critpt, 0, 1e6),
     },
     counting: !values['no-counting'],
+    adminPort: maybe('admin-port', (t) => integerFlag('admin-port', t, 0, 0, 65535), d.adminPort),
+    adminHost: get('admin-host') ?? d.adminHost,
     metrics: Boolean(values.metrics) || env.METRICS === '1',
     quiet: Boolean(values.quiet) || env.QUIET === '1',
   };
+  if (options.adminPort !== null && options.adminPort !== 0 && options.adminPort === options.port && options.adminHost === options.host) throw new UsageError('--admin-port must differ from --port: the admin listener never shares the public one');
   // A body the size limit allows must fit each budget, or it would be told to retry for ever.
   const smallest = Math.min(options.critptUploadBudgetBytes, options.critptUserUploadBytes);
   if (smallest < options.critptMaxBodyBytes) throw new UsageError(`--critpt-upload-budget-mb and --critpt-user-upload-mb must each be at least --critpt-max-body-mb (${options.critptMaxBodyBytes / MIB})`);

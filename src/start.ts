@@ -19,6 +19,7 @@ import { createHttpServer, HTTP_LIMITS } from './http/server.ts';
 import { App } from './app.ts';
 import { SnapshotStore } from './snapshot/store.ts';
 import { openStateStore, type StateStore } from './state-store.ts';
+import { startAdmin, type AdminListening } from './admin/start.ts';
 
 export interface StartHooks {
   clock?: Clock;
@@ -49,6 +50,8 @@ export interface RunningServer {
   uploads: BodyBudget;
   /** The state folder's quota book; null with Redis. */
   quota: QuotaBook | null;
+  /** The admin listener (--admin-port); null when off. */
+  admin: AdminListening | null;
   /** Stop accepting, let in-flight requests finish, close idle sockets, flush state. */
   close(): Promise<void>;
 }
@@ -126,6 +129,17 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     removeMadeStateFolder();
     throw error;
   }
+  let admin: AdminListening | null;
+  try {
+    admin = await startAdmin(options, { clock, quota: counter, snapshots, log, logError });
+  } catch (error) {
+    server.close();
+    snapshots.stop();
+    idle.stop();
+    store.close();
+    removeMadeStateFolder();
+    throw error;
+  }
   idle.add(app.warmSteps());
   const { port } = server.address() as AddressInfo;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
@@ -135,15 +149,17 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     (closing ??= new Promise<void>((resolve) => {
       snapshots.stop();
       idle.stop();
+      const adminClosed = admin?.close();
       const force = setTimeout(() => server.closeAllConnections(), options.stopGraceSeconds * 1000);
-      server.close(() => {
+      server.close(async () => {
         clearTimeout(force);
         accessLog?.flush();
+        await adminClosed;
         store.close();
         resolve();
       });
       server.closeIdleConnections();
     }));
 
-  return { url: `http://${host}:${port}`, port, app, snapshots, conditions, warnings, uploads, quota: store.book, close };
+  return { url: `http://${host}:${port}`, port, app, snapshots, conditions, warnings, uploads, quota: store.book, admin, close };
 }

@@ -8,8 +8,9 @@ import {
   generateKey,
   hashKey,
   KEY_SCOPES,
+  KeyConflict,
   KeyInputError,
-  KeyStoreError,
+  KeyNotFound,
   keysPath,
   MAX_QUOTA,
   NAME_PATTERN,
@@ -32,6 +33,16 @@ export function checkProviderSlug(slug: string): string {
   return slug;
 }
 
+/** A custom quota: null (the server's default for the tier) or a whole number of requests a window. */
+function checkQuota(quota: number | null): number | null {
+  if (quota !== null && !(Number.isSafeInteger(quota) && quota >= 1 && quota <= MAX_QUOTA)) throw new KeyInputError(`--quota must be an integer from 1 to ${MAX_QUOTA}, got ${quota}`);
+  return quota;
+}
+
+function quotaRefusal(tier: string): string {
+  return `--quota is only for commercial keys; ${tier} keys have the server's ${tier} quota`;
+}
+
 function sortedUnique(values: Iterable<string>): string[] {
   return [...new Set(values)].sort();
 }
@@ -51,9 +62,8 @@ function settingsOf(input: NewKey): Omit<KeyRecord, 'id' | 'hash' | 'created_at'
   const scope = input.scope ?? (user === null ? 'org' : 'user');
   if (!KEY_SCOPES.includes(scope)) throw new KeyInputError(`--scope must be user or org, got ${JSON.stringify(scope)}`);
   if (scope === 'user' && user === null) throw new KeyInputError('--scope user needs --user: a user-scoped quota belongs to one user of the org');
-  const quota = input.quota ?? null;
-  if (quota !== null && input.tier !== 'commercial') throw new KeyInputError(`--quota is only for commercial keys; ${input.tier} keys have the server's ${input.tier} quota`);
-  if (quota !== null && !(Number.isSafeInteger(quota) && quota >= 1 && quota <= MAX_QUOTA)) throw new KeyInputError(`--quota must be an integer from 1 to ${MAX_QUOTA}, got ${quota}`);
+  const quota = checkQuota(input.quota ?? null);
+  if (quota !== null && input.tier !== 'commercial') throw new KeyInputError(quotaRefusal(input.tier));
   const grants = sortedUnique((input.grants ?? []).map(checkProviderSlug));
   if (grants.length > 0 && input.tier !== 'commercial') throw new KeyInputError(grantRefusal(input.tier));
   return { tier: input.tier, org, user, scope, quota, grants, critpt: input.critpt ?? false };
@@ -69,8 +79,8 @@ function issue(table: KeyTable, input: NewKey, clock: Clock): IssuedKey {
 /** A key that can still be changed; throws KeyStoreError naming the id. */
 function activeRecord(table: KeyTable, id: string): KeyRecord {
   const record = table.byId(id);
-  if (record === undefined) throw new KeyStoreError(`no key with id ${id}`);
-  if (record.revoked_at !== null) throw new KeyStoreError(`key ${id} was revoked at ${record.revoked_at}`);
+  if (record === undefined) throw new KeyNotFound(`no key with id ${id}`);
+  if (record.revoked_at !== null) throw new KeyConflict(`key ${id} was revoked at ${record.revoked_at}`);
   return record;
 }
 
@@ -111,7 +121,7 @@ function grantRefusal(tier: string, id?: string): string {
 export function providerGrant(id: string, providerSlug: string): KeyChange<KeyRecord> {
   checkProviderSlug(providerSlug);
   return recordChange(id, (record) => {
-    if (record.tier !== 'commercial') throw new KeyStoreError(grantRefusal(record.tier, id));
+    if (record.tier !== 'commercial') throw new KeyConflict(grantRefusal(record.tier, id));
     return { ...record, grants: sortedUnique([...record.grants, providerSlug]) };
   });
 }
@@ -120,8 +130,17 @@ export function providerGrant(id: string, providerSlug: string): KeyChange<KeyRe
 export function providerUngrant(id: string, providerSlug: string): KeyChange<KeyRecord> {
   checkProviderSlug(providerSlug);
   return recordChange(id, (record) => {
-    if (!record.grants.includes(providerSlug)) throw new KeyStoreError(`key ${id} holds no grant for ${providerSlug}`);
+    if (!record.grants.includes(providerSlug)) throw new KeyConflict(`key ${id} holds no grant for ${providerSlug}`);
     return { ...record, grants: record.grants.filter((g) => g !== providerSlug) };
+  });
+}
+
+/** Set a Commercial key's own quota, or (null) give it the server's Commercial default again. */
+export function quotaChange(id: string, quota: number | null): KeyChange<KeyRecord> {
+  checkQuota(quota);
+  return recordChange(id, (record) => {
+    if (record.tier !== 'commercial') throw new KeyConflict(`key ${id} is tier ${record.tier}: ${quotaRefusal(record.tier)}`);
+    return { ...record, quota };
   });
 }
 

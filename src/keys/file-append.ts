@@ -61,8 +61,8 @@ function lineNumber(bytes: Buffer, at: number): number {
   return countLines(bytes, 0, at) + 1;
 }
 
-/** Load, change and save the store under the lock. */
-export function updateKeys<T>(stateDir: string, change: KeyChange<T>): T {
+/** Load, change and save the store under the lock (waiting for it up to `lockWaitMs`, else the lock's default). */
+export function updateKeys<T>(stateDir: string, change: KeyChange<T>, lockWaitMs?: number): T {
   return withStoreLock(stateDir, (keep) => {
     const path = keysPath(stateDir);
     let fd: number;
@@ -81,7 +81,7 @@ export function updateKeys<T>(stateDir: string, change: KeyChange<T>): T {
     } finally {
       closeSync(fd);
     }
-  });
+  }, lockWaitMs);
 }
 
 /** A new store, or one of format 1: read whole (when there is one), and written as format 2 with the change after its keys. */

@@ -176,17 +176,20 @@ export function loadKeys(stateDir: string): KeyRecord[] | null {
 
 const LOCK_WAIT_MS = 5000;
 
+/** Another change holds the store's lock: worth another try a moment later. */
+export class StoreLocked extends KeyStoreError {}
+
 /**
  * Changes read, modify and write the file; the lock keeps two keys commands from losing each
  * other's change. Whose the files are is settled first: a user who could not keep the store's
  * owner is refused before anything is made or changed (see store-owner.ts); `change` is told
  * what the files it writes keep.
  */
-export function withStoreLock<T>(stateDir: string, change: (keep: Keep) => T): T {
+export function withStoreLock<T>(stateDir: string, change: (keep: Keep) => T, waitMs = LOCK_WAIT_MS): T {
   const keep = keepForWrites(stateDir);
   ensurePrivateDir(stateDir);
   const lock = `${keysPath(stateDir)}.lock`;
-  const deadline = performance.now() + LOCK_WAIT_MS;
+  const deadline = performance.now() + waitMs;
   for (;;) {
     const taken = takePidLock(lock, PRIVATE_FILE_MODE, keep.owner);
     if (typeof taken === 'function') {
@@ -196,7 +199,7 @@ export function withStoreLock<T>(stateDir: string, change: (keep: Keep) => T): T
         taken();
       }
     }
-    if (performance.now() > deadline) throw new KeyStoreError(`${lock} is held by another keys command (pid ${taken.holder}); if none is running, delete it`);
+    if (performance.now() >= deadline) throw new StoreLocked(`${lock} is held by another keys command (pid ${taken.holder}); if none is running, delete it`);
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
   }
 }

@@ -74,6 +74,10 @@ export interface KeyLookup {
 
 /** The key file is unreadable, corrupt or invalid, or a change names a key it cannot apply to. */
 export class KeyStoreError extends Error {}
+/** A change names a key id the store does not hold. */
+export class KeyNotFound extends KeyStoreError {}
+/** A change the key's state refuses: it was revoked, or its tier cannot use the setting. */
+export class KeyConflict extends KeyStoreError {}
 /** A value given for a new key or a change is not acceptable. */
 export class KeyInputError extends Error {}
 

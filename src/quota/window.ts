@@ -11,7 +11,8 @@
 export const WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /** Counters are kept per kind: the data routes and CritPt gradings have separate quotas. */
-export type QuotaKind = 'data' | 'critpt';
+export const QUOTA_KINDS = ['data', 'critpt'] as const;
+export type QuotaKind = (typeof QUOTA_KINDS)[number];
 
 export interface Window {
   start: number;

@@ -346,6 +346,52 @@ const BLOCKS: Listed[] = [
   },
   {
     doc: 'docs/operating.md',
+    heading: 'The admin listener: keys over HTTP',
+    first: 'npm run -s keys -- admin-token create',
+    handling: {
+      run: async (block) => {
+        const env = { ...process.env, STATE_DIR: join(root, 'state-admin-tokens') };
+        const other = JSON.parse((await run('npm', ['run', '-s', 'keys', '--', 'admin-token', 'create', '--name', 'other', '--json'], { cwd: ROOT, env })).stdout).id;
+        let token = '';
+        for (const line of commands(block)) {
+          assert.ok(line.startsWith('npm run -s keys -- '), line);
+          const { stdout } = await run('sh', ['-c', line.replaceAll('adm_0123456789ab', other)], { cwd: ROOT, env });
+          if (line.includes('admin-token create')) token = stdout.trim();
+          if (line.includes('admin-token list')) assert.match(stdout, new RegExp(other));
+        }
+        assert.match(token, /^bdat_[A-Za-z0-9_-]{43}$/);
+      },
+    },
+  },
+  {
+    doc: 'docs/operating.md',
+    heading: 'The admin listener: keys over HTTP',
+    first: 'ADMIN=http://127.0.0.1:9090',
+    handling: {
+      run: async (block) => {
+        const stateDir = join(root, 'state-admin-api');
+        const { stdout } = await run('npm', ['run', '-s', 'keys', '--', 'admin-token', 'create', '--name', 'docs', '--state', stateDir], { cwd: ROOT });
+        const admin = await startServer({ ...DEFAULT_OPTIONS, port: 0, adminPort: 0, snapshotDir, stateDir, quiet: true }, { log: () => {}, logError: () => {} });
+        try {
+          const [url, auth, ...lines] = commands(block);
+          assert.equal([url, auth], ['ADMIN=http://127.0.0.1:9090', 'AUTH="Authorization: Bearer bdat_..."']);
+          const env = { PATH: process.env.PATH, ADMIN: admin.admin!.url, AUTH: `Authorization: Bearer ${stdout.trim()}` };
+          let id = '';
+          for (const line of lines) {
+            assert.ok(line.startsWith('curl '), line);
+            const body = JSON.parse((await run('sh', ['-c', id ? line.replaceAll('key_0123456789ab', id) : line], { cwd: ROOT, env })).stdout);
+            assert.not.ok('error' in body, `${line}: ${JSON.stringify(body)}`);
+            id ||= body.record.id;
+          }
+          assert.ok(id, 'the first line creates a key the others work on');
+        } finally {
+          await admin.close();
+        }
+      },
+    },
+  },
+  {
+    doc: 'docs/operating.md',
     heading: 'Redis in production',
     first: 'maxmemory-policy noeviction',
     handling: {

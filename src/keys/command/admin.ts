@@ -12,7 +12,7 @@ import { loadKeys } from '../file.ts';
 import { updateKeys } from '../file-append.ts';
 import type { KeyChange } from '../table.ts';
 import { KeyStoreError, type KeyRecord } from '../record.ts';
-import { usageOf, usageRows, type ScopeUsage } from './usage.ts';
+import { usageOf, usageRows, withStatus, type ScopeUsage } from './usage.ts';
 import type { QuotaLimits } from '../../quota/scopes.ts';
 import { readWindows } from '../../quota/book.ts';
 import type { QuotaKind } from '../../quota/window.ts';
@@ -21,6 +21,8 @@ import { RedisClient, RedisCommandError, RedisUnavailable, type RedisAddress, ty
 import { RedisKeys } from '../redis.ts';
 import { storeLabel } from '../../redis/address.ts';
 import { RedisQuota } from '../../quota/redis.ts';
+import { fileAudit, redisAudit, type AuditLog } from '../../admin/audit.ts';
+import { fileTokenStore, redisTokenStore, type AdminTokenStore } from '../../admin/tokens.ts';
 import { LIMITS_REDIS_KEY, parseLimitsRecord, readLimitsFile, type RecordedLimits } from '../../quota/recorded-limits.ts';
 
 export interface KeyAdmin {
@@ -33,6 +35,9 @@ export interface KeyAdmin {
   usage(limits: QuotaLimits, now: number): Eventually<ScopeUsage[]>;
   /** The limits the server last started here recorded (src/quota/recorded-limits.ts); null when none has. */
   recordedLimits(): Eventually<RecordedLimits | null>;
+  /** The admin listener's tokens (src/admin/tokens.ts) and the audit trail of changes (src/admin/audit.ts), kept beside the keys. */
+  readonly tokens: AdminTokenStore;
+  readonly audit: AuditLog;
   close(): void;
 }
 
@@ -43,6 +48,8 @@ export function fileAdmin(stateDir: string): KeyAdmin {
     list: () => loadKeys(stateDir),
     usage: (limits, now) => usageOf(loadKeys(stateDir) ?? [], readCounts(stateDir), limits, now),
     recordedLimits: () => readLimitsFile(stateDir),
+    tokens: fileTokenStore(stateDir),
+    audit: fileAudit(stateDir),
     close: () => {},
   };
 }
@@ -51,6 +58,13 @@ export function fileAdmin(stateDir: string): KeyAdmin {
 function refused(error: unknown): never {
   if (error instanceof RedisUnavailable || error instanceof RedisCommandError) throw new KeyStoreError(error.message);
   throw error;
+}
+
+/** The same methods, with Redis's failures as the store's refusals. */
+function refusing<T extends object>(methods: T): T {
+  const wrapped = {} as Record<string, unknown>;
+  for (const [name, method] of Object.entries(methods) as [string, (...args: unknown[]) => Promise<unknown>][]) wrapped[name] = (...args: unknown[]) => method(...args).catch(refused);
+  return wrapped as T;
 }
 
 export interface RedisAdmin extends KeyAdmin {
@@ -77,22 +91,10 @@ export async function redisAdmin(address: RedisAddress, clock: Clock = systemClo
     where,
     apply: (change) => keys.update(change).catch(refused),
     list: () => keys.records().catch(refused),
-    async usage(limits, now) {
-      // Redis tells where a counter stands, not its window's start: an open window is one with requests counted.
-      try {
-        const rows = usageRows(await keys.records(), limits);
-        for (const row of rows) {
-          const status = await quota.status(row.kind, row.scope, row.limit);
-          row.remaining = status.remaining;
-          row.used = row.limit - status.remaining;
-          row.resets_at = row.used > 0 && status.resetAt > now ? new Date(status.resetAt).toISOString() : null;
-        }
-        return rows;
-      } catch (error) {
-        return refused(error);
-      }
-    },
+    usage: (limits, now) => keys.records().then((records) => withStatus(usageRows(records, limits), (kind, scope, limit) => quota.status(kind, scope, limit), now)).catch(refused),
     recordedLimits: () => client.send(['GET', LIMITS_REDIS_KEY]).then((text) => (typeof text === 'string' ? parseLimitsRecord(text) : null), refused),
+    tokens: refusing(redisTokenStore(client)),
+    audit: refusing(redisAudit(client)),
     close: () => client.close(),
     async migrate(stateDir) {
       if (!existsSync(stateDir)) throw new KeyStoreError(`no state folder at ${stateDir}`);

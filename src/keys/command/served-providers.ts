@@ -25,6 +25,11 @@ export function servedProviders(snapshotDir: string): ServedProviders {
   } catch (error) {
     throw new Error(`cannot read the served snapshot at ${link} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, { cause: error });
   }
+  return providersOf(manifest);
+}
+
+/** A build's providers, from its manifest (the server's admin API reads the one it serves). */
+export function providersOf(manifest: Manifest): ServedProviders {
   const slugs = new Set<string>();
   for (const key of Object.keys(manifest.fragments)) {
     const match = / slug=(\S+)$/.exec(key);

@@ -5,7 +5,7 @@
  */
 import type { KeyRecord } from '../record.ts';
 import { critptScope, dataLimit, quotaScope, type QuotaLimits } from '../../quota/scopes.ts';
-import { counterId, WINDOW_MS, type QuotaKind, type WindowCounts } from '../../quota/window.ts';
+import { counterId, WINDOW_MS, type QuotaKind, type QuotaStatus, type WindowCounts } from '../../quota/window.ts';
 
 export interface ScopeUsage {
   kind: QuotaKind;
@@ -49,4 +49,18 @@ export function usageOf(records: readonly KeyRecord[], counts: WindowCounts, lim
     const open = window !== undefined && now < window.start + WINDOW_MS;
     return { ...row, used: open ? window.count : 0, remaining: counts.status(key, row.limit, now).remaining, resets_at: open ? new Date(window.start + WINDOW_MS).toISOString() : null };
   });
+}
+
+/**
+ * The rows with what a live counter says (a server's own book, or Redis): it tells where a
+ * counter stands, not its window's start, so an open window is one with requests counted.
+ */
+export async function withStatus(rows: ScopeUsage[], status: (kind: QuotaKind, scope: string, limit: number) => QuotaStatus | Promise<QuotaStatus>, now: number): Promise<ScopeUsage[]> {
+  for (const row of rows) {
+    const { remaining, resetAt } = await status(row.kind, row.scope, row.limit);
+    row.remaining = remaining;
+    row.used = row.limit - remaining;
+    row.resets_at = row.used > 0 && resetAt > now ? new Date(resetAt).toISOString() : null;
+  }
+  return rows;
 }

@@ -1,0 +1,70 @@
+/**
+ * The keys command's admin-token and audit commands, and the audit entry of each change the
+ * command makes (src/admin/audit.ts): the trail holds every change to the keys, whether made
+ * through the admin listener or here.
+ */
+import { userInfo } from 'node:os';
+import { UsageError } from '../src/shared/flags.ts';
+import { then, type Eventually } from '../src/lib/eventually.ts';
+import { systemClock } from '../src/lib/clock.ts';
+import type { KeyAdmin } from '../src/keys/command/admin.ts';
+import type { KeyRecord } from '../src/keys/record.ts';
+import { AUDIT_READ_MAX, type AuditEntry } from '../src/admin/audit.ts';
+import { ADMIN_TOKEN_ID_PATTERN, ADMIN_TOKEN_PREFIX, publicToken } from '../src/admin/tokens.ts';
+import type { Output } from './keys-print.ts';
+
+/** The audit entry of a change the command made: who ran it, on this machine. */
+export function audited<T>(admin: KeyAdmin, action: string, recordOf: (done: T) => KeyRecord, changes: (done: T) => Record<string, unknown>) {
+  return (done: T): Eventually<T> => {
+    const record = recordOf(done);
+    const entry: AuditEntry = { at: new Date().toISOString(), actor: 'keys-command', actor_name: commandUser(), action, key: record.id, changes: changes(done), from: 'local' };
+    return then(admin.audit.append(entry), () => done);
+  };
+}
+
+function commandUser(): string {
+  try {
+    return `system user ${userInfo().username}`;
+  } catch {
+    return `uid ${process.getuid?.() ?? 'unknown'}`;
+  }
+}
+
+function auditLimit(text: string | undefined): number {
+  if (text === undefined) return 20;
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > AUDIT_READ_MAX) throw new UsageError(`--limit must be an integer from 1 to ${AUDIT_READ_MAX}, got ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+/** admin-token create|list|revoke and audit. */
+export function performTokenOrAudit(admin: KeyAdmin, command: string, operands: string[], values: { name?: string; limit?: string; json: boolean }, io: Output): Eventually<void> {
+  const { json } = values;
+  switch (command) {
+    case 'admin-token create': {
+      if (values.name === undefined) throw new UsageError('admin-token create needs --name NAME (whose token it is)');
+      return then(admin.tokens.create(values.name, systemClock), ({ token, record }) => {
+        if (json) return io.out(JSON.stringify({ token, ...publicToken(record) }));
+        io.err(`created admin token ${record.id} (${record.name})`);
+        io.out(token);
+        io.err('This token is shown only once; the store keeps only its hash. Send it as Authorization: Bearer TOKEN to the admin listener, or sign in with it at /admin/.');
+      });
+    }
+    case 'admin-token list':
+      return then(admin.tokens.list(), (records) => {
+        if (json) io.out(JSON.stringify(records.map(publicToken), null, 2));
+        else if (records.length === 0) io.err(`no admin tokens in ${admin.where}`);
+        else io.out(records.map((r) => `${r.id}  ${r.name}  created ${r.created_at}${r.revoked_at ? `  revoked ${r.revoked_at}` : ''}`).join('\n'));
+      });
+    case 'admin-token revoke':
+      if (!ADMIN_TOKEN_ID_PATTERN.test(operands[0])) throw new UsageError(`not an admin token id: ${JSON.stringify(operands[0].startsWith(ADMIN_TOKEN_PREFIX) ? `${ADMIN_TOKEN_PREFIX}...` : operands[0])} (ids look like adm_0123456789ab; see admin-token list)`);
+      return then(admin.tokens.revoke(operands[0], systemClock), (record) => io.out(json ? JSON.stringify(publicToken(record)) : `revoked admin token ${record.id} (${record.name})`));
+    case 'audit':
+      return then(admin.audit.latest(auditLimit(values.limit)), (entries) => {
+        if (json) io.out(JSON.stringify(entries, null, 2));
+        else if (entries.length === 0) io.err(`no changes recorded in ${admin.where} yet`);
+        else io.out(entries.map((e) => `${e.at}  ${e.actor} (${e.actor_name}) from ${e.from}  ${e.action} ${e.key}${Object.keys(e.changes).length ? ` ${JSON.stringify(e.changes)}` : ''}`).join('\n'));
+      });
+    default:
+      throw new Error(`unreachable: no command ${command}`);
+  }
+}

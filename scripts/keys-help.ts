@@ -1,0 +1,63 @@
+/** The keys command's help text (scripts/keys.ts). */
+export const USAGE = `usage: npm run -s keys -- <command> [--state DIR] [--store file|redis://...|rediss://...|redis-sentinel://...] [--json]
+   or: node dist/keys.mjs <command> [options]
+
+commands:
+  create --tier free|pro|commercial --org ORG [--user USER] [--scope user|org]
+         [--quota N] [--grant PROVIDER_SLUG]... [--critpt] [--force]
+                          issue a key and print it once (scope defaults to user when
+                          --user is given, else org; --quota and --grant are for
+                          commercial keys)
+  list                    one line per key (never the key itself); --json for every field
+  revoke ID               stop a key at once
+  regenerate ID           replace a key's value, keeping its id, quota scope and grants;
+                          prints the new key once
+  grant ID PROVIDER_SLUG [--force]
+                          let a commercial key read one provider's measurements; the
+                          provider must be in the served snapshot (--force: warn and grant)
+  ungrant ID PROVIDER_SLUG
+                          take a grant back
+  critpt ID on|off        approve or withdraw CritPt grading for a key
+  usage                   each quota scope of the active keys: requests counted in its
+                          current window, its limit and what remains (data and CritPt);
+                          read beside the running server, writing nothing
+  migrate --state DIR --store redis://...
+                          copy the folder's keys and open quota windows into Redis
+                          (again is harmless: present keys and counts are kept)
+  admin-token create --name NAME
+                          issue a token for the admin listener (--admin-port) and print
+                          it once; NAME says whose it is (it names them in the audit trail)
+  admin-token list        the admin tokens (never the tokens themselves)
+  admin-token revoke ID   stop an admin token at once
+  audit [--limit N]       the latest changes to the keys (default 20, at most 1000),
+                          newest first: who, what, when and from where
+
+options:
+  --state DIR     private state folder (default: $STATE_DIR, else state)
+  --store S       file (the state folder) or the Redis the servers share:
+                  redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], rediss://... for TLS, or
+                  redis-sentinel://HOST:PORT[,HOST:PORT...]/MASTER_NAME[/DB]
+                  (rediss-sentinel://... for TLS) (default: $STORE, else file)
+  --store-ca FILE    with TLS: PEM CA that signed Redis's certificate
+                     (default: $STORE_CA, else the system's roots)
+  --store-cert FILE  with TLS: PEM client certificate, for a Redis that asks
+                     for one (default: $STORE_CERT); goes with --store-key
+  --store-key FILE   its key (default: $STORE_KEY)
+  --store-replicas N
+                  with Redis: a change is done only once N replicas have it (WAIT;
+                  default: $STORE_REPLICAS, else 0); --store-replicas-timeout MS
+                  (default: $STORE_REPLICAS_TIMEOUT, else 500)
+  --snapshot DIR  snapshot folder whose current build names the providers
+                  (default: $SNAPSHOT_DIR, else snapshot)
+  --name NAME     admin-token create: whose token it is
+  --limit N       audit: how many entries
+  --json          print JSON instead of text
+  --help          this text
+
+usage counts against the limits the server enforces, as it recorded them when it started
+(limits.json in the state folder, or in Redis); before any server has, against
+QUOTA_FREE, QUOTA_PRO, QUOTA_COMMERCIAL and QUOTA_CRITPT or their defaults, as a server
+would. A line on stderr says which.
+
+Run it as the user the server runs as (runuser -u USER -- ...). Run as root, it gives
+the files it writes the store's owner and mode; another user's changes are refused.`;

@@ -1,0 +1,308 @@
+/**
+ * The admin API's operations, as a table: method, path, what the body must be, and what it does.
+ * The listener (listener.ts) matches a request to a row and calls it; the key-management page
+ * (page.ts) calls the same rows in-process; the OpenAPI document (openapi.ts) is made from them.
+ * Every change goes through the keys command's own changes (src/keys/changes.ts) on the same
+ * store, so the command and the API always agree, and is written to the audit trail.
+ *
+ * A change is applied whole or not at all (each is one change of the store). Changes that HTTP
+ * calls idempotent (PUT, DELETE) answer 200 with the record as it stands when it already is as
+ * asked, change nothing and write no audit entry.
+ */
+import type { Clock } from '../lib/clock.ts';
+import type { KeyAdmin } from '../keys/command/admin.ts';
+import { usageRows, withStatus, type ScopeUsage } from '../keys/command/usage.ts';
+import { creation, critptApproval, providerGrant, providerUngrant, quotaChange, regeneration, revocation } from '../keys/changes.ts';
+import { KEY_ID_PATTERN, KeyNotFound, NAME_PATTERN, publicRecord, type KeyRecord, type KeyScope } from '../keys/record.ts';
+import type { KeyChange } from '../keys/table.ts';
+import type { QuotaCounter } from '../quota/counter.ts';
+import type { QuotaLimits } from '../quota/scopes.ts';
+import { QUOTA_KINDS } from '../quota/window.ts';
+import type { Tier } from '../shared/routes.ts';
+import { AdminError, checkBody, type BodySchema } from './input.ts';
+import type { AuditEntry } from './audit.ts';
+import { checkProviders, type ServedProviders } from './providers.ts';
+
+/** What the operations work on: the server's store, counter, limits and snapshot. */
+export interface AdminContext {
+  keys: KeyAdmin;
+  quota: QuotaCounter;
+  limits: QuotaLimits;
+  /** The providers of the snapshot being served now. */
+  served(): ServedProviders;
+  clock: Clock;
+}
+
+/** Who asks, for the audit trail: the admin token (id and name) and the client's address. */
+export interface Caller {
+  tokenId: string;
+  tokenName: string;
+  from: string;
+}
+
+export interface AdminCall {
+  params: Record<string, string>;
+  query: URLSearchParams;
+  body: Record<string, unknown>;
+  caller: Caller;
+}
+
+export interface AdminAnswer {
+  status: number;
+  body: unknown;
+}
+
+export interface Operation {
+  /** operationId in the OpenAPI document; the page calls rows by it. */
+  id: string;
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Under /admin/api; `{name}` is a path parameter. */
+  path: string;
+  summary: string;
+  /** Query parameters, each a filter or a bound. */
+  query?: Record<string, { description: string; schema: Record<string, unknown> }>;
+  /** The JSON body's fields; absent: no body. */
+  body?: BodySchema;
+  /** The status of a successful answer, and what it holds (a component of openapi.ts). */
+  answer: { status: number; schema: string };
+  run(context: AdminContext, call: AdminCall): Promise<AdminAnswer>;
+}
+
+const ok = (body: unknown): AdminAnswer => ({ status: 200, body });
+
+/** A key id from the path: a malformed one is a 400, an unknown one a 404 (from the change or the lookup). */
+function keyIdParam(call: AdminCall): string {
+  const id = call.params.id;
+  if (!KEY_ID_PATTERN.test(id)) throw new AdminError(400, 'Invalid key id', { id, expected: 'key_ followed by 12 hexadecimal digits' });
+  return id;
+}
+
+async function findKey(context: AdminContext, id: string): Promise<KeyRecord> {
+  const record = (await context.keys.list())?.find((r) => r.id === id);
+  if (!record) throw new KeyNotFound(`no key with id ${id}`);
+  return record;
+}
+
+/** Write one audit entry for a change made by `caller`. */
+async function audit(context: AdminContext, caller: Caller, action: string, key: string, changes: Record<string, unknown>): Promise<void> {
+  const entry: AuditEntry = { at: new Date(context.clock.now()).toISOString(), actor: caller.tokenId, actor_name: caller.tokenName, action, key, changes, from: caller.from };
+  await context.keys.audit.append(entry);
+}
+
+/**
+ * A change to one active key unless it already is as asked (then nothing is written). The check
+ * runs inside the change, on the store's own reading of the key, so two callers cannot both see
+ * "not yet" and both write.
+ */
+function unlessAlready(id: string, already: (record: KeyRecord) => boolean, change: KeyChange<KeyRecord>): KeyChange<{ record: KeyRecord; changed: boolean }> {
+  return (table) => {
+    const record = table.byId(id);
+    if (record !== undefined && record.revoked_at === null && already(record)) return { record, changed: false };
+    return { record: change(table), changed: true };
+  };
+}
+
+/** Apply an idempotent change; audit it when it changed something. */
+async function idempotent(context: AdminContext, call: AdminCall, action: string, already: (record: KeyRecord) => boolean, change: KeyChange<KeyRecord>, changes: Record<string, unknown>): Promise<AdminAnswer> {
+  const id = keyIdParam(call);
+  const { record, changed } = await context.keys.apply(unlessAlready(id, already, change));
+  if (changed) await audit(context, call.caller, action, id, changes);
+  return ok({ record: publicRecord(record), changed });
+}
+
+/** Usage rows of the active keys, with what the server's counter says now. */
+async function usage(context: AdminContext, keep: (row: ScopeUsage, records: Map<string, KeyRecord>) => boolean): Promise<ScopeUsage[]> {
+  const records = (await context.keys.list()) ?? [];
+  const byId = new Map(records.map((r) => [r.id, r]));
+  const rows = usageRows(records, context.limits).filter((row) => keep(row, byId));
+  return withStatus(rows, (kind, scope, limit) => context.quota.status(kind, scope, limit), context.clock.now());
+}
+
+const NAME = { type: 'string' as const, pattern: NAME_PATTERN.source };
+const BOOLEAN_TEXT = { type: 'string' as const, enum: ['true', 'false'] };
+
+export const OPERATIONS: readonly Operation[] = [
+  {
+    id: 'listKeys',
+    method: 'GET',
+    path: '/keys',
+    summary: 'List keys (never their values), filtered by org, user, tier or revocation',
+    query: {
+      org: { description: 'only keys of this organisation', schema: NAME },
+      user: { description: 'only keys of this user', schema: NAME },
+      tier: { description: 'only keys of this tier', schema: { type: 'string', enum: ['free', 'pro', 'commercial'] } },
+      revoked: { description: 'true: only revoked keys; false: only active ones', schema: BOOLEAN_TEXT },
+    },
+    answer: { status: 200, schema: 'KeyList' },
+    async run(context, { query }) {
+      const records = (await context.keys.list()) ?? [];
+      const revoked = query.get('revoked');
+      const data = records.filter(
+        (r) =>
+          (!query.has('org') || r.org === query.get('org')) &&
+          (!query.has('user') || r.user === query.get('user')) &&
+          (!query.has('tier') || r.tier === query.get('tier')) &&
+          (revoked === null || (r.revoked_at !== null) === (revoked === 'true')),
+      );
+      return ok({ data: data.map(publicRecord) });
+    },
+  },
+  {
+    id: 'createKey',
+    method: 'POST',
+    path: '/keys',
+    summary: 'Issue a key; its value is in this answer only',
+    body: {
+      tier: { schema: { type: 'string', enum: ['free', 'pro', 'commercial'] }, required: true },
+      org: { schema: NAME, required: true },
+      user: { schema: { ...NAME, nullable: true } },
+      scope: { schema: { type: 'string', enum: ['user', 'org'] }, description: 'who shares the quota; default user when a user is given, else org' },
+      quota: { schema: { type: 'integer', minimum: 1, maximum: 1e9, nullable: true }, description: 'commercial only: requests per 24 h window (null: the server default)' },
+      grants: { schema: { type: 'array', items: { type: 'string' }, maxItems: 10000 }, description: 'commercial only: provider slugs of the served snapshot whose measurements the key may read' },
+      critpt: { schema: { type: 'boolean' }, description: 'approved for CritPt grading' },
+    },
+    answer: { status: 201, schema: 'IssuedKey' },
+    async run(context, { body, caller }) {
+      const grants = (body.grants as string[] | undefined) ?? [];
+      const input = { tier: body.tier as Tier, org: body.org as string, user: (body.user as string | null | undefined) ?? null, scope: body.scope as KeyScope | undefined, quota: (body.quota as number | null | undefined) ?? null, grants, critpt: (body.critpt as boolean | undefined) ?? false };
+      const change = creation(input, context.clock);
+      checkProviders(context.served(), grants);
+      const issued = await context.keys.apply(change);
+      const record = publicRecord(issued.record);
+      const { id, created_at, revoked_at, ...settings } = record;
+      await audit(context, caller, 'key.create', id, settings);
+      return { status: 201, body: { key: issued.key, record } };
+    },
+  },
+  {
+    id: 'getKey',
+    method: 'GET',
+    path: '/keys/{id}',
+    summary: 'One key and the quota scopes it counts in (data, and CritPt when approved)',
+    answer: { status: 200, schema: 'KeyDetail' },
+    async run(context, call) {
+      const record = await findKey(context, keyIdParam(call));
+      const scopes = record.revoked_at === null ? await usage(context, (row) => row.keys.includes(record.id)) : [];
+      return ok({ record: publicRecord(record), usage: scopes });
+    },
+  },
+  {
+    id: 'revokeKey',
+    method: 'DELETE',
+    path: '/keys/{id}',
+    summary: 'Revoke a key: its next request is refused (again: the key as it stands, nothing changed)',
+    answer: { status: 200, schema: 'KeyChange' },
+    async run(context, call) {
+      const id = keyIdParam(call);
+      const { record, changed } = await context.keys.apply((table) => {
+        const found = table.byId(id);
+        if (found !== undefined && found.revoked_at !== null) return { record: found, changed: false };
+        return { record: revocation(id, context.clock)(table), changed: true };
+      });
+      if (changed) await audit(context, call.caller, 'key.revoke', id, {});
+      return ok({ record: publicRecord(record), changed });
+    },
+  },
+  {
+    id: 'regenerateKey',
+    method: 'POST',
+    path: '/keys/{id}/regenerate',
+    summary: 'Give a key a new value (the old one fails at its next request); id, scope, quota and grants stay',
+    answer: { status: 200, schema: 'IssuedKey' },
+    async run(context, call) {
+      const id = keyIdParam(call);
+      const issued = await context.keys.apply(regeneration(id));
+      await audit(context, call.caller, 'key.regenerate', id, {});
+      return ok({ key: issued.key, record: publicRecord(issued.record) });
+    },
+  },
+  {
+    id: 'grantProvider',
+    method: 'PUT',
+    path: '/keys/{id}/grants/{provider}',
+    summary: "Let a Commercial key read one provider's measurements (a provider of the served snapshot)",
+    answer: { status: 200, schema: 'KeyChange' },
+    run(context, call) {
+      const provider = call.params.provider;
+      checkProviders(context.served(), [provider]);
+      return idempotent(context, call, 'key.grant', (r) => r.grants.includes(provider), providerGrant(keyIdParam(call), provider), { provider });
+    },
+  },
+  {
+    id: 'ungrantProvider',
+    method: 'DELETE',
+    path: '/keys/{id}/grants/{provider}',
+    summary: 'Take a grant back',
+    answer: { status: 200, schema: 'KeyChange' },
+    run(context, call) {
+      const provider = call.params.provider;
+      return idempotent(context, call, 'key.ungrant', (r) => !r.grants.includes(provider), providerUngrant(keyIdParam(call), provider), { provider });
+    },
+  },
+  {
+    id: 'setCritpt',
+    method: 'PUT',
+    path: '/keys/{id}/critpt',
+    summary: 'Approve or withdraw CritPt grading',
+    body: { approved: { schema: { type: 'boolean' }, required: true } },
+    answer: { status: 200, schema: 'KeyChange' },
+    run(context, call) {
+      const approved = call.body.approved as boolean;
+      return idempotent(context, call, 'key.critpt', (r) => r.critpt === approved, critptApproval(keyIdParam(call), approved), { critpt: approved });
+    },
+  },
+  {
+    id: 'setQuota',
+    method: 'PUT',
+    path: '/keys/{id}/quota',
+    summary: "Set a Commercial key's quota (null: the server's Commercial default)",
+    body: { quota: { schema: { type: 'integer', minimum: 1, maximum: 1e9, nullable: true }, required: true } },
+    answer: { status: 200, schema: 'KeyChange' },
+    run(context, call) {
+      const quota = call.body.quota as number | null;
+      return idempotent(context, call, 'key.quota', (r) => r.quota === quota && r.tier === 'commercial', quotaChange(keyIdParam(call), quota), { quota });
+    },
+  },
+  {
+    id: 'listUsage',
+    method: 'GET',
+    path: '/usage',
+    summary: 'Each quota scope of the active keys: counted, limit, remaining and window end (data and CritPt)',
+    query: {
+      org: { description: 'only scopes of keys of this organisation', schema: NAME },
+      kind: { description: 'only data or only CritPt scopes', schema: { type: 'string', enum: [...QUOTA_KINDS] } },
+    },
+    answer: { status: 200, schema: 'UsageList' },
+    async run(context, { query }) {
+      const org = query.get('org');
+      const kind = query.get('kind');
+      const data = await usage(context, (row, records) => (kind === null || row.kind === kind) && (org === null || row.keys.some((id) => records.get(id)?.org === org)));
+      return ok({ data });
+    },
+  },
+  {
+    id: 'listAudit',
+    method: 'GET',
+    path: '/audit',
+    summary: 'The latest changes, newest first',
+    query: { limit: { description: 'how many entries (1 to 1000, default 100)', schema: { type: 'string', pattern: '^[0-9]{1,4}$' } } },
+    answer: { status: 200, schema: 'AuditList' },
+    async run(context, { query }) {
+      const limit = Number(query.get('limit') ?? 100);
+      if (!(limit >= 1 && limit <= 1000)) throw new AdminError(400, 'Invalid limit', { limit: query.get('limit'), expected: 'an integer from 1 to 1000' });
+      return ok({ data: await context.keys.audit.latest(limit) });
+    },
+  },
+];
+
+/** Check a call's body against its operation, then run it. */
+export function runOperation(operation: Operation, context: AdminContext, call: Omit<AdminCall, 'body'> & { body: unknown }): Promise<AdminAnswer> {
+  const body = operation.body ? checkBody(operation.body, call.body) : {};
+  return operation.run(context, { ...call, body });
+}
+
+export function operationById(id: string): Operation {
+  const operation = OPERATIONS.find((o) => o.id === id);
+  if (!operation) throw new Error(`no admin operation ${id}`);
+  return operation;
+}

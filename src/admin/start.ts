@@ -1,0 +1,96 @@
+/**
+ * The admin listener's start and stop, beside the public one (src/start.ts): its store of keys,
+ * tokens and audit trail is the keys command's own (fileAdmin or redisAdmin), on the same state
+ * folder or Redis the server counts in.
+ */
+import type { AddressInfo } from 'node:net';
+import type { ServerOptions } from '../config.ts';
+import type { Clock } from '../lib/clock.ts';
+import { fileAdmin, redisAdmin, type KeyAdmin } from '../keys/command/admin.ts';
+import { providersOf } from '../keys/command/served-providers.ts';
+import { StoreLocked } from '../keys/file.ts';
+import { updateKeys } from '../keys/file-append.ts';
+import type { QuotaCounter } from '../quota/counter.ts';
+import type { SnapshotStore } from '../snapshot/store.ts';
+import { createAdminListener } from './listener.ts';
+
+/** How long a change waits for a keys command holding the store's lock, a try every LOCK_RETRY_MS. */
+const LOCK_WAIT_MS = 5000;
+const LOCK_RETRY_MS = 20;
+
+/**
+ * The state folder's store as the server changes it: the keys command's, except that a lock held
+ * by a keys command is waited for between turns, not by blocking the event loop as the command
+ * itself may.
+ */
+function serverFileAdmin(stateDir: string): KeyAdmin {
+  return {
+    ...fileAdmin(stateDir),
+    async apply(change) {
+      const deadline = performance.now() + LOCK_WAIT_MS;
+      for (;;) {
+        try {
+          return updateKeys(stateDir, change, 0);
+        } catch (error) {
+          if (!(error instanceof StoreLocked) || performance.now() > deadline) throw error;
+          await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
+        }
+      }
+    },
+  };
+}
+
+export interface AdminListening {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+export interface AdminDeps {
+  clock: Clock;
+  quota: QuotaCounter;
+  snapshots: SnapshotStore;
+  log: (line: string) => void;
+  logError: (line: string) => void;
+}
+
+/** Start the admin listener when --admin-port is given; null otherwise. */
+export async function startAdmin(options: ServerOptions, { clock, quota, snapshots, log, logError }: AdminDeps): Promise<AdminListening | null> {
+  if (options.adminPort === null) return null;
+  const keys = options.store === 'file' ? serverFileAdmin(options.stateDir) : await redisAdmin(options.store, clock, options.storeReplicas);
+  const server = createAdminListener({ context: { keys, quota, limits: options.limits, served: () => providersOf(snapshots.current.manifest), clock }, logError });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.adminPort!, options.adminHost, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    keys.close();
+    throw error;
+  }
+  const { port } = server.address() as AddressInfo;
+  const host = options.adminHost.includes(':') ? `[${options.adminHost}]` : options.adminHost;
+  const url = `http://${host}:${port}`;
+  log(`admin listener on ${url}/admin/ (admin tokens only)`);
+  try {
+    if ((await keys.tokens.list()).every((t) => t.revoked_at !== null)) logError(`warning: no admin token can use the admin listener yet; make one with the keys command: admin-token create --name NAME ${options.store === 'file' ? `--state ${options.stateDir}` : '--store ...'}`);
+  } catch (error) {
+    logError(`warning: cannot read the admin tokens: ${(error as Error).message}`);
+  }
+  return {
+    url,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => {
+          keys.close();
+          resolve();
+        });
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 1000).unref();
+      }),
+  };
+}

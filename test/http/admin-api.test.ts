@@ -1,0 +1,278 @@
+/**
+ * The admin listener as a sign-up or billing system uses it: a token made by the keys command,
+ * then keys created, used on the public port, read, changed and revoked over HTTP, every change
+ * in the audit trail; on the state folder, and on Redis with two servers (a change through one
+ * server's admin API holds on the other at the next request). No admin path answers without a
+ * valid token on either listener, bad input changes nothing, and no key or token value reaches
+ * a log or the audit trail.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { DEFAULT_OPTIONS, type ServerOptions } from '../../src/config.ts';
+import { parseRedisUrl } from '../../src/redis/client.ts';
+import { startServer, type RunningServer } from '../../src/start.ts';
+import { createAjv } from '../../src/shared/ajv.ts';
+import { get, request, type Reply } from '../helpers/http.ts';
+import { keysCommand, REDIS_INSTALLED, startRedis, type RedisServer } from '../helpers/redis.ts';
+import { buildFixture, TestClock } from '../helpers/server.ts';
+
+const FREE_LIST = '/api/v2/language/models/free';
+const PRO_LIST = '/api/v2/language/models';
+const PROVIDER = 'capstan-serve';
+const root = mkdtempSync(join(tmpdir(), 'admin-api-'));
+process.on('exit', () => rmSync(root, { recursive: true, force: true }));
+
+const test = suite('the admin listener');
+
+let snapshotDir: string;
+/** Every line any server logged, to look for secrets in. */
+const logged: string[] = [];
+
+async function start(store: ServerOptions['store'], stateDir: string): Promise<RunningServer> {
+  return startServer(
+    { ...DEFAULT_OPTIONS, port: 0, adminPort: 0, snapshotDir, stateDir, store, quiet: true },
+    { clock: new TestClock(), log: (line) => logged.push(line), logError: (line) => logged.push(line), redisProbeMs: 3_600_000 },
+  );
+}
+
+/** The keys command on a store; its stdout. */
+async function keys(where: string[], ...args: string[]): Promise<string> {
+  const done = await keysCommand(...args, ...where);
+  assert.is(done.status, 0, done.stderr);
+  return done.stdout;
+}
+
+async function adminToken(where: string[], name: string): Promise<{ token: string; id: string }> {
+  return JSON.parse(await keys(where, 'admin-token', 'create', '--name', name, '--json'));
+}
+
+function call(server: RunningServer, token: string | null, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+  const text = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+  return request(server.admin!.url, path, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(text !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    body: text,
+  });
+}
+
+test.before(async () => {
+  ({ snapshotDir } = await buildFixture(root));
+});
+
+test.after(() => {
+  for (const line of logged) assert.not.match(line, /bdk_|bdat_/, `a log line holds a key or token: ${line}`);
+});
+
+test('a sign-up system: create a Pro key, use it, read its usage, revoke it, see it refused, read the audit trail', async () => {
+  const stateDir = join(root, 'signup');
+  const where = ['--state', stateDir];
+  const { token, id: tokenId } = await adminToken(where, 'billing');
+  const server = await start('file', stateDir);
+  try {
+    const created = await call(server, token, 'POST', '/admin/api/keys', { tier: 'pro', org: 'acme', user: 'ana' });
+    assert.is(created.status, 201, created.text);
+    const { key, record } = created.json();
+    assert.match(key, /^bdk_/);
+    assert.is(record.tier, 'pro');
+
+    assert.is((await get(server.url, PRO_LIST, key)).status, 200);
+    assert.is((await get(server.url, PRO_LIST, key)).status, 200);
+    const detail = (await call(server, token, 'GET', `/admin/api/keys/${record.id}`)).json();
+    assert.equal(detail.usage.map((u: { kind: string; used: number; limit: number }) => [u.kind, u.used, u.limit]), [['data', 2, 500]]);
+    assert.ok(Date.parse(detail.usage[0].resets_at) > 0, 'the window end is shown');
+    const usage = (await call(server, token, 'GET', '/admin/api/usage?org=acme')).json().data;
+    assert.equal(usage.map((u: { scope: string; remaining: number }) => [u.scope, u.remaining]), [['user:acme/ana', 498]]);
+
+    const revoked = await call(server, token, 'DELETE', `/admin/api/keys/${record.id}`);
+    assert.is(revoked.status, 200);
+    assert.ok(revoked.json().record.revoked_at);
+    assert.is((await get(server.url, PRO_LIST, key)).status, 401, 'refused at the next request');
+    const again = await call(server, token, 'DELETE', `/admin/api/keys/${record.id}`);
+    assert.is(again.status, 200, 'DELETE is idempotent');
+    assert.is(again.json().changed, false);
+
+    const audit = (await call(server, token, 'GET', '/admin/api/audit')).json().data;
+    assert.equal(audit.map((e: { action: string }) => e.action), ['key.revoke', 'key.create'], 'newest first, the repeated revoke not recorded');
+    for (const entry of audit) {
+      assert.is(entry.actor, tokenId);
+      assert.is(entry.actor_name, 'billing');
+      assert.is(entry.key, record.id);
+      assert.match(entry.from, /127\.0\.0\.1/);
+    }
+    assert.equal(audit[1].changes, { tier: 'pro', org: 'acme', user: 'ana', scope: 'user', quota: null, grants: [], critpt: false });
+    const fromCommand = await keys(where, 'audit', '--json');
+    assert.equal(JSON.parse(fromCommand), audit, 'the keys command reads the same trail');
+    assert.not.match(readFileSync(join(stateDir, 'audit.log'), 'utf8'), /bdk_|bdat_/, 'no key or token value in the trail');
+  } finally {
+    await server.close();
+  }
+});
+
+test('no admin path answers without a valid admin token, on either listener', async () => {
+  const stateDir = join(root, 'auth');
+  const where = ['--state', stateDir];
+  const { token, id } = await adminToken(where, 'ops');
+  const server = await start('file', stateDir);
+  try {
+    const paths = ['/admin/api/keys', '/admin/api/usage', '/admin/api/audit', '/admin/api/keys/key_0123456789ab', '/admin/openapi.json'];
+    for (const path of paths) {
+      for (const presented of [null, 'bdat_' + 'A'.repeat(43), 'not-a-token', token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A')]) {
+        const reply = await call(server, presented, 'GET', path);
+        assert.is(reply.status, 401, `${path} with ${presented === null ? 'no token' : 'a wrong token'}`);
+        assert.is(reply.json().error, 'Unauthorized');
+        assert.not.match(reply.text, /key_|acme/);
+      }
+      const onPublic = await request(server.url, path, { headers: { authorization: `Bearer ${token}`, 'x-api-key': 'x' } });
+      assert.is(onPublic.status, 404, `the public port has no ${path}`);
+    }
+    const page = await request(server.admin!.url, '/admin/');
+    assert.is(page.status, 401, 'the page without a sign-in shows the login form only');
+    assert.is((await call(server, token, 'GET', '/admin/api/keys')).status, 200);
+    await keys(where, 'admin-token', 'revoke', id);
+    assert.is((await call(server, token, 'GET', '/admin/api/keys')).status, 401, 'a revoked token fails at the next request');
+  } finally {
+    await server.close();
+  }
+});
+
+test('bad input gets a precise 400, 404, 409, 413 or 415 and changes nothing', async () => {
+  const stateDir = join(root, 'bad');
+  const where = ['--state', stateDir];
+  const { token } = await adminToken(where, 'ops');
+  const server = await start('file', stateDir);
+  try {
+    const pro = (await call(server, token, 'POST', '/admin/api/keys', { tier: 'pro', org: 'acme' })).json().record;
+    const commercial = (await call(server, token, 'POST', '/admin/api/keys', { tier: 'commercial', org: 'bigco', grants: [PROVIDER] })).json().record;
+    await call(server, token, 'DELETE', `/admin/api/keys/${pro.id}`);
+    const before = (await call(server, token, 'GET', '/admin/api/keys')).json();
+    const trail = (await call(server, token, 'GET', '/admin/api/audit')).json();
+    const cases: [string, string, unknown, number, RegExp, Record<string, string>?][] = [
+      ['POST', '/admin/api/keys', { tier: 'gold', org: 'acme' }, 400, /"field":"tier"/],
+      ['POST', '/admin/api/keys', { tier: 'pro', org: 'ac me' }, 400, /"field":"org"/],
+      ['POST', '/admin/api/keys', { tier: 'pro', org: 'acme', colour: 'red' }, 400, /"field":"colour"/],
+      ['POST', '/admin/api/keys', { tier: 'pro' }, 400, /"field":"org"/],
+      ['POST', '/admin/api/keys', { tier: 'pro', org: 'acme', quota: 5 }, 400, /only for commercial keys/],
+      ['POST', '/admin/api/keys', { tier: 'commercial', org: 'acme', grants: ['capstan-srve'] }, 400, /"did_you_mean":"capstan-serve"/],
+      ['POST', '/admin/api/keys', '{"tier": "pro", "org":', 400, /Invalid JSON body/],
+      ['POST', '/admin/api/keys', '['.repeat(100) + ']'.repeat(100), 400, /deep|nest/i],
+      ['POST', '/admin/api/keys', JSON.stringify({ tier: 'pro', org: 'x'.repeat(70_000) }), 413, /Body too large/],
+      ['POST', '/admin/api/keys', 'tier=pro&org=acme', 415, /application\/json/, { 'content-type': 'application/x-www-form-urlencoded' }],
+      ['GET', '/admin/api/keys?tier=gold', undefined, 400, /"parameter":"tier"/],
+      ['GET', '/admin/api/keys?colour=red', undefined, 400, /"parameter":"colour"/],
+      ['GET', '/admin/api/keys/key_0123456789ab', undefined, 404, /no key with id/],
+      ['GET', '/admin/api/keys/nonsense', undefined, 400, /Invalid key id/],
+      ['GET', '/admin/api/keys/%E0%A4%A', undefined, 400, /Invalid request target/],
+      ['POST', `/admin/api/keys/${pro.id}/regenerate`, undefined, 409, /was revoked/],
+      ['PUT', `/admin/api/keys/${commercial.id}/grants/no-such-provider`, undefined, 400, /Unknown provider/],
+      ['PUT', `/admin/api/keys/${commercial.id}/critpt`, { approved: 'yes' }, 400, /"field":"approved"/],
+      ['PUT', `/admin/api/keys/${commercial.id}/quota`, { quota: 0 }, 400, /"field":"quota"/],
+      ['PATCH', `/admin/api/keys/${commercial.id}`, undefined, 405, /Method not allowed/],
+      ['GET', '/admin/api/nothing', undefined, 404, /Not found/],
+      ['GET', '/admin/api/audit?limit=5000', undefined, 400, /Invalid limit/],
+    ];
+    for (const [method, path, body, status, pattern, headers] of cases) {
+      const reply = await call(server, token, method, path, body, headers);
+      assert.is(reply.status, status, `${method} ${path} ${String(JSON.stringify(body)).slice(0, 60)}: ${reply.text.slice(0, 200)}`);
+      assert.match(reply.text, pattern);
+      assert.ok(typeof reply.json().error === 'string' && typeof reply.json().details === 'object', 'the {error, details} shape');
+    }
+    const proKey = (await call(server, token, 'POST', '/admin/api/keys', { tier: 'pro', org: 'acme' })).json().record;
+    const quotaOnPro = await call(server, token, 'PUT', `/admin/api/keys/${proKey.id}/quota`, { quota: 5 });
+    assert.is(quotaOnPro.status, 409, quotaOnPro.text);
+    await call(server, token, 'DELETE', `/admin/api/keys/${proKey.id}`);
+    const after = (await call(server, token, 'GET', '/admin/api/keys')).json();
+    assert.equal(after.data.filter((r: { id: string }) => r.id !== proKey.id), before.data, 'no refused call changed a key');
+    assert.is((await call(server, token, 'GET', '/admin/api/audit')).json().data.length, trail.data.length + 2, 'only the two accepted changes were recorded');
+  } finally {
+    await server.close();
+  }
+});
+
+test('grants, CritPt, quota and regeneration; idempotent where the method says so; answers match the OpenAPI document', async () => {
+  const stateDir = join(root, 'changes');
+  const { token } = await adminToken(['--state', stateDir], 'ops');
+  const server = await start('file', stateDir);
+  try {
+    const document = (await call(server, token, 'GET', '/admin/openapi.json')).json();
+    const ajv = createAjv();
+    for (const [name, schema] of Object.entries(document.components.schemas as Record<string, object>)) ajv.addSchema(schema, `#/components/schemas/${name}`);
+    const matches = (reply: Reply, operationId: string) => {
+      const [, operation] = Object.values(document.paths as Record<string, Record<string, { operationId: string; responses: Record<string, { content: { 'application/json': { schema: { $ref: string } } } }> }>>)
+        .flatMap((methods) => Object.entries(methods))
+        .find(([, o]) => o.operationId === operationId)!;
+      const schema = operation.responses[reply.status].content['application/json'].schema;
+      const validate = ajv.getSchema(schema.$ref)!;
+      assert.ok(validate(reply.json()), `${operationId}: ${JSON.stringify(validate.errors)}`);
+    };
+
+    const created = await call(server, token, 'POST', '/admin/api/keys', { tier: 'commercial', org: 'bigco', user: 'cy', quota: 50 });
+    matches(created, 'createKey');
+    const { key, record } = created.json();
+    const measurements = `/api/v2/language/providers/${PROVIDER}/measurements?prompt_type=medium`;
+    assert.is((await get(server.url, measurements, key)).status, 403, 'no grant yet');
+    const granted = await call(server, token, 'PUT', `/admin/api/keys/${record.id}/grants/${PROVIDER}`);
+    matches(granted, 'grantProvider');
+    assert.equal([granted.json().changed, granted.json().record.grants], [true, [PROVIDER]]);
+    assert.is((await call(server, token, 'PUT', `/admin/api/keys/${record.id}/grants/${PROVIDER}`)).json().changed, false, 'PUT again changes nothing');
+    assert.is((await get(server.url, measurements, key)).status, 200, 'the grant holds at the next request');
+    assert.is((await call(server, token, 'DELETE', `/admin/api/keys/${record.id}/grants/${PROVIDER}`)).json().changed, true);
+    assert.is((await call(server, token, 'DELETE', `/admin/api/keys/${record.id}/grants/${PROVIDER}`)).json().changed, false);
+    assert.is((await get(server.url, measurements, key)).status, 403);
+
+    const approved = await call(server, token, 'PUT', `/admin/api/keys/${record.id}/critpt`, { approved: true });
+    assert.is(approved.json().record.critpt, true);
+    const quota = await call(server, token, 'PUT', `/admin/api/keys/${record.id}/quota`, { quota: 7 });
+    matches(quota, 'setQuota');
+    assert.is((await get(server.url, FREE_LIST, key)).headers['x-ratelimit-limit'], '7', 'the new quota holds at the next request');
+    const detail = await call(server, token, 'GET', `/admin/api/keys/${record.id}`);
+    matches(detail, 'getKey');
+    assert.equal(detail.json().usage.map((u: { kind: string; limit: number }) => [u.kind, u.limit]), [['data', 7], ['critpt', 10]]);
+
+    const regenerated = await call(server, token, 'POST', `/admin/api/keys/${record.id}/regenerate`);
+    matches(regenerated, 'regenerateKey');
+    assert.is(regenerated.json().record.id, record.id, 'the id stays');
+    assert.is((await get(server.url, FREE_LIST, key)).status, 401, 'the old value fails at the next request');
+    assert.is((await get(server.url, FREE_LIST, regenerated.json().key)).status, 200);
+    matches(await call(server, token, 'GET', '/admin/api/keys?org=bigco&revoked=false'), 'listKeys');
+    matches(await call(server, token, 'GET', '/admin/api/usage?kind=critpt'), 'listUsage');
+    matches(await call(server, token, 'GET', '/admin/api/audit?limit=3'), 'listAudit');
+    assert.equal((await call(server, token, 'GET', '/admin/api/audit?limit=100')).json().data.map((e: { action: string }) => e.action), ['key.regenerate', 'key.quota', 'key.critpt', 'key.ungrant', 'key.grant', 'key.create']);
+  } finally {
+    await server.close();
+  }
+});
+
+test('on Redis with two servers: a change through one server\'s admin API holds on the other at the next request', async () => {
+  if (!REDIS_INSTALLED) {
+    console.log('skipped part: redis-server is not installed (apt-get install redis-server; .ci/run installs it)');
+    return;
+  }
+  let redis: RedisServer | null = null;
+  const servers: RunningServer[] = [];
+  try {
+    redis = await startRedis();
+    const where = ['--store', redis.url];
+    const { token } = await adminToken(where, 'billing');
+    const store = parseRedisUrl(redis.url);
+    servers.push(await start(store, join(root, 'redis-a')), await start(store, join(root, 'redis-b')));
+    const [a, b] = servers;
+    const created = await call(a, token, 'POST', '/admin/api/keys', { tier: 'pro', org: 'shared', user: 'sam' });
+    assert.is(created.status, 201, created.text);
+    const { key, record } = created.json();
+    assert.is((await get(b.url, PRO_LIST, key)).status, 200, 'created through A, served by B');
+    assert.is((await call(b, token, 'GET', `/admin/api/keys/${record.id}`)).json().usage[0].used, 1, "B's admin API reads the count in Redis");
+    assert.is((await call(a, token, 'DELETE', `/admin/api/keys/${record.id}`)).status, 200);
+    assert.is((await get(b.url, PRO_LIST, key)).status, 401, 'revoked through A, refused by B at the next request');
+    const trail = JSON.parse(await keys(where, 'audit', '--json'));
+    assert.equal(trail.map((e: { action: string }) => e.action), ['key.revoke', 'key.create'], 'the trail is in Redis, read by the keys command');
+    assert.equal((await call(b, token, 'GET', '/admin/api/audit')).json().data, trail);
+  } finally {
+    await Promise.all(servers.map((s) => s.close()));
+    await redis?.close();
+  }
+});
+
+test.run();
