@@ -1,6 +1,6 @@
 /**
  * The keys command's admin-token and audit commands, and the audit entry of each change the
- * command makes (src/admin/audit.ts): the trail holds every change to the keys, whether made
+ * command makes (src/keys/audit.ts): the trail holds every change to the keys, whether made
  * through the admin listener or here.
  */
 import { userInfo } from 'node:os';
@@ -9,8 +9,8 @@ import { then, type Eventually } from '../src/lib/eventually.ts';
 import { systemClock } from '../src/lib/clock.ts';
 import type { KeyAdmin } from '../src/keys/command/admin.ts';
 import type { KeyRecord } from '../src/keys/record.ts';
-import { AUDIT_READ_MAX, type AuditEntry } from '../src/admin/audit.ts';
-import { ADMIN_TOKEN_ID_PATTERN, ADMIN_TOKEN_PREFIX, publicToken } from '../src/admin/tokens.ts';
+import { AUDIT_READ_MAX, type AuditEntry } from '../src/keys/audit.ts';
+import { ADMIN_TOKEN_ID_PATTERN, ADMIN_TOKEN_PREFIX, publicToken } from '../src/keys/admin-tokens.ts';
 import type { Output } from './keys-print.ts';
 
 /** The audit entry of a change the command made: who ran it, on this machine. */

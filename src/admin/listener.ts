@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { HttpError } from '../http/error.ts';
 import { checkJsonLimits } from '../http/json-limits.ts';
-import { ADMIN_TOKEN_PATTERN, matchToken, type AdminTokenRecord } from './tokens.ts';
+import { ADMIN_TOKEN_PATTERN, matchToken, type AdminTokenRecord } from '../keys/admin-tokens.ts';
 import { ADMIN_BODY_LIMIT, AdminError, adminErrorOf, API_PREFIX, checkQuery } from './input.ts';
 import { OPERATIONS, runOperation, type AdminContext, type Operation } from './operations.ts';
 import { adminOpenApi } from './openapi.ts';

@@ -20,7 +20,7 @@ import type { QuotaLimits } from '../quota/scopes.ts';
 import { QUOTA_KINDS } from '../quota/window.ts';
 import type { Tier } from '../shared/routes.ts';
 import { AdminError, checkBody, type BodySchema } from './input.ts';
-import type { AuditEntry } from './audit.ts';
+import type { AuditEntry } from '../keys/audit.ts';
 import { checkProviders, type ServedProviders } from './providers.ts';
 
 /** What the operations work on: the server's store, counter, limits and snapshot. */

@@ -4,7 +4,8 @@
  * folder or Redis the server counts in.
  */
 import type { AddressInfo } from 'node:net';
-import type { ServerOptions } from '../config.ts';
+import type { QuotaLimits } from '../quota/scopes.ts';
+import type { RedisAddress, ReplicaConfirmation } from '../redis/client.ts';
 import type { Clock } from '../lib/clock.ts';
 import { fileAdmin, redisAdmin, type KeyAdmin } from '../keys/command/admin.ts';
 import { providersOf } from '../keys/command/served-providers.ts';
@@ -46,6 +47,16 @@ export interface AdminListening {
   close(): Promise<void>;
 }
 
+/** The server options the admin listener reads (src/config.ts's ServerOptions has them). */
+export interface AdminOptions {
+  adminPort: number | null;
+  adminHost: string;
+  store: 'file' | RedisAddress;
+  stateDir: string;
+  storeReplicas: ReplicaConfirmation;
+  limits: QuotaLimits;
+}
+
 export interface AdminDeps {
   clock: Clock;
   quota: QuotaCounter;
@@ -55,7 +66,7 @@ export interface AdminDeps {
 }
 
 /** Start the admin listener when --admin-port is given; null otherwise. */
-export async function startAdmin(options: ServerOptions, { clock, quota, snapshots, log, logError }: AdminDeps): Promise<AdminListening | null> {
+export async function startAdmin(options: AdminOptions, { clock, quota, snapshots, log, logError }: AdminDeps): Promise<AdminListening | null> {
   if (options.adminPort === null) return null;
   const keys = options.store === 'file' ? serverFileAdmin(options.stateDir) : await redisAdmin(options.store, clock, options.storeReplicas);
   const server = createAdminListener({ context: { keys, quota, limits: options.limits, served: () => providersOf(snapshots.current.manifest), clock }, logError });

@@ -61,7 +61,9 @@ else {
     assert.is(revoked.status, 0, revoked.stderr);
     const after = statSync(s.file);
     assert.equal([after.uid, after.gid, after.mode & 0o777], [other.uid, other.gid, 0o640]);
-    assert.equal(readdirSync(s.state), ['keys.json'], 'no lock or temporary file left behind');
+    assert.equal(readdirSync(s.state), ['audit.log', 'keys.json'], 'no lock or temporary file left behind');
+    const audit = statSync(join(s.state, 'audit.log'));
+    assert.equal([audit.uid, audit.gid, audit.mode & 0o777], [other.uid, other.gid, 0o600], "the audit trail of root's changes is the owner's too");
     assert.equal([statSync(s.state).uid, statSync(s.state).gid], [other.uid, other.gid]);
 
     // The owner reads what root wrote, and may change it itself.

@@ -21,8 +21,8 @@ import { RedisClient, RedisCommandError, RedisUnavailable, type RedisAddress, ty
 import { RedisKeys } from '../redis.ts';
 import { storeLabel } from '../../redis/address.ts';
 import { RedisQuota } from '../../quota/redis.ts';
-import { fileAudit, redisAudit, type AuditLog } from '../../admin/audit.ts';
-import { fileTokenStore, redisTokenStore, type AdminTokenStore } from '../../admin/tokens.ts';
+import { fileAudit, redisAudit, type AuditLog } from '../audit.ts';
+import { fileTokenStore, redisTokenStore, type AdminTokenStore } from '../admin-tokens.ts';
 import { LIMITS_REDIS_KEY, parseLimitsRecord, readLimitsFile, type RecordedLimits } from '../../quota/recorded-limits.ts';
 
 export interface KeyAdmin {
@@ -35,7 +35,7 @@ export interface KeyAdmin {
   usage(limits: QuotaLimits, now: number): Eventually<ScopeUsage[]>;
   /** The limits the server last started here recorded (src/quota/recorded-limits.ts); null when none has. */
   recordedLimits(): Eventually<RecordedLimits | null>;
-  /** The admin listener's tokens (src/admin/tokens.ts) and the audit trail of changes (src/admin/audit.ts), kept beside the keys. */
+  /** The admin listener's tokens (src/keys/admin-tokens.ts) and the audit trail of changes (src/keys/audit.ts), kept beside the keys. */
   readonly tokens: AdminTokenStore;
   readonly audit: AuditLog;
   close(): void;

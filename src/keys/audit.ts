@@ -13,8 +13,8 @@
 import { closeSync, fchownSync, fdatasyncSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Eventually } from '../lib/eventually.ts';
-import { keepForWrites } from '../keys/store-owner.ts';
-import { KeyStoreError } from '../keys/record.ts';
+import { keepForWrites } from './store-owner.ts';
+import { KeyStoreError } from './record.ts';
 import type { RedisClient } from '../redis/client.ts';
 import { REDIS_PREFIX } from '../redis/keyspace.ts';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../shared/state-files.ts';

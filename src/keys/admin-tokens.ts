@@ -10,12 +10,12 @@
  * `bda:admin-tokens`, one field a token, so every server sharing that Redis accepts the same ones.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../lib/clock.ts';
 import type { Eventually } from '../lib/eventually.ts';
-import { withStoreLock } from '../keys/file.ts';
-import { hashKey, KeyInputError, KeyStoreError, NAME_PATTERN } from '../keys/record.ts';
+import { withStoreLock } from './file.ts';
+import { hashKey, KeyInputError, KeyStoreError, NAME_PATTERN } from './record.ts';
 import type { RedisClient } from '../redis/client.ts';
 import { REDIS_PREFIX } from '../redis/keyspace.ts';
 import { writeFileAtomic } from '../shared/state-files.ts';
@@ -172,26 +172,4 @@ export function matchToken(records: readonly AdminTokenRecord[], presented: stri
     if (equal && found === null) found = record;
   }
   return found;
-}
-
-/**
- * The file store's tokens as the listener reads them: again only when the file changed (a stat a
- * request, and a request to the admin listener is rare), so a token the keys command revokes
- * fails at the next request.
- */
-export function followedFileTokens(stateDir: string): () => AdminTokenRecord[] {
-  const store = fileTokenStore(stateDir);
-  const path = join(stateDir, ADMIN_TOKENS_FILE);
-  let seen: { stamp: string; records: AdminTokenRecord[] } | null = null;
-  return () => {
-    let stamp = 'none';
-    try {
-      const s = statSync(path);
-      stamp = `${s.ino} ${s.size} ${s.mtimeMs} ${s.ctimeMs}`;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new KeyStoreError(`cannot look at ${path}: ${(error as Error).message}`);
-    }
-    if (seen?.stamp !== stamp) seen = { stamp, records: store.list() as AdminTokenRecord[] };
-    return seen.records;
-  };
 }

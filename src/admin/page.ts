@@ -1,0 +1,255 @@
+/**
+ * The key-management page at /admin/ on the admin listener: a login form, then the keys with a
+ * form for every change. The listener hands over every request under /admin/ that is not the JSON
+ * API (isPagePath) with its form already parsed; this answers it whole.
+ *
+ * The page is a client of the admin operations (operations.ts), in-process: it reads and changes
+ * the keys only through `runOperation`, with the signed-in token as the caller, so the page and
+ * the API check the same things, refuse with the same messages and write the same audit trail.
+ *
+ * Sign-in puts the admin token in an HttpOnly, SameSite=Strict cookie; every request checks it
+ * again, so a token revoked meanwhile signs its page out at the next click. Every POST must come
+ * from this page's origin (page-csrf.ts) and every change carry the form token. A new key's value
+ * is only ever in the body of the answer that made it: never a URL, a redirect or a cookie.
+ */
+import { randomBytes } from 'node:crypto';
+import type { PublicKeyRecord } from '../keys/record.ts';
+import type { ScopeUsage } from '../keys/command/usage.ts';
+import type { AuditEntry } from '../keys/audit.ts';
+import { AdminError, adminErrorOf } from './input.ts';
+import { operationById, runOperation, type AdminContext, type Caller } from './operations.ts';
+import { csrfToken, csrfValid, fromThisPage } from './page-csrf.ts';
+import { actionCall, createCall, doneMessage, KEY_ACTIONS, type FormCall, type KeyAction } from './page-forms.ts';
+import { LOGIN_REFUSED, renderLoginPage, renderMessagePage } from './page-html.ts';
+import { renderKeysPage, type KeysPage } from './page-keys-html.ts';
+import { flashOfQuery, viewOfForm, viewOfQuery, viewUrl, type PageView } from './page-view.ts';
+import { ADMIN_TOKEN_PATTERN, type AdminTokenRecord } from '../keys/admin-tokens.ts';
+
+export interface PageDeps {
+  context: AdminContext;
+  /** The active admin token a presented token matches, or null (constant-time compare inside). */
+  authenticate(token: string): Promise<AdminTokenRecord | null>;
+  /** A random per-process secret for CSRF tokens. */
+  csrfSecret: Buffer;
+}
+
+export interface PageRequest {
+  /** 'GET', 'HEAD' or 'POST'; anything else is answered 405. */
+  method: string;
+  /** e.g. '/admin/', '/admin/login', '/admin/ui/keys/key_0123456789ab/revoke' */
+  path: string;
+  query: URLSearchParams;
+  /** The parsed application/x-www-form-urlencoded body of a POST (the listener enforces size and type), else null. */
+  form: URLSearchParams | null;
+  /** The value of the `bda_admin` cookie, if sent. */
+  cookieToken: string | null;
+  /** The client's address (for the audit trail's `from`). */
+  from: string;
+  /** The request's Origin and Sec-Fetch-Site headers, if any (CSRF defence in depth). */
+  origin: string | undefined;
+  fetchSite: string | undefined;
+  /** The request's Host header, to compare with Origin. */
+  host: string | undefined;
+}
+
+export interface PageAnswer {
+  status: number;
+  headers: Record<string, string | string[]>;
+  body: string;
+}
+
+export const PAGE_COOKIE = 'bda_admin';
+
+/** How many audit entries the page shows. */
+const AUDIT_SHOWN = 20;
+
+/*
+ * No `Secure`: the admin listener speaks plain HTTP (on loopback unless the operator says
+ * otherwise), and a browser would not send a Secure cookie back over it. Path=/admin keeps it
+ * off the public API; SameSite=Strict keeps it off any request another site starts.
+ */
+const COOKIE_ATTRIBUTES = 'Path=/admin; HttpOnly; SameSite=Strict';
+const CLEAR_COOKIE = `${PAGE_COOKIE}=; ${COOKIE_ATTRIBUTES}; Max-Age=0`;
+
+const FORM_REFUSED = 'The form has expired or did not come from this page; reload and try again';
+
+type Route = { kind: 'page' } | { kind: 'login' } | { kind: 'logout' } | { kind: 'create' } | { kind: 'action'; id: string; action: KeyAction };
+
+const FIXED_ROUTES: Record<string, Route> = {
+  '/admin/': { kind: 'page' },
+  '/admin/login': { kind: 'login' },
+  '/admin/logout': { kind: 'logout' },
+  '/admin/ui/keys': { kind: 'create' },
+};
+const ACTION_PATH = /^\/admin\/ui\/keys\/([^/]+)\/([a-z]+)$/;
+
+export function isPagePath(path: string): boolean {
+  return path === '/admin/' || path === '/admin/login' || path === '/admin/logout' || path.startsWith('/admin/ui/');
+}
+
+/** The page a path names, or null (404). The key id is checked by the operation, which says what is wrong with it. */
+export function routeOf(path: string): Route | null {
+  const fixed = FIXED_ROUTES[path];
+  if (fixed !== undefined) return fixed;
+  const match = ACTION_PATH.exec(path);
+  if (match === null || !(KEY_ACTIONS as readonly string[]).includes(match[2])) return null;
+  return { kind: 'action', id: match[1], action: match[2] as KeyAction };
+}
+
+function methodsOf(route: Route): string[] {
+  return route.kind === 'page' ? ['GET', 'HEAD'] : ['POST'];
+}
+
+/** The headers of every answer: the policy runs only the nonce'd stylesheet and script, and posts only to this origin. */
+export function pageHeaders(nonce: string, extra: Record<string, string | string[]> = {}): Record<string, string | string[]> {
+  return {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Security-Policy': `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'X-Frame-Options': 'DENY',
+    ...extra,
+  };
+}
+
+function html(status: number, nonce: string, body: string, extra: Record<string, string | string[]> = {}): PageAnswer {
+  return { status, headers: pageHeaders(nonce, extra), body };
+}
+
+/** 303: the browser follows with a GET, so reloading the page it lands on repeats nothing. */
+function redirect(nonce: string, location: string, extra: Record<string, string | string[]> = {}): PageAnswer {
+  return html(303, nonce, '', { Location: location, ...extra });
+}
+
+/** What every signed-in request works with. */
+interface Session {
+  nonce: string;
+  record: AdminTokenRecord;
+  caller: Caller;
+  csrf: string;
+}
+
+/** What the page shows besides the store's contents. */
+type Extras = Partial<Pick<KeysPage, 'flash' | 'issued' | 'createValues'>> & { failure?: AdminError };
+
+export async function servePage(deps: PageDeps, request: PageRequest): Promise<PageAnswer> {
+  const nonce = randomBytes(16).toString('base64');
+  try {
+    return await answer(deps, request, nonce);
+  } catch (error) {
+    // The token store unreadable at sign-in, say: a page saying so, not the API's JSON.
+    const known = adminErrorOf(error);
+    if (!known) throw error;
+    return html(known.status, nonce, renderMessagePage(nonce, known.message, known.message, known.details), known.headers);
+  }
+}
+
+async function answer(deps: PageDeps, request: PageRequest, nonce: string): Promise<PageAnswer> {
+  const route = routeOf(request.path);
+  if (route === null) return html(404, nonce, renderMessagePage(nonce, 'Not found', 'There is no such page: the key-management page is /admin/.'));
+  const allowed = methodsOf(route);
+  if (!allowed.includes(request.method)) return html(405, nonce, renderMessagePage(nonce, 'Method not allowed', `This address answers ${allowed.join(' and ')} only.`), { Allow: allowed.join(', ') });
+  if (request.method === 'POST' && !fromThisPage(request)) return html(403, nonce, renderMessagePage(nonce, 'Refused', FORM_REFUSED));
+  if (route.kind === 'login') return signIn(deps, request, nonce);
+
+  const record = await signedIn(deps, request.cookieToken);
+  if (record === null) {
+    // A cookie that no longer signs in (its token revoked) is cleared, so the browser stops sending it.
+    const clear: Record<string, string> = request.cookieToken === null ? {} : { 'Set-Cookie': CLEAR_COOKIE };
+    if (route.kind === 'logout') return redirect(nonce, '/admin/', clear);
+    return html(401, nonce, renderLoginPage(nonce), clear);
+  }
+  const session: Session = { nonce, record, caller: { tokenId: record.id, tokenName: record.name, from: request.from }, csrf: csrfToken(deps.csrfSecret, record.id) };
+  if (route.kind === 'page') return showPage(deps, session, viewOfQuery(request.query), { flash: flashOfQuery(request.query) });
+
+  const form = request.form ?? new URLSearchParams();
+  if (!csrfValid(deps.csrfSecret, record.id, form.get('csrf'))) return html(403, nonce, renderMessagePage(nonce, 'Refused', FORM_REFUSED));
+  if (route.kind === 'logout') return redirect(nonce, '/admin/', { 'Set-Cookie': CLEAR_COOKIE });
+  return change(deps, session, route, form);
+}
+
+/** The cookie's token, if it still is an active admin token. A value not shaped like a token is not looked up. */
+async function signedIn(deps: PageDeps, token: string | null): Promise<AdminTokenRecord | null> {
+  return token !== null && ADMIN_TOKEN_PATTERN.test(token) ? deps.authenticate(token) : null;
+}
+
+async function signIn(deps: PageDeps, request: PageRequest, nonce: string): Promise<PageAnswer> {
+  // A pasted token often brings a space or a line end with it.
+  const token = request.form?.get('token')?.trim() ?? '';
+  const record = ADMIN_TOKEN_PATTERN.test(token) ? await deps.authenticate(token) : null;
+  if (record === null) return html(401, nonce, renderLoginPage(nonce, LOGIN_REFUSED));
+  return redirect(nonce, '/admin/', { 'Set-Cookie': `${PAGE_COOKIE}=${token}; ${COOKIE_ATTRIBUTES}` });
+}
+
+/** Run a form's operation: a change goes back to the page (303) with a message; a new key's value is shown at once, in this answer only. */
+async function change(deps: PageDeps, session: Session, route: Extract<Route, { kind: 'create' | 'action' }>, form: URLSearchParams): Promise<PageAnswer> {
+  const view = viewOfForm(form);
+  let call: FormCall;
+  let body: unknown;
+  try {
+    call = route.kind === 'create' ? createCall(form) : actionCall(route.action, route.id, form);
+    body = (await runOperation(operationById(call.operation), deps.context, { params: call.params, query: new URLSearchParams(), body: call.body, caller: session.caller })).body;
+  } catch (error) {
+    const failure = adminErrorOf(error);
+    if (!failure) throw error;
+    return showPage(deps, session, view, { failure, createValues: route.kind === 'create' ? form : null });
+  }
+  if (route.kind === 'create' || route.action === 'regenerate') {
+    const issued = body as { key: string; record: PublicKeyRecord };
+    return showPage(deps, session, view, { issued: { key: issued.key, record: issued.record, regenerated: route.kind !== 'create' } });
+  }
+  const changed = (body as { changed?: boolean }).changed !== false;
+  return redirect(session.nonce, viewUrl(view, doneMessage(route.action, call, changed)));
+}
+
+/** The keys page for a view. A store that cannot be read still gets the page, saying so (and a new key is still shown: it exists). */
+async function showPage(deps: PageDeps, session: Session, view: PageView, extras: Extras): Promise<PageAnswer> {
+  const read = await readStore(deps.context, session.caller, view);
+  const stored = read instanceof AdminError ? null : read;
+  const failures = [extras.failure, read instanceof AdminError ? read : undefined].filter((f): f is AdminError => f !== undefined);
+  const status = extras.failure?.status ?? (stored === null && !extras.issued ? (read as AdminError).status : 200);
+  const page: KeysPage = {
+    nonce: session.nonce,
+    csrf: session.csrf,
+    tokenName: session.record.name,
+    view,
+    keys: stored?.keys ?? null,
+    usage: stored?.usage ?? [],
+    audit: stored?.audit ?? [],
+    limits: deps.context.limits,
+    providers: [...deps.context.served().slugs].sort(),
+    flash: extras.flash ?? null,
+    errors: failures.map((f) => ({ message: f.message, details: f.details })),
+    issued: extras.issued ?? null,
+    createValues: extras.createValues ?? null,
+  };
+  return html(status, session.nonce, renderKeysPage(page), Object.assign({}, ...failures.map((f) => f.headers)));
+}
+
+interface StoreView {
+  keys: PublicKeyRecord[];
+  usage: ScopeUsage[];
+  audit: AuditEntry[];
+}
+
+/** The keys, usage and audit entries of a view, through the same operations as GET /admin/api/keys, /usage and /audit. */
+async function readStore(context: AdminContext, caller: Caller, view: PageView): Promise<StoreView | AdminError> {
+  const run = async <T>(id: string, query: Record<string, string>): Promise<T> => {
+    const answer = await runOperation(operationById(id), context, { params: {}, query: new URLSearchParams(query), body: undefined, caller });
+    return (answer.body as { data: T }).data;
+  };
+  const org: Record<string, string> = view.org === null ? {} : { org: view.org };
+  try {
+    const [keys, usage, audit] = await Promise.all([
+      run<PublicKeyRecord[]>('listKeys', view.showRevoked ? org : { ...org, revoked: 'false' }),
+      run<ScopeUsage[]>('listUsage', org),
+      run<AuditEntry[]>('listAudit', { limit: String(AUDIT_SHOWN) }),
+    ]);
+    return { keys, usage, audit };
+  } catch (error) {
+    const failure = adminErrorOf(error);
+    if (!failure) throw error;
+    return failure;
+  }
+}
