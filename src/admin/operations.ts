@@ -9,114 +9,15 @@
  * calls idempotent (PUT, DELETE) answer 200 with the record as it stands when it already is as
  * asked, change nothing and write no audit entry.
  */
-import type { Clock } from '../lib/clock.ts';
-import type { KeyAdmin } from '../keys/command/admin.ts';
-import { usageRows, withStatus, type ScopeUsage } from '../keys/command/usage.ts';
 import { creation, critptApproval, providerGrant, providerUngrant, quotaChange, regeneration, revocation } from '../keys/changes.ts';
-import { KEY_ID_PATTERN, KeyNotFound, NAME_PATTERN, publicRecord, type KeyRecord, type KeyScope } from '../keys/record.ts';
-import type { KeyChange } from '../keys/table.ts';
-import type { QuotaCounter } from '../quota/counter.ts';
-import type { QuotaLimits } from '../quota/scopes.ts';
+import { NAME_PATTERN, publicRecord, type KeyScope } from '../keys/record.ts';
 import { QUOTA_KINDS } from '../quota/window.ts';
 import type { Tier } from '../shared/routes.ts';
-import { AdminError, checkBody, type BodySchema } from './input.ts';
-import type { AuditEntry } from '../keys/audit.ts';
-import { checkProviders, type ServedProviders } from './providers.ts';
+import { AdminError, checkBody } from './input.ts';
+import { audit, findKey, idempotent, keyIdParam, ok, usage, type AdminAnswer, type AdminCall, type AdminContext, type Operation } from './operation.ts';
+import { checkProviders } from './providers.ts';
 
-/** What the operations work on: the server's store, counter, limits and snapshot. */
-export interface AdminContext {
-  keys: KeyAdmin;
-  quota: QuotaCounter;
-  limits: QuotaLimits;
-  /** The providers of the snapshot being served now. */
-  served(): ServedProviders;
-  clock: Clock;
-}
-
-/** Who asks, for the audit trail: the admin token (id and name) and the client's address. */
-export interface Caller {
-  tokenId: string;
-  tokenName: string;
-  from: string;
-}
-
-export interface AdminCall {
-  params: Record<string, string>;
-  query: URLSearchParams;
-  body: Record<string, unknown>;
-  caller: Caller;
-}
-
-export interface AdminAnswer {
-  status: number;
-  body: unknown;
-}
-
-export interface Operation {
-  /** operationId in the OpenAPI document; the page calls rows by it. */
-  id: string;
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
-  /** Under /admin/api; `{name}` is a path parameter. */
-  path: string;
-  summary: string;
-  /** Query parameters, each a filter or a bound. */
-  query?: Record<string, { description: string; schema: Record<string, unknown> }>;
-  /** The JSON body's fields; absent: no body. */
-  body?: BodySchema;
-  /** The status of a successful answer, and what it holds (a component of openapi.ts). */
-  answer: { status: number; schema: string };
-  run(context: AdminContext, call: AdminCall): Promise<AdminAnswer>;
-}
-
-const ok = (body: unknown): AdminAnswer => ({ status: 200, body });
-
-/** A key id from the path: a malformed one is a 400, an unknown one a 404 (from the change or the lookup). */
-function keyIdParam(call: AdminCall): string {
-  const id = call.params.id;
-  if (!KEY_ID_PATTERN.test(id)) throw new AdminError(400, 'Invalid key id', { id, expected: 'key_ followed by 12 hexadecimal digits' });
-  return id;
-}
-
-async function findKey(context: AdminContext, id: string): Promise<KeyRecord> {
-  const record = (await context.keys.list())?.find((r) => r.id === id);
-  if (!record) throw new KeyNotFound(`no key with id ${id}`);
-  return record;
-}
-
-/** Write one audit entry for a change made by `caller`. */
-async function audit(context: AdminContext, caller: Caller, action: string, key: string, changes: Record<string, unknown>): Promise<void> {
-  const entry: AuditEntry = { at: new Date(context.clock.now()).toISOString(), actor: caller.tokenId, actor_name: caller.tokenName, action, key, changes, from: caller.from };
-  await context.keys.audit.append(entry);
-}
-
-/**
- * A change to one active key unless it already is as asked (then nothing is written). The check
- * runs inside the change, on the store's own reading of the key, so two callers cannot both see
- * "not yet" and both write.
- */
-function unlessAlready(id: string, already: (record: KeyRecord) => boolean, change: KeyChange<KeyRecord>): KeyChange<{ record: KeyRecord; changed: boolean }> {
-  return (table) => {
-    const record = table.byId(id);
-    if (record !== undefined && record.revoked_at === null && already(record)) return { record, changed: false };
-    return { record: change(table), changed: true };
-  };
-}
-
-/** Apply an idempotent change; audit it when it changed something. */
-async function idempotent(context: AdminContext, call: AdminCall, action: string, already: (record: KeyRecord) => boolean, change: KeyChange<KeyRecord>, changes: Record<string, unknown>): Promise<AdminAnswer> {
-  const id = keyIdParam(call);
-  const { record, changed } = await context.keys.apply(unlessAlready(id, already, change));
-  if (changed) await audit(context, call.caller, action, id, changes);
-  return ok({ record: publicRecord(record), changed });
-}
-
-/** Usage rows of the active keys, with what the server's counter says now. */
-async function usage(context: AdminContext, keep: (row: ScopeUsage, records: Map<string, KeyRecord>) => boolean): Promise<ScopeUsage[]> {
-  const records = (await context.keys.list()) ?? [];
-  const byId = new Map(records.map((r) => [r.id, r]));
-  const rows = usageRows(records, context.limits).filter((row) => keep(row, byId));
-  return withStatus(rows, (kind, scope, limit) => context.quota.status(kind, scope, limit), context.clock.now());
-}
+export type { AdminAnswer, AdminCall, AdminContext, Caller, Operation } from './operation.ts';
 
 const NAME = { type: 'string' as const, pattern: NAME_PATTERN.source };
 const BOOLEAN_TEXT = { type: 'string' as const, enum: ['true', 'false'] };
