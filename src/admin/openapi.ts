@@ -55,14 +55,17 @@ const AUDIT_ENTRY = {
   },
 };
 
+/** Present only when the change was made but could not be written to the audit trail (operation.ts). */
+const AUDIT_NOTE = { type: 'string', description: 'only when the change was made but could not be written to the audit trail: why' };
+
 const listOf = (item: string) => ({ type: 'object', required: ['data'], properties: { data: { type: 'array', items: ref(item) } } });
 
 const SCHEMAS = {
   KeyRecord: KEY_RECORD,
   KeyList: listOf('KeyRecord'),
-  IssuedKey: { type: 'object', required: ['key', 'record'], properties: { key: { type: 'string', pattern: '^bdk_[A-Za-z0-9_-]{43}$', description: 'the key itself: shown in this answer only' }, record: ref('KeyRecord') } },
+  IssuedKey: { type: 'object', required: ['key', 'record'], properties: { key: { type: 'string', pattern: '^bdk_[A-Za-z0-9_-]{43}$', description: 'the key itself: shown in this answer only' }, record: ref('KeyRecord'), audit: AUDIT_NOTE } },
   KeyDetail: { type: 'object', required: ['record', 'usage'], properties: { record: ref('KeyRecord'), usage: { type: 'array', items: ref('ScopeUsage') } } },
-  KeyChange: { type: 'object', required: ['record', 'changed'], properties: { record: ref('KeyRecord'), changed: { type: 'boolean', description: 'false when the key already was as asked (nothing written)' } } },
+  KeyChange: { type: 'object', required: ['record', 'changed'], properties: { record: ref('KeyRecord'), changed: { type: 'boolean', description: 'false when the key already was as asked (nothing written)' }, audit: AUDIT_NOTE } },
   ScopeUsage: SCOPE_USAGE,
   UsageList: listOf('ScopeUsage'),
   AuditEntry: AUDIT_ENTRY,

@@ -22,6 +22,8 @@ export interface AdminContext {
   /** The providers of the snapshot being served now. */
   served(): ServedProviders;
   clock: Clock;
+  /** Where a change that could not be written to the audit trail is reported. */
+  logError: (line: string) => void;
 }
 
 /** Who asks, for the audit trail: the admin token (id and name) and the client's address. */
@@ -74,10 +76,21 @@ export async function findKey(context: AdminContext, id: string): Promise<KeyRec
   return record;
 }
 
-/** Write one audit entry for a change made by `caller`. */
-export async function audit(context: AdminContext, caller: Caller, action: string, key: string, changes: Record<string, unknown>): Promise<void> {
+/**
+ * Write one audit entry for a change made by `caller`. The change is made by then, so a trail
+ * that cannot be written does not turn it into a failure (a new key's value would be lost with
+ * the answer): the answer says so in `audit`, and the error log once a failure.
+ */
+export async function audit(context: AdminContext, caller: Caller, action: string, key: string, changes: Record<string, unknown>): Promise<{ audit?: string }> {
   const entry: AuditEntry = { at: new Date(context.clock.now()).toISOString(), actor: caller.tokenId, actor_name: caller.tokenName, action, key, changes, from: caller.from };
-  await context.keys.audit.append(entry);
+  try {
+    await context.keys.audit.append(entry);
+    return {};
+  } catch (error) {
+    const reason = `${action} of ${key} by ${caller.tokenId} was made but not written to the audit trail: ${(error as Error).message}`;
+    context.logError(`admin: ${reason}`);
+    return { audit: `not recorded: ${reason}` };
+  }
 }
 
 /**
@@ -97,8 +110,8 @@ function unlessAlready(id: string, already: (record: KeyRecord) => boolean, chan
 export async function idempotent(context: AdminContext, call: AdminCall, action: string, already: (record: KeyRecord) => boolean, change: KeyChange<KeyRecord>, changes: Record<string, unknown>): Promise<AdminAnswer> {
   const id = keyIdParam(call);
   const { record, changed } = await context.keys.apply(unlessAlready(id, already, change));
-  if (changed) await audit(context, call.caller, action, id, changes);
-  return ok({ record: publicRecord(record), changed });
+  const noted = changed ? await audit(context, call.caller, action, id, changes) : {};
+  return ok({ record: publicRecord(record), changed, ...noted });
 }
 
 /** Usage rows of the active keys, with what the server's counter says now. */

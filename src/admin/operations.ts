@@ -71,8 +71,8 @@ export const OPERATIONS: readonly Operation[] = [
       const issued = await context.keys.apply(change);
       const record = publicRecord(issued.record);
       const { id, created_at, revoked_at, ...settings } = record;
-      await audit(context, caller, 'key.create', id, settings);
-      return { status: 201, body: { key: issued.key, record } };
+      const noted = await audit(context, caller, 'key.create', id, settings);
+      return { status: 201, body: { key: issued.key, record, ...noted } };
     },
   },
   {
@@ -100,8 +100,8 @@ export const OPERATIONS: readonly Operation[] = [
         if (found !== undefined && found.revoked_at !== null) return { record: found, changed: false };
         return { record: revocation(id, context.clock)(table), changed: true };
       });
-      if (changed) await audit(context, call.caller, 'key.revoke', id, {});
-      return ok({ record: publicRecord(record), changed });
+      const noted = changed ? await audit(context, call.caller, 'key.revoke', id, {}) : {};
+      return ok({ record: publicRecord(record), changed, ...noted });
     },
   },
   {
@@ -113,8 +113,8 @@ export const OPERATIONS: readonly Operation[] = [
     async run(context, call) {
       const id = keyIdParam(call);
       const issued = await context.keys.apply(regeneration(id));
-      await audit(context, call.caller, 'key.regenerate', id, {});
-      return ok({ key: issued.key, record: publicRecord(issued.record) });
+      const noted = await audit(context, call.caller, 'key.regenerate', id, {});
+      return ok({ key: issued.key, record: publicRecord(issued.record), ...noted });
     },
   },
   {

@@ -31,7 +31,10 @@ export function hiddenField(name: string, value: string): string {
   return `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`;
 }
 
-/** The whole document: the stylesheet and the script carry the response's nonce, the only ones the policy runs. */
+/**
+ * The whole document: the stylesheet and the script carry the response's nonce, the only ones the
+ * policy runs. The empty data: icon keeps the browser from asking the listener for /favicon.ico.
+ */
 export function renderDocument(page: { title: string; nonce: string; body: string }): string {
   const nonce = escapeHtml(page.nonce);
   return `<!doctype html>
@@ -40,6 +43,7 @@ export function renderDocument(page: { title: string; nonce: string; body: strin
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
+<link rel="icon" href="data:,">
 <title>${escapeHtml(page.title)}</title>
 <style nonce="${nonce}">${PAGE_CSS}</style>
 </head>

@@ -105,12 +105,14 @@ function renderKeys(page: KeysPage, keys: readonly PublicKeyRecord[]): string {
   const toggle = `<a class="revoked-filter" href="${escapeHtml(viewUrl({ ...view, showRevoked: !view.showRevoked }))}">${view.showRevoked ? 'Hide revoked keys' : 'Show revoked keys'}</a>`;
   const scope = view.org === null ? '' : `<span>Only <strong>${escapeHtml(view.org)}</strong>: <a class="all-orgs" href="${escapeHtml(viewUrl({ ...view, org: null }))}">show every organisation</a></span>`;
   const counts = `<span>${active} active key${active === 1 ? '' : 's'}${view.showRevoked ? `, ${keys.length - active} revoked` : ''} in ${groups.length} organisation${groups.length === 1 ? '' : 's'}</span>`;
-  const usageOf = (id: string) => page.usage.filter((row) => row.keys.includes(id));
+  // Each key's scopes by its id, once: a filter per card would cost keys x scopes.
+  const usageById = new Map<string, ScopeUsage[]>();
+  for (const row of page.usage) for (const id of row.keys) usageById.set(id, [...(usageById.get(id) ?? []), row]);
   const sections = groups.map(
     ([org, records]) => `<section class="org" data-org="${escapeHtml(org)}">
 <h2><a class="org-filter" href="${escapeHtml(viewUrl({ ...view, org }))}">${escapeHtml(org)}</a><span class="count">${records.length} key${records.length === 1 ? '' : 's'}</span></h2>
 <div class="keys">
-${records.map((record) => renderKeyCard(record, usageOf(record.id), page.limits, form)).join('\n')}
+${records.map((record) => renderKeyCard(record, usageById.get(record.id) ?? [], page.limits, form)).join('\n')}
 </div>
 </section>`,
   );

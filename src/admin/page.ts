@@ -141,7 +141,7 @@ export async function servePage(deps: PageDeps, request: PageRequest): Promise<P
     // The token store unreadable at sign-in, say: a page saying so, not the API's JSON.
     const known = adminErrorOf(error);
     if (!known) throw error;
-    return html(known.status, nonce, renderMessagePage(nonce, known.message, known.message, known.details), known.headers);
+    return html(known.status, nonce, renderMessagePage(nonce, 'Key management', known.message, known.details), known.headers);
   }
 }
 

@@ -69,7 +69,7 @@ export interface AdminDeps {
 export async function startAdmin(options: AdminOptions, { clock, quota, snapshots, log, logError }: AdminDeps): Promise<AdminListening | null> {
   if (options.adminPort === null) return null;
   const keys = options.store === 'file' ? serverFileAdmin(options.stateDir) : await redisAdmin(options.store, clock, options.storeReplicas);
-  const server = createAdminListener({ context: { keys, quota, limits: options.limits, served: () => providersOf(snapshots.current.manifest), clock }, logError });
+  const server = createAdminListener({ context: { keys, quota, limits: options.limits, served: () => providersOf(snapshots.current.manifest), clock, logError }, logError });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -6,7 +6,7 @@
  * valid token on either listener, bad input changes nothing, and no key or token value reaches
  * a log or the audit trail.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -106,6 +106,22 @@ test('a sign-up system: create a Pro key, use it, read its usage, revoke it, see
     const fromCommand = await keys(where, 'audit', '--json');
     assert.equal(JSON.parse(fromCommand), audit, 'the keys command reads the same trail');
     assert.not.match(readFileSync(join(stateDir, 'audit.log'), 'utf8'), /bdk_|bdat_/, 'no key or token value in the trail');
+  } finally {
+    await server.close();
+  }
+});
+
+test('a change the audit trail cannot take is still made, and says so in its answer and the error log', async () => {
+  const stateDir = join(root, 'audit-broken');
+  const { token } = await adminToken(['--state', stateDir], 'ops');
+  mkdirSync(join(stateDir, 'audit.log')); // a folder where the trail's file should be: every append fails
+  const server = await start('file', stateDir);
+  try {
+    const created = await call(server, token, 'POST', '/admin/api/keys', { tier: 'free', org: 'acme' });
+    assert.is(created.status, 201, created.text);
+    assert.match(created.json().audit, /^not recorded: key\.create of key_[0-9a-f]{12} by adm_[0-9a-f]{12} was made but not written/);
+    assert.is((await get(server.url, FREE_LIST, created.json().key)).status, 200, 'the key was made and works');
+    assert.ok(logged.some((line) => line.includes(`key.create of ${created.json().record.id}`)), 'the error log says so');
   } finally {
     await server.close();
   }
