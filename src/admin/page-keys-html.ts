@@ -93,7 +93,11 @@ function cardOrder(a: PublicKeyRecord, b: PublicKeyRecord): number {
 /** The keys by organisation, organisations in code-point order (the same on every server). */
 export function groupByOrg(keys: readonly PublicKeyRecord[]): [string, PublicKeyRecord[]][] {
   const groups = new Map<string, PublicKeyRecord[]>();
-  for (const record of keys) groups.set(record.org, [...(groups.get(record.org) ?? []), record]);
+  for (const record of keys) {
+    const group = groups.get(record.org);
+    if (group) group.push(record);
+    else groups.set(record.org, [record]);
+  }
   return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([org, records]) => [org, records.sort(cardOrder)]);
 }
 

@@ -138,7 +138,7 @@ export async function servePage(deps: PageDeps, request: PageRequest): Promise<P
   try {
     return await answer(deps, request, nonce);
   } catch (error) {
-    // The token store unreadable at sign-in, say: a page saying so, not the API's JSON.
+    // A failure outside an operation (the token store unreadable when the cookie is checked): a page saying so, not the API's JSON.
     const known = adminErrorOf(error);
     if (!known) throw error;
     return html(known.status, nonce, renderMessagePage(nonce, 'Key management', known.message, known.details), known.headers);

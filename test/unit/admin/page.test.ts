@@ -6,7 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fileAdmin } from '../../../src/keys/command/admin.ts';
 import { createKey } from '../../../src/keys/changes.ts';
-import type { PublicKeyRecord } from '../../../src/keys/record.ts';
+import { KeyStoreError, type PublicKeyRecord } from '../../../src/keys/record.ts';
 import type { ScopeUsage } from '../../../src/keys/command/usage.ts';
 import type { AdminContext } from '../../../src/admin/operations.ts';
 import { AdminError } from '../../../src/admin/input.ts';
@@ -248,6 +248,15 @@ serve('should answer 404 for an unknown page and 405 with Allow for a wrong meth
   assert.is(wrong.status, 405);
   assert.is(wrong.headers.Allow, 'GET, HEAD');
   assert.is((await servePage(DEPS, request({ path: '/admin/ui/keys', cookieToken: TOKEN }))).headers.Allow, 'POST');
+});
+
+serve('should still show the page, saying why, when the store cannot be read', async () => {
+  const broken = { ...context, keys: { ...context.keys, list: () => { throw new KeyStoreError('cannot read keys.json: EACCES'); } } } as AdminContext;
+  const answer = await servePage({ ...DEPS, context: broken }, request({ cookieToken: TOKEN }));
+  assert.is(answer.status, 503);
+  assert.is(answer.headers['Retry-After'], '5');
+  assert.match(answer.body, /class="box error"[\s\S]*Key store unavailable[\s\S]*EACCES/);
+  assert.match(answer.body, /form id="logout"/);
 });
 
 escaping.run();
