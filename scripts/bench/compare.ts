@@ -15,7 +15,7 @@ import { readPackSizes } from './pack-sizes.ts';
 import { BENCH_CACHE_MB, medianStartup, peakRssMb, startServer, stop, type ServerStart } from './processes.ts';
 import { REDIS_AVAILABLE, startBenchRedis } from './redis.ts';
 import { ratio, RESULTS_FORMAT, writeResults, type CountingCost, type Results, type Row, type SharedStore } from './results.ts';
-import { runRounds, type Contender, type Summary } from './rounds.ts';
+import { runRounds, WARM_UP_SECONDS, type Contender, type Summary } from './rounds.ts';
 import { setStage } from './stage.ts';
 import { ensureTools } from './tools.ts';
 import { wrk } from './wrk.ts';
@@ -134,6 +134,7 @@ export async function compare(options: CompareOptions): Promise<void> {
     date: new Date().toISOString(),
     machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version },
     seconds: options.seconds,
+    warmUpSeconds: Math.min(WARM_UP_SECONDS, options.seconds),
     rounds: options.rounds,
     connections: options.connections,
     build: stage.build,

@@ -53,6 +53,8 @@ export interface Results {
   format: typeof RESULTS_FORMAT;
   date: string;
   machine: { cpus: number; model?: string; node: string };
+  /** Seconds of unrecorded load each server got before a scenario's rounds (rounds.ts); absent in runs made before there was one. */
+  warmUpSeconds?: number;
   seconds: number;
   rounds: number;
   connections: number[];
