@@ -18,6 +18,8 @@ commands:
   ungrant ID PROVIDER_SLUG
                           take a grant back
   critpt ID on|off        approve or withdraw CritPt grading for a key
+  quota ID N|default      set a commercial key's requests per 24 h window (default: the
+                          server's commercial default)
   usage                   each quota scope of the active keys: requests counted in its
                           current window, its limit and what remains (data and CritPt);
                           read beside the running server, writing nothing

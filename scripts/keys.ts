@@ -20,7 +20,7 @@ import type { QuotaLimits } from '../src/quota/scopes.ts';
 import type { RecordedLimits } from '../src/quota/recorded-limits.ts';
 import { then, type Eventually } from '../src/lib/eventually.ts';
 import { fileAdmin, redisAdmin, type KeyAdmin } from '../src/keys/command/admin.ts';
-import { checkProviderSlug, creation, critptApproval, providerGrant, providerUngrant, regeneration, revocation } from '../src/keys/changes.ts';
+import { checkProviderSlug, creation, critptApproval, providerGrant, providerUngrant, quotaChange, regeneration, revocation } from '../src/keys/changes.ts';
 import type { KeyChange } from '../src/keys/table.ts';
 import { KEY_ID_PATTERN, KEY_PREFIX, KeyInputError, KeyStoreError, publicRecord, type IssuedKey, type KeyRecord, type KeyScope } from '../src/keys/record.ts';
 import { audited, performTokenOrAudit } from './keys-admin.ts';
@@ -68,6 +68,7 @@ const COMMANDS: Record<string, { operands: readonly string[]; options: readonly 
   grant: { operands: ['ID', 'PROVIDER_SLUG'], options: ['force', 'snapshot'] },
   ungrant: { operands: ['ID', 'PROVIDER_SLUG'], options: [] },
   critpt: { operands: ['ID', 'on|off'], options: [] },
+  quota: { operands: ['ID', 'N|default'], options: [] },
   usage: { operands: [], options: [] },
   migrate: { operands: [], options: [] },
   'admin-token create': { operands: [], options: ['name'] },
@@ -194,6 +195,12 @@ function perform(admin: KeyAdmin, command: string, operands: string[], values: V
     case 'critpt': {
       const id = keyId(operands[0]);
       return then(then(admin.apply(critptApproval(id, onOff(operands[1]))), audited(admin, 'key.critpt', (r: KeyRecord) => r, (r: KeyRecord) => ({ critpt: r.critpt }))), (record) => printRecord(io, record, json, `${record.id}: CritPt grading ${record.critpt ? 'approved' : 'withdrawn'}`));
+    }
+    case 'quota': {
+      const quota = operands[1] === 'default' ? null : quotaOf(operands[1]);
+      return then(then(admin.apply(quotaChange(keyId(operands[0]), quota)), audited(admin, 'key.quota', (r: KeyRecord) => r, () => ({ quota }))), (record) =>
+        printRecord(io, record, json, `${record.id}: quota ${record.quota === null ? "the server's commercial default" : `${record.quota} requests per 24 h`}`),
+      );
     }
     case 'usage':
       return then(admin.recordedLimits(), (recorded) => then(admin.usage(usageLimits(recorded, admin.where, io), Date.now()), (rows) => {

@@ -380,6 +380,35 @@ critpt.run();
 
 // ---------------------------------------------------------------------------------------------
 
+const quota = suite('keys quota and keys audit');
+
+quota("should set a commercial key's quota or give it the default back, refuse it on other tiers, and record each change with who ran it", () => {
+  const f = fixture();
+  const { id } = f.create('--tier', 'commercial', '--org', 'bigco');
+  const pro = f.create('--tier', 'pro', '--org', 'acme');
+  const set = f.keys('quota', id, '77', '--json');
+  assert.is(set.status, 0, set.stderr);
+  assert.is(JSON.parse(set.stdout).quota, 77);
+  assert.is(JSON.parse(f.keys('quota', id, 'default', '--json').stdout).quota, null);
+  const refused = f.keys('quota', pro.id, '5');
+  assert.is(refused.status, 1);
+  assert.match(refused.stderr, /only for commercial keys/);
+  assertUsageError(f.keys('quota', id, 'lots'), /--quota must be a positive integer/);
+  const audit = f.keys('audit', '--json');
+  assert.is(audit.status, 0, audit.stderr);
+  const entries = JSON.parse(audit.stdout);
+  assert.equal(entries.map((e: { action: string; changes: unknown }) => [e.action, e.changes]), [['key.quota', { quota: null }], ['key.quota', { quota: 77 }], ['key.create', { tier: 'pro', org: 'acme', user: null, scope: 'org', quota: null, grants: [], critpt: false }], ['key.create', { tier: 'commercial', org: 'bigco', user: null, scope: 'org', quota: null, grants: [], critpt: false }]]);
+  for (const entry of entries) assert.equal([entry.actor, entry.from], ['keys-command', 'local']);
+  assert.match(entries[0].actor_name, /^system user /);
+  assert.match(f.keys('audit', '--limit', '1').stdout, /key\.quota/);
+  assertUsageError(f.keys('audit', '--limit', '0'), /--limit must be an integer from 1 to 1000/);
+  f.cleanup();
+});
+
+quota.run();
+
+// ---------------------------------------------------------------------------------------------
+
 const usage = suite('keys usage');
 
 /** Every file of a folder with its size and modification time, to see that nothing was written. */
