@@ -5,7 +5,7 @@
  */
 import { userInfo } from 'node:os';
 import { UsageError } from '../src/shared/flags.ts';
-import { then, type Eventually } from '../src/lib/eventually.ts';
+import { recover, then, type Eventually } from '../src/lib/eventually.ts';
 import { systemClock } from '../src/lib/clock.ts';
 import type { KeyAdmin } from '../src/keys/command/admin.ts';
 import type { KeyRecord } from '../src/keys/record.ts';
@@ -14,11 +14,17 @@ import { ADMIN_TOKEN_ID_PATTERN, ADMIN_TOKEN_PREFIX, publicToken } from '../src/
 import type { Output } from './keys-print.ts';
 
 /** The audit entry of a change the command made: who ran it, on this machine. */
-export function audited<T>(admin: KeyAdmin, action: string, recordOf: (done: T) => KeyRecord, changes: (done: T) => Record<string, unknown>) {
+/**
+ * After a change, its audit entry. The change is made by then: a trail that cannot be written
+ * (an ACL without XADD, a full disk) is said on stderr, and the command still prints what it did
+ * (a new key's value would be lost otherwise) and exits 0.
+ */
+export function audited<T>(admin: KeyAdmin, io: Output, action: string, recordOf: (done: T) => KeyRecord, changes: (done: T) => Record<string, unknown>) {
   return (done: T): Eventually<T> => {
     const record = recordOf(done);
     const entry: AuditEntry = { at: new Date().toISOString(), actor: 'keys-command', actor_name: commandUser(), action, key: record.id, changes: changes(done), from: 'local' };
-    return then(admin.audit.append(entry), () => done);
+    const warn = (error: unknown) => io.err(`keys: warning: ${action} of ${record.id} was made but not written to the audit trail: ${(error as Error).message}`);
+    return then(recover(() => admin.audit.append(entry), warn), () => done);
   };
 }
 

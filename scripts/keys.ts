@@ -169,7 +169,7 @@ function perform(admin: KeyAdmin, command: string, operands: string[], values: V
   const { json } = values;
   switch (command) {
     case 'create':
-      return then(then(admin.apply(create(io, values)), audited(admin, 'key.create', (i: IssuedKey) => i.record, ({ record }: IssuedKey) => settingsOf(record))), (issued) => printIssued(io, issued, json, 'created'));
+      return then(then(admin.apply(create(io, values)), audited(admin, io, 'key.create', (i: IssuedKey) => i.record, ({ record }: IssuedKey) => settingsOf(record))), (issued) => printIssued(io, issued, json, 'created'));
     case 'list':
       return then(admin.list(), (found) => {
         const records = found ?? [];
@@ -178,27 +178,27 @@ function perform(admin: KeyAdmin, command: string, operands: string[], values: V
         else io.out(keyTable(records)); // the table shows no hash: no public copy of each record needed
       });
     case 'revoke':
-      return then(then(admin.apply(revocation(keyId(operands[0]))), audited(admin, 'key.revoke', (r: KeyRecord) => r, () => ({}))), (record) => printRecord(io, record, json, `revoked ${describe(record)}`));
+      return then(then(admin.apply(revocation(keyId(operands[0]))), audited(admin, io, 'key.revoke', (r: KeyRecord) => r, () => ({}))), (record) => printRecord(io, record, json, `revoked ${describe(record)}`));
     case 'regenerate':
-      return then(then(admin.apply(regeneration(keyId(operands[0]))), audited(admin, 'key.regenerate', (i: IssuedKey) => i.record, () => ({}))), (issued) => printIssued(io, issued, json, 'regenerated'));
+      return then(then(admin.apply(regeneration(keyId(operands[0]))), audited(admin, io, 'key.regenerate', (i: IssuedKey) => i.record, () => ({}))), (issued) => printIssued(io, issued, json, 'regenerated'));
     case 'grant': {
       const id = keyId(operands[0]);
       checkGrants(io, [operands[1]], values);
-      return then(then(admin.apply(providerGrant(id, operands[1])), audited(admin, 'key.grant', (r: KeyRecord) => r, () => ({ provider: operands[1] }))), (record) =>
+      return then(then(admin.apply(providerGrant(id, operands[1])), audited(admin, io, 'key.grant', (r: KeyRecord) => r, () => ({ provider: operands[1] }))), (record) =>
         printRecord(io, record, json, `${record.id} now holds ${record.grants.length} grant${record.grants.length === 1 ? '' : 's'}, including ${operands[1]}`),
       );
     }
     case 'ungrant':
-      return then(then(admin.apply(providerUngrant(keyId(operands[0]), checkProviderSlug(operands[1]))), audited(admin, 'key.ungrant', (r: KeyRecord) => r, () => ({ provider: operands[1] }))), (record) =>
+      return then(then(admin.apply(providerUngrant(keyId(operands[0]), checkProviderSlug(operands[1]))), audited(admin, io, 'key.ungrant', (r: KeyRecord) => r, () => ({ provider: operands[1] }))), (record) =>
         printRecord(io, record, json, `${record.id} no longer holds a grant for ${operands[1]} (${record.grants.length} left)`),
       );
     case 'critpt': {
       const id = keyId(operands[0]);
-      return then(then(admin.apply(critptApproval(id, onOff(operands[1]))), audited(admin, 'key.critpt', (r: KeyRecord) => r, (r: KeyRecord) => ({ critpt: r.critpt }))), (record) => printRecord(io, record, json, `${record.id}: CritPt grading ${record.critpt ? 'approved' : 'withdrawn'}`));
+      return then(then(admin.apply(critptApproval(id, onOff(operands[1]))), audited(admin, io, 'key.critpt', (r: KeyRecord) => r, (r: KeyRecord) => ({ critpt: r.critpt }))), (record) => printRecord(io, record, json, `${record.id}: CritPt grading ${record.critpt ? 'approved' : 'withdrawn'}`));
     }
     case 'quota': {
       const quota = operands[1] === 'default' ? null : quotaOf(operands[1]);
-      return then(then(admin.apply(quotaChange(keyId(operands[0]), quota)), audited(admin, 'key.quota', (r: KeyRecord) => r, () => ({ quota }))), (record) =>
+      return then(then(admin.apply(quotaChange(keyId(operands[0]), quota)), audited(admin, io, 'key.quota', (r: KeyRecord) => r, () => ({ quota }))), (record) =>
         printRecord(io, record, json, `${record.id}: quota ${record.quota === null ? "the server's commercial default" : `${record.quota} requests per 24 h`}`),
       );
     }

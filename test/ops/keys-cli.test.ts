@@ -4,7 +4,7 @@
  * server side is a KeyStore opened in this process before the command runs.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -402,6 +402,19 @@ quota("should set a commercial key's quota or give it the default back, refuse i
   assert.match(entries[0].actor_name, /^system user /);
   assert.match(f.keys('audit', '--limit', '1').stdout, /key\.quota/);
   assertUsageError(f.keys('audit', '--limit', '0'), /--limit must be an integer from 1 to 1000/);
+  f.cleanup();
+});
+
+quota('should still make a change and print it when the audit trail cannot be written, saying so on stderr', () => {
+  const f = fixture();
+  f.create('--tier', 'free', '--org', 'acme');
+  rmSync(join(f.state, 'audit.log'));
+  mkdirSync(join(f.state, 'audit.log')); // a folder where the trail's file should be
+  const made = f.keys('create', '--tier', 'pro', '--org', 'acme');
+  assert.is(made.status, 0, made.stderr);
+  assert.match(made.stdout, /^bdk_[A-Za-z0-9_-]{43}\n$/, 'the new key is printed');
+  assert.match(made.stderr, /keys: warning: key\.create of key_[0-9a-f]{12} was made but not written to the audit trail/);
+  assert.is(JSON.parse(f.keys('list', '--json').stdout).length, 2);
   f.cleanup();
 });
 

@@ -165,6 +165,16 @@ if (!REDIS_INSTALLED) {
       const revoked = await keysCommand('revoke', id, '--store', url);
       assert.is(revoked.status, 0, revoked.stderr);
       assert.is((await get(started.server.url, FREE_LIST, key)).status, 401);
+      // The admin tokens and the audit trail, as the ACL user: nothing refused, no warning.
+      assert.not.match(revoked.stderr, /warning/, 'the revocation went into the audit trail');
+      const token = await keysCommand('admin-token', 'create', '--name', 'acl-ops', '--json', '--store', url);
+      assert.is(token.status, 0, token.stderr);
+      const tokens = await keysCommand('admin-token', 'list', '--json', '--store', url);
+      assert.is(tokens.status, 0, tokens.stderr);
+      assert.is((await keysCommand('admin-token', 'revoke', JSON.parse(token.stdout).id, '--store', url)).status, 0);
+      const trail = await keysCommand('audit', '--json', '--store', url);
+      assert.is(trail.status, 0, trail.stderr);
+      assert.ok((JSON.parse(trail.stdout) as { action: string }[]).some((e) => e.action === 'key.revoke'), 'the trail is read back');
       // Many probe rounds later: nothing the ACL refused, no warning.
       const ready = await readyz(started.server.url);
       assert.is(ready.status, 200, ready.reply.text);
