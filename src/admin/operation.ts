@@ -70,8 +70,8 @@ export function keyIdParam(call: AdminCall): string {
   return id;
 }
 
-export async function findKey(context: AdminContext, id: string): Promise<KeyRecord> {
-  const record = (await context.keys.list())?.find((r) => r.id === id);
+export function findKey(records: readonly KeyRecord[], id: string): KeyRecord {
+  const record = records.find((r) => r.id === id);
   if (!record) throw new KeyNotFound(`no key with id ${id}`);
   return record;
 }
@@ -94,16 +94,21 @@ export async function audit(context: AdminContext, caller: Caller, action: strin
 }
 
 /**
- * A change to one active key unless it already is as asked (then nothing is written). The check
- * runs inside the change, on the store's own reading of the key, so two callers cannot both see
+ * A change to one key unless it already is as asked (then nothing is written). The check runs
+ * inside the change, on the store's own reading of the key, so two callers cannot both see
  * "not yet" and both write.
  */
 function unlessAlready(id: string, already: (record: KeyRecord) => boolean, change: KeyChange<KeyRecord>): KeyChange<{ record: KeyRecord; changed: boolean }> {
   return (table) => {
     const record = table.byId(id);
-    if (record !== undefined && record.revoked_at === null && already(record)) return { record, changed: false };
+    if (record !== undefined && already(record)) return { record, changed: false };
     return { record: change(table), changed: true };
   };
+}
+
+/** "Already as asked" for a change to an active key: a revoked key never is, so the change refuses it (409). */
+export function activeAnd(already: (record: KeyRecord) => boolean): (record: KeyRecord) => boolean {
+  return (record) => record.revoked_at === null && already(record);
 }
 
 /** Apply an idempotent change; audit it when it changed something. */
@@ -114,9 +119,13 @@ export async function idempotent(context: AdminContext, call: AdminCall, action:
   return ok({ record: publicRecord(record), changed, ...noted });
 }
 
-/** Usage rows of the active keys, with what the server's counter says now. */
-export async function usage(context: AdminContext, keep: (row: ScopeUsage, records: Map<string, KeyRecord>) => boolean): Promise<ScopeUsage[]> {
-  const records = (await context.keys.list()) ?? [];
+/** Every key in the store, revoked ones included. */
+export async function allKeys(context: AdminContext): Promise<KeyRecord[]> {
+  return (await context.keys.list()) ?? [];
+}
+
+/** Usage rows of the active keys among `records`, with what the server's counter says now. */
+export async function usage(context: AdminContext, records: readonly KeyRecord[], keep: (row: ScopeUsage, records: Map<string, KeyRecord>) => boolean): Promise<ScopeUsage[]> {
   const byId = new Map(records.map((r) => [r.id, r]));
   const rows = usageRows(records, context.limits).filter((row) => keep(row, byId));
   return withStatus(rows, (kind, scope, limit) => context.quota.status(kind, scope, limit), context.clock.now());
