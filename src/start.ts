@@ -4,7 +4,6 @@
  * which start the real server on port 0.
  */
 import { existsSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { AccessLog } from './http/access-log.ts';
 import { Metrics } from './http/metrics.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
@@ -15,7 +14,7 @@ import { CritptGrader } from './critpt/grader.ts';
 import { BodyBudget } from './http/body-budget.ts';
 import type { QuotaBook } from './quota/book.ts';
 import type { QuotaCounter } from './quota/counter.ts';
-import { createHttpServer, HTTP_LIMITS } from './http/server.ts';
+import { createHttpServer, HTTP_LIMITS, listenAt } from './http/server.ts';
 import { App } from './app.ts';
 import { SnapshotStore } from './snapshot/store.ts';
 import { openStateStore, type StateStore } from './state-store.ts';
@@ -113,27 +112,14 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
   const app = new App({ options, clock, keys: store.keys, quota: counter, grader, snapshots, logError, metrics, accessLog, readiness: () => notReady(conditions, store), warnings: () => warnings.reasons() });
   const server = createHttpServer(app.handle, { ...HTTP_LIMITS, sendStallMs: options.sendTimeoutSeconds * 1000, ...hooks.httpLimits });
   server.on('request', () => idle.busy());
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port, options.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-  } catch (error) {
-    // The watch, the poll and the journal's fsync timer would keep a process that cannot serve alive.
-    snapshots.stop();
-    idle.stop();
-    store.close();
-    removeMadeStateFolder();
-    throw error;
-  }
+  let listening: { port: number; url: string };
   let admin: AdminListening | null;
   try {
+    listening = await listenAt(server, options.port, options.host);
     admin = await startAdmin(options, { clock, quota: counter, snapshots, log, logError });
   } catch (error) {
-    server.close();
+    // The watch, the poll and the journal's fsync timer would keep a process that cannot serve alive.
+    if (server.listening) server.close();
     snapshots.stop();
     idle.stop();
     store.close();
@@ -141,8 +127,6 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     throw error;
   }
   idle.add(app.warmSteps());
-  const { port } = server.address() as AddressInfo;
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
 
   let closing: Promise<void> | null = null;
   const close = () =>
@@ -161,5 +145,5 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
       server.closeIdleConnections();
     }));
 
-  return { url: `http://${host}:${port}`, port, app, snapshots, conditions, warnings, uploads, quota: store.book, admin, close };
+  return { url: listening.url, port: listening.port, app, snapshots, conditions, warnings, uploads, quota: store.book, admin, close };
 }

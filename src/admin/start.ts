@@ -3,7 +3,6 @@
  * tokens and audit trail is the keys command's own (fileAdmin or redisAdmin), on the same state
  * folder or Redis the server counts in.
  */
-import type { AddressInfo } from 'node:net';
 import type { QuotaLimits } from '../quota/scopes.ts';
 import type { RedisAddress, ReplicaConfirmation } from '../redis/client.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -13,6 +12,7 @@ import { StoreLocked } from '../keys/file.ts';
 import { updateKeys } from '../keys/file-append.ts';
 import type { QuotaCounter } from '../quota/counter.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
+import { listenAt } from '../http/server.ts';
 import { createAdminListener } from './listener.ts';
 
 /** How long a change waits for a keys command holding the store's lock, a try every LOCK_RETRY_MS. */
@@ -70,21 +70,14 @@ export async function startAdmin(options: AdminOptions, { clock, quota, snapshot
   if (options.adminPort === null) return null;
   const keys = options.store === 'file' ? serverFileAdmin(options.stateDir) : await redisAdmin(options.store, clock, options.storeReplicas);
   const server = createAdminListener({ context: { keys, quota, limits: options.limits, served: () => providersOf(snapshots.current.manifest), clock, logError }, logError });
+  let url: string;
+  let port: number;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.adminPort!, options.adminHost, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    ({ url, port } = await listenAt(server, options.adminPort, options.adminHost));
   } catch (error) {
     keys.close();
     throw error;
   }
-  const { port } = server.address() as AddressInfo;
-  const host = options.adminHost.includes(':') ? `[${options.adminHost}]` : options.adminHost;
-  const url = `http://${host}:${port}`;
   log(`admin listener on ${url}/admin/ (admin tokens only)`);
   try {
     if ((await keys.tokens.list()).every((t) => t.revoked_at !== null)) logError(`warning: no admin token can use the admin listener yet; make one with the keys command: admin-token create --name NAME ${options.store === 'file' ? `--state ${options.stateDir}` : '--store ...'}`);

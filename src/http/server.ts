@@ -5,7 +5,7 @@
  * an unmet Expect, CONNECT; and `OPTIONS *`, which asks about the server rather than a route.
  */
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { errorBody, HttpError } from './error.ts';
 import { JSON_TYPE } from './respond.ts';
@@ -214,4 +214,16 @@ function answerPlain(res: ServerResponse, error: HttpError): void {
 export function outcomeStatus(req: IncomingMessage, res: ServerResponse): number {
   if (res.headersSent || res.writableFinished) return res.statusCode;
   return timedOutSockets.has(req.socket) ? 408 : 499;
+}
+
+/** Listen on `host:port` (port 0: one the system picks); the port taken and the URL to reach it, or the listen error (EADDRINUSE...). */
+export function listenAt(server: Server, port: number, host: string): Promise<{ port: number; url: string }> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const taken = (server.address() as AddressInfo).port;
+      resolve({ port: taken, url: `http://${host.includes(':') ? `[${host}]` : host}:${taken}` });
+    });
+  });
 }
