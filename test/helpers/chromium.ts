@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import type { Test } from 'uvu';
+import { START_GUARD_MS } from './process.ts';
 
 /** The chromium on PATH (Debian's `chromium`, or `chromium-browser` elsewhere); null when none. */
 export const CHROMIUM: string | null =
@@ -75,6 +76,7 @@ export interface LaunchOptions {
   height?: number;
   /** A phone: 390x844 unless told, device scale 2, mobile layout (the meta viewport applies). */
   mobile?: boolean;
+  /** How long a command or a page load may take before it is called stuck: a hang guard, not a performance bound. */
   timeoutMs?: number;
 }
 
@@ -83,7 +85,8 @@ type Waiter = { test: (m: Message) => boolean; resolve: (m: Message) => void; re
 
 export async function launchBrowser(options: LaunchOptions = {}): Promise<Browser> {
   if (CHROMIUM === null) throw new Error('chromium is not installed (apt-get install chromium)');
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  // The tests' own hang guard (a start takes a second; a busy machine may make that many times longer): no test passes or fails on how fast the browser is.
+  const timeoutMs = options.timeoutMs ?? START_GUARD_MS;
   const profile = mkdtempSync(join(tmpdir(), 'bda-chromium-'));
   // --no-sandbox: the tests run as root, where chromium's sandbox refuses to start. A container's /dev/shm is
   // often 64 MB, too small for chromium's shared memory: --disable-dev-shm-usage puts it in /tmp.
