@@ -83,8 +83,9 @@ const FIXED_ROUTES: Record<string, Route> = {
 };
 const ACTION_PATH = /^\/admin\/ui\/keys\/([^/]+)\/([a-z]+)$/;
 
+/** Every path the page answers (its forms' targets under /admin/ui/, unknown ones a 404 page). */
 export function isPagePath(path: string): boolean {
-  return path === '/admin/' || path === '/admin/login' || path === '/admin/logout' || path.startsWith('/admin/ui/');
+  return Object.hasOwn(FIXED_ROUTES, path) || path.startsWith('/admin/ui/');
 }
 
 /** The page a path names, or null (404). The key id is checked by the operation, which says what is wrong with it. */
