@@ -43,19 +43,22 @@ export const RESET_CONDITION = 'redis reset';
 const LOOKUP_COMMAND = 'key lookup';
 
 /**
- * The key check (RedisKeyCheck) the quota's script runs first: that a key's record is still the
- * one the server decided the request with. Its KEYS are LOOKUP_KEYS and its ARGV checkOf's two
- * values (both '' for no check). It returns early, before anything is written:
- * {NO_STORE} when the marker is missing, {KEY_CHANGED, record} when the record changed,
- * {KEY_CHANGED} when there is no active record.
+ * The key check (RedisKeyCheck) the quota's scripts run first: that a key's record is still the
+ * one the server decided the request with. A Lua function, `key_check(keys, hash, json)`, whose
+ * `keys` hold LOOKUP_KEYS from 1 and whose two values are checkOf's (both '' for no check). It
+ * returns nil when the record is current (or nothing is checked), else the early answer, before
+ * anything is written: {NO_STORE} when the marker is missing, {KEY_CHANGED, record} when the
+ * record changed, {KEY_CHANGED} when there is no active record.
  */
 const KEY_CHECK_LUA = `
-if ARGV[1] ~= '' then
-  if redis.call('EXISTS', KEYS[3]) == 0 then return {-1} end
-  local id = redis.call('HGET', KEYS[2], ARGV[1])
-  local record = id and redis.call('HGET', KEYS[1], id)
+local function key_check(keys, hash, json)
+  if hash == '' then return nil end
+  if redis.call('EXISTS', keys[3]) == 0 then return {-1} end
+  local id = redis.call('HGET', keys[2], hash)
+  local record = id and redis.call('HGET', keys[1], id)
   if not record then return {-2} end
-  if record ~= ARGV[2] then return {-2, record} end
+  if record ~= json then return {-2, record} end
+  return nil
 end
 `;
 const LOOKUP_KEYS = [RECORDS, INDEX, STORE_MARKER];
@@ -63,10 +66,10 @@ const LOOKUP_KEYS = [RECORDS, INDEX, STORE_MARKER];
 const NO_STORE = -1;
 const KEY_CHANGED = -2;
 /**
- * The lookup is the key check against no record (ARGV: the key's SHA-256 and ''): it always
- * answers early, {NO_STORE}, {KEY_CHANGED} (no active key) or {KEY_CHANGED, record}.
+ * The lookup is the key check against no record (ARGV: the key's SHA-256): it always answers
+ * early, {NO_STORE}, {KEY_CHANGED} (no active key) or {KEY_CHANGED, record}.
  */
-const LOOKUP = new LuaScript(`${KEY_CHECK_LUA}return {${NO_STORE}}`);
+const LOOKUP = new LuaScript(`${KEY_CHECK_LUA}return key_check(KEYS, ARGV[1], '')`);
 /** What the probe looks up to read the marker as requests read it: no key's hash (not hex). */
 const NO_KEY = '-';
 /** Records kept by key hash (about a kilobyte each). */

@@ -24,32 +24,14 @@ import type { Clock } from '../lib/clock.ts';
 import { DURABLE_NOW, type QuotaCounter, type Reservation, type Reserved, type Taken } from './counter.ts';
 import { WINDOW_MS, type QuotaKind, type QuotaStatus, type Window } from './window.ts';
 import { LuaScript, type RedisClient } from '../redis/client.ts';
-import { REDIS_PREFIX } from '../redis/keyspace.ts';
 import { UNWATCHED, type RefusalWatch } from '../redis/refusals.ts';
 import type { Reply } from '../redis/resp.ts';
 import { unavailable } from './redis-errors.ts';
+import { NO_CHECK, NO_KEY_CHECK_LUA, outcomeOf, redisKeysOf, type Outcome, type RedisKeyCheck } from './redis-counters.ts';
+import { RedisTakes } from './redis-takes.ts';
 
+export type { RedisKeyCheck } from './redis-counters.ts';
 
-/**
- * What the quota's script runs first to check the record a request was decided with, in the
- * same step as its count (src/keys/redis.ts gives it): nothing is counted for a key whose record
- * changed, and the request costs one round trip.
- */
-export interface RedisKeyCheck {
-  /**
-   * Lua that checks the key and returns early (before anything is written) when it is not
-   * current. Its Redis keys come first in KEYS; its two arguments are ARGV[1] and ARGV[2].
-   */
-  readonly lua: string;
-  readonly redisKeys: readonly string[];
-  /** The two arguments that check `record`. */
-  checkOf(record: KeyRecord): [string, string];
-  /** Read a checked step's reply: returns when the record was current, else throws (KeyChanged, StoreReset). */
-  checked(hash: string, reply: Reply): void;
-}
-
-/** The key check's arguments when no key is checked (the keys command's own steps). */
-const NO_CHECK: readonly [string, string] = ['', ''];
 
 /**
  * The quota's Lua, after the key check. KEYS: the key check's, then the window and the held
@@ -65,6 +47,8 @@ const NO_CHECK: readonly [string, string] = ['', ''];
  * this way a count is refused whole (OOM) and `status` writes nothing at all.
  */
 const QUOTA_LUA = `
+local early = key_check(KEYS, ARGV[1], ARGV[2])
+if early then return early end
 local window, slots = KEYS[#KEYS - 1], KEYS[#KEYS]
 local op, now, limit, span = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local reservation, extra, slotted = ARGV[7], ARGV[8], ARGV[9] == 'slots'
@@ -113,11 +97,6 @@ type Operation = 'status' | 'take' | 'reserve' | 'commit' | 'release' | 'merge';
 /** The counter whose gradings hold slots while they are under way (src/critpt/grader.ts). */
 const SLOTTED: QuotaKind = 'critpt';
 
-/** A counter's two Redis keys: its window and its held slots. */
-function redisKeysOf(kind: QuotaKind, scope: string): [string, string] {
-  return [`${REDIS_PREFIX}quota:${kind}:${scope}`, `${REDIS_PREFIX}held:${kind}:${scope}`];
-}
-
 export interface RedisQuotaOptions {
   clock: Clock;
   /** How long a grading may hold a slot before it is taken back (longer than any grading). */
@@ -132,12 +111,6 @@ const OPERATIONS: readonly Operation[] = ['status', 'take', 'reserve', 'commit',
 
 /** Each step is a command of its own to the refusal watch: with memory full `status` runs and `take` is refused. */
 const COMMAND_NAMES = Object.fromEntries(OPERATIONS.map((op) => [op, `quota ${op}`])) as Record<Operation, string>;
-
-/** What a step found: whether it was allowed, and the counter after it. */
-interface Outcome {
-  allowed: boolean;
-  status: QuotaStatus;
-}
 
 const statusOf = (outcome: Outcome): QuotaStatus => outcome.status;
 const takenOf = ({ allowed, status }: Outcome): Taken => ({ status, durable: allowed ? DURABLE_NOW : null });
@@ -164,16 +137,18 @@ export class RedisQuota implements QuotaCounter {
   private readonly fail: Record<Operation, (error: unknown) => never>;
   private readonly script: LuaScript;
   private readonly checkKeys: readonly string[];
+  private readonly takes: RedisTakes;
 
   constructor(
     private readonly client: RedisClient,
     private readonly options: RedisQuotaOptions,
   ) {
-    this.script = new LuaScript(`${options.keyCheck?.lua ?? ''}${QUOTA_LUA}`);
+    this.script = new LuaScript(`${options.keyCheck?.lua ?? NO_KEY_CHECK_LUA}${QUOTA_LUA}`);
     client.load(this.script);
     this.checkKeys = options.keyCheck?.redisKeys ?? [];
     const watch = (this.watch = options.watch ?? UNWATCHED);
     this.fail = Object.fromEntries(OPERATIONS.map((op) => [op, unavailable(watch, COMMAND_NAMES[op])])) as Record<Operation, (error: unknown) => never>;
+    this.takes = new RedisTakes(client, options.clock, options.keyCheck, () => watch.answered(COMMAND_NAMES.take), this.fail.take);
   }
 
   /**
@@ -188,9 +163,7 @@ export class RedisQuota implements QuotaCounter {
     const read = (reply: Reply): Outcome => {
       this.watch.answered(COMMAND_NAMES[op]);
       keyCheck?.checked(check[0], reply);
-      const [allowed, count, held, start] = reply as number[];
-      const remaining = Math.max(0, limit - count - held);
-      return { allowed: allowed === 1, status: { limit, remaining, resetAt: (start < 0 ? now : start) + WINDOW_MS, exhausted: remaining === 0 } };
+      return outcomeOf(reply, limit, now);
     };
     const keys = [...this.checkKeys, ...redisKeysOf(kind, scope)];
     const args = [...check, op, now, limit, WINDOW_MS, id, extra ?? '', kind === SLOTTED ? 'slots' : ''];
@@ -207,9 +180,14 @@ export class RedisQuota implements QuotaCounter {
     return this.run({ op: 'status', kind, scope, limit, key }).then(statusOf);
   }
 
-  /** Counted in Redis by the time this settles: the answer may go out at once. */
+  /**
+   * Counted in Redis by the time this settles: the answer may go out at once. Counted with the
+   * iteration's others in one script run (src/quota/redis-takes.ts), but for a counter with
+   * held slots, whose count must see them.
+   */
   take(kind: QuotaKind, scope: string, limit: number, key?: KeyRecord): Promise<Taken> {
-    return this.run({ op: 'take', kind, scope, limit, key }).then(takenOf);
+    if (kind === SLOTTED) return this.run({ op: 'take', kind, scope, limit, key }).then(takenOf);
+    return this.takes.take(kind, scope, limit, key).then(takenOf);
   }
 
   async reserve(kind: QuotaKind, scope: string, limit: number, key?: KeyRecord): Promise<Reserved> {

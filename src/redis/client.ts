@@ -139,6 +139,16 @@ export class RedisClient {
     return this.evalScript(script, keys, args, true);
   }
 
+  /**
+   * Run `assemble` just before this iteration's commands leave, so what it sends rides in their
+   * write (see Pipeline.beforeWrite). It runs at once when not connected: its commands are then
+   * refused as any would be.
+   */
+  beforeWrite(assemble: () => void): void {
+    if (this.ready && this.socket) this.pipeline.beforeWrite(this.socket, assemble);
+    else assemble();
+  }
+
   /** Drop the connection and find the primary again (the health probe saw it demoted). */
   reconnect(reason: string): void {
     this.drop(reason);

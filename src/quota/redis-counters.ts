@@ -1,0 +1,52 @@
+/**
+ * What the quota's scripts on Redis share (src/quota/redis.ts, one step at a time, and
+ * src/quota/redis-takes.ts, an iteration's counts at once): a counter's Redis keys, the key
+ * check they run first, and how a counter's reply reads.
+ */
+import type { KeyRecord } from '../keys/record.ts';
+import { REDIS_PREFIX } from '../redis/keyspace.ts';
+import type { Reply } from '../redis/resp.ts';
+import { WINDOW_MS, type QuotaKind, type QuotaStatus } from './window.ts';
+
+/**
+ * What the quota's scripts run first to check the record a request was decided with, in the
+ * same step as its count (src/keys/redis.ts gives it): nothing is counted for a key whose record
+ * changed, and the request costs one round trip.
+ */
+export interface RedisKeyCheck {
+  /**
+   * Lua that defines `key_check(keys, hash, json)`: nil when the record is current, else the early
+   * answer to return before anything is written. `keys` holds `redisKeys` from 1; the two values
+   * are checkOf's.
+   */
+  readonly lua: string;
+  readonly redisKeys: readonly string[];
+  /** The two arguments that check `record`. */
+  checkOf(record: KeyRecord): [string, string];
+  /** Read a checked step's reply: returns when the record was current, else throws (KeyChanged, StoreReset). */
+  checked(hash: string, reply: Reply): void;
+}
+
+/** The key check's arguments when no key is checked (the keys command's own steps). */
+export const NO_CHECK: readonly [string, string] = ['', ''];
+
+/** The key check of a counter that checks no key (the keys command's). */
+export const NO_KEY_CHECK_LUA = 'local function key_check() return nil end\n';
+
+/** A counter's two Redis keys: its window and its held slots. */
+export function redisKeysOf(kind: QuotaKind, scope: string): [string, string] {
+  return [`${REDIS_PREFIX}quota:${kind}:${scope}`, `${REDIS_PREFIX}held:${kind}:${scope}`];
+}
+
+/** What a step found: whether it was allowed, and the counter after it. */
+export interface Outcome {
+  allowed: boolean;
+  status: QuotaStatus;
+}
+
+/** A counter's reply, {allowed (1/0), count, held, start (-1: no window)}, read at `now` against `limit`. */
+export function outcomeOf(reply: Reply, limit: number, now: number): Outcome {
+  const [allowed, count, held, start] = reply as number[];
+  const remaining = Math.max(0, limit - count - held);
+  return { allowed: allowed === 1, status: { limit, remaining, resetAt: (start < 0 ? now : start) + WINDOW_MS, exhausted: remaining === 0 } };
+}
