@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --duration S] [--connections 16,64] [--rounds 3]`: our server against nginx
+ * `npm run bench [-- --duration S] [--connections 16,64] [--rounds 5]`: our server against nginx
  * (one worker) serving the same precompressed bodies and against the node:http floor, with wrk,
  * in alternating rounds; medians and ratios, peak RSS at the bench's and the default cache
  * size, the pack's bytes per route and encoding, build time and start-up. Writes
@@ -18,15 +18,18 @@ import { flagsOrExit } from '../src/shared/flags.ts';
 
 const USAGE = `usage: npm run bench -- [--duration S] [--connections N,N,...] [--rounds N] [--baseline DIR] [--scale [--factors F,F,...]]
 
-  --duration S         seconds of load per run (default 10)
+  --duration S         seconds of load per run (default 6)
   --connections N,...  wrk connection counts (default 16,64)
-  --rounds N           alternating rounds of every scenario (default 3)
+  --rounds N           alternating rounds of every scenario (default 5)
   --baseline DIR       also load an earlier checkout (bundled and built by its own code) in the same rounds
   --scale              build, size and start the 1x, 3x and 10x datasets instead
   --factors F,...      the dataset sizes of --scale (default 1,3,10)`;
 
+// Five rounds of 6 s (30 s of load a server, as three of 10 s were): each ratio is the median of
+// the rounds' own (scripts/bench/rounds.ts, roundRatio), and five rounds give it a middle that
+// one drifting round cannot move.
 const { values } = flagsOrExit(
-  { options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '16,64' }, rounds: { type: 'string', default: '3' }, scale: { type: 'boolean', default: false }, factors: { type: 'string', default: '1,3,10' }, baseline: { type: 'string' }, help: { type: 'boolean', short: 'h' } } },
+  { options: { duration: { type: 'string', default: '6' }, connections: { type: 'string', default: '16,64' }, rounds: { type: 'string', default: '5' }, scale: { type: 'boolean', default: false }, factors: { type: 'string', default: '1,3,10' }, baseline: { type: 'string' }, help: { type: 'boolean', short: 'h' } } },
   USAGE,
 );
 try {

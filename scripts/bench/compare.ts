@@ -14,8 +14,8 @@ import { exportBody, startNginx } from './nginx.ts';
 import { readPackSizes } from './pack-sizes.ts';
 import { BENCH_CACHE_MB, medianStartup, peakRssMb, startServer, stop, type ServerStart } from './processes.ts';
 import { REDIS_AVAILABLE, startBenchRedis } from './redis.ts';
-import { ratio, RESULTS_FORMAT, writeResults, type CountingCost, type Results, type Row, type SharedStore } from './results.ts';
-import { runRounds, WARM_UP_SECONDS, type Contender, type Summary } from './rounds.ts';
+import { RESULTS_FORMAT, writeResults, type CountingCost, type Results, type Row, type SharedStore } from './results.ts';
+import { roundRatio, runRounds, WARM_UP_SECONDS, type Contender, type Summary } from './rounds.ts';
 import { setStage } from './stage.ts';
 import { ensureTools } from './tools.ts';
 import { wrk } from './wrk.ts';
@@ -43,7 +43,18 @@ const COUNTING_OFF = 'Pro list page (br), counting off';
 const ON_REDIS = 'Pro list page (br), on Redis';
 
 function rowOf(scenario: string, connections: number, ours: Summary, nginx: Summary | null, floor: Summary | null, before: Summary | null = null): Row {
-  return { scenario, connections, ours, nginx, floor, before, rpsRatio: ratio(ours.rps, nginx?.rps), p99Ratio: ratio(ours.p99Ms, nginx?.p99Ms), oursOfFloor: ratio(ours.rps, floor?.rps) };
+  return {
+    scenario,
+    connections,
+    ours,
+    nginx,
+    floor,
+    before,
+    rpsRatio: roundRatio(ours, nginx, 'rps'),
+    p99Ratio: roundRatio(ours, nginx, 'p99Ms'),
+    oursOfFloor: roundRatio(ours, floor, 'rps'),
+    p99OfFloor: roundRatio(ours, floor, 'p99Ms'),
+  };
 }
 
 export async function compare(options: CompareOptions): Promise<void> {
@@ -102,14 +113,14 @@ export async function compare(options: CompareOptions): Promise<void> {
       const off = runs.get('ours, counting off');
       if (off) {
         rows.push(rowOf(COUNTING_OFF, connections, off, null, null));
-        countingCost.push({ connections, on: main.rps, off: off.rps, cost: 1 - main.rps / off.rps });
+        countingCost.push({ connections, on: main.rps, off: off.rps, cost: 1 - roundRatio(main, off, 'rps')! });
       }
       const shared = runs.get('ours on Redis');
       const sharedTls = runs.get('ours on Redis over TLS');
       if (shared) {
         rows.push(rowOf(ON_REDIS, connections, shared, null, null));
         if (sharedTls) rows.push(rowOf(`${ON_REDIS} over TLS`, connections, sharedTls, null, null));
-        sharedStore.push({ connections, file: main.rps, redis: shared.rps, redisTls: sharedTls?.rps ?? null });
+        sharedStore.push({ connections, file: main.rps, redis: shared.rps, redisTls: sharedTls?.rps ?? null, ratio: roundRatio(shared, main, 'rps')!, ratioTls: roundRatio(sharedTls, main, 'rps') });
       }
     }
   }

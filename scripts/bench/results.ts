@@ -3,10 +3,14 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../processes.ts';
 import type { PackSizes } from './pack-sizes.ts';
-import type { Summary } from './rounds.ts';
+import { roundRatio, type Summary } from './rounds.ts';
 
-/** 2: rounds with medians, the floor and nginx in every row, pack sizes by route, RSS at two cache sizes. */
-export const RESULTS_FORMAT = 2;
+/**
+ * 2: rounds with medians, the floor and nginx in every row, pack sizes by route, RSS at two cache
+ * sizes. 3: every ratio the median of the rounds' own ratios (rounds.ts, roundRatio), not a ratio
+ * of medians; the rows' p99 over the floor's; the shared store's ratios.
+ */
+export const RESULTS_FORMAT = 3;
 const RESULTS_FILE = join(ROOT, 'bench', 'results.json');
 const SCALE_FILE = join(ROOT, 'bench', 'scale.json');
 
@@ -18,25 +22,26 @@ export interface Row {
   floor: Summary | null;
   /** The baseline checkout (--baseline), loaded in the same rounds; null without one. */
   before?: Summary | null;
-  /** Ours over nginx: rps, and p99 (above 1 is slower). */
+  /** Ours over nginx: rps, and p99 (above 1 is slower). Each ratio here the median of the rounds' own. */
   rpsRatio: number | null;
   p99Ratio: number | null;
-  /** Ours over the node:http floor, rps. */
+  /** Ours over the node:http floor: rps, and p99. */
   oursOfFloor: number | null;
+  p99OfFloor: number | null;
 }
 
 /** a / b, or null when there is no b. */
 export const ratio = (a: number, b: number | undefined) => (b ? a / b : null);
 
 /** The floor's figure over nginx's in a row (null without a floor): how much of a target's budget node:http itself uses. */
-export const floorRatio = (row: Row, figure: 'rps' | 'p99Ms') => (row.floor ? ratio(row.floor[figure], row.nginx?.[figure]) : null);
+export const floorRatio = (row: Row, figure: 'rps' | 'p99Ms') => (row.floor ? roundRatio(row.floor, row.nginx, figure) : null);
 
 export interface CountingCost {
   connections: number;
   /** Median rps of the Pro list page with counting on and off, measured in the same rounds. */
   on: number;
   off: number;
-  /** 1 - on/off: the share of throughput that counting costs. */
+  /** 1 - on/off (the median of the rounds' own ratios): the share of throughput that counting costs. */
   cost: number;
 }
 
@@ -47,6 +52,9 @@ export interface SharedStore {
   file: number;
   redis: number;
   redisTls: number | null;
+  /** On Redis over the state folder, and over TLS (null when not measured): medians of the rounds' own ratios. */
+  ratio: number;
+  ratioTls: number | null;
 }
 
 export interface Results {

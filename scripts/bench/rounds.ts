@@ -57,6 +57,18 @@ export function summarise(loads: Load[]): Summary {
  */
 export const WARM_UP_SECONDS = 2;
 
+/**
+ * a's figure over b's as the median of the rounds' own ratios (null without either). A round loads
+ * the two back to back, while the machine drifts by 20% within minutes: a ratio of two medians
+ * may take a's figure from one round and b's from another. On 2026-11-26 the server with
+ * counting off read 14,744, 19,939 and 26,329 rps in three rounds of the list page at c=16,
+ * against 17,086 to 17,788 counting: 11% of "counting cost" as a ratio of medians.
+ */
+export function roundRatio(a: Summary | undefined, b: Summary | null | undefined, figure: 'rps' | 'p99Ms'): number | null {
+  if (!a || !b) return null;
+  return median(a.rounds.map((load, i) => load[figure] / b.rounds[i][figure]));
+}
+
 /** Load every contender once a round, alternating the order, after a warm-up of each; each contender's summary by name. */
 export function runRounds(contenders: readonly Contender[], options: RoundOptions, label: string): Map<string, Summary> {
   for (const contender of contenders) wrk(contender.base, contender.paths, contender.headers, options.connections, Math.min(WARM_UP_SECONDS, options.seconds), options.work);

@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readPackSizes } from '../../../scripts/bench/pack-sizes.ts';
 import { floorRatio, RESULTS_FORMAT, type Results, type Row } from '../../../scripts/bench/results.ts';
-import { roundOrder, summarise } from '../../../scripts/bench/rounds.ts';
+import { roundOrder, roundRatio, summarise } from '../../../scripts/bench/rounds.ts';
 import { checkTargets } from '../../../scripts/bench/targets.ts';
 import { indexFile, MANIFEST_FILE, PACK_FILE, type RouteIndex } from '../../../src/shared/manifest.ts';
 
@@ -30,6 +30,17 @@ summary('should take the median of each figure on its own and sum the errors', (
     { rps: 200, p50Ms: 2, p99Ms: 5, errors: 2 },
   ]);
   assert.equal([s.rps, s.p50Ms, s.p99Ms, s.errors], [200, 2, 5, 3]);
+});
+
+summary('should take a ratio as the median of the rounds\' own ratios, not as a ratio of medians', () => {
+  const loads = (...rps: number[]) => summarise(rps.map((r) => ({ rps: r, p50Ms: 1, p99Ms: 1000 / r, errors: 0 })));
+  // The machine drifts: b's rounds read 14,700 to 26,300 rps, a's are steady and a little under b's each round.
+  const a = loads(14_000, 19_000, 25_000);
+  const b = loads(14_700, 19_900, 26_300);
+  assert.is(a.rps / b.rps, 19_000 / 19_900);
+  assert.is(roundRatio(a, b, 'rps'), 14_000 / 14_700, 'the median of 0.952, 0.955 and 0.951');
+  assert.is(roundRatio(a, b, 'p99Ms'), 14_700 / 14_000);
+  assert.is(roundRatio(a, null, 'rps'), null);
 });
 
 summary.run();
@@ -77,6 +88,7 @@ const rowOf = (scenario: string, ours: number, nginx: number, floor: number | nu
   rpsRatio: ours / nginx,
   p99Ratio: 1 / 0.25,
   oursOfFloor: floor === null ? null : ours / floor,
+  p99OfFloor: floor === null ? null : 1 / 0.5,
 });
 const resultsOf = (rows: Row[]): Results => ({
   format: RESULTS_FORMAT,
