@@ -47,12 +47,18 @@ export class Pipeline {
     this.corked = true;
     socket.cork();
     setImmediate(() => {
-      const assembling = this.assembling;
-      this.assembling = [];
-      for (const assemble of assembling) assemble();
-      this.writeWait(socket);
-      this.corked = false;
-      socket.uncork();
+      try {
+        // Until none is left: one that asks for another before the write leaves rides in it too.
+        while (this.assembling.length > 0) {
+          const assembling = this.assembling;
+          this.assembling = [];
+          for (const assemble of assembling) assemble();
+        }
+        this.writeWait(socket);
+      } finally {
+        this.corked = false;
+        socket.uncork();
+      }
     });
   }
 
