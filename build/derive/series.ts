@@ -8,7 +8,8 @@
  */
 import { PERFORMANCE_INTERVALS, PERFORMANCE_WINDOWS } from '../../src/shared/routes.ts';
 import { rangeBetween, type SeriesColumns } from '../columns.ts';
-import { mediansOf } from './performance.ts';
+import { MEDIAN_METRICS } from '../fields.ts';
+import { mediansInto, mediansOf } from './performance.ts';
 
 export type Interval = (typeof PERFORMANCE_INTERVALS)[number];
 export type WindowName = (typeof PERFORMANCE_WINDOWS)[number];
@@ -87,16 +88,9 @@ function bucketsOf(asOf: number, window: WindowName, interval: Interval): { star
 export function compactSeries(records: SeriesColumns, asOf: number, interval: Interval): CompactSeries {
   const longest = PERFORMANCE_WINDOWS.reduce((a, b) => (windowDays(b) > windowDays(a) ? b : a));
   const { starts, dates } = bucketsOf(asOf, longest, interval);
-  let fields: readonly string[] = [];
-  let values = new Float64Array(0);
-  starts.forEach((start, i) => {
-    const medians = bucketMedians(records, asOf, interval, start);
-    if (i === 0) {
-      fields = Object.keys(medians);
-      values = new Float64Array(starts.length * fields.length);
-    }
-    fields.forEach((f, j) => (values[i * fields.length + j] = medians[f] ?? Number.NaN));
-  });
+  const fields = MEDIAN_METRICS;
+  const values = new Float64Array(starts.length * fields.length);
+  starts.forEach((start, i) => mediansInto(records, ...bucketRange(records, asOf, interval, start), values, i * fields.length));
   return { dates, fields, values };
 }
 
@@ -121,12 +115,11 @@ export function windowPoints(series: CompactSeries, window: WindowName, interval
  */
 export function seriesPoints(records: SeriesColumns, asOf: number, window: WindowName, interval: Interval): SeriesPoint[] {
   const { starts, dates } = bucketsOf(asOf, window, interval);
-  return starts.map((start, i) => ({ date: dates[i], ...bucketMedians(records, asOf, interval, start) }));
+  return starts.map((start, i) => ({ date: dates[i], ...mediansOf(records, ...bucketRange(records, asOf, interval, start)) }));
 }
 
-/** The medians of one bucket's records (the newest bucket ends at `asOf`). */
-function bucketMedians(records: SeriesColumns, asOf: number, interval: Interval, start: number): Record<string, number | null> {
+/** The range of one bucket's records (the newest bucket ends at `asOf`). */
+function bucketRange(records: SeriesColumns, asOf: number, interval: Interval, start: number): [number, number] {
   const end = Math.min(shiftBucket(start, interval, 1) - 1, asOf);
-  const [lo, hi] = rangeBetween(records, start - 1, end);
-  return mediansOf(records, lo, hi);
+  return rangeBetween(records, start - 1, end);
 }
