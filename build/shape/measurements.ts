@@ -12,6 +12,7 @@ import { uuidFrom } from '../derive/ids.ts';
 import { roundOrNull } from '../derive/stats.ts';
 import type { ProviderView } from '../derive/providers.ts';
 import { endToEndAt, indexAfter, nullFor, type SeriesColumns } from '../columns.ts';
+import { isoTimeWriter } from './iso-time.ts';
 
 /**
  * A stable id for a record the data gives none: a UUID (version 8, RFC 9562) made from the
@@ -62,8 +63,9 @@ export function measurementBlob(view: ProviderView, promptType: PromptType, reco
     const offsets: number[] = [];
     let first = true;
     const cols = recordsOf(endpoint.endpoint.id);
+    const isoTimeOf = isoTimeWriter();
     for (let i = indexAfter(cols, Date.parse(`${since}T00:00:00.000Z`) - 1); i < cols.length && cols.time[i] <= asOf; i++) {
-      const isoTime = new Date(cols.time[i]).toISOString();
+      const isoTime = isoTimeOf(cols.time[i]);
       const day = isoTime.slice(0, 10);
       if (days.at(-1) !== day) {
         days.push(day);
