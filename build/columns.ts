@@ -12,7 +12,7 @@ export const ANSWER_TOKENS_FOR_E2E = 500;
 export type { SeriesColumns } from './types.ts';
 
 const nanFor = (v: number | null | undefined) => (v === null || v === undefined ? NaN : v);
-const nullFor = (v: number) => (Number.isNaN(v) ? null : v);
+export const nullFor = (v: number) => (Number.isNaN(v) ? null : v);
 
 export function toColumns(records: readonly MeasurementRecord[]): SeriesColumns {
   const n = records.length;

@@ -1,12 +1,12 @@
 /** Stable identifiers for things the data does not name itself. */
-import { createHash } from 'node:crypto';
+import { sha256 } from '../../src/shared/sha256.ts';
 
 /**
  * A UUID (version 8, RFC 9562) made from a text: the same text always gives the same id, so
  * derived records (a measurement without an id, an imported provider) keep it across runs.
  */
 export function uuidFrom(text: string): string {
-  const hex = createHash('sha256').update(text).digest('hex');
+  const hex = sha256(text, 'hex');
   const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

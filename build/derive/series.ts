@@ -8,7 +8,8 @@
  */
 import { PERFORMANCE_INTERVALS, PERFORMANCE_WINDOWS } from '../../src/shared/routes.ts';
 import { rangeBetween, type SeriesColumns } from '../columns.ts';
-import { mediansOf } from './performance.ts';
+import { MEDIAN_METRICS } from '../fields.ts';
+import { mediansInto, mediansOf } from './performance.ts';
 
 export type Interval = (typeof PERFORMANCE_INTERVALS)[number];
 export type WindowName = (typeof PERFORMANCE_WINDOWS)[number];
@@ -65,15 +66,32 @@ export interface CompactSeries {
   values: Float64Array;
 }
 
-/** The longest window's points of one interval, compacted; `dates` reuses the caller's array when equal. */
-export function compactSeries(records: SeriesColumns, asOf: number, interval: Interval, dates?: readonly string[]): CompactSeries {
+/**
+ * A window's bucket starts and their dates, worked out once per as-of time, window and interval:
+ * every endpoint's series of an interval has the same ones. Formatting them per endpoint and
+ * prompt type was 430,000 calls of toISOString in the sample's build; with a point's figures
+ * written straight into the compact array, shaping the model performance bodies went from 4.1
+ * to 2.9 s of CPU (the sample, shaping alone, alternated runs).
+ */
+const bucketsMemo = new Map<string, { starts: readonly number[]; dates: readonly string[] }>();
+function bucketsOf(asOf: number, window: WindowName, interval: Interval): { starts: readonly number[]; dates: readonly string[] } {
+  const key = `${asOf} ${window} ${interval}`;
+  let buckets = bucketsMemo.get(key);
+  if (!buckets) {
+    const starts = windowBuckets(asOf, window, interval);
+    bucketsMemo.set(key, (buckets = { starts, dates: starts.map(isoDate) }));
+  }
+  return buckets;
+}
+
+/** The longest window's points of one interval, compacted; every series of an interval shares one `dates` array. */
+export function compactSeries(records: SeriesColumns, asOf: number, interval: Interval): CompactSeries {
   const longest = PERFORMANCE_WINDOWS.reduce((a, b) => (windowDays(b) > windowDays(a) ? b : a));
-  const points = seriesPoints(records, asOf, longest, interval);
-  const fields = Object.keys(points[0]).filter((f) => f !== 'date');
-  const values = new Float64Array(points.length * fields.length);
-  points.forEach((point, i) => fields.forEach((f, j) => (values[i * fields.length + j] = (point[f] as number | null) ?? Number.NaN)));
-  const own = points.map((p) => p.date as string);
-  return { dates: dates && dates.length === own.length && dates.every((d, i) => d === own[i]) ? dates : own, fields, values };
+  const { starts, dates } = bucketsOf(asOf, longest, interval);
+  const fields = MEDIAN_METRICS;
+  const values = new Float64Array(starts.length * fields.length);
+  starts.forEach((start, i) => mediansInto(records, ...bucketRange(records, asOf, interval, start), values, i * fields.length));
+  return { dates, fields, values };
 }
 
 /** The points of one window: the last buckets of the compacted longest window. */
@@ -96,10 +114,12 @@ export function windowPoints(series: CompactSeries, window: WindowName, interval
  * Records are sorted by time, so each bucket is one range of them.
  */
 export function seriesPoints(records: SeriesColumns, asOf: number, window: WindowName, interval: Interval): SeriesPoint[] {
-  const starts = windowBuckets(asOf, window, interval);
-  return starts.map((start) => {
-    const end = Math.min(shiftBucket(start, interval, 1) - 1, asOf);
-    const [lo, hi] = rangeBetween(records, start - 1, end);
-    return { date: isoDate(start), ...mediansOf(records, lo, hi) };
-  });
+  const { starts, dates } = bucketsOf(asOf, window, interval);
+  return starts.map((start, i) => ({ date: dates[i], ...mediansOf(records, ...bucketRange(records, asOf, interval, start)) }));
+}
+
+/** The range of one bucket's records (the newest bucket ends at `asOf`). */
+function bucketRange(records: SeriesColumns, asOf: number, interval: Interval, start: number): [number, number] {
+  const end = Math.min(shiftBucket(start, interval, 1) - 1, asOf);
+  return rangeBetween(records, start - 1, end);
 }

@@ -27,11 +27,13 @@ export interface MeasurementContext {
   seenSeries: Map<string, string>;
 }
 
-/** The objects of an array field of a parsed value, whatever the schema found wrong with it. */
-function objectsOf(value: unknown, field: string): [Record<string, unknown>, number][] {
+/** Each object of an array field of a parsed value, with its index, whatever the schema found wrong with it. */
+function forEachObject(value: unknown, field: string, visit: (item: Record<string, unknown>, i: number) => void): void {
   const list = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[field] : undefined;
-  if (!Array.isArray(list)) return [];
-  return list.flatMap((item, i): [Record<string, unknown>, number][] => (item !== null && typeof item === 'object' && !Array.isArray(item) ? [[item as Record<string, unknown>, i]] : []));
+  if (!Array.isArray(list)) return;
+  list.forEach((item, i) => {
+    if (item !== null && typeof item === 'object' && !Array.isArray(item)) visit(item as Record<string, unknown>, i);
+  });
 }
 
 /**
@@ -46,7 +48,7 @@ export function checkMeasurements(path: string, file: unknown, ctx: MeasurementC
   const report = (pointer: string, message: string) => problems.push({ file: path, record: nameRecord(pointer), pointer, message });
   const providerId = (file as { provider_id?: unknown }).provider_id;
   if (isUnknownReference(ctx.providers, providerId)) report('/provider_id', `unknown provider ${String(providerId)}`);
-  for (const [series, s] of objectsOf(file, 'series')) {
+  forEachObject(file, 'series', (series, s) => {
     const endpointId = series.endpoint_id;
     if (typeof endpointId === 'string') {
       const endpoint = ctx.endpoints?.get(endpointId);
@@ -61,19 +63,19 @@ export function checkMeasurements(path: string, file: unknown, ctx: MeasurementC
     }
     // Compare instants, not spellings: 12:00:00.000Z and 12:00:00+00:00 are the same time.
     const times = new Set<number>();
-    for (const [record, r] of objectsOf(series, 'records')) {
+    forEachObject(series, 'records', (record, r) => {
       const at = typeof record.timestamp === 'string' ? Date.parse(record.timestamp) : NaN;
       if (!Number.isNaN(at)) {
         if (times.has(at)) report(pointerOf('series', s, 'records', r, 'timestamp'), 'two records of one series at the same time');
         times.add(at);
       }
-      if (record.success !== true) continue;
+      if (record.success !== true) return;
       for (const field of ['output_tokens_per_second', 'time_to_first_token_seconds', 'time_to_first_answer_token_seconds'] as const) {
         if (record[field] === null) report(pointerOf('series', s, 'records', r, field), 'a successful request must have this figure');
       }
       if (record.output_tokens_per_second === 0) report(pointerOf('series', s, 'records', r, 'output_tokens_per_second'), 'a successful request produced tokens, so its speed is above 0');
-    }
-  }
+    });
+  });
 }
 
 /** A measurements file that passed its schema and its checks, as columns. */

@@ -99,17 +99,16 @@ export function routeBuilders(): Record<string, RouteBuilder> {
   const providersBySlug = perContext(Infinity, (ctx) => new Map(ctx.providers.map((p) => [p.provider.slug, p])));
   // An endpoint's series serve every window of its model's bodies and of its provider's: made
   // once per endpoint, prompt type and interval, and kept compactly (dates shared) for the build.
-  const compacted = perContext(Infinity, () => ({ series: new Map<string, CompactSeries>(), dates: new Map<Interval, readonly string[]>() }));
+  const compacted = perContext(Infinity, () => new Map<string, CompactSeries>());
   const seriesOf = (ctx: BuildContext, params: Params) => {
     const cache = compacted(ctx, '');
     const interval = params.interval as Interval;
     return (e: EndpointView) => {
       const key = `${e.endpoint.id} ${params.prompt_type} ${interval}`;
-      let series = cache.series.get(key);
+      let series = cache.get(key);
       if (!series) {
         const records = ctx.records.get(e.endpoint.id)?.get(params.prompt_type as PromptType) ?? EMPTY_COLUMNS;
-        cache.series.set(key, (series = compactSeries(records, ctx.asOf, interval, cache.dates.get(interval))));
-        cache.dates.set(interval, series.dates);
+        cache.set(key, (series = compactSeries(records, ctx.asOf, interval)));
       }
       return windowPoints(series, params.window as WindowName, interval);
     };

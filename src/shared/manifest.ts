@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { sha256 } from './sha256.ts';
 
 /**
  * The snapshot manifest: the one file the server reads to know what it can answer. Written by
@@ -93,7 +93,7 @@ export function etagOf(hash: string, encoding: Encoding): string {
 
 /** Content hash naming a body: SHA-256, base64url, 22 characters (132 bits). */
 export function contentHash(bytes: Buffer | string): string {
-  return createHash('sha256').update(bytes).digest('base64url').slice(0, 22);
+  return sha256(bytes, 'base64url').slice(0, 22);
 }
 
 /**
