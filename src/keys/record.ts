@@ -4,11 +4,11 @@
  * spot a leaked one; a record's `id` is public and stable (regenerating a key keeps it), so the
  * operator works with ids.
  */
-import * as crypto from 'node:crypto';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Eventually } from '../lib/eventually.ts';
 import type { Tier } from '../shared/routes.ts';
+import { sha256 } from '../shared/sha256.ts';
 import { SLUG_PATTERN } from '../shared/slug.ts';
 
 export const KEY_PREFIX = 'bdk_';
@@ -89,12 +89,8 @@ export function generateKey(): string {
   return KEY_PREFIX + randomBytes(32).toString('base64url');
 }
 
-/**
- * SHA-256 of a key, in hex. Every keyed request pays it: the one-shot `crypto.hash` (Node
- * 20.12 and later) costs a third of a Hash object (BENCHMARKS.md, "Throughput"); older 20s build one.
- */
-export const hashKey: (plainKey: string) => string =
-  typeof crypto.hash === 'function' ? (plainKey) => crypto.hash('sha256', plainKey, 'hex') : (plainKey) => createHash('sha256').update(plainKey).digest('hex');
+/** SHA-256 of a key, in hex. Every keyed request pays it: one call (src/shared/sha256.ts). */
+export const hashKey = (plainKey: string): string => sha256(plainKey, 'hex');
 
 /** Everything about a key that may be shown: the record without its hash. */
 export function publicRecord(r: KeyRecord): PublicKeyRecord {
