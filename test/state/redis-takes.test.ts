@@ -1,6 +1,7 @@
 /**
  * The data quota's counts on Redis, an event-loop iteration's at once (src/quota/redis-takes.ts),
- * against a real redis-server: one script run for the counts asked in one iteration, each
+ * against a real redis-server: one script run for the counts asked in one iteration (256 at most
+ * a run), each
  * count settled as if it had been counted alone in the order asked (its own remaining count,
  * the limit held exactly), a changed key record refusing its own counts and no other, and a
  * batch Redis refuses (down, memory full) counting nothing and failing every count it held.
@@ -18,6 +19,7 @@ import { TestClock } from '../helpers/server.ts';
 
 const NAMES = {
   batch: 'should count the counts asked in one iteration in one script run, each as if counted alone in order',
+  split: 'should send an iteration of more than 256 counts as several script runs, the counts still in order',
   changed: 'should refuse the counts of a key whose record changed, counting nothing for them, and count the others of the batch',
   refused: 'should fail every count of a batch Redis refuses (memory full, down) and count none of them',
 };
@@ -77,6 +79,15 @@ if (!REDIS_INSTALLED) {
     assert.equal([await counted('org:a'), await counted('org:b')], [5, 2]);
     // The next iteration sees the window as the batch left it.
     assert.equal(outcomes(await Promise.allSettled([quota.take('data', 'org:b', 100, b.record)])), [97]);
+  });
+
+  test(NAMES.split, async () => {
+    const many = await createKey('--tier', 'commercial', '--org', 'many', '--quota', '1000');
+    const before = await scriptCalls();
+    const settled = await Promise.allSettled(Array.from({ length: 300 }, () => quota.take('data', 'org:many', 1000, many.record)));
+    assert.equal(outcomes(settled), Array.from({ length: 300 }, (_, i) => 999 - i));
+    assert.is((await scriptCalls()) - before, 2, 'runs of 256 and 44');
+    assert.is(await counted('org:many'), 300);
   });
 
   test(NAMES.changed, async () => {
