@@ -1,10 +1,10 @@
 /**
  * The data quota's counts on Redis, an event-loop iteration's at once (src/quota/redis-takes.ts),
- * against a real redis-server: one script run for the counts asked in one iteration (256 at most
- * a run), each
- * count settled as if it had been counted alone in the order asked (its own remaining count,
- * the limit held exactly), a changed key record refusing its own counts and no other, and a
- * batch Redis refuses (down, memory full) counting nothing and failing every count it held.
+ * against a real redis-server: one script run for the counts asked in one iteration (256 at
+ * most a run), each count settled as if it had been counted alone in the order asked (its own
+ * remaining count, the limit held exactly), a changed key record refusing its own counts and no
+ * other, and a batch Redis refuses (down, memory full) counting nothing and failing every count
+ * it held.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
