@@ -12,16 +12,18 @@
  * The modules, one concern each, are in scripts/bench/.
  */
 import { compare } from './bench/compare.ts';
+import { pinningProblem } from './bench/pinning.ts';
 import { killAll } from './bench/processes.ts';
 import { scale } from './bench/scale.ts';
 import { flagsOrExit } from '../src/shared/flags.ts';
 
-const USAGE = `usage: npm run bench -- [--duration S] [--connections N,N,...] [--rounds N] [--baseline DIR] [--scale [--factors F,F,...]]
+const USAGE = `usage: npm run bench -- [--duration S] [--connections N,N,...] [--rounds N] [--baseline DIR] [--pin] [--scale [--factors F,F,...]]
 
   --duration S         seconds of load per run (default 6)
   --connections N,...  wrk connection counts (default 16,64)
   --rounds N           alternating rounds of every scenario (default 5)
   --baseline DIR       also load an earlier checkout (bundled and built by its own code) in the same rounds
+  --pin                wrk on core 0 and every server (and Redis) on core 1 (taskset; two cores or more)
   --scale              build, size and start the 1x, 3x and 10x datasets instead
   --factors F,...      the dataset sizes of --scale (default 1,3,10)`;
 
@@ -29,12 +31,18 @@ const USAGE = `usage: npm run bench -- [--duration S] [--connections N,N,...] [-
 // the rounds' own (scripts/bench/rounds.ts, roundRatio), and five rounds give it a middle that
 // one drifting round cannot move.
 const { values } = flagsOrExit(
-  { options: { duration: { type: 'string', default: '6' }, connections: { type: 'string', default: '16,64' }, rounds: { type: 'string', default: '5' }, scale: { type: 'boolean', default: false }, factors: { type: 'string', default: '1,3,10' }, baseline: { type: 'string' }, help: { type: 'boolean', short: 'h' } } },
+  { options: { duration: { type: 'string', default: '6' }, connections: { type: 'string', default: '16,64' }, rounds: { type: 'string', default: '5' }, scale: { type: 'boolean', default: false }, factors: { type: 'string', default: '1,3,10' }, baseline: { type: 'string' }, pin: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } } },
   USAGE,
 );
 try {
   if (values.scale) await scale(values.factors.split(',').map(Number));
-  else await compare({ seconds: Number(values.duration), connections: values.connections.split(',').map(Number), rounds: Number(values.rounds), baseline: values.baseline });
+  else {
+    const pinning = values.pin ? pinningProblem() : null;
+    if (pinning) {
+      console.error(pinning);
+      process.exitCode = 1;
+    } else await compare({ seconds: Number(values.duration), connections: values.connections.split(',').map(Number), rounds: Number(values.rounds), baseline: values.baseline, pin: values.pin });
+  }
 } finally {
   killAll();
 }

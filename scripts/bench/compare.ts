@@ -15,6 +15,7 @@ import { readPackSizes } from './pack-sizes.ts';
 import { BENCH_CACHE_MB, medianStartup, peakRssMb, startServer, stop, type ServerStart } from './processes.ts';
 import { REDIS_AVAILABLE, startBenchRedis } from './redis.ts';
 import { RESULTS_FORMAT, writeResults, type CountingCost, type Results, type Row, type SharedStore } from './results.ts';
+import { pinServer } from './pinning.ts';
 import { roundRatio, runRounds, WARM_UP_SECONDS, type Contender, type Summary } from './rounds.ts';
 import { setStage } from './stage.ts';
 import { ensureTools } from './tools.ts';
@@ -26,6 +27,8 @@ export interface CompareOptions {
   rounds: number;
   /** An earlier checkout to load in the same rounds (the "before" of a change). */
   baseline?: string;
+  /** wrk on one core, every server on another (scripts/bench/pinning.ts). */
+  pin?: boolean;
 }
 
 interface Scenario {
@@ -79,6 +82,10 @@ export async function compare(options: CompareOptions): Promise<void> {
   const nginx = await startNginx(stage.work, stage.docroot, nginxPort);
   const floorPort = await freePort();
   const floor = await startFloor(stage.work, stage.docroot, '/list.json', floorPort);
+  if (options.pin) {
+    for (const child of [ours.child, uncounted.child, nginx.child, floor, ...(before ? [before.child] : []), ...(onRedis ? [onRedis.child] : []), ...(onRedisTls ? [onRedisTls.child] : []), ...(redis ? [redis.child] : [])]) pinServer(child.pid!);
+    pinServer(nginx.workerPid());
+  }
 
   const listPath = '/api/v2/language/models?page=1';
   const scenarios: Scenario[] = [
@@ -107,7 +114,7 @@ export async function compare(options: CompareOptions): Promise<void> {
   const sharedStore: SharedStore[] = [];
   for (const scenario of scenarios) {
     for (const connections of options.connections) {
-      const runs = runRounds(contendersOf(scenario), { rounds: options.rounds, connections, seconds: options.seconds, work: stage.work }, scenario.name);
+      const runs = runRounds(contendersOf(scenario), { rounds: options.rounds, connections, seconds: options.seconds, work: stage.work, pin: options.pin }, scenario.name);
       const main = runs.get('ours')!;
       rows.push(rowOf(scenario.name, connections, main, runs.get('nginx')!, runs.get('floor') ?? null, runs.get('before') ?? null));
       const off = runs.get('ours, counting off');
@@ -133,9 +140,10 @@ export async function compare(options: CompareOptions): Promise<void> {
 
   // The RSS target is stated for the server's default cache: the same mix once more, against a server started without --cache-mb.
   const defaultCache = await startServer(serverStart({ cacheMb: null }));
+  if (options.pin) pinServer(defaultCache.child.pid!);
   for (const scenario of scenarios) {
     const [{ paths, headers }] = contendersOf(scenario);
-    for (const connections of options.connections) wrk(local(defaultCache.port), paths, headers, connections, options.seconds, stage.work);
+    for (const connections of options.connections) wrk(local(defaultCache.port), paths, headers, connections, options.seconds, stage.work, options.pin);
   }
   const defaultCacheRss = peakRssMb(defaultCache.child.pid!);
   await stop(defaultCache.child);
@@ -147,6 +155,7 @@ export async function compare(options: CompareOptions): Promise<void> {
     seconds: options.seconds,
     warmUpSeconds: Math.min(WARM_UP_SECONDS, options.seconds),
     rounds: options.rounds,
+    pinned: options.pin ?? false,
     connections: options.connections,
     build: stage.build,
     pack: readPackSizes(stage.snapshotDir),

@@ -65,6 +65,8 @@ export interface Results {
   warmUpSeconds?: number;
   seconds: number;
   rounds: number;
+  /** wrk on one core and every server on another (--pin); absent in runs made before the option. */
+  pinned?: boolean;
   connections: number[];
   build: { seconds: number; entries: number };
   pack: PackSizes;

@@ -30,6 +30,8 @@ export interface RoundOptions {
   seconds: number;
   /** Folder for wrk's scripts. */
   work: string;
+  /** wrk on the load generator's core (scripts/bench/pinning.ts). */
+  pin?: boolean;
 }
 
 /** Round 0 in the order given, round 1 reversed, and so on. */
@@ -71,11 +73,11 @@ export function roundRatio(a: Summary | undefined, b: Summary | null | undefined
 
 /** Load every contender once a round, alternating the order, after a warm-up of each; each contender's summary by name. */
 export function runRounds(contenders: readonly Contender[], options: RoundOptions, label: string): Map<string, Summary> {
-  for (const contender of contenders) wrk(contender.base, contender.paths, contender.headers, options.connections, Math.min(WARM_UP_SECONDS, options.seconds), options.work);
+  for (const contender of contenders) wrk(contender.base, contender.paths, contender.headers, options.connections, Math.min(WARM_UP_SECONDS, options.seconds), options.work, options.pin);
   const loads = new Map<string, Load[]>(contenders.map((c) => [c.name, []]));
   for (let round = 0; round < options.rounds; round++) {
     for (const contender of roundOrder(contenders, round)) {
-      const load = wrk(contender.base, contender.paths, contender.headers, options.connections, options.seconds, options.work);
+      const load = wrk(contender.base, contender.paths, contender.headers, options.connections, options.seconds, options.work, options.pin);
       loads.get(contender.name)!.push(load);
       const errors = load.errors ? ` ${load.errors} errors` : '';
       console.log(`${label.padEnd(34)} c=${String(options.connections).padEnd(3)} round ${round + 1}/${options.rounds} ${contender.name.padEnd(18)} ${load.rps.toFixed(0).padStart(7)} rps p99 ${load.p99Ms.toFixed(2)} ms${errors}`);

@@ -2,6 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { onLoadCore } from './pinning.ts';
 
 export interface Load {
   rps: number;
@@ -16,12 +17,12 @@ function toMs(value: string): number {
   return Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1);
 }
 
-/** Load one URL (or a list of paths, round robin) with wrk, keep-alive, one thread. */
-export function wrk(base: string, paths: string[], headers: Record<string, string>, connections: number, seconds: number, work: string): Load {
+/** Load one URL (or a list of paths, round robin) with wrk, keep-alive, one thread (on the load generator's core when `pin`). */
+export function wrk(base: string, paths: string[], headers: Record<string, string>, connections: number, seconds: number, work: string, pin = false): Load {
   const script = join(work, `paths-${paths.length}.lua`);
   writeFileSync(script, `local paths = {${paths.map((p) => JSON.stringify(p)).join(',')}}\nlocal i = 0\nrequest = function()\n  i = i + 1\n  return wrk.format("GET", paths[(i % #paths) + 1])\nend\n`);
   const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), base];
-  const out = execFileSync('wrk', args, { encoding: 'utf8' });
+  const out = execFileSync(...onLoadCore(pin, 'wrk', args), { encoding: 'utf8' });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
   const p50Ms = toMs(/\s50%\s+(\S+)/.exec(out)?.[1] ?? '');
   const p99Ms = toMs(/\s99%\s+(\S+)/.exec(out)?.[1] ?? '');
