@@ -1,11 +1,12 @@
 /**
  * `npm run bench -- --pin`: the load generator on one core and every server on another
  * (taskset, util-linux), for a machine with two cores. Unpinned, wrk, the server under load and
- * its helper threads (collection, libuv) take turns on both cores as the scheduler places them,
- * and a round's ratio of two servers swings by 15% or more on the 2-core machine of
- * BENCHMARKS.md; pinned, CPU a request held steady (67.1 against 66.7 µs, counted and not, in 7
- * alternated pairs). Redis goes on the servers' core: it shares the machine with the server, as
- * it does unpinned, and is not given the load generator's idle time.
+ * its helper threads (collection, libuv) take turns on both cores as the scheduler places them;
+ * pinned, a server's helper threads share its own core, so what they cost is charged to it, and
+ * wrk never takes turns from the server. It does not make a shared machine steady: in the
+ * pinned run of 2026-11-26 the floor still read 14,985 to 22,409 rps on the list page at c=16
+ * (bench/analysis.md, "The run above"). Redis goes on the servers' core: it shares the machine
+ * with the server, as it does unpinned, and is not given the load generator's idle time.
  */
 import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
