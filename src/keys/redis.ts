@@ -1,10 +1,11 @@
 /**
  * API keys in Redis, shared by every server. Two hashes: `keys` (id -> the record as JSON,
  * revoked ones included; the plain key is never stored, only its SHA-256 in the record) and
- * `key-hashes` (SHA-256 -> id, active keys only). Every request's record is checked in Redis in
- * the same script that counts it (KEY_CHECK_LUA, run by src/quota/redis.ts), so a key revoked or
- * changed from any host takes effect on the very next request at every server, and a request
- * with a key the server has met before costs one round trip, not a lookup and a count.
+ * `key-hashes` (SHA-256 -> id, active keys only), laid out and scripted in
+ * src/keys/redis-scripts.ts. Every request's record is checked in Redis in the same script that
+ * counts it (KEY_CHECK_LUA, run by src/quota/), so a key revoked or changed from any host takes
+ * effect on the very next request at every server, and a request with a key the server has met
+ * before costs one round trip, not a lookup and a count.
  *
  * Beside them a marker, `store` (JSON: when the store was first written), written by the keys
  * command with every change. A Redis that lost its data (FLUSHALL, a restart without
@@ -23,53 +24,20 @@ import { listTable, type KeyChange } from './table.ts';
 import { freezeRecord, hashKey, KEY_PATTERN, KeyStoreError, type KeyLookup, type KeyRecord } from './record.ts';
 import { systemClock, type Clock } from '../lib/clock.ts';
 import type { Conditions } from '../lib/conditions.ts';
-import { LuaScript, type RedisClient } from '../redis/client.ts';
+import type { RedisClient } from '../redis/client.ts';
 import { UNWATCHED, type RefusalWatch } from '../redis/refusals.ts';
 import { unavailable } from '../quota/redis-errors.ts';
 import type { RedisKeyCheck } from '../quota/redis.ts';
 import { KeyChanged, StoreReset } from '../quota/counter.ts';
 import type { Eventually } from '../lib/eventually.ts';
 import type { Reply } from '../redis/resp.ts';
-import { REDIS_PREFIX } from '../redis/keyspace.ts';
-
-const RECORDS = `${REDIS_PREFIX}keys`;
-const INDEX = `${REDIS_PREFIX}key-hashes`;
-/** The Redis key whose presence says this Redis holds the key store. */
-export const STORE_MARKER = `${REDIS_PREFIX}store`;
+import { ADOPT, INDEX, KEY_CHANGED, KEY_CHECK_LUA, LOOKUP, LOOKUP_KEYS, NO_STORE, PUT, RECORDS, STORE_MARKER } from './redis-scripts.ts';
 
 /** The condition /readyz reports while the marker is missing. */
 export const RESET_CONDITION = 'redis reset';
 /** The lookup, as a command the refusal watch holds refusals for. */
 const LOOKUP_COMMAND = 'key lookup';
 
-/**
- * The key check (RedisKeyCheck) the quota's scripts run first: that a key's record is still the
- * one the server decided the request with. A Lua function, `key_check(keys, hash, json)`, whose
- * `keys` hold LOOKUP_KEYS from 1 and whose two values are checkOf's (both '' for no check). It
- * returns nil when the record is current (or nothing is checked), else the early answer, before
- * anything is written: {NO_STORE} when the marker is missing, {KEY_CHANGED, record} when the
- * record changed, {KEY_CHANGED} when there is no active record.
- */
-const KEY_CHECK_LUA = `
-local function key_check(keys, hash, json)
-  if hash == '' then return nil end
-  if redis.call('EXISTS', keys[3]) == 0 then return {-1} end
-  local id = redis.call('HGET', keys[2], hash)
-  local record = id and redis.call('HGET', keys[1], id)
-  if not record then return {-2} end
-  if record ~= json then return {-2, record} end
-  return nil
-end
-`;
-const LOOKUP_KEYS = [RECORDS, INDEX, STORE_MARKER];
-/** KEY_CHECK_LUA's early answers (a script's own answers never start with a negative number). */
-const NO_STORE = -1;
-const KEY_CHANGED = -2;
-/**
- * The lookup is the key check against no record (ARGV: the key's SHA-256): it always answers
- * early, {NO_STORE}, {KEY_CHANGED} (no active key) or {KEY_CHANGED, record}.
- */
-const LOOKUP = new LuaScript(`${KEY_CHECK_LUA}return key_check(KEYS, ARGV[1], '')`);
 /** What the probe looks up to read the marker as requests read it: no key's hash (not hex). */
 const NO_KEY = '-';
 /** Records kept by key hash (about a kilobyte each). */
@@ -81,35 +49,7 @@ interface Known {
   record: KeyRecord;
 }
 
-/**
- * KEYS: records, index, marker. ARGV: the marker's JSON (written if absent), then groups of
- * five: id, the JSON it must have now ('' for none), the new JSON, the hash to drop from the
- * index ('' none), the hash to index ('' none: revoked). All or nothing: 0 when any record
- * changed since it was read.
- */
-const PUT = new LuaScript(`
-for i = 2, #ARGV, 5 do
-  if (redis.call('HGET', KEYS[1], ARGV[i]) or '') ~= ARGV[i + 1] then return 0 end
-end
-for i = 2, #ARGV, 5 do
-  if ARGV[i + 3] ~= '' then redis.call('HDEL', KEYS[2], ARGV[i + 3]) end
-  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 2])
-  if ARGV[i + 4] ~= '' then redis.call('HSET', KEYS[2], ARGV[i + 4], ARGV[i]) end
-end
-redis.call('SET', KEYS[3], ARGV[1], 'NX')
-return 1
-`);
-
-/**
- * KEYS: records, marker. ARGV: the marker's JSON. A store with records and no marker was
- * written before the marker existed: the marker is added (1). Writes nothing otherwise (0), so
- * it runs on a replica holding the marker.
- */
-const ADOPT = new LuaScript(`
-if redis.call('EXISTS', KEYS[2]) == 1 or redis.call('HLEN', KEYS[1]) == 0 then return 0 end
-redis.call('SET', KEYS[2], ARGV[1], 'NX')
-return 1
-`);
+/** Reads and writes of a change before it gives up, records changing under it each time. */
 const MAX_ATTEMPTS = 20;
 
 interface Stored {

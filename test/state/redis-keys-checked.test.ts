@@ -1,7 +1,7 @@
 /**
  * A keyed request on Redis in one round trip: a server decides a request with a key it has met
  * before on the record it holds, and the quota step's own script checks that record in Redis
- * (src/keys/redis.ts, KEY_CHECK_LUA). Counted with Redis's own command statistics: one script
+ * (src/keys/redis-scripts.ts, KEY_CHECK_LUA). Counted with Redis's own command statistics: one script
  * call a request, whatever the answer. And a change made by the keys command (a grant taken back
  * or given, a key regenerated, CritPt withdrawn) decides the other server's very next request,
  * with nothing counted for an answer decided on the old record.
