@@ -82,8 +82,10 @@ export async function compare(options: CompareOptions): Promise<void> {
   const nginx = await startNginx(stage.work, stage.docroot, nginxPort);
   const floorPort = await freePort();
   const floor = await startFloor(stage.work, stage.docroot, '/list.json', floorPort);
+  /** Every server of the rounds; Redis, which the Redis-backed ones use, is stopped after them. */
+  const servers = [ours.child, uncounted.child, nginx.child, floor, ...[before, onRedis, onRedisTls].flatMap((s) => (s ? [s.child] : []))];
   if (options.pin) {
-    for (const child of [ours.child, uncounted.child, nginx.child, floor, ...(before ? [before.child] : []), ...(onRedis ? [onRedis.child] : []), ...(onRedisTls ? [onRedisTls.child] : []), ...(redis ? [redis.child] : [])]) pinServer(child.pid!);
+    for (const child of [...servers, ...(redis ? [redis.child] : [])]) pinServer(child.pid!);
     pinServer(nginx.workerPid());
   }
 
@@ -135,7 +137,7 @@ export async function compare(options: CompareOptions): Promise<void> {
   const benchCacheRss = peakRssMb(ours.child.pid!);
   const nginxRss = peakRssMb(nginx.workerPid());
   const beforeRss = before ? peakRssMb(before.child.pid!) : null;
-  for (const child of [ours.child, uncounted.child, nginx.child, floor, ...(before ? [before.child] : []), ...(onRedis ? [onRedis.child] : []), ...(onRedisTls ? [onRedisTls.child] : [])]) await stop(child);
+  for (const child of servers) await stop(child);
   if (redis) await stop(redis.child);
 
   // The RSS target is stated for the server's default cache: the same mix once more, against a server started without --cache-mb.
