@@ -74,8 +74,14 @@ export interface CompactSeries {
  * to 2.9 s of CPU (the sample, shaping alone, alternated runs).
  */
 const bucketsMemo = new Map<string, { starts: readonly number[]; dates: readonly string[] }>();
+/** The as-of time bucketsMemo holds: a build has one, and a process that builds again (tests, rebuilds) keeps only the last's. */
+let memoAsOf = Number.NaN;
 function bucketsOf(asOf: number, window: WindowName, interval: Interval): { starts: readonly number[]; dates: readonly string[] } {
-  const key = `${asOf} ${window} ${interval}`;
+  if (asOf !== memoAsOf) {
+    bucketsMemo.clear();
+    memoAsOf = asOf;
+  }
+  const key = `${window} ${interval}`;
   let buckets = bucketsMemo.get(key);
   if (!buckets) {
     const starts = windowBuckets(asOf, window, interval);
