@@ -2,7 +2,7 @@
  * The comparison: our server, nginx and the node:http floor loaded scenario by scenario in
  * alternating rounds; then peak memory at two cache sizes, the pack's sizes and start-up.
  */
-import { rmSync } from 'node:fs';
+import { cpSync, rmSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { FLAGS } from '../../src/config.ts';
@@ -12,6 +12,7 @@ import { startFloor } from './floor.ts';
 import { comparisonMarkdown, writeBenchmarksMarkdown } from './markdown.ts';
 import { exportBody, startNginx } from './nginx.ts';
 import { readPackSizes } from './pack-sizes.ts';
+import { measureCountingCost } from './counting-cost.ts';
 import { BENCH_CACHE_MB, medianStartup, peakRssMb, startServer, stop, type ServerStart } from './processes.ts';
 import { REDIS_AVAILABLE, startBenchRedis } from './redis.ts';
 import { RESULTS_FORMAT, writeResults, type CountingCost, type Results, type Row, type SharedStore } from './results.ts';
@@ -38,8 +39,8 @@ interface Scenario {
   ours: string[];
   /** Paths of the same bodies on nginx. */
   nginx: string[];
-  /** The list scenario also loads our server with counting off, and on Redis, in the same rounds. */
-  withUncounted: boolean;
+  /** The list scenario also loads our server on Redis in the same rounds, and is the counting cost's page. */
+  isList: boolean;
 }
 
 const COUNTING_OFF = 'Pro list page (br), counting off';
@@ -70,6 +71,10 @@ export async function compare(options: CompareOptions): Promise<void> {
 
   const ours = await startServer(serverStart());
   const uncounted = await startServer(serverStart({ extra: ['--no-counting'] }));
+  // A second counting server for the counting cost's rounds, on a copy of the state folder (one journal, one writer).
+  const twinState = `${stage.state}-twin`;
+  cpSync(stage.state, twinState, { recursive: true });
+  const twin = await startServer(serverStart({ state: twinState }));
   const redis = REDIS_AVAILABLE ? await startBenchRedis(stage.work, stage.state) : null;
   if (!redis) console.log('redis-server is not installed: the shared-store rounds are left out (apt-get install redis-server)');
   const onRedis = redis ? await startServer(serverStart({ extra: ['--store', redis.url] })) : null;
@@ -83,7 +88,7 @@ export async function compare(options: CompareOptions): Promise<void> {
   const floorPort = await freePort();
   const floor = await startFloor(stage.work, stage.docroot, '/list.json', floorPort);
   /** Every server of the rounds; Redis, which the Redis-backed ones use, is stopped after them. */
-  const servers = [ours.child, uncounted.child, nginx.child, floor, ...[before, onRedis, onRedisTls].flatMap((s) => (s ? [s.child] : []))];
+  const servers = [ours.child, uncounted.child, twin.child, nginx.child, floor, ...[before, onRedis, onRedisTls].flatMap((s) => (s ? [s.child] : []))];
   if (options.pin) {
     for (const child of [...servers, ...(redis ? [redis.child] : [])]) pinServer(child.pid!);
     pinServer(nginx.workerPid());
@@ -91,10 +96,10 @@ export async function compare(options: CompareOptions): Promise<void> {
 
   const listPath = '/api/v2/language/models?page=1';
   const scenarios: Scenario[] = [
-    { name: 'Pro list page (br)', key: commercial, ours: [listPath], nginx: ['/list.json'], withUncounted: true },
-    { name: `detail, ${stage.slugs.length} slugs (br)`, key: commercial, ours: stage.slugs.map((s) => `/api/v2/language/models/${s}`), nginx: stage.slugs.map((s) => `/detail/${s}.json`), withUncounted: false },
-    { name: '/free page (br)', key: free, ours: ['/api/v2/language/models/free'], nginx: ['/free.json'], withUncounted: false },
-    { name: 'measurements (br)', key: commercial, ours: [measurementsPath], nginx: ['/measurements.json'], withUncounted: false },
+    { name: 'Pro list page (br)', key: commercial, ours: [listPath], nginx: ['/list.json'], isList: true },
+    { name: `detail, ${stage.slugs.length} slugs (br)`, key: commercial, ours: stage.slugs.map((s) => `/api/v2/language/models/${s}`), nginx: stage.slugs.map((s) => `/detail/${s}.json`), isList: false },
+    { name: '/free page (br)', key: free, ours: ['/api/v2/language/models/free'], nginx: ['/free.json'], isList: false },
+    { name: 'measurements (br)', key: commercial, ours: [measurementsPath], nginx: ['/measurements.json'], isList: false },
   ];
   const local = (port: number) => `http://127.0.0.1:${port}`;
   const contendersOf = (s: Scenario): Contender[] => {
@@ -105,9 +110,8 @@ export async function compare(options: CompareOptions): Promise<void> {
     ];
     if (before) all.push({ name: 'before', base: local(before.port), paths: s.ours, headers });
     all.push({ name: 'floor', base: local(floorPort), paths: s.nginx, headers });
-    if (s.withUncounted) all.push({ name: 'ours, counting off', base: local(uncounted.port), paths: s.ours, headers });
-    if (s.withUncounted && onRedis) all.push({ name: 'ours on Redis', base: local(onRedis.port), paths: s.ours, headers });
-    if (s.withUncounted && onRedisTls) all.push({ name: 'ours on Redis over TLS', base: local(onRedisTls.port), paths: s.ours, headers });
+    if (s.isList && onRedis) all.push({ name: 'ours on Redis', base: local(onRedis.port), paths: s.ours, headers });
+    if (s.isList && onRedisTls) all.push({ name: 'ours on Redis over TLS', base: local(onRedisTls.port), paths: s.ours, headers });
     return all;
   };
 
@@ -116,13 +120,15 @@ export async function compare(options: CompareOptions): Promise<void> {
   const sharedStore: SharedStore[] = [];
   for (const scenario of scenarios) {
     for (const connections of options.connections) {
-      const runs = runRounds(contendersOf(scenario), { rounds: options.rounds, connections, seconds: options.seconds, work: stage.work, pin: options.pin }, scenario.name);
+      const roundOptions = { rounds: options.rounds, connections, seconds: options.seconds, work: stage.work, pin: options.pin };
+      const runs = runRounds(contendersOf(scenario), roundOptions, scenario.name);
       const main = runs.get('ours')!;
       rows.push(rowOf(scenario.name, connections, main, runs.get('nginx')!, runs.get('floor') ?? null, runs.get('before') ?? null));
-      const off = runs.get('ours, counting off');
-      if (off) {
+      if (scenario.isList) {
+        const [counting] = contendersOf(scenario);
+        const { cost, off } = measureCountingCost({ counting, twin: { ...counting, name: 'ours, twin', base: local(twin.port) }, off: { ...counting, name: 'ours, counting off', base: local(uncounted.port) } }, roundOptions);
         rows.push(rowOf(COUNTING_OFF, connections, off, null, null));
-        countingCost.push({ connections, on: main.rps, off: off.rps, cost: 1 - roundRatio(main, off, 'rps')! });
+        countingCost.push(cost);
       }
       const shared = runs.get('ours on Redis');
       const sharedTls = runs.get('ours on Redis over TLS');

@@ -5,7 +5,8 @@ import { ROOT } from '../processes.ts';
 import type { PackSizes } from './pack-sizes.ts';
 import { STARTUP_RUNS } from './processes.ts';
 import { floorRatio, ratio, readResults, readScale, type Results, type ScaleResults } from './results.ts';
-import { checkTargets } from './targets.ts';
+import { countingSeconds } from './counting-cost.ts';
+import { checkTargets, countingCostFigure } from './targets.ts';
 import { exists } from './tools.ts';
 
 /** BENCHMARKS.md from whichever result files exist: the comparison and the scaling run. */
@@ -73,7 +74,7 @@ export function comparisonMarkdown(r: Results): string {
   return [
     '# Benchmarks',
     '',
-    `Made by \`npm run bench\` on ${r.date.slice(0, 10)}: ${r.machine.cpus} cores (${r.machine.model ?? 'unknown CPU'}), Node ${r.machine.node}. wrk (one thread, keep-alive, ${r.seconds} s a run, every request asking for br) against the bundled server (quota counting on: every request counted, the journal written a lease of 1% of the key's quota ahead), nginx (one worker, \`gzip_static\` + \`brotli_static\`) serving the same bodies, and the node:http floor (a bare node:http server sending nginx's bodies, taken from a map by path, with the same headers and doing nothing else), all on loopback${r.pinned ? ', wrk pinned to one core and every server (Redis too) to the other (`--pin`)' : ''}. ${r.rounds} round${r.rounds === 1 ? '' : 's'} per scenario and connection count, ${r.warmUpSeconds ? `after an unrecorded ${r.warmUpSeconds} s warm-up of each server, ` : ''}the servers back to back in an order reversed each round; every figure is the median over the rounds${r.format >= 3 ? ", and every ratio the median of the rounds' own ratios (a round's pair loaded back to back, not two medians perhaps from two rounds)" : ' and every ratio is of medians'}.`,
+    `Made by \`npm run bench\` on ${r.date.slice(0, 10)}: ${r.machine.cpus} cores (${r.machine.model ?? 'unknown CPU'}), Node ${r.machine.node}. wrk (one thread, keep-alive, ${r.seconds} s a run, every request asking for br) against the bundled server (quota counting on: every request counted, the journal written a lease of 1% of the key's quota ahead), nginx (one worker, \`gzip_static\` + \`brotli_static\`) serving the same bodies, and the node:http floor (a bare node:http server sending nginx's bodies, taken from a map by path, with the same headers and doing nothing else), all on loopback${r.pinned ? ', wrk pinned to one core and every server (Redis too) to the other (`--pin`)' : ''}. ${r.rounds} round${r.rounds === 1 ? '' : 's'} per scenario and connection count, ${r.warmUpSeconds ? `after an unrecorded ${r.warmUpSeconds} s warm-up of each server, ` : ''}the servers back to back, the order turned each round so that every server takes every place; every figure is the median over the rounds, and every ratio the median of the rounds' own ratios (a round's pair loaded in the same minute, not two medians perhaps from two rounds).`,
     '',
     '| Scenario | c | ours rps | nginx rps | floor rps | ours/nginx | floor/nginx | ours p99 ms | nginx p99 ms | floor p99 ms | p99 ratio | floor p99 ratio | ours/floor |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -82,7 +83,7 @@ export function comparisonMarkdown(r: Results): string {
     'The floor columns say what node:http itself reaches against nginx on this machine, answering each request as soon as it is read; the targets hold our server to it (a key checked and a quota counted for each request).',
     '',
     ...beforeMarkdown(r),
-    ...r.countingCost.map((c) => `- Quota counting cost at c=${c.connections}: ${(c.cost * 100).toFixed(1)}% (Pro list page ${fixed(c.on, 0)} rps counting, ${fixed(c.off, 0)} rps not counting, same rounds).`),
+    ...r.countingCost.map((c) => `- Quota counting cost at c=${c.connections}: ${countingCostFigure(c)} (Pro list page ${fixed(c.on, 0)} rps counting, ${fixed(c.off, 0)} rps not counting; ${c.rounds} rounds of their own, ${countingSeconds(r.seconds)} s a run, with a twin counting server: the interval is where the median cost lies with about 95% confidence, the twin's ratio how far two identical servers read apart in the same rounds).`),
     ...(r.sharedStore ?? []).map(
       (s) =>
         `- On Redis at c=${s.connections}: ${fixed(s.ratio, 2)}x the state folder (Pro list page ${fixed(s.redis, 0)} rps on Redis${s.redisTls === null ? '' : `, ${fixed(s.redisTls, 0)} rps on Redis over TLS (${fixed(s.ratioTls, 2)}x)`}, ${fixed(s.file, 0)} rps on the state folder, same rounds; redis-server on the same machine).`,

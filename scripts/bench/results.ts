@@ -8,9 +8,10 @@ import { roundRatio, type Summary } from './rounds.ts';
 /**
  * 2: rounds with medians, the floor and nginx in every row, pack sizes by route, RSS at two cache
  * sizes. 3: every ratio the median of the rounds' own ratios (rounds.ts, roundRatio), not a ratio
- * of medians; the rows' p99 over the floor's; the shared store's ratios.
+ * of medians; the rows' p99 over the floor's; the shared store's ratios. 4: the counting cost
+ * measured in rounds of its own, with a twin counting server, and its interval.
  */
-export const RESULTS_FORMAT = 3;
+export const RESULTS_FORMAT = 4;
 const RESULTS_FILE = join(ROOT, 'bench', 'results.json');
 const SCALE_FILE = join(ROOT, 'bench', 'scale.json');
 
@@ -36,13 +37,19 @@ export const ratio = (a: number, b: number | undefined) => (b ? a / b : null);
 /** The floor's figure over nginx's in a row (null without a floor): how much of a target's budget node:http itself uses. */
 export const floorRatio = (row: Row, figure: 'rps' | 'p99Ms') => (row.floor ? roundRatio(row.floor, row.nginx, figure) : null);
 
+/** The Pro list page counting (two servers) and not, in rounds of their own (counting-cost.ts). */
 export interface CountingCost {
   connections: number;
-  /** Median rps of the Pro list page with counting on and off, measured in the same rounds. */
+  /** Median rps with counting on (both counting servers' runs) and off. */
   on: number;
   off: number;
-  /** 1 - on/off (the median of the rounds' own ratios): the share of throughput that counting costs. */
+  /** The median of the rounds' own costs, 1 - (the counting servers' mean) / off: the share of throughput that counting costs. */
   cost: number;
+  /** Where that median lies with about 95% confidence, from the rounds' costs (counting-cost.ts, medianInterval). */
+  interval: [number, number];
+  /** The twin counting server over the first (the median of the rounds' ratios): how far two identical servers read apart in the same rounds. */
+  twinRatio: number;
+  rounds: number;
 }
 
 /** The Pro list page on a shared store against the same server on its state folder, in the same rounds. */

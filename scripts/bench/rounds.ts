@@ -1,8 +1,8 @@
 /**
- * Rounds: every server of a scenario loaded back to back, the order reversed from one round to
- * the next, and each server's figures taken as the median over rounds. The machine is shared
- * and drifts by 20% within minutes; alternating spreads that drift over all the servers instead
- * of charging it to whichever ran last.
+ * Rounds: every server of a scenario loaded back to back, the order turned and reversed from one
+ * round to the next, and each server's figures taken as the median over rounds. The machine is
+ * shared and drifts by 20% within minutes; alternating spreads that drift over all the servers
+ * instead of charging it to whichever ran last.
  */
 import { median } from './processes.ts';
 import { wrk, type Load } from './wrk.ts';
@@ -34,9 +34,17 @@ export interface RoundOptions {
   pin?: boolean;
 }
 
-/** Round 0 in the order given, round 1 reversed, and so on. */
+/**
+ * Round r's order: the list turned to start at its r-th server, and reversed in the next n rounds
+ * (n servers), and so on. Over 2n rounds every server takes every place twice and follows each
+ * of its two neighbours n times. Reversing every other round alone kept the first server at the
+ * ends of every round and ran it twice back to back at every other round's boundary, while a
+ * server in the middle never took an end.
+ */
 export function roundOrder<T>(items: readonly T[], round: number): T[] {
-  return round % 2 === 0 ? [...items] : [...items].reverse();
+  const turn = round % items.length;
+  const turned = [...items.slice(turn), ...items.slice(0, turn)];
+  return Math.floor(round / items.length) % 2 === 0 ? turned : turned.reverse();
 }
 
 export function summarise(loads: Load[]): Summary {
