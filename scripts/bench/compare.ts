@@ -12,7 +12,7 @@ import { startFloor } from './floor.ts';
 import { comparisonMarkdown, writeBenchmarksMarkdown } from './markdown.ts';
 import { exportBody, startNginx } from './nginx.ts';
 import { readPackSizes } from './pack-sizes.ts';
-import { measureCountingCost } from './counting-cost.ts';
+import { countingWork, measureCountingCost } from './counting-cost.ts';
 import { BENCH_CACHE_MB, medianStartup, peakRssMb, startServer, stop, type ServerStart } from './processes.ts';
 import { REDIS_AVAILABLE, startBenchRedis } from './redis.ts';
 import { RESULTS_FORMAT, writeResults, type CountingCost, type Results, type Row, type SharedStore } from './results.ts';
@@ -68,6 +68,7 @@ export async function compare(options: CompareOptions): Promise<void> {
   const serverStart = (more: Partial<ServerStart> = {}): ServerStart => ({ bundlePath: stage.bundlePath, snapshot: stage.snapshotRoot, state: stage.state, probe: { path: '/api/v2/language/models/free', key: free }, ...more });
   const baseline = options.baseline ? stageBaseline(options.baseline, stage.work, stage.state) : null;
   const startupMs = await medianStartup(() => startServer(serverStart()));
+  const work = await countingWork();
 
   const ours = await startServer(serverStart());
   const uncounted = await startServer(serverStart({ extra: ['--no-counting'] }));
@@ -172,6 +173,7 @@ export async function compare(options: CompareOptions): Promise<void> {
     baseline: baseline?.label ?? null,
     rows,
     countingCost,
+    countingWork: work,
     sharedStore,
   };
   writeResults(results);

@@ -10,6 +10,12 @@
  * three times their rounds, and the twin shows in the same rounds how far two identical servers
  * read apart: the run's own resolution, printed beside the cost.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { rateLimitFields } from '../../src/counting.ts';
+import { systemClock } from '../../src/lib/clock.ts';
+import { QuotaBook } from '../../src/quota/book.ts';
 import { median } from './processes.ts';
 import type { CountingCost } from './results.ts';
 import { roundRatio, runRounds, type Contender, type RoundOptions, type Summary } from './rounds.ts';
@@ -59,4 +65,44 @@ export function measureCountingCost(servers: CountingServers, options: RoundOpti
     },
     off,
   };
+}
+
+/** Calls a pass of `countingWork` times, and its alternations. */
+const WORK_CALLS = 1_000_000;
+const WORK_PASSES = 5;
+
+/**
+ * What counting itself costs a request in CPU, apart from any server: a quota book's `take` with
+ * the rate-limit fields of its status (the counted path), against its `status` with the same
+ * fields (what an uncounted answer shows), in nanoseconds a call, medians of alternated passes in
+ * this process. The servers' rps cannot resolve a few percent here (the twin); this can, for the
+ * part of the difference that is counting's own work. The first count's lease is written (a
+ * turn ends) before the timing, as in a server, where every later count of a pass is inside it.
+ */
+export async function countingWork(): Promise<{ countedNs: number; uncountedNs: number }> {
+  const stateDir = mkdtempSync(join(tmpdir(), 'bda-bench-counting-'));
+  const book = QuotaBook.open({ stateDir, log: () => {}, clock: systemClock });
+  // A lease of 10^7 counts, more than the passes make: none of them waits for a write.
+  const limit = 1e9;
+  let fields = 0;
+  const timed = (call: () => void) => {
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < WORK_CALLS; i++) call();
+    return Number(process.hrtime.bigint() - start) / WORK_CALLS;
+  };
+  const counted: number[] = [];
+  const uncounted: number[] = [];
+  try {
+    book.take('data', 'org:bench', limit);
+    await new Promise((turnEnded) => setImmediate(turnEnded));
+    for (let pass = 0; pass < WORK_PASSES; pass++) {
+      counted.push(timed(() => (fields += rateLimitFields(book.take('data', 'org:bench', limit).status).length)));
+      uncounted.push(timed(() => (fields += rateLimitFields(book.status('data', 'org:bench', limit)).length)));
+    }
+  } finally {
+    book.close();
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+  if (fields === 0) throw new Error('countingWork: no fields made');
+  return { countedNs: median(counted), uncountedNs: median(uncounted) };
 }

@@ -68,6 +68,14 @@ function beforeMarkdown(r: Results): string[] {
   ];
 }
 
+/** Counting's own work a request, against the time a request of the list page takes at the rps of the first row (its main thread's share). */
+function countingWorkLine(r: Results): string {
+  const { countedNs, uncountedNs } = r.countingWork;
+  const requestNs = 1e9 / r.rows[0]!.ours.rps;
+  const extra = countedNs - uncountedNs;
+  return `- Counting's own work, apart from any server (a quota book's \`take\` and the rate-limit fields of its status, against its \`status\` and the same fields; medians of alternated passes of a million calls in the bench's process): ${countedNs.toFixed(0)} ns against ${uncountedNs.toFixed(0)} ns a request, ${extra.toFixed(0)} ns more, ${((extra / requestNs) * 100).toFixed(2)}% of the ${(requestNs / 1000).toFixed(0)} µs a list page request takes at ${r.rows[0]!.ours.rps.toFixed(0)} rps.`;
+}
+
 /** The generated comparison section: the one table, counting cost, memory, pack, build, start-up and a verdict per target. */
 export function comparisonMarkdown(r: Results): string {
   const rss = r.peakRssMb;
@@ -84,6 +92,7 @@ export function comparisonMarkdown(r: Results): string {
     '',
     ...beforeMarkdown(r),
     ...r.countingCost.map((c) => `- Quota counting cost at c=${c.connections}: ${countingCostFigure(c)} (Pro list page ${fixed(c.on, 0)} rps counting, ${fixed(c.off, 0)} rps not counting; ${c.rounds} rounds of their own, ${countingSeconds(r.seconds)} s a run, with a twin counting server: the interval is where the median cost lies with about 95% confidence, the twin's ratio how far two identical servers read apart in the same rounds).`),
+    countingWorkLine(r),
     ...(r.sharedStore ?? []).map(
       (s) =>
         `- On Redis at c=${s.connections}: ${fixed(s.ratio, 2)}x the state folder (Pro list page ${fixed(s.redis, 0)} rps on Redis${s.redisTls === null ? '' : `, ${fixed(s.redisTls, 0)} rps on Redis over TLS (${fixed(s.ratioTls, 2)}x)`}, ${fixed(s.file, 0)} rps on the state folder, same rounds; redis-server on the same machine).`,

@@ -9,7 +9,7 @@ import { roundRatio, type Summary } from './rounds.ts';
  * 2: rounds with medians, the floor and nginx in every row, pack sizes by route, RSS at two cache
  * sizes. 3: every ratio the median of the rounds' own ratios (rounds.ts, roundRatio), not a ratio
  * of medians; the rows' p99 over the floor's; the shared store's ratios. 4: the counting cost
- * measured in rounds of its own, with a twin counting server, and its interval.
+ * measured in rounds of its own, with a twin counting server, and its interval; counting's own work.
  */
 export const RESULTS_FORMAT = 4;
 const RESULTS_FILE = join(ROOT, 'bench', 'results.json');
@@ -84,6 +84,8 @@ export interface Results {
   baseline?: string | null;
   rows: Row[];
   countingCost: CountingCost[];
+  /** Counting's own CPU a request apart from any server, in ns (counting-cost.ts, countingWork). */
+  countingWork: { countedNs: number; uncountedNs: number };
   /** Absent in results written before it was measured, empty when redis-server was missing. */
   sharedStore?: SharedStore[];
 }
