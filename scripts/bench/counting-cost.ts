@@ -5,9 +5,9 @@
  *
  * Why apart, and why a twin: on this 2-core shared machine one wrk run's rps swings by 15-30%
  * from the next, for the same server (two identical counting servers, 30 alternated rounds of
- * 2 s: round ratios 0.65 to 1.38, medians 0.978 and 1.017; bench/analysis.md). A median of the
- * scenarios' 5 rounds then moves by about 10%, twice the 5% the cost may take, so the cost gets
- * three times their rounds, and the twin shows in the same rounds how far two identical servers
+ * 2 s: round ratios 0.65 to 1.38; over 10 rounds of 3 s their medians read 0.98 and 1.07 apart;
+ * bench/analysis.md). That is more than the 5% the cost may take, so the cost gets three times
+ * the scenarios' rounds, and the twin shows in the same rounds how far two identical servers
  * read apart: the run's own resolution, printed beside the cost.
  */
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,7 +1,7 @@
 /**
- * Rounds: every server of a scenario loaded back to back, the order turned and reversed from one
- * round to the next, and each server's figures taken as the median over rounds. The machine is
- * shared and drifts by 20% within minutes; alternating spreads that drift over all the servers
+ * Rounds: every server of a scenario loaded back to back, the order changing from one round to
+ * the next (roundOrder), and each server's figures taken as the median over rounds. The machine
+ * is shared and drifts by 20% within minutes; alternating spreads that drift over all the servers
  * instead of charging it to whichever ran last.
  */
 import { median } from './processes.ts';
@@ -37,7 +37,7 @@ export interface RoundOptions {
 /**
  * Round r's order: the list turned to start at its r-th server, and reversed in the next n rounds
  * (n servers), and so on. Over 2n rounds every server takes every place twice and follows each
- * of its two neighbours n times. Reversing every other round alone kept the first server at the
+ * of its two neighbours in the list about as often. Reversing every other round alone kept the first server at the
  * ends of every round and ran it twice back to back at every other round's boundary, while a
  * server in the middle never took an end.
  */
