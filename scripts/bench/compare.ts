@@ -122,11 +122,12 @@ export async function compare(options: CompareOptions): Promise<void> {
   for (const scenario of scenarios) {
     for (const connections of options.connections) {
       const roundOptions = { rounds: options.rounds, connections, seconds: options.seconds, work: stage.work, pin: options.pin };
-      const runs = runRounds(contendersOf(scenario), roundOptions, scenario.name);
+      const contenders = contendersOf(scenario);
+      const runs = runRounds(contenders, roundOptions, scenario.name);
       const main = runs.get('ours')!;
       rows.push(rowOf(scenario.name, connections, main, runs.get('nginx')!, runs.get('floor') ?? null, runs.get('before') ?? null));
       if (scenario.isList) {
-        const [counting] = contendersOf(scenario);
+        const [counting] = contenders;
         const { cost, off } = measureCountingCost({ counting, twin: { ...counting, name: 'ours, twin', base: local(twin.port) }, off: { ...counting, name: 'ours, counting off', base: local(uncounted.port) } }, roundOptions);
         rows.push(rowOf(COUNTING_OFF, connections, off, null, null));
         countingCost.push(cost);
