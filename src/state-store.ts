@@ -4,6 +4,7 @@
  * default; its request path stays synchronous), or a Redis shared by several servers.
  */
 import { accessSync, constants } from 'node:fs';
+import { join } from 'node:path';
 import type { Clock } from './lib/clock.ts';
 import type { Conditions } from './lib/conditions.ts';
 import type { ServerOptions, StoreReplicas } from './config.ts';
@@ -20,6 +21,7 @@ import { RedisQuota } from './quota/redis.ts';
 import { limitsRecord, LIMITS_REDIS_KEY, recordLimitsFile } from './quota/recorded-limits.ts';
 import type { QuotaLimits } from './quota/scopes.ts';
 import { REDIS_PREFIX } from './redis/keyspace.ts';
+import { takePidLock } from './shared/pid-lock.ts';
 import { ensurePrivateDir } from './shared/state-files.ts';
 
 export interface StateStore {
@@ -57,8 +59,35 @@ function stateProblem(stateDir: string): string | null {
   }
 }
 
-function openFileStore({ stateDir, keysGraceSeconds, limits }: ServerOptions, { clock, conditions, logError }: StoreHooks): StateStore {
+/** The state folder's lock file, naming the server that holds the folder. */
+export const SERVER_LOCK_FILE = 'server.lock';
+
+/**
+ * Hold the state folder for this server; throws naming the holder when another live server holds
+ * it. Two servers on one folder lose counts in silence: each start compacts the journals and
+ * deletes the journal the other is still appending to, so the other's leases written after that
+ * are gone at its next crash. Servers that share state do it on Redis.
+ */
+function holdStateFolder(stateDir: string): () => void {
+  const lock = join(stateDir, SERVER_LOCK_FILE);
+  const taken = takePidLock(lock);
+  if (typeof taken === 'function') return taken;
+  throw new Error(`state folder ${stateDir} is held by another server (pid ${taken.holder}): one server a state folder, or their quota journals are lost (several servers share state on Redis, --store); if no server runs there, delete ${lock}`);
+}
+
+function openFileStore({ stateDir, keysGraceSeconds, limits }: ServerOptions, hooks: StoreHooks): StateStore {
   ensurePrivateDir(stateDir);
+  const release = holdStateFolder(stateDir);
+  try {
+    return openHeldFolder(stateDir, keysGraceSeconds, limits, hooks, release);
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+/** The file store on a folder this server holds; `release` lets the folder go when the store closes. */
+function openHeldFolder(stateDir: string, keysGraceSeconds: number, limits: QuotaLimits, { clock, conditions, logError }: StoreHooks, release: () => void): StateStore {
   try {
     recordLimitsFile(stateDir, limits, clock.now());
   } catch (error) {
@@ -73,7 +102,13 @@ function openFileStore({ stateDir, keysGraceSeconds, limits }: ServerOptions, { 
     );
   }
   const keys = new FreshKeys(keyStore, { clock, conditions, graceMs: keysGraceSeconds * 1000 });
-  const book = QuotaBook.open({ stateDir, clock, log: logError });
+  let book: QuotaBook;
+  try {
+    book = QuotaBook.open({ stateDir, clock, log: logError });
+  } catch (error) {
+    keys.close();
+    throw error;
+  }
   return {
     keys,
     quota: book,
@@ -85,6 +120,7 @@ function openFileStore({ stateDir, keysGraceSeconds, limits }: ServerOptions, { 
     close: () => {
       keys.close();
       book.close();
+      release();
     },
   };
 }

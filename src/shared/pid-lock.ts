@@ -1,7 +1,9 @@
 /**
- * A lock file that names its holder's pid, for tools that change shared files (a build, the
- * keys command). A lock whose holder has died is taken over, so a crash never leaves the next
- * run stuck behind a stale file.
+ * A lock file that names its holder's pid, for what changes shared files (a build, the keys
+ * command, a server's state folder). A lock whose holder has died is taken over, so a crash never
+ * leaves the next run stuck behind a stale file. Where /proc is readable (Linux) the lock also
+ * names when its holder started: a pid the system has since given to another process (a
+ * container restarted after kill -9, where the server is pid 1 again) is not taken for the holder.
  */
 import { closeSync, fchownSync, openSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import type { FileOwner } from './file-owner.ts';
@@ -14,6 +16,26 @@ export function isAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** When a process started, in clock ticks since boot (/proc/PID/stat's 22nd field); null where it cannot be read. */
+export function startTimeOf(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After the command's ")" (which may itself hold spaces and parentheses): field 3 onward.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the lock's text ("PID" or "PID STARTTIME") names a process still running: the same pid, started at the same time when that is known. */
+export function holderRunning(text: string): boolean {
+  const [pid, started] = text.split(' ');
+  if (!isAlive(Number(pid))) return false;
+  if (!started) return true;
+  const now = startTimeOf(Number(pid));
+  return now === null || now === started;
 }
 
 /**
@@ -35,15 +57,16 @@ export function takePidLock(path: string, mode = 0o600, owner: FileOwner | null 
       if ((readError as NodeJS.ErrnoException).code === 'ENOENT') return takePidLock(path, mode, owner); // released meanwhile
       throw readError;
     }
-    if (holder && !isAlive(Number(holder))) {
+    if (holder && !holderRunning(holder)) {
       unlinkSync(path);
       return takePidLock(path, mode, owner);
     }
-    return { holder: holder || 'unknown' };
+    return { holder: holder.split(' ')[0] || 'unknown' };
   }
   try {
     if (owner) fchownSync(fd, owner.uid, owner.gid);
-    writeSync(fd, String(process.pid));
+    const started = startTimeOf(process.pid);
+    writeSync(fd, started ? `${process.pid} ${started}` : String(process.pid));
   } catch (error) {
     closeSync(fd);
     rmSync(path, { force: true });
