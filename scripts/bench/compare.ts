@@ -2,7 +2,7 @@
  * The comparison: our server, nginx and the node:http floor loaded scenario by scenario in
  * alternating rounds; then peak memory at two cache sizes, the pack's sizes and start-up.
  */
-import { cpSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { FLAGS } from '../../src/config.ts';
@@ -12,7 +12,7 @@ import { startFloor } from './floor.ts';
 import { comparisonMarkdown, writeBenchmarksMarkdown } from './markdown.ts';
 import { exportBody, startNginx } from './nginx.ts';
 import { readPackSizes } from './pack-sizes.ts';
-import { countingWork, measureCountingCost } from './counting-cost.ts';
+import { countingWork, freshStateFolder, measureCountingCost, type FreshServer } from './counting-cost.ts';
 import { BENCH_CACHE_MB, medianStartup, peakRssMb, startServer, stop, type ServerStart } from './processes.ts';
 import { REDIS_AVAILABLE, startBenchRedis } from './redis.ts';
 import { RESULTS_FORMAT, writeResults, type CountingCost, type Results, type Row, type SharedStore } from './results.ts';
@@ -66,16 +66,28 @@ export async function compare(options: CompareOptions): Promise<void> {
   const stage = await setStage();
   const { commercial, free } = stage.keys;
   const serverStart = (more: Partial<ServerStart> = {}): ServerStart => ({ bundlePath: stage.bundlePath, snapshot: stage.snapshotRoot, state: stage.state, probe: { path: '/api/v2/language/models/free', key: free }, ...more });
+  const local = (port: number) => `http://127.0.0.1:${port}`;
   const baseline = options.baseline ? stageBaseline(options.baseline, stage.work, stage.state) : null;
   const startupMs = await medianStartup(() => startServer(serverStart()));
   const work = await countingWork();
 
   const ours = await startServer(serverStart());
-  const uncounted = await startServer(serverStart({ extra: ['--no-counting'] }));
-  // A second counting server for the counting cost's rounds, on a copy of the state folder (one journal, one writer).
-  const twinState = `${stage.state}-twin`;
-  cpSync(stage.state, twinState, { recursive: true });
-  const twin = await startServer(serverStart({ state: twinState }));
+  /** A server for one round of the counting cost, on a state folder of its own (one journal, one writer). */
+  const freshServer = async (counting: boolean): Promise<FreshServer> => {
+    const state = freshStateFolder(stage.state);
+    const server = await startServer(serverStart({ state: state.path, extra: counting ? [] : ['--no-counting'] })).catch((error) => {
+      state.remove();
+      throw error;
+    });
+    if (options.pin) pinServer(server.child.pid!);
+    return {
+      base: local(server.port),
+      stop: async () => {
+        await stop(server.child);
+        state.remove();
+      },
+    };
+  };
   const redis = REDIS_AVAILABLE ? await startBenchRedis(stage.work, stage.state) : null;
   if (!redis) console.log('redis-server is not installed: the shared-store rounds are left out (apt-get install redis-server)');
   const onRedis = redis ? await startServer(serverStart({ extra: ['--store', redis.url] })) : null;
@@ -89,7 +101,7 @@ export async function compare(options: CompareOptions): Promise<void> {
   const floorPort = await freePort();
   const floor = await startFloor(stage.work, stage.docroot, '/list.json', floorPort);
   /** Every server of the rounds; Redis, which the Redis-backed ones use, is stopped after them. */
-  const servers = [ours.child, uncounted.child, twin.child, nginx.child, floor, ...[before, onRedis, onRedisTls].flatMap((s) => (s ? [s.child] : []))];
+  const servers = [ours.child, nginx.child, floor, ...[before, onRedis, onRedisTls].flatMap((s) => (s ? [s.child] : []))];
   if (options.pin) {
     for (const child of [...servers, ...(redis ? [redis.child] : [])]) pinServer(child.pid!);
     pinServer(nginx.workerPid());
@@ -102,7 +114,6 @@ export async function compare(options: CompareOptions): Promise<void> {
     { name: '/free page (br)', key: free, ours: ['/api/v2/language/models/free'], nginx: ['/free.json'], isList: false },
     { name: 'measurements (br)', key: commercial, ours: [measurementsPath], nginx: ['/measurements.json'], isList: false },
   ];
-  const local = (port: number) => `http://127.0.0.1:${port}`;
   const contendersOf = (s: Scenario): Contender[] => {
     const headers = { 'x-api-key': s.key, 'accept-encoding': 'br' };
     const all = [
@@ -127,8 +138,7 @@ export async function compare(options: CompareOptions): Promise<void> {
       const main = runs.get('ours')!;
       rows.push(rowOf(scenario.name, connections, main, runs.get('nginx')!, runs.get('floor') ?? null, runs.get('before') ?? null));
       if (scenario.isList) {
-        const [counting] = contenders;
-        const { cost, off } = measureCountingCost({ counting, twin: { ...counting, name: 'ours, twin', base: local(twin.port) }, off: { ...counting, name: 'ours, counting off', base: local(uncounted.port) } }, roundOptions);
+        const { cost, off } = await measureCountingCost(contenders[0]!, freshServer, roundOptions);
         rows.push(rowOf(COUNTING_OFF, connections, off, null, null));
         countingCost.push(cost);
       }

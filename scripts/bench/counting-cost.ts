@@ -1,16 +1,23 @@
 /**
- * The counting cost, measured apart from the scenarios: the Pro list page on our server counting,
- * on the same server with `--no-counting`, and on a twin of the first (counting, its own state
- * folder), in rounds of their own.
+ * The counting cost, measured apart from the scenarios: the Pro list page on a server counting,
+ * on the same server with `--no-counting`, and on a twin of the first, each started afresh for
+ * every round on a state folder of its own.
  *
  * Why apart, and why a twin: on this 2-core shared machine one wrk run's rps swings by 15-30%
  * from the next, for the same server (two identical counting servers, 30 alternated rounds of
- * 2 s: round ratios 0.65 to 1.38; over 10 rounds of 3 s their medians read 0.98 and 1.07 apart;
- * bench/analysis.md). That is more than the 5% the cost may take, so the cost gets three times
- * the scenarios' rounds, and the twin shows in the same rounds how far two identical servers
- * read apart: the run's own resolution, printed beside the cost.
+ * 2 s: round ratios 0.65 to 1.38; bench/analysis.md). That is more than the 5% the cost may take,
+ * so the cost gets three times the scenarios' rounds, and the twin shows in the same rounds how
+ * far two identical servers read apart: the run's own resolution, printed beside the cost.
+ *
+ * Why fresh servers every round: a server process keeps a speed of its own for minutes. Six
+ * servers of one build loaded in the same rounds took 53.4 to 60.6 us of CPU a request in one set
+ * of rounds and 49.6 to 58.1 in the next, mostly in the same order (four counting and two not,
+ * 2026-11-26, bench/analysis.md). Three long-lived servers are three such draws, and the twin read 1.07 to
+ * 1.19x the first counting server in every run of the day: the cost measured which process
+ * happened to be faster. A round of fresh servers draws three new processes, so the rounds'
+ * median weighs counting against process luck as well as against the machine's drift.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rateLimitFields } from '../../src/counting.ts';
@@ -18,7 +25,7 @@ import { systemClock } from '../../src/lib/clock.ts';
 import { QuotaBook } from '../../src/quota/book.ts';
 import { median } from './processes.ts';
 import type { CountingCost } from './results.ts';
-import { roundRatio, runRounds, type Contender, type RoundOptions, type Summary } from './rounds.ts';
+import { roundOrder, roundRatio, runRounds, summarise, type Contender, type RoundOptions, type Summary } from './rounds.ts';
 
 /** The counting cost's rounds for each of a scenario's, each half as long (countingSeconds): 3x the rounds for 1.5x the load. */
 export const COUNTING_ROUNDS_FACTOR = 3;
@@ -42,29 +49,69 @@ export function roundCosts(counting: Summary, twin: Summary, off: Summary): numb
   return counting.rounds.map((load, i) => 1 - (load.rps + twin.rounds[i]!.rps) / 2 / off.rounds[i]!.rps);
 }
 
-export interface CountingServers {
-  counting: Contender;
-  twin: Contender;
-  off: Contender;
+/** A server started for one round, on a state folder of its own. */
+export interface FreshServer {
+  base: string;
+  stop(): Promise<void>;
 }
 
-/** Load the three in their own alternating rounds; the cost with its interval, and the uncounted server's summary (for the table). */
-export function measureCountingCost(servers: CountingServers, options: RoundOptions): { cost: CountingCost; off: Summary } {
-  const runs = runRounds([servers.counting, servers.off, servers.twin], { ...options, rounds: options.rounds * COUNTING_ROUNDS_FACTOR, seconds: countingSeconds(options.seconds) }, 'counting cost, Pro list page (br)');
-  const [counting, off, twin] = [runs.get(servers.counting.name)!, runs.get(servers.off.name)!, runs.get(servers.twin.name)!];
-  const costs = roundCosts(counting, twin, off);
+/** Load each contender once, in the order given, with the counting cost's run length; summaries by name. */
+export type LoadRound = (contenders: Contender[], options: RoundOptions, label: string) => Map<string, Summary>;
+
+/** One round of runRounds (its warm-up, then the servers in the order given): the round's place is in `contenders`. */
+const loadOneRound: LoadRound = (contenders, options, label) => runRounds(contenders, { ...options, rounds: 1, seconds: countingSeconds(options.seconds) }, label);
+
+/** The three servers of a round, by the name their figures go under. */
+const COUNTING = 'ours, counting';
+const OFF = 'ours, counting off';
+const TWIN = 'ours, twin';
+const SERVERS = [COUNTING, OFF, TWIN] as const;
+
+/**
+ * Load the three, started afresh each round, in the round's order (roundOrder: every server takes
+ * every place); they are started in that order too. The cost with its interval, and the uncounted
+ * server's summary (for the table). `page` says what to load and how; its base is not used.
+ */
+export async function measureCountingCost(page: Contender, start: (counting: boolean) => Promise<FreshServer>, options: RoundOptions, loadRound: LoadRound = loadOneRound): Promise<{ cost: CountingCost; off: Summary }> {
+  const rounds = options.rounds * COUNTING_ROUNDS_FACTOR;
+  const loads = new Map<string, Summary['rounds']>(SERVERS.map((name) => [name, []]));
+  for (let round = 0; round < rounds; round++) {
+    const contenders: Contender[] = [];
+    const started: FreshServer[] = [];
+    try {
+      for (const name of roundOrder(SERVERS, round)) {
+        const server = await start(name !== OFF);
+        started.push(server);
+        contenders.push({ ...page, name, base: server.base });
+      }
+      const runs = loadRound(contenders, options, `counting cost ${round + 1}/${rounds}, list page`);
+      for (const name of SERVERS) loads.get(name)!.push(...runs.get(name)!.rounds);
+    } finally {
+      for (const server of started) await server.stop();
+    }
+  }
+  const [counting, off, twin] = SERVERS.map((name) => summarise(loads.get(name)!));
+  const costs = roundCosts(counting!, twin!, off!);
   return {
     cost: {
       connections: options.connections,
-      on: median([...counting.rounds, ...twin.rounds].map((l) => l.rps)),
-      off: off.rps,
+      on: median([...counting!.rounds, ...twin!.rounds].map((l) => l.rps)),
+      off: off!.rps,
       cost: median(costs),
       interval: medianInterval(costs),
       twinRatio: roundRatio(twin, counting, 'rps')!,
       rounds: costs.length,
     },
-    off,
+    off: off!,
   };
+}
+
+/** A fresh server's state folder: a copy of `state` (its keys), in a temporary folder of its own. */
+export function freshStateFolder(state: string): { path: string; remove(): void } {
+  const parent = mkdtempSync(join(tmpdir(), 'bda-bench-fresh-'));
+  const path = join(parent, 'state');
+  cpSync(state, path, { recursive: true });
+  return { path, remove: () => rmSync(parent, { recursive: true, force: true }) };
 }
 
 /** Calls a pass of `countingWork` times, and its alternations. */

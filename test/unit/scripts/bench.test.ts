@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readPackSizes } from '../../../scripts/bench/pack-sizes.ts';
 import { floorRatio, RESULTS_FORMAT, type Results, type Row } from '../../../scripts/bench/results.ts';
-import { medianInterval, roundCosts } from '../../../scripts/bench/counting-cost.ts';
+import { measureCountingCost, medianInterval, roundCosts, type FreshServer, type LoadRound } from '../../../scripts/bench/counting-cost.ts';
 import { roundOrder, roundRatio, summarise } from '../../../scripts/bench/rounds.ts';
 import { comparisonMarkdown } from '../../../scripts/bench/markdown.ts';
 import { checkTargets } from '../../../scripts/bench/targets.ts';
@@ -186,6 +186,53 @@ counting("should set counting's own work against the time a list page request ta
   // 20,000 rps: 50 µs a request; 30 ns more is 0.06% of it.
   const text = comparisonMarkdown(resultsOf([rowOf('list', 20_000, 40_000, 20_000)]));
   assert.match(text, "230 ns against 200 ns a request, 30 ns more, 0.06% of the 50 µs a list page request takes at 20000 rps.");
+});
+
+/** Fresh servers that record when they are started and stopped, and a load that reads rps by kind: counting 90, not 100. */
+function freshServers() {
+  const events: string[] = [];
+  let made = 0;
+  const start = async (countingOn: boolean): Promise<FreshServer> => {
+    const base = `${countingOn ? 'on' : 'off'}-${made++}`;
+    events.push(`start ${base}`);
+    return { base, stop: async () => void events.push(`stop ${base}`) };
+  };
+  const load: LoadRound = (contenders) => new Map(contenders.map((c) => [c.name, summarise([{ rps: c.base.startsWith('on') ? 90 : 100, p50Ms: 1, p99Ms: 1, errors: 0 }])]));
+  return { events, start, load };
+}
+
+const page = { name: 'ours', base: 'unused', paths: ['/list'], headers: {} };
+const options = { rounds: 2, connections: 16, seconds: 6, work: tmpdir() };
+
+counting('should start three fresh servers a round (two counting), in a turning order, and stop each before the next round', async () => {
+  const { events, start, load } = freshServers();
+  const { cost, off } = await measureCountingCost(page, start, options, load);
+  assert.is(cost.rounds, 6);
+  near(cost.cost, 0.1);
+  near(cost.twinRatio, 1);
+  assert.equal([cost.on, cost.off, off.rps], [90, 100, 100]);
+  const rounds = Array.from({ length: 6 }, (_, r) => events.slice(r * 6, r * 6 + 6));
+  for (const round of rounds) {
+    const started = round.slice(0, 3).map((e) => e.replace('start ', ''));
+    assert.equal(round.slice(3).map((e) => e.replace('stop ', '')), started, 'the round stops what it started, before the next starts');
+    assert.is(started.filter((s) => s.startsWith('on')).length, 2);
+  }
+  // The uncounted server is started first, second and third across the rounds.
+  const offPlaces = rounds.map((round) => round.findIndex((e) => e.startsWith('start off')));
+  assert.equal([...new Set(offPlaces)].sort(), [0, 1, 2]);
+});
+
+counting('should stop the servers a round started when its load fails', async () => {
+  const { events, start } = freshServers();
+  const failing: LoadRound = () => {
+    throw new Error('wrk failed');
+  };
+  await measureCountingCost(page, start, options, failing).then(
+    () => assert.unreachable('should have thrown'),
+    (error: Error) => assert.is(error.message, 'wrk failed'),
+  );
+  assert.is(events.filter((e) => e.startsWith('start')).length, 3);
+  assert.is(events.filter((e) => e.startsWith('stop')).length, 3);
 });
 
 counting.run();
