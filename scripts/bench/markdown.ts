@@ -91,7 +91,7 @@ export function comparisonMarkdown(r: Results): string {
     'The floor columns say what node:http itself reaches against nginx on this machine, answering each request as soon as it is read; the targets hold our server to it (a key checked and a quota counted for each request).',
     '',
     ...beforeMarkdown(r),
-    ...r.countingCost.map((c) => `- Quota counting cost at c=${c.connections}: ${countingCostFigure(c)} (Pro list page ${fixed(c.on, 0)} rps counting, ${fixed(c.off, 0)} rps not counting; ${c.rounds} rounds of their own, ${countingSeconds(r.seconds)} s a run, with a twin counting server: the interval is where the median cost lies with about 95% confidence, the twin's ratio how far two identical servers read apart in the same rounds).`),
+    ...r.countingCost.map((c) => `- Quota counting cost at c=${c.connections}: ${countingCostFigure(c)} (Pro list page ${fixed(c.on, 0)} rps counting, ${fixed(c.off, 0)} rps not counting; ${c.rounds} rounds of their own, ${countingSeconds(r.seconds)} s a run, each with three servers started for it (counting, not counting, and a twin counting server): the interval is where the median cost lies with about 95% confidence, the twin's ratio how far two identical servers read apart in the same rounds).`),
     countingWorkLine(r),
     ...(r.sharedStore ?? []).map(
       (s) =>
