@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { rateLimitFields } from '../../src/counting.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { QuotaBook } from '../../src/quota/book.ts';
+import { SERVER_LOCK_FILE } from '../../src/state-store.ts';
 import { median } from './processes.ts';
 import type { CountingCost } from './results.ts';
 import { roundOrder, roundRatio, runRounds, summarise, type Contender, type RoundOptions, type Summary } from './rounds.ts';
@@ -110,7 +111,10 @@ export async function measureCountingCost(page: Contender, start: (counting: boo
 export function freshStateFolder(state: string): { path: string; remove(): void } {
   const parent = mkdtempSync(join(tmpdir(), 'bda-bench-fresh-'));
   const path = join(parent, 'state');
-  cpSync(state, path, { recursive: true });
+  // The folder is copied while the bench's main server holds it: its lock names that live server, and
+  // a server started on a copy that kept it would refuse to start.
+  const lock = join(state, SERVER_LOCK_FILE);
+  cpSync(state, path, { recursive: true, filter: (source) => source !== lock });
   return { path, remove: () => rmSync(parent, { recursive: true, force: true }) };
 }
 

@@ -1,14 +1,15 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readPackSizes } from '../../../scripts/bench/pack-sizes.ts';
 import { floorRatio, RESULTS_FORMAT, type Results, type Row } from '../../../scripts/bench/results.ts';
-import { measureCountingCost, medianInterval, roundCosts, type FreshServer, type LoadRound } from '../../../scripts/bench/counting-cost.ts';
+import { freshStateFolder, measureCountingCost, medianInterval, roundCosts, type FreshServer, type LoadRound } from '../../../scripts/bench/counting-cost.ts';
 import { roundOrder, roundRatio, summarise } from '../../../scripts/bench/rounds.ts';
 import { comparisonMarkdown } from '../../../scripts/bench/markdown.ts';
 import { checkTargets } from '../../../scripts/bench/targets.ts';
+import { SERVER_LOCK_FILE } from '../../../src/state-store.ts';
 import { indexFile, MANIFEST_FILE, PACK_FILE, type RouteIndex } from '../../../src/shared/manifest.ts';
 
 /** Floats compared within 1e-9, not to the last bit. */
@@ -233,6 +234,25 @@ counting('should stop the servers a round started when its load fails', async ()
   );
   assert.is(events.filter((e) => e.startsWith('start')).length, 3);
   assert.is(events.filter((e) => e.startsWith('stop')).length, 3);
+});
+
+counting("should copy a held state folder for a fresh server without its holder's lock", () => {
+  const state = mkdtempSync(join(tmpdir(), 'bda-bench-held-'));
+  writeFileSync(join(state, SERVER_LOCK_FILE), `${process.pid} 1`);
+  writeFileSync(join(state, 'keys.json'), '{"keys":[]}');
+  mkdirSync(join(state, 'quota'));
+  writeFileSync(join(state, 'quota', 'quota.journal.1'), 'line\n');
+  const fresh = freshStateFolder(state);
+  try {
+    assert.not.ok(existsSync(join(fresh.path, SERVER_LOCK_FILE)), 'the copy has no lock');
+    assert.is(readFileSync(join(fresh.path, 'keys.json'), 'utf8'), '{"keys":[]}');
+    assert.is(readFileSync(join(fresh.path, 'quota', 'quota.journal.1'), 'utf8'), 'line\n');
+    assert.ok(existsSync(join(state, SERVER_LOCK_FILE)), "the holder's folder keeps its lock");
+  } finally {
+    fresh.remove();
+    rmSync(state, { recursive: true, force: true });
+  }
+  assert.not.ok(existsSync(fresh.path));
 });
 
 counting.run();
