@@ -42,7 +42,7 @@ export async function startNginx(work: string, docroot: string, port: number): P
   const prefix = join(work, 'nginx');
   mkdirSync(join(prefix, 'tmp'), { recursive: true });
   writeFileSync(join(prefix, 'nginx.conf'), nginxConfig(prefix, docroot, port));
-  const child = track(spawn('nginx', ['-p', prefix, '-c', join(prefix, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'inherit'] }));
+  const child = track(spawn('nginx', ['-p', prefix, '-c', join(prefix, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'inherit'] }), 'SIGTERM');
   await firstAnswer(port, '/free.json', {}, performance.now(), child);
   const workerPid = () => Number(execFileSync('pgrep', ['-P', String(child.pid)]).toString().trim().split('\n')[0]);
   return { child, workerPid };

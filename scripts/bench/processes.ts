@@ -39,17 +39,21 @@ export async function firstAnswer(port: number, path: string, headers: Record<st
   }
 }
 
-/** Every process the bench started, so a failure anywhere still stops them all. */
-const children = new Set<ChildProcess>();
+/** Every process the bench started, with the signal that stops it, so a failure anywhere still stops them all. */
+const children = new Map<ChildProcess, NodeJS.Signals>();
 
-export function track<T extends ChildProcess>(child: T): T {
-  children.add(child);
+/**
+ * `signal` is what `killAll` sends: SIGKILL unless the process must pass the stop on (nginx's
+ * master stops its workers on SIGTERM; killed outright, it leaves them serving after the bench).
+ */
+export function track<T extends ChildProcess>(child: T, signal: NodeJS.Signals = 'SIGKILL'): T {
+  children.set(child, signal);
   child.once('exit', () => children.delete(child));
   return child;
 }
 
 export function killAll(): void {
-  for (const child of children) child.kill('SIGKILL');
+  for (const [child, signal] of children) child.kill(signal);
 }
 
 /** The body cache the comparison gives our server unless told otherwise: small, so detail pages miss. */
