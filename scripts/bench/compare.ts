@@ -14,12 +14,12 @@ import { exportBody, startNginx } from './nginx.ts';
 import { readPackSizes } from './pack-sizes.ts';
 import { countingWork, freshStateFolder, measureCountingCost, type FreshServer } from './counting-cost.ts';
 import { BENCH_CACHE_MB, medianStartup, peakRssMb, startServer, stop, type ServerStart } from './processes.ts';
-import { REDIS_AVAILABLE, startBenchRedis } from './redis.ts';
+import { startBenchRedis } from './redis.ts';
 import { RESULTS_FORMAT, writeResults, type CountingCost, type Results, type Row, type SharedStore } from './results.ts';
 import { pinServer } from './pinning.ts';
 import { roundRatio, runRounds, WARM_UP_SECONDS, type Contender, type Summary } from './rounds.ts';
 import { setStage } from './stage.ts';
-import { ensureTools } from './tools.ts';
+import { ensureRedis, ensureTools } from './tools.ts';
 import { wrk } from './wrk.ts';
 
 export interface CompareOptions {
@@ -63,6 +63,7 @@ function rowOf(scenario: string, connections: number, ours: Summary, nginx: Summ
 
 export async function compare(options: CompareOptions): Promise<void> {
   ensureTools();
+  const redisInstalled = ensureRedis();
   const stage = await setStage();
   const { commercial, free } = stage.keys;
   const serverStart = (more: Partial<ServerStart> = {}): ServerStart => ({ bundlePath: stage.bundlePath, snapshot: stage.snapshotRoot, state: stage.state, probe: { path: '/api/v2/language/models/free', key: free }, ...more });
@@ -88,7 +89,7 @@ export async function compare(options: CompareOptions): Promise<void> {
       },
     };
   };
-  const redis = REDIS_AVAILABLE ? await startBenchRedis(stage.work, stage.state) : null;
+  const redis = redisInstalled ? await startBenchRedis(stage.work, stage.state) : null;
   if (!redis) console.log('redis-server is not installed: the shared-store rounds are left out (apt-get install redis-server)');
   const onRedis = redis ? await startServer(serverStart({ extra: ['--store', redis.url] })) : null;
   const onRedisTls = redis?.tls ? await startServer(serverStart({ extra: ['--store', redis.tls.url, ...redis.tls.flags] })) : null;

@@ -5,7 +5,7 @@
  * same server on its state folder in the same rounds. It listens on a plain port and, when
  * openssl can make certificates, on a TLS port too (the same data).
  */
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { run as keysCommand } from '../keys.ts';
@@ -21,8 +21,6 @@ export interface BenchRedis {
   /** The same Redis over TLS: the URL and the flags our server is given, or null without openssl. */
   tls: { url: string; flags: string[] } | null;
 }
-
-export const REDIS_AVAILABLE = spawnSync('redis-server', ['--version']).error === undefined;
 
 /** Start it in `work`/redis and copy the state folder's keys into it. */
 export async function startBenchRedis(work: string, state: string): Promise<BenchRedis> {

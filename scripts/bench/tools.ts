@@ -1,4 +1,4 @@
-/** wrk and nginx with brotli_static: the bench's outside tools, installed from Debian when missing. */
+/** wrk, nginx with brotli_static and redis-server: the bench's outside tools, installed from Debian when missing. */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 
@@ -17,8 +17,23 @@ export function ensureTools(): void {
     console.error(`bench needs wrk and nginx with brotli_static. Install them with:\n  sudo apt-get install -y ${DEBIAN_PACKAGES.join(' ')}`);
     process.exit(1);
   }
-  console.log(`installing ${DEBIAN_PACKAGES.join(', ')} from Debian's packages...`);
-  execFileSync('apt-get', ['install', '-y', ...DEBIAN_PACKAGES], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  install(DEBIAN_PACKAGES);
+}
+
+/**
+ * redis-server for the shared-store rounds: installed as root when missing. Optional, unlike wrk
+ * and nginx: without it (and not root) the bench says so and leaves those rounds out.
+ */
+export function ensureRedis(): boolean {
+  if (has('redis-server')) return true;
+  if (process.getuid?.() !== 0) return false;
+  install(['redis-server']);
+  return has('redis-server');
+}
+
+function install(packages: string[]): void {
+  console.log(`installing ${packages.join(', ')} from Debian's packages...`);
+  execFileSync('apt-get', ['install', '-y', ...packages], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
 }
 
 export function exists(path: string): boolean {
