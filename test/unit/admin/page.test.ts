@@ -206,6 +206,18 @@ serve('should set the HttpOnly SameSite=Strict cookie on a good login and refuse
   assert.is((await post('/admin/login', { token: TOKEN }, { cookieToken: null, fetchSite: 'cross-site' })).status, 403);
 });
 
+serve('should read every key once a view, for its keys and its usage both', async () => {
+  let reads = 0;
+  const keys = { ...context.keys, list: () => (reads++, context.keys.list()) };
+  const answer = await servePage({ ...DEPS, context: { ...context, keys } }, request({ cookieToken: TOKEN }));
+  assert.is(answer.status, 200);
+  assert.match(answer.body, new RegExp(`data-key-id="${existing.record.id}"`));
+  assert.match(answer.body, /class="usage" data-kind="data"/, 'the usage came from the same read');
+  assert.is(reads, 1);
+  await servePage({ ...DEPS, context: { ...context, keys } }, request({ cookieToken: TOKEN }));
+  assert.is(reads, 2, 'the next view reads the keys afresh');
+});
+
 serve('should show the keys with the policy headers and a nonce that matches the inline style and script', async () => {
   const answer = await servePage(DEPS, request({ cookieToken: TOKEN }));
   assert.is(answer.status, 200);
