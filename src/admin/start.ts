@@ -8,7 +8,8 @@ import type { RedisAddress, ReplicaConfirmation } from '../redis/client.ts';
 import type { Clock } from '../lib/clock.ts';
 import { fileAdmin, redisAdmin, type KeyAdmin } from '../keys/command/admin.ts';
 import { providersOf } from '../keys/command/served-providers.ts';
-import { StoreLocked } from '../keys/file.ts';
+import { readKeysFileInTurns, StoreLocked } from '../keys/file.ts';
+import { keysPath } from '../keys/record.ts';
 import { updateKeys } from '../keys/file-append.ts';
 import type { QuotaCounter } from '../quota/counter.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
@@ -22,11 +23,12 @@ const LOCK_RETRY_MS = 20;
 /**
  * The state folder's store as the server changes it: the keys command's, except that a lock held
  * by a keys command is waited for between turns, not by blocking the event loop as the command
- * itself may.
+ * itself may, and that every key is read in slices between turns (readKeysFileInTurns).
  */
 function serverFileAdmin(stateDir: string): KeyAdmin {
   return {
     ...fileAdmin(stateDir),
+    list: async () => (await readKeysFileInTurns(keysPath(stateDir)))?.records ?? null,
     async apply(change) {
       const deadline = performance.now() + LOCK_WAIT_MS;
       for (;;) {

@@ -63,6 +63,11 @@ const CHUNK_BYTES = 1 << 20;
  * off by a crash) are left for later: a change is the whole line or nothing.
  */
 export function readLines(fd: number, path: string, from: number, to: number, onLine: (text: string) => void): number {
+  return drain(linesOf(fd, path, from, to), onLine);
+}
+
+/** The lines of `readLines`, one at a time, and the same offset when done. */
+function* linesOf(fd: number, path: string, from: number, to: number): Generator<string, number> {
   const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, Math.max(1, to - from)));
   let carried: Buffer | null = null;
   let position = from;
@@ -79,7 +84,7 @@ export function readLines(fd: number, path: string, from: number, to: number, on
     for (let nl = chunk.indexOf(10, 0); nl !== -1 && nl < got; nl = chunk.indexOf(10, start)) {
       const line: Buffer = carried ? Buffer.concat([carried, chunk.subarray(start, nl)]) : chunk.subarray(start, nl);
       carried = null;
-      onLine(line.toString('utf8'));
+      yield line.toString('utf8');
       start = nl + 1;
       lineStart = position + start;
     }
@@ -106,22 +111,58 @@ export interface WholeRead {
  * format 1: every record once). Throws KeyStoreError naming the file and line of what is wrong.
  */
 export function readWhole(fd: number, path: string, size: number, onRecord: (record: KeyRecord, line: number) => void): WholeRead {
+  return drain(recordsOf(fd, path, size), ([record, line]) => onRecord(record, line));
+}
+
+/** The records of `readWhole`, each with its line, one at a time, and the same summary when done. */
+function* recordsOf(fd: number, path: string, size: number): Generator<readonly [KeyRecord, number], WholeRead> {
   const first = readBytes(fd, path, 0, Math.min(size, 64));
   if (!isLinesFormat(first.toString('latin1'))) {
     // Format 1 was written whole and is read whole; once: the first change rewrites it.
     const records = parseWholeFile(path, readBytes(fd, path, 0, size).toString('utf8'));
-    records.forEach((record, i) => onRecord(record, i + 1));
+    for (let i = 0; i < records.length; i++) yield [records[i], i + 1];
     return { header: null, end: size, lines: records.length };
   }
-  const found: { header?: KeysHeader } = {};
+  let header: KeysHeader | undefined;
   let lines = 0;
-  const end = readLines(fd, path, 0, size, (text) => {
+  const texts = linesOf(fd, path, 0, size);
+  for (;;) {
+    const text = texts.next();
+    if (text.done) {
+      if (header === undefined) throw invalidStore(path, 'the header line is not complete');
+      return { header, end: text.value, lines };
+    }
     lines++;
-    if (found.header === undefined) found.header = parseHeader(path, text);
-    else onRecord(parseRecordLine(path, text, lines), lines);
-  });
-  if (found.header === undefined) throw invalidStore(path, 'the header line is not complete');
-  return { header: found.header, end, lines };
+    if (header === undefined) header = parseHeader(path, text.value);
+    else yield [parseRecordLine(path, text.value, lines), lines];
+  }
+}
+
+/** Every value of a generator to `each`; what it returns. */
+function drain<T, R>(values: Generator<T, R>, each: (value: T) => void): R {
+  for (;;) {
+    const next = values.next();
+    if (next.done) return next.value;
+    each(next.value);
+  }
+}
+
+/**
+ * The same, letting the event loop take a turn whenever the values have run for `sliceMs`:
+ * what a server reads this way delays its other requests by a slice at most, not by the read.
+ */
+async function drainInTurns<T, R>(values: Generator<T, R>, each: (value: T) => void, sliceMs: number): Promise<R> {
+  let since = performance.now();
+  for (let n = 1; ; n++) {
+    const next = values.next();
+    if (next.done) return next.value;
+    each(next.value);
+    // The clock is read every 256 values: a record takes some microseconds, a clock read some tens of nanoseconds.
+    if ((n & 255) === 0 && performance.now() - since >= sliceMs) {
+      await new Promise((resolve) => setImmediate(resolve));
+      since = performance.now();
+    }
+  }
 }
 
 /** `length` bytes from `position` (fewer when the file is shorter now); a failed read is the file unreadable. */
@@ -139,31 +180,69 @@ export interface StoredKeys extends WholeRead {
   stamp: FileStamp;
 }
 
+/** The keys of a whole read, each id as its last line says, in the order they were first written. */
+class StoreOrder {
+  private readonly records: KeyRecord[] = [];
+  private readonly at = new Map<string, number>();
+
+  add = ([record]: readonly [KeyRecord, number]): void => {
+    const i = this.at.get(record.id);
+    if (i === undefined) this.at.set(record.id, this.records.push(record) - 1);
+    else this.records[i] = record;
+  };
+
+  /** The keys, once no two of them share a hash. */
+  checked(path: string): KeyRecord[] {
+    const hashes = new Map<string, string>();
+    for (const record of this.records) {
+      const holder = hashes.get(record.hash);
+      if (holder !== undefined) throw invalidStore(path, `keys ${holder} and ${record.id} have the same hash`);
+      hashes.set(record.hash, record.id);
+    }
+    return this.records;
+  }
+}
+
+function stampOfOpen(fd: number, path: string): FileStamp {
+  try {
+    return stampOf(fstatSync(fd)) as FileStamp;
+  } catch (error) {
+    throw unreadable('read', path, error);
+  }
+}
+
 /** Read the key file; null when there is none yet. The stamp is of the very bytes read. */
 export function readKeysFile(path: string): StoredKeys | null {
   const fd = openKeysFile(path);
   if (fd === null) return null;
   try {
-    let stamp: FileStamp;
-    try {
-      stamp = stampOf(fstatSync(fd)) as FileStamp;
-    } catch (error) {
-      throw unreadable('read', path, error);
-    }
-    const records: KeyRecord[] = [];
-    const at = new Map<string, number>();
-    const read = readWhole(fd, path, stamp.size, (record) => {
-      const i = at.get(record.id);
-      if (i === undefined) at.set(record.id, records.push(record) - 1);
-      else records[i] = record;
-    });
-    const hashes = new Map<string, string>();
-    for (const record of records) {
-      const holder = hashes.get(record.hash);
-      if (holder !== undefined) throw invalidStore(path, `keys ${holder} and ${record.id} have the same hash`);
-      hashes.set(record.hash, record.id);
-    }
-    return { ...read, records, stamp };
+    const stamp = stampOfOpen(fd, path);
+    const order = new StoreOrder();
+    const read = drain(recordsOf(fd, path, stamp.size), order.add);
+    return { ...read, records: order.checked(path), stamp };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A slice of the event loop a read in turns takes at most (in steps of 256 records). */
+export const READ_SLICE_MS = 10;
+
+/**
+ * `readKeysFile` for a server, which must keep answering while it reads: the file is read in
+ * slices of `sliceMs` with a turn of the event loop between them. A read of 100,000 keys (a file
+ * written by scripts/bench/keys-scale.ts) took 780 ms, which in one piece held every public
+ * request that long. The read stops at the size the file had when opened: a change appended or a
+ * file renamed over it meanwhile is in the next read.
+ */
+export async function readKeysFileInTurns(path: string, sliceMs = READ_SLICE_MS): Promise<StoredKeys | null> {
+  const fd = openKeysFile(path);
+  if (fd === null) return null;
+  try {
+    const stamp = stampOfOpen(fd, path);
+    const order = new StoreOrder();
+    const read = await drainInTurns(recordsOf(fd, path, stamp.size), order.add, sliceMs);
+    return { ...read, records: order.checked(path), stamp };
   } finally {
     closeSync(fd);
   }
