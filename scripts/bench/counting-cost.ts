@@ -91,19 +91,20 @@ export async function measureCountingCost(page: Contender, start: (counting: boo
       for (const server of started) await server.stop();
     }
   }
-  const [counting, off, twin] = SERVERS.map((name) => summarise(loads.get(name)!));
-  const costs = roundCosts(counting!, twin!, off!);
+  const summaryOf = (name: (typeof SERVERS)[number]) => summarise(loads.get(name)!);
+  const [counting, off, twin] = [summaryOf(COUNTING), summaryOf(OFF), summaryOf(TWIN)];
+  const costs = roundCosts(counting, twin, off);
   return {
     cost: {
       connections: options.connections,
-      on: median([...counting!.rounds, ...twin!.rounds].map((l) => l.rps)),
-      off: off!.rps,
+      on: median([...counting.rounds, ...twin.rounds].map((l) => l.rps)),
+      off: off.rps,
       cost: median(costs),
       interval: medianInterval(costs),
       twinRatio: roundRatio(twin, counting, 'rps')!,
       rounds: costs.length,
     },
-    off: off!,
+    off,
   };
 }
 
