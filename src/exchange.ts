@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { rateLimitFields } from './counting.ts';
 import { redactPath, redactQuery, type AccessLog } from './http/access-log.ts';
 import { errorBody, HttpError } from './http/error.ts';
+import { answeringEarly } from './http/linger.ts';
 import type { Metrics } from './http/metrics.ts';
 import { bytesSent, headersOf, JSON_TYPE, send, type HeaderFields, type Headers } from './http/respond.ts';
 import { outcomeStatus } from './http/server.ts';
@@ -113,6 +114,7 @@ export class Endings {
       return;
     }
     const headers: Headers = { ...keyHeaders(exchange), ...httpError.headers, 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store' };
+    answeringEarly(req);
     send(res, httpError.status, headers, errorBody(httpError), req.method === 'HEAD');
   };
 

@@ -14,6 +14,7 @@ import { CritptGrader } from './critpt/grader.ts';
 import { BodyBudget } from './http/body-budget.ts';
 import type { QuotaBook } from './quota/book.ts';
 import type { QuotaCounter } from './quota/counter.ts';
+import { Lingering } from './http/linger.ts';
 import { createHttpServer, HTTP_LIMITS, listenAt } from './http/server.ts';
 import { App } from './app.ts';
 import { SnapshotStore } from './snapshot/store.ts';
@@ -47,11 +48,13 @@ export interface RunningServer {
   warnings: Conditions;
   /** Bytes of CritPt request bodies in memory (src/http/body-budget.ts). */
   uploads: BodyBudget;
+  /** Connections closing in stages after an answer that went before their body (src/http/linger.ts). */
+  lingering: Lingering;
   /** The state folder's quota book; null with Redis. */
   quota: QuotaBook | null;
   /** The admin listener (--admin-port); null when off. */
   admin: AdminListening | null;
-  /** Stop accepting, let in-flight requests finish, close idle sockets, flush state. */
+  /** Stop accepting, let in-flight requests finish, close idle and lingering sockets, flush state. */
   close(): Promise<void>;
 }
 
@@ -110,7 +113,9 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     (outcome) => metrics?.gradings.inc({ outcome }),
   );
   const app = new App({ options, clock, keys: store.keys, quota: counter, grader, snapshots, logError, metrics, accessLog, readiness: () => notReady(conditions, store), warnings: () => warnings.reasons() });
-  const server = createHttpServer(app.handle, { ...HTTP_LIMITS, sendStallMs: options.sendTimeoutSeconds * 1000, ...hooks.httpLimits });
+  const httpLimits = { ...HTTP_LIMITS, sendStallMs: options.sendTimeoutSeconds * 1000, ...hooks.httpLimits };
+  const lingering = new Lingering(httpLimits);
+  const server = createHttpServer(app.handle, httpLimits, lingering);
   server.on('request', () => idle.busy());
   let listening: { port: number; url: string };
   let admin: AdminListening | null;
@@ -143,7 +148,8 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
         resolve();
       });
       server.closeIdleConnections();
+      lingering.endAll();
     }));
 
-  return { url: listening.url, port: listening.port, app, snapshots, conditions, warnings, uploads, quota: store.book, admin, close };
+  return { url: listening.url, port: listening.port, app, snapshots, conditions, warnings, uploads, lingering, quota: store.book, admin, close };
 }

@@ -11,18 +11,15 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_BUILD_OPTIONS, runBuild } from '../../build/build.ts';
-import { bundle } from '../bundle.ts';
-import { freePort, ROOT, spawnServer, stopProcess } from '../processes.ts';
+import { freePort, spawnServer, stopProcess } from '../processes.ts';
 import { writeScaleKeys } from '../scale-state.ts';
+import { smallStage } from './stage.ts';
 
 const LISTS = 3;
 const keys = Number(process.argv[2] ?? 100_000);
 const work = mkdtempSync(join(tmpdir(), 'bda-admin-stall-'));
 try {
-  await bundle(work);
-  const snapshot = join(work, 'snapshot');
-  await runBuild({ ...DEFAULT_BUILD_OPTIONS, dataDir: join(ROOT, 'test/fixtures/sample-small'), outDir: snapshot, log: () => {} });
+  const snapshot = await smallStage(work);
   const state = join(work, 'state');
   writeScaleKeys(state, keys);
   const made = spawnSync(process.execPath, [join(work, 'keys.mjs'), 'admin-token', 'create', '--name', 'stall', '--state', state], { encoding: 'utf8' });

@@ -69,3 +69,14 @@ export async function setStage(): Promise<Stage> {
     providerSlugs,
   };
 }
+
+/**
+ * The bundle and a build of the small fixture in `work`, for measurements of the server itself
+ * rather than of the dataset: the snapshot folder, to pass to the bundled server.mjs in `work`.
+ */
+export async function smallStage(work: string): Promise<string> {
+  await bundle(work);
+  const snapshot = join(work, 'snapshot');
+  await runBuild({ ...DEFAULT_BUILD_OPTIONS, dataDir: join(ROOT, 'test/fixtures/sample-small'), outDir: snapshot, log: () => {} });
+  return snapshot;
+}

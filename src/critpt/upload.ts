@@ -85,7 +85,8 @@ export function readUpload(req: IncomingMessage, res: ServerResponse, budget: Bo
       req.off('close', onClose);
       req.off('error', onClose);
       if (!error) return resolve(buffer.subarray(0, size));
-      // Read no more: the error answer closes the connection (Connection: close).
+      // Read no more for now: the error answer closes the connection (Connection: close), in
+      // stages that read and drop the rest (src/http/linger.ts).
       req.pause();
       // The buffer is not needed any longer, even while the answer goes out.
       buffer = Buffer.alloc(0);

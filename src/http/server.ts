@@ -8,6 +8,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { errorBody, HttpError } from './error.ts';
+import { answeringEarly, Lingering } from './linger.ts';
 import { JSON_TYPE } from './respond.ts';
 import { allowedMethods, MAX_TARGET_LENGTH } from './router.ts';
 import { ROUTES } from '../shared/routes.ts';
@@ -72,6 +73,10 @@ export const HTTP_LIMITS = {
   maxInFlightPerConnection: 4,
   /** Pipelined requests waiting on all connections together; past it, a connection that adds one is closed. */
   maxWaiting: 4096,
+  /** A connection closed by an answer that went before its request's body arrived keeps reading (and dropping) for at most this long (src/http/linger.ts). */
+  lingerMs: 30_000,
+  /** ... and closes sooner once nothing has arrived for this long. */
+  lingerQuietMs: 5_000,
 };
 
 /**
@@ -140,8 +145,8 @@ function boundClients(handle: RequestHandler, server: Server, limits: typeof HTT
   return dispatch;
 }
 
-/** The server for a request handler (the app's `handle`). */
-export function createHttpServer(handle: RequestHandler, limits = HTTP_LIMITS): Server {
+/** The server for a request handler (the app's `handle`); `lingering` holds its connections closing in stages. */
+export function createHttpServer(handle: RequestHandler, limits = HTTP_LIMITS, lingering = new Lingering(limits)): Server {
   const server = createServer(
     {
       headersTimeout: limits.headersTimeout,
@@ -159,7 +164,11 @@ export function createHttpServer(handle: RequestHandler, limits = HTTP_LIMITS): 
   // past the limit is enough to tell a request over it.
   server.maxHeadersCount = limits.maxHeaderLines + 1;
   const bounded = boundClients(handle, server, limits);
+  server.on('connection', lingering.watch);
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    // A request after the answer that closed its connection (it came behind a body that was
+    // refused, while the connection closes in stages) is not answered.
+    if (req.socket.writableEnded) return void req.socket.destroy();
     const problem = requestProblem(req, limits);
     if (problem) return answerPlain(res, problem);
     if (req.url === '*') return answerAsterisk(req, res);
@@ -202,6 +211,7 @@ function answerAsterisk(req: IncomingMessage, res: ServerResponse): void {
 }
 
 function answerPlain(res: ServerResponse, error: HttpError): void {
+  answeringEarly(res.req);
   const body = errorBody(error);
   res.writeHead(error.status, { ...error.headers, 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store', Connection: 'close' });
   res.end(body);
