@@ -75,8 +75,10 @@ export const HTTP_LIMITS = {
   maxWaiting: 4096,
   /** A connection closed by an answer that went before its request's body arrived keeps reading (and dropping) for at most this long (src/http/linger.ts). */
   lingerMs: 30_000,
-  /** ... and closes sooner once nothing has arrived for this long. */
-  lingerQuietMs: 5_000,
+  /** ... and closes sooner once nothing has arrived for this long (or it is no longer read). */
+  lingerQuietMs: 2_000,
+  /** ... and reads at most this much of what the client still sends. */
+  lingerBytes: 256 * 1024,
 };
 
 /**

@@ -1,8 +1,9 @@
 /**
  * Closing in stages (src/http/linger.ts): a connection whose answer went out before its request's
  * body arrived is half-closed, keeps reading and dropping what the client still sends, and is
- * closed once the client closes its side, goes quiet, or has lingered its longest; a request
- * behind the refused body is not answered; a stop ends every lingering connection.
+ * closed once the client closes its side, goes quiet, or has lingered its longest; it reads no
+ * more than its byte bound; a request behind the refused body is not answered; a stop ends
+ * every lingering connection.
  */
 import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
@@ -63,7 +64,7 @@ function postHead(key: string, length: number): string {
 }
 
 /** Bodies up to 64 KiB: a longer one is refused (413) from its headers alone. */
-async function start(httpLimits: { lingerMs?: number; lingerQuietMs?: number }, stopGraceSeconds = 10): Promise<TestServer> {
+async function start(httpLimits: { lingerMs?: number; lingerQuietMs?: number; lingerBytes?: number }, stopGraceSeconds = 10): Promise<TestServer> {
   return startTestServer({ keys: KEYS, server: { critptMaxBodyBytes: 64 * KIB, stopGraceSeconds }, httpLimits });
 }
 
@@ -74,7 +75,7 @@ const NEVER = 10 * HANG_GUARD_MS;
 
 let t: TestServer;
 linger.before(async () => {
-  t = await start({ lingerMs: NEVER, lingerQuietMs: NEVER });
+  t = await start({ lingerMs: NEVER, lingerQuietMs: NEVER, lingerBytes: 64 * MIB });
 });
 linger.after(async () => {
   await t.close();
@@ -130,6 +131,23 @@ bounds('should close a lingering connection once the client has sent nothing for
     await client.send(Buffer.alloc(16 * KIB, 'x'));
     // The client neither sends nor closes: the server closes.
     await until(() => s.running.lingering.count() === 0, 'the quiet connection closed');
+  } finally {
+    client.socket.destroy();
+    await s.close();
+  }
+});
+
+bounds('should read no more than its byte bound, then close once nothing more is read', async () => {
+  const s = await start({ lingerMs: NEVER, lingerQuietMs: 100, lingerBytes: 64 * KIB });
+  const body = Buffer.alloc(32 * MIB, 'x');
+  const client = new Uploader(s.running.port, postHead(s.keys.ann, body.length));
+  try {
+    await client.answer();
+    // 32 MiB is far more than the bound and both kernels' buffers: the write cannot complete.
+    let written = false;
+    client.socket.write(body, (error) => (written = !error));
+    await until(() => s.running.lingering.count() === 0, 'the connection closed after its byte bound');
+    assert.not.ok(written, 'the server stopped reading the body');
   } finally {
     client.socket.destroy();
     await s.close();
