@@ -4,7 +4,7 @@
  */
 import { DEFAULT_LIMITS, type QuotaLimits } from './quota/scopes.ts';
 import { parseRedisUrl, type RedisAddress, type ReplicaConfirmation } from './redis/client.ts';
-import { parseSentinelUrl } from './redis/sentinel.ts';
+import { parseSentinelUrl } from './redis/sentinel-url.ts';
 import { givenTlsFiles, readTlsFiles, type TlsFiles } from './redis/tls-files.ts';
 import { integerFlag, parseFlags, UsageError } from './shared/flags.ts';
 

@@ -14,7 +14,8 @@ import type { KeyLookup } from './keys/record.ts';
 import { QuotaBook } from './quota/book.ts';
 import type { QuotaCounter } from './quota/counter.ts';
 import { RedisClient, RedisUnavailable, type RedisAddress } from './redis/client.ts';
-import { readEvictionPolicy, RedisHealth } from './redis/health.ts';
+import { PROBE_INTERVAL_MS, readEvictionPolicy, RedisHealth } from './redis/health.ts';
+import { SentinelWatch } from './redis/sentinel-watch.ts';
 import { Refusals } from './redis/refusals.ts';
 import { RedisKeys } from './keys/redis.ts';
 import { RedisQuota } from './quota/redis.ts';
@@ -136,7 +137,7 @@ async function openRedisStore(address: RedisAddress, replicas: StoreReplicas, le
   // A reconnection may be to a Redis restarted with other settings or without its data: the
   // probe checks at once (from when it exists; the start-up check below covers the first).
   let reconnected = () => {};
-  const client = new RedisClient({ address, replicas, log: logError, connected: () => reconnected() });
+  const client = new RedisClient({ address, replicas, log: logError, connected: () => reconnected(), primary: sentinelWatch(address, warnings, redisProbeMs) });
   await client.started();
   const problem = client.problem() ?? (await startUpCheck(client));
   if (problem) logError(`${problem}; answering 503 until it can be reached`);
@@ -171,6 +172,23 @@ async function openRedisStore(address: RedisAddress, replicas: StoreReplicas, le
       client.close();
     },
   };
+}
+
+/** The warning a minority of sentinels that disagree, or do not answer, makes (src/redis/sentinel-verdict.ts). */
+export const SENTINEL_WARNING = 'sentinel dissent';
+
+/**
+ * What a sentinel's questions may take: they travel on the private network, where a sentinel
+ * answers in a millisecond; one that takes a second is as good as silent, and a round waits for
+ * the slowest before it may resume counting after a failover.
+ */
+const SENTINEL_DEADLINE_MS = 1000;
+
+/** With Sentinel, the watch that follows the sentinels' majority (src/redis/sentinel-watch.ts); else the client's plain address. */
+function sentinelWatch(address: RedisAddress, warnings: Conditions, intervalMs = PROBE_INTERVAL_MS): SentinelWatch | undefined {
+  if (!address.sentinel) return undefined;
+  const warn = (warning: string | null) => warnings.report(SENTINEL_WARNING, warning);
+  return new SentinelWatch({ target: address.sentinel, tls: address.tls, timeoutMs: SENTINEL_DEADLINE_MS, watch: { intervalMs, warn } });
 }
 
 /**

@@ -26,6 +26,17 @@ export class Conditions {
     this.active.set(name, reason);
   }
 
+  /**
+   * Begin, end or change a condition to `reason` (null: it does not hold): a changed reason is
+   * logged as the old one ending and the new one beginning, for what is reported whole each time
+   * (a warning whose text names what is wrong now).
+   */
+  report(name: string, reason: string | null): void {
+    if (reason !== null && this.active.get(name) === reason) return;
+    this.end(name);
+    if (reason !== null) this.begin(name, reason);
+  }
+
   /** The condition no longer holds: logged if it did. */
   end(name: string): void {
     const reason = this.active.get(name);

@@ -10,10 +10,18 @@ export interface Endpoint {
   port: number;
 }
 
+/** What a sentinel that asks for a password (`requirepass`, or an ACL user) is logged in with. */
+export interface SentinelAuth {
+  username: string | null;
+  password: string;
+}
+
 export interface SentinelTarget {
   /** The name the sentinels monitor the primary under (`sentinel monitor NAME ...`). */
   masterName: string;
   sentinels: readonly Endpoint[];
+  /** The sentinels' own credentials, or null when they take none. */
+  auth: SentinelAuth | null;
 }
 
 export interface RedisAddress {
@@ -27,7 +35,7 @@ export interface RedisAddress {
   tls: RedisTls | null;
   /** `host:port/db` (Sentinel: `NAME via sentinels host:port,.../db`), never the password: for messages and logs. */
   label: string;
-  /** Set for a Sentinel URL: the primary is asked of these sentinels at each connection. */
+  /** Set for a Sentinel URL: the primary is the one a majority of these sentinels names (src/redis/sentinel-watch.ts). */
   sentinel?: SentinelTarget;
 }
 

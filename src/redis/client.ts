@@ -2,9 +2,10 @@
  * A small Redis client, for the state several servers share (src/keys/redis.ts, src/quota/redis.ts).
  * Only what this server needs: commands pipelined on one connection (replies come back in
  * order, so one FIFO of waiting callers suffices), Lua scripts by SHA, reconnection with
- * backoff, a deadline per command, TLS (src/redis/connection.ts), a primary that Sentinel names
- * (src/redis/sentinel.ts), and writes confirmed on replicas (WAIT). What travels on the
- * connection, written and waited for, is src/redis/pipeline.ts.
+ * backoff, a deadline per command, TLS (src/redis/connection.ts), the primary a majority of
+ * sentinels names, followed as it changes (src/redis/sentinel-watch.ts), and writes confirmed
+ * on replicas (WAIT). What travels on the connection, written and waited for, is
+ * src/redis/pipeline.ts.
  *
  * It fails fast rather than queueing: while the connection is down every command is refused at
  * once, so a request is answered 503 at once instead of piling up behind a dead Redis. A
@@ -18,10 +19,11 @@ import { openSocket } from './connection.ts';
 import { Pipeline } from './pipeline.ts';
 import { RespError, RespParser, RespProtocolError, type Reply } from './resp.ts';
 import { RedisCommandError, RedisUnavailable } from './errors.ts';
-import { endpointFinder, handshakeCommands, handshakeRefusal } from './handshake.ts';
+import { handshakeCommands, handshakeRefusal, primarySource } from './handshake.ts';
 import { Reconnection, type Backoff } from './reconnection.ts';
 import { LuaScript } from './script.ts';
 import type { ReplicaConfirmation, Waiting } from './waiting.ts';
+import type { PrimarySource } from './sentinel-watch.ts';
 
 export { parseRedisUrl, type RedisAddress } from './address.ts';
 export { RedisCommandError, RedisUnavailable } from './errors.ts';
@@ -42,10 +44,11 @@ export interface RedisClientOptions {
   /** Called each time a connection is ready for commands, the first and every reconnection: what a restarted Redis may have changed is checked again. */
   connected?: () => void;
   /**
-   * Where to connect, asked at every connection attempt (default: the address's host and port,
-   * or its sentinels' current primary for a Sentinel address). A rejection is a failed attempt.
+   * Where to connect, asked at every connection attempt and followed when it changes its verdict
+   * (default: the address's host and port, or the primary its sentinels name, asked at each
+   * attempt). A rejection is a failed attempt; the client closes it when it closes.
    */
-  resolve?: () => Promise<Endpoint>;
+  primary?: PrimarySource;
   /**
    * Writes that count (sendReplicated, evalReplicated) are confirmed by a `WAIT count timeoutMs`
    * at the end of their write, and fail with RedisNotReplicated unless `count` replicas
@@ -69,16 +72,21 @@ export class RedisClient {
   private endFirstAttempt: () => void = () => {};
   /** Scripts loaded at every connection (load), by SHA. */
   private readonly scripts = new Map<string, LuaScript>();
-  private readonly resolve: () => Promise<Endpoint>;
+  private readonly primary: PrimarySource;
   /** Where the current (or last) connection went, for messages. */
   private endpoint = '';
+  /** Why the primary's source says none may be used now (the sentinels disagree, a failover is deciding), or null. */
+  private held: string | null = null;
+  /** A connection attempt is asking the source where to go. */
+  private finding = false;
 
   constructor(private readonly options: RedisClientOptions) {
     this.timeoutMs = options.commandTimeoutMs ?? 2000;
     this.reconnection = new Reconnection(options.backoffMs ?? { first: 50, max: 1000 }, options.address.label, options.log);
     this.firstAttempt = new Promise((resolve) => (this.endFirstAttempt = resolve));
     this.pipeline = new Pipeline(options.replicas ?? { count: 0, timeoutMs: 0 });
-    this.resolve = options.resolve ?? endpointFinder(options.address, this.timeoutMs);
+    this.primary = options.primary ?? primarySource(options.address, this.timeoutMs);
+    this.primary.follow((verdict) => this.follow(verdict));
     // One timer for all commands: replies come in order, so only the oldest can be late first.
     this.watchdog = setInterval(() => this.checkDeadline(), Math.max(10, Math.floor(this.timeoutMs / 4)));
     this.watchdog.unref();
@@ -96,7 +104,8 @@ export class RedisClient {
 
   /** Why commands are refused right now, or null when connected. */
   problem(): string | null {
-    return this.ready ? null : `Redis at ${this.options.address.label} is unreachable: ${this.failure}`;
+    if (this.ready) return null;
+    return `Redis at ${this.options.address.label} ${this.held === null ? 'is unreachable' : 'is not used'}: ${this.failure}`;
   }
 
   /** Send one command; the reply, or RedisUnavailable / RedisCommandError naming the command. */
@@ -159,8 +168,31 @@ export class RedisClient {
     this.closed = true;
     clearInterval(this.watchdog);
     this.reconnection.stop();
+    this.primary.close();
     this.drop('client closed');
     this.endFirstAttempt();
+  }
+
+  /**
+   * The source's new verdict: none may be used (leave the connection, failing what is under way
+   * on it, and refuse commands until one may), or a primary (connect to it at once, unless
+   * connected or connecting there already). A command already sent to a primary that is left
+   * fails as unavailable: its reply, if it came, would be from a Redis no longer counted on.
+   */
+  private follow(verdict: Endpoint | string): void {
+    if (this.closed) return;
+    if (typeof verdict === 'string') {
+      this.held = verdict;
+      if (this.socket) this.drop(verdict);
+      else this.failure = verdict;
+      return;
+    }
+    this.held = null;
+    const where = endpointLabel(verdict);
+    if (this.socket && this.endpoint === where) return;
+    if (this.socket) this.drop(`the sentinels name ${where} as the primary now`);
+    // An attempt under way asks the source, which answers with this verdict or a later one.
+    if (!this.finding) this.reconnection.now(() => this.connect());
   }
 
   private sendCommand(args: readonly (string | number)[], replicated: boolean): Promise<Reply> {
@@ -189,15 +221,22 @@ export class RedisClient {
   }
 
   private connect(): void {
-    if (this.closed) return;
-    this.resolve().then(
-      (endpoint) => this.open(endpoint),
-      (error: Error) => this.retryLater(error.message),
+    if (this.closed || this.finding || this.socket) return;
+    this.finding = true;
+    this.primary.find().then(
+      (endpoint) => {
+        this.finding = false;
+        this.open(endpoint);
+      },
+      (error: Error) => {
+        this.finding = false;
+        this.retryLater(error.message);
+      },
     );
   }
 
   private open(endpoint: Endpoint): void {
-    if (this.closed) return;
+    if (this.closed || this.socket) return;
     this.endpoint = endpointLabel(endpoint);
     const socket = openSocket(endpoint, this.options.address.tls, this.timeoutMs, {
       ready: () => void this.handshake(socket),
@@ -250,7 +289,7 @@ export class RedisClient {
   private retryLater(reason: string): void {
     this.failure = reason;
     this.endFirstAttempt();
-    if (!this.closed) this.reconnection.failed(reason, () => this.connect());
+    if (!this.closed) this.reconnection.failed(reason, () => this.connect(), this.held === null ? 'unreachable' : 'not used');
   }
 
   private drop(reason: string): void {

@@ -1,16 +1,20 @@
 /**
  * How a connection begins (src/redis/client.ts): where it goes, and what it sends before anyone
- * else may. Pure but for the Sentinel question, which src/redis/sentinel.ts asks.
+ * else may. Pure but for the Sentinel questions, which src/redis/sentinel-watch.ts asks.
  */
-import type { Endpoint, RedisAddress } from './address.ts';
+import type { RedisAddress } from './address.ts';
 import type { Reply } from './resp.ts';
-import { SentinelResolver } from './sentinel.ts';
+import { SentinelWatch, type PrimarySource } from './sentinel-watch.ts';
 
-/** Where each connection attempt goes: the address's host and port, or its sentinels' current primary. */
-export function endpointFinder(address: RedisAddress, timeoutMs: number): () => Promise<Endpoint> {
-  if (!address.sentinel) return () => Promise.resolve({ host: address.host, port: address.port });
-  const sentinels = new SentinelResolver(address.sentinel, address.tls, timeoutMs);
-  return () => sentinels.primary();
+/**
+ * Where each connection attempt goes when the caller gives no source of its own: the address's
+ * host and port, or the primary its sentinels name, asked at each attempt (the keys command;
+ * a server gives a watch that also listens, src/state-store.ts).
+ */
+export function primarySource(address: RedisAddress, timeoutMs: number): PrimarySource {
+  if (address.sentinel) return new SentinelWatch({ target: address.sentinel, tls: address.tls, timeoutMs });
+  const endpoint = { host: address.host, port: address.port };
+  return { find: () => Promise.resolve(endpoint), follow: () => {}, close: () => {} };
 }
 
 /**

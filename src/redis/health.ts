@@ -76,13 +76,6 @@ export interface RedisHealthOptions {
   intervalMs?: number;
 }
 
-/** Begin, end or change a warning: a changed reason is logged as the old one ending and the new one beginning. */
-function report(warnings: Conditions, name: string, reason: string | null): void {
-  if (reason !== null && warnings.reason(name) === reason) return;
-  warnings.end(name);
-  if (reason !== null) warnings.begin(name, reason);
-}
-
 export class RedisHealth {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
@@ -133,7 +126,7 @@ export class RedisHealth {
       if (policy.value === null) conditions.end(POLICY_CONDITION);
       else conditions.begin(POLICY_CONDITION, policy.value);
     }
-    if (persistence.status === 'fulfilled') report(warnings, PERSISTENCE_WARNING, persistence.value);
+    if (persistence.status === 'fulfilled') warnings.report(PERSISTENCE_WARNING, persistence.value);
     if (write.status === 'fulfilled') refusals.answered(PROBE_WRITE);
     else if (write.reason instanceof RedisCommandError) refusals.refused(PROBE_WRITE, write.reason);
     if (write.status === 'fulfilled' && store.status === 'fulfilled') refusals.probeSucceeded();

@@ -24,18 +24,29 @@ export class Reconnection {
     this.waitMs = backoff.first;
   }
 
-  /** An attempt failed, or a connection ended, for `reason`: `retry` after the pause. */
-  failed(reason: string, retry: () => void): void {
+  /**
+   * An attempt failed, or a connection ended, for `reason`: `retry` after the pause. `state` is
+   * what the log says of the store (`not used`: the sentinels name no primary to count on).
+   */
+  failed(reason: string, retry: () => void, state = 'unreachable'): void {
     if (!this.inOutage) {
       this.inOutage = true;
-      this.log?.(`redis: ${this.label} unreachable (${reason}); retrying, answering 503 meanwhile`);
+      this.log?.(`redis: ${this.label} ${state} (${reason}); retrying, answering 503 meanwhile`);
     }
+    if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = null;
       retry();
     }, this.waitMs);
     this.timer.unref();
     this.waitMs = Math.min(this.backoff.max, this.waitMs * 2);
+  }
+
+  /** Try now, not after the pause under way (the primary to use is known now). */
+  now(retry: () => void): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    retry();
   }
 
   /** A connection is ready (to `where`): the pause starts afresh, and an outage logged ends. */

@@ -4,14 +4,11 @@
  * restart keeps every count). Stopped in `close`, whatever the test did. When the binary is
  * missing the suites say they skipped (apt-get install redis-server; .ci/run installs it).
  */
-import { spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import type { Test } from 'uvu';
 import { run } from '../../scripts/keys.ts';
-import { freePort, stopProcess } from '../../scripts/processes.ts';
-import { spawnRedisServer } from '../../scripts/redis-server.ts';
+import { startRedisProcess, type RedisProcess } from '../../scripts/redis-server.ts';
 import { START_GUARD_MS } from './process.ts';
 import { parseRedisUrl, type RedisAddress } from '../../src/redis/client.ts';
 import type { RedisTls } from '../../src/redis/connection.ts';
@@ -43,16 +40,10 @@ export interface RedisTlsSetup {
   authClients?: boolean;
 }
 
-export interface RedisServer {
+export interface RedisServer extends RedisProcess {
   /** redis://127.0.0.1:PORT/DB, or rediss://... with TLS. */
   url: string;
   address: RedisAddress;
-  port: number;
-  /** Stop it (SIGTERM, or SIGKILL as a crash); `start` brings it back on the same port and folder. */
-  stop(signal?: NodeJS.Signals): Promise<void>;
-  start(): Promise<void>;
-  /** Stop it and remove its folder. */
-  close(): Promise<void>;
 }
 
 function tlsArgs(port: number, { certs, wrongName, authClients }: RedisTlsSetup): string[] {
@@ -60,10 +51,9 @@ function tlsArgs(port: number, { certs, wrongName, authClients }: RedisTlsSetup)
   return ['--port', '0', '--tls-port', String(port), '--tls-cert-file', server.cert, '--tls-key-file', server.key, '--tls-ca-cert-file', certs.ca, '--tls-auth-clients', authClients ? 'yes' : 'no'];
 }
 
-function launch(port: number, dir: string, persistent: boolean, extra: readonly string[], tls: RedisTlsSetup | undefined): Promise<ChildProcess> {
+function launchArgs(port: number, dir: string, persistent: boolean, extra: readonly string[], tls: RedisTlsSetup | undefined): string[] {
   const args = [...(tls ? tlsArgs(port, tls) : ['--port', String(port)]), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--daemonize', 'no', '--logfile', ''];
-  args.push(...(persistent ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']), ...extra);
-  return spawnRedisServer(args, START_GUARD_MS);
+  return [...args, ...(persistent ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']), ...extra];
 }
 
 /**
@@ -72,36 +62,8 @@ function launch(port: number, dir: string, persistent: boolean, extra: readonly 
  * the address trusting the test CA (without a client certificate).
  */
 export async function startRedis(options: { persistent?: boolean; db?: number; args?: readonly string[]; tls?: RedisTlsSetup } = {}): Promise<RedisServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'redis-test-'));
-  // The port is free when asked, but another program (another test run on this machine) may
-  // take it before redis-server binds it: then another port.
-  let port = await freePort();
-  let child: ChildProcess | null = null;
-  for (let attempt = 1; !child; attempt++) {
-    try {
-      child = await launch(port, dir, options.persistent ?? false, options.args ?? [], options.tls);
-    } catch (error) {
-      if (attempt >= 5 || !/Address already in use/.test((error as Error).message)) throw error;
-      port = await freePort();
-    }
-  }
-  const url = `${options.tls ? 'rediss' : 'redis'}://127.0.0.1:${port}/${options.db ?? 0}`;
+  const redis = await startRedisProcess((port, dir) => launchArgs(port, dir, options.persistent ?? false, options.args ?? [], options.tls), START_GUARD_MS);
+  const url = `${options.tls ? 'rediss' : 'redis'}://127.0.0.1:${redis.port}/${options.db ?? 0}`;
   const trust: RedisTls = { ca: options.tls ? readFileSync(options.tls.certs.ca) : null, cert: null, key: null };
-  const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
-    if (child) await stopProcess(child, signal);
-    child = null;
-  };
-  return {
-    url,
-    address: parseRedisUrl(url, trust),
-    port,
-    stop,
-    start: async () => {
-      child = await launch(port, dir, options.persistent ?? false, options.args ?? [], options.tls);
-    },
-    close: async () => {
-      await stop('SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return { ...redis, url, address: parseRedisUrl(url, trust) };
 }

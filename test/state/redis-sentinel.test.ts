@@ -17,7 +17,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_OPTIONS, type ServerOptions } from '../../src/config.ts';
 import { LuaScript, RedisClient, RedisCommandError, RedisNotReplicated, RedisUnavailable } from '../../src/redis/client.ts';
-import { parseSentinelUrl } from '../../src/redis/sentinel.ts';
+import { parseSentinelUrl } from '../../src/redis/sentinel-url.ts';
 import { startServer, type RunningServer } from '../../src/start.ts';
 import { get, type Reply } from '../helpers/http.ts';
 import { keysCommand, REDIS_INSTALLED, skipWithoutRedis, startRedis, type RedisServer } from '../helpers/redis.ts';
@@ -80,7 +80,7 @@ function answered(url: string, path: string, key?: string): Promise<Reply> {
 }
 
 /** The count of an org's data window in this Redis, read directly (0 when it has none). */
-async function countIn(node: RedisServer, org: string): Promise<number> {
+async function countIn(node: { port: number }, org: string): Promise<number> {
   const keys = (await ask(node.port, 'KEYS', `bda:quota:*org:${org}`)) as string[];
   let total = 0;
   for (const key of keys) total += Number(await ask(node.port, 'HGET', key, 'count'));
@@ -129,7 +129,7 @@ function load(url: string, key: string, clients: number) {
 }
 
 /** Once `served` requests were answered 200, kill the primary (SIGKILL) and wait for the failover's 503s; the old primary. */
-async function killPrimaryUnderLoad(set: SentinelSet, running: ReturnType<typeof load>, served: number): Promise<RedisServer> {
+async function killPrimaryUnderLoad(set: SentinelSet, running: ReturnType<typeof load>, served: number): Promise<{ port: number; stop(signal?: NodeJS.Signals): Promise<void> }> {
   await until(() => running.tally.ok >= served, 'served before the failover');
   const old = await set.primary();
   await old.stop('SIGKILL');
@@ -172,8 +172,9 @@ else {
   const open: RedisClient[] = [];
   const follow = (replicas?: { count: number; timeoutMs: number }) => {
     // A sentinel address (so the client checks ROLE and READONLY) whose answers the test gives.
-    const address = { ...a.address, label: 'testprimary via sentinel test/0', sentinel: { masterName: 'testprimary', sentinels: [] } };
-    const client = new RedisClient({ address, replicas, backoffMs: { first: 10, max: 50 }, log: (line) => lines.push(line), resolve: async () => ({ host: '127.0.0.1', port: named }) });
+    const address = { ...a.address, label: 'testprimary via sentinel test/0', sentinel: { masterName: 'testprimary', sentinels: [], auth: null } };
+    const primary = { find: async () => ({ host: '127.0.0.1', port: named }), follow: () => {}, close: () => {} };
+    const client = new RedisClient({ address, replicas, backoffMs: { first: 10, max: 50 }, log: (line) => lines.push(line), primary });
     open.push(client);
     return client;
   };

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { replicasOption, resolveOptions, storeOption, type ServerOptions } from '../../../../src/config.ts';
 import { parseRedisUrl, storeLabel } from '../../../../src/redis/address.ts';
-import { parseSentinelUrl } from '../../../../src/redis/sentinel.ts';
+import { parseSentinelUrl } from '../../../../src/redis/sentinel-url.ts';
 import { UsageError } from '../../../../src/shared/flags.ts';
 
 const url = suite('parseSentinelUrl');
@@ -16,6 +16,7 @@ url('should read the sentinels, the primary\'s name and the database', () => {
       { host: '10.0.0.2', port: 26380 },
       { host: '::1', port: 26381 },
     ],
+    auth: null,
   });
   assert.is(address.db, 2);
   assert.equal([address.username, address.password], [null, null]);
@@ -53,8 +54,23 @@ url('should refuse a malformed URL, saying what is wrong', () => {
   assert.throws(() => parseSentinelUrl('redis-sentinel://s1:port/m'), /a sentinel is HOST:PORT/);
   assert.throws(() => parseSentinelUrl('redis-sentinel://s1:70000/m'), /a port is 1 to 65535/);
   assert.throws(() => parseSentinelUrl('redis-sentinel://s1:26379/m/one'), /database is a number/);
-  assert.throws(() => parseSentinelUrl('redis-sentinel://s1:26379/m/1/extra'), /redis-sentinel:\/\/HOST:PORT/);
+  assert.throws(() => parseSentinelUrl('redis-sentinel://s1:26379/m/1/extra'), /a Sentinel URL is redis-sentinel:\/\/\[\[USER\]:PASSWORD@\]HOST:PORT/);
   assert.throws(() => parseSentinelUrl('redis-sentinel://user@s1:26379/m'), /\[USER\]:PASSWORD@/);
+});
+
+url('should take the sentinels\' own credentials from the query, apart from the data Redis\'s, and keep them out of the label', () => {
+  const acl = parseSentinelUrl('redis-sentinel://:data@s1:26379,s2:26379/m/0?sentinel_username=watcher&sentinel_password=s%26cret');
+  assert.equal(acl.sentinel?.auth, { username: 'watcher', password: 's&cret' });
+  assert.equal([acl.username, acl.password], [null, 'data']);
+  assert.equal(parseSentinelUrl('redis-sentinel://s1/m?sentinel_password=pw').sentinel?.auth, { username: null, password: 'pw' });
+  assert.is(parseSentinelUrl('redis-sentinel://s1/m').sentinel?.auth, null);
+  assert.not.ok(acl.label.includes('cret') || acl.label.includes('watcher'));
+});
+
+url('should refuse a query it does not know, and a user without a password', () => {
+  assert.throws(() => parseSentinelUrl('redis-sentinel://s1/m?sentinel_pasword=pw'), /takes only sentinel_username and sentinel_password in its query, got "sentinel_pasword"/);
+  assert.throws(() => parseSentinelUrl('redis-sentinel://s1/m?sentinel_username=u'), /sentinel_password is needed/);
+  assert.throws(() => parseSentinelUrl('redis-sentinel://s1/m?'), /sentinel_password is needed/);
 });
 
 url.run();
