@@ -15,9 +15,9 @@
  */
 import type { Socket } from 'node:net';
 import { endpointLabel, type Endpoint, type RedisAddress } from './address.ts';
-import { openSocket } from './connection.ts';
+import { openSocket, readReplies } from './connection.ts';
 import { Pipeline } from './pipeline.ts';
-import { RespError, RespParser, RespProtocolError, type Reply } from './resp.ts';
+import { RespError, RespParser, type Reply } from './resp.ts';
 import { RedisCommandError, RedisUnavailable } from './errors.ts';
 import { handshakeCommands, handshakeRefusal, primarySource } from './handshake.ts';
 import { Reconnection, type Backoff } from './reconnection.ts';
@@ -243,14 +243,7 @@ export class RedisClient {
       down: (reason) => this.down(socket, reason),
     });
     this.socket = socket;
-    socket.on('data', (chunk: Buffer) => {
-      try {
-        this.parser.push(chunk);
-      } catch (error) {
-        if (!(error instanceof RespProtocolError)) throw error;
-        socket.destroy(error);
-      }
-    });
+    readReplies(socket, this.parser);
   }
 
   /** Log in and choose the database before anyone else may send; with Sentinel, check it is the primary. */

@@ -10,6 +10,7 @@
  */
 import { connect as connectTcp, isIP, type Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
+import { RespProtocolError, type RespParser } from './resp.ts';
 
 /** TLS settings, the files' contents read once when the options were resolved. */
 export interface RedisTls {
@@ -114,4 +115,16 @@ export function openSocket(target: { host: string; port: number }, tls: RedisTls
     });
   }
   return socket;
+}
+
+/** Feed what `socket` reads to `parser`; bytes that break the protocol end the connection (it cannot be trusted further). */
+export function readReplies(socket: Socket, parser: RespParser): void {
+  socket.on('data', (chunk: Buffer) => {
+    try {
+      parser.push(chunk);
+    } catch (error) {
+      if (!(error instanceof RespProtocolError)) throw error;
+      socket.destroy(error);
+    }
+  });
 }

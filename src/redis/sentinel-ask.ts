@@ -5,8 +5,8 @@
  * holds nothing open.
  */
 import type { Endpoint, SentinelAuth } from './address.ts';
-import { openSocket, type RedisTls } from './connection.ts';
-import { encodeCommand, RespError, RespParser, RespProtocolError, type Reply } from './resp.ts';
+import { openSocket, readReplies, type RedisTls } from './connection.ts';
+import { encodeCommand, RespError, RespParser, type Reply } from './resp.ts';
 
 export type Command = readonly (string | number)[];
 
@@ -41,14 +41,7 @@ export function ask(node: Endpoint, tls: RedisTls | null, auth: SentinelAuth | n
       else resolve(replies);
       socket.destroy();
     });
-    socket.on('data', (chunk: Buffer) => {
-      try {
-        parser.push(chunk);
-      } catch (error) {
-        if (!(error instanceof RespProtocolError)) throw error;
-        socket.destroy(error);
-      }
-    });
+    readReplies(socket, parser);
   });
 }
 

@@ -8,9 +8,9 @@
  */
 import type { Socket } from 'node:net';
 import type { Endpoint, SentinelAuth } from './address.ts';
-import { openSocket, type RedisTls } from './connection.ts';
+import { openSocket, readReplies, type RedisTls } from './connection.ts';
 import { Reconnection } from './reconnection.ts';
-import { encodeCommand, RespProtocolError, RespParser, type Reply } from './resp.ts';
+import { encodeCommand, RespParser, type Reply } from './resp.ts';
 import { authCommand } from './sentinel-ask.ts';
 import { CHANGE_EVENTS, DECIDING_EVENTS, eventMaster } from './sentinel-verdict.ts';
 
@@ -54,14 +54,7 @@ export class SentinelEvents {
       down: (reason) => this.down(socket, reason),
     });
     this.socket = socket;
-    socket.on('data', (chunk: Buffer) => {
-      try {
-        parser.push(chunk);
-      } catch (error) {
-        if (!(error instanceof RespProtocolError)) throw error;
-        socket.destroy(error);
-      }
-    });
+    readReplies(socket, parser);
   }
 
   /** A reply on the subscribed connection: the login's, a subscription's, or an event. */
