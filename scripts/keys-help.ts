@@ -39,6 +39,7 @@ options:
   --store S       file (the state folder) or the Redis the servers share:
                   redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], rediss://... for TLS, or
                   redis-sentinel://HOST:PORT[,HOST:PORT...]/MASTER_NAME[/DB]
+                  [?sentinel_username=USER&sentinel_password=PASSWORD]
                   (rediss-sentinel://... for TLS) (default: $STORE, else file)
   --store-ca FILE    with TLS: PEM CA that signed Redis's certificate
                      (default: $STORE_CA, else the system's roots)

@@ -1,8 +1,12 @@
 /**
- * `npm run soak -- [--minutes N] [--clients N] [--store redis://HOST:PORT[/DB]] [--keys N] [--windows N]`:
+ * `npm run soak -- [--minutes N] [--clients N] [--store redis://HOST:PORT[/DB]|sentinel] [--keys N] [--windows N]`:
  * mixed load from several clients while the snapshot is rebuilt every 30 s and the server is
  * killed with SIGKILL and restarted every minute. With `--store redis://...` two servers share
  * that Redis behind one load generator (clients alternate between them) and the kills alternate too.
+ * On Sentinel (`--store redis-sentinel://...`, or `--store sentinel` for a set of the soak's own:
+ * a primary, two replicas, three sentinels) the run has failovers too (scripts/soak/store-faults.ts):
+ * a manual SENTINEL FAILOVER 45 s in and every 4 minutes, and on its own set the primary killed
+ * two minutes after each; the verdict gives the 200s delivered against those counted.
  * On the file store the state folder starts at scale: before the servers start, it is seeded
  * with 100,000 keys and 200,000 open quota windows (`--keys`, `--windows`; 0 turns either off;
  * scripts/scale-state.ts), and the verdict says how long the first server took to listen on it.
@@ -32,15 +36,15 @@
  */
 import { rmSync } from 'node:fs';
 import { soak } from './soak/main.ts';
-import type { SoakServers } from './soak/servers.ts';
+import type { SoakCleanup } from './soak/main.ts';
 
-/** What a failure must clean up: the servers running now and the work folder. */
-const cleanup: { servers: SoakServers | null; work: string | null } = { servers: null, work: null };
+const cleanup: SoakCleanup = { servers: null, sentinels: null, work: null };
 let ok = false;
 try {
   ok = await soak(cleanup);
 } finally {
   cleanup.servers?.signalAll('SIGKILL');
+  await cleanup.sentinels?.close();
   if (cleanup.work) rmSync(cleanup.work, { recursive: true, force: true });
 }
 process.exit(ok ? 0 : 1);

@@ -98,7 +98,7 @@ export const FLAGS = {
   host: { env: 'HOST', help: 'address to listen on', default: '127.0.0.1' },
   snapshot: { env: 'SNAPSHOT_DIR', help: 'folder with `current` and the builds', default: 'snapshot' },
   state: { env: 'STATE_DIR', help: 'private folder for keys and quota counters', default: 'state' },
-  store: { env: 'STORE', help: 'file (the state folder), redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] (rediss:// for TLS) or redis-sentinel://HOST:PORT[,HOST:PORT...]/MASTER_NAME[/DB] (rediss-sentinel:// for TLS), shared by several servers', default: 'file' },
+  store: { env: 'STORE', help: 'file (the state folder), redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] (rediss:// for TLS) or redis-sentinel://HOST:PORT[,HOST:PORT...]/MASTER_NAME[/DB][?sentinel_password=P] (rediss-sentinel:// for TLS; the primary a majority of the sentinels names), shared by several servers', default: 'file' },
   'store-ca': { env: 'STORE_CA', help: 'with TLS: PEM file of the CA that signed Redis\'s certificate', default: 'the system\'s roots' },
   'store-cert': { env: 'STORE_CERT', help: 'with TLS: PEM client certificate, for a Redis that asks for one (with --store-key)', default: 'none' },
   'store-key': { env: 'STORE_KEY', help: 'with TLS: PEM key of --store-cert', default: 'none' },

@@ -65,8 +65,8 @@ export class KeyChanges {
   }
 
   private async cycle(n: number): Promise<void> {
-    // A restart under way would cut the check's request: wait it out (restarts take seconds).
-    while (this.servers.restarting) await new Promise((r) => setTimeout(r, 100));
+    // A restart under way would cut the check's request, a failover of the store answer it 503: wait them out.
+    while (this.servers.restarting || this.servers.storeFaulted) await new Promise((r) => setTimeout(r, 100));
     const server = n % this.serverCount;
     try {
       const t0 = performance.now();

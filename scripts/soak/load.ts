@@ -12,6 +12,8 @@ export class Load {
   readonly answered = new Map<string, number>();
   /** Requests a kill cut, by quota scope (each may or may not have been counted). */
   readonly cut = new Map<string, number>();
+  /** 503s while a failover of the store lasted, by quota scope (each may or may not have been counted). */
+  readonly unavailable = new Map<string, number>();
   readonly statuses = new Map<number, number>();
   /** Bodies whose hash is not the ETag they came with: wrong, or mixed from two snapshots. */
   mixed = 0;
@@ -40,6 +42,7 @@ export class Load {
           this.answered.set(key.scope, (this.answered.get(key.scope) ?? 0) + 1);
           if (reply.etag !== `"${contentHash(reply.body)}"`) this.mixed++;
         } else if (reply.status === 503 && reply.body.toString().includes('integrity check')) this.refusedCorrupt++;
+        else if (reply.status === 503 && this.servers.storeFaulted) this.unavailable.set(key.scope, (this.unavailable.get(key.scope) ?? 0) + 1);
         else if (![403, 429].includes(reply.status)) this.failures.push(`${reply.status} ${path}: ${reply.body.toString().slice(0, 120)}`);
       } catch (error) {
         // Only a kill may cut a request; anything else is a failure.
@@ -52,6 +55,10 @@ export class Load {
 
   cutTotal(): number {
     return [...this.cut.values()].reduce((a, b) => a + b, 0);
+  }
+
+  unavailableTotal(): number {
+    return [...this.unavailable.values()].reduce((a, b) => a + b, 0);
   }
 
   /** Answers by status, e.g. `1200x200 30x429`. */

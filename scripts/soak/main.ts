@@ -8,17 +8,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileAdmin, redisAdmin } from '../../src/keys/command/admin.ts';
 import { storeLabel } from '../../src/redis/address.ts';
+import { ask } from '../../src/redis/sentinel-ask.ts';
 import { bundle } from '../bundle.ts';
 import { writeScaleKeys, writeScaleWindows } from '../scale-state.ts';
 import { Attackers } from './attack.ts';
 import { KeyChanges } from './key-changes.ts';
 import { Load } from './load.ts';
-import { soakOptions, type SoakOptions } from './options.ts';
+import { soakOptions, storeFrom, type SoakOptions } from './options.ts';
 import { StallProbe } from './probe.ts';
 import { SoakServers } from './servers.ts';
 import { firstBuild, renameAndRebuild, switchToCorruptCopy } from './snapshot.ts';
 import { issueSoakKeys } from './soak-keys.ts';
 import { printVerdict, quotaMismatches } from './verdict.ts';
+import { startSentinelSet, type SentinelSet } from '../sentinel-set.ts';
+import { StoreFaults } from './store-faults.ts';
 
 const REBUILD_EVERY_MS = 30_000;
 const KILL_EVERY_MS = 60_000;
@@ -46,10 +49,47 @@ async function seed(options: SoakOptions, state: string): Promise<string> {
   return `${parts.join(' and ')}, written in ${((performance.now() - t0) / 1000).toFixed(1)} s`;
 }
 
-export async function soak(cleanup: { servers: SoakServers | null; work: string | null }): Promise<boolean> {
+/** What a failure must clean up: the servers running now, a Sentinel set of the soak's own and the work folder. */
+export interface SoakCleanup {
+  servers: SoakServers | null;
+  sentinels: SentinelSet | null;
+  work: string | null;
+}
+
+/**
+ * --store sentinel: a set of the soak's own, as docs/operating.md sets one up (two replicas, an
+ * append-only file on each), its URL given to the servers and the keys command from then on.
+ */
+async function ownSentinels(options: SoakOptions, cleanup: SoakCleanup): Promise<void> {
+  if (!options.ownSentinels) return;
+  const set = await startSentinelSet({ replicas: 2, downAfterMs: 2000, failoverTimeoutMs: 10_000, nodeArgs: ['--appendonly', 'yes', '--appendfsync', 'everysec'] });
+  cleanup.sentinels = set;
+  options.storeFlag = set.url;
+  options.store = storeFrom(set.url).store;
+}
+
+/** The 200s a scope may lose in the failovers: none unless --store-replicas is below the set's replicas (then at most 1%). */
+async function lossAllowed(options: SoakOptions, own: SentinelSet | null): Promise<(answered: number) => number> {
+  if (options.store === 'file' || !options.store.sentinel) return () => 0;
+  const { masterName } = options.store.sentinel;
+  const replicas = own ? own.nodes.length - 1 : await externalReplicas(options);
+  console.log(`soak: on Sentinel, ${replicas} replicas, --store-replicas ${options.replicas.count}: ${options.replicas.count >= replicas ? 'every 200 must be counted' : 'a failover may lose up to 1% of a scope\'s 200s'} (${masterName})`);
+  return options.replicas.count >= replicas ? () => 0 : (answered) => Math.ceil(answered / 100);
+}
+
+/** The replicas a given set's first sentinel lists. */
+async function externalReplicas(options: SoakOptions): Promise<number> {
+  const address = options.store as Exclude<SoakOptions['store'], 'file'>;
+  const { sentinels, auth, masterName } = address.sentinel!;
+  const [reply] = await ask(sentinels[0]!, address.tls, auth, [['SENTINEL', 'REPLICAS', masterName]], 2000);
+  return Array.isArray(reply) ? reply.length : 0;
+}
+
+export async function soak(cleanup: SoakCleanup): Promise<boolean> {
   const options = soakOptions();
   const work = mkdtempSync(join(tmpdir(), 'soak-'));
   cleanup.work = work;
+  await ownSentinels(options, cleanup);
   const data = join(work, 'data');
   const snapshot = join(work, 'snapshot');
   const state = join(work, 'state');
@@ -76,6 +116,10 @@ export async function soak(cleanup: { servers: SoakServers | null; work: string 
   const probe = new StallProbe(servers, () => attackers.attacking);
   const keyChanges = new KeyChanges(servers, options.servers, ['--state', state, '--store', options.storeFlag], run, failures);
   const deadline = Date.now() + options.minutes * 60_000;
+  const allowed = await lossAllowed(options, cleanup.sentinels);
+  const onSentinel = options.store !== 'file' && options.store.sentinel !== undefined;
+  const faults = onSentinel ? new StoreFaults(storeFaultTarget(options, cleanup.sentinels), servers, options.servers, failures) : null;
+  faults?.start(deadline);
 
   let rebuilds = 0;
   // Rebuilds and corrupt copies change the snapshot one at a time, in the order they come.
@@ -106,11 +150,12 @@ export async function soak(cleanup: { servers: SoakServers | null; work: string 
   clearInterval(corrupter);
   clearInterval(killer);
   await snapshotChanges;
+  await faults?.stop();
   await keyChanges.stop();
   await killing;
   while (servers.restarting) await new Promise((r) => setTimeout(r, 100));
 
-  const quota = await quotaMismatches(servers, keys.load, load, options.store === 'file');
+  const quota = await quotaMismatches(servers, keys.load, load, { leased: options.store === 'file', lossAllowed: allowed });
   servers.signalAll('SIGTERM');
   rmSync(work, { recursive: true, force: true });
 
@@ -125,8 +170,11 @@ export async function soak(cleanup: { servers: SoakServers | null; work: string 
     ok,
     headline:
       `${options.minutes} min, ${options.servers} server${options.servers > 1 ? 's' : ''} on ${where}, ${load.requests} requests (${load.statusSummary()}; ${load.cutTotal()} cut by ${servers.kills} kills), ${rebuilds} rebuilds, ` +
-      `${corruptions} corrupt builds switched in (${load.refusedCorrupt} answers refused as corrupt), ${failures.length} failures, ${load.mixed} wrong or mixed bodies, quota ${quota.mismatches.length ? `wrong for ${quota.mismatches.join('; ')}` : `${options.store === 'file' ? 'within bounds (served <= counted <= served + cut + a lease a kill)' : 'exact'} for ${quota.scopes} scopes`}`,
+      `${corruptions} corrupt builds switched in (${load.refusedCorrupt} answers refused as corrupt), ${failures.length} failures, ${load.mixed} wrong or mixed bodies, quota ${quota.mismatches.length ? `wrong for ${quota.mismatches.join('; ')}` : `${quotaRule(options, onSentinel)} for ${quota.scopes} scopes`}`,
     seeded: `${seeded}; the first server listened ${firstStartMs.toFixed(0)} ms after spawn${restarts.length ? `, restarts up to ${Math.max(...restarts).toFixed(0)} ms` : ''}`,
+    failovers: faults
+      ? `${faults.outcomes.join('; ') || 'none (the run was shorter than the first at 45 s)'}; ${quota.delivered} 200s delivered, ${quota.counted} counted, ${quota.lost} lost, ${load.unavailableTotal()} answered 503 while a failover lasted`
+      : null,
     keyChanges: keyChanges.outcomes,
     healthz: probe.healthz,
     attacked: probe.attacked,
@@ -138,4 +186,16 @@ export async function soak(cleanup: { servers: SoakServers | null; work: string 
     failures,
   });
   return ok;
+}
+
+function storeFaultTarget(options: SoakOptions, own: SentinelSet | null) {
+  const address = options.store as Exclude<SoakOptions['store'], 'file'>;
+  return { target: address.sentinel!, tls: address.tls, own };
+}
+
+/** What the quota check held the counts to, for the headline. */
+function quotaRule(options: SoakOptions, onSentinel: boolean): string {
+  if (options.store === 'file') return 'within bounds (served <= counted <= served + cut + a lease a kill)';
+  if (!onSentinel) return 'exact';
+  return 'within bounds (served - the loss the setting allows <= counted <= served + cut + 503s while a failover lasted)';
 }

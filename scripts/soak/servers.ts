@@ -28,6 +28,8 @@ export class SoakServers {
   readonly startMs: number[] = [];
   /** True from a kill until shortly after the restart: requests cut meanwhile are the kill's, not failures. */
   restarting = false;
+  /** True while a failover of the store lasts (scripts/soak/store-faults.ts): 503s meanwhile are expected. */
+  storeFaulted = false;
   kills = 0;
 
   constructor(private readonly place: ServerPlace) {}

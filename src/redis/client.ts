@@ -14,6 +14,7 @@
  * to keep sending to.
  */
 import type { Socket } from 'node:net';
+import { afterIo } from '../lib/after-io.ts';
 import { endpointLabel, type Endpoint, type RedisAddress } from './address.ts';
 import { openSocket, readReplies } from './connection.ts';
 import { Pipeline } from './pipeline.ts';
@@ -88,7 +89,7 @@ export class RedisClient {
     this.primary = options.primary ?? primarySource(options.address, this.timeoutMs);
     this.primary.follow((verdict) => this.follow(verdict));
     // One timer for all commands: replies come in order, so only the oldest can be late first.
-    this.watchdog = setInterval(() => this.checkDeadline(), Math.max(10, Math.floor(this.timeoutMs / 4)));
+    this.watchdog = setInterval(() => afterIo(() => this.checkDeadline()), Math.max(10, Math.floor(this.timeoutMs / 4)));
     this.watchdog.unref();
     this.connect();
   }

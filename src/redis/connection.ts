@@ -10,6 +10,7 @@
  */
 import { connect as connectTcp, isIP, type Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
+import { afterIo } from '../lib/after-io.ts';
 import { RespProtocolError, type RespParser } from './resp.ts';
 
 /** TLS settings, the files' contents read once when the options were resolved. */
@@ -91,10 +92,12 @@ export function openSocket(target: { host: string; port: number }, tls: RedisTls
   socket.setNoDelay(true);
   socket.setKeepAlive(true, 10_000);
   // A connect that hangs (a dropped SYN, a peer that never finishes the handshake) counts as a failed attempt.
-  socket.setTimeout(timeoutMs, () => {
-    if (phase !== 'handshake') return socket.destroy(new Error(`connect timed out after ${timeoutMs} ms`));
-    socket.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'HANDSHAKE_TIMEOUT' }));
-  });
+  socket.setTimeout(timeoutMs, () =>
+    afterIo(() => {
+      if (phase === 'connecting') socket.destroy(new Error(`connect timed out after ${timeoutMs} ms`));
+      else if (phase === 'handshake') socket.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'HANDSHAKE_TIMEOUT' }));
+    }),
+  );
   socket.on('error', (error) => events.down(describe(error, phase, tls)));
   socket.on('close', () => events.down(tls !== null && phase === 'ready' ? endedUnanswered('closed', tls) : 'connection closed'));
   socket.once('data', () => (phase = 'answered'));

@@ -15,6 +15,8 @@ export class Pipeline {
   private corked = false;
   /** What beforeWrite was given for the write under way. */
   private assembling: (() => void)[] = [];
+  /** The commands of the write under way: their deadline runs from when the write leaves. */
+  private unsent: Waiting[] = [];
 
   constructor(replicas: ReplicaConfirmation) {
     this.replicaWait = new ReplicaWait(replicas);
@@ -22,6 +24,7 @@ export class Pipeline {
 
   write(socket: Socket, waiting: Waiting, args: readonly (string | number)[]): void {
     this.waiting.push(waiting);
+    this.unsent.push(waiting);
     this.replicaWait.written(waiting);
     this.holdUntilImmediate(socket);
     socket.write(encodeCommand(args));
@@ -58,8 +61,19 @@ export class Pipeline {
       } finally {
         this.corked = false;
         socket.uncork();
+        this.sent();
       }
     });
+  }
+
+  /**
+   * The write left now: its commands' deadlines start here, not when they were asked for (a
+   * process held between the two would otherwise fail them before Redis saw them).
+   */
+  private sent(): void {
+    const now = performance.now();
+    for (const w of this.unsent) w.sentAt = now;
+    this.unsent = [];
   }
 
   /** The WAIT that ends a write with replicated commands in it, confirming them all. */
@@ -88,6 +102,7 @@ export class Pipeline {
   /** The connection ended: every command under way fails, saying `reason`. */
   fail(reason: string): void {
     this.replicaWait.forget();
+    this.unsent = [];
     for (const w of this.waiting.drain()) w.reject(new RedisUnavailable(`redis ${w.name}: ${reason} (the command may or may not have run)`));
   }
 }

@@ -16,6 +16,8 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_LIMITS } from '../../src/quota/scopes.ts';
+import { parseSentinelUrl } from '../../src/redis/sentinel-url.ts';
+import { SentinelWatch } from '../../src/redis/sentinel-watch.ts';
 import { makeCertificates, OPENSSL_INSTALLED } from '../../scripts/certificates.ts';
 import { startFakeSentinel } from '../../scripts/fake-sentinel.ts';
 import { FailoverLoad, ReadinessWatch } from '../../scripts/failover-load.ts';
@@ -71,6 +73,7 @@ const NAMES = {
   replicas: 'should count every 200 and never pass the quota through a manual failover with --store-replicas equal to the replica count',
   silent: 'should go on counting on the majority while a sentinel is silent, warn naming it, and follow a failover without it',
   frozen: 'should never count on the old primary again when it comes back from a freeze after the failover that replaced it',
+  held: 'should not take sentinels that answered in time for silent when its own process was held past their deadline',
   password: 'should ask sentinels that want a password with the URL\'s sentinel_password, and say so when it is wrong',
   acl: 'should follow a failover over TLS to sentinels that want an ACL user, hearing it announced on their events',
 };
@@ -81,7 +84,7 @@ const credentials = suite('sentinels with credentials and TLS');
 
 if (!SENTINEL_INSTALLED) {
   skipWithoutSentinel(manual, [NAMES.manual, NAMES.stale, NAMES.newer, NAMES.replicas]);
-  skipWithoutSentinel(quiet, [NAMES.silent, NAMES.frozen]);
+  skipWithoutSentinel(quiet, [NAMES.silent, NAMES.frozen, NAMES.held]);
   skipWithoutSentinel(credentials, [NAMES.password, NAMES.acl]);
 } else {
   let set: SentinelSet;
@@ -250,6 +253,24 @@ if (!SENTINEL_INSTALLED) {
     assert.ok(tally.ok <= counted + QUOTA / 100, `${tally.ok} served, ${counted} counted`);
     assert.ok(tally.ok <= QUOTA * 1.01, `${tally.ok} served, quota ${QUOTA}`);
     for (const { lines } of servers) assert.not.ok(lines.some((l) => new RegExp(`connected to .*\\(primary 127\\.0\\.0\\.1:${old}\\) again`).test(l)), `reconnected to the old primary:\n${lines.join('\n')}`);
+  });
+
+  quiet(NAMES.held, async () => {
+    const address = parseSentinelUrl(quietSet.url);
+    const watch = new SentinelWatch({ target: address.sentinel!, tls: null, timeoutMs: 200 });
+    const verdicts: unknown[] = [];
+    watch.follow((verdict) => verdicts.push(verdict));
+    try {
+      // A round asked, then the process held three deadlines long before it could go on.
+      const found = watch.find();
+      const until = performance.now() + 600;
+      while (performance.now() < until);
+      assert.is((await found).port, (await quietSet.primary()).port);
+      assert.is(verdicts.length, 1);
+      assert.not.type(verdicts[0], 'string');
+    } finally {
+      watch.close();
+    }
   });
 
   credentials(NAMES.password, async () => {
