@@ -21,7 +21,8 @@ import { Pipeline } from './pipeline.ts';
 import { RespError, RespParser, type Reply } from './resp.ts';
 import { RedisCommandError, RedisUnavailable } from './errors.ts';
 import { handshakeCommands, handshakeRefusal, primarySource } from './handshake.ts';
-import { Reconnection, type Backoff } from './reconnection.ts';
+import { Attempts } from './attempts.ts';
+import type { Backoff } from './reconnection.ts';
 import { LuaScript } from './script.ts';
 import type { ReplicaConfirmation, Waiting } from './waiting.ts';
 import type { PrimarySource } from './sentinel-watch.ts';
@@ -64,34 +65,26 @@ export class RedisClient {
   private closed = false;
   /** The commands under way on the connection. */
   private readonly pipeline: Pipeline;
-  private failure: string | null = 'not connected yet';
-  private readonly reconnection: Reconnection;
+  /** Where and when it connects, and why commands are refused meanwhile. */
+  private readonly attempts: Attempts;
   private readonly watchdog: NodeJS.Timeout;
   private readonly parser = new RespParser((reply) => this.settle(reply));
   private readonly timeoutMs: number;
-  private firstAttempt: Promise<void>;
-  private endFirstAttempt: () => void = () => {};
   /** Scripts loaded at every connection (load), by SHA. */
   private readonly scripts = new Map<string, LuaScript>();
-  private readonly primary: PrimarySource;
   /** Where the current (or last) connection went, for messages. */
   private endpoint = '';
-  /** Why the primary's source says none may be used now (the sentinels disagree, a failover is deciding), or null. */
-  private held: string | null = null;
-  /** A connection attempt is asking the source where to go. */
-  private finding = false;
 
   constructor(private readonly options: RedisClientOptions) {
     this.timeoutMs = options.commandTimeoutMs ?? 2000;
-    this.reconnection = new Reconnection(options.backoffMs ?? { first: 50, max: 1000 }, options.address.label, options.log);
-    this.firstAttempt = new Promise((resolve) => (this.endFirstAttempt = resolve));
     this.pipeline = new Pipeline(options.replicas ?? { count: 0, timeoutMs: 0 });
-    this.primary = options.primary ?? primarySource(options.address, this.timeoutMs);
-    this.primary.follow((verdict) => this.follow(verdict));
+    const connector = { open: (endpoint: Endpoint) => this.open(endpoint), current: () => (this.socket ? this.endpoint : null), leave: (reason: string) => this.drop(reason) };
+    const primary = options.primary ?? primarySource(options.address, this.timeoutMs);
+    this.attempts = new Attempts(primary, connector, options.backoffMs ?? { first: 50, max: 1000 }, options.address.label, options.log);
     // One timer for all commands: replies come in order, so only the oldest can be late first.
     this.watchdog = setInterval(() => afterIo(() => this.checkDeadline()), Math.max(10, Math.floor(this.timeoutMs / 4)));
     this.watchdog.unref();
-    this.connect();
+    this.attempts.attempt();
   }
 
   get address(): RedisAddress {
@@ -100,13 +93,12 @@ export class RedisClient {
 
   /** Settles once the first connection attempt has succeeded or failed (it never rejects). */
   started(): Promise<void> {
-    return this.firstAttempt;
+    return this.attempts.started();
   }
 
   /** Why commands are refused right now, or null when connected. */
   problem(): string | null {
-    if (this.ready) return null;
-    return `Redis at ${this.options.address.label} ${this.held === null ? 'is unreachable' : 'is not used'}: ${this.failure}`;
+    return this.ready ? null : this.attempts.problem();
   }
 
   /** Send one command; the reply, or RedisUnavailable / RedisCommandError naming the command. */
@@ -168,32 +160,8 @@ export class RedisClient {
   close(): void {
     this.closed = true;
     clearInterval(this.watchdog);
-    this.reconnection.stop();
-    this.primary.close();
+    this.attempts.close();
     this.drop('client closed');
-    this.endFirstAttempt();
-  }
-
-  /**
-   * The source's new verdict: none may be used (leave the connection, failing what is under way
-   * on it, and refuse commands until one may), or a primary (connect to it at once, unless
-   * connected or connecting there already). A command already sent to a primary that is left
-   * fails as unavailable: its reply, if it came, would be from a Redis no longer counted on.
-   */
-  private follow(verdict: Endpoint | string): void {
-    if (this.closed) return;
-    if (typeof verdict === 'string') {
-      this.held = verdict;
-      if (this.socket) this.drop(verdict);
-      else this.failure = verdict;
-      return;
-    }
-    this.held = null;
-    const where = endpointLabel(verdict);
-    if (this.socket && this.endpoint === where) return;
-    if (this.socket) this.drop(`the sentinels name ${where} as the primary now`);
-    // An attempt under way asks the source, which answers with this verdict or a later one.
-    if (!this.finding) this.reconnection.now(() => this.connect());
   }
 
   private sendCommand(args: readonly (string | number)[], replicated: boolean): Promise<Reply> {
@@ -219,21 +187,6 @@ export class RedisClient {
 
   private enqueue(socket: Socket, command: Pick<Waiting, 'name' | 'script' | 'replicated'>, args: readonly (string | number)[]): Promise<Reply> {
     return new Promise<Reply>((resolve, reject) => this.pipeline.write(socket, { ...command, sentAt: performance.now(), resolve, reject }, args));
-  }
-
-  private connect(): void {
-    if (this.closed || this.finding || this.socket) return;
-    this.finding = true;
-    this.primary.find().then(
-      (endpoint) => {
-        this.finding = false;
-        this.open(endpoint);
-      },
-      (error: Error) => {
-        this.finding = false;
-        this.retryLater(error.message);
-      },
-    );
   }
 
   private open(endpoint: Endpoint): void {
@@ -262,9 +215,7 @@ export class RedisClient {
     }
     if (socket !== this.socket) return;
     this.ready = true;
-    this.failure = null;
-    this.reconnection.succeeded(address.sentinel ? `${address.label} (primary ${this.endpoint})` : address.label);
-    this.endFirstAttempt();
+    this.attempts.succeeded(address.sentinel ? `${address.label} (primary ${this.endpoint})` : address.label);
     this.options.connected?.();
   }
 
@@ -276,14 +227,7 @@ export class RedisClient {
     this.pipeline.fail(reason);
     this.parser.reset();
     socket.destroy();
-    this.retryLater(reason);
-  }
-
-  /** A connection ended or could not be made: say why (/readyz), try again after a pause (src/redis/reconnection.ts). */
-  private retryLater(reason: string): void {
-    this.failure = reason;
-    this.endFirstAttempt();
-    if (!this.closed) this.reconnection.failed(reason, () => this.connect(), this.held === null ? 'unreachable' : 'not used');
+    this.attempts.failed(reason);
   }
 
   private drop(reason: string): void {

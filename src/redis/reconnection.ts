@@ -1,5 +1,6 @@
 /**
- * When the Redis client (src/redis/client.ts) tries again after a connection failed or ended:
+ * When the Redis client (src/redis/attempts.ts) tries again after a connection failed or ended,
+ * and when a sentinel subscription (src/redis/sentinel-events.ts) does:
  * after a pause doubled with each failure up to a ceiling, reset by a connection that is ready.
  * And what the log hears of it: one line when an outage begins, one when it ends, not one a
  * retry or a reason (a failover goes through several: the connection reset, the old primary
