@@ -138,19 +138,25 @@ if (!SENTINEL_INSTALLED) {
     const limits = { ...DEFAULT_LIMITS, free: FREE_LIMIT };
     const lied = await serve(set, { url: `redis-sentinel://127.0.0.1:${fake.port},${real}/${set.name}/0`, limits });
     const honest = await serve(set, { limits });
-    return { key, copy, fake, lied, honest, close: async () => Promise.all([fake.close(), copy.close()]) };
+    return { org, key, copy, fake, lied, honest, close: async () => Promise.all([fake.close(), copy.close()]) };
+  }
+
+  /** Both servers loaded until the Free quota is spent: exactly the limit served, none of it counted on the copy; the tally. */
+  async function spendFreeQuota(liar: Awaited<ReturnType<typeof facingALiar>>) {
+    const load = new FailoverLoad([liar.lied.url, liar.honest.url], liar.key, 4);
+    await until(() => load.tally.limited >= 100 || load.tally.other.length > 0, 'the Free quota spent');
+    await load.stop();
+    assert.equal(load.tally.other, []);
+    assert.is(load.tally.ok, FREE_LIMIT, 'the quota, counted on one Redis');
+    assert.is(await countIn(set, liar.copy.port, liar.org), 0, 'nothing counted on the copy');
+    return load.tally;
   }
 
   manual(NAMES.stale, async () => {
     // The manual failover above raised the real sentinels' epoch to 1: the liar's 0 is older.
     const liar = await facingALiar(0, 'staleco');
     try {
-      const load = new FailoverLoad([liar.lied.url, liar.honest.url], liar.key, 4);
-      await until(() => load.tally.limited >= 100 || load.tally.other.length > 0, 'the Free quota spent');
-      await load.stop();
-      assert.equal(load.tally.other, []);
-      assert.is(load.tally.ok, FREE_LIMIT, 'the quota, counted on one Redis');
-      assert.is(await countIn(set, liar.copy.port, 'staleco'), 0, 'nothing counted on the copy');
+      await spendFreeQuota(liar);
       const ready = await get(liar.lied.url, '/readyz');
       assert.is(ready.status, 200);
       const warning = (ready.json().warnings as string[]).find((w) => w.includes('sentinels name'));
@@ -164,13 +170,7 @@ if (!SENTINEL_INSTALLED) {
   manual(NAMES.newer, async () => {
     const liar = await facingALiar(1000, 'newerco');
     try {
-      const load = new FailoverLoad([liar.lied.url, liar.honest.url], liar.key, 4);
-      await until(() => load.tally.limited >= 100 || load.tally.other.length > 0, 'the Free quota spent on the honest server');
-      await load.stop();
-      assert.equal(load.tally.other, []);
-      assert.is(load.tally.ok, FREE_LIMIT);
-      assert.ok(load.tally.unavailable > 0, 'the lied-to server answered 503');
-      assert.is(await countIn(set, liar.copy.port, 'newerco'), 0, 'nothing counted on the copy');
+      assert.ok((await spendFreeQuota(liar)).unavailable > 0, 'the lied-to server answered 503');
       const ready = await get(liar.lied.url, '/readyz');
       assert.is(ready.status, 503);
       assert.match(String(ready.json().details.reason), new RegExp(`is not used: 127\\.0\\.0\\.1:${liar.copy.port} is named at the newest epoch 1000 by 1 of 4 sentinels, fewer than a majority \\(3\\) \\(sentinels: 127\\.0\\.0\\.1:${liar.fake.port} names 127\\.0\\.0\\.1:${liar.copy.port} \\(epoch 1000\\); 127\\.0\\.0\\.1:\\d+ names 127\\.0\\.0\\.1:\\d+ \\(epoch 1\\)`));
