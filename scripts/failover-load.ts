@@ -19,13 +19,16 @@ export interface Tally {
 function get(agent: Agent, url: string, path: string, key?: string): Promise<{ status: number; text: string }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: hostname, port, path, agent, headers: key === undefined ? {} : { 'x-api-key': key } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      res.on('error', reject);
-    });
+    const req = request(
+      { host: hostname, port, path, agent, headers: key === undefined ? {} : { 'x-api-key': key } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on('error', reject);
+      },
+    );
     req.setTimeout(30_000, () => req.destroy(new Error('no answer within 30 s')));
     req.on('error', reject);
     req.end();
@@ -65,7 +68,9 @@ export class FailoverLoad {
   private async client(n: number): Promise<void> {
     for (let i = n; !this.stopped; i++) {
       const server = i % this.urls.length;
-      const reply = await get(this.agents[server]!, this.urls[server]!, this.path, this.key).catch((error: Error) => error);
+      const reply = await get(this.agents[server]!, this.urls[server]!, this.path, this.key).catch(
+        (error: Error) => error,
+      );
       const { tally } = this;
       if (reply instanceof Error) tally.other.push(`request failed: ${reply.message}`);
       else if (reply.status === 200) tally.ok++;
@@ -107,11 +112,14 @@ export class ReadinessWatch {
       const now = performance.now();
       if (reply?.status !== 200) {
         this.notReadyMs[n]! += now - last;
-        const reason = reply ? String((JSON.parse(reply.text) as { details?: { reason?: string } }).details?.reason ?? reply.status) : 'no answer';
+        const reason = reply
+          ? String((JSON.parse(reply.text) as { details?: { reason?: string } }).details?.reason ?? reply.status)
+          : 'no answer';
         this.reasons[n]!.add(reason.replace(/\d+/g, 'N').slice(0, 200));
       } else {
         const warnings = (JSON.parse(reply.text) as { warnings?: string[] }).warnings ?? [];
-        for (const warning of warnings) this.reasons[n]!.add(`ready, warning: ${warning.replace(/\d+/g, 'N').slice(0, 200)}`);
+        for (const warning of warnings)
+          this.reasons[n]!.add(`ready, warning: ${warning.replace(/\d+/g, 'N').slice(0, 200)}`);
       }
       last = now;
       await pause(50);

@@ -27,11 +27,29 @@ function answer(says: FakeSentinelSays, command: string[]): string {
   const [name = '', sub = '', master = ''] = command.map((word, i) => (i < 2 ? word.toUpperCase() : word));
   if (name === 'PING') return '+PONG\r\n';
   if (name === 'AUTH') return '+OK\r\n';
-  if (name === 'SUBSCRIBE') return command.slice(1).map((channel, i) => `*3\r\n$9\r\nsubscribe\r\n$${Buffer.byteLength(channel)}\r\n${channel}\r\n:${i + 1}\r\n`).join('');
+  if (name === 'SUBSCRIBE')
+    return command
+      .slice(1)
+      .map((channel, i) => `*3\r\n$9\r\nsubscribe\r\n$${Buffer.byteLength(channel)}\r\n${channel}\r\n:${i + 1}\r\n`)
+      .join('');
   if (name !== 'SENTINEL' || master !== says.masterName) return `-ERR No such master with that name\r\n`;
   const { host, port } = says.primary;
   if (sub === 'GET-MASTER-ADDR-BY-NAME') return encodeCommand([host, String(port)]);
-  if (sub === 'MASTER') return encodeCommand(['name', master, 'ip', host, 'port', String(port), 'flags', 'master', 'config-epoch', String(says.epoch), 'quorum', '2']);
+  if (sub === 'MASTER')
+    return encodeCommand([
+      'name',
+      master,
+      'ip',
+      host,
+      'port',
+      String(port),
+      'flags',
+      'master',
+      'config-epoch',
+      String(says.epoch),
+      'quorum',
+      '2',
+    ]);
   return `-ERR unknown sentinel subcommand\r\n`;
 }
 

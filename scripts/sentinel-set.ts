@@ -19,7 +19,9 @@ import type { Certificates } from './certificates.ts';
 import { freePort, stopProcess } from './processes.ts';
 import { startRedisProcess, type RedisProcess } from './redis-server.ts';
 
-export const SENTINEL_INSTALLED = spawnSync('redis-sentinel', ['--version']).error === undefined && spawnSync('redis-server', ['--version']).error === undefined;
+export const SENTINEL_INSTALLED =
+  spawnSync('redis-sentinel', ['--version']).error === undefined &&
+  spawnSync('redis-server', ['--version']).error === undefined;
 
 /** The password of the sentinels' own ACL user (they log in to each other with it) when clients get another. */
 const PEER_USER = { username: 'sentinel-peer', password: 'peer-secret' };
@@ -55,7 +57,10 @@ export interface SentinelSetOptions {
 
 export interface SentinelSet {
   name: string;
-  /** `redis-sentinel://127.0.0.1:P1,127.0.0.1:P2,127.0.0.1:P3/NAME/0` (`rediss-` with TLS, the sentinels' credentials in its query). */
+  /**
+   * `redis-sentinel://127.0.0.1:P1,127.0.0.1:P2,127.0.0.1:P3/NAME/0` (`rediss-` with TLS, the
+   * sentinels' credentials in its query).
+   */
   url: string;
   /** What a client trusts with TLS (the test CA), else null. */
   trust: RedisTls | null;
@@ -85,7 +90,12 @@ export function entries(reply: Reply): Record<string, string>[] {
 }
 
 /** Resolve once `done()` holds, checking every `everyMs`; throw naming `what` after `guardMs` (a hang guard). */
-export async function waitFor(done: () => boolean | Promise<boolean>, what: string, guardMs: number, everyMs = 20): Promise<void> {
+export async function waitFor(
+  done: () => boolean | Promise<boolean>,
+  what: string,
+  guardMs: number,
+  everyMs = 20,
+): Promise<void> {
   const deadline = performance.now() + guardMs;
   while (!(await done())) {
     if (performance.now() > deadline) throw new Error(`${what}: still not so after ${guardMs / 1000} s`);
@@ -95,7 +105,13 @@ export async function waitFor(done: () => boolean | Promise<boolean>, what: stri
 
 function tlsLines(tls: Certificates | undefined): string[] {
   if (!tls) return [];
-  return [`tls-cert-file ${tls.server.cert}`, `tls-key-file ${tls.server.key}`, `tls-ca-cert-file ${tls.ca}`, 'tls-auth-clients no', 'tls-replication yes'];
+  return [
+    `tls-cert-file ${tls.server.cert}`,
+    `tls-key-file ${tls.server.key}`,
+    `tls-ca-cert-file ${tls.ca}`,
+    'tls-auth-clients no',
+    'tls-replication yes',
+  ];
 }
 
 function authLines(auth: SentinelAuth | undefined): string[] {
@@ -112,7 +128,14 @@ function authLines(auth: SentinelAuth | undefined): string[] {
   ];
 }
 
-function launchSentinel(dir: string, port: number, primaryPort: number, options: SentinelSetOptions & { name: string }, guardMs: number, askSentinel: SentinelSet['askSentinel']): Promise<ChildProcess> {
+function launchSentinel(
+  dir: string,
+  port: number,
+  primaryPort: number,
+  options: SentinelSetOptions & { name: string },
+  guardMs: number,
+  askSentinel: SentinelSet['askSentinel'],
+): Promise<ChildProcess> {
   const { name, tls } = options;
   const config = join(dir, `sentinel-${port}.conf`);
   // Written fresh: a sentinel rewrites its file as it learns (replicas, other sentinels, epochs).
@@ -141,24 +164,58 @@ function launchSentinel(dir: string, port: number, primaryPort: number, options:
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`redis-sentinel exited (${code}):\n${output}`)));
-    waitFor(async () => child.exitCode !== null || (await askSentinel(port, 'PING').catch(() => null)) === 'PONG', `sentinel on ${port} answers`, guardMs).then(
-      () => {
-        // Read and dropped from now on, so the pipes never fill.
-        output = '';
-        child.stdout!.removeAllListeners('data').resume();
-        child.stderr!.removeAllListeners('data').resume();
-        if (child.exitCode === null) resolve(child);
-      },
-      reject,
-    );
+    waitFor(
+      async () => child.exitCode !== null || (await askSentinel(port, 'PING').catch(() => null)) === 'PONG',
+      `sentinel on ${port} answers`,
+      guardMs,
+    ).then(() => {
+      // Read and dropped from now on, so the pipes never fill.
+      output = '';
+      child.stdout!.removeAllListeners('data').resume();
+      child.stderr!.removeAllListeners('data').resume();
+      if (child.exitCode === null) resolve(child);
+    }, reject);
   });
 }
 
 function nodeArgs(port: number, dir: string, options: SentinelSetOptions, primaryPort: number | null): string[] {
   const { tls } = options;
-  const listen = tls ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', tls.server.cert, '--tls-key-file', tls.server.key, '--tls-ca-cert-file', tls.ca, '--tls-auth-clients', 'no', '--tls-replication', 'yes'] : ['--port', String(port)];
+  const listen = tls
+    ? [
+        '--port',
+        '0',
+        '--tls-port',
+        String(port),
+        '--tls-cert-file',
+        tls.server.cert,
+        '--tls-key-file',
+        tls.server.key,
+        '--tls-ca-cert-file',
+        tls.ca,
+        '--tls-auth-clients',
+        'no',
+        '--tls-replication',
+        'yes',
+      ]
+    : ['--port', String(port)];
   const replica = primaryPort === null ? [] : ['--replicaof', '127.0.0.1', String(primaryPort)];
-  return [...listen, '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--logfile', '', ...replica, ...(options.nodeArgs ?? [])];
+  return [
+    ...listen,
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--daemonize',
+    'no',
+    '--logfile',
+    '',
+    ...replica,
+    ...(options.nodeArgs ?? []),
+  ];
 }
 
 export async function startSentinelSet(options: SentinelSetOptions = {}): Promise<SentinelSet> {
@@ -169,8 +226,10 @@ export async function startSentinelSet(options: SentinelSetOptions = {}): Promis
   const auth = options.sentinelAuth ?? null;
   // The set's own questions (its replicas, its sentinels, a failover) go as the sentinels' peer user under ACL.
   const admin = auth?.username ? PEER_USER : auth;
-  const askNode = (port: number, ...args: (string | number)[]) => ask({ host: '127.0.0.1', port }, trust, null, [args], guardMs).then(([reply]) => reply);
-  const askSentinel = (port: number, ...args: (string | number)[]) => ask({ host: '127.0.0.1', port }, trust, admin, [args], guardMs).then(([reply]) => reply);
+  const askNode = (port: number, ...args: (string | number)[]) =>
+    ask({ host: '127.0.0.1', port }, trust, null, [args], guardMs).then(([reply]) => reply);
+  const askSentinel = (port: number, ...args: (string | number)[]) =>
+    ask({ host: '127.0.0.1', port }, trust, admin, [args], guardMs).then(([reply]) => reply);
   const nodes: RedisProcess[] = [];
   const sentinels: ChildProcess[] = [];
   const sentinelPorts: number[] = [];
@@ -183,7 +242,8 @@ export async function startSentinelSet(options: SentinelSetOptions = {}): Promis
   try {
     const first = await startRedisProcess((port, folder) => nodeArgs(port, folder, options, null), guardMs);
     nodes.push(first);
-    for (let i = 0; i < (options.replicas ?? 1); i++) nodes.push(await startRedisProcess((port, folder) => nodeArgs(port, folder, options, first.port), guardMs));
+    for (let i = 0; i < (options.replicas ?? 1); i++)
+      nodes.push(await startRedisProcess((port, folder) => nodeArgs(port, folder, options, first.port), guardMs));
     for (let i = 0; i < 3; i++) {
       let port = await freePort();
       for (let attempt = 1; ; attempt++) {
@@ -198,24 +258,32 @@ export async function startSentinelSet(options: SentinelSetOptions = {}): Promis
       }
     }
     // Ready once each sentinel sees every replica linked and the two other sentinels.
-    await waitFor(async () => {
-      for (const port of sentinelPorts) {
-        const replicas = entries(await askSentinel(port, 'SENTINEL', 'REPLICAS', name));
-        const healthy = replicas.filter((r) => r.flags === 'slave' && r['master-link-status'] === 'ok');
-        if (healthy.length !== nodes.length - 1) return false;
-        if (entries(await askSentinel(port, 'SENTINEL', 'SENTINELS', name)).length !== 2) return false;
-      }
-      return true;
-    }, 'the sentinels know every replica and each other', guardMs);
-    if (options.infoPeriodMs) for (const port of sentinelPorts) await askSentinel(port, 'SENTINEL', 'DEBUG', 'INFO-PERIOD', options.infoPeriodMs);
+    await waitFor(
+      async () => {
+        for (const port of sentinelPorts) {
+          const replicas = entries(await askSentinel(port, 'SENTINEL', 'REPLICAS', name));
+          const healthy = replicas.filter((r) => r.flags === 'slave' && r['master-link-status'] === 'ok');
+          if (healthy.length !== nodes.length - 1) return false;
+          if (entries(await askSentinel(port, 'SENTINEL', 'SENTINELS', name)).length !== 2) return false;
+        }
+        return true;
+      },
+      'the sentinels know every replica and each other',
+      guardMs,
+    );
+    if (options.infoPeriodMs)
+      for (const port of sentinelPorts)
+        await askSentinel(port, 'SENTINEL', 'DEBUG', 'INFO-PERIOD', options.infoPeriodMs);
   } catch (error) {
     await close();
     throw error;
   }
-  const query = auth ? `?${new URLSearchParams({ ...(auth.username ? { sentinel_username: auth.username } : {}), sentinel_password: auth.password })}` : '';
+  const credentials: Record<string, string> = auth?.username ? { sentinel_username: auth.username } : {};
+  const query = auth ? `?${new URLSearchParams({ ...credentials, sentinel_password: auth.password })}` : '';
+  const listed = sentinelPorts.map((port) => `127.0.0.1:${port}`).join(',');
   return {
     name,
-    url: `${options.tls ? 'rediss' : 'redis'}-sentinel://${sentinelPorts.map((port) => `127.0.0.1:${port}`).join(',')}/${name}/0${query}`,
+    url: `${options.tls ? 'rediss' : 'redis'}-sentinel://${listed}/${name}/0${query}`,
     trust,
     caFile: options.tls?.ca ?? null,
     nodes,
@@ -225,9 +293,13 @@ export async function startSentinelSet(options: SentinelSetOptions = {}): Promis
     askSentinel,
     async primary() {
       // A short deadline: a sentinel a test froze must not hold the question.
-      const question = (port: number) => ask({ host: '127.0.0.1', port }, trust, admin, [['SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name]], 2000).then(([reply]) => reply);
+      const question = (port: number) =>
+        ask({ host: '127.0.0.1', port }, trust, admin, [['SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name]], 2000).then(
+          ([reply]) => reply,
+        );
       const named = await Promise.all(sentinelPorts.map((port) => question(port).catch(() => null)));
-      for (const node of nodes) if (named.filter((reply) => Array.isArray(reply) && Number(reply[1]) === node.port).length >= 2) return node;
+      for (const node of nodes)
+        if (named.filter((reply) => Array.isArray(reply) && Number(reply[1]) === node.port).length >= 2) return node;
       throw new Error(`no majority of the sentinels names a primary for ${name}: ${JSON.stringify(named)}`);
     },
     close,

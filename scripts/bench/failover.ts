@@ -39,8 +39,14 @@ const USAGE = `usage: npx tsx scripts/bench/failover.ts [--baseline DIR] [--clie
   --only NAMES    some scenarios: manual, manual-replicas-1, manual-replicas-2, kill, freeze, liar-stale, liar-newer`;
 
 const GUARD_MS = 120_000;
-/** The set of the issue that asked for this: two replicas, down-after 2 s, each Redis keeping an append-only file as docs/operating.md advises. */
-const SET_OPTIONS = { replicas: 2, downAfterMs: 2000, failoverTimeoutMs: 10_000, guardMs: GUARD_MS, nodeArgs: ['--appendonly', 'yes', '--appendfsync', 'everysec'] };
+/** Two replicas, down-after 2 s, each Redis keeping an append-only file as docs/operating.md advises. */
+const SET_OPTIONS = {
+  replicas: 2,
+  downAfterMs: 2000,
+  failoverTimeoutMs: 10_000,
+  guardMs: GUARD_MS,
+  nodeArgs: ['--appendonly', 'yes', '--appendfsync', 'everysec'],
+};
 const FREE_LIMIT = 20;
 
 interface Variant {
@@ -83,7 +89,10 @@ interface Row {
 
 async function createKey(url: string, args: string[]): Promise<string> {
   let out = '';
-  const status = await keysCommand(['create', ...args, '--json', '--store', url], { out: (text) => (out += text), err: (text) => (out += text) });
+  const status = await keysCommand(['create', ...args, '--json', '--store', url], {
+    out: (text) => (out += text),
+    err: (text) => (out += text),
+  });
   if (status !== 0) throw new Error(`keys create failed: ${out}`);
   return (JSON.parse(out) as { key: string }).key;
 }
@@ -96,15 +105,29 @@ async function countIn(set: SentinelSet, port: number, org: string): Promise<num
   return total;
 }
 
-/** Once the fault is over: the sentinels agree on the new primary and every other data Redis that runs replicates from it. */
+/**
+ * Once the fault is over: the sentinels agree on the new primary and every other data Redis
+ * that runs replicates from it.
+ */
 async function settled(set: SentinelSet, old: number): Promise<number> {
   let primary = 0;
-  await waitFor(async () => {
-    primary = (await set.primary()).port;
-    if (primary === old) return false;
-    const roles = await Promise.all(set.nodes.filter((n) => n.port !== primary).map((n) => set.askNode(n.port, 'ROLE').catch(() => null)));
-    return roles.every((role) => role === null || (Array.isArray(role) && role[0] === 'slave' && Number(role[2]) === primary && role[3] === 'connected'));
-  }, 'the failover settles', GUARD_MS, 100);
+  await waitFor(
+    async () => {
+      primary = (await set.primary()).port;
+      if (primary === old) return false;
+      const roles = await Promise.all(
+        set.nodes.filter((n) => n.port !== primary).map((n) => set.askNode(n.port, 'ROLE').catch(() => null)),
+      );
+      return roles.every(
+        (role) =>
+          role === null ||
+          (Array.isArray(role) && role[0] === 'slave' && Number(role[2]) === primary && role[3] === 'connected'),
+      );
+    },
+    'the failover settles',
+    GUARD_MS,
+    100,
+  );
   return primary;
 }
 
@@ -112,7 +135,11 @@ async function startServers(variant: Variant, urls: string[], extra: string[], w
   return Promise.all(
     urls.map((url, n) => {
       const state = mkdtempSync(join(work, `state-${n}-`));
-      return spawnServer(['--port', '0', '--snapshot', variant.snapshot, '--state', state, '--store', url, '--quiet', ...extra], [variant.bundlePath], 30_000);
+      return spawnServer(
+        ['--port', '0', '--snapshot', variant.snapshot, '--state', state, '--store', url, '--quiet', ...extra],
+        [variant.bundlePath],
+        30_000,
+      );
     }),
   );
 }
@@ -122,33 +149,55 @@ async function fault(set: SentinelSet, scenario: Scenario): Promise<number> {
   const node = set.nodes.find((n) => n.port === old)!;
   if (scenario.fault === 'manual') {
     // Refused while a sentinel has yet to see a replica as fit (NOGOODSLAVE): asked again.
-    await waitFor(async () => (await set.askSentinel(set.sentinelPorts[0]!, 'SENTINEL', 'FAILOVER', set.name)) === 'OK', 'a sentinel starts the failover', GUARD_MS, 100);
+    await waitFor(
+      async () => (await set.askSentinel(set.sentinelPorts[0]!, 'SENTINEL', 'FAILOVER', set.name)) === 'OK',
+      'a sentinel starts the failover',
+      GUARD_MS,
+      100,
+    );
   } else if (scenario.fault === 'kill') await node.stop('SIGKILL');
   else void set.askNode(old, 'CLIENT', 'PAUSE', 6000, 'ALL');
   return old;
 }
 
-async function faultScenario(variant: Variant, scenario: Scenario, clients: number, quota: number, work: string): Promise<Row> {
+async function faultScenario(
+  variant: Variant,
+  scenario: Scenario,
+  clients: number,
+  quota: number,
+  work: string,
+): Promise<Row> {
   const set = await startSentinelSet(SET_OPTIONS);
   const servers: ServerProcess[] = [];
   try {
     const org = `fo${Date.now().toString(36)}`;
     const key = await createKey(set.url, ['--tier', 'commercial', '--org', org, '--quota', String(quota)]);
-    servers.push(...(await startServers(variant, [set.url, set.url], ['--store-replicas', String(scenario.replicas)], work)));
+    servers.push(
+      ...(await startServers(variant, [set.url, set.url], ['--store-replicas', String(scenario.replicas)], work)),
+    );
     const urls = servers.map((s) => s.url);
     const load = new FailoverLoad(urls, key, clients);
     const ready = new ReadinessWatch(urls);
     let old = 0;
     let primary = 0;
     try {
-      await waitFor(() => load.tally.ok >= quota / 3 || load.tally.other.length > 100, 'a third of the quota served', GUARD_MS);
+      await waitFor(
+        () => load.tally.ok >= quota / 3 || load.tally.other.length > 100,
+        'a third of the quota served',
+        GUARD_MS,
+      );
       old = await fault(set, scenario);
       // Until every count the old primary took that its successor lacks is gone (it replicates
       // from the new primary), and the quota is spent there: all the 200s one window gives.
       primary = await settled(set, old);
       const limitedBefore = load.tally.limited;
       const deadline = performance.now() + 90_000;
-      await waitFor(() => load.tally.limited >= limitedBefore + 1000 || performance.now() > deadline, 'the quota spent', GUARD_MS, 50);
+      await waitFor(
+        () => load.tally.limited >= limitedBefore + 1000 || performance.now() > deadline,
+        'the quota spent',
+        GUARD_MS,
+        50,
+      );
     } finally {
       await load.stop();
       await ready.stop();
@@ -164,7 +213,7 @@ async function faultScenario(variant: Variant, scenario: Scenario, clients: numb
       windowS: unavailableWindowMs(tally) / 1000,
       notReadyS: ready.notReadyMs.map((ms) => ms / 1000),
       other: tally.other.length,
-      note: [...new Set(ready.reasons.flatMap((r) => [...r]))].slice(0, 3).join(' | ').slice(0, 400),
+      note: said(ready, 3),
     };
   } finally {
     await Promise.all(servers.map((s) => stopProcess(s.child)));
@@ -172,11 +221,32 @@ async function faultScenario(variant: Variant, scenario: Scenario, clients: numb
   }
 }
 
-/** A fake sentinel listed first on one server, naming a copy of the store at another epoch; the other server lists the real ones. */
+/**
+ * A fake sentinel listed first on one server, naming a copy of the store at another epoch; the
+ * other server lists the real ones.
+ */
 async function liarScenario(variant: Variant, scenario: Scenario, clients: number, work: string): Promise<Row> {
   const set = await startSentinelSet(SET_OPTIONS);
   const servers: ServerProcess[] = [];
-  const copy = await startRedisProcess((port, dir) => ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--logfile', ''], GUARD_MS);
+  const copy = await startRedisProcess(
+    (port, dir) => [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--daemonize',
+      'no',
+      '--logfile',
+      '',
+    ],
+    GUARD_MS,
+  );
   try {
     // One failover first, so the real sentinels are at epoch 1 and an older view exists.
     const first = await fault(set, { name: 'warm-up', fault: 'manual', replicas: 0 });
@@ -185,9 +255,17 @@ async function liarScenario(variant: Variant, scenario: Scenario, clients: numbe
     const key = await createKey(set.url, ['--tier', 'free', '--org', org]);
     // The copy: a replica of the primary, then cut loose, as an old primary behind a partition keeps the store.
     await set.askNode(copy.port, 'REPLICAOF', '127.0.0.1', primary);
-    await waitFor(async () => String(await set.askNode(copy.port, 'INFO', 'replication')).includes('master_link_status:up'), 'the copy is synced', GUARD_MS);
+    await waitFor(
+      async () => String(await set.askNode(copy.port, 'INFO', 'replication')).includes('master_link_status:up'),
+      'the copy is synced',
+      GUARD_MS,
+    );
     await set.askNode(copy.port, 'REPLICAOF', 'NO', 'ONE');
-    const fake = await startFakeSentinel({ masterName: set.name, primary: { host: '127.0.0.1', port: copy.port }, epoch: scenario.liarEpoch === 'newer' ? 1000 : 0 });
+    const fake = await startFakeSentinel({
+      masterName: set.name,
+      primary: { host: '127.0.0.1', port: copy.port },
+      epoch: scenario.liarEpoch === 'newer' ? 1000 : 0,
+    });
     try {
       const real = set.sentinelPorts.map((port) => `127.0.0.1:${port}`).join(',');
       const liarUrl = `redis-sentinel://127.0.0.1:${fake.port},${real}/${set.name}/0`;
@@ -197,7 +275,12 @@ async function liarScenario(variant: Variant, scenario: Scenario, clients: numbe
       const ready = new ReadinessWatch(urls);
       try {
         const deadline = performance.now() + 15_000;
-        await waitFor(() => load.tally.limited >= 2000 || performance.now() > deadline, 'the quota spent', GUARD_MS, 50);
+        await waitFor(
+          () => load.tally.limited >= 2000 || performance.now() > deadline,
+          'the quota spent',
+          GUARD_MS,
+          50,
+        );
       } finally {
         await load.stop();
         await ready.stop();
@@ -214,7 +297,7 @@ async function liarScenario(variant: Variant, scenario: Scenario, clients: numbe
         windowS: unavailableWindowMs(tally) / 1000,
         notReadyS: ready.notReadyMs.map((ms) => ms / 1000),
         other: tally.other.length,
-        note: `counted in the copy: ${inCopy}; ${[...new Set(ready.reasons.flatMap((r) => [...r]))].slice(0, 2).join(' | ').slice(0, 400)}`,
+        note: `counted in the copy: ${inCopy}; ${said(ready, 2)}`,
       };
     } finally {
       await fake.close();
@@ -231,20 +314,51 @@ function stageBaseline(dir: string, work: string): Variant {
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: checkout, encoding: 'utf8' }).trim();
   execFileSync('npm', ['run', '-s', 'bundle'], { cwd: checkout, stdio: 'ignore' });
   const snapshot = join(work, 'baseline-snapshot');
-  execFileSync('npm', ['run', '-s', 'build', '--', '--data', join(ROOT, 'test/fixtures/sample-small'), '--out', snapshot, '--quiet'], { cwd: checkout, stdio: 'ignore' });
+  execFileSync(
+    'npm',
+    ['run', '-s', 'build', '--', '--data', join(ROOT, 'test/fixtures/sample-small'), '--out', snapshot, '--quiet'],
+    { cwd: checkout, stdio: 'ignore' },
+  );
   return { label: commit, bundlePath: join(checkout, 'dist', 'server.mjs'), snapshot };
 }
 
+/** The first `most` different things the servers' /readyz said, for the table's last column. */
+function said(ready: ReadinessWatch, most: number): string {
+  return [...new Set(ready.reasons.flatMap((r) => [...r]))].slice(0, most).join(' | ').slice(0, 400);
+}
+
 function printRow(r: Row): void {
-  const uncounted = Math.max(0, r.delivered - r.counted);
   const over = r.delivered - r.quota;
-  console.log(
-    `| ${r.scenario} | ${r.variant} | ${r.delivered} | ${r.counted} | ${uncounted} | ${r.quota} | ${over > 0 ? `+${over} (${((100 * over) / r.quota).toFixed(1)}%)` : over} | ${r.unavailable} | ${r.windowS.toFixed(2)} | ${r.notReadyS.map((s) => s.toFixed(1)).join(' / ')} | ${r.other} | ${r.note.replace(/\|/g, '/')} |`,
-  );
+  const cells = [
+    r.scenario,
+    r.variant,
+    r.delivered,
+    r.counted,
+    Math.max(0, r.delivered - r.counted),
+    r.quota,
+    over > 0 ? `+${over} (${((100 * over) / r.quota).toFixed(1)}%)` : over,
+    r.unavailable,
+    r.windowS.toFixed(2),
+    r.notReadyS.map((s) => s.toFixed(1)).join(' / '),
+    r.other,
+    r.note.replace(/\|/g, '/'),
+  ];
+  console.log(`| ${cells.join(' | ')} |`);
 }
 
 async function main(): Promise<void> {
-  const { values } = flagsOrExit({ options: { baseline: { type: 'string' }, clients: { type: 'string', default: '24' }, quota: { type: 'string', default: '15000' }, only: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }, USAGE);
+  const { values } = flagsOrExit(
+    {
+      options: {
+        baseline: { type: 'string' },
+        clients: { type: 'string', default: '24' },
+        quota: { type: 'string', default: '15000' },
+        only: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    },
+    USAGE,
+  );
   if (!SENTINEL_INSTALLED) {
     console.log('redis-server and redis-sentinel are needed (apt-get install redis-server redis-sentinel)');
     process.exit(1);
@@ -258,14 +372,24 @@ async function main(): Promise<void> {
     const snapshot = await smallStage(work);
     const variants: Variant[] = [{ label: 'this checkout', bundlePath: join(work, 'server.mjs'), snapshot }];
     if (values.baseline) variants.push(stageBaseline(values.baseline, work));
-    console.log(`${clients} clients, two servers, one primary, two replicas, three sentinels (down-after 2 s); quota ${quota} (liars: a Free key of limit ${FREE_LIMIT})\n`);
-    console.log('| scenario | server | 200s | counted | uncounted | quota | over quota | 503s | 503 window s | not ready s (1 / 2) | other | /readyz said |');
+    console.log(
+      `${clients} clients, two servers, one primary, two replicas, three sentinels (down-after 2 s); ` +
+        `quota ${quota} (liars: a Free key of limit ${FREE_LIMIT})\n`,
+    );
+    console.log(
+      '| scenario | server | 200s | counted | uncounted | quota | over quota | 503s | 503 window s | not ready s (1 / 2) | other | /readyz said |',
+    );
     console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
     let turn = 0;
     for (const scenario of scenarios) {
       // Each scenario's variants in turn, the first one changing each time.
       const order = turn++ % 2 === 0 ? variants : [...variants].reverse();
-      for (const variant of order) printRow(scenario.fault === 'liar' ? await liarScenario(variant, scenario, clients, work) : await faultScenario(variant, scenario, clients, quota, work));
+      for (const variant of order)
+        printRow(
+          scenario.fault === 'liar'
+            ? await liarScenario(variant, scenario, clients, work)
+            : await faultScenario(variant, scenario, clients, quota, work),
+        );
     }
   } finally {
     rmSync(work, { recursive: true, force: true });

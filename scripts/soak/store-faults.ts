@@ -17,8 +17,10 @@ import type { SoakServers } from './servers.ts';
 /** The first fault, and the time between faults (they alternate: a manual failover, then a kill). */
 const FIRST_FAULT_MS = 45_000;
 const FAULT_EVERY_MS = 120_000;
-/** No fault starts later than this before the end: it must be over, and its counts settled, when the verdict is made. */
+/** No fault starts later than this before the end: it must be over, its counts settled, by the verdict. */
 const QUIET_END_MS = 30_000;
+/** How long every server must stay ready for a fault to be over (longer than a probe and its WAIT). */
+const STEADY_MS = 3000;
 /** A killed primary comes back this long after, as a replica of the new one. */
 const RESTART_AFTER_MS = 10_000;
 
@@ -67,8 +69,10 @@ export class StoreFaults {
     const t0 = performance.now();
     try {
       const what = kill ? await this.killPrimary() : await this.manualFailover();
-      await this.untilReady();
-      this.outcomes.push(`${what} at ${atSeconds} s: every server ready again after ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      const readyAt = await this.untilReady();
+      this.outcomes.push(
+        `${what} at ${atSeconds} s: every server ready again after ${((readyAt - t0) / 1000).toFixed(1)} s`,
+      );
     } catch (error) {
       this.failures.push(`store fault ${n} at ${atSeconds} s: ${(error as Error).message}`);
     } finally {
@@ -79,7 +83,14 @@ export class StoreFaults {
 
   private async askSentinels(args: (string | number)[]): Promise<unknown[]> {
     const { target, tls } = this.sentinels;
-    return Promise.all(target.sentinels.map((node: Endpoint) => ask(node, tls, target.auth, [args], 2000).then(([reply]) => reply, () => null)));
+    return Promise.all(
+      target.sentinels.map((node: Endpoint) =>
+        ask(node, tls, target.auth, [args], 2000).then(
+          ([reply]) => reply,
+          () => null,
+        ),
+      ),
+    );
   }
 
   private async primary(): Promise<string | null> {
@@ -94,7 +105,13 @@ export class StoreFaults {
     const old = await this.primary();
     for (let tries = 0; ; tries++) {
       // Refused while a sentinel has yet to see a replica as fit (NOGOODSLAVE): asked again.
-      const [reply] = await ask(target.sentinels[0]!, tls, target.auth, [['SENTINEL', 'FAILOVER', target.masterName]], 2000);
+      const [reply] = await ask(
+        target.sentinels[0]!,
+        tls,
+        target.auth,
+        [['SENTINEL', 'FAILOVER', target.masterName]],
+        2000,
+      );
       if (reply === 'OK') break;
       if (tries > 100) throw new Error(`SENTINEL FAILOVER refused: ${JSON.stringify(reply)}`);
       await new Promise((r) => setTimeout(r, 200));
@@ -107,16 +124,37 @@ export class StoreFaults {
     const own = this.sentinels.own!;
     const old = await own.primary();
     await old.stop('SIGKILL');
-    await this.until(async () => ((await own.primary().catch(() => null))?.port ?? old.port) !== old.port, 'a majority names a promoted replica');
-    setTimeout(() => void old.start().catch((error: Error) => this.failures.push(`the killed primary did not start again: ${error.message}`)), RESTART_AFTER_MS);
+    await this.until(
+      async () => ((await own.primary().catch(() => null))?.port ?? old.port) !== old.port,
+      'a majority names a promoted replica',
+    );
+    setTimeout(
+      () =>
+        void old
+          .start()
+          .catch((error: Error) => this.failures.push(`the killed primary did not start again: ${error.message}`)),
+      RESTART_AFTER_MS,
+    );
     return `primary 127.0.0.1:${old.port} killed (SIGKILL)`;
   }
 
-  private async untilReady(): Promise<void> {
+  /**
+   * When every server became ready again for good: ready, and still ready STEADY_MS later. A
+   * server may say ready at once on the promoted replica and find at its next probe that the
+   * replicas --store-replicas asks for are not all there yet (the old primary converted and
+   * synced only seconds later): the fault lasts until then.
+   */
+  private async untilReady(): Promise<number> {
+    let since: number | null = null;
     await this.until(async () => {
-      const replies = await Promise.all(Array.from({ length: this.serverCount }, (_, n) => get(this.servers.port(n), '/readyz', '').catch(() => null)));
-      return replies.every((reply) => reply?.status === 200);
+      const replies = await Promise.all(
+        Array.from({ length: this.serverCount }, (_, n) => get(this.servers.port(n), '/readyz', '').catch(() => null)),
+      );
+      if (!replies.every((reply) => reply?.status === 200)) since = null;
+      else since ??= performance.now();
+      return since !== null && performance.now() - since >= STEADY_MS;
     }, 'every server ready again');
+    return since!;
   }
 
   /** A hang guard: a fault that is not over in two minutes is a failure. */

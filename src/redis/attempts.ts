@@ -74,7 +74,8 @@ export class Attempts {
   failed(reason: string): void {
     this.failure = reason;
     this.endFirst();
-    if (!this.closed) this.reconnection.failed(reason, () => this.attempt(), this.held === null ? 'unreachable' : 'not used');
+    if (!this.closed)
+      this.reconnection.failed(reason, () => this.attempt(), this.held === null ? 'unreachable' : 'not used');
   }
 
   /** A connection is ready (to `where`, as the log names it). */

@@ -21,7 +21,13 @@ export function authCommand(auth: SentinelAuth): Command {
  * the connection fails or takes longer than `timeoutMs`, the login is refused, or the replies
  * are not all in `timeoutMs` after the questions left.
  */
-export function ask(node: Endpoint, tls: RedisTls | null, auth: SentinelAuth | null, commands: readonly Command[], timeoutMs: number): Promise<Reply[]> {
+export function ask(
+  node: Endpoint,
+  tls: RedisTls | null,
+  auth: SentinelAuth | null,
+  commands: readonly Command[],
+  timeoutMs: number,
+): Promise<Reply[]> {
   const sent = auth ? [authCommand(auth), ...commands] : commands;
   return new Promise((resolve, reject) => {
     const replies: Reply[] = [];
@@ -31,7 +37,10 @@ export function ask(node: Endpoint, tls: RedisTls | null, auth: SentinelAuth | n
     const socket = openSocket(node, tls, timeoutMs, {
       ready: () => {
         socket.write(sent.map(encodeCommand).join(''));
-        timer = setTimeout(() => afterIo(() => socket.destroy(new Error(`no answer within ${timeoutMs} ms`))), timeoutMs);
+        timer = setTimeout(
+          () => afterIo(() => socket.destroy(new Error(`no answer within ${timeoutMs} ms`))),
+          timeoutMs,
+        );
       },
       down: (reason) => {
         clearTimeout(timer);

@@ -61,7 +61,8 @@ export class SentinelEvents {
   private received(socket: Socket, reply: Reply): void {
     if (!Array.isArray(reply)) {
       // The login's +OK; anything else (a refused login) ends the connection, to be tried again.
-      if (reply !== 'OK') socket.destroy(new Error(`refused: ${String((reply as { message?: string })?.message ?? reply)}`));
+      if (reply !== 'OK')
+        socket.destroy(new Error(`refused: ${String((reply as { message?: string })?.message ?? reply)}`));
       return;
     }
     if (reply[0] === 'subscribe') {

@@ -13,7 +13,9 @@ const SENTINEL_PORT = 26379;
 const SENTINEL_USERNAME = 'sentinel_username';
 const SENTINEL_PASSWORD = 'sentinel_password';
 
-const FORM = 'redis-sentinel://[[USER]:PASSWORD@]HOST:PORT[,HOST:PORT...]/MASTER_NAME[/DB][?sentinel_username=USER&sentinel_password=PASSWORD]';
+const FORM =
+  'redis-sentinel://[[USER]:PASSWORD@]HOST:PORT[,HOST:PORT...]/MASTER_NAME[/DB]' +
+  '[?sentinel_username=USER&sentinel_password=PASSWORD]';
 
 /** `HOST:PORT` or `[IPV6]:PORT` (port optional: 26379). */
 function parseNode(text: string): Endpoint {
@@ -41,11 +43,19 @@ function sentinelAuth(query: string | undefined): SentinelAuth | null {
   if (query === undefined) return null;
   const params = new URLSearchParams(query);
   for (const name of params.keys()) {
-    if (name !== SENTINEL_USERNAME && name !== SENTINEL_PASSWORD) throw new Error(`a Sentinel URL takes only ${SENTINEL_USERNAME} and ${SENTINEL_PASSWORD} in its query, got ${JSON.stringify(name)}`);
+    if (name !== SENTINEL_USERNAME && name !== SENTINEL_PASSWORD)
+      throw new Error(
+        `a Sentinel URL takes only ${SENTINEL_USERNAME} and ${SENTINEL_PASSWORD} in its query, ` +
+          `got ${JSON.stringify(name)}`,
+      );
   }
   const password = params.get(SENTINEL_PASSWORD);
   const username = params.get(SENTINEL_USERNAME);
-  if (!password) throw new Error(`${SENTINEL_PASSWORD} is needed (with ${SENTINEL_USERNAME} for an ACL user) when the query gives the sentinels' credentials`);
+  if (!password)
+    throw new Error(
+      `${SENTINEL_PASSWORD} is needed (with ${SENTINEL_USERNAME} for an ACL user) ` +
+        `when the query gives the sentinels' credentials`,
+    );
   return { username: username || null, password };
 }
 
@@ -62,10 +72,12 @@ export function parseSentinelUrl(text: string, tls: RedisTls = SYSTEM_TLS): Redi
   const sentinels = hosts.split(',').map(parseNode);
   if (!name) throw new Error('a Sentinel URL names the monitored primary: redis-sentinel://HOST:PORT/MASTER_NAME');
   const masterName = decodeURIComponent(name);
-  if (dbText && !/^\d{1,4}$/.test(dbText)) throw new Error(`the database is a number (.../MASTER_NAME/DB), got ${JSON.stringify(dbText)}`);
+  if (dbText && !/^\d{1,4}$/.test(dbText))
+    throw new Error(`the database is a number (.../MASTER_NAME/DB), got ${JSON.stringify(dbText)}`);
   const db = Number(dbText || '0');
   const { username, password } = userinfo === undefined ? { username: null, password: null } : credentials(userinfo);
-  const label = `${masterName} via sentinel${sentinels.length === 1 ? '' : 's'} ${sentinels.map(endpointLabel).join(',')}/${db}`;
+  const listed = sentinels.map(endpointLabel).join(',');
+  const label = `${masterName} via sentinel${sentinels.length === 1 ? '' : 's'} ${listed}/${db}`;
   // host and port are the first sentinel's only so the address is whole; the client asks for the primary.
   return {
     host: sentinels[0].host,

@@ -85,7 +85,8 @@ export const CHANGE_EVENTS: readonly string[] = [
 /** A flat `field, value, ...` reply (SENTINEL MASTER) as a map. */
 function fields(reply: Reply): Map<string, string> {
   const map = new Map<string, string>();
-  if (Array.isArray(reply)) for (let i = 0; i + 1 < reply.length; i += 2) map.set(String(reply[i]), String(reply[i + 1]));
+  if (Array.isArray(reply))
+    for (let i = 0; i + 1 < reply.length; i += 2) map.set(String(reply[i]), String(reply[i + 1]));
   return map;
 }
 
@@ -96,13 +97,18 @@ function fields(reply: Reply): Map<string, string> {
 export function readAnswer(masterName: string, address: Reply, master: Reply): SentinelAnswer | string {
   for (const reply of [address, master]) if (reply instanceof RespError) return `refused: ${reply.message}`;
   if (address === null) return `monitors no primary named ${masterName}`;
-  if (!Array.isArray(address) || address.length !== 2 || typeof address[0] !== 'string' || !(Number(address[1]) > 0)) return `named no primary (${JSON.stringify(address).slice(0, 80)})`;
+  if (!Array.isArray(address) || address.length !== 2 || typeof address[0] !== 'string' || !(Number(address[1]) > 0))
+    return `named no primary (${JSON.stringify(address).slice(0, 80)})`;
   const info = fields(master);
   const epoch = Number(info.get('config-epoch'));
   if (!Number.isSafeInteger(epoch) || epoch < 0) return `gave no config-epoch for ${masterName}`;
   const inProgress = (info.get('flags') ?? '').split(',').includes('failover_in_progress');
   const state = info.get('failover-state') ?? '';
-  return { primary: { host: address[0], port: Number(address[1]) }, epoch, deciding: inProgress && DECIDING_STATES.has(state) ? state : null };
+  return {
+    primary: { host: address[0], port: Number(address[1]) },
+    epoch,
+    deciding: inProgress && DECIDING_STATES.has(state) ? state : null,
+  };
 }
 
 /**
@@ -118,7 +124,8 @@ export function eventMaster(channel: string, payload: string): string | null {
 
 function describe(report: SentinelReport): string {
   const { sentinel, said, announced } = report;
-  const answer = typeof said === 'string' ? said : `names ${endpointLabel(said.primary)} (epoch ${said.epoch}${said.deciding ? `, failover-state ${said.deciding}` : ''})`;
+  const state = typeof said !== 'string' && said.deciding ? `, failover-state ${said.deciding}` : '';
+  const answer = typeof said === 'string' ? said : `names ${endpointLabel(said.primary)} (epoch ${said.epoch}${state})`;
   return `${sentinel} ${answer}${announced ? `, announced ${announced}` : ''}`;
 }
 
@@ -127,17 +134,31 @@ export function judge(masterName: string, reports: readonly SentinelReport[]): V
   const all = reports.map(describe).join('; ');
   const stop = (why: string): Verdict => ({ problem: `${why} (sentinels: ${all})` });
   const majority = Math.floor(reports.length / 2) + 1;
-  const deciding = reports.find((r) => r.announced !== null || (typeof r.said !== 'string' && r.said.deciding !== null));
-  if (deciding) return stop(`a failover of ${masterName} is under way at sentinel ${deciding.sentinel}; counting resumes once a majority names the promoted replica`);
+  const deciding = reports.find(
+    (r) => r.announced !== null || (typeof r.said !== 'string' && r.said.deciding !== null),
+  );
+  if (deciding)
+    return stop(
+      `a failover of ${masterName} is under way at sentinel ${deciding.sentinel}; ` +
+        'counting resumes once a majority names the promoted replica',
+    );
   const answers = reports.flatMap((r) => (typeof r.said === 'string' ? [] : [{ sentinel: r.sentinel, ...r.said }]));
-  if (answers.length < majority) return stop(`only ${answers.length} of ${reports.length} sentinels answered, fewer than a majority (${majority})`);
+  if (answers.length < majority)
+    return stop(`only ${answers.length} of ${reports.length} sentinels answered, fewer than a majority (${majority})`);
   const newest = Math.max(...answers.map((a) => a.epoch));
   const named = new Set(answers.filter((a) => a.epoch === newest).map((a) => endpointLabel(a.primary)));
-  if (named.size > 1) return stop(`sentinels at the same epoch ${newest} name different primaries (${[...named].join(', ')})`);
+  if (named.size > 1)
+    return stop(`sentinels at the same epoch ${newest} name different primaries (${[...named].join(', ')})`);
   const [label] = named;
   const backing = answers.filter((a) => endpointLabel(a.primary) === label);
-  if (backing.length < majority) return stop(`${label} is named at the newest epoch ${newest} by ${backing.length} of ${reports.length} sentinels, fewer than a majority (${majority})`);
-  const dissent = reports.filter((r) => typeof r.said === 'string' || endpointLabel(r.said.primary) !== label).map(describe);
+  if (backing.length < majority)
+    return stop(
+      `${label} is named at the newest epoch ${newest} by ${backing.length} of ${reports.length} sentinels, ` +
+        `fewer than a majority (${majority})`,
+    );
+  const dissent = reports
+    .filter((r) => typeof r.said === 'string' || endpointLabel(r.said.primary) !== label)
+    .map(describe);
   return { primary: backing[0].primary, epoch: newest, dissent };
 }
 
@@ -145,5 +166,8 @@ export function judge(masterName: string, reports: readonly SentinelReport[]): V
 export function dissentWarning(masterName: string, verdict: Verdict, listed: number): string | null {
   if ('problem' in verdict || verdict.dissent.length === 0) return null;
   const agree = listed - verdict.dissent.length;
-  return `${agree} of ${listed} sentinels name ${endpointLabel(verdict.primary)} as primary of ${masterName} (epoch ${verdict.epoch}), counted on; the others disagree or did not answer: ${verdict.dissent.join('; ')}`;
+  return (
+    `${agree} of ${listed} sentinels name ${endpointLabel(verdict.primary)} as primary of ${masterName} ` +
+    `(epoch ${verdict.epoch}), counted on; the others disagree or did not answer: ${verdict.dissent.join('; ')}`
+  );
 }

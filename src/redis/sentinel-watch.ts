@@ -17,7 +17,14 @@ import { endpointLabel, type Endpoint, type SentinelTarget } from './address.ts'
 import type { RedisTls } from './connection.ts';
 import { ask } from './sentinel-ask.ts';
 import { SentinelEvents } from './sentinel-events.ts';
-import { DECIDING_EVENTS, dissentWarning, judge, readAnswer, type SentinelAnswer, type Verdict } from './sentinel-verdict.ts';
+import {
+  DECIDING_EVENTS,
+  dissentWarning,
+  judge,
+  readAnswer,
+  type SentinelAnswer,
+  type Verdict,
+} from './sentinel-verdict.ts';
 
 /** How often to ask while counting is stopped, and for how long before falling back to the interval. */
 const STOPPED_ROUND_MS = 100;
@@ -70,11 +77,25 @@ export class SentinelWatch implements PrimarySource {
 
   constructor(private readonly options: SentinelWatchOptions) {
     const { target, tls, timeoutMs, watch } = options;
-    this.states = target.sentinels.map((node) => ({ node, label: endpointLabel(node), said: 'not asked yet', announced: null }));
+    this.states = target.sentinels.map((node) => ({
+      node,
+      label: endpointLabel(node),
+      said: 'not asked yet',
+      announced: null,
+    }));
     if (!watch) return;
     for (const state of this.states) {
       const heard = (channel: string) => this.heard(state, channel);
-      this.subscriptions.push(new SentinelEvents({ node: state.node, tls, auth: target.auth, masterName: target.masterName, timeoutMs, heard }));
+      this.subscriptions.push(
+        new SentinelEvents({
+          node: state.node,
+          tls,
+          auth: target.auth,
+          masterName: target.masterName,
+          timeoutMs,
+          heard,
+        }),
+      );
     }
   }
 
@@ -120,7 +141,8 @@ export class SentinelWatch implements PrimarySource {
           const [address, master] = await ask(state.node, tls, target.auth, questions, timeoutMs);
           state.said = readAnswer(target.masterName, address, master);
           // An answer given after an announcement tells how that failover stands.
-          if (typeof state.said !== 'string' && state.announced && state.announced.at <= started) state.announced = null;
+          if (typeof state.said !== 'string' && state.announced && state.announced.at <= started)
+            state.announced = null;
         } catch (error) {
           state.said = (error as Error).message;
           if (state.announced && performance.now() - state.announced.at > ANNOUNCEMENT_LIFE_MS) state.announced = null;
@@ -135,7 +157,11 @@ export class SentinelWatch implements PrimarySource {
   /** Judge what the sentinels said, and tell the followers when the verdict changed. */
   private decide(): Verdict {
     const { target, watch } = this.options;
-    const reports = this.states.map(({ label, said, announced }) => ({ sentinel: label, said, announced: announced?.event ?? null }));
+    const reports = this.states.map(({ label, said, announced }) => ({
+      sentinel: label,
+      said,
+      announced: announced?.event ?? null,
+    }));
     const verdict = judge(target.masterName, reports);
     const told = 'problem' in verdict ? verdict.problem : endpointLabel(verdict.primary);
     if ('problem' in verdict) this.stoppedSince ??= performance.now();
@@ -166,7 +192,10 @@ export class SentinelWatch implements PrimarySource {
     if (!watch || this.closed) return;
     if (this.timer) clearTimeout(this.timer);
     const quick = this.stoppedSince !== null && performance.now() - this.stoppedSince < STOPPED_QUICK_FOR_MS;
-    this.timer = setTimeout(() => void this.ask(), quick ? Math.min(STOPPED_ROUND_MS, watch.intervalMs) : watch.intervalMs);
+    this.timer = setTimeout(
+      () => void this.ask(),
+      quick ? Math.min(STOPPED_ROUND_MS, watch.intervalMs) : watch.intervalMs,
+    );
     this.timer.unref();
   }
 }

@@ -25,12 +25,25 @@ export interface LoggedServer {
  * A server on the sentinels of `url` (TLS trusting `set.trust`), on the snapshot in `snapshotDir`;
  * its Redis probe and sentinel rounds every `probeMs` (a second in production).
  */
-export async function serveOn(set: SentinelSet, snapshotDir: string, root: string, options: Partial<ServerOptions> & { url?: string; probeMs?: number } = {}): Promise<LoggedServer> {
+export async function serveOn(
+  set: SentinelSet,
+  snapshotDir: string,
+  root: string,
+  options: Partial<ServerOptions> & { url?: string; probeMs?: number } = {},
+): Promise<LoggedServer> {
   const { url = set.url, probeMs = 200, ...rest } = options;
   const lines: string[] = [];
   const store = parseSentinelUrl(url, set.trust ?? undefined);
   const server = await startServer(
-    { ...DEFAULT_OPTIONS, port: 0, snapshotDir, stateDir: mkdtempSync(join(root, 'unused-state-')), store, quiet: true, ...rest },
+    {
+      ...DEFAULT_OPTIONS,
+      port: 0,
+      snapshotDir,
+      stateDir: mkdtempSync(join(root, 'unused-state-')),
+      store,
+      quiet: true,
+      ...rest,
+    },
     { log: (line) => lines.push(line), logError: (line) => lines.push(line), redisProbeMs: probeMs },
   );
   return { server, url: server.url, lines };
@@ -38,7 +51,14 @@ export async function serveOn(set: SentinelSet, snapshotDir: string, root: strin
 
 /** A key made by the keys command over the sentinels' URL: `args` after `create`. */
 export async function createKeyOn(set: SentinelSet, ...args: string[]): Promise<string> {
-  const made = await keysCommand('create', ...args, '--json', '--store', set.url, ...(set.trust ? ['--store-ca', set.caFile!] : []));
+  const made = await keysCommand(
+    'create',
+    ...args,
+    '--json',
+    '--store',
+    set.url,
+    ...(set.trust ? ['--store-ca', set.caFile!] : []),
+  );
   assert.is(made.status, 0, made.stderr);
   return (JSON.parse(made.stdout) as { key: string }).key;
 }
@@ -58,39 +78,68 @@ export async function countIn(set: SentinelSet, port: number, org: string): Prom
  */
 export async function settled(set: SentinelSet, old: number): Promise<number> {
   let primary = 0;
-  await until(async () => {
-    primary = (await set.primary().catch(() => null))?.port ?? old;
-    if (primary === old) return false;
-    const roles = await Promise.all(set.nodes.filter((n) => n.port !== primary).map((n) => set.askNode(n.port, 'ROLE').catch(() => null)));
-    return roles.every((role) => role === null || (Array.isArray(role) && role[0] === 'slave' && Number(role[2]) === primary && role[3] === 'connected'));
-  }, `the failover away from ${old} settles`, undefined, 100);
+  await until(
+    async () => {
+      primary = (await set.primary().catch(() => null))?.port ?? old;
+      if (primary === old) return false;
+      const roles = await Promise.all(
+        set.nodes.filter((n) => n.port !== primary).map((n) => set.askNode(n.port, 'ROLE').catch(() => null)),
+      );
+      return roles.every(
+        (role) =>
+          role === null ||
+          (Array.isArray(role) && role[0] === 'slave' && Number(role[2]) === primary && role[3] === 'connected'),
+      );
+    },
+    `the failover away from ${old} settles`,
+    undefined,
+    100,
+  );
   return primary;
 }
 
 /** Once a majority of the sentinels names another primary than `old`: its port. */
 export async function promoted(set: SentinelSet, old: number): Promise<number> {
   let primary = old;
-  await until(async () => (primary = (await set.primary().catch(() => null))?.port ?? old) !== old, `a majority names another primary than ${old}`, undefined, 100);
+  await until(
+    async () => (primary = (await set.primary().catch(() => null))?.port ?? old) !== old,
+    `a majority names another primary than ${old}`,
+    undefined,
+    100,
+  );
   return primary;
 }
 
-/** A manual failover (`SENTINEL FAILOVER`), asked again while a sentinel has yet to see a replica as fit (NOGOODSLAVE). */
+/** A manual failover (`SENTINEL FAILOVER`), asked again while a sentinel sees no replica fit yet (NOGOODSLAVE). */
 export async function manualFailover(set: SentinelSet): Promise<number> {
   const old = (await set.primary()).port;
-  await until(async () => (await set.askSentinel(set.sentinelPorts[0]!, 'SENTINEL', 'FAILOVER', set.name)) === 'OK', 'a sentinel starts the failover', undefined, 100);
+  await until(
+    async () => (await set.askSentinel(set.sentinelPorts[0]!, 'SENTINEL', 'FAILOVER', set.name)) === 'OK',
+    'a sentinel starts the failover',
+    undefined,
+    100,
+  );
   return old;
 }
 
 /** Every replica of the primary online (synced and acknowledging), as WAIT counts them. */
 export async function replicasOnline(set: SentinelSet, count: number): Promise<void> {
-  await until(async () => {
-    const primary = await set.primary();
-    const info = String(await set.askNode(primary.port, 'INFO', 'replication'));
-    return (info.match(/slave\d+:.*state=online/g) ?? []).length >= count;
-  }, `${count} replicas online`, undefined, 100);
+  await until(
+    async () => {
+      const primary = await set.primary();
+      const info = String(await set.askNode(primary.port, 'INFO', 'replication'));
+      return (info.match(/slave\d+:.*state=online/g) ?? []).length >= count;
+    },
+    `${count} replicas online`,
+    undefined,
+    100,
+  );
 }
 
 /** Log lines that begin an outage of the store, and that end one. */
 export function outageLines(lines: readonly string[]): { began: string[]; ended: string[] } {
-  return { began: lines.filter((l) => /^redis: .* (unreachable|not used) \(/.test(l)), ended: lines.filter((l) => /^redis: connected to .* again$/.test(l)) };
+  return {
+    began: lines.filter((l) => /^redis: .* (unreachable|not used) \(/.test(l)),
+    ended: lines.filter((l) => /^redis: connected to .* again$/.test(l)),
+  };
 }
