@@ -175,7 +175,7 @@ async function openRedisStore(address: RedisAddress, replicas: StoreReplicas, le
 }
 
 /** The warning a minority of sentinels that disagree, or do not answer, makes (src/redis/sentinel-verdict.ts). */
-export const SENTINEL_WARNING = 'sentinel dissent';
+const SENTINEL_WARNING = 'sentinel dissent';
 
 /**
  * What a sentinel's questions may take: they travel on the private network, where a sentinel
