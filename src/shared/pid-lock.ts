@@ -5,7 +5,7 @@
  * names when its holder started: a pid the system has since given to another process (a
  * container restarted after kill -9, where the server is pid 1 again) is not taken for the holder.
  */
-import { closeSync, fchownSync, openSync, readFileSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fchownSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import type { FileOwner } from './file-owner.ts';
 
 export function isAlive(pid: number): boolean {
@@ -39,10 +39,29 @@ export function holderRunning(text: string): boolean {
 }
 
 /**
+ * How old an empty lock must be before it is taken over. A taker writes its pid a few
+ * microseconds after creating the file, so an empty lock older than this was left by one that
+ * died in between (or by a write a crash of the machine lost): without the takeover, a server
+ * under `Restart=always` would refuse to start for ever. Younger, it may be a live taker's.
+ */
+export const EMPTY_LOCK_GRACE_MS = 1000;
+
+/** Whether the lock at `path`, found empty, is old enough to be a dead taker's; null when it is gone. */
+function emptyAndStale(path: string): boolean | null {
+  try {
+    return Math.abs(Date.now() - statSync(path).mtimeMs) > EMPTY_LOCK_GRACE_MS;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+/**
  * Take the lock at `path`: a release function, or `{ holder }` naming the live process that
- * holds it. A lock left by a dead process (or with no pid in it yet written by one that died
- * at once) is removed and taken. With `owner` the lock is given to that user (a command run as
- * root on a folder another user owns leaves nothing behind that user could not read).
+ * holds it. A lock left by a dead process, or empty for longer than EMPTY_LOCK_GRACE_MS (its
+ * taker died before writing its pid), is removed and taken. With `owner` the lock is given to
+ * that user (a command run as root on a folder another user owns leaves nothing behind that
+ * user could not read).
  */
 export function takePidLock(path: string, mode = 0o600, owner: FileOwner | null = null): (() => void) | { holder: string } {
   let fd: number;
@@ -57,8 +76,10 @@ export function takePidLock(path: string, mode = 0o600, owner: FileOwner | null 
       if ((readError as NodeJS.ErrnoException).code === 'ENOENT') return takePidLock(path, mode, owner); // released meanwhile
       throw readError;
     }
-    if (holder && !holderRunning(holder)) {
-      unlinkSync(path);
+    const stale = holder ? !holderRunning(holder) : emptyAndStale(path);
+    if (stale === null) return takePidLock(path, mode, owner); // released meanwhile
+    if (stale) {
+      rmSync(path, { force: true });
       return takePidLock(path, mode, owner);
     }
     return { holder: holder.split(' ')[0] || 'unknown' };

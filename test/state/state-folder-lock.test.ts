@@ -1,10 +1,13 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createKey } from '../../src/keys/changes.ts';
+import { keysPath } from '../../src/keys/record.ts';
+import { EMPTY_LOCK_GRACE_MS } from '../../src/shared/pid-lock.ts';
 import { SERVER_LOCK_FILE } from '../../src/state-store.ts';
+import { run as keysCommand } from '../../scripts/keys.ts';
 import { get } from '../helpers/http.ts';
 import { spawnServer, stopProcess, type ServerProcess } from '../helpers/process.ts';
 import { buildFixture } from '../helpers/server.ts';
@@ -88,6 +91,30 @@ lock('should take over a lock naming a live pid that started at another time (a 
   assert.is((await get(next.url, PATH, t.key)).status, 200);
   await stopProcess(next.child);
   assert.not.ok(existsSync(t.lockFile));
+});
+
+/** An empty lock file made `ago` milliseconds ago: what a crash between creating a lock and writing its pid leaves. */
+function emptyLock(path: string, ago: number): void {
+  writeFileSync(path, '', { mode: 0o600 });
+  const then = (Date.now() - ago) / 1000;
+  utimesSync(path, then, then);
+}
+
+lock('should take over an empty server lock and an empty keys lock that a crash left, so neither blocks for ever', async () => {
+  emptyLock(t.lockFile, EMPTY_LOCK_GRACE_MS * 10);
+  const next = await spawnServer(t.args);
+  try {
+    assert.is((await get(next.url, PATH, t.key)).status, 200);
+    assert.ok(readFileSync(t.lockFile, 'utf8').startsWith(`${next.child.pid} `));
+  } finally {
+    await stopProcess(next.child);
+  }
+  const keysLock = `${keysPath(join(t.root, 'state'))}.lock`;
+  emptyLock(keysLock, EMPTY_LOCK_GRACE_MS * 10);
+  let said = '';
+  const status = await keysCommand(['create', '--tier', 'free', '--org', 'afterco', '--state', join(t.root, 'state')], { out: (text) => (said += text), err: (text) => (said += text) });
+  assert.is(status, 0, said);
+  assert.not.ok(existsSync(keysLock), 'the command let its lock go');
 });
 
 lock.run();

@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { holderRunning, startTimeOf, takePidLock } from '../../../../src/shared/pid-lock.ts';
+import { EMPTY_LOCK_GRACE_MS, holderRunning, startTimeOf, takePidLock } from '../../../../src/shared/pid-lock.ts';
 
 const lock = suite('pid lock');
 
@@ -41,6 +41,29 @@ lock('should write its start time into the lock, and refuse the lock to another 
     writeFileSync(path, `${process.pid} 1`);
     const retaken = takePidLock(path);
     assert.type(retaken, onLinux ? 'function' : 'object');
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+});
+
+lock('should take over an empty lock once it is older than a taker needs to write its pid, and not before', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'pid-lock-'));
+  try {
+    const path = join(folder, 'x.lock');
+    // What a taker that died between creating the file and writing its pid leaves.
+    writeFileSync(path, '');
+    assert.equal(takePidLock(path), { holder: 'unknown' }, 'just made: perhaps a live taker about to write');
+    const past = (Date.now() - EMPTY_LOCK_GRACE_MS * 5) / 1000;
+    utimesSync(path, past, past);
+    const release = takePidLock(path);
+    assert.type(release, 'function');
+    assert.match(readFileSync(path, 'utf8'), new RegExp(`^${process.pid}( |$)`));
+    (release as () => void)();
+    // A clock stepped back (the lock's time far in the future) is no live taker either.
+    writeFileSync(path, '');
+    const future = (Date.now() + EMPTY_LOCK_GRACE_MS * 60) / 1000;
+    utimesSync(path, future, future);
+    assert.type(takePidLock(path), 'function');
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
