@@ -57,6 +57,8 @@ export interface SentinelSetOptions {
 
 export interface SentinelSet {
   name: string;
+  /** How long a wait on this set may take: the hang guard it was started with. */
+  guardMs: number;
   /**
    * `redis-sentinel://127.0.0.1:P1,127.0.0.1:P2,127.0.0.1:P3/NAME/0` (`rediss-` with TLS, the
    * sentinels' credentials in its query).
@@ -178,7 +180,8 @@ function launchSentinel(
   });
 }
 
-function nodeArgs(port: number, dir: string, options: SentinelSetOptions, primaryPort: number | null): string[] {
+/** A data Redis's options: TLS as the set has it, a replica of `primaryPort` unless null. */
+export function nodeArgs(port: number, dir: string, options: SentinelSetOptions, primaryPort: number | null): string[] {
   const { tls } = options;
   const listen = tls
     ? [
@@ -283,6 +286,7 @@ export async function startSentinelSet(options: SentinelSetOptions = {}): Promis
   const listed = sentinelPorts.map((port) => `127.0.0.1:${port}`).join(',');
   return {
     name,
+    guardMs,
     url: `${options.tls ? 'rediss' : 'redis'}-sentinel://${listed}/${name}/0${query}`,
     trust,
     caFile: options.tls?.ca ?? null,

@@ -26,7 +26,8 @@ import { run as keysCommand } from '../keys.ts';
 import { flagsOrExit } from '../../src/shared/flags.ts';
 import { startFakeSentinel } from '../fake-sentinel.ts';
 import { ROOT, spawnServer, stopProcess, type ServerProcess } from '../processes.ts';
-import { startRedisProcess } from '../redis-server.ts';
+import type { RedisProcess } from '../redis-server.ts';
+import { countIn, manualFailover, settled, storeCopy } from '../sentinel-faults.ts';
 import { SENTINEL_INSTALLED, startSentinelSet, waitFor, type SentinelSet } from '../sentinel-set.ts';
 import { FailoverLoad, ReadinessWatch, unavailableWindowMs } from '../failover-load.ts';
 import { smallStage } from './stage.ts';
@@ -97,40 +98,6 @@ async function createKey(url: string, args: string[]): Promise<string> {
   return (JSON.parse(out) as { key: string }).key;
 }
 
-/** The data window counts of an org in the Redis on `port`. */
-async function countIn(set: SentinelSet, port: number, org: string): Promise<number> {
-  const keys = (await set.askNode(port, 'KEYS', `bda:quota:data:*${org}*`)) as string[];
-  let total = 0;
-  for (const key of keys) total += Number(await set.askNode(port, 'HGET', key, 'count'));
-  return total;
-}
-
-/**
- * Once the fault is over: the sentinels agree on the new primary and every other data Redis
- * that runs replicates from it.
- */
-async function settled(set: SentinelSet, old: number): Promise<number> {
-  let primary = 0;
-  await waitFor(
-    async () => {
-      primary = (await set.primary()).port;
-      if (primary === old) return false;
-      const roles = await Promise.all(
-        set.nodes.filter((n) => n.port !== primary).map((n) => set.askNode(n.port, 'ROLE').catch(() => null)),
-      );
-      return roles.every(
-        (role) =>
-          role === null ||
-          (Array.isArray(role) && role[0] === 'slave' && Number(role[2]) === primary && role[3] === 'connected'),
-      );
-    },
-    'the failover settles',
-    GUARD_MS,
-    100,
-  );
-  return primary;
-}
-
 async function startServers(variant: Variant, urls: string[], extra: string[], work: string): Promise<ServerProcess[]> {
   return Promise.all(
     urls.map((url, n) => {
@@ -147,15 +114,8 @@ async function startServers(variant: Variant, urls: string[], extra: string[], w
 async function fault(set: SentinelSet, scenario: Scenario): Promise<number> {
   const old = (await set.primary()).port;
   const node = set.nodes.find((n) => n.port === old)!;
-  if (scenario.fault === 'manual') {
-    // Refused while a sentinel has yet to see a replica as fit (NOGOODSLAVE): asked again.
-    await waitFor(
-      async () => (await set.askSentinel(set.sentinelPorts[0]!, 'SENTINEL', 'FAILOVER', set.name)) === 'OK',
-      'a sentinel starts the failover',
-      GUARD_MS,
-      100,
-    );
-  } else if (scenario.fault === 'kill') await node.stop('SIGKILL');
+  if (scenario.fault === 'manual') await manualFailover(set);
+  else if (scenario.fault === 'kill') await node.stop('SIGKILL');
   else void set.askNode(old, 'CLIENT', 'PAUSE', 6000, 'ALL');
   return old;
 }
@@ -178,7 +138,6 @@ async function faultScenario(
     const urls = servers.map((s) => s.url);
     const load = new FailoverLoad(urls, key, clients);
     const ready = new ReadinessWatch(urls);
-    let old = 0;
     let primary = 0;
     try {
       await waitFor(
@@ -186,35 +145,15 @@ async function faultScenario(
         'a third of the quota served',
         GUARD_MS,
       );
-      old = await fault(set, scenario);
       // Until every count the old primary took that its successor lacks is gone (it replicates
       // from the new primary), and the quota is spent there: all the 200s one window gives.
-      primary = await settled(set, old);
-      const limitedBefore = load.tally.limited;
-      const deadline = performance.now() + 90_000;
-      await waitFor(
-        () => load.tally.limited >= limitedBefore + 1000 || performance.now() > deadline,
-        'the quota spent',
-        GUARD_MS,
-        50,
-      );
+      primary = await settled(set, await fault(set, scenario));
+      await quotaSpent(load, 1000, 90_000);
     } finally {
       await load.stop();
       await ready.stop();
     }
-    const { tally } = load;
-    return {
-      scenario: scenario.name,
-      variant: variant.label,
-      delivered: tally.ok,
-      counted: await countIn(set, primary, org),
-      quota,
-      unavailable: tally.unavailable,
-      windowS: unavailableWindowMs(tally) / 1000,
-      notReadyS: ready.notReadyMs.map((ms) => ms / 1000),
-      other: tally.other.length,
-      note: said(ready, 3),
-    };
+    return { ...rowOf(scenario, variant, load, ready, await countIn(set, primary, org), quota), note: said(ready, 3) };
   } finally {
     await Promise.all(servers.map((s) => stopProcess(s.child)));
     await set.close();
@@ -228,39 +167,14 @@ async function faultScenario(
 async function liarScenario(variant: Variant, scenario: Scenario, clients: number, work: string): Promise<Row> {
   const set = await startSentinelSet(SET_OPTIONS);
   const servers: ServerProcess[] = [];
-  const copy = await startRedisProcess(
-    (port, dir) => [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--dir',
-      dir,
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--daemonize',
-      'no',
-      '--logfile',
-      '',
-    ],
-    GUARD_MS,
-  );
+  let copy: RedisProcess | null = null;
   try {
     // One failover first, so the real sentinels are at epoch 1 and an older view exists.
-    const first = await fault(set, { name: 'warm-up', fault: 'manual', replicas: 0 });
-    const primary = await settled(set, first);
+    const primary = await settled(set, await manualFailover(set));
     const org = `liar${Date.now().toString(36)}`;
     const key = await createKey(set.url, ['--tier', 'free', '--org', org]);
-    // The copy: a replica of the primary, then cut loose, as an old primary behind a partition keeps the store.
-    await set.askNode(copy.port, 'REPLICAOF', '127.0.0.1', primary);
-    await waitFor(
-      async () => String(await set.askNode(copy.port, 'INFO', 'replication')).includes('master_link_status:up'),
-      'the copy is synced',
-      GUARD_MS,
-    );
-    await set.askNode(copy.port, 'REPLICAOF', 'NO', 'ONE');
+    // What an old primary behind a partition keeps: the store, cut loose.
+    copy = await storeCopy(set);
     const fake = await startFakeSentinel({
       masterName: set.name,
       primary: { host: '127.0.0.1', port: copy.port },
@@ -274,37 +188,20 @@ async function liarScenario(variant: Variant, scenario: Scenario, clients: numbe
       const load = new FailoverLoad(urls, key, clients);
       const ready = new ReadinessWatch(urls);
       try {
-        const deadline = performance.now() + 15_000;
-        await waitFor(
-          () => load.tally.limited >= 2000 || performance.now() > deadline,
-          'the quota spent',
-          GUARD_MS,
-          50,
-        );
+        await quotaSpent(load, 2000, 15_000);
       } finally {
         await load.stop();
         await ready.stop();
       }
-      const { tally } = load;
       const inCopy = await countIn(set, copy.port, org);
-      return {
-        scenario: scenario.name,
-        variant: variant.label,
-        delivered: tally.ok,
-        counted: await countIn(set, primary, org),
-        quota: FREE_LIMIT,
-        unavailable: tally.unavailable,
-        windowS: unavailableWindowMs(tally) / 1000,
-        notReadyS: ready.notReadyMs.map((ms) => ms / 1000),
-        other: tally.other.length,
-        note: `counted in the copy: ${inCopy}; ${said(ready, 2)}`,
-      };
+      const row = rowOf(scenario, variant, load, ready, await countIn(set, primary, org), FREE_LIMIT);
+      return { ...row, note: `counted in the copy: ${inCopy}; ${said(ready, 2)}` };
     } finally {
       await fake.close();
     }
   } finally {
     await Promise.all(servers.map((s) => stopProcess(s.child)));
-    await copy.close();
+    await copy?.close();
     await set.close();
   }
 }
@@ -320,6 +217,36 @@ function stageBaseline(dir: string, work: string): Variant {
     { cwd: checkout, stdio: 'ignore' },
   );
   return { label: commit, bundlePath: join(checkout, 'dist', 'server.mjs'), snapshot };
+}
+
+/** Until `more` 429s than now have come (the quota spent), or `capMs` have passed. */
+async function quotaSpent(load: FailoverLoad, more: number, capMs: number): Promise<void> {
+  const limited = load.tally.limited + more;
+  const deadline = performance.now() + capMs;
+  await waitFor(() => load.tally.limited >= limited || performance.now() > deadline, 'the quota spent', GUARD_MS, 50);
+}
+
+/** A scenario's row from its load, its readiness watch and what was counted (the note added by the caller). */
+function rowOf(
+  scenario: Scenario,
+  variant: Variant,
+  load: FailoverLoad,
+  ready: ReadinessWatch,
+  counted: number,
+  quota: number,
+): Omit<Row, 'note'> {
+  const { tally } = load;
+  return {
+    scenario: scenario.name,
+    variant: variant.label,
+    delivered: tally.ok,
+    counted,
+    quota,
+    unavailable: tally.unavailable,
+    windowS: unavailableWindowMs(tally) / 1000,
+    notReadyS: ready.notReadyMs.map((ms) => ms / 1000),
+    other: tally.other.length,
+  };
 }
 
 /** The first `most` different things the servers' /readyz said, for the table's last column. */

@@ -10,7 +10,7 @@
 import type { Endpoint, SentinelTarget } from '../../src/redis/address.ts';
 import type { RedisTls } from '../../src/redis/connection.ts';
 import { ask } from '../../src/redis/sentinel-ask.ts';
-import type { SentinelSet } from '../sentinel-set.ts';
+import { waitFor, type SentinelSet } from '../sentinel-set.ts';
 import { get } from './client.ts';
 import type { SoakServers } from './servers.ts';
 
@@ -21,6 +21,8 @@ const FAULT_EVERY_MS = 120_000;
 const QUIET_END_MS = 30_000;
 /** How long every server must stay ready for a fault to be over (longer than a probe and its WAIT). */
 const STEADY_MS = 3000;
+/** How long a fault may last before it is a failure. */
+const FAULT_GUARD_MS = 120_000;
 /** A killed primary comes back this long after, as a replica of the new one. */
 const RESTART_AFTER_MS = 10_000;
 
@@ -158,11 +160,7 @@ export class StoreFaults {
   }
 
   /** A hang guard: a fault that is not over in two minutes is a failure. */
-  private async until(done: () => Promise<boolean>, what: string): Promise<void> {
-    const deadline = performance.now() + 120_000;
-    while (!(await done())) {
-      if (performance.now() > deadline) throw new Error(`${what}: not so after 120 s`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+  private until(done: () => Promise<boolean>, what: string): Promise<void> {
+    return waitFor(done, what, FAULT_GUARD_MS, 100);
   }
 }

@@ -1,8 +1,8 @@
 /**
  * Servers on a Sentinel set, for the failover tests: started in-process on a `redis-sentinel://`
- * URL with their log kept, keys made by the keys command over that URL, the counts read from
- * a data Redis, and the waits for a failover to be over. Nothing is timed: the waits are hang
- * guards.
+ * URL with their log kept, keys made by the keys command over that URL, and the replicas a
+ * failover waits for (what the tests do to the set itself is scripts/sentinel-faults.ts, shared
+ * with the failover bench). Nothing is timed: the waits are hang guards.
  */
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
@@ -61,65 +61,6 @@ export async function createKeyOn(set: SentinelSet, ...args: string[]): Promise<
   );
   assert.is(made.status, 0, made.stderr);
   return (JSON.parse(made.stdout) as { key: string }).key;
-}
-
-/** The data window counts of an org in the data Redis on `port` (0 when it has none). */
-export async function countIn(set: SentinelSet, port: number, org: string): Promise<number> {
-  const keys = (await set.askNode(port, 'KEYS', `bda:quota:data:*${org}*`)) as string[];
-  let total = 0;
-  for (const key of keys) total += Number(await set.askNode(port, 'HGET', key, 'count'));
-  return total;
-}
-
-/**
- * Once a failover away from `old` is over: a majority names another primary, and every other
- * data Redis that runs replicates from it, linked (the old primary converted and synced: the
- * counts it took that its successor lacks are gone). The new primary's port.
- */
-export async function settled(set: SentinelSet, old: number): Promise<number> {
-  let primary = 0;
-  await until(
-    async () => {
-      primary = (await set.primary().catch(() => null))?.port ?? old;
-      if (primary === old) return false;
-      const roles = await Promise.all(
-        set.nodes.filter((n) => n.port !== primary).map((n) => set.askNode(n.port, 'ROLE').catch(() => null)),
-      );
-      return roles.every(
-        (role) =>
-          role === null ||
-          (Array.isArray(role) && role[0] === 'slave' && Number(role[2]) === primary && role[3] === 'connected'),
-      );
-    },
-    `the failover away from ${old} settles`,
-    undefined,
-    100,
-  );
-  return primary;
-}
-
-/** Once a majority of the sentinels names another primary than `old`: its port. */
-export async function promoted(set: SentinelSet, old: number): Promise<number> {
-  let primary = old;
-  await until(
-    async () => (primary = (await set.primary().catch(() => null))?.port ?? old) !== old,
-    `a majority names another primary than ${old}`,
-    undefined,
-    100,
-  );
-  return primary;
-}
-
-/** A manual failover (`SENTINEL FAILOVER`), asked again while a sentinel sees no replica fit yet (NOGOODSLAVE). */
-export async function manualFailover(set: SentinelSet): Promise<number> {
-  const old = (await set.primary()).port;
-  await until(
-    async () => (await set.askSentinel(set.sentinelPorts[0]!, 'SENTINEL', 'FAILOVER', set.name)) === 'OK',
-    'a sentinel starts the failover',
-    undefined,
-    100,
-  );
-  return old;
 }
 
 /** Every replica of the primary online (synced and acknowledging), as WAIT counts them. */

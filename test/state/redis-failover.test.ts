@@ -21,12 +21,11 @@ import { SentinelWatch } from '../../src/redis/sentinel-watch.ts';
 import { makeCertificates, OPENSSL_INSTALLED } from '../../scripts/certificates.ts';
 import { startFakeSentinel } from '../../scripts/fake-sentinel.ts';
 import { FailoverLoad, ReadinessWatch } from '../../scripts/failover-load.ts';
-import { startRedisProcess } from '../../scripts/redis-server.ts';
-import { countIn, createKeyOn, manualFailover, outageLines, promoted, replicasOnline, serveOn, settled, type LoggedServer } from '../helpers/failover.ts';
+import { createKeyOn, outageLines, replicasOnline, serveOn, type LoggedServer } from '../helpers/failover.ts';
+import { countIn, manualFailover, promoted, settled, storeCopy } from '../../scripts/sentinel-faults.ts';
 import { get } from '../helpers/http.ts';
 import { SENTINEL_INSTALLED, skipWithoutSentinel, startSentinels, type SentinelSet } from '../helpers/sentinel.ts';
 import { buildFixture } from '../helpers/server.ts';
-import { START_GUARD_MS } from '../helpers/process.ts';
 import { until } from '../helpers/wait.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'redis-failover-'));
@@ -119,20 +118,11 @@ if (!SENTINEL_INSTALLED) {
     }
   });
 
-  /** A Redis holding a copy of the store, cut loose: what an old primary behind a partition is. */
-  async function storeCopy() {
-    const copy = await startRedisProcess((port, dir) => ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--logfile', ''], START_GUARD_MS);
-    const primary = await set.primary();
-    await set.askNode(copy.port, 'REPLICAOF', '127.0.0.1', primary.port);
-    await until(async () => String(await set.askNode(copy.port, 'INFO', 'replication')).includes('master_link_status:up'), 'the copy is synced');
-    await set.askNode(copy.port, 'REPLICAOF', 'NO', 'ONE');
-    return copy;
-  }
-
   /** One server lists the fake first, the other the real sentinels; a Free key of limit 20 loaded on both. */
   async function facingALiar(epoch: number, org: string) {
     const key = await createKeyOn(set, '--tier', 'free', '--org', org);
-    const copy = await storeCopy();
+    // What an old primary behind a partition holds.
+    const copy = await storeCopy(set);
     const fake = await startFakeSentinel({ masterName: set.name, primary: { host: '127.0.0.1', port: copy.port }, epoch });
     const real = set.sentinelPorts.map((port) => `127.0.0.1:${port}`).join(',');
     const limits = { ...DEFAULT_LIMITS, free: FREE_LIMIT };
