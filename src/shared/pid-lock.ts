@@ -47,9 +47,9 @@ export function holderRunning(text: string): boolean {
 export const EMPTY_LOCK_GRACE_MS = 1000;
 
 /** Whether the lock at `path`, found empty, is old enough to be a dead taker's; null when it is gone. */
-function emptyAndStale(path: string): boolean | null {
+function emptyAndStale(path: string, now: number): boolean | null {
   try {
-    return Math.abs(Date.now() - statSync(path).mtimeMs) > EMPTY_LOCK_GRACE_MS;
+    return Math.abs(now - statSync(path).mtimeMs) > EMPTY_LOCK_GRACE_MS;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
@@ -61,9 +61,14 @@ function emptyAndStale(path: string): boolean | null {
  * holds it. A lock left by a dead process, or empty for longer than EMPTY_LOCK_GRACE_MS (its
  * taker died before writing its pid), is removed and taken. With `owner` the lock is given to
  * that user (a command run as root on a folder another user owns leaves nothing behind that
- * user could not read).
+ * user could not read). `now` is the wall clock an empty lock's age is read against.
  */
-export function takePidLock(path: string, mode = 0o600, owner: FileOwner | null = null): (() => void) | { holder: string } {
+export function takePidLock(
+  path: string,
+  mode = 0o600,
+  owner: FileOwner | null = null,
+  now: () => number = Date.now,
+): (() => void) | { holder: string } {
   let fd: number;
   try {
     fd = openSync(path, 'wx', mode);
@@ -73,14 +78,14 @@ export function takePidLock(path: string, mode = 0o600, owner: FileOwner | null 
     try {
       holder = readFileSync(path, 'utf8').trim();
     } catch (readError) {
-      if ((readError as NodeJS.ErrnoException).code === 'ENOENT') return takePidLock(path, mode, owner); // released meanwhile
+      if ((readError as NodeJS.ErrnoException).code === 'ENOENT') return takePidLock(path, mode, owner, now); // released meanwhile
       throw readError;
     }
-    const stale = holder ? !holderRunning(holder) : emptyAndStale(path);
-    if (stale === null) return takePidLock(path, mode, owner); // released meanwhile
+    const stale = holder ? !holderRunning(holder) : emptyAndStale(path, now());
+    if (stale === null) return takePidLock(path, mode, owner, now); // released meanwhile
     if (stale) {
       rmSync(path, { force: true });
-      return takePidLock(path, mode, owner);
+      return takePidLock(path, mode, owner, now);
     }
     return { holder: holder.split(' ')[0] || 'unknown' };
   }

@@ -137,13 +137,19 @@ else {
 
   client(NAMES[6], async () => {
     const lines: string[] = [];
-    const c = new RedisClient({ address: redis.address, commandTimeoutMs: 200, log: (line) => lines.push(line) });
+    // The default deadline: Redis on loopback has all of it to answer once the command has left.
+    const c = new RedisClient({ address: redis.address, log: (line) => lines.push(line) });
     open.push(c);
     await c.started();
-    // Redis answers at once; the reply waits unread while the loop is held past the deadline.
-    const answered = c.send(['PING']);
-    hold(500);
-    assert.is(await answered, 'PONG');
+    // Held before the command left: its deadline runs from its write, after the hold.
+    const unsent = c.send(['PING']);
+    hold(2500);
+    assert.is(await unsent, 'PONG');
+    // Held after it left: Redis answers at once, and the reply waits unread past the deadline.
+    const sent = c.send(['ECHO', 'held']);
+    await new Promise((resolve) => setImmediate(resolve)); // after the write's own setImmediate
+    hold(2500);
+    assert.is(await sent, 'held');
     assert.is(c.problem(), null);
     assert.equal(lines, [], 'no outage');
   });

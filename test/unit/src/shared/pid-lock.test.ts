@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -52,18 +52,18 @@ lock('should take over an empty lock once it is older than a taker needs to writ
     const path = join(folder, 'x.lock');
     // What a taker that died between creating the file and writing its pid leaves.
     writeFileSync(path, '');
-    assert.equal(takePidLock(path), { holder: 'unknown' }, 'just made: perhaps a live taker about to write');
-    const past = (Date.now() - EMPTY_LOCK_GRACE_MS * 5) / 1000;
-    utimesSync(path, past, past);
-    const release = takePidLock(path);
+    const made = statSync(path).mtimeMs;
+    // Its age is read against the clock given: the test's own, not how long the machine took.
+    const at = (ms: number) => () => made + ms;
+    assert.equal(takePidLock(path, 0o600, null, at(EMPTY_LOCK_GRACE_MS)), { holder: 'unknown' }, 'within the grace: perhaps a live taker about to write');
+    assert.equal(takePidLock(path, 0o600, null, at(-EMPTY_LOCK_GRACE_MS)), { holder: 'unknown' });
+    const release = takePidLock(path, 0o600, null, at(EMPTY_LOCK_GRACE_MS + 1));
     assert.type(release, 'function');
     assert.match(readFileSync(path, 'utf8'), new RegExp(`^${process.pid}( |$)`));
     (release as () => void)();
     // A clock stepped back (the lock's time far in the future) is no live taker either.
     writeFileSync(path, '');
-    const future = (Date.now() + EMPTY_LOCK_GRACE_MS * 60) / 1000;
-    utimesSync(path, future, future);
-    assert.type(takePidLock(path), 'function');
+    assert.type(takePidLock(path, 0o600, null, () => statSync(path).mtimeMs - EMPTY_LOCK_GRACE_MS - 1), 'function');
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
