@@ -12,7 +12,7 @@ import type { Plan } from './http/request-plans.ts';
 import { JSON_TYPE } from './http/respond.ts';
 import { then, type Eventually } from './lib/eventually.ts';
 import { entryName, PUBLIC_BODY_TIER, type AnswerKind } from './shared/routes.ts';
-import type { Body } from './snapshot/snapshot.ts';
+import type { Body, Snapshot } from './snapshot/snapshot.ts';
 import type { VerificationStatus } from './snapshot/verifier.ts';
 
 export interface OperationalParts {
@@ -35,6 +35,17 @@ const JSON_BY_ACCEPT: BodyType = { ...JSON_BODY, vary: 'Accept-Encoding, Accept'
 function answerPublic(exchange: Exchange, body: Body, type: BodyType = JSON_BODY): void {
   if (etagMatches(exchange.req.headers['if-none-match'], body.etag)) return answerNotModified(exchange, body, type);
   answerBody(exchange, body, type);
+}
+
+/**
+ * The front door's body for this server: the one listing /metrics when it serves metrics. A build
+ * made before the front door had that variant has the other only, which it then serves.
+ */
+function frontDoorName(plan: Plan, format: string, metrics: boolean, snapshot: Snapshot): string {
+  const plain = entryName(plan.route, PUBLIC_BODY_TIER, { format });
+  if (!metrics) return plain;
+  const withMetrics = entryName(plan.route, PUBLIC_BODY_TIER, { format, metrics: true });
+  return snapshot.entry(plan.route.id, withMetrics) ? withMetrics : plain;
 }
 
 /** The answer of every public route, by the route table's answer kind. */
@@ -71,7 +82,7 @@ export function operationalAnswers({ bodies, readiness, warnings, verification, 
       const params = plan.values();
       const encodings = acceptedEncodings(req.headers['accept-encoding']);
       const html = /(^|&)format=/.test(plan.query) ? params.format === 'html' : prefersHtml(req.headers.accept);
-      const name = entryName(plan.route, PUBLIC_BODY_TIER, { format: html ? 'html' : 'json' });
+      const name = frontDoorName(plan, html ? 'html' : 'json', metrics !== undefined, snapshot);
       const etag = matchesAny(req.headers['if-none-match']) ? bodies.knownTag(snapshot, plan, PUBLIC_BODY_TIER, encodings, name) : undefined;
       if (etag) return answerNotModified(exchange, { etag }, html ? HTML_BODY : JSON_BY_ACCEPT);
       return then(bodies.precomputed(snapshot, plan, PUBLIC_BODY_TIER, encodings, name), (body) => answerPublic(exchange, body, html ? HTML_BODY : JSON_BY_ACCEPT));

@@ -173,7 +173,7 @@ export function routeBuilders(): Record<string, RouteBuilder> {
   }
   builders['critpt.problems'] = { data: (ctx) => ctx.dataset.critptProblems };
   const door = (ctx: BuildContext, params: Params) => {
-    const index = frontDoor(ctx, new Set(builtRouteIds(ctx, builders)));
+    const index = frontDoor(ctx, new Set(builtRouteIds(ctx, builders)), { metrics: params.metrics === true });
     return params.format === 'html' ? frontDoorHtml(index) : index;
   };
   builders.index = { body: door };
@@ -209,7 +209,9 @@ export function keyParamCombinations(route: Route): Params[] {
     combos = combos.flatMap((combo) => values.map((value) => ({ ...combo, [name]: value })));
   }
   const allowed = route.allowedCombinations;
-  return allowed ? combos.filter((combo) => allowed.some((a) => Object.entries(a).every(([k, v]) => combo[k] === v))) : combos;
+  if (allowed) combos = combos.filter((combo) => allowed.some((a) => Object.entries(a).every(([k, v]) => combo[k] === v)));
+  for (const option of route.optionParams ?? []) combos = combos.flatMap((combo) => [combo, { ...combo, [option]: true }]);
+  return combos;
 }
 
 /** Every body and empty-page template of the snapshot, in route table order. */

@@ -22,8 +22,9 @@ export interface FrontDoor {
 const SLUG_VARIABLES: Record<NonNullable<Route['slugOf']>, string> = { Model: '$MODEL', Provider: '$PROVIDER' };
 
 /** What the curl lines' variables stand for, said once on the page and in the JSON. */
-const CURL_VARIABLES =
-  'In the curl lines, API is this server\'s API root (e.g. http://127.0.0.1:8080/api/v2, as in the README), BASE the server itself (e.g. http://127.0.0.1:8080, for /healthz, /readyz and /metrics), KEY your key, MODEL a model\'s slug (from /api/v2/language/models/free) and PROVIDER a provider\'s slug (from /api/v2/language/providers).';
+function curlVariables(operational: string): string {
+  return `In the curl lines, API is this server's API root (e.g. http://127.0.0.1:8080/api/v2, as in the README), BASE the server itself (e.g. http://127.0.0.1:8080, for ${operational}), KEY your key, MODEL a model's slug (from /api/v2/language/models/free) and PROVIDER a provider's slug (from /api/v2/language/providers).`;
+}
 
 /** Where the API's own routes are; the curl lines call it $API, as the README does. */
 const API_ROOT = '/api/v2';
@@ -36,11 +37,18 @@ function curlExample(route: Route): string {
   return route.public ? `curl -s "${url}"` : `curl -s -H "x-api-key: $KEY" "${url}"`;
 }
 
-export function frontDoor(ctx: BuildContext, served: ReadonlySet<string>): FrontDoor {
-  const listed = ROUTES.filter((r) => !r.id.startsWith('index'));
+/** The server options the front door depends on: a route a server does not serve is not listed. */
+export interface FrontDoorOptions {
+  /** Whether the server serves /metrics (--metrics): without it, /metrics answers 404 and is not listed. */
+  metrics: boolean;
+}
+
+export function frontDoor(ctx: BuildContext, served: ReadonlySet<string>, options: FrontDoorOptions): FrontDoor {
+  const listed = ROUTES.filter((r) => !r.id.startsWith('index') && (options.metrics || r.answer !== 'metrics'));
+  const operational = listed.filter((r) => r.public && !r.path.startsWith(API_ROOT)).map((r) => r.path);
   return {
     service: SERVICE_NAME,
-    description: `Read-only JSON API for model benchmark, pricing and performance data. Send your key in the x-api-key header; the OpenAPI document describes every route. ${CURL_VARIABLES}`,
+    description: `Read-only JSON API for model benchmark, pricing and performance data. Send your key in the x-api-key header; the OpenAPI document describes every route. ${curlVariables(`${operational.slice(0, -1).join(', ')} and ${operational.at(-1)}`)}`,
     snapshot: { build_id: ctx.buildId ?? '', data_as_of: new Date(ctx.asOf).toISOString(), intelligence_index_version: ctx.intelligenceIndexVersion },
     links: { openapi: '/api/v2/openapi.json', healthz: '/healthz', readyz: '/readyz' },
     routes: listed.map((r) => ({

@@ -76,7 +76,16 @@ export interface Route {
   public?: boolean;
   /** When only some combinations of parameter values exist (legacy prompt options). */
   allowedCombinations?: readonly Readonly<Record<string, string | number | boolean>>[];
+  /**
+   * Server options that select a precomputed body as key parameters do (the front door lists
+   * /metrics only when the server serves it). The build writes a body for each; a name carries
+   * ` option=on` only when the option is on, so a build made before a route had one still serves.
+   */
+  optionParams?: readonly ServerOption[];
 }
+
+/** The server options a body may depend on (Route.optionParams). */
+export type ServerOption = 'metrics';
 
 const ANY_TIER: readonly Tier[] = TIERS;
 const PRO_TIERS: readonly Tier[] = ['pro', 'commercial'];
@@ -385,7 +394,7 @@ const frontDoorFormat: ParamSpec = {
 
 function operatorRoutes(): Route[] {
   const common = { method: 'GET', tiers: [PUBLIC_BODY_TIER], query: {}, keyParams: [], paginated: false, public: true } as const;
-  const frontDoor = { ...common, query: { format: frontDoorFormat }, keyParams: ['format'], answer: 'front-door', summary: 'The front door: the service, the snapshot and every route with a curl example.' } as const;
+  const frontDoor = { ...common, query: { format: frontDoorFormat }, keyParams: ['format'], optionParams: ['metrics'], answer: 'front-door', summary: 'The front door: the service, the snapshot and every route with a curl example.' } as const;
   return [
     { ...frontDoor, id: 'index', path: '/' },
     { ...frontDoor, id: 'index.api', path: '/api/v2' },
@@ -420,6 +429,7 @@ export function keyParamValues(spec: ParamSpec): readonly (string | number | boo
 export function entryName(route: Route, tier: Tier, params: Readonly<Record<string, unknown>>, slug?: string): string {
   let key = `${route.id} ${tier}`;
   for (const name of route.keyParams) key += ` ${name}=${String(params[name])}`;
+  if (route.optionParams) for (const name of route.optionParams) if (params[name] === true) key += ` ${name}=on`;
   if (slug !== undefined) key += ` slug=${slug}`;
   return key;
 }

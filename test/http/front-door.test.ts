@@ -29,7 +29,8 @@ door('should answer / and /api/v2 with a JSON index naming the snapshot and link
     assert.is(detail.example, 'curl -s -H "x-api-key: $KEY" "$API/language/models/$MODEL"', 'API as the README names it');
     assert.is(index.routes.find((r: { path: string }) => r.path === '/healthz').example, 'curl -s "$BASE/healthz"');
     assert.match(index.routes.find((r: { path: string }) => r.path === '/api/v2/critpt/evaluate').summary, /must be approved for CritPt by the operator/);
-    assert.match(index.routes.find((r: { path: string }) => r.path === '/metrics').summary, /only when the server runs with --metrics \(404 otherwise\)/);
+    assert.not.ok(paths.includes('/metrics'), 'this server answers /metrics with 404: not listed');
+    assert.match(index.description, /BASE the server itself \(e\.g\. http:\/\/127\.0\.0\.1:8080, for \/healthz and \/readyz\)/);
     assert.match(index.description, /MODEL a model's slug \(from \/api\/v2\/language\/models\/free\) and PROVIDER a provider's slug/);
     assert.is(reply.headers['x-ratelimit-limit'], undefined, 'never counted');
   }
@@ -49,6 +50,25 @@ door('should answer a browser with a plain HTML page with a curl example per rou
   assert.match((await request(t.url, '/api/v2?format=json', { headers: { accept: 'text/html' } })).text, /^\{/);
   assert.match((await request(t.url, '/api/v2?format=html')).text, /^<!doctype html>/);
   assert.is((await request(t.url, '/?format=xml')).status, 400);
+});
+
+door('should list /metrics, in JSON and in HTML, only on a server that serves it', async () => {
+  const withMetrics = await startTestServer({ server: { metrics: true } });
+  try {
+    for (const server of [t, withMetrics]) {
+      const listed = (await request(server.url, '/')).json().routes.find((r: { path: string }) => r.path === '/metrics');
+      const page = (await request(server.url, '/?format=html')).text;
+      const served = (await request(server.url, '/metrics')).status === 200;
+      assert.is(Boolean(listed), served, 'JSON lists /metrics exactly when it is served');
+      assert.is(page.includes('<code>GET /metrics</code>'), served, 'HTML too');
+      if (served) {
+        assert.match(listed.summary, /only when the server runs with --metrics \(404 otherwise\)/);
+        assert.match((await request(server.url, '/')).json().description, /for \/healthz, \/readyz and \/metrics\)/);
+      }
+    }
+  } finally {
+    await withMetrics.close();
+  }
 });
 
 door.run();
