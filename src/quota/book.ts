@@ -13,11 +13,16 @@
  * measured no cheaper at 16 connections and dearer at 64); the data is in the kernel before any
  * answer they cover leaves. fsync runs at most once a second (it only matters for power loss).
  * Every 50,000 lines the journal is compacted in the background, off the request path.
+ *
+ * The journal also notes the answers served, for a reader beside the running server (keys
+ * usage): each lease line carries the window's answers so far, and once a second a served mark
+ * (`[KIND, SCOPE, AT, 0, SERVED]`) goes for each window served since without a lease line. So a
+ * reader is at most a second behind the server's own figure, not up to a lease ahead of it.
  */
 import type { Clock } from '../lib/clock.ts';
 import { DURABLE_NOW, settled, type Durable, type QuotaCounter, type Reservation, type Reserved, type Taken } from './counter.ts';
 import { journalLine, QuotaJournal, type JournalOptions } from './journal.ts';
-import { readCounts } from './replay.ts';
+import { readLeases } from './replay.ts';
 import { counterId, Coverage, WindowCounts, type QuotaKind, type QuotaStatus, type Window, type WindowsCopy } from './window.ts';
 
 
@@ -25,6 +30,8 @@ import { counterId, Coverage, WindowCounts, type QuotaKind, type QuotaStatus, ty
 const COMPACT_AFTER_LINES = 50_000;
 /** Window slots looked at for expiry in one turn, during a background compaction. */
 const EXPIRE_SLOTS_A_TURN = 10_000;
+/** How often the answers served since are noted in the journal (served marks). */
+export const MARK_SERVED_EVERY_MS = 1000;
 
 
 export interface QuotaBookOptions extends JournalOptions {
@@ -80,9 +87,14 @@ export class QuotaBook implements QuotaCounter {
   private readonly journal: QuotaJournal;
   /** The turn's counts not yet written; null when there are none. */
   private pending: Batch | null = null;
+  /** Counters that served an answer since the last served marks. */
+  private readonly served = new Set<string>();
+  private readonly markTimer: NodeJS.Timeout;
 
   private constructor(private readonly options: QuotaBookOptions) {
     this.journal = new QuotaJournal(options);
+    this.markTimer = setInterval(() => this.markServed(), MARK_SERVED_EVERY_MS);
+    this.markTimer.unref();
   }
 
   /** Load the snapshot, replay the journals, compact, and open a fresh journal. Throws QuotaStateError on bad state. */
@@ -108,6 +120,7 @@ export class QuotaBook implements QuotaCounter {
     const at = this.options.clock.now();
     const status = this.counts.take(counter, limit, at);
     if (!status) return { status: this.counts.status(counter, limit, at), durable: null };
+    this.served.add(counter);
     return { status, durable: this.cover(kind, scope, counter, limit, at) };
   }
 
@@ -133,6 +146,7 @@ export class QuotaBook implements QuotaCounter {
         if (!settle()) return Promise.resolve();
         const at = this.options.clock.now();
         this.counts.countServed(counter, at);
+        this.served.add(counter);
         return settled(this.cover(kind, scope, counter, limit, at));
       },
       release: () => void settle(),
@@ -148,7 +162,7 @@ export class QuotaBook implements QuotaCounter {
     const coverage = this.counts.coverage(counter);
     if (coverage === Coverage.Written) return DURABLE_NOW;
     const batch = this.turnBatch();
-    if (coverage === Coverage.Uncovered) batch.addLease(counter, journalLine(kind, scope, at, this.counts.extendLease(counter, limit)));
+    if (coverage === Coverage.Uncovered) batch.addLease(counter, journalLine(kind, scope, at, this.counts.extendLease(counter, limit), this.counts.noteServed(counter)));
     batch.answers.push(counter);
     return batch;
   }
@@ -183,9 +197,41 @@ export class QuotaBook implements QuotaCounter {
       outcome = error as Error;
       for (const counter of batch.leases) this.counts.leaseFailed(counter);
       for (const counter of batch.answers) this.counts.undo(counter);
+      for (const counter of batch.leases) this.served.add(counter);
       this.options.log(`quota journal write failed: ${outcome.message}`);
     }
     batch.settle(outcome, this.reportWaiter);
+  }
+
+  /**
+   * Note in the journal the answers served since the last marks, for each window whose lease
+   * lines have not already said them. What is pending goes first, so no mark is followed by a
+   * lease line written before it with fewer answers. A failed write is said, and tried again.
+   */
+  markServed(): void {
+    if (this.served.size === 0) return;
+    this.flush();
+    const now = this.options.clock.now();
+    let text = '';
+    const marked: string[] = [];
+    for (const counter of this.served) {
+      const served = this.counts.unnoted(counter, now);
+      if (served < 0) continue;
+      const space = counter.indexOf(' ');
+      text += journalLine(counter.slice(0, space) as QuotaKind, counter.slice(space + 1), now, 0, served);
+      marked.push(counter);
+    }
+    this.served.clear();
+    if (marked.length === 0) return;
+    try {
+      this.journal.append(text, marked.length);
+    } catch (error) {
+      for (const counter of marked) {
+        this.counts.unnote(counter);
+        this.served.add(counter);
+      }
+      this.options.log(`quota journal write of served marks failed (keys usage lags until one is written): ${(error as Error).message}`);
+    }
   }
 
   /**
@@ -222,13 +268,17 @@ export class QuotaBook implements QuotaCounter {
 
   /** Write and fsync everything; compact with the exact counts served; stop the timer. For graceful shutdown. */
   close(): void {
+    clearInterval(this.markTimer);
     this.journal.close(this.current(true));
   }
 }
 
-/** The windows open at `now` in a state folder, by counter, read without writing to it (keys migrate). */
+/**
+ * The windows open at `now` in a state folder, by counter, read without writing to it (keys
+ * migrate): each as a server starting now would count it, leases in full, so never below what was served.
+ */
 export function readWindows(stateDir: string, now: number, log: (line: string) => void): Record<string, Window> {
-  const counts = readCounts(stateDir, log);
+  const counts = readLeases(stateDir, log);
   counts.expire(now);
   return counts.toRecord();
 }

@@ -29,11 +29,15 @@ const FSYNC_EVERY_MS = 1000;
 const fsyncFd = promisify(fsync);
 const closeFdAsync = promisify(closeFd);
 
-/** One journal line: what was counted, for whom, when, and how many requests (a lease: one unless said). */
-export function journalLine(kind: QuotaKind, scope: string, at: number, requests = 1): string {
-  // JSON.stringify([kind, scope, at(, requests)]) byte for byte, without the array: kind is a
-  // plain word, and a finite number prints the same digits (the time is new every millisecond: digits).
-  return `["${kind}",${JSON.stringify(scope)},${digits(at)}${requests === 1 ? '' : `,${digits(requests)}`}]\n`;
+/**
+ * One journal line: what was counted, for whom, when, and how many requests (a lease: one unless
+ * said), and with `served` the window's answers served so far (a served mark when `requests` is 0).
+ */
+export function journalLine(kind: QuotaKind, scope: string, at: number, requests = 1, served?: number): string {
+  // JSON.stringify([kind, scope, at(, requests(, served))]) byte for byte, without the array: kind is
+  // a plain word, and a finite number prints the same digits (the time is new every millisecond: digits).
+  const tail = served !== undefined ? `,${digits(requests)},${digits(served)}` : requests === 1 ? '' : `,${digits(requests)}`;
+  return `["${kind}",${JSON.stringify(scope)},${digits(at)}${tail}]\n`;
 }
 
 export interface JournalOptions {
@@ -70,7 +74,7 @@ export class QuotaJournal {
     return join(this.options.stateDir, name);
   }
 
-  /** Read the snapshot and replay the journals after it into `apply`. Throws QuotaStateError on bad state. */
+  /** Read the snapshot and replay the journals after it into `apply` (served marks left out: a server counts leases). Throws QuotaStateError on bad state. */
   load(restore: (counter: string, window: Window) => void, apply: (kind: QuotaKind, scope: string, at: number, requests: number) => void): void {
     this.number = replayQuotaState(this.options.stateDir, this.options.log, restore, apply);
   }

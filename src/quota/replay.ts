@@ -23,8 +23,8 @@ export function journalNumber(name: string): number | null {
 export function replayQuotaState(
   stateDir: string,
   log: (line: string) => void,
-  restore: (counter: string, window: Window) => void,
-  apply: (kind: QuotaKind, scope: string, at: number, requests: number) => void,
+  restore: (counter: string, window: Window, served: number) => void,
+  apply: Apply,
 ): number {
   const text = readSnapshotText(stateDir);
   /** The first journal not yet folded into quota.json. */
@@ -54,7 +54,10 @@ export function readSnapshotText(stateDir: string): string | null {
   }
 }
 
-function replayJournal(path: string, log: (line: string) => void, apply: (kind: QuotaKind, scope: string, at: number, requests: number) => void): void {
+/** What a journal line says: `requests` counted (0 for a served mark) and, when it notes them, the answers served. */
+type Apply = (kind: QuotaKind, scope: string, at: number, requests: number, served?: number) => void;
+
+function replayJournal(path: string, log: (line: string) => void, apply: Apply): void {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -82,15 +85,20 @@ function replayJournal(path: string, log: (line: string) => void, apply: (kind: 
       }
       throw new QuotaStateError(`quota journal ${path} line ${i + 1} is corrupt: ${JSON.stringify(line.slice(0, 80))}`);
     }
-    apply(entry[0], entry[1], entry[2], entry[3] ?? 1);
+    apply(entry[0], entry[1], entry[2], entry[3] ?? 1, entry[4]);
   });
 }
 
-/** `[kind, scope, at]`, one request; or `[kind, scope, at, n]`, a lease of n requests. */
-function isJournalEntry(value: unknown): value is [QuotaKind, string, number, number?] {
+const isCount = (value: unknown, least: number) => Number.isSafeInteger(value) && (value as number) >= least;
+
+/**
+ * `[kind, scope, at]`, one request; `[kind, scope, at, n]`, a lease of n requests; `[kind, scope,
+ * at, n, served]`, a lease noting the answers served in the window so far, or with n 0 a served mark.
+ */
+function isJournalEntry(value: unknown): value is [QuotaKind, string, number, number?, number?] {
   return (
     Array.isArray(value) &&
-    (value.length === 3 || (value.length === 4 && Number.isSafeInteger(value[3]) && value[3] >= 1)) &&
+    (value.length === 3 || (value.length === 4 && isCount(value[3], 1)) || (value.length === 5 && isCount(value[3], 0) && isCount(value[4], 0))) &&
     (value[0] === 'data' || value[0] === 'critpt') &&
     typeof value[1] === 'string' &&
     Number.isSafeInteger(value[2])
@@ -108,12 +116,26 @@ const READ_ATTEMPTS = 10;
  * same before and after it and every journal listed could be read.
  */
 export function readCounts(stateDir: string, log: (line: string) => void = () => {}): WindowCounts {
+  return readAs(stateDir, log, true);
+}
+
+/** The same as a server starting now would count them: every lease in full (keys migrate). */
+export function readLeases(stateDir: string, log: (line: string) => void = () => {}): WindowCounts {
+  return readAs(stateDir, log, false);
+}
+
+function readAs(stateDir: string, log: (line: string) => void, served: boolean): WindowCounts {
   let lastError: Error | null = null;
   for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
     const before = readSnapshotText(stateDir);
     const counts = new WindowCounts();
     try {
-      replayQuotaState(stateDir, log, (counter, window) => counts.set(counter, window), (kind, scope, at, requests) => counts.apply(counterId(kind, scope), at, requests));
+      replayQuotaState(
+        stateDir,
+        log,
+        (counter, window, answers) => counts.set(counter, window, served ? answers : window.count),
+        (kind, scope, at, requests, answers) => counts.apply(counterId(kind, scope), at, requests, served ? answers : undefined),
+      );
     } catch (error) {
       const missing = error instanceof QuotaStateError && (error.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
       if (!missing) throw error;

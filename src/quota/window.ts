@@ -6,6 +6,10 @@
  * Leases: beside each window's count of answers served it keeps the count the journal holds
  * (its lease ceiling), at most a lease ahead. An answer inside the written ceiling needs no
  * write; the first one past it needs a lease journaled (see book.ts).
+ *
+ * Served marks: the journal also notes the answers served (on each lease line, and once a second
+ * for a window served since), so that a reader beside a running server (keys usage) tells the
+ * answers from the leases. A server's own replay counts the leases: it cannot know what a crash cut.
  */
 
 export const WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -26,7 +30,10 @@ export interface WindowsCopy {
   /** By slot: a slot with no counter, or whose window ended by `now`, is no open window. */
   counters: (string | undefined)[];
   starts: Float64Array;
+  /** What a server starting from the copy counts: the lease ceilings, or the answers at a stop. */
   counts: Float64Array;
+  /** The answers served (keys usage reads them); equal to `counts` at a stop. */
+  served: Float64Array;
   now: number;
 }
 
@@ -74,6 +81,8 @@ export class WindowCounts {
   private ceilings = new Float64Array(1024);
   /** The part of the ceiling whose journal lines were written. */
   private written = new Float64Array(1024);
+  /** The count of answers the journal last noted (a lease line or a served mark); -1 when unsure. */
+  private noted = new Float64Array(1024);
   /** Slots below this have been used; those in `free` may be used again. */
   private used = 0;
   private readonly free: number[] = [];
@@ -98,6 +107,7 @@ export class WindowCounts {
     this.starts[slot] = start;
     this.counts[slot] = count;
     this.ceilings[slot] = this.written[slot] = journaled;
+    this.noted[slot] = count;
     return slot;
   }
 
@@ -111,17 +121,23 @@ export class WindowCounts {
     this.counts = twice(this.counts);
     this.ceilings = twice(this.ceilings);
     this.written = twice(this.written);
+    this.noted = twice(this.noted);
   }
 
-  /** Count `n` journaled requests at time `at` (replaying a journal line): a new window when none is open at `at`. */
-  apply(counter: string, at: number, n = 1): void {
-    const slot = this.openSlot(counter, at);
-    if (slot < 0) this.open(counter, at, n, n);
-    else {
-      this.counts[slot]! += n;
-      this.ceilings[slot]! += n;
-      this.written[slot]! += n;
+  /**
+   * Count `n` journaled requests at time `at` (replaying a journal line): a new window when none is
+   * open at `at`. With `served` (a reader beside a running server) the window's answers are that
+   * many, not its ceiling; a served mark (`n` 0) of a window no longer open changes nothing.
+   */
+  apply(counter: string, at: number, n = 1, served?: number): void {
+    let slot = this.openSlot(counter, at);
+    if (slot < 0) {
+      if (n === 0) return;
+      slot = this.open(counter, at, 0, 0);
     }
+    this.counts[slot] = served ?? this.counts[slot]! + n;
+    this.ceilings[slot]! += n;
+    this.written[slot]! += n;
   }
 
   /** Count one answer served at `at` whose slot was held (a committed reservation): a new window when none is open. */
@@ -137,6 +153,28 @@ export class WindowCounts {
     const count = this.counts[slot]!;
     if (count <= this.written[slot]!) return Coverage.Written;
     return count <= this.ceilings[slot]! ? Coverage.Queued : Coverage.Uncovered;
+  }
+
+  /** The counter's answers served, now noted by the journal line about to be written (a lease's). */
+  noteServed(counter: string): number {
+    const slot = this.slots.get(counter)!;
+    return (this.noted[slot] = this.counts[slot]!);
+  }
+
+  /**
+   * The counter's answers served, if its window is open at `now` and the journal has not noted them
+   * (they are then taken as noted); -1 otherwise. For the served marks written once a second.
+   */
+  unnoted(counter: string, now: number): number {
+    const slot = this.openSlot(counter, now);
+    if (slot < 0 || this.noted[slot] === this.counts[slot]) return -1;
+    return (this.noted[slot] = this.counts[slot]!);
+  }
+
+  /** The journal did not note what it was given: the next served mark says it again. */
+  unnote(counter: string): void {
+    const slot = this.slots.get(counter);
+    if (slot !== undefined) this.noted[slot] = -1;
   }
 
   /** Raise the counter's lease ceiling by one lease (never past the limit); returns the requests it adds. */
@@ -157,7 +195,9 @@ export class WindowCounts {
   /** The counter's queued leases could not be written: the ceiling falls back to what is written. */
   leaseFailed(counter: string): void {
     const slot = this.slots.get(counter);
-    if (slot !== undefined) this.ceilings[slot] = this.written[slot]!;
+    if (slot === undefined) return;
+    this.ceilings[slot] = this.written[slot]!;
+    this.noted[slot] = -1;
   }
 
   /**
@@ -220,9 +260,9 @@ export class WindowCounts {
     return this.used;
   }
 
-  /** A window as a snapshot file holds it: all of it journaled. */
-  set(counter: string, window: Window): void {
-    this.open(counter, window.start, window.count, window.count);
+  /** A window as a snapshot file holds it: all of it journaled; `served` of it answered (a reader's; a server counts it all). */
+  set(counter: string, window: Window, served = window.count): void {
+    this.open(counter, window.start, served, window.count);
   }
 
   /**
@@ -236,7 +276,8 @@ export class WindowCounts {
     const starts = this.starts.slice(0, this.used);
     let length = 0;
     for (let i = 0; i < counters.length; i++) if (counters[i] !== undefined && now < starts[i]! + WINDOW_MS) length++;
-    return { length, counters, starts, counts: (served ? this.counts : this.ceilings).slice(0, this.used), now };
+    const answers = this.counts.slice(0, this.used);
+    return { length, counters, starts, counts: served ? answers : this.ceilings.slice(0, this.used), served: answers, now };
   }
 
   /** The open windows, by counter (keys usage and migrate). */

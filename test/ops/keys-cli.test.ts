@@ -449,8 +449,8 @@ usage('should report each scope\'s counted requests and what remains, read besid
     const row = (kind: string, scope: string) => rows.find((r) => r.kind === kind && r.scope === scope)!;
     assert.equal({ ...row('data', 'user:acme/fran'), resets_at: null }, { kind: 'data', scope: 'user:acme/fran', keys: [server.keyIds.free], limit: 100, used: 3, remaining: 97, resets_at: null });
     assert.match(row('data', 'user:acme/fran').resets_at!, /^\d{4}-\d\d-\d\dT/);
-    // The running server's journal holds the Pro key's lease: 1% of 500 for its one answer.
-    assert.equal([row('data', 'user:acme/pat').used, row('data', 'user:acme/pat').remaining], [5, 495]);
+    // The running server's journal holds the Pro key's lease (1% of 500) and notes its one answer.
+    assert.equal([row('data', 'user:acme/pat').used, row('data', 'user:acme/pat').remaining], [1, 499]);
     assert.equal({ ...row('data', 'user:bigco/cora') }, { kind: 'data', scope: 'user:bigco/cora', keys: [server.keyIds.commercial], limit: 10000, used: 0, remaining: 10000, resets_at: null });
     assert.equal([row('critpt', 'user:bigco/cora').used, row('critpt', 'user:bigco/cora').remaining], [0, 10], 'the CritPt-approved key has a CritPt row');
     assert.is(rows.filter((r) => r.kind === 'critpt').length, 1);

@@ -5,6 +5,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createKey } from '../../src/keys/changes.ts';
 import { leaseSize } from '../../src/quota/window.ts';
+import { run as keysCommand } from '../../scripts/keys.ts';
+import { until } from '../helpers/wait.ts';
 import { get } from '../helpers/http.ts';
 import { spawnServer, type ServerProcess } from '../helpers/process.ts';
 import { buildFixture } from '../helpers/server.ts';
@@ -74,6 +76,43 @@ crash('should charge every answer served, and at most one lease more, across rep
     }
     charged = now + 1; // the probe
   }
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** What `keys usage --json` says the key's scope has used (the command beside the server, reading the state folder). */
+function usedByKeysCommand(stateDir: string, scope: string): number {
+  let out = '';
+  const status = keysCommand(['usage', '--json', '--state', stateDir], { out: (text) => (out += text), err: () => {} });
+  assert.is(status, 0);
+  return (JSON.parse(out) as { kind: string; scope: string; used: number }[]).find((r) => r.kind === 'data' && r.scope === scope)!.used;
+}
+
+crash('should show in keys usage what the server answered, not its leases, while it runs and after kill -9; after a restart, what the new server counts', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'crash-usage-'));
+  const { snapshotDir } = await buildFixture(root);
+  const stateDir = join(root, 'state');
+  const { key } = createKey(stateDir, { tier: 'commercial', org: 'usageco', user: 'u', quota: QUOTA });
+  const args = ['--port', '0', '--snapshot', snapshotDir, '--state', stateDir];
+  const scope = 'user:usageco/u';
+  const server = await spawnServer(args);
+  let remaining = QUOTA;
+  for (let i = 0; i < 4; i++) remaining = Number((await get(server.url, PATH, key)).headers['x-ratelimit-remaining']);
+  assert.is(remaining, QUOTA - 4);
+  // The journal holds a lease of 200 for these 4; usage reads the answers, noted within a second.
+  const seen: number[] = [];
+  await until(() => seen[seen.push(usedByKeysCommand(stateDir, scope)) - 1] === QUOTA - remaining, () => `keys usage to say ${QUOTA - remaining} (it said ${seen.at(-1)})`);
+  assert.ok(seen.every((used) => used >= 1 && used <= 4), `never above what the server answered: ${seen.join(', ')}`);
+  server.child.kill('SIGKILL');
+  await server.exited;
+  assert.is(usedByKeysCommand(stateDir, scope), 4, 'after kill -9, the answers served');
+  // A server starting now counts the whole lease (it cannot know what the kill cut); usage then says so too.
+  const next = await spawnServer(args);
+  const after = Number((await get(next.url, PATH, key)).headers['x-ratelimit-remaining']);
+  assert.is(after, QUOTA - leaseSize(QUOTA) - 1);
+  await until(() => usedByKeysCommand(stateDir, scope) === QUOTA - after, 'keys usage to follow the restarted server');
+  next.child.kill('SIGTERM');
+  await next.exited;
+  assert.is(usedByKeysCommand(stateDir, scope), QUOTA - after, 'after a graceful stop, exactly');
   rmSync(root, { recursive: true, force: true });
 });
 

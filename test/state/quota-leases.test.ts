@@ -33,9 +33,9 @@ leases('should write a lease before the first answer past the last one, and answ
   assert.is(twelfth, eleventh, 'an answer inside a lease not yet written waits for the same write');
   await settled(twelfth);
   assert.equal(journalEntries(f.dir), [
-    ['data', 'org:a', T0, 10],
-    ['data', 'org:a', T0 + 5, 10],
-  ]);
+    ['data', 'org:a', T0, 10, 1],
+    ['data', 'org:a', T0 + 5, 10, 11],
+  ], 'each lease line notes the answers so far');
   book.close();
   f.cleanup();
 });
@@ -80,7 +80,7 @@ leases('should never lease past the quota', async () => {
   book.close(); // exact: 249
   const again = f.open();
   await takeMany(again, 'org:a', 250, 1);
-  assert.equal(journalEntries(f.dir).at(-1), ['data', 'org:a', T0], 'a lease of the one request left');
+  assert.equal(journalEntries(f.dir).at(-1), ['data', 'org:a', T0, 1, 250], 'a lease of the one request left');
   const afterCrash = f.open();
   assert.is(afterCrash.status('data', 'org:a', 250).remaining, 0);
   afterCrash.close();
@@ -129,7 +129,7 @@ leases('should lease CritPt commits the same way, each committed grading inside 
     const { reservation } = book.reserve('critpt', 'user:a/b', 300);
     await reservation!.commit();
   }
-  assert.equal(journalEntries(f.dir), [['critpt', 'user:a/b', T0, 3]]);
+  assert.equal(journalEntries(f.dir), [['critpt', 'user:a/b', T0, 3, 1]]);
   const again = f.open();
   assert.is(again.status('critpt', 'user:a/b', 300).remaining, 297);
   again.close();

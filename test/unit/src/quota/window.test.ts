@@ -88,11 +88,44 @@ lines('should write what JSON.stringify writes for the same kind, scope and time
       for (const kind of ['data', 'critpt'] as const) {
         assert.is(journalLine(kind, scope, at), `${JSON.stringify([kind, scope, at])}\n`);
         assert.is(journalLine(kind, scope, at, 100), `${JSON.stringify([kind, scope, at, 100])}\n`);
+        assert.is(journalLine(kind, scope, at, 100, 1), `${JSON.stringify([kind, scope, at, 100, 1])}\n`);
+        assert.is(journalLine(kind, scope, at, 0, 7), `${JSON.stringify([kind, scope, at, 0, 7])}\n`);
       }
     }
   }
 });
 
+const marks = suite('WindowCounts served marks');
+
+marks('should read the answers from the lines that note them, and count the leases when a server replays them', () => {
+  const reader = new WindowCounts();
+  const server = new WindowCounts();
+  for (const [at, n, served] of [[T0, 100, 1], [T0 + 5, 0, 4], [T0 + 9, 100, 101]] as const) {
+    reader.apply('data org:a', at, n, served);
+    server.apply('data org:a', at, n);
+  }
+  assert.equal(reader.toRecord(), { 'data org:a': { start: T0, count: 101 } });
+  assert.equal(server.toRecord(), { 'data org:a': { start: T0, count: 200 } }, 'a server cannot know what a crash cut: the leases');
+  reader.apply('data org:b', T0, 0, 3);
+  assert.equal(Object.keys(reader.toRecord()), ['data org:a'], 'a mark of a window not open opens none');
+});
+
+marks('should give each window served since to the next marks once, and again after a lease that failed', () => {
+  const counts = new WindowCounts();
+  counts.take('data org:a', 10_000, T0);
+  counts.extendLease('data org:a', 10_000);
+  assert.is(counts.noteServed('data org:a'), 1, 'the lease line notes the answer it covers');
+  counts.leaseWritten('data org:a');
+  assert.is(counts.unnoted('data org:a', T0 + 1), -1, 'nothing new to note');
+  counts.take('data org:a', 10_000, T0 + 1);
+  assert.is(counts.unnoted('data org:a', T0 + 2), 2);
+  assert.is(counts.unnoted('data org:a', T0 + 3), -1, 'noted once');
+  counts.unnote('data org:a');
+  assert.is(counts.unnoted('data org:a', T0 + 4), 2, 'a mark that could not be written goes again');
+  assert.is(counts.unnoted('data org:a', T0 + WINDOW_MS), -1, 'an ended window is not marked');
+});
+
 taking.run();
 leasing.run();
+marks.run();
 lines.run();
