@@ -1,25 +1,25 @@
 /**
  * The keys command's admin-token and audit commands, and the audit entry of each change the
- * command makes (src/keys/audit.ts): the trail holds every change to the keys, whether made
- * through the admin listener or here.
+ * command makes (src/keys/audit.ts): the trail holds every change to the keys and to the admin
+ * tokens, whether made through the admin listener or here. Tokens are changed here only, so
+ * without these entries nothing would record who could reach the admin listener, and when.
  */
 import { userInfo } from 'node:os';
 import { UsageError } from '../src/shared/flags.ts';
 import { recover, then, type Eventually } from '../src/lib/eventually.ts';
 import { systemClock } from '../src/lib/clock.ts';
 import type { KeyAdmin } from '../src/keys/command/admin.ts';
-import type { KeyRecord } from '../src/keys/record.ts';
 import { AUDIT_READ_MAX, type AuditEntry } from '../src/keys/audit.ts';
-import { ADMIN_TOKEN_ID_PATTERN, ADMIN_TOKEN_PREFIX, publicToken } from '../src/keys/admin-tokens.ts';
+import { ADMIN_TOKEN_ID_PATTERN, ADMIN_TOKEN_PREFIX, publicToken, type AdminTokenRecord } from '../src/keys/admin-tokens.ts';
 import type { Output } from './keys-print.ts';
 
-/** The audit entry of a change the command made: who ran it, on this machine. */
 /**
- * After a change, its audit entry. The change is made by then: a trail that cannot be written
- * (an ACL without XADD, a full disk) is said on stderr, and the command still prints what it did
- * (a new key's value would be lost otherwise) and exits 0.
+ * After a change, its audit entry: who ran the command, on this machine, and the id of the key
+ * or admin token changed (never its value). The change is made by then: a trail that cannot be
+ * written (an ACL without XADD, a full disk) is said on stderr, and the command still prints what
+ * it did (a new key's or token's value would be lost otherwise) and exits 0.
  */
-export function audited<T>(admin: KeyAdmin, io: Output, action: string, recordOf: (done: T) => KeyRecord, changes: (done: T) => Record<string, unknown>) {
+export function audited<T>(admin: KeyAdmin, io: Output, action: string, recordOf: (done: T) => { readonly id: string }, changes: (done: T) => Record<string, unknown>) {
   return (done: T): Eventually<T> => {
     const record = recordOf(done);
     const entry: AuditEntry = { at: new Date().toISOString(), actor: 'keys-command', actor_name: commandUser(), action, key: record.id, changes: changes(done), from: 'local' };
@@ -27,6 +27,8 @@ export function audited<T>(admin: KeyAdmin, io: Output, action: string, recordOf
     return then(recover(() => admin.audit.append(entry), warn), () => done);
   };
 }
+
+type IssuedToken = { token: string; record: AdminTokenRecord };
 
 function commandUser(): string {
   try {
@@ -48,7 +50,8 @@ export function performTokenOrAudit(admin: KeyAdmin, command: string, operands: 
   switch (command) {
     case 'admin-token create': {
       if (values.name === undefined) throw new UsageError('admin-token create needs --name NAME (whose token it is)');
-      return then(admin.tokens.create(values.name, systemClock), ({ token, record }) => {
+      const made = then(admin.tokens.create(values.name, systemClock), audited(admin, io, 'admin-token.create', (t: IssuedToken) => t.record, ({ record }: IssuedToken) => ({ name: record.name })));
+      return then(made, ({ token, record }) => {
         if (json) return io.out(JSON.stringify({ token, ...publicToken(record) }));
         io.err(`created admin token ${record.id} (${record.name})`);
         io.out(token);
@@ -63,7 +66,7 @@ export function performTokenOrAudit(admin: KeyAdmin, command: string, operands: 
       });
     case 'admin-token revoke':
       if (!ADMIN_TOKEN_ID_PATTERN.test(operands[0])) throw new UsageError(`not an admin token id: ${JSON.stringify(operands[0].startsWith(ADMIN_TOKEN_PREFIX) ? `${ADMIN_TOKEN_PREFIX}...` : operands[0])} (ids look like adm_0123456789ab; see admin-token list)`);
-      return then(admin.tokens.revoke(operands[0], systemClock), (record) => io.out(json ? JSON.stringify(publicToken(record)) : `revoked admin token ${record.id} (${record.name})`));
+      return then(then(admin.tokens.revoke(operands[0], systemClock), audited(admin, io, 'admin-token.revoke', (r: AdminTokenRecord) => r, () => ({}))), (record) => io.out(json ? JSON.stringify(publicToken(record)) : `revoked admin token ${record.id} (${record.name})`));
     case 'audit':
       return then(admin.audit.latest(auditLimit(values.limit)), (entries) => {
         if (json) io.out(JSON.stringify(entries, null, 2));

@@ -24,15 +24,17 @@ commands:
                           current window, its limit and what remains (data and CritPt);
                           read beside the running server, writing nothing
   migrate --state DIR --store redis://...
-                          copy the folder's keys and open quota windows into Redis
-                          (again is harmless: present keys and counts are kept)
+                          carry the folder's keys, open quota windows, admin tokens and
+                          audit trail into Redis (again is harmless: what is there is
+                          kept, nothing added twice; ids Redis holds otherwise, and audit
+                          entries older than Redis's own, are named and left: exit 1)
   admin-token create --name NAME
                           issue a token for the admin listener (--admin-port) and print
                           it once; NAME says whose it is (it names them in the audit trail)
   admin-token list        the admin tokens (never the tokens themselves)
   admin-token revoke ID   stop an admin token at once
-  audit [--limit N]       the latest changes to the keys (default 20, at most 1000),
-                          newest first: who, what, when and from where
+  audit [--limit N]       the latest changes to the keys and admin tokens (default 20,
+                          at most 1000), newest first: who, what, when and from where
 
 options:
   --state DIR     private state folder (default: $STATE_DIR, else state)

@@ -7,7 +7,7 @@
  *
  * Exit status: 0 done, 1 the store refused (unreadable file, unknown or revoked id, a grant the
  * key cannot use or a provider the snapshot does not serve, a store whose owner this user could
- * not keep), 2 bad usage or a bad value.
+ * not keep, a migrate that left what Redis holds otherwise as it was), 2 bad usage or a bad value.
  * `run(argv, io)` is the whole command as a function (the tests call it in-process); the last
  * lines run it when this file is the program. With the file store it runs and returns at once;
  * with Redis it returns a promise of the status.

@@ -138,13 +138,13 @@ export function renderAudit(entries: readonly AuditEntry[]): string {
   const rows = entries.map(
     (e) =>
       `<tr class="entry"><td data-label="At">${formatTime(e.at)}</td><td data-label="By">${escapeHtml(e.actor_name)} <span class="muted mono">(${escapeHtml(e.actor)})</span></td><td data-label="Action">${escapeHtml(e.action)}</td>` +
-      `<td data-label="Key"><code>${escapeHtml(e.key)}</code></td><td data-label="Changes" class="changes"><code>${escapeHtml(compactChanges(e.changes))}</code></td><td data-label="From">${escapeHtml(e.from)}</td></tr>`,
+      `<td data-label="Key or token"><code>${escapeHtml(e.key)}</code></td><td data-label="Changes" class="changes"><code>${escapeHtml(compactChanges(e.changes))}</code></td><td data-label="From">${escapeHtml(e.from)}</td></tr>`,
   );
   return `<section id="audit">
 <h2>Audit trail</h2>
 <p class="muted">The latest ${entries.length} change${entries.length === 1 ? '' : 's'}, newest first.</p>
 <div class="scroll"><table>
-<thead><tr><th>At</th><th>By</th><th>Action</th><th>Key</th><th>Changes</th><th>From</th></tr></thead>
+<thead><tr><th>At</th><th>By</th><th>Action</th><th>Key or token</th><th>Changes</th><th>From</th></tr></thead>
 <tbody>
 ${rows.join('\n')}
 </tbody>

@@ -159,6 +159,28 @@ export function redisTokenStore(client: RedisClient): AdminTokenStore {
 }
 
 /**
+ * Copy a state folder's tokens into Redis as they are (`keys migrate`): hash, id, name and times,
+ * so a token made on the folder signs in to every server on this Redis. A token Redis already
+ * holds the same is counted present; one it holds under the same id with other contents is a
+ * conflict, left as Redis has it (as key conflicts are: the operator decides which is right).
+ */
+export async function importTokens(client: RedisClient, records: readonly AdminTokenRecord[]): Promise<{ added: number; present: number; conflicts: string[] }> {
+  const outcome = { added: 0, present: 0, conflicts: [] as string[] };
+  for (const record of records) {
+    const json = JSON.stringify(record);
+    // HSETNX: a token another host adds meanwhile is never overwritten, only compared.
+    if ((await client.sendReplicated(['HSETNX', ADMIN_TOKENS_REDIS_KEY, record.id, json])) === 1) {
+      outcome.added++;
+      continue;
+    }
+    // Both sides were written by this module, fields in one order: equal records are equal text.
+    if ((await client.send(['HGET', ADMIN_TOKENS_REDIS_KEY, record.id])) === json) outcome.present++;
+    else outcome.conflicts.push(record.id);
+  }
+  return outcome;
+}
+
+/**
  * The active token a presented one matches, or null. Every active record is compared, each in
  * constant time, whatever matched before: the time taken depends on how many tokens exist, not on
  * what was presented.

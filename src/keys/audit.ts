@@ -1,8 +1,9 @@
 /**
  * The audit trail: one entry for every change made to the keys, through the admin API or the
- * keys command: who (the admin token's id and name, or the keys command and the user running
- * it), what (the action, the key's id, the settings changed), when, and from which address.
- * Never a key's or a token's value: an entry is built from ids and settings only.
+ * keys command, and to the admin tokens (the keys command only): who (the admin token's id and
+ * name, or the keys command and the user running it), what (the action, the key's or token's
+ * id, the settings changed), when, and from which address. Never a key's or a token's value
+ * (nor its hash): an entry is built from ids and settings only.
  *
  * The state folder keeps it in `audit.log`, one JSON line an entry, appended and fdatasynced (a
  * crash keeps whole lines only; a partial last line is skipped when read). The file is opened
@@ -31,9 +32,12 @@ export interface AuditEntry {
   actor: string;
   /** The token's name, or the system user who ran the keys command. */
   actor_name: string;
-  /** What was done: key.create, key.revoke, key.regenerate, key.grant, key.ungrant, key.critpt, key.quota. */
+  /**
+   * What was done: key.create, key.revoke, key.regenerate, key.grant, key.ungrant, key.critpt,
+   * key.quota; admin-token.create, admin-token.revoke.
+   */
   action: string;
-  /** The key changed (its id; never its value). */
+  /** The key changed, or the admin token for admin-token.*: its id (key_..., adm_...), never its value. */
   key: string;
   /** The settings the change set (a new key's settings, the provider granted, the approval...). */
   changes: Record<string, unknown>;

@@ -4,12 +4,12 @@
  * restart keeps every count). Stopped in `close`, whatever the test did. When the binary is
  * missing the suites say they skipped (apt-get install redis-server; .ci/run installs it).
  */
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Test } from 'uvu';
 import { run } from '../../scripts/keys.ts';
 import { startRedisProcess, type RedisProcess } from '../../scripts/redis-server.ts';
-import { START_GUARD_MS } from './process.ts';
+import { ROOT, START_GUARD_MS } from './process.ts';
 import { parseRedisUrl, type RedisAddress } from '../../src/redis/client.ts';
 import type { RedisTls } from '../../src/redis/connection.ts';
 import type { Certificates } from '../../scripts/certificates.ts';
@@ -28,6 +28,15 @@ export async function keysCommand(...args: string[]): Promise<{ status: number; 
   let stderr = '';
   const status = await run(args, { out: (text) => (stdout += `${text}\n`), err: (text) => (stderr += `${text}\n`) });
   return { status, stdout, stderr };
+}
+
+/** The keys command as an operator runs it, a process of its own (node --import tsx scripts/keys.ts); its status and what it printed. */
+export function keysProcess(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    execFile(process.execPath, ['--import', 'tsx', 'scripts/keys.ts', ...args], { cwd: ROOT, env: { ...process.env, FORCE_COLOR: '0' } }, (error, stdout, stderr) => {
+      done({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+    });
+  });
 }
 
 /**

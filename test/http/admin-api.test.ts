@@ -95,14 +95,15 @@ test('a sign-up system: create a Pro key, use it, read its usage, revoke it, see
     assert.is(again.json().changed, false);
 
     const audit = (await call(server, token, 'GET', '/admin/api/audit')).json().data;
-    assert.equal(audit.map((e: { action: string }) => e.action), ['key.revoke', 'key.create'], 'newest first, the repeated revoke not recorded');
-    for (const entry of audit) {
+    assert.equal(audit.map((e: { action: string }) => e.action), ['key.revoke', 'key.create', 'admin-token.create'], 'newest first, the repeated revoke not recorded');
+    for (const entry of audit.slice(0, 2)) {
       assert.is(entry.actor, tokenId);
       assert.is(entry.actor_name, 'billing');
       assert.is(entry.key, record.id);
       assert.match(entry.from, /127\.0\.0\.1/);
     }
     assert.equal(audit[1].changes, { tier: 'pro', org: 'acme', user: 'ana', scope: 'user', quota: null, grants: [], critpt: false });
+    assert.equal([audit[2].actor, audit[2].key, audit[2].changes, audit[2].from], ['keys-command', tokenId, { name: 'billing' }, 'local'], 'the token itself, made by the keys command');
     const fromCommand = await keys(where, 'audit', '--json');
     assert.equal(JSON.parse(fromCommand), audit, 'the keys command reads the same trail');
     assert.not.match(readFileSync(join(stateDir, 'audit.log'), 'utf8'), /bdk_|bdat_/, 'no key or token value in the trail');
@@ -114,6 +115,7 @@ test('a sign-up system: create a Pro key, use it, read its usage, revoke it, see
 test('a change the audit trail cannot take is still made, and says so in its answer and the error log', async () => {
   const stateDir = join(root, 'audit-broken');
   const { token } = await adminToken(['--state', stateDir], 'ops');
+  rmSync(join(stateDir, 'audit.log')); // the token's own entry
   mkdirSync(join(stateDir, 'audit.log')); // a folder where the trail's file should be: every append fails
   const server = await start('file', stateDir);
   try {
@@ -254,8 +256,8 @@ test('grants, CritPt, quota and regeneration; idempotent where the method says s
     assert.is((await get(server.url, FREE_LIST, regenerated.json().key)).status, 200);
     matches(await call(server, token, 'GET', '/admin/api/keys?org=bigco&revoked=false'), 'listKeys');
     matches(await call(server, token, 'GET', '/admin/api/usage?kind=critpt'), 'listUsage');
-    matches(await call(server, token, 'GET', '/admin/api/audit?limit=3'), 'listAudit');
-    assert.equal((await call(server, token, 'GET', '/admin/api/audit?limit=100')).json().data.map((e: { action: string }) => e.action), ['key.regenerate', 'key.quota', 'key.critpt', 'key.ungrant', 'key.grant', 'key.create']);
+    matches(await call(server, token, 'GET', '/admin/api/audit?limit=100'), 'listAudit'); // admin-token.create among them: in the document's enum too
+    assert.equal((await call(server, token, 'GET', '/admin/api/audit?limit=100')).json().data.map((e: { action: string }) => e.action), ['key.regenerate', 'key.quota', 'key.critpt', 'key.ungrant', 'key.grant', 'key.create', 'admin-token.create']);
   } finally {
     await server.close();
   }
@@ -283,7 +285,7 @@ test('on Redis with two servers: a change through one server\'s admin API holds 
     assert.is((await call(a, token, 'DELETE', `/admin/api/keys/${record.id}`)).status, 200);
     assert.is((await get(b.url, PRO_LIST, key)).status, 401, 'revoked through A, refused by B at the next request');
     const trail = JSON.parse(await keys(where, 'audit', '--json'));
-    assert.equal(trail.map((e: { action: string }) => e.action), ['key.revoke', 'key.create'], 'the trail is in Redis, read by the keys command');
+    assert.equal(trail.map((e: { action: string }) => e.action), ['key.revoke', 'key.create', 'admin-token.create'], 'the trail is in Redis, read by the keys command');
     assert.equal((await call(b, token, 'GET', '/admin/api/audit')).json().data, trail);
   } finally {
     await Promise.all(servers.map((s) => s.close()));

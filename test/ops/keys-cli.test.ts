@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { run } from '../../scripts/keys.ts';
-import { KEY_ID_PATTERN, KEY_PATTERN } from '../../src/keys/record.ts';
+import { hashKey, KEY_ID_PATTERN, KEY_PATTERN } from '../../src/keys/record.ts';
+import { ADMIN_TOKEN_PREFIX } from '../../src/keys/admin-tokens.ts';
 import { KeyStore } from '../../src/keys/store.ts';
 import { loadKeys } from '../../src/keys/file.ts';
 import { quotaScope } from '../../src/quota/scopes.ts';
@@ -402,6 +403,40 @@ quota("should set a commercial key's quota or give it the default back, refuse i
   assert.match(entries[0].actor_name, /^system user /);
   assert.match(f.keys('audit', '--limit', '1').stdout, /key\.quota/);
   assertUsageError(f.keys('audit', '--limit', '0'), /--limit must be an integer from 1 to 1000/);
+  f.cleanup();
+});
+
+quota('should record admin-token create and revoke in the audit trail, run as a process, naming the token by its id and name only', () => {
+  const f = fixture();
+  const made = f.keysProcess('admin-token', 'create', '--name', 'billing', '--json');
+  assert.is(made.status, 0, made.stderr);
+  const { token, id } = JSON.parse(made.stdout);
+  const revoked = f.keysProcess('admin-token', 'revoke', id);
+  assert.is(revoked.status, 0, revoked.stderr);
+  assert.is(f.keysProcess('admin-token', 'revoke', id).status, 1, 'a refused revocation');
+  const trail = f.keysProcess('audit', '--json');
+  assert.is(trail.status, 0, trail.stderr);
+  const entries = JSON.parse(trail.stdout);
+  assert.equal(entries.map((e: { action: string; key: string; changes: unknown }) => [e.action, e.key, e.changes]), [['admin-token.revoke', id, {}], ['admin-token.create', id, { name: 'billing' }]], 'newest first; the refused revocation not recorded');
+  for (const entry of entries) assert.equal([entry.actor, entry.from], ['keys-command', 'local']);
+  assert.match(entries[0].actor_name, /^system user /);
+  assert.match(f.keysProcess('audit').stdout, new RegExp(`keys-command \\(system user [^)]+\\) from local  admin-token\\.create ${id} \\{"name":"billing"\\}\\n$`), 'the plain listing names the token and its name');
+  const hash = hashKey(token);
+  assert.ok(readFileSync(join(f.state, 'admin-tokens.json'), 'utf8').includes(hash), 'the token store holds the hash the trail must not');
+  const log = readFileSync(join(f.state, 'audit.log'), 'utf8');
+  for (const secret of [token, token.slice(ADMIN_TOKEN_PREFIX.length), hash, 'bdat_']) assert.not.ok(log.includes(secret), 'no token, nor its hash, in the trail');
+  f.cleanup();
+});
+
+quota('should still print a new admin token when the audit trail cannot be written, saying so on stderr', () => {
+  const f = fixture();
+  mkdirSync(f.state, { recursive: true });
+  mkdirSync(join(f.state, 'audit.log')); // a folder where the trail's file should be
+  const made = f.keys('admin-token', 'create', '--name', 'ops');
+  assert.is(made.status, 0, made.stderr);
+  assert.match(made.stdout, /^bdat_[A-Za-z0-9_-]{43}\n$/, 'the token is printed');
+  assert.match(made.stderr, /keys: warning: admin-token\.create of adm_[0-9a-f]{12} was made but not written to the audit trail/);
+  assert.is(JSON.parse(f.keys('admin-token', 'list', '--json').stdout).length, 1);
   f.cleanup();
 });
 

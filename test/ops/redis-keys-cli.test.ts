@@ -1,8 +1,9 @@
 /**
  * The keys command against Redis (`--store redis://...`), and `keys migrate`, which brings a
- * state folder's keys and open quota windows into Redis, checked by a server on that Redis.
+ * state folder's keys, open quota windows, admin tokens and audit trail into Redis, checked by a
+ * server on that Redis (its public port, and its admin listener signed in with a carried token).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -11,10 +12,11 @@ import { DEFAULT_OPTIONS } from '../../src/config.ts';
 import { createKey, revokeKey } from '../../src/keys/changes.ts';
 import { QuotaBook } from '../../src/quota/book.ts';
 import { settled } from '../../src/quota/counter.ts';
-import { parseRedisUrl } from '../../src/redis/client.ts';
-import { startServer } from '../../src/start.ts';
-import { get } from '../helpers/http.ts';
-import { keysCommand, REDIS_INSTALLED, skipWithoutRedis, startRedis, type RedisServer } from '../helpers/redis.ts';
+import { parseRedisUrl, RedisClient } from '../../src/redis/client.ts';
+import { fileTokenStore, redisTokenStore, type AdminTokenRecord } from '../../src/keys/admin-tokens.ts';
+import { startServer, type RunningServer } from '../../src/start.ts';
+import { get, request } from '../helpers/http.ts';
+import { keysCommand, keysProcess, REDIS_INSTALLED, skipWithoutRedis, startRedis, type RedisServer } from '../helpers/redis.ts';
 import { buildFixture, TestClock } from '../helpers/server.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'redis-keys-cli-'));
@@ -27,6 +29,10 @@ const NAMES = {
   concurrent: 'should keep every change of keys commands run at the same time',
   refusals: 'should exit 1 naming Redis when it cannot be reached, and 2 for a store that is not one',
   migrate: 'should migrate a state folder\'s keys and open windows once, however often it is run',
+  tokensAudited: 'should record admin-token create and revoke in Redis\'s audit trail, run as processes, naming the token by its id and name only',
+  carry: 'should carry a state folder\'s admin tokens and audit trail into Redis once, in order with their own times, for a server\'s admin listener to sign in with',
+  carryOrder: 'should carry entries of one millisecond, or after the clock stepped back, in the file\'s order, skipping lines that are not entries',
+  carryLeft: 'should leave a token Redis holds otherwise, and audit entries older than Redis\'s own trail, as Redis has them, and say so with exit status 1',
 };
 
 const cli = suite('keys --store redis://');
@@ -126,6 +132,108 @@ else {
     } finally {
       await server.close();
     }
+  });
+
+  /** Redis db `db` of the test's server, as --store. */
+  const storeOf = (db: number) => ['--store', redis.url.replace(/\/0$/, `/${db}`)];
+  const json = (done: { status: number | null; stdout: string; stderr: string }) => {
+    assert.is(done.status, 0, done.stderr);
+    return JSON.parse(done.stdout);
+  };
+  /** The admin tokens as stored, hashes included: what a server signs in with. */
+  async function storedTokens(url: string): Promise<AdminTokenRecord[]> {
+    const client = new RedisClient({ address: parseRedisUrl(url) });
+    try {
+      await client.started();
+      return await redisTokenStore(client).list();
+    } finally {
+      client.close();
+    }
+  }
+  const admin = (server: RunningServer, token: string, method = 'GET', path = '/admin/api/audit', body?: unknown) =>
+    request(server.admin!.url, path, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+
+  cli(NAMES.tokensAudited, async () => {
+    const store = storeOf(4);
+    const { token, id } = json(await keysProcess('admin-token', 'create', '--name', 'billing', '--json', ...store));
+    assert.is((await keysProcess('admin-token', 'revoke', id, ...store)).status, 0);
+    assert.is((await keysProcess('admin-token', 'revoke', id, ...store)).status, 1, 'a refused revocation');
+    const read = await keysProcess('audit', '--json', ...store);
+    const entries = json(read);
+    assert.equal(entries.map((e: { action: string; key: string; changes: unknown }) => [e.action, e.key, e.changes]), [['admin-token.revoke', id, {}], ['admin-token.create', id, { name: 'billing' }]], 'newest first; the refused revocation not recorded');
+    for (const entry of entries) assert.equal([entry.actor, entry.from], ['keys-command', 'local']);
+    const [stored] = await storedTokens(store[1]);
+    for (const secret of [token, stored.hash, 'bdat_']) assert.not.ok(read.stdout.includes(secret), 'no token, nor its hash, in the trail');
+  });
+
+  cli(NAMES.carry, async () => {
+    const folder = ['--state', join(root, 'carry')];
+    const store = storeOf(5);
+    // Made on the folder as before the move: a key, two admin tokens, one of them revoked.
+    json(await keysCommand('create', '--tier', 'pro', '--org', 'moving', '--json', ...folder));
+    const billing = json(await keysProcess('admin-token', 'create', '--name', 'billing', '--json', ...folder));
+    const old = json(await keysProcess('admin-token', 'create', '--name', 'old-ops', '--json', ...folder));
+    assert.is((await keysProcess('admin-token', 'revoke', old.id, ...folder)).status, 0);
+    const trail = json(await keysCommand('audit', '--json', ...folder));
+    assert.equal(trail.map((e: { action: string }) => e.action), ['admin-token.revoke', 'admin-token.create', 'admin-token.create', 'key.create']);
+
+    const first = await keysProcess('migrate', ...folder, ...store);
+    assert.is(first.status, 0, first.stderr);
+    assert.match(first.stderr, /: 1 keys added, 0 already there, 0 open quota windows, 2 admin tokens added, 0 already there, 4 audit entries added, 0 already there\n$/);
+    assert.equal(await storedTokens(store[1]), await fileTokenStore(folder[1]).list(), 'the tokens as the folder holds them: ids, names, hashes, times');
+    assert.equal(json(await keysProcess('audit', '--json', ...store)), trail, 'the trail in its order, with its own times');
+
+    const server = await startServer({ ...DEFAULT_OPTIONS, port: 0, adminPort: 0, snapshotDir, stateDir: join(root, 'carry-server'), store: parseRedisUrl(store[1]), quiet: true }, { log: () => {}, logError: () => {} });
+    try {
+      const read = await admin(server, billing.token);
+      assert.is(read.status, 200, 'the migrated token signs in');
+      assert.equal(read.json().data, trail, "the server's admin API reads the carried trail");
+      assert.is((await admin(server, old.token)).status, 401, 'the token revoked on the folder stays revoked');
+      assert.is((await admin(server, billing.token, 'POST', '/admin/api/keys', { tier: 'free', org: 'moving' })).status, 201, 'a change on Redis after the move');
+    } finally {
+      await server.close();
+    }
+
+    const second = await keysProcess('migrate', ...folder, ...store);
+    assert.is(second.status, 0, second.stderr);
+    assert.match(second.stderr, /: 0 keys added, 1 already there, 0 open quota windows, 0 admin tokens added, 2 already there, 0 audit entries added, 4 already there\n$/);
+    const after = json(await keysProcess('audit', '--json', ...store));
+    assert.equal(after.slice(1), trail, 'nothing carried twice');
+    assert.equal([after[0].action, after[0].actor], ['key.create', billing.id]);
+  });
+
+  cli(NAMES.carryOrder, async () => {
+    const stateDir = join(root, 'by-hand');
+    mkdirSync(stateDir);
+    const entry = (at: string, key: string) => ({ at, actor: 'keys-command', actor_name: 'system user ops', action: 'key.revoke', key, changes: {}, from: 'local' });
+    const written = [entry('2026-03-01T10:00:00.000Z', 'key_000000000001'), entry('2026-03-01T10:00:00.000Z', 'key_000000000002'), entry('2026-03-01T09:59:59.000Z', 'key_000000000003')];
+    const lines = written.map((e) => JSON.stringify(e));
+    // A line a hand edit broke, and a last line a crash cut short: neither is an entry.
+    writeFileSync(join(stateDir, 'audit.log'), `${lines[0]}\nnot an entry\n${lines[1]}\n${lines[2]}\n${lines[2].slice(0, 40)}`);
+    const store = storeOf(7);
+    const first = await keysCommand('migrate', '--state', stateDir, ...store);
+    assert.is(first.status, 0, first.stderr);
+    assert.match(first.stderr, /3 audit entries added, 0 already there \(1 lines of audit\.log that are not audit entries skipped\)\n$/);
+    assert.equal(json(await keysCommand('audit', '--json', ...store)), [...written].reverse(), "newest first in the file's order, each with its own time");
+    assert.match((await keysCommand('migrate', '--state', stateDir, ...store)).stderr, /0 audit entries added, 3 already there/);
+  });
+
+  cli(NAMES.carryLeft, async () => {
+    const folder = ['--state', join(root, 'split')];
+    const store = storeOf(6);
+    const ops = json(await keysCommand('admin-token', 'create', '--name', 'ops', '--json', ...folder));
+    assert.match((await keysProcess('migrate', ...folder, ...store)).stderr, /1 admin tokens added, 0 already there, 1 audit entries added, 0 already there\n$/);
+    // After the move, a change on each side: the folder revokes the token, Redis gets a key.
+    assert.is((await keysCommand('admin-token', 'revoke', ops.id, ...folder)).status, 0);
+    json(await keysCommand('create', '--tier', 'free', '--org', 'after', '--json', ...store));
+
+    const again = await keysProcess('migrate', ...folder, ...store);
+    assert.is(again.status, 1, again.stderr);
+    assert.match(again.stderr, /: 0 keys added, 0 already there, 0 open quota windows, 0 admin tokens added, 0 already there, 0 audit entries added, 1 already there; /);
+    assert.match(again.stderr, new RegExp(`; admin tokens not changed, since Redis holds other tokens under these ids: ${ops.id}; `));
+    assert.match(again.stderr, /; 1 audit entries not carried: Redis's trail already holds later changes \(its newest made at \d{4}-\S+Z\) and lists entries in the order they were added; keep \S+\/split\/audit\.log: it is the trail of the changes made before\n$/);
+    assert.equal((await storedTokens(store[1])).map((t) => [t.id, t.revoked_at]), [[ops.id, null]], 'the token as Redis has it');
+    assert.equal(json(await keysCommand('audit', '--json', ...store)).map((e: { action: string }) => e.action), ['key.create', 'admin-token.create'], 'the trail as Redis has it');
   });
 }
 

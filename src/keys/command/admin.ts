@@ -1,11 +1,10 @@
 /**
  * The keys command's view of a store: apply a change (src/keys/changes.ts), list the keys, and, for
- * Redis, take in a state folder (`keys migrate`). The file store works as it always has, at
+ * Redis, take in a state folder (`keys migrate`, ./migrate.ts). The file store works as it always has, at
  * once and under its lock; Redis answers later, and its failures are the store's refusals
  * (KeyStoreError: exit status 1). Every change to Redis, and `keys migrate`, leaves its store
  * marker (src/keys/redis.ts), by which the servers tell a reset Redis from a bad key.
  */
-import { existsSync } from 'node:fs';
 import { systemClock, type Clock } from '../../lib/clock.ts';
 import type { Eventually } from '../../lib/eventually.ts';
 import { loadKeys } from '../file.ts';
@@ -14,8 +13,6 @@ import type { KeyChange } from '../table.ts';
 import { KeyStoreError, type KeyRecord } from '../record.ts';
 import { usageOf, usageRows, withStatus, type ScopeUsage } from './usage.ts';
 import type { QuotaLimits } from '../../quota/scopes.ts';
-import { readWindows } from '../../quota/book.ts';
-import type { QuotaKind } from '../../quota/window.ts';
 import { readCounts } from '../../quota/replay.ts';
 import { RedisClient, RedisCommandError, RedisUnavailable, type RedisAddress, type ReplicaConfirmation } from '../../redis/client.ts';
 import { RedisKeys } from '../redis.ts';
@@ -23,6 +20,7 @@ import { storeLabel } from '../../redis/address.ts';
 import { RedisQuota } from '../../quota/redis.ts';
 import { fileAudit, redisAudit, type AuditLog } from '../audit.ts';
 import { fileTokenStore, redisTokenStore, type AdminTokenStore } from '../admin-tokens.ts';
+import { migrateFolder } from './migrate.ts';
 import { LIMITS_REDIS_KEY, parseLimitsRecord, readLimitsFile, type RecordedLimits } from '../../quota/recorded-limits.ts';
 
 export interface KeyAdmin {
@@ -68,7 +66,7 @@ function refusing<T extends object>(methods: T): T {
 }
 
 export interface RedisAdmin extends KeyAdmin {
-  /** Copy a state folder's keys and open quota windows into Redis; what was done, for the operator. */
+  /** Carry a state folder into Redis (./migrate.ts: keys, open quota windows, admin tokens, audit trail); what was done, for the operator. */
   migrate(stateDir: string): Promise<string>;
 }
 
@@ -96,23 +94,6 @@ export async function redisAdmin(address: RedisAddress, clock: Clock = systemClo
     tokens: refusing(redisTokenStore(client)),
     audit: refusing(redisAudit(client)),
     close: () => client.close(),
-    async migrate(stateDir) {
-      if (!existsSync(stateDir)) throw new KeyStoreError(`no state folder at ${stateDir}`);
-      const records = loadKeys(stateDir) ?? [];
-      const windows = Object.entries(readWindows(stateDir, clock.now(), () => {}));
-      try {
-        const { added, present, conflicts } = await keys.import(records);
-        await keys.mark();
-        for (const [counter, window] of windows) {
-          const space = counter.indexOf(' ');
-          await quota.merge(counter.slice(0, space) as QuotaKind, counter.slice(space + 1), window);
-        }
-        const summary = `migrated ${stateDir} into ${where}: ${added} keys added, ${present} already there, ${windows.length} open quota windows`;
-        if (conflicts.length) throw new KeyStoreError(`${summary}; not changed, since Redis holds other records under these ids: ${conflicts.join(', ')}`);
-        return summary;
-      } catch (error) {
-        return refused(error);
-      }
-    },
+    migrate: (stateDir) => migrateFolder(stateDir, { client, keys, quota, clock, where }).catch(refused),
   };
 }
