@@ -114,7 +114,7 @@ export class Endings {
       return;
     }
     const headers: Headers = { ...keyHeaders(exchange), ...httpError.headers, 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store' };
-    answeringEarly(req);
+    answeringEarly(req, res);
     send(res, httpError.status, headers, errorBody(httpError), req.method === 'HEAD');
   };
 

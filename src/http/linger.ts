@@ -1,7 +1,14 @@
 /**
  * Closing a connection in stages when its last answer went out before the request's body had
- * all arrived (RFC 9112, 9.6): a CritPt body refused by the upload budget (503), too large (413)
- * or too slow (408), an unmet Expect (417).
+ * all arrived (RFC 9112, 9.6): any error answer to a request whose body is still coming (a 401
+ * without a key, a 404, 405, 411, 413, 415, 429, a CritPt body refused by the upload budget, 503,
+ * or too slow, 408, an unmet Expect, 417), and any answer to a GET or HEAD that declares a body
+ * (no route reads one).
+ *
+ * Such an answer closes its connection: kept alive, node:http would wait for the rest of a body
+ * no one reads before the next request, so a client trickling a 100 MB body held its connection
+ * until the request timeout (120 s, measured with a keyless POST at a byte a second); closed in
+ * stages, it goes within the quiet bound below (2 s).
  *
  * Why: node:http closes such a connection outright once the answer is written. The client is
  * still sending, so the kernel answers its next bytes with a reset, and a reset that reaches the
@@ -15,7 +22,7 @@
  * for memory: reading every refused body whole took the server's peak 35 to 70 MB higher at
  * twenty refused 4 MiB posts; with it, 7 MB (the same script).
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 
 export interface LingerLimits {
@@ -31,12 +38,21 @@ export interface LingerLimits {
 const ANSWERED_EARLY = Symbol('answered before its body arrived');
 type MarkedSocket = Socket & { [ANSWERED_EARLY]?: IncomingMessage };
 
+/** Whether the request declares a body (RFC 9112, 6.3): a Transfer-Encoding, or a Content-Length above 0. */
+export function declaresBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
 /**
- * Say that the answer about to go to `req` may leave before its body has arrived (the error
- * paths call it): if that answer closes the connection, the close happens in stages.
+ * Say that the answer about to go on `res` may leave before its request's body has arrived (the
+ * error paths call it, and the server for a GET or HEAD with a body): when the body is still
+ * coming, the answer closes the connection, in stages.
  */
-export function answeringEarly(req: IncomingMessage): void {
-  if (req.complete) return;
+export function answeringEarly(req: IncomingMessage, res: ServerResponse): void {
+  if (req.complete || !declaresBody(req)) return;
+  // node:http then answers `Connection: close` and ends the connection with destroySoon (below).
+  res.shouldKeepAlive = false;
   (req.socket as MarkedSocket)[ANSWERED_EARLY] = req;
   // A body no one reads is dumped by node:http once the answer is sent, and a dumped body's
   // bytes are dropped inside node:http, where nothing can count them; a listener keeps it ours.

@@ -8,7 +8,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { errorBody, HttpError } from './error.ts';
-import { answeringEarly, Lingering } from './linger.ts';
+import { answeringEarly, declaresBody, Lingering } from './linger.ts';
 import { JSON_TYPE } from './respond.ts';
 import { allowedMethods, MAX_TARGET_LENGTH } from './router.ts';
 import { ROUTES } from '../shared/routes.ts';
@@ -174,6 +174,8 @@ export function createHttpServer(handle: RequestHandler, limits = HTTP_LIMITS, l
     const problem = requestProblem(req, limits);
     if (problem) return answerPlain(res, problem);
     if (req.url === '*') return answerAsterisk(req, res);
+    // No GET or HEAD route reads a body: one declared is not waited for after the answer.
+    if ((req.method === 'GET' || req.method === 'HEAD') && declaresBody(req)) answeringEarly(req, res);
     bounded(req, res);
   });
   // Long gradings must not be cut by an idle timer; request and header timeouts still apply.
@@ -213,7 +215,7 @@ function answerAsterisk(req: IncomingMessage, res: ServerResponse): void {
 }
 
 function answerPlain(res: ServerResponse, error: HttpError): void {
-  answeringEarly(res.req);
+  answeringEarly(res.req, res);
   const body = errorBody(error);
   res.writeHead(error.status, { ...error.headers, 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store', Connection: 'close' });
   res.end(body);

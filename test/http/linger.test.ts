@@ -11,6 +11,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { HANG_GUARD_MS, until } from '../helpers/wait.ts';
+import { get } from '../helpers/http.ts';
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
@@ -187,3 +188,43 @@ bounds('should end every lingering connection when the server stops', async () =
 });
 
 bounds.run();
+
+const early = suite('closing in stages: every answer that goes before its body');
+
+early('should close in stages after any answer to a request whose body is still trickling in, never keeping it alive for the body', async () => {
+  const keys = { ...KEYS, bob: { tier: 'pro', org: 'x', user: 'bob' }, fran: { tier: 'free', org: 'x', user: 'fran' } } as const;
+  // Lingering at most 300 ms, never quiet: the trickle keeps every connection busy until the longest bound closes it.
+  const s = await startTestServer({ keys, server: { critptMaxBodyBytes: 64 * KIB, limits: { free: 1, pro: 500, commercialDefault: 10_000, critpt: 10 } }, httpLimits: { lingerMs: 300, lingerQuietMs: NEVER } });
+  const head = (method: string, path: string, key?: string, type = 'application/json') =>
+    `${method} ${path} HTTP/1.1\r\nHost: linger\r\nContent-Type: ${type}\r\n${key ? `x-api-key: ${key}\r\n` : ''}Content-Length: ${100 * MIB}\r\n\r\n`;
+  try {
+    assert.is((await get(s.url, '/api/v2/language/models/free', s.keys.fran)).status, 200, 'the Free key spends its one request');
+    const cases: [string, number][] = [
+      [head('POST', PATH), 401],
+      [head('POST', PATH, 'bdk_not_a_key'), 401],
+      [head('POST', PATH, s.keys.bob), 403],
+      [head('POST', '/api/v2/no/such/route', s.keys.ann), 404],
+      [head('POST', '/api/v2/language/models', s.keys.ann), 405],
+      [head('POST', PATH, s.keys.ann, 'text/plain'), 415],
+      [head('GET', '/api/v2/language/models/free', s.keys.fran), 429],
+      [head('GET', '/healthz'), 200],
+    ];
+    for (const [request, status] of cases) {
+      const client = new Uploader(s.running.port, request);
+      const trickle = setInterval(() => client.socket.writable && client.socket.write('x'), 20);
+      try {
+        await client.answer();
+        assert.equal(client.statuses(), [status], request.split('\r\n')[0]);
+        assert.match(client.received, /\r\nConnection: close\r\n/i, 'the answer says the connection closes');
+        await until(() => s.running.lingering.count() === 0, `${status}: closed by the longest linger while the client still sends`);
+      } finally {
+        clearInterval(trickle);
+        client.socket.destroy();
+      }
+    }
+  } finally {
+    await s.close();
+  }
+});
+
+early.run();
