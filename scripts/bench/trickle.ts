@@ -7,9 +7,11 @@
  */
 import { connect } from 'node:net';
 
-const [port, path = '/api/v2/critpt/evaluate', key = '', method = 'POST'] = process.argv.slice(2);
+// With --head, the head itself trickles (it never ends): what node:http answers 408 on its own.
+const slowHead = process.argv.includes('--head');
+const [port, path = '/api/v2/critpt/evaluate', key = '', method = 'POST'] = process.argv.slice(2).filter((a) => a !== '--head');
 if (!port) {
-  console.error('usage: npx tsx scripts/bench/trickle.ts PORT [PATH] [KEY] [METHOD]');
+  console.error('usage: npx tsx scripts/bench/trickle.ts PORT [PATH] [KEY] [METHOD] [--head]');
   process.exit(2);
 }
 const started = performance.now();
@@ -23,7 +25,8 @@ socket.on('data', (text: string) => {
   received += text;
   if (answeredMs === null && received.includes('\r\n\r\n')) answeredMs = since();
 });
-socket.write(`${method} ${path} HTTP/1.1\r\nHost: trickle\r\n${key ? `x-api-key: ${key}\r\n` : ''}Content-Type: application/json\r\nContent-Length: 100000000\r\n\r\n`);
+const head = `${method} ${path} HTTP/1.1\r\nHost: trickle\r\n${key ? `x-api-key: ${key}\r\n` : ''}`;
+socket.write(slowHead ? `${head}X-Slow: ` : `${head}Content-Type: application/json\r\nContent-Length: 100000000\r\n\r\n`);
 const trickle = setInterval(() => socket.writable && socket.write('x'), 1000);
 const done = (how: string) => {
   clearInterval(trickle);

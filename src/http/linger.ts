@@ -24,6 +24,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 
 export interface LingerLimits {
   /** Longest a connection keeps reading after its closing answer. */
@@ -80,6 +81,30 @@ export class Lingering {
     return this.sockets.size;
   }
 
+  /** Whether the connection is closing in stages (its answer has gone). */
+  has(socket: Duplex): boolean {
+    return this.sockets.has(socket as Socket);
+  }
+
+  /**
+   * End a connection node:http leaves to us (a request it could not parse or that came too
+   * slowly, CONNECT) with `answer`, in the same stages. Its server sockets are half-open: ended
+   * outright, such a connection stayed open after the answer's FIN for as long as the client
+   * neither closed it nor sent (past a 150 s watch, for a 408 to a head trickled at a byte a second).
+   */
+  endWith(socket: Duplex, answer: string): void {
+    const raw = socket as Socket;
+    if (this.sockets.has(raw) || raw.destroyed) return;
+    this.sockets.add(raw);
+    raw.end(answer);
+    const from = raw.bytesRead;
+    raw.on('data', () => {
+      if (raw.bytesRead - from > this.limits.lingerBytes) raw.pause();
+    });
+    raw.resume();
+    this.bound(raw, from);
+  }
+
   /** Close every lingering connection now (the server is stopping). */
   endAll(): void {
     for (const socket of this.sockets) socket.destroy();
@@ -103,6 +128,11 @@ export class Lingering {
       socket.pause();
     });
     req.resume();
+    this.bound(socket, from);
+  }
+
+  /** Close a lingering connection once the client closes its side, is quiet, or has lingered its longest. */
+  private bound(socket: Socket, from: number): void {
     let read = from;
     const quiet = setInterval(() => {
       if (socket.bytesRead === read) socket.destroy();

@@ -30,14 +30,16 @@ type LaneSocket = Socket & { [LANE]?: Lane | null };
 /** Connections node's header or request timeout ended (their exchange is logged as 408). */
 const timedOutSockets = new WeakSet<Duplex>();
 
-/** Write a JSON error straight onto a socket node:http does not answer for us, and close it. */
-function endSocket(socket: Duplex, error: HttpError): void {
+/** Write a JSON error straight onto a socket node:http does not answer for us, and close it in stages. */
+function endSocket(socket: Duplex, error: HttpError, lingering: Lingering): void {
   const body = errorBody(error);
-  socket.end(`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  lingering.endWith(socket, `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
 /** Answer what node:http could not parse (bad request line, huge headers) with a JSON error. */
-export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void {
+export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket, lingering: Lingering): void {
+  // Answered already: what the client still sends is read and dropped by the staged close.
+  if (lingering.has(socket)) return;
   if (!socket.writable || error.code === 'ECONNRESET') {
     socket.destroy();
     return;
@@ -53,7 +55,7 @@ export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: B
     // node gives one code for both limits: say both.
     [status, message, details] = [408, 'Request timed out', { headers_timeout_seconds: HTTP_LIMITS.headersTimeout / 1000, request_timeout_seconds: HTTP_LIMITS.requestTimeout / 1000 }];
   }
-  endSocket(socket, new HttpError(status, message, { details: details }));
+  endSocket(socket, new HttpError(status, message, { details: details }), lingering);
 }
 
 /** Timeouts and limits, set deliberately (docs/operating.md, "Hardening"). */
@@ -180,11 +182,11 @@ export function createHttpServer(handle: RequestHandler, limits = HTTP_LIMITS, l
   });
   // Long gradings must not be cut by an idle timer; request and header timeouts still apply.
   server.timeout = 0;
-  server.on('clientError', answerClientError);
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket, lingering));
   // An Expect this server cannot meet (anything but 100-continue): 417, in JSON.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => answerPlain(res, new HttpError(417, `Expectation not supported: ${String(req.headers.expect).slice(0, 100)}`, { details: { header: 'expect', supported: ['100-continue'] } })));
   // CONNECT asks for a tunnel, which no route offers.
-  server.on('connect', (_req: IncomingMessage, socket: Duplex) => endSocket(socket, new HttpError(405, 'Method CONNECT is not allowed', { details: { method: 'CONNECT', allowed: ['GET', 'HEAD', 'POST'] } })));
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => endSocket(socket, new HttpError(405, 'Method CONNECT is not allowed', { details: { method: 'CONNECT', allowed: ['GET', 'HEAD', 'POST'] } }), lingering));
   return server;
 }
 

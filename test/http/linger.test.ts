@@ -227,4 +227,31 @@ early('should close in stages after any answer to a request whose body is still 
   }
 });
 
+early('should close in stages what node:http leaves to the server (a request it cannot parse, one too slow), never holding it after the FIN', async () => {
+  // Lingering at most 2 s, or 1 s quiet; a head must arrive within half a second.
+  const s = await startTestServer({ keys: KEYS, httpLimits: { lingerMs: 2000, lingerQuietMs: 1000, headersTimeout: 500, requestTimeout: 1000 } });
+  try {
+    for (const [what, first, trickles, status] of [
+      ['a head trickled too slowly, the client trickling on', 'GET /healthz HTTP/1.1\r\nHost: linger\r\nX-Slow: ', true, 408],
+      ['a head trickled too slowly, the client then silent', 'GET /healthz HTTP/1.1\r\nHost: linger\r\nX-Slow: ', false, 408],
+      ['an unparseable request, the client sending on', 'NOT HTTP AT ALL\r\n\r\n', true, 400],
+    ] as const) {
+      const client = new Uploader(s.running.port, first);
+      const trickle = setInterval(() => client.socket.writable && (trickles || !client.received) && client.socket.write('x'), 20);
+      try {
+        await client.answer();
+        assert.equal(client.statuses(), [status], what);
+        // Before, the answer's FIN was all: the connection stayed open as long as the client kept it.
+        assert.is(s.running.lingering.count(), 1, `${what}: closing in stages`);
+        await until(() => s.running.lingering.count() === 0, `${what}: closed by the staged close's bounds`);
+      } finally {
+        clearInterval(trickle);
+        client.socket.destroy();
+      }
+    }
+  } finally {
+    await s.close();
+  }
+});
+
 early.run();
