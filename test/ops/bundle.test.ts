@@ -108,8 +108,8 @@ bundled('should run dist/keys.mjs with plain node: create a key the bundled serv
     assert.is((await get(server.url, '/api/v2/language/providers/capstan-serve/measurements', key)).status, 200);
     const usage = keys('usage', '--json');
     assert.is(usage.status, 0, usage.stderr);
-    // The journal of a running server holds its lease: 1% of the default Commercial quota of 10,000.
-    assert.is(JSON.parse(usage.stdout)[0].used, 100, 'usage reads the running server\'s journal');
+    // The journal of a running server holds a lease of 100 (1% of the default Commercial quota) and notes the one answer.
+    assert.is(JSON.parse(usage.stdout)[0].used, 1, 'usage reads the running server\'s journal');
   } finally {
     server.child.kill('SIGTERM');
     await server.exited;
