@@ -124,8 +124,8 @@ export class ConnectionCaps {
     const reached = capReached(this.open.size, this.byAddress.get(address) ?? 0, address, this.caps);
     let refused = false;
     if (reached !== 'room' && !this.shedOne(reached === 'client' ? address : undefined)) {
-      // Nothing to shed: a refusal slot, if one is free or holds a connection still silent.
-      if (!refuses || (this.refusing >= this.caps.refusing && !this.shedSilentRefused())) {
+      // Nothing to shed: a refusal slot, if one is free or can be freed.
+      if (!refuses || (this.refusing >= this.caps.refusing && !this.evictRefused())) {
         this.refused.closed++;
         socket.destroy();
         return false;
@@ -194,10 +194,16 @@ export class ConnectionCaps {
     return true;
   }
 
-  /** Free a refusal slot held by a connection that has sent nothing yet; false when each holds a request. */
-  private shedSilentRefused(): boolean {
+  /**
+   * Free the refusal slot held longest by a connection with no request being answered: one
+   * still sending its request (a newcomer's arrives within a moment; a slowloris's never), or
+   * one closing after its 503. False when each slot holds a request being answered.
+   */
+  private evictRefused(): boolean {
+    // Map order is arrival order: the first found is the oldest.
     for (const connection of this.open.values()) {
-      if (!connection.refused || connection.requests > 0 || connection.socket.bytesRead > 0) continue;
+      if (!connection.refused || connection.requests > 0) continue;
+      if (!connection.socket.writableEnded) this.refused.closed++;
       this.remove(connection);
       connection.socket.destroy();
       return true;
