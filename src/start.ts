@@ -15,7 +15,7 @@ import { BodyBudget } from './http/body-budget.ts';
 import type { QuotaBook } from './quota/book.ts';
 import type { QuotaCounter } from './quota/counter.ts';
 import { Lingering } from './http/linger.ts';
-import { ConnectionCaps } from './http/connection-caps.ts';
+import { CAP_TIMES, ConnectionCaps, type CapTimes } from './http/connection-caps.ts';
 import { readDescriptorLimit } from './http/descriptor-limit.ts';
 import { capsFor } from './http/shed-order.ts';
 import { createHttpServer, HTTP_LIMITS, listenAt } from './http/server.ts';
@@ -36,6 +36,8 @@ export interface StartHooks {
   httpLimits?: Partial<typeof HTTP_LIMITS>;
   /** The descriptor limit, as if read at start (default: read from /proc/self/limits). */
   descriptorLimit?: number;
+  /** The connection caps' grace and refusal wait (default CAP_TIMES; tests lengthen the grace). */
+  capTimes?: Partial<CapTimes>;
   /** How often the Redis probe runs (default once a second; tests shorten it). */
   redisProbeMs?: number;
   /** The quota counter the app and the grader use, made from the state folder's book (default: the book itself; not used with Redis). */
@@ -107,7 +109,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
 
   const descriptors = hooks.descriptorLimit === undefined ? readDescriptorLimit() : { limit: hooks.descriptorLimit, source: 'given' };
   const caps = capsFor(descriptors.limit, { total: options.maxConnections, perClient: options.maxConnectionsPerClient });
-  const connections = new ConnectionCaps(caps, descriptors.limit);
+  const connections = new ConnectionCaps(caps, descriptors.limit, { ...CAP_TIMES, ...hooks.capTimes });
   log(`connections: at most ${caps.total} open (${caps.perClient} from one client address, loopback exempt), ${caps.refusing} more answered 503; descriptor limit ${descriptors.limit} (${descriptors.source})`);
   if (caps.total + caps.refusing >= descriptors.limit) logError(`warning: --max-connections ${caps.total} leaves no descriptors for files and the store below the limit of ${descriptors.limit}: new connections past it are reset, not answered (raise ulimit -n)`);
   const metrics = options.metrics
