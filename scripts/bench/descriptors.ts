@@ -12,7 +12,8 @@
  * slowest answer, and what the slow connections got (401, 503, reset...); and `/healthz` asked
  * on a new connection every 10 ms from the floods' start by a probe process of its own
  * (scripts/bench/healthz-probe.ts), so the attackers' work here is not counted as the server's:
- * its answers, failures and slowest answer.
+ * its answers, failures and slowest answer (asked `slowest_at_ms` after the attack began).
+ * `--send-timeout S` is the server's (30): 1 closes the unread pipelining connections at once.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -26,7 +27,7 @@ import { pipelineFlood, slowFlood, type Flood } from '../attackers.ts';
 import { spawnServer, stopProcess } from '../processes.ts';
 import { smallStage } from './stage.ts';
 
-const { values } = parseArgs({ options: { server: { type: 'string' }, ulimit: { type: 'string', default: '1024' }, posts: { type: 'string', default: '1000' }, headers: { type: 'string', default: '0' }, pipeline: { type: 'string', default: '0' }, rounds: { type: 'string', default: '20' } } });
+const { values } = parseArgs({ options: { server: { type: 'string' }, ulimit: { type: 'string', default: '1024' }, posts: { type: 'string', default: '1000' }, headers: { type: 'string', default: '0' }, pipeline: { type: 'string', default: '0' }, 'send-timeout': { type: 'string', default: '30' }, rounds: { type: 'string', default: '20' } } });
 const work = mkdtempSync(join(tmpdir(), 'bda-descriptors-'));
 
 /** One request on a connection of its own: its status or error code, and how long it took. */
@@ -57,12 +58,13 @@ try {
   const state = join(work, 'state');
   const key = createKey(state, { tier: 'pro', org: 'bench', user: 'probe' }).key;
   const runAs = ['sh', '-c', `ulimit -n ${Number(values.ulimit)} && exec "$0" "$@"`];
-  const server = await spawnServer(['--port', '0', '--snapshot', snapshot, '--state', state, '--quiet', '--metrics'], [serverFile], 60_000, runAs);
+  const server = await spawnServer(['--port', '0', '--snapshot', snapshot, '--state', state, '--quiet', '--metrics', '--send-timeout', String(values['send-timeout'])], [serverFile], 60_000, runAs);
   const floods: Flood[] = [];
   const prober = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'healthz-probe.ts'), String(server.port), 'fresh'], { stdio: ['ignore', 'pipe', 'inherit'] });
   let probed = '';
   prober.stdout.on('data', (chunk: Buffer) => (probed += chunk));
   await sleep(1000);
+  const attackedAt = Date.now();
   try {
     const posts = Number(values.posts) > 0 ? await slowFlood({ port: server.port, sockets: Number(values.posts), kind: 'post' }) : null;
     const heads = Number(values.headers) > 0 ? await slowFlood({ port: server.port, sockets: Number(values.headers), kind: 'headers' }) : null;
@@ -83,7 +85,9 @@ try {
     prober.kill();
     const lines = probed.trim().split('\n').map((line) => line.split(' '));
     const answered = lines.filter((l) => l[1] !== 'error').map((l) => Number(l[1]));
-    const fresh = { answers: answered.length, failures: tally(lines.filter((l) => l[1] === 'error').map((l) => l[2])), slowest_ms: Math.round(Math.max(0, ...answered)) };
+    const fresh = { answers: answered.length, failures: tally(lines.filter((l) => l[1] === 'error').map((l) => l[2])), slowest_ms: Math.round(Math.max(0, ...answered)), slowest_at_ms: 0 };
+    const slowestLine = lines.find((l) => l[1] !== 'error' && Math.round(Number(l[1])) === fresh.slowest_ms);
+    if (slowestLine) fresh.slowest_at_ms = Number(slowestLine[0]) - Number(slowestLine[1]) - attackedAt;
     console.log(
       JSON.stringify({
         server: values.server ?? 'this checkout',

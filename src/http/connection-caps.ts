@@ -15,6 +15,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { HttpError } from './error.ts';
+import { stacklessClose } from './stackless-close.ts';
 import { capReached, pickShed, SHED_ORDER, shedReason, type Candidate, type Caps, type ShedReason } from './shed-order.ts';
 
 export interface CapTimes {
@@ -81,7 +82,9 @@ export class ConnectionCaps {
     server.removeAllListeners('connection');
     server.on('connection', (socket: Socket) => {
       if (!this.admit(socket, refuses)) return;
-      for (const listener of nodeListeners) listener.call(server, socket);
+      stacklessClose(socket, () => {
+        for (const listener of nodeListeners) listener.call(server, socket);
+      });
     });
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       const connection = this.open.get(req.socket);
