@@ -1,5 +1,5 @@
 /**
- * Connections past the descriptor limit (issue 47, item 3): `npx tsx scripts/bench/descriptors.ts
+ * Connections past the descriptor limit: `npx tsx scripts/bench/descriptors.ts
  * [--server FILE] [--ulimit N] [--posts N] [--headers N] [--pipeline N] [--rounds N]`.
  *
  * The bundled server (this checkout's, or FILE: an earlier checkout's `dist/server.mjs`) runs on

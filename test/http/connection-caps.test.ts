@@ -1,5 +1,5 @@
 /**
- * Connections at the descriptor limit (issue 47, item 3): the server keeps its connections under
+ * Connections at the descriptor limit: the server keeps its connections under
  * the caps, sheds the ones that serve no one for new ones, answers what it refuses a JSON 503
  * (never a reset), and /healthz and keyed requests on new connections are answered meanwhile.
  */
