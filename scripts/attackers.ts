@@ -159,3 +159,51 @@ export function watchResident(pid: number, everyMs = 100): { peak(): number; sto
     },
   };
 }
+
+export interface SlowOptions {
+  port: number;
+  sockets: number;
+  /**
+   * `post`: a keyless POST declaring 100 MB, its body trickled (the issue's attack);
+   * `headers`: slowloris, a request whose header lines never end.
+   */
+  kind: 'post' | 'headers';
+  /** One byte every this many ms (1,000: the issue's 1 byte a second). */
+  everyMs?: number;
+}
+
+/** What one slow connection got: the status of the first answer, `reset`, or `closed` (ended without an answer). */
+export type SlowOutcome = number | 'reset' | 'closed' | 'open';
+
+/**
+ * `sockets` connections that each send a request a byte at a time, for ever: what costs a
+ * server a descriptor and serves no one. `outcomes()` says what each has got so far.
+ */
+export async function slowFlood(options: SlowOptions): Promise<Flood & { outcomes(): SlowOutcome[] }> {
+  const head = options.kind === 'post' ? 'POST /api/v2/critpt/evaluate HTTP/1.1\r\nHost: attacker\r\nContent-Type: application/json\r\nContent-Length: 100000000\r\n\r\n' : 'GET /api/v2/language/models HTTP/1.1\r\nHost: attacker\r\n';
+  const outcomes = new Map<Socket, SlowOutcome>();
+  const flood = await openFlood(options.port, options.sockets, (socket, written) => {
+    outcomes.set(socket, 'open');
+    socket.on('data', (chunk: Buffer) => {
+      if (outcomes.get(socket) === 'open') outcomes.set(socket, Number(/^HTTP\/1\.1 (\d+)/.exec(chunk.toString('latin1', 0, 16))?.[1] ?? 0));
+    });
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      if (outcomes.get(socket) === 'open') outcomes.set(socket, error.code === 'ECONNRESET' ? 'reset' : 'closed');
+    });
+    socket.on('close', () => {
+      if (outcomes.get(socket) === 'open') outcomes.set(socket, 'closed');
+    });
+    socket.write(head, written);
+  });
+  const timer = setInterval(() => {
+    for (const socket of flood.sockets) if (!socket.destroyed && socket.writable) socket.write(options.kind === 'post' ? 'x' : 'X');
+  }, options.everyMs ?? 1000);
+  return {
+    ...flood,
+    outcomes: () => flood.sockets.map((socket) => outcomes.get(socket) ?? 'closed'),
+    close: () => {
+      clearInterval(timer);
+      flood.close();
+    },
+  };
+}

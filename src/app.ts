@@ -22,6 +22,7 @@ import type { Grader } from './critpt/grader.ts';
 import { answerBody, answerNotModified, Endings, keyHeaders, type Exchange } from './exchange.ts';
 import type { AccessLog } from './http/access-log.ts';
 import type { Metrics } from './http/metrics.ts';
+import type { ConnectionStats } from './http/connection-caps.ts';
 import { acceptedEncodings, etagMatches, matchesAny } from './http/negotiate.ts';
 import { QueryValidator } from './http/query.ts';
 import { RequestPlans, type Plan } from './http/request-plans.ts';
@@ -54,6 +55,8 @@ export interface AppParts {
   warnings: () => string[];
   metrics?: Metrics;
   accessLog?: AccessLog;
+  /** The connections open and their caps (for /readyz). */
+  connections?: () => ConnectionStats;
 }
 
 export class App {
@@ -68,7 +71,7 @@ export class App {
   constructor(private readonly parts: AppParts) {
     this.turnEnd = new TurnEnd((error) => parts.logError(`an answer failed at the turn's end: ${(error as Error)?.stack ?? String(error)}`));
     this.bodies = new Bodies(parts.snapshots.reader, parts.clock);
-    this.operational = operationalAnswers({ bodies: this.bodies, readiness: parts.readiness, warnings: parts.warnings, verification: () => parts.snapshots.verification(), metrics: parts.metrics });
+    this.operational = operationalAnswers({ bodies: this.bodies, readiness: parts.readiness, warnings: parts.warnings, verification: () => parts.snapshots.verification(), metrics: parts.metrics, connections: parts.connections });
     this.endings = new Endings(parts);
   }
 

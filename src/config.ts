@@ -36,6 +36,10 @@ export interface ServerOptions {
   cacheBytes: number;
   /** A connection whose unsent answer makes no progress for this long is closed. */
   sendTimeoutSeconds: number;
+  /** Connections open at once, all listeners together (src/http/connection-caps.ts); null: from the descriptor limit. */
+  maxConnections: number | null;
+  /** Connections of one client address (loopback exempt); null: half of the cap. */
+  maxConnectionsPerClient: number | null;
   /** After SIGTERM, how long requests under way (CritPt gradings included) may take to finish before their connections are closed. */
   stopGraceSeconds: number;
   /** How long keyed requests wait for a changed key file the server cannot read before they are answered 503 (src/keys/fresh-keys.ts). */
@@ -82,6 +86,8 @@ export const DEFAULT_OPTIONS: ServerOptions = {
   critptContact: 'the operator of this server',
   cacheBytes: 48 * MIB,
   sendTimeoutSeconds: 30,
+  maxConnections: null,
+  maxConnectionsPerClient: null,
   stopGraceSeconds: 10,
   keysGraceSeconds: 10,
   limits: DEFAULT_LIMITS,
@@ -115,6 +121,8 @@ export const FLAGS = {
   'critpt-contact': { env: 'CRITPT_CONTACT', help: 'e-mail where CritPt approval is requested', default: 'the operator of this server' },
   'cache-mb': { env: 'CACHE_MB', help: 'megabytes of response bodies kept in memory', default: '48' },
   'send-timeout': { env: 'SEND_TIMEOUT', help: 'seconds an unsent answer may make no progress before its connection is closed', default: '30' },
+  'max-connections': { env: 'MAX_CONNECTIONS', help: 'connections open at once (the admin listener\'s too); past it, idle and slow ones are closed first, then new ones answered 503 with Retry-After', default: 'the descriptor limit less an eighth and the refusal slots (864 at 1024)' },
+  'max-connections-per-client': { env: 'MAX_CONNECTIONS_PER_CLIENT', help: 'connections of one client address; loopback (a reverse proxy on this host) is held to --max-connections alone', default: 'half of --max-connections' },
   'stop-grace': { env: 'STOP_GRACE', help: 'seconds requests under way (CritPt gradings included) may take to finish after SIGTERM before their connections are closed', default: '10' },
   'keys-grace': { env: 'KEYS_GRACE', help: 'seconds keyed requests wait for a changed key file that cannot be read before they are answered 503 (0: at once)', default: '10' },
   'admin-port': { env: 'ADMIN_PORT', help: 'port of the admin listener (key management API and page, admin tokens only); 0 picks a free one', default: 'none: no admin listener' },
@@ -224,6 +232,8 @@ export function resolveOptions(argv: readonly string[], env: Readonly<Record<str
     critptContact: get('critpt-contact') ?? d.critptContact,
     cacheBytes: integer('cache-mb', d.cacheBytes / MIB, 1, 65536) * MIB,
     sendTimeoutSeconds: integer('send-timeout', d.sendTimeoutSeconds, 1, 3600),
+    maxConnections: maybe('max-connections', (t) => integerFlag('max-connections', t, 0, 1, 10_000_000), d.maxConnections),
+    maxConnectionsPerClient: maybe('max-connections-per-client', (t) => integerFlag('max-connections-per-client', t, 0, 1, 10_000_000), d.maxConnectionsPerClient),
     stopGraceSeconds: integer('stop-grace', d.stopGraceSeconds, 0, 24 * 3600),
     keysGraceSeconds: integer('keys-grace', d.keysGraceSeconds, 0, 3600),
     limits: {

@@ -6,6 +6,7 @@
 import type { Bodies } from './bodies.ts';
 import { answerBody, answerNotModified, answerPlain, JSON_BODY, type BodyType, type Exchange } from './exchange.ts';
 import { HttpError } from './http/error.ts';
+import type { ConnectionStats } from './http/connection-caps.ts';
 import type { Metrics } from './http/metrics.ts';
 import { acceptedEncodings, etagMatches, matchesAny, prefersHtml } from './http/negotiate.ts';
 import type { Plan } from './http/request-plans.ts';
@@ -24,6 +25,8 @@ export interface OperationalParts {
   /** How far the check of the served build's checksums has got. */
   verification: () => VerificationStatus;
   metrics?: Metrics;
+  /** Connections open, their caps and the descriptor limit they come from. */
+  connections?: () => ConnectionStats;
 }
 
 type OperationalAnswer = (exchange: Exchange, plan: Plan) => Eventually<void>;
@@ -49,7 +52,12 @@ function frontDoorName(plan: Plan, format: string, metrics: boolean, snapshot: S
 }
 
 /** The answer of every public route, by the route table's answer kind. */
-export function operationalAnswers({ bodies, readiness, warnings, verification, metrics }: OperationalParts): Partial<Record<AnswerKind, OperationalAnswer>> {
+/** /readyz's `connections`: what is open against the caps, so an operator sees a cap before clients meet it. */
+function connectionsShown(stats: ConnectionStats): Record<string, number> {
+  return { open: stats.open, cap: stats.cap, per_client_cap: stats.perClientCap, descriptor_limit: stats.descriptorLimit };
+}
+
+export function operationalAnswers({ bodies, readiness, warnings, verification, metrics, connections }: OperationalParts): Partial<Record<AnswerKind, OperationalAnswer>> {
   return {
     health: (exchange) => answerPlain(exchange, JSON_TYPE, '{"status":"ok"}'),
 
@@ -58,8 +66,9 @@ export function operationalAnswers({ bodies, readiness, warnings, verification, 
       const { state, indexesChecked, indexes, bytesChecked, bytes } = verification();
       const checked = { state, indexes_checked: indexesChecked, indexes, bytes_checked: bytesChecked, bytes };
       const warned = warnings();
-      if (reasons.length > 0) throw new HttpError(503, 'Not ready', { details: { reason: reasons.join('; '), reasons, verification: checked, warnings: warned } });
-      answerPlain(exchange, JSON_TYPE, JSON.stringify({ status: 'ready', snapshot: exchange.snapshot.buildId, verification: checked, warnings: warned }));
+      const open = connections ? { connections: connectionsShown(connections()) } : {};
+      if (reasons.length > 0) throw new HttpError(503, 'Not ready', { details: { reason: reasons.join('; '), reasons, verification: checked, warnings: warned, ...open } });
+      answerPlain(exchange, JSON_TYPE, JSON.stringify({ status: 'ready', snapshot: exchange.snapshot.buildId, verification: checked, warnings: warned, ...open }));
     },
 
     metrics: (exchange) => {

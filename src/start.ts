@@ -15,6 +15,9 @@ import { BodyBudget } from './http/body-budget.ts';
 import type { QuotaBook } from './quota/book.ts';
 import type { QuotaCounter } from './quota/counter.ts';
 import { Lingering } from './http/linger.ts';
+import { CAP_TIMES, ConnectionCaps, type CapTimes } from './http/connection-caps.ts';
+import { readDescriptorLimit } from './http/descriptor-limit.ts';
+import { capsFor } from './http/shed-order.ts';
 import { createHttpServer, HTTP_LIMITS, listenAt } from './http/server.ts';
 import { App } from './app.ts';
 import { SnapshotStore } from './snapshot/store.ts';
@@ -31,6 +34,10 @@ export interface StartHooks {
   logError?: (line: string) => void;
   /** Timeouts and per-connection bounds of the HTTP server (default HTTP_LIMITS; tests shorten them). */
   httpLimits?: Partial<typeof HTTP_LIMITS>;
+  /** The descriptor limit, as if read at start (default: read from /proc/self/limits). */
+  descriptorLimit?: number;
+  /** The connection caps' grace and refusal wait (default CAP_TIMES; tests lengthen the grace). */
+  capTimes?: Partial<CapTimes>;
   /** How often the Redis probe runs (default once a second; tests shorten it). */
   redisProbeMs?: number;
   /** The quota counter the app and the grader use, made from the state folder's book (default: the book itself; not used with Redis). */
@@ -50,6 +57,8 @@ export interface RunningServer {
   uploads: BodyBudget;
   /** Connections closing in stages after an answer that went before their body (src/http/linger.ts). */
   lingering: Lingering;
+  /** Connections of every listener under the descriptor limit (src/http/connection-caps.ts). */
+  connections: ConnectionCaps;
   /** The state folder's quota book; null with Redis. */
   quota: QuotaBook | null;
   /** The admin listener (--admin-port); null when off. */
@@ -98,8 +107,14 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
   }
   snapshots.follow();
 
+  const descriptors = hooks.descriptorLimit === undefined ? readDescriptorLimit() : { limit: hooks.descriptorLimit, source: 'given' };
+  const caps = capsFor(descriptors.limit, { total: options.maxConnections, perClient: options.maxConnectionsPerClient });
+  const connections = new ConnectionCaps(caps, descriptors.limit, { ...CAP_TIMES, ...hooks.capTimes });
+  log(`connections: at most ${caps.total} open (${caps.perClient} from one client address, loopback exempt), ${caps.refusing} more answered 503; descriptor limit ${descriptors.limit} (${descriptors.source})`);
+  if (caps.total + caps.refusing >= descriptors.limit) logError(`warning: --max-connections ${caps.total} leaves no descriptors for files and the store below the limit of ${descriptors.limit}: new connections past it are reset, not answered (raise ulimit -n)`);
   const metrics = options.metrics
-    ? new Metrics({ snapshot: () => ({ buildId: snapshots.current.buildId, builtAt: Date.parse(snapshots.current.manifest.built_at) }), integrity: () => snapshots.integrity(), cache: () => snapshots.reader.cacheStats(), now: () => clock.now() })
+    ? new Metrics({
+        connections: () => connections.stats(), snapshot: () => ({ buildId: snapshots.current.buildId, builtAt: Date.parse(snapshots.current.manifest.built_at) }), integrity: () => snapshots.integrity(), cache: () => snapshots.reader.cacheStats(), now: () => clock.now() })
     : undefined;
   const accessLog = options.quiet ? undefined : new AccessLog(hooks.accessLog ?? process.stdout, { dropped: (lines) => metrics?.accessLogDropped.inc({}, lines), notice: logError });
   const counter = (store.book && hooks.counter?.(store.book)) || store.quota;
@@ -112,16 +127,16 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     uploads,
     (outcome) => metrics?.gradings.inc({ outcome }),
   );
-  const app = new App({ options, clock, keys: store.keys, quota: counter, grader, snapshots, logError, metrics, accessLog, readiness: () => notReady(conditions, store), warnings: () => warnings.reasons() });
+  const app = new App({ options, clock, keys: store.keys, quota: counter, grader, snapshots, logError, metrics, accessLog, readiness: () => notReady(conditions, store), warnings: () => warnings.reasons(), connections: () => connections.stats() });
   const httpLimits = { ...HTTP_LIMITS, sendStallMs: options.sendTimeoutSeconds * 1000, ...hooks.httpLimits };
   const lingering = new Lingering(httpLimits);
-  const server = createHttpServer(app.handle, httpLimits, lingering);
+  const server = createHttpServer(app.handle, httpLimits, lingering, connections);
   server.on('request', () => idle.busy());
   let listening: { port: number; url: string };
   let admin: AdminListening | null;
   try {
     listening = await listenAt(server, options.port, options.host);
-    admin = await startAdmin(options, { clock, quota: counter, snapshots, log, logError });
+    admin = await startAdmin(options, { clock, quota: counter, snapshots, log, logError, connections });
   } catch (error) {
     // The watch, the poll and the journal's fsync timer would keep a process that cannot serve alive.
     if (server.listening) server.close();
@@ -151,5 +166,5 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
       lingering.endAll();
     }));
 
-  return { url: listening.url, port: listening.port, app, snapshots, conditions, warnings, uploads, lingering, quota: store.book, admin, close };
+  return { url: listening.url, port: listening.port, app, snapshots, conditions, warnings, uploads, lingering, connections, quota: store.book, admin, close };
 }

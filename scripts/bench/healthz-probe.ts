@@ -1,6 +1,8 @@
 /**
- * `node --import tsx scripts/bench/healthz-probe.ts PORT`: asks `/healthz` every 10 ms over one
- * kept-alive connection and prints `EPOCH_MS LATENCY_MS` a line for each answer, until killed.
+ * `node --import tsx scripts/bench/healthz-probe.ts PORT [fresh]`: asks `/healthz` every 10 ms over one
+ * kept-alive connection (with `fresh`: a new connection each time, as a new client would) and
+ * prints `EPOCH_MS LATENCY_MS` a line for each answer, until killed; with `fresh`, a failed ask
+ * prints `EPOCH_MS error CODE`.
  * A process of its own, so the bench's own work (spawning, reading, counting) does not delay the
  * probe and show up as the server's stall; /healthz answers at once unless the server's event
  * loop is held, so the longest answer in a span is the longest the server was held in it.
@@ -9,7 +11,8 @@ import { Agent, request } from 'node:http';
 
 const PROBE_EVERY_MS = 10;
 const port = Number(process.argv[2]);
-const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+const fresh = process.argv[3] === 'fresh';
+const agent = fresh ? false : new Agent({ keepAlive: true, maxSockets: 1 });
 
 function healthz(): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -28,8 +31,9 @@ for (;;) {
   try {
     await healthz();
     process.stdout.write(`${Date.now()} ${(performance.now() - started).toFixed(2)}\n`);
-  } catch {
-    // The server stopping: the bench ends the probe first, so nothing to report.
+  } catch (error) {
+    // The server stopping: the bench ends the probe first, so nothing to report, unless asked.
+    if (fresh) process.stdout.write(`${Date.now()} error ${(error as NodeJS.ErrnoException).code ?? 'unknown'}\n`);
   }
   await new Promise((r) => setTimeout(r, PROBE_EVERY_MS));
 }

@@ -13,6 +13,7 @@ import { keysPath } from '../keys/record.ts';
 import { updateKeys } from '../keys/file-append.ts';
 import type { QuotaCounter } from '../quota/counter.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
+import type { ConnectionCaps } from '../http/connection-caps.ts';
 import { listenAt } from '../http/server.ts';
 import { createAdminListener } from './listener.ts';
 
@@ -65,13 +66,17 @@ export interface AdminDeps {
   snapshots: SnapshotStore;
   log: (line: string) => void;
   logError: (line: string) => void;
+  /** The process's connection caps: the admin listener's connections count with the public ones (one descriptor limit). */
+  connections?: ConnectionCaps;
 }
 
 /** Start the admin listener when --admin-port is given; null otherwise. */
-export async function startAdmin(options: AdminOptions, { clock, quota, snapshots, log, logError }: AdminDeps): Promise<AdminListening | null> {
+export async function startAdmin(options: AdminOptions, { clock, quota, snapshots, log, logError, connections }: AdminDeps): Promise<AdminListening | null> {
   if (options.adminPort === null) return null;
   const keys = options.store === 'file' ? serverFileAdmin(options.stateDir) : await redisAdmin(options.store, clock, options.storeReplicas);
   const server = createAdminListener({ context: { keys, quota, limits: options.limits, served: () => providersOf(snapshots.current.manifest), clock, logError }, logError });
+  // Counted, and shed for like any other; one past every cap is closed (this listener answers no refusal).
+  connections?.gate(server, false);
   let url: string;
   let port: number;
   try {

@@ -2,6 +2,7 @@
  * Prometheus metrics in the text exposition format, with no dependency: counters and one
  * latency histogram, labelled by route and status. Off unless the server runs with --metrics.
  */
+import type { ConnectionStats } from './connection-caps.ts';
 
 /** Upper bounds (seconds) of the latency histogram buckets. */
 export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120];
@@ -73,6 +74,32 @@ export interface MetricsSources {
   integrity: () => { corruptParts: number; checkedRatio: number };
   cache: () => { hits: number; misses: number; bytes: number };
   now: () => number;
+  /** Connections open, caps, the descriptor limit, and the shed and refused since start (src/http/connection-caps.ts). */
+  connections?: () => ConnectionStats;
+}
+
+function connectionLines(stats: ConnectionStats): string[] {
+  return [
+    '# HELP bda_connections_open Connections open now, every listener of the process.',
+    '# TYPE bda_connections_open gauge',
+    `bda_connections_open ${stats.open}`,
+    '# HELP bda_connections_cap Connections open at once before new ones shed others or are refused (--max-connections).',
+    '# TYPE bda_connections_cap gauge',
+    `bda_connections_cap ${stats.cap}`,
+    '# HELP bda_connections_per_client_cap Connections of one client address (loopback exempt; --max-connections-per-client).',
+    '# TYPE bda_connections_per_client_cap gauge',
+    `bda_connections_per_client_cap ${stats.perClientCap}`,
+    '# HELP bda_descriptor_limit Open files the process may have (soft limit, read at start).',
+    '# TYPE bda_descriptor_limit gauge',
+    `bda_descriptor_limit ${stats.descriptorLimit}`,
+    '# HELP bda_connections_shed_total Connections closed at a cap to make room, by reason.',
+    '# TYPE bda_connections_shed_total counter',
+    ...Object.entries(stats.shed).map(([reason, n]) => `bda_connections_shed_total${labelText({ reason })} ${n}`),
+    '# HELP bda_connections_refused_total New connections refused at a cap: answered 503, or closed unanswered (every refusal slot busy).',
+    '# TYPE bda_connections_refused_total counter',
+    `bda_connections_refused_total{answer="503"} ${stats.refused.answered}`,
+    `bda_connections_refused_total{answer="none"} ${stats.refused.closed}`,
+  ];
 }
 
 export class Metrics {
@@ -120,6 +147,7 @@ export class Metrics {
       '# HELP bda_cache_bytes Bytes of response bodies held in memory.',
       '# TYPE bda_cache_bytes gauge',
       `bda_cache_bytes ${cache.bytes}`,
+      ...(this.sources.connections ? connectionLines(this.sources.connections()) : []),
     ];
     return `${[this.requests.render(), this.latency.render(), this.quotaRejections.render(), this.gradings.render(), this.accessLogDropped.render(), ...gauges].join('\n')}\n`;
   }

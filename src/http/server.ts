@@ -7,6 +7,7 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import type { ConnectionCaps } from './connection-caps.ts';
 import { errorBody, HttpError } from './error.ts';
 import { answeringEarly, declaresBody, Lingering } from './linger.ts';
 import { JSON_TYPE } from './respond.ts';
@@ -149,8 +150,11 @@ function boundClients(handle: RequestHandler, server: Server, limits: typeof HTT
   return dispatch;
 }
 
-/** The server for a request handler (the app's `handle`); `lingering` holds its connections closing in stages. */
-export function createHttpServer(handle: RequestHandler, limits = HTTP_LIMITS, lingering = new Lingering(limits)): Server {
+/**
+ * The server for a request handler (the app's `handle`); `lingering` holds its connections
+ * closing in stages; `caps`, when given, holds its connections under the descriptor limit.
+ */
+export function createHttpServer(handle: RequestHandler, limits = HTTP_LIMITS, lingering = new Lingering(limits), caps?: ConnectionCaps): Server {
   const server = createServer(
     {
       headersTimeout: limits.headersTimeout,
@@ -167,6 +171,8 @@ export function createHttpServer(handle: RequestHandler, limits = HTTP_LIMITS, l
   // node keeps only this many header lines (by default 2000, the rest silently dropped): one
   // past the limit is enough to tell a request over it.
   server.maxHeadersCount = limits.maxHeaderLines + 1;
+  // First, before node:http's parser sees a connection: one closed at a cap never reaches it.
+  caps?.gate(server);
   const bounded = boundClients(handle, server, limits);
   server.on('connection', lingering.watch);
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -176,6 +182,9 @@ export function createHttpServer(handle: RequestHandler, limits = HTTP_LIMITS, l
     const problem = requestProblem(req, limits);
     if (problem) return answerPlain(res, problem);
     if (req.url === '*') return answerAsterisk(req, res);
+    // A connection let in past a cap only to be told so.
+    const refusal = caps?.refusal(req, res);
+    if (refusal) return answerPlain(res, refusal);
     // No GET or HEAD route reads a body: one declared is not waited for after the answer.
     if ((req.method === 'GET' || req.method === 'HEAD') && declaresBody(req)) answeringEarly(req, res);
     bounded(req, res);

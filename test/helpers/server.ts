@@ -71,6 +71,7 @@ export async function startTestServer(
     keys?: Record<string, NewKey>;
     counter?: StartHooks['counter'];
     httpLimits?: StartHooks['httpLimits'];
+    capTimes?: StartHooks['capTimes'];
     /** Runs between the build and the start (a test that damages the build first). */
     beforeStart?: (built: BuiltFixture) => void;
   } = {},
@@ -97,6 +98,7 @@ export async function startTestServer(
       clock,
       counter: options.counter,
       httpLimits: options.httpLimits,
+      capTimes: options.capTimes,
       log: () => {},
       logError: (line) => errors.push(line),
       accessLog: (text) => accessLog.push(...text.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)),
