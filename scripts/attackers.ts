@@ -43,7 +43,7 @@ export async function pipelineFlood(options: FloodOptions): Promise<Flood> {
  * Open `count` connections and let `start` write to each once connected (calling `written` when
  * its write is done). Resolves once every socket has written, failed or closed.
  */
-async function openFlood(port: number, count: number, start: (socket: Socket, written: () => void) => void): Promise<Flood> {
+async function openFlood(port: number, count: number, start: (socket: Socket, written: () => void) => void, halfOpen = false): Promise<Flood> {
   const sockets: Socket[] = [];
   let closed = 0;
   await Promise.all(
@@ -51,7 +51,7 @@ async function openFlood(port: number, count: number, start: (socket: Socket, wr
       { length: count },
       () =>
         new Promise<void>((resolve) => {
-          const socket = connect(port, '127.0.0.1', () => start(socket, resolve));
+          const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: halfOpen }, () => start(socket, resolve));
           socket.on('error', () => resolve());
           socket.once('close', () => {
             closed++;
@@ -194,7 +194,8 @@ export async function slowFlood(options: SlowOptions): Promise<Flood & { outcome
       if (outcomes.get(socket) === 'open') outcomes.set(socket, 'closed');
     });
     socket.write(head, written);
-  });
+    // An attacker keeps its side open and goes on sending after the server's answer and FIN.
+  }, true);
   const timer = setInterval(() => {
     for (const socket of flood.sockets) if (!socket.destroyed && socket.writable) socket.write(options.kind === 'post' ? 'x' : 'X');
   }, options.everyMs ?? 1000);
