@@ -12,11 +12,17 @@
  * slowest answer, and what the slow connections got (401, 503, reset...); and `/healthz` asked
  * on a new connection every 10 ms from the floods' start by a probe process of its own
  * (scripts/bench/healthz-probe.ts), so the attackers' work here is not counted as the server's:
- * its answers, failures and slowest answer (asked `slowest_at_ms` after the attack began).
+ * its answers, failures and slowest answer (asked `slowest_at_ms` after the attack began), the
+ * TCP handshake of that answer (`slowest_connect_ms`: the kernel's part, a second or more when a
+ * SYN was dropped at a full accept queue and sent again), how many handshakes took 0.9 s or more,
+ * and the slowest answer less its handshake (waiting in the accept queue, then for the server's
+ * event loop); and the
+ * SYNs dropped at full accept queues meanwhile (`listen_overflows`, /proc/net/netstat: every
+ * listener on this network namespace, the server's almost alone during the run).
  * `--send-timeout S` is the server's (30): 1 closes the unread pipelining connections at once.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,6 +52,16 @@ function probe(port: number, path: string, headers: Record<string, string> = {})
   });
 }
 
+/** TcpExt ListenOverflows of /proc/net/netstat (Linux; 0 where it cannot be read). */
+function listenOverflows(): number {
+  try {
+    const [names, values] = readFileSync('/proc/net/netstat', 'latin1').split('\n').filter((line) => line.startsWith('TcpExt:')).map((line) => line.split(' '));
+    return Number(values[names.indexOf('ListenOverflows')] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
 function tally(outcomes: readonly (string | number)[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const outcome of outcomes) counts[outcome] = (counts[outcome] ?? 0) + 1;
@@ -64,6 +80,7 @@ try {
   let probed = '';
   prober.stdout.on('data', (chunk: Buffer) => (probed += chunk));
   await sleep(1000);
+  const overflowsBefore = listenOverflows();
   const attackedAt = Date.now();
   try {
     const posts = Number(values.posts) > 0 ? await slowFlood({ port: server.port, sockets: Number(values.posts), kind: 'post' }) : null;
@@ -85,9 +102,24 @@ try {
     prober.kill();
     const lines = probed.trim().split('\n').map((line) => line.split(' '));
     const answered = lines.filter((l) => l[1] !== 'error').map((l) => Number(l[1]));
-    const fresh = { answers: answered.length, failures: tally(lines.filter((l) => l[1] === 'error').map((l) => l[2])), slowest_ms: Math.round(Math.max(0, ...answered)), slowest_at_ms: 0 };
+    const handshakes = lines.filter((l) => l[1] !== 'error').map((l) => Number(l[2]));
+    const fresh = {
+      answers: answered.length,
+      failures: tally(lines.filter((l) => l[1] === 'error').map((l) => l[2])),
+      slowest_ms: Math.round(Math.max(0, ...answered)),
+      slowest_at_ms: 0,
+      // The handshake of that slowest answer: the kernel's part (a SYN dropped at a full accept queue is sent again 1 s later).
+      slowest_connect_ms: 0,
+      // Answers whose handshake alone took 0.9 s or more: a SYN sent twice.
+      connects_over_900_ms: handshakes.filter((ms) => ms >= 900).length,
+      // The slowest answer once its handshake is taken out: waiting to be accepted, then answered.
+      slowest_after_connect_ms: Math.round(Math.max(0, ...answered.map((ms, i) => ms - handshakes[i]))),
+    };
     const slowestLine = lines.find((l) => l[1] !== 'error' && Math.round(Number(l[1])) === fresh.slowest_ms);
-    if (slowestLine) fresh.slowest_at_ms = Number(slowestLine[0]) - Number(slowestLine[1]) - attackedAt;
+    if (slowestLine) {
+      fresh.slowest_at_ms = Math.round(Number(slowestLine[0]) - Number(slowestLine[1]) - attackedAt);
+      fresh.slowest_connect_ms = Math.round(Number(slowestLine[2]));
+    }
     console.log(
       JSON.stringify({
         server: values.server ?? 'this checkout',
@@ -100,6 +132,8 @@ try {
         slow_posts: posts ? tally(posts.outcomes()) : null,
         slow_headers: heads ? tally(heads.outcomes()) : null,
         readyz_after: ready.outcome,
+        // Every listening socket's on this network namespace, not only the server's: the attackers' and the probe's SYNs dropped at a full accept queue.
+        listen_overflows: listenOverflows() - overflowsBefore,
       }),
     );
   } finally {
