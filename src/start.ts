@@ -18,6 +18,7 @@ import { Lingering } from './http/linger.ts';
 import { CAP_TIMES, ConnectionCaps, type CapTimes } from './http/connection-caps.ts';
 import { readDescriptorLimit } from './http/descriptor-limit.ts';
 import { capsFor } from './http/shed-order.ts';
+import { FirstReads } from './http/first-read.ts';
 import { createHttpServer, HTTP_LIMITS, listenAt } from './http/server.ts';
 import { App } from './app.ts';
 import { SnapshotStore } from './snapshot/store.ts';
@@ -59,6 +60,8 @@ export interface RunningServer {
   lingering: Lingering;
   /** Connections of every listener under the descriptor limit (src/http/connection-caps.ts). */
   connections: ConnectionCaps;
+  /** New connections' first reads, looked at before node:http parses them (src/http/first-read.ts). */
+  firstReads: FirstReads;
   /** The state folder's quota book; null with Redis. */
   quota: QuotaBook | null;
   /** The admin listener (--admin-port); null when off. */
@@ -107,6 +110,8 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
   }
   snapshots.follow();
 
+  const httpLimits = { ...HTTP_LIMITS, sendStallMs: options.sendTimeoutSeconds * 1000, ...hooks.httpLimits };
+  const firstReads = new FirstReads(httpLimits);
   const descriptors = hooks.descriptorLimit === undefined ? readDescriptorLimit() : { limit: hooks.descriptorLimit, source: 'given' };
   const caps = capsFor(descriptors.limit, { total: options.maxConnections, perClient: options.maxConnectionsPerClient });
   const connections = new ConnectionCaps(caps, descriptors.limit, { ...CAP_TIMES, ...hooks.capTimes });
@@ -114,7 +119,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
   if (caps.total + caps.refusing >= descriptors.limit) logError(`warning: --max-connections ${caps.total} leaves no descriptors for files and the store below the limit of ${descriptors.limit}: new connections past it are reset, not answered (raise ulimit -n)`);
   const metrics = options.metrics
     ? new Metrics({
-        connections: () => connections.stats(), snapshot: () => ({ buildId: snapshots.current.buildId, builtAt: Date.parse(snapshots.current.manifest.built_at) }), integrity: () => snapshots.integrity(), cache: () => snapshots.reader.cacheStats(), now: () => clock.now() })
+        connections: () => connections.stats(), firstReads: () => firstReads.stats(), snapshot: () => ({ buildId: snapshots.current.buildId, builtAt: Date.parse(snapshots.current.manifest.built_at) }), integrity: () => snapshots.integrity(), cache: () => snapshots.reader.cacheStats(), now: () => clock.now() })
     : undefined;
   const accessLog = options.quiet ? undefined : new AccessLog(hooks.accessLog ?? process.stdout, { dropped: (lines) => metrics?.accessLogDropped.inc({}, lines), notice: logError });
   const counter = (store.book && hooks.counter?.(store.book)) || store.quota;
@@ -128,9 +133,8 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     (outcome) => metrics?.gradings.inc({ outcome }),
   );
   const app = new App({ options, clock, keys: store.keys, quota: counter, grader, snapshots, logError, metrics, accessLog, readiness: () => notReady(conditions, store), warnings: () => warnings.reasons(), connections: () => connections.stats() });
-  const httpLimits = { ...HTTP_LIMITS, sendStallMs: options.sendTimeoutSeconds * 1000, ...hooks.httpLimits };
   const lingering = new Lingering(httpLimits);
-  const server = createHttpServer(app.handle, httpLimits, lingering, connections);
+  const server = createHttpServer(app.handle, httpLimits, lingering, connections, firstReads);
   server.on('request', () => idle.busy());
   let listening: { port: number; url: string };
   let admin: AdminListening | null;
@@ -164,7 +168,8 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
       });
       server.closeIdleConnections();
       lingering.endAll();
+      firstReads.endAll();
     }));
 
-  return { url: listening.url, port: listening.port, app, snapshots, conditions, warnings, uploads, lingering, connections, quota: store.book, admin, close };
+  return { url: listening.url, port: listening.port, app, snapshots, conditions, warnings, uploads, lingering, connections, firstReads, quota: store.book, admin, close };
 }

@@ -15,7 +15,8 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { HttpError } from './error.ts';
-import { stacklessClose } from './stackless-close.ts';
+import type { FirstReads } from './first-read.ts';
+import { takeNodeConnectionListener } from './stackless-close.ts';
 import { capReached, pickShed, SHED_ORDER, shedReason, type Candidate, type Caps, type ShedReason } from './shed-order.ts';
 
 export interface CapTimes {
@@ -75,16 +76,15 @@ export class ConnectionCaps {
    * Put `server`'s connections under the caps. Called right after the server is made: node:http's
    * own connection listener is taken out and called only for connections let in, so one closed
    * at once never reaches its parser. `refuses`: false for a listener that cannot answer a
-   * refusal itself (the admin one): there a connection past the caps is closed.
+   * refusal itself (the admin one): there a connection past the caps is closed. `firstReads`:
+   * what looks at a connection's first read before node:http does (src/http/first-read.ts).
    */
-  gate(server: Server, refuses = true): void {
-    const nodeListeners = server.listeners('connection') as ((socket: Socket) => void)[];
-    server.removeAllListeners('connection');
+  gate(server: Server, refuses = true, firstReads?: FirstReads): void {
+    const toNode = takeNodeConnectionListener(server);
     server.on('connection', (socket: Socket) => {
       if (!this.admit(socket, refuses)) return;
-      stacklessClose(socket, () => {
-        for (const listener of nodeListeners) listener.call(server, socket);
-      });
+      if (firstReads) firstReads.take(socket, () => toNode(socket));
+      else toNode(socket);
     });
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       const connection = this.open.get(req.socket);

@@ -3,6 +3,7 @@
  * latency histogram, labelled by route and status. Off unless the server runs with --metrics.
  */
 import type { ConnectionStats } from './connection-caps.ts';
+import type { FirstReadStats } from './first-read.ts';
 
 /** Upper bounds (seconds) of the latency histogram buckets. */
 export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120];
@@ -76,6 +77,20 @@ export interface MetricsSources {
   now: () => number;
   /** Connections open, caps, the descriptor limit, and the shed and refused since start (src/http/connection-caps.ts). */
   connections?: () => ConnectionStats;
+  /** New connections' first reads held for their turn (src/http/first-read.ts). */
+  firstReads?: () => FirstReadStats;
+}
+
+function firstReadLines(stats: FirstReadStats): string[] {
+  return [
+    '# HELP bda_first_reads_held New connections whose first read pipelines more requests than they may have answered at once, held for their turn.',
+    '# TYPE bda_first_reads_held gauge',
+    `bda_first_reads_held ${stats.held}`,
+    '# HELP bda_first_reads_total Such first reads since start: parsed in a later turn, or closed unparsed past the waiting budget.',
+    '# TYPE bda_first_reads_total counter',
+    `bda_first_reads_total{outcome="parsed_later"} ${stats.parsedLater}`,
+    `bda_first_reads_total{outcome="closed"} ${stats.closed}`,
+  ];
 }
 
 function connectionLines(stats: ConnectionStats): string[] {
@@ -148,6 +163,7 @@ export class Metrics {
       '# TYPE bda_cache_bytes gauge',
       `bda_cache_bytes ${cache.bytes}`,
       ...(this.sources.connections ? connectionLines(this.sources.connections()) : []),
+      ...(this.sources.firstReads ? firstReadLines(this.sources.firstReads()) : []),
     ];
     return `${[this.requests.render(), this.latency.render(), this.quotaRejections.render(), this.gradings.render(), this.accessLogDropped.render(), ...gauges].join('\n')}\n`;
   }

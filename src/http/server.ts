@@ -8,6 +8,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { ConnectionCaps } from './connection-caps.ts';
+import type { FirstReads } from './first-read.ts';
 import { errorBody, HttpError } from './error.ts';
 import { answeringEarly, declaresBody, Lingering } from './linger.ts';
 import { JSON_TYPE } from './respond.ts';
@@ -82,6 +83,14 @@ export const HTTP_LIMITS = {
   lingerQuietMs: 2_000,
   /** ... and reads at most this much of what the client still sends. */
   lingerBytes: 256 * 1024,
+  /** A new connection's first read holding more request heads than this waits its turn while connections arrive (src/http/first-read.ts). */
+  firstReadHeads: 4,
+  /** Request heads of such first reads parsed in a turn once no connection arrived in it. */
+  firstReadBudget: 256,
+  /** Such a first read waits at most this long; a connection silent this long is given to node:http as it is. */
+  firstReadWaitMs: 1000,
+  /** ... and such first reads are held up to this many bytes in all (and maxWaiting request heads); past either, closed unparsed. */
+  firstReadHeldBytes: 8 * 1024 * 1024,
 };
 
 /**
@@ -152,9 +161,10 @@ function boundClients(handle: RequestHandler, server: Server, limits: typeof HTT
 
 /**
  * The server for a request handler (the app's `handle`); `lingering` holds its connections
- * closing in stages; `caps`, when given, holds its connections under the descriptor limit.
+ * closing in stages; `caps`, when given, holds its connections under the descriptor limit, and
+ * `firstReads` looks at each one's first read before node:http parses it.
  */
-export function createHttpServer(handle: RequestHandler, limits = HTTP_LIMITS, lingering = new Lingering(limits), caps?: ConnectionCaps): Server {
+export function createHttpServer(handle: RequestHandler, limits = HTTP_LIMITS, lingering = new Lingering(limits), caps?: ConnectionCaps, firstReads?: FirstReads): Server {
   const server = createServer(
     {
       headersTimeout: limits.headersTimeout,
@@ -172,7 +182,7 @@ export function createHttpServer(handle: RequestHandler, limits = HTTP_LIMITS, l
   // past the limit is enough to tell a request over it.
   server.maxHeadersCount = limits.maxHeaderLines + 1;
   // First, before node:http's parser sees a connection: one closed at a cap never reaches it.
-  caps?.gate(server);
+  caps?.gate(server, true, firstReads);
   const bounded = boundClients(handle, server, limits);
   server.on('connection', lingering.watch);
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {

@@ -7,6 +7,7 @@
  * /healthz waited (a CPU profile of `scripts/bench/descriptors.ts --pipeline 1000`). So the
  * errors made while node:http closes a connection carry no stack.
  */
+import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 
 /**
@@ -25,4 +26,17 @@ export function stacklessClose(socket: Socket, attach: () => void): void {
   } finally {
     socket.once('close', () => (Error.stackTraceLimit = saved));
   }
+}
+
+/**
+ * Take node:http's own connection listener out of `server`: the returned function hands it a
+ * connection, with the errors made while node:http closes it stackless (above).
+ */
+export function takeNodeConnectionListener(server: Server): (socket: Socket) => void {
+  const nodeListeners = server.listeners('connection') as ((socket: Socket) => void)[];
+  server.removeAllListeners('connection');
+  return (socket) =>
+    stacklessClose(socket, () => {
+      for (const listener of nodeListeners) listener.call(server, socket);
+    });
 }
