@@ -139,7 +139,9 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
   let listening: { port: number; url: string };
   let admin: AdminListening | null;
   try {
-    listening = await listenAt(server, options.port, options.host);
+    // A burst as large as the caps let in waits in the kernel's queue: past node's 511, a
+    // thousand connections at once had hundreds of SYNs dropped and sent again a second later.
+    listening = await listenAt(server, options.port, options.host, Math.max(511, caps.total + caps.refusing));
     admin = await startAdmin(options, { clock, quota: counter, snapshots, log, logError, connections });
   } catch (error) {
     // The watch, the poll and the journal's fsync timer would keep a process that cannot serve alive.

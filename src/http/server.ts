@@ -251,11 +251,16 @@ export function outcomeStatus(req: IncomingMessage, res: ServerResponse): number
   return timedOutSockets.has(req.socket) ? 408 : 499;
 }
 
-/** Listen on `host:port` (port 0: one the system picks); the port taken and the URL to reach it, or the listen error (EADDRINUSE...). */
-export function listenAt(server: Server, port: number, host: string): Promise<{ port: number; url: string }> {
+/**
+ * Listen on `host:port` (port 0: one the system picks); the port taken and the URL to reach it, or
+ * the listen error (EADDRINUSE...). `backlog`: connections the kernel queues before this process
+ * accepts them (it holds to net.core.somaxconn at most); past it a new connection's SYN is dropped
+ * and sent again a second later.
+ */
+export function listenAt(server: Server, port: number, host: string, backlog = 511): Promise<{ port: number; url: string }> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen({ port, host, backlog }, () => {
       server.off('error', reject);
       const taken = (server.address() as AddressInfo).port;
       resolve({ port: taken, url: `http://${host.includes(':') ? `[${host}]` : host}:${taken}` });
