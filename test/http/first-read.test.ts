@@ -33,8 +33,9 @@ function reader(port: number): { socket: Socket; answers: () => number; closed: 
 const firstReads = suite('first reads');
 
 firstReads('should answer /healthz on a new connection before the pipelining connections that came before it are parsed', async () => {
-  // One held read parsed a turn: 300 of them take 300 turns once connections stop arriving.
-  const t = await startTestServer({ httpLimits: { firstReadBudget: 50, maxWaiting: 50_000 } });
+  // One held read parsed a turn, and none while connections arrive however long they take: the
+  // probe, queued behind the 300 in the kernel, is read the turn after the last of them.
+  const t = await startTestServer({ httpLimits: { firstReadBudget: 50, maxWaiting: 50_000, firstReadWaitMs: HANG_GUARD_MS } });
   const port = Number(new URL(t.url).port);
   const flood = await pipelineFlood({ port, path: '/healthz', sockets: 300, requests: 50 });
   try {
@@ -56,6 +57,8 @@ firstReads('should close a pipelining first read past the waiting budget unparse
   const port = Number(new URL(t.url).port);
   const clients = Array.from({ length: 5 }, () => reader(port));
   try {
+    // All accepted first, then all written in one turn: the server reads the five in one turn too.
+    await until(() => t.running.connections.stats().open === 5, 'the server accepted the five');
     for (const client of clients) client.socket.write(HEALTHZ.repeat(50));
     // Two of 50 request heads fit the budget of 100; the others are closed before a byte is parsed.
     await until(() => clients.every((c) => c.closed() || c.answers() === 50), () => `answers: ${clients.map((c) => (c.closed() ? 'closed' : c.answers())).join(', ')}`);
