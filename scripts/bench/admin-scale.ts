@@ -1,0 +1,175 @@
+/**
+ * The admin listener on a large state folder: `npx tsx scripts/bench/admin-scale.ts [--keys
+ * 100000] [--revokes 100] [--at-once 10] [--lists 3]`. The bundled server (`node server.mjs`, as
+ * operators run it, its collector sized by src/lib/heap.ts) runs on a build of the small fixture
+ * and a state folder of KEYS keys (scripts/scale-state.ts) with its admin listener on. A probe
+ * process of its own (healthz-probe.ts) asks `/healthz` and a Commercial key's data request
+ * every 5 ms throughout. One JSON line per group:
+ * - start: ms from spawn to `listening on`, resident memory then and its peak (VmHWM) a second later;
+ * - quiet: the probe's answers with nothing else going on, the baseline of the groups below;
+ * - revokes: REVOKES admin revokes (`DELETE /admin/api/keys/ID`, keys spread through the file),
+ *   AT_ONCE at a time: how long they took, each one's answer time, the probe's longest and median
+ *   answer meanwhile (how long a request was held), and the peak resident memory in the span;
+ * - list: LISTS lists of every key (`GET /admin/api/keys?org=...`, read in slices between turns),
+ *   one after the other: the same figures.
+ * Each group's peak is its own: the kernel's high-water mark is reset before it
+ * (/proc/PID/clear_refs, 5). The admin list's stall alone was scripts/bench/admin-list-stall.ts.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { flagsOrExit } from '../../src/shared/flags.ts';
+import { residentBytes } from '../attackers.ts';
+import { freePort, ROOT, spawnServer } from '../processes.ts';
+import { scaleKeyId, writeScaleKeys } from '../scale-state.ts';
+import { smallStage } from './stage.ts';
+
+const USAGE = `usage: npx tsx scripts/bench/admin-scale.ts [--keys N] [--revokes N] [--at-once N] [--lists N]
+
+  --keys N      keys seeded into the state folder (default 100000)
+  --revokes N   admin revokes (default 100)
+  --at-once N   revokes under way at once (default 10)
+  --lists N     admin lists of every key, one after the other (default 3)`;
+const { values } = flagsOrExit(
+  { options: { keys: { type: 'string', default: '100000' }, revokes: { type: 'string', default: '100' }, 'at-once': { type: 'string', default: '10' }, lists: { type: 'string', default: '3' }, help: { type: 'boolean', short: 'h' } } },
+  USAGE,
+);
+const seedKeys = Number(values.keys);
+const revokes = Number(values.revokes);
+const atOnce = Number(values['at-once']);
+const lists = Number(values.lists);
+
+const PROBE_EVERY_MS = 5;
+const QUIET_MS = 2000;
+/** Long enough for the probe's lines about a span's last moments to reach the bench. */
+const PROBE_LAG_MS = 500;
+const KEYED_PATH = '/api/v2/language/models/free';
+
+const mb = (bytes: number | null) => (bytes === null ? null : Math.round(bytes / 1024 / 1024));
+const round = (ms: number) => Math.round(ms * 10) / 10;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? 0 : sorted[Math.floor((sorted.length - 1) / 2)]!;
+};
+/** max and median of some answer times, rounded, with how many there were. */
+const spread = (values: number[]) => ({ max_ms: round(Math.max(0, ...values)), median_ms: round(median(values)), answers: values.length });
+
+/** Reset the process's peak resident memory to what it holds now, so the next peak is the next span's own. */
+function resetPeak(pid: number): void {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
+}
+
+/** What must not outlive the bench when it fails: the server and the probe. */
+const running: ChildProcess[] = [];
+
+/** The probe process: its answers as they come, and those that ended in a span. */
+function startProbe(port: number, key: string) {
+  const samples: { at: number; ms: number; keyed: boolean; status: number }[] = [];
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench/healthz-probe.ts', String(port), String(PROBE_EVERY_MS), KEYED_PATH, key], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  running.push(child);
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    const [at, ms, label, status] = line.split(' ');
+    samples.push({ at: Number(at), ms: Number(ms), keyed: label === 'keyed', status: Number(status ?? 200) });
+  });
+  return {
+    async ready(): Promise<void> {
+      while (!samples.some((s) => s.keyed) || !samples.some((s) => !s.keyed)) await sleep(20);
+    },
+    /** The answers of a span: an answer that ended after the span began and started before it ended. */
+    during(from: number, to: number) {
+      const inSpan = samples.filter((s) => s.at >= from && s.at - s.ms <= to);
+      const keyed = inSpan.filter((s) => s.keyed);
+      const refused = keyed.filter((s) => s.status !== 200).length;
+      return { healthz: spread(inSpan.filter((s) => !s.keyed).map((s) => s.ms)), keyed: { ...spread(keyed.map((s) => s.ms)), not_200: refused } };
+    },
+    stop: () => child.kill('SIGTERM'),
+  };
+}
+
+/** The bundled keys command on the folder; its stdout. */
+function keysCommand(work: string, state: string, ...args: string[]): string {
+  const done = spawnSync(process.execPath, [join(work, 'keys.mjs'), ...args, '--state', state], { encoding: 'utf8' });
+  if (done.status !== 0) throw new Error(`keys ${args.join(' ')} exited ${done.status}: ${done.stderr}`);
+  return done.stdout;
+}
+
+/** `n` seeded keys, active ones (every tenth is seeded revoked), spread through the file. */
+function revokedIds(n: number): string[] {
+  const ids: string[] = [];
+  const step = Math.max(1, Math.floor(seedKeys / n));
+  for (let i = 0; ids.length < n && i < seedKeys; i += step) ids.push(scaleKeyId(i % 10 === 9 ? i - 1 : i));
+  return ids;
+}
+
+async function main(work: string): Promise<void> {
+  const snapshot = await smallStage(work);
+  const state = join(work, 'state');
+  writeScaleKeys(state, seedKeys);
+  const token = /^bdat_\S+$/m.exec(keysCommand(work, state, 'admin-token', 'create', '--name', 'bench'))?.[0];
+  if (!token) throw new Error('no admin token');
+  // A Commercial key with room for every probe request: each is authenticated and counted.
+  const probeKey = (JSON.parse(keysCommand(work, state, 'create', '--tier', 'commercial', '--org', 'bench', '--user', 'probe', '--quota', '100000000', '--json')) as { key: string }).key;
+  const adminPort = await freePort();
+  const admin = (method: string, path: string) => fetch(`http://127.0.0.1:${adminPort}/admin/api${path}`, { method, headers: { authorization: `Bearer ${token}` } });
+
+  const spawned = performance.now();
+  const server = await spawnServer(['--port', '0', '--admin-port', String(adminPort), '--snapshot', snapshot, '--state', state, '--quiet'], [join(work, 'server.mjs')], 60_000);
+  const listeningMs = performance.now() - spawned;
+  running.push(server.child);
+  const pid = server.child.pid!;
+  const rssListening = residentBytes(pid);
+  await sleep(1000);
+  console.log(JSON.stringify({ group: 'start', keys: seedKeys, listening_ms: Math.round(listeningMs), rss_listening_mb: mb(rssListening), rss_peak_mb: mb(residentBytes(pid, 'VmHWM')) }));
+
+  const probe = startProbe(server.port, probeKey);
+  await probe.ready();
+  let from = Date.now();
+  await sleep(QUIET_MS);
+  console.log(JSON.stringify({ group: 'quiet', ...probe.during(from, Date.now()) }));
+
+  const ids = revokedIds(revokes);
+  const answerMs: number[] = [];
+  resetPeak(pid);
+  from = Date.now();
+  const t0 = performance.now();
+  const workers = Array.from({ length: atOnce }, async (_, w) => {
+    for (let i = w; i < ids.length; i += atOnce) {
+      const t = performance.now();
+      const answer = await admin('DELETE', `/keys/${ids[i]}`);
+      const body = (await answer.json()) as { changed?: boolean };
+      answerMs.push(performance.now() - t);
+      if (answer.status !== 200 || body.changed !== true) throw new Error(`revoke of ${ids[i]} answered ${answer.status} ${JSON.stringify(body)}`);
+    }
+  });
+  await Promise.all(workers);
+  const revokesMs = performance.now() - t0;
+  let to = Date.now();
+  await sleep(PROBE_LAG_MS);
+  console.log(JSON.stringify({ group: 'revokes', revokes: ids.length, at_once: atOnce, total_ms: Math.round(revokesMs), answer: spread(answerMs), ...probe.during(from, to), rss_peak_mb: mb(residentBytes(pid, 'VmHWM')) }));
+
+  const listMs: number[] = [];
+  resetPeak(pid);
+  from = Date.now();
+  for (let i = 0; i < lists; i++) {
+    const t = performance.now();
+    const list = await admin('GET', '/keys?org=org1');
+    await list.arrayBuffer();
+    listMs.push(performance.now() - t);
+    if (list.status !== 200) throw new Error(`admin list answered ${list.status}`);
+  }
+  to = Date.now();
+  await sleep(PROBE_LAG_MS);
+  console.log(JSON.stringify({ group: 'list', lists, answer: spread(listMs), ...probe.during(from, to), rss_peak_mb: mb(residentBytes(pid, 'VmHWM')) }));
+  probe.stop();
+}
+
+const work = mkdtempSync(join(tmpdir(), 'bda-admin-scale-'));
+try {
+  await main(work);
+} finally {
+  for (const child of running) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  rmSync(work, { recursive: true, force: true });
+}
