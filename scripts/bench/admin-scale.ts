@@ -2,27 +2,27 @@
  * The admin listener on a large state folder: `npx tsx scripts/bench/admin-scale.ts [--keys
  * 100000] [--revokes 100] [--at-once 10] [--lists 3]`. The bundled server (`node server.mjs`, as
  * operators run it, its collector sized by src/lib/heap.ts) runs on a build of the small fixture
- * and a state folder of KEYS keys (scripts/scale-state.ts) with its admin listener on. A probe
- * process of its own (healthz-probe.ts) asks `/healthz` and a Commercial key's data request
- * every 5 ms throughout. One JSON line per group:
+ * and a state folder of KEYS keys (scripts/scale-state.ts) with its admin listener on; a server
+ * of its own for each group below, so that the group's peak is the server's whole life's (start
+ * and that group). A probe process of its own (healthz-probe.ts) asks `/healthz` and a Commercial
+ * key's data request every 5 ms. One JSON line per figure group:
  * - start: ms from spawn to `listening on`, resident memory then and its peak (VmHWM) a second later;
- * - quiet: the probe's answers with nothing else going on, the baseline of the groups below;
+ * - quiet: the probe's answers with nothing else going on, the baseline of the group that follows;
  * - revokes: REVOKES admin revokes (`DELETE /admin/api/keys/ID`, keys spread through the file),
  *   AT_ONCE at a time: how long they took, each one's answer time, the probe's longest and median
- *   answer meanwhile (how long a request was held), and the peak resident memory in the span;
- * - list: LISTS lists of every key (`GET /admin/api/keys?org=...`, read in slices between turns),
+ *   answer meanwhile (how long a request was held), and the server's peak resident memory;
+ * - list: LISTS lists (`GET /admin/api/keys?org=...`, every key read in slices between turns),
  *   one after the other: the same figures.
- * Each group's peak is its own: the kernel's high-water mark is reset before it
- * (/proc/PID/clear_refs, 5). The admin list's stall alone was scripts/bench/admin-list-stall.ts.
+ * The admin list's stall alone was scripts/bench/admin-list-stall.ts.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { flagsOrExit } from '../../src/shared/flags.ts';
 import { residentBytes } from '../attackers.ts';
-import { freePort, ROOT, spawnServer } from '../processes.ts';
+import { freePort, ROOT, spawnServer, stopProcess } from '../processes.ts';
 import { scaleKeyId, writeScaleKeys } from '../scale-state.ts';
 import { smallStage } from './stage.ts';
 
@@ -56,11 +56,6 @@ const median = (values: number[]) => {
 };
 /** max and median of some answer times, rounded, with how many there were. */
 const spread = (values: number[]) => ({ max_ms: round(Math.max(0, ...values)), median_ms: round(median(values)), answers: values.length });
-
-/** Reset the process's peak resident memory to what it holds now, so the next peak is the next span's own. */
-function resetPeak(pid: number): void {
-  writeFileSync(`/proc/${pid}/clear_refs`, '5');
-}
 
 /** What must not outlive the bench when it fails: the server and the probe. */
 const running: ChildProcess[] = [];
@@ -104,6 +99,31 @@ function revokedIds(n: number): string[] {
   return ids;
 }
 
+/** The bundled server on the folder with its admin listener, its start's figures printed, and the probe on it with a quiet span's baseline. */
+async function startMeasured(work: string, snapshot: string, state: string, adminPort: number, probeKey: string, before: string) {
+  const spawned = performance.now();
+  const server = await spawnServer(['--port', '0', '--admin-port', String(adminPort), '--snapshot', snapshot, '--state', state, '--quiet'], [join(work, 'server.mjs')], 60_000);
+  const listeningMs = performance.now() - spawned;
+  running.push(server.child);
+  const pid = server.child.pid!;
+  const rssListening = residentBytes(pid);
+  await sleep(1000);
+  console.log(JSON.stringify({ group: 'start', before, keys: seedKeys, listening_ms: Math.round(listeningMs), rss_listening_mb: mb(rssListening), rss_peak_mb: mb(residentBytes(pid, 'VmHWM')) }));
+  const probe = startProbe(server.port, probeKey);
+  await probe.ready();
+  const from = Date.now();
+  await sleep(QUIET_MS);
+  console.log(JSON.stringify({ group: 'quiet', before, ...probe.during(from, Date.now()) }));
+  return {
+    pid,
+    probe,
+    async stop(): Promise<void> {
+      probe.stop();
+      await stopProcess(server.child);
+    },
+  };
+}
+
 async function main(work: string): Promise<void> {
   const snapshot = await smallStage(work);
   const state = join(work, 'state');
@@ -115,25 +135,11 @@ async function main(work: string): Promise<void> {
   const adminPort = await freePort();
   const admin = (method: string, path: string) => fetch(`http://127.0.0.1:${adminPort}/admin/api${path}`, { method, headers: { authorization: `Bearer ${token}` } });
 
-  const spawned = performance.now();
-  const server = await spawnServer(['--port', '0', '--admin-port', String(adminPort), '--snapshot', snapshot, '--state', state, '--quiet'], [join(work, 'server.mjs')], 60_000);
-  const listeningMs = performance.now() - spawned;
-  running.push(server.child);
-  const pid = server.child.pid!;
-  const rssListening = residentBytes(pid);
-  await sleep(1000);
-  console.log(JSON.stringify({ group: 'start', keys: seedKeys, listening_ms: Math.round(listeningMs), rss_listening_mb: mb(rssListening), rss_peak_mb: mb(residentBytes(pid, 'VmHWM')) }));
-
-  const probe = startProbe(server.port, probeKey);
-  await probe.ready();
-  let from = Date.now();
-  await sleep(QUIET_MS);
-  console.log(JSON.stringify({ group: 'quiet', ...probe.during(from, Date.now()) }));
-
+  // Each group on a server of its own, so that its peak is the server's whole life's: start and that group.
+  let server = await startMeasured(work, snapshot, state, adminPort, probeKey, 'revokes');
   const ids = revokedIds(revokes);
   const answerMs: number[] = [];
-  resetPeak(pid);
-  from = Date.now();
+  let from = Date.now();
   const t0 = performance.now();
   const workers = Array.from({ length: atOnce }, async (_, w) => {
     for (let i = w; i < ids.length; i += atOnce) {
@@ -148,10 +154,11 @@ async function main(work: string): Promise<void> {
   const revokesMs = performance.now() - t0;
   let to = Date.now();
   await sleep(PROBE_LAG_MS);
-  console.log(JSON.stringify({ group: 'revokes', revokes: ids.length, at_once: atOnce, total_ms: Math.round(revokesMs), answer: spread(answerMs), ...probe.during(from, to), rss_peak_mb: mb(residentBytes(pid, 'VmHWM')) }));
+  console.log(JSON.stringify({ group: 'revokes', revokes: ids.length, at_once: atOnce, total_ms: Math.round(revokesMs), answer: spread(answerMs), ...server.probe.during(from, to), rss_peak_mb: mb(residentBytes(server.pid, 'VmHWM')) }));
+  await server.stop();
 
+  server = await startMeasured(work, snapshot, state, adminPort, probeKey, 'list');
   const listMs: number[] = [];
-  resetPeak(pid);
   from = Date.now();
   for (let i = 0; i < lists; i++) {
     const t = performance.now();
@@ -162,8 +169,8 @@ async function main(work: string): Promise<void> {
   }
   to = Date.now();
   await sleep(PROBE_LAG_MS);
-  console.log(JSON.stringify({ group: 'list', lists, answer: spread(listMs), ...probe.during(from, to), rss_peak_mb: mb(residentBytes(pid, 'VmHWM')) }));
-  probe.stop();
+  console.log(JSON.stringify({ group: 'list', lists, answer: spread(listMs), ...server.probe.during(from, to), rss_peak_mb: mb(residentBytes(server.pid, 'VmHWM')) }));
+  await server.stop();
 }
 
 const work = mkdtempSync(join(tmpdir(), 'bda-admin-scale-'));
