@@ -9,7 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { listTable, type KeyChange, type KeyTable } from './table.ts';
-import { readBytes, readKeysFile, unreadable, withStoreLock } from './file.ts';
+import { readBytes, readKeysFile, unreadable } from './file.ts';
+import { withStoreLock } from './store-lock.ts';
 import { headerAt, headerLine, KEYS_FORMAT, lineStart, parseRecordLine, recordLine, type KeysHeader } from './file-format.ts';
 import { keysPath, type KeyRecord } from './record.ts';
 import { writeFileAtomic, type Keep } from '../shared/state-files.ts';

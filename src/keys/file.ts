@@ -1,16 +1,13 @@
 /**
  * The key store on disk, `keys.json` in the private state folder (its format: file-format.ts):
  * reading it, a line at a time, for the server's index (store.ts) and the keys command
- * (file-append.ts), and the lock that keeps two keys commands from losing each other's change.
+ * (file-append.ts, file-change.ts); the lock that keeps two changes from losing each other's is store-lock.ts.
  */
 import { closeSync, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { isLinesFormat, parseHeader, parseRecordLine, parseWholeFile, invalidStore, type KeysHeader } from './file-format.ts';
 import { KeyStoreError, keysPath, type KeyRecord } from './record.ts';
 import { isAccessError, ownershipNote } from '../shared/file-owner.ts';
 import { readRangeSync } from '../shared/read-range.ts';
-import { takePidLock } from '../shared/pid-lock.ts';
-import { ensurePrivateDir, PRIVATE_FILE_MODE, type Keep } from '../shared/state-files.ts';
-import { keepForWrites } from './store-owner.ts';
 
 export interface FileStamp {
   ino: number;
@@ -251,34 +248,4 @@ export async function readKeysFileInTurns(path: string, sliceMs = READ_SLICE_MS)
 /** The keys in the store, revoked ones included; null when no store exists yet. */
 export function loadKeys(stateDir: string): KeyRecord[] | null {
   return readKeysFile(keysPath(stateDir))?.records ?? null;
-}
-
-const LOCK_WAIT_MS = 5000;
-
-/** Another change holds the store's lock: worth another try a moment later. */
-export class StoreLocked extends KeyStoreError {}
-
-/**
- * Changes read, modify and write the file; the lock keeps two keys commands from losing each
- * other's change. Whose the files are is settled first: a user who could not keep the store's
- * owner is refused before anything is made or changed (see store-owner.ts); `change` is told
- * what the files it writes keep.
- */
-export function withStoreLock<T>(stateDir: string, change: (keep: Keep) => T, waitMs = LOCK_WAIT_MS): T {
-  const keep = keepForWrites(stateDir);
-  ensurePrivateDir(stateDir);
-  const lock = `${keysPath(stateDir)}.lock`;
-  const deadline = performance.now() + waitMs;
-  for (;;) {
-    const taken = takePidLock(lock, PRIVATE_FILE_MODE, keep.owner);
-    if (typeof taken === 'function') {
-      try {
-        return change(keep);
-      } finally {
-        taken();
-      }
-    }
-    if (performance.now() >= deadline) throw new StoreLocked(`${lock} is held by another keys command (pid ${taken.holder}); if none is running, delete it`);
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
-  }
 }
