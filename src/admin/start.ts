@@ -9,38 +9,27 @@ import type { Clock } from '../lib/clock.ts';
 import { fileAdmin, redisAdmin, type KeyAdmin } from '../keys/command/admin.ts';
 import { providersOf } from '../keys/command/served-providers.ts';
 import { readKeysFileInTurns } from '../keys/file.ts';
-import { StoreLocked } from '../keys/store-lock.ts';
+import { changeKeysInTurns } from '../keys/file-change.ts';
+import { fileAudit } from '../keys/audit.ts';
 import { keysPath } from '../keys/record.ts';
-import { updateKeys } from '../keys/file-append.ts';
 import type { QuotaCounter } from '../quota/counter.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import { listenAt } from '../http/server.ts';
 import { createAdminListener } from './listener.ts';
 
-/** How long a change waits for a keys command holding the store's lock, a try every LOCK_RETRY_MS. */
-const LOCK_WAIT_MS = 5000;
-const LOCK_RETRY_MS = 20;
-
 /**
- * The state folder's store as the server changes it: the keys command's, except that a lock held
- * by a keys command is waited for between turns, not by blocking the event loop as the command
- * itself may, and that every key is read in slices between turns (readKeysFileInTurns).
+ * The state folder's store as the server changes it: the keys command's, except that nothing
+ * holds the event loop for long. A change finds the keys it reads between turns and waits for a
+ * keys command holding the store's lock between turns too (changeKeysInTurns), an audit entry is
+ * made durable off the loop, and a list reads every key in slices between turns
+ * (readKeysFileInTurns).
  */
 function serverFileAdmin(stateDir: string): KeyAdmin {
   return {
     ...fileAdmin(stateDir),
     list: async () => (await readKeysFileInTurns(keysPath(stateDir)))?.records ?? null,
-    async apply(change) {
-      const deadline = performance.now() + LOCK_WAIT_MS;
-      for (;;) {
-        try {
-          return updateKeys(stateDir, change, 0);
-        } catch (error) {
-          if (!(error instanceof StoreLocked) || performance.now() > deadline) throw error;
-          await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
-        }
-      }
-    },
+    apply: (change) => changeKeysInTurns(stateDir, change),
+    audit: fileAudit(stateDir, true),
   };
 }
 

@@ -49,10 +49,7 @@ function sortedUnique(values: Iterable<string>): string[] {
 }
 
 function newKeyId(table: KeyTable): string {
-  for (;;) {
-    const id = `key_${randomBytes(6).toString('hex')}`;
-    if (table.byId(id) === undefined) return id;
-  }
+  return table.freshId(() => `key_${randomBytes(6).toString('hex')}`);
 }
 
 /** Check a new key's settings and fill in the defaults; throws KeyInputError. */
