@@ -11,8 +11,9 @@
  * - revokes: REVOKES admin revokes (`DELETE /admin/api/keys/ID`, keys spread through the file),
  *   AT_ONCE at a time: how long they took, each one's answer time, the probe's longest and median
  *   answer meanwhile (how long a request was held), and the server's peak resident memory;
- * - list: LISTS lists (`GET /admin/api/keys?org=...`, every key read in slices between turns),
- *   one after the other: the same figures.
+ * - list: LISTS lists of one org's keys (`GET /admin/api/keys?org=...`, every key read in
+ *   slices between turns), one after the other: the same figures;
+ * - list_all: one list of every key (`GET /admin/api/keys`): the same figures.
  * The admin list's stall alone was scripts/bench/admin-list-stall.ts.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -136,10 +137,10 @@ async function main(work: string): Promise<void> {
   const admin = (method: string, path: string) => fetch(`http://127.0.0.1:${adminPort}/admin/api${path}`, { method, headers: { authorization: `Bearer ${token}` } });
 
   // Each group on a server of its own, so that its peak is the server's whole life's: start and that group.
-  let server = await startMeasured(work, snapshot, state, adminPort, probeKey, 'revokes');
+  const server = await startMeasured(work, snapshot, state, adminPort, probeKey, 'revokes');
   const ids = revokedIds(revokes);
   const answerMs: number[] = [];
-  let from = Date.now();
+  const from = Date.now();
   const t0 = performance.now();
   const workers = Array.from({ length: atOnce }, async (_, w) => {
     for (let i = w; i < ids.length; i += atOnce) {
@@ -152,25 +153,32 @@ async function main(work: string): Promise<void> {
   });
   await Promise.all(workers);
   const revokesMs = performance.now() - t0;
-  let to = Date.now();
+  const to = Date.now();
   await sleep(PROBE_LAG_MS);
   console.log(JSON.stringify({ group: 'revokes', revokes: ids.length, at_once: atOnce, total_ms: Math.round(revokesMs), answer: spread(answerMs), ...server.probe.during(from, to), rss_peak_mb: mb(residentBytes(server.pid, 'VmHWM')) }));
   await server.stop();
 
-  server = await startMeasured(work, snapshot, state, adminPort, probeKey, 'list');
-  const listMs: number[] = [];
-  from = Date.now();
-  for (let i = 0; i < lists; i++) {
-    const t = performance.now();
-    const list = await admin('GET', '/keys?org=org1');
-    await list.arrayBuffer();
-    listMs.push(performance.now() - t);
-    if (list.status !== 200) throw new Error(`admin list answered ${list.status}`);
+  await listGroup('list', '/keys?org=org1', lists);
+  await listGroup('list_all', '/keys', 1);
+
+  /** `times` lists one after the other on a server of their own: how long each took, the probe meanwhile, the server's peak. */
+  async function listGroup(group: string, path: string, times: number): Promise<void> {
+    const server = await startMeasured(work, snapshot, state, adminPort, probeKey, group);
+    const listMs: number[] = [];
+    let records = 0;
+    const from = Date.now();
+    for (let i = 0; i < times; i++) {
+      const t = performance.now();
+      const list = await admin('GET', path);
+      records = ((await list.json()) as { data: unknown[] }).data.length;
+      listMs.push(performance.now() - t);
+      if (list.status !== 200) throw new Error(`admin list answered ${list.status}`);
+    }
+    const to = Date.now();
+    await sleep(PROBE_LAG_MS);
+    console.log(JSON.stringify({ group, path, lists: times, records, answer: spread(listMs), ...server.probe.during(from, to), rss_peak_mb: mb(residentBytes(server.pid, 'VmHWM')) }));
+    await server.stop();
   }
-  to = Date.now();
-  await sleep(PROBE_LAG_MS);
-  console.log(JSON.stringify({ group: 'list', lists, answer: spread(listMs), ...server.probe.during(from, to), rss_peak_mb: mb(residentBytes(server.pid, 'VmHWM')) }));
-  await server.stop();
 }
 
 const work = mkdtempSync(join(tmpdir(), 'bda-admin-scale-'));

@@ -21,13 +21,13 @@ import { createAdminListener } from './listener.ts';
  * The state folder's store as the server changes it: the keys command's, except that nothing
  * holds the event loop for long. A change finds the keys it reads between turns and waits for a
  * keys command holding the store's lock between turns too (changeKeysInTurns), an audit entry is
- * made durable off the loop, and a list reads every key in slices between turns
- * (readKeysFileInTurns).
+ * made durable off the loop, and a list reads every key in slices between turns, keeping only
+ * those its filter lets through (readKeysFileInTurns).
  */
 function serverFileAdmin(stateDir: string): KeyAdmin {
   return {
     ...fileAdmin(stateDir),
-    list: async () => (await readKeysFileInTurns(keysPath(stateDir)))?.records ?? null,
+    list: async (filter) => (await readKeysFileInTurns(keysPath(stateDir), filter))?.records ?? null,
     apply: (change) => changeKeysInTurns(stateDir, change),
     audit: fileAudit(stateDir, true),
   };

@@ -5,7 +5,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { isLinesFormat, parseHeader, parseRecordLine, parseWholeFile, invalidStore, type KeysHeader } from './file-format.ts';
-import { KeyStoreError, keysPath, type KeyRecord } from './record.ts';
+import { KeyStoreError, keysPath, matchesFilter, type KeyFilter, type KeyRecord } from './record.ts';
 import { isAccessError, ownershipNote } from '../shared/file-owner.ts';
 import { readRangeSync } from '../shared/read-range.ts';
 
@@ -177,26 +177,38 @@ export interface StoredKeys extends WholeRead {
   stamp: FileStamp;
 }
 
-/** The keys of a whole read, each id as its last line says, in the order they were first written. */
+/**
+ * The keys of a whole read that a filter lets through (all of them without one), each id as its
+ * last line says, in the order they were first written. A key's fields the filter reads never
+ * change, so a line that does not pass is dropped as read; should a hand edit have changed one,
+ * the key's last line decides all the same.
+ */
 class StoreOrder {
-  private readonly records: KeyRecord[] = [];
+  private readonly records: (KeyRecord | null)[] = [];
   private readonly at = new Map<string, number>();
+
+  constructor(private readonly filter: KeyFilter = {}) {}
 
   add = ([record]: readonly [KeyRecord, number]): void => {
     const i = this.at.get(record.id);
-    if (i === undefined) this.at.set(record.id, this.records.push(record) - 1);
+    if (!matchesFilter(record, this.filter)) {
+      if (i === undefined) return;
+      this.records[i] = null;
+      this.at.delete(record.id);
+    } else if (i === undefined) this.at.set(record.id, this.records.push(record) - 1);
     else this.records[i] = record;
   };
 
   /** The keys, once no two of them share a hash. */
   checked(path: string): KeyRecord[] {
+    const records = this.records.filter((record) => record !== null);
     const hashes = new Map<string, string>();
-    for (const record of this.records) {
+    for (const record of records) {
       const holder = hashes.get(record.hash);
       if (holder !== undefined) throw invalidStore(path, `keys ${holder} and ${record.id} have the same hash`);
       hashes.set(record.hash, record.id);
     }
-    return this.records;
+    return records;
   }
 }
 
@@ -230,14 +242,16 @@ export const READ_SLICE_MS = 10;
  * slices of `sliceMs` with a turn of the event loop between them. A read of 100,000 keys (a file
  * written by scripts/bench/keys-scale.ts) took 780 ms, which in one piece held every public
  * request that long. The read stops at the size the file had when opened: a change appended or a
- * file renamed over it meanwhile is in the next read.
+ * file renamed over it meanwhile is in the next read. Only the keys `filter` lets through are
+ * kept (their hashes alone checked against each other): every key of 100,000 held at once took
+ * the server from 127 to 182-198 MB resident for a list of one org's (scripts/bench/admin-scale.ts).
  */
-export async function readKeysFileInTurns(path: string, sliceMs = READ_SLICE_MS): Promise<StoredKeys | null> {
+export async function readKeysFileInTurns(path: string, filter: KeyFilter = {}, sliceMs = READ_SLICE_MS): Promise<StoredKeys | null> {
   const fd = openKeysFile(path);
   if (fd === null) return null;
   try {
     const stamp = stampOfOpen(fd, path);
-    const order = new StoreOrder();
+    const order = new StoreOrder(filter);
     const read = await drainInTurns(recordsOf(fd, path, stamp.size), order.add, sliceMs);
     return { ...read, records: order.checked(path), stamp };
   } finally {

@@ -10,7 +10,7 @@ import type { Eventually } from '../../lib/eventually.ts';
 import { loadKeys } from '../file.ts';
 import { updateKeys } from '../file-append.ts';
 import type { KeyChange } from '../table.ts';
-import { KeyStoreError, type KeyRecord } from '../record.ts';
+import { KeyStoreError, matchesFilter, type KeyFilter, type KeyRecord } from '../record.ts';
 import { usageOf, usageRows, withStatus, type ScopeUsage } from './usage.ts';
 import type { QuotaLimits } from '../../quota/scopes.ts';
 import { readCounts } from '../../quota/replay.ts';
@@ -27,8 +27,8 @@ export interface KeyAdmin {
   /** Where the keys are, for messages. */
   readonly where: string;
   apply<T>(change: KeyChange<T>): Eventually<T>;
-  /** Every key, revoked ones included; null when no store exists yet. */
-  list(): Eventually<KeyRecord[] | null>;
+  /** Every key `filter` lets through (all without one), revoked ones included; null when no store exists yet. */
+  list(filter?: KeyFilter): Eventually<KeyRecord[] | null>;
   /** Each quota scope of the active keys at `now`, read beside running servers without writing. */
   usage(limits: QuotaLimits, now: number): Eventually<ScopeUsage[]>;
   /** The limits the server last started here recorded (src/quota/recorded-limits.ts); null when none has. */
@@ -43,7 +43,7 @@ export function fileAdmin(stateDir: string): KeyAdmin {
   return {
     where: stateDir,
     apply: (change) => updateKeys(stateDir, change),
-    list: () => loadKeys(stateDir),
+    list: (filter = {}) => loadKeys(stateDir)?.filter((record) => matchesFilter(record, filter)) ?? null,
     usage: (limits, now) => usageOf(loadKeys(stateDir) ?? [], readCounts(stateDir), limits, now),
     recordedLimits: () => readLimitsFile(stateDir),
     tokens: fileTokenStore(stateDir),
@@ -88,7 +88,7 @@ export async function redisAdmin(address: RedisAddress, clock: Clock = systemClo
   return {
     where,
     apply: (change) => keys.update(change).catch(refused),
-    list: () => keys.records().catch(refused),
+    list: (filter = {}) => keys.records().then((records) => records.filter((record) => matchesFilter(record, filter)), refused),
     usage: (limits, now) => keys.records().then((records) => withStatus(usageRows(records, limits), (kind, scope, limit) => quota.status(kind, scope, limit), now)).catch(refused),
     recordedLimits: () => client.send(['GET', LIMITS_REDIS_KEY]).then((text) => (typeof text === 'string' ? parseLimitsRecord(text) : null), refused),
     tokens: refusing(redisTokenStore(client)),
