@@ -78,14 +78,15 @@ export async function wholeLinesEnd(file: FileHandle, path: string, from: number
  * The last line of each id in the whole lines [from, end), as text without its newline, and where
  * it starts; ids with none are not in the map. A line is an id's when it starts as record lines
  * start (`{"id":"key_…",`, file-format.ts) right after a newline: a newline never occurs inside a
- * JSON line, so nothing else looks so. The search stops once every id is found.
+ * JSON line, so nothing else looks so. The search stops once every id is found. (`chunkBytes`:
+ * a test cuts the file in many places.)
  */
-export async function lastLinesOf(file: FileHandle, path: string, ids: Iterable<string>, from: number, end: number): Promise<Map<string, { at: number; text: string }>> {
+export async function lastLinesOf(file: FileHandle, path: string, ids: Iterable<string>, from: number, end: number, chunkBytes = CHUNK_BYTES): Promise<Map<string, { at: number; text: string }>> {
   const wanted = new Map([...ids].map((id) => [id, Buffer.from(lineStart(id))]));
   const found = new Map<string, { at: number; text: string }>();
   if (wanted.size === 0) return found;
   const overlap = Math.max(...[...wanted.values()].map((start) => start.length)) - 1;
-  for await (const { lo, bytes } of chunksFromEnd(file, path, from, end, overlap)) {
+  for await (const { lo, bytes } of chunksFromEnd(file, path, from, end, overlap, chunkBytes)) {
     for (const [id, start] of wanted) {
       // Index 0 is the byte before the chunk: a match there is the next chunk's to judge.
       for (let i = bytes.lastIndexOf(start); i >= 1; i = bytes.lastIndexOf(start, i - 1)) {
