@@ -13,7 +13,9 @@
  *   answer meanwhile (how long a request was held), and the server's peak resident memory;
  * - list: LISTS lists of one org's keys (`GET /admin/api/keys?org=...`, every key read in
  *   slices between turns), one after the other: the same figures;
- * - list_all: one list of every key (`GET /admin/api/keys`): the same figures.
+ * - list_all: one list of every key (`GET /admin/api/keys`): the same figures;
+ * - get: LISTS reads of one key with its usage (`GET /admin/api/keys/ID`, a key half-way through
+ *   the file): the same figures.
  * The admin list's stall alone was scripts/bench/admin-list-stall.ts.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -160,6 +162,7 @@ async function main(work: string): Promise<void> {
 
   await listGroup('list', '/keys?org=org1', lists);
   await listGroup('list_all', '/keys', 1);
+  await listGroup('get', `/keys/${scaleKeyId(Math.floor(seedKeys / 2))}`, lists);
 
   /** `times` lists one after the other on a server of their own: how long each took, the probe meanwhile, the server's peak. */
   async function listGroup(group: string, path: string, times: number): Promise<void> {
@@ -170,7 +173,8 @@ async function main(work: string): Promise<void> {
     for (let i = 0; i < times; i++) {
       const t = performance.now();
       const list = await admin('GET', path);
-      records = ((await list.json()) as { data: unknown[] }).data.length;
+      const body = (await list.json()) as { data?: unknown[]; usage?: unknown[] };
+      records = body.data?.length ?? (body.usage ? 1 : 0);
       listMs.push(performance.now() - t);
       if (list.status !== 200) throw new Error(`admin list answered ${list.status}`);
     }

@@ -1,37 +1,17 @@
 /**
  * The admin listener's start and stop, beside the public one (src/start.ts): its store of keys,
- * tokens and audit trail is the keys command's own (fileAdmin or redisAdmin), on the same state
- * folder or Redis the server counts in.
+ * tokens and audit trail is the keys command's own (serverFileAdmin, the keys command's without
+ * holding the event loop, or redisAdmin), on the same state folder or Redis the server counts in.
  */
 import type { QuotaLimits } from '../quota/scopes.ts';
 import type { RedisAddress, ReplicaConfirmation } from '../redis/client.ts';
 import type { Clock } from '../lib/clock.ts';
-import { fileAdmin, redisAdmin, type KeyAdmin } from '../keys/command/admin.ts';
+import { redisAdmin, serverFileAdmin } from '../keys/command/admin.ts';
 import { providersOf } from '../keys/command/served-providers.ts';
-import { readKeysFileInTurns } from '../keys/file.ts';
-import { changeKeysInTurns } from '../keys/file-change.ts';
-import { fileAudit } from '../keys/audit.ts';
-import { keysPath } from '../keys/record.ts';
 import type { QuotaCounter } from '../quota/counter.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import { listenAt } from '../http/server.ts';
 import { createAdminListener } from './listener.ts';
-
-/**
- * The state folder's store as the server changes it: the keys command's, except that nothing
- * holds the event loop for long. A change finds the keys it reads between turns and waits for a
- * keys command holding the store's lock between turns too (changeKeysInTurns), an audit entry is
- * made durable off the loop, and a list reads every key in slices between turns, keeping only
- * those its filter lets through (readKeysFileInTurns).
- */
-function serverFileAdmin(stateDir: string): KeyAdmin {
-  return {
-    ...fileAdmin(stateDir),
-    list: async (filter) => (await readKeysFileInTurns(keysPath(stateDir), filter))?.records ?? null,
-    apply: (change) => changeKeysInTurns(stateDir, change),
-    audit: fileAudit(stateDir, true),
-  };
-}
 
 export interface AdminListening {
   url: string;

@@ -15,6 +15,7 @@
  * new key's id is drawn again as before: KeyTable.freshId). A revoke runs twice, a create twice
  * (its new id must be nobody's: the whole file is searched for it).
  */
+import type { Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { COMPACT_AFTER_LINES, rewritten } from './file-append.ts';
 import { compactInTurns } from './file-compact.ts';
@@ -53,8 +54,9 @@ export function changeKeysInTurns<T>(stateDir: string, change: KeyChange<T>): Pr
   });
 }
 
-async function appendedInTurns<T>(file: FileHandle, path: string, change: KeyChange<T>, keep: Keep): Promise<T> {
-  let stats;
+/** Where an open key file stands: its header (null for format 1), where its records start, where its whole lines end. */
+async function layoutOf(file: FileHandle, path: string): Promise<{ stats: Stats; header: KeysHeader | null; from: number; end: number }> {
+  let stats: Stats;
   try {
     stats = await file.stat();
   } catch (error) {
@@ -62,11 +64,16 @@ async function appendedInTurns<T>(file: FileHandle, path: string, change: KeyCha
   }
   const head = await readAt(file, path, 0, Math.min(stats.size, HEADER_BYTES));
   const header = headerAt(path, head);
+  if (header === null) return { stats, header, from: 0, end: stats.size };
+  const from = head.indexOf(NEWLINE) + 1;
+  return { stats, header, from, end: await wholeLinesEnd(file, path, from, stats.size) };
+}
+
+async function appendedInTurns<T>(file: FileHandle, path: string, change: KeyChange<T>, keep: Keep): Promise<T> {
+  const { stats, header, from, end } = await layoutOf(file, path);
   // Format 1, written by earlier versions, is read whole and rewritten as format 2, once.
   if (header === null) return rewritten(path, { file: null, ino: stats.ino, size: stats.size }, change, keep);
-  const from = head.indexOf(NEWLINE) + 1;
   // A line a crashed command left unfinished was never a change: it goes, and the change follows the last whole line.
-  const end = await wholeLinesEnd(file, path, from, stats.size);
   const { result, pending } = await runLookingUp(file, path, from, end, change);
   if (pending.size === 0) return result;
   const lines = Buffer.from([...pending.values()].map(recordLine).join(''));
@@ -84,6 +91,29 @@ async function appendedInTurns<T>(file: FileHandle, path: string, change: KeyCha
     await compactInTurns(file, path, header, from, size, { file: header.file, ino: stats.ino, size }, keep).catch(() => {});
   }
   return result;
+}
+
+/**
+ * One key as its last line says, found as a change finds it, without the lock (it writes nothing,
+ * and reads no further than the whole lines there when it looked): null when no key has the id,
+ * undefined when there is no format 2 file to look in (none yet, or format 1: read it whole).
+ */
+export async function keyInTurns(path: string, id: string): Promise<KeyRecord | null | undefined> {
+  let file: FileHandle;
+  try {
+    file = await open(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw unreadable('read', path, error);
+  }
+  try {
+    const { header, from, end } = await layoutOf(file, path);
+    if (header === null) return undefined;
+    const line = (await lastLinesOf(file, path, [id], from, end)).get(id);
+    return line ? await parsedLine(file, path, line) : null;
+  } finally {
+    await file.close();
+  }
 }
 
 /** Thrown by the table when the change asks for a key not looked up yet. */

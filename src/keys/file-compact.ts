@@ -1,46 +1,55 @@
 /**
  * The compaction of `keys.json` a server's change makes now and then (file-change.ts), in turns:
  * the same file as the keys command's (file-append.ts: each key's last line, in the order the keys
- * were first written, the header naming the file it replaces), without the whole file in memory
- * or a turn longer than a chunk. At 100,000 keys the keys command's way reads 27 MB in one piece
- * and keeps a line for every key; here only the keys changed since the last compaction are kept
- * (where their last line is), their lines read back one by one as they are written out.
+ * were first written, the header naming the file it replaces), without the file in memory or a
+ * turn longer than a piece of it. The keys command's way reads the file whole and keeps a line
+ * for every key (at 100,000 keys and as many changes, 54 MB read and rewritten in 0.8-1.7 s of one
+ * turn); here only where the last line of each key changed since the last compaction is kept, and
+ * the file is read in pieces of 64 KB into one buffer, three times: the changes, the lines
+ * before them, then the new file written from both.
  */
 import type { FileHandle } from 'node:fs/promises';
 import { readSync } from 'node:fs';
 import type { KeysHeader } from './file-format.ts';
 import { idOfLine, settledHeader } from './file-append.ts';
-import { readAt, turn } from './file-search.ts';
+import { readInto, turn } from './file-search.ts';
 import { writeFileAtomicAsync, type Keep } from '../shared/state-files.ts';
 
 const NEWLINE = 10;
-const CHUNK_BYTES = 1 << 20;
-const LINE_END = Buffer.from('\n');
+/** Some 240 lines: a piece takes a turn of a few ms, most of it reading the changed keys' last lines back one by one. */
+const PIECE_BYTES = 1 << 16;
 
-/** The whole lines of [from, to) in order (each without its newline, with where it starts), a chunk's worth at a time. */
-async function* linesForward(file: FileHandle, path: string, from: number, to: number): AsyncGenerator<{ at: number; line: Buffer }[]> {
-  let carried = Buffer.alloc(0);
+/**
+ * [from, to) in pieces of whole lines: `bytes` ends with a newline and starts at `base` in the
+ * file. Every piece is read into the same buffer, so its bytes are good until the next is asked for.
+ */
+async function* pieces(file: FileHandle, path: string, from: number, to: number): AsyncGenerator<{ base: number; bytes: Buffer }> {
+  let buffer = Buffer.allocUnsafe(2 * PIECE_BYTES);
+  let carried = 0;
   for (let position = from; position < to; ) {
-    const read = await readAt(file, path, position, Math.min(CHUNK_BYTES, to - position));
-    if (read.length === 0) return;
-    const bytes = carried.length > 0 ? Buffer.concat([carried, read]) : read;
-    const base = position - carried.length;
-    const lines: { at: number; line: Buffer }[] = [];
-    let start = 0;
-    for (let nl = bytes.indexOf(NEWLINE); nl !== -1; nl = bytes.indexOf(NEWLINE, start)) {
-      lines.push({ at: base + start, line: bytes.subarray(start, nl) });
-      start = nl + 1;
-    }
-    carried = Buffer.from(bytes.subarray(start));
-    position += read.length;
-    yield lines;
+    // A line longer than a piece: room for it and the next piece.
+    if (buffer.length - carried < PIECE_BYTES) buffer = Buffer.concat([buffer.subarray(0, carried)], carried + 2 * PIECE_BYTES);
+    const read = (await readInto(file, path, buffer.subarray(carried), position, Math.min(PIECE_BYTES, to - position))).length;
+    if (read === 0) return;
+    const filled = carried + read;
+    const base = position - carried;
+    position += read;
+    const end = buffer.lastIndexOf(NEWLINE, filled - 1) + 1;
+    if (end > 0) yield { base, bytes: buffer.subarray(0, end) };
+    buffer.copy(buffer, 0, end, filled);
+    carried = filled - end;
   }
 }
 
-/** Where a changed key's last line is, and whether a line of it comes before the changes (else it is written after them, in the order of its first line). */
+/** Each line of a piece, without its newline: where it starts in the piece and where it ends. */
+function eachLine(bytes: Buffer, line: (start: number, end: number) => void): void {
+  for (let start = 0, nl = bytes.indexOf(NEWLINE); nl !== -1; start = nl + 1, nl = bytes.indexOf(NEWLINE, start)) line(start, nl);
+}
+
+/** Where a changed key's last line is (newline included), and whether a line of it comes before the changes (else it is written after them, in the order of its first line). */
 interface Changed {
   at: number;
-  length: number;
+  bytes: number;
   earlier: boolean;
 }
 
@@ -55,58 +64,69 @@ export async function compactInTurns(file: FileHandle, path: string, header: Key
   // The changes since the last compaction: each key's last line among them.
   const changed = new Map<string, Changed>();
   let line = header.records + 1;
-  for await (const lines of linesForward(file, path, recordsEnd, end)) {
-    for (const { at, line: text } of lines) {
-      const id = idOfLine(path, text, ++line);
-      const seen = changed.get(id);
-      if (seen) Object.assign(seen, { at, length: text.length });
-      else changed.set(id, { at, length: text.length, earlier: false });
-    }
+  for await (const { base, bytes } of pieces(file, path, recordsEnd, end)) {
+    eachLine(bytes, (start, nl) => {
+      const id = idOfLine(path, bytes.subarray(start, nl), ++line);
+      const last = changed.get(id);
+      if (last) Object.assign(last, { at: base + start, bytes: nl - start + 1 });
+      else changed.set(id, { at: base + start, bytes: nl - start + 1, earlier: false });
+    });
   }
-  // The lines before them: how many, how long the file made of them will be, which keys they hold.
+  // The lines before them: how many, how long the new file made of them is, which keys they hold.
   let records = 0;
   let bodyBytes = 0;
   line = 1;
-  for await (const lines of linesForward(file, path, from, recordsEnd)) {
-    for (const { line: text } of lines) {
-      const last = changed.get(idOfLine(path, text, ++line));
+  for await (const { bytes } of pieces(file, path, from, recordsEnd)) {
+    eachLine(bytes, (start, nl) => {
+      const last = changed.get(idOfLine(path, bytes.subarray(start, nl), ++line));
       if (last) last.earlier = true;
       records++;
-      bodyBytes += (last ? last.length : text.length) + 1;
+      bodyBytes += last ? last.bytes : nl - start + 1;
+    });
+  }
+  let counted = 0;
+  for (const last of changed.values()) {
+    if (++counted % 4096 === 0) await turn();
+    if (last.earlier) continue;
+    records++;
+    bodyBytes += last.bytes;
+  }
+  await writeFileAtomicAsync(path, newFile(file, path, settledHeader(replaces, records, bodyBytes), from, recordsEnd, changed), () => true, keep);
+}
+
+/** The new file's bytes, a piece at a time, made in one buffer: each is written before the next is made. */
+async function* newFile(file: FileHandle, path: string, header: string, from: number, recordsEnd: number, changed: Map<string, Changed>): AsyncGenerator<Buffer> {
+  yield Buffer.from(header);
+  let out = Buffer.allocUnsafe(2 * PIECE_BYTES);
+  let used = 0;
+  /** Room for `bytes` more, once what is made is written (`flush`): false when there is room already. */
+  const full = (bytes: number) => used + bytes > out.length;
+  // A changed key's last line: some hundred bytes the page cache holds, read at once.
+  const copyLast = (last: Changed) => {
+    if (last.bytes > out.length) out = Buffer.allocUnsafe(2 * last.bytes);
+    used += readSync(file.fd, out, used, last.bytes, last.at);
+  };
+  for await (const { bytes } of pieces(file, path, from, recordsEnd)) {
+    const lines: [number, number][] = [];
+    eachLine(bytes, (start, nl) => void lines.push([start, nl]));
+    for (const [start, nl] of lines) {
+      const last = changed.get(idOfLine(path, bytes.subarray(start, nl), 0));
+      const length = last ? last.bytes : nl - start + 1;
+      if (full(length)) {
+        yield out.subarray(0, used);
+        used = 0;
+      }
+      if (last) copyLast(last);
+      else used += bytes.copy(out.length >= length ? out : (out = Buffer.allocUnsafe(2 * length)), used, start, nl + 1);
     }
   }
   for (const last of changed.values()) {
     if (last.earlier) continue;
-    records++;
-    bodyBytes += last.length + 1;
-  }
-  const lastLine = (last: Changed) => {
-    const bytes = Buffer.allocUnsafe(last.length + 1);
-    readSync(file.fd, bytes, 0, last.length + 1, last.at); // some hundred bytes the page cache holds: read at once
-    return bytes;
-  };
-  async function* body(): AsyncGenerator<Buffer> {
-    yield Buffer.from(settledHeader(replaces, records, bodyBytes));
-    for await (const lines of linesForward(file, path, from, recordsEnd)) {
-      const parts: Buffer[] = [];
-      for (const { line: text } of lines) {
-        const last = changed.get(idOfLine(path, text, 0));
-        if (last) parts.push(lastLine(last));
-        else parts.push(text, LINE_END);
-      }
-      yield Buffer.concat(parts);
+    if (full(last.bytes)) {
+      yield out.subarray(0, used);
+      used = 0;
     }
-    let part: Buffer[] = [];
-    for (const last of changed.values()) {
-      if (last.earlier) continue;
-      part.push(lastLine(last));
-      if (part.length === 1000) {
-        yield Buffer.concat(part);
-        part = [];
-        await turn();
-      }
-    }
-    yield Buffer.concat(part);
+    copyLast(last);
   }
-  await writeFileAtomicAsync(path, body(), () => true, keep);
+  yield out.subarray(0, used);
 }

@@ -22,7 +22,7 @@ export function readAt(file: FileHandle, path: string, position: number, length:
 }
 
 /** The same into the start of `buffer`: the bytes read, as a part of it. */
-async function readInto(file: FileHandle, path: string, buffer: Buffer, position: number, length: number): Promise<Buffer> {
+export async function readInto(file: FileHandle, path: string, buffer: Buffer, position: number, length: number): Promise<Buffer> {
   let read = 0;
   try {
     for (let n = -1; read < length && n !== 0; read += n) n = (await file.read(buffer, read, length - read, position + read)).bytesRead;

@@ -13,7 +13,7 @@ import * as assert from 'uvu/assert';
 import { scaleKeyId, writeScaleKeys } from '../../../../scripts/scale-state.ts';
 import { createKey, creation, critptApproval, providerGrant, quotaChange, revocation } from '../../../../src/keys/changes.ts';
 import { updateKeys } from '../../../../src/keys/file-append.ts';
-import { changeKeysInTurns } from '../../../../src/keys/file-change.ts';
+import { changeKeysInTurns, keyInTurns } from '../../../../src/keys/file-change.ts';
 import { recordLine, type KeysHeader } from '../../../../src/keys/file-format.ts';
 import { lastLinesOf } from '../../../../src/keys/file-search.ts';
 import { readKeysFile } from '../../../../src/keys/file.ts';
@@ -163,6 +163,18 @@ change('should compact as the keys command does, and a server\'s store should re
   } finally {
     store.close();
   }
+});
+
+change('should find one key by its id as the whole read says it, null for none, undefined without a format 2 file', async () => {
+  const [a] = twins(3000);
+  updateKeys(a, providerGrant(scaleKeyId(2), 'capstan-serve'), 0);
+  const whole = readKeysFile(keysPath(a))!.records;
+  for (const i of [0, 2, 19, 1500, 2999]) assert.equal(await keyInTurns(keysPath(a), scaleKeyId(i)), whole[i], scaleKeyId(i));
+  assert.is(await keyInTurns(keysPath(a), 'key_0000ffffffff'), null);
+  assert.is(await keyInTurns(join(a, 'none.json'), scaleKeyId(0)), undefined);
+  const old = join(a, '..', 'format1');
+  writeScaleKeys(old, 10, 1);
+  assert.is(await keyInTurns(keysPath(old), scaleKeyId(0)), undefined, 'format 1 is read whole');
 });
 
 change.run();
