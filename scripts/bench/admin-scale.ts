@@ -1,6 +1,6 @@
 /**
  * The admin listener on a large state folder: `npx tsx scripts/bench/admin-scale.ts [--keys
- * 100000] [--revokes 100] [--at-once 10] [--lists 3]`. The bundled server (`node server.mjs`, as
+ * 100000] [--revokes 100] [--at-once 10] [--lists 3] [--only revokes,list,list_all,get]`. The bundled server (`node server.mjs`, as
  * operators run it, its collector sized by src/lib/heap.ts) runs on a build of the small fixture
  * and a state folder of KEYS keys (scripts/scale-state.ts) with its admin listener on; a server
  * of its own for each group below, so that the group's peak is the server's whole life's (start
@@ -34,15 +34,17 @@ const USAGE = `usage: npx tsx scripts/bench/admin-scale.ts [--keys N] [--revokes
   --keys N      keys seeded into the state folder (default 100000)
   --revokes N   admin revokes (default 100)
   --at-once N   revokes under way at once (default 10)
-  --lists N     admin lists of every key, one after the other (default 3)`;
+  --lists N     admin lists of every key, one after the other (default 3)
+  --only NAMES  only these groups, comma-separated (revokes, list, list_all, get)`;
 const { values } = flagsOrExit(
-  { options: { keys: { type: 'string', default: '100000' }, revokes: { type: 'string', default: '100' }, 'at-once': { type: 'string', default: '10' }, lists: { type: 'string', default: '3' }, help: { type: 'boolean', short: 'h' } } },
+  { options: { keys: { type: 'string', default: '100000' }, revokes: { type: 'string', default: '100' }, 'at-once': { type: 'string', default: '10' }, lists: { type: 'string', default: '3' }, only: { type: 'string', default: 'revokes,list,list_all,get' }, help: { type: 'boolean', short: 'h' } } },
   USAGE,
 );
 const seedKeys = Number(values.keys);
 const revokes = Number(values.revokes);
 const atOnce = Number(values['at-once']);
 const lists = Number(values.lists);
+const only = new Set(values.only.split(','));
 
 const PROBE_EVERY_MS = 5;
 const QUIET_MS = 2000;
@@ -139,30 +141,35 @@ async function main(work: string): Promise<void> {
   const admin = (method: string, path: string) => fetch(`http://127.0.0.1:${adminPort}/admin/api${path}`, { method, headers: { authorization: `Bearer ${token}` } });
 
   // Each group on a server of its own, so that its peak is the server's whole life's: start and that group.
-  const server = await startMeasured(work, snapshot, state, adminPort, probeKey, 'revokes');
-  const ids = revokedIds(revokes);
-  const answerMs: number[] = [];
-  const from = Date.now();
-  const t0 = performance.now();
-  const workers = Array.from({ length: atOnce }, async (_, w) => {
-    for (let i = w; i < ids.length; i += atOnce) {
-      const t = performance.now();
-      const answer = await admin('DELETE', `/keys/${ids[i]}`);
-      const body = (await answer.json()) as { changed?: boolean };
-      answerMs.push(performance.now() - t);
-      if (answer.status !== 200 || body.changed !== true) throw new Error(`revoke of ${ids[i]} answered ${answer.status} ${JSON.stringify(body)}`);
-    }
-  });
-  await Promise.all(workers);
-  const revokesMs = performance.now() - t0;
-  const to = Date.now();
-  await sleep(PROBE_LAG_MS);
-  console.log(JSON.stringify({ group: 'revokes', revokes: ids.length, at_once: atOnce, total_ms: Math.round(revokesMs), answer: spread(answerMs), ...server.probe.during(from, to), rss_peak_mb: mb(residentBytes(server.pid, 'VmHWM')) }));
-  await server.stop();
+  if (only.has('revokes')) await revokesGroup();
+  if (only.has('list')) await listGroup('list', '/keys?org=org1', lists);
+  if (only.has('list_all')) await listGroup('list_all', '/keys', 1);
+  // Half-way through the file, active (not seeded revoked, nor one of the revokes): its usage is read too.
+  if (only.has('get')) await listGroup('get', `/keys/${scaleKeyId(Math.floor(seedKeys / 2) + 1)}`, lists);
 
-  await listGroup('list', '/keys?org=org1', lists);
-  await listGroup('list_all', '/keys', 1);
-  await listGroup('get', `/keys/${scaleKeyId(Math.floor(seedKeys / 2))}`, lists);
+  /** REVOKES admin revokes, AT_ONCE at a time: how long they took, the probe meanwhile, the server's peak. */
+  async function revokesGroup(): Promise<void> {
+    const server = await startMeasured(work, snapshot, state, adminPort, probeKey, 'revokes');
+    const ids = revokedIds(revokes);
+    const answerMs: number[] = [];
+    const from = Date.now();
+    const t0 = performance.now();
+    const workers = Array.from({ length: atOnce }, async (_, w) => {
+      for (let i = w; i < ids.length; i += atOnce) {
+        const t = performance.now();
+        const answer = await admin('DELETE', `/keys/${ids[i]}`);
+        const body = (await answer.json()) as { changed?: boolean };
+        answerMs.push(performance.now() - t);
+        if (answer.status !== 200 || body.changed !== true) throw new Error(`revoke of ${ids[i]} answered ${answer.status} ${JSON.stringify(body)}`);
+      }
+    });
+    await Promise.all(workers);
+    const revokesMs = performance.now() - t0;
+    const to = Date.now();
+    await sleep(PROBE_LAG_MS);
+    console.log(JSON.stringify({ group: 'revokes', revokes: ids.length, at_once: atOnce, total_ms: Math.round(revokesMs), answer: spread(answerMs), ...server.probe.during(from, to), rss_peak_mb: mb(residentBytes(server.pid, 'VmHWM')) }));
+    await server.stop();
+  }
 
   /** `times` lists one after the other on a server of their own: how long each took, the probe meanwhile, the server's peak. */
   async function listGroup(group: string, path: string, times: number): Promise<void> {
