@@ -1,6 +1,6 @@
 /**
  * The admin listener on a large state folder: `npx tsx scripts/bench/admin-scale.ts [--keys
- * 100000] [--revokes 100] [--at-once 10] [--lists 3] [--only revokes,list,list_all,get]`. The bundled server (`node server.mjs`, as
+ * 100000] [--revokes 100] [--at-once 10] [--lists 3] [--only revokes,list,list_all,get,compaction]`. The bundled server (`node server.mjs`, as
  * operators run it, its collector sized by src/lib/heap.ts) runs on a build of the small fixture
  * and a state folder of KEYS keys (scripts/scale-state.ts) with its admin listener on; a server
  * of its own for each group below, so that the group's peak is the server's whole life's (start
@@ -15,11 +15,14 @@
  *   slices between turns), one after the other: the same figures;
  * - list_all: one list of every key (`GET /admin/api/keys`): the same figures;
  * - get: LISTS reads of one key with its usage (`GET /admin/api/keys/ID`, a key half-way through
- *   the file): the same figures.
+ *   the file): the same figures;
+ * - compaction: on a copy of the folder given a change line for every key (each key's CritPt
+ *   approval turned over), one admin change, which compacts the file (src/keys/file-compact.ts):
+ *   the file before and after, the change's answer time, the probe meanwhile, the server's peak.
  * The admin list's stall alone was scripts/bench/admin-list-stall.ts.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -28,6 +31,8 @@ import { residentBytes } from '../attackers.ts';
 import { freePort, ROOT, spawnServer, stopProcess } from '../processes.ts';
 import { scaleKeyId, writeScaleKeys } from '../scale-state.ts';
 import { smallStage } from './stage.ts';
+import { readKeysFile } from '../../src/keys/file.ts';
+import { recordLine } from '../../src/keys/file-format.ts';
 
 const USAGE = `usage: npx tsx scripts/bench/admin-scale.ts [--keys N] [--revokes N] [--at-once N] [--lists N]
 
@@ -35,9 +40,9 @@ const USAGE = `usage: npx tsx scripts/bench/admin-scale.ts [--keys N] [--revokes
   --revokes N   admin revokes (default 100)
   --at-once N   revokes under way at once (default 10)
   --lists N     admin lists of every key, one after the other (default 3)
-  --only NAMES  only these groups, comma-separated (revokes, list, list_all, get)`;
+  --only NAMES  only these groups, comma-separated (revokes, list, list_all, get, compaction)`;
 const { values } = flagsOrExit(
-  { options: { keys: { type: 'string', default: '100000' }, revokes: { type: 'string', default: '100' }, 'at-once': { type: 'string', default: '10' }, lists: { type: 'string', default: '3' }, only: { type: 'string', default: 'revokes,list,list_all,get' }, help: { type: 'boolean', short: 'h' } } },
+  { options: { keys: { type: 'string', default: '100000' }, revokes: { type: 'string', default: '100' }, 'at-once': { type: 'string', default: '10' }, lists: { type: 'string', default: '3' }, only: { type: 'string', default: 'revokes,list,list_all,get,compaction' }, help: { type: 'boolean', short: 'h' } } },
   USAGE,
 );
 const seedKeys = Number(values.keys);
@@ -146,6 +151,29 @@ async function main(work: string): Promise<void> {
   if (only.has('list_all')) await listGroup('list_all', '/keys', 1);
   // Half-way through the file, active (not seeded revoked, nor one of the revokes): its usage is read too.
   if (only.has('get')) await listGroup('get', `/keys/${scaleKeyId(Math.floor(seedKeys / 2) + 1)}`, lists);
+  if (only.has('compaction')) await compactionGroup();
+
+  /** One admin change on a copy of the folder with a change line for every key: the change that compacts it. */
+  async function compactionGroup(): Promise<void> {
+    const copy = join(work, 'state-compaction');
+    cpSync(state, copy, { recursive: true });
+    const path = join(copy, 'keys.json');
+    const records = readKeysFile(path)!.records;
+    for (let i = 0; i < records.length; i += 10_000) appendFileSync(path, records.slice(i, i + 10_000).map((r) => recordLine({ ...r, critpt: !r.critpt })).join(''));
+    const bytesBefore = statSync(path).size;
+    const server = await startMeasured(work, snapshot, copy, adminPort, probeKey, 'compaction');
+    const from = Date.now();
+    const t = performance.now();
+    const answer = await admin('PUT', `/keys/${scaleKeyId(2)}/grants/capstan-serve`);
+    const answerMs = performance.now() - t;
+    if (answer.status !== 200) throw new Error(`the change answered ${answer.status} ${await answer.text()}`);
+    const to = Date.now();
+    await sleep(PROBE_LAG_MS);
+    const compacted = readFileSync(path, 'utf8');
+    const header = JSON.parse(compacted.slice(0, compacted.indexOf('\n'))) as { records: number };
+    console.log(JSON.stringify({ group: 'compaction', lines_before: records.length * 2 + 1, mb_before: +(bytesBefore / 1e6).toFixed(1), records_after: header.records, mb_after: +(compacted.length / 1e6).toFixed(1), answer_ms: Math.round(answerMs), ...server.probe.during(from, to), rss_peak_mb: mb(residentBytes(server.pid, 'VmHWM')) }));
+    await server.stop();
+  }
 
   /** REVOKES admin revokes, AT_ONCE at a time: how long they took, the probe meanwhile, the server's peak. */
   async function revokesGroup(): Promise<void> {
