@@ -60,11 +60,11 @@ const CHUNK_BYTES = 1 << 20;
  * off by a crash) are left for later: a change is the whole line or nothing.
  */
 export function readLines(fd: number, path: string, from: number, to: number, onLine: (text: string) => void): number {
-  return drain(linesOf(fd, path, from, to), onLine);
+  return drain(linesOf(fd, path, from, to), ([text]) => onLine(text));
 }
 
-/** The lines of `readLines`, one at a time, and the same offset when done. */
-function* linesOf(fd: number, path: string, from: number, to: number): Generator<string, number> {
+/** The lines of `readLines`, one at a time with where each starts, and the same offset when done. */
+function* linesOf(fd: number, path: string, from: number, to: number): Generator<readonly [string, number], number> {
   const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, Math.max(1, to - from)));
   let carried: Buffer | null = null;
   let position = from;
@@ -81,7 +81,7 @@ function* linesOf(fd: number, path: string, from: number, to: number): Generator
     for (let nl = chunk.indexOf(10, 0); nl !== -1 && nl < got; nl = chunk.indexOf(10, start)) {
       const line: Buffer = carried ? Buffer.concat([carried, chunk.subarray(start, nl)]) : chunk.subarray(start, nl);
       carried = null;
-      yield line.toString('utf8');
+      yield [line.toString('utf8'), lineStart];
       start = nl + 1;
       lineStart = position + start;
     }
@@ -103,21 +103,22 @@ export interface WholeRead {
 }
 
 /**
- * Read a key file from its start, giving each record in order to `onRecord` with its line
- * (format 2: every line, changes included, so a later line of an id replaces an earlier one;
- * format 1: every record once). Throws KeyStoreError naming the file and line of what is wrong.
+ * Read a key file from its start, giving each record in order to `onRecord` with its line and
+ * where that starts (format 2: every line, changes included, so a later line of an id replaces an
+ * earlier one; format 1: every record once, at 0). Throws KeyStoreError naming the file and line
+ * of what is wrong.
  */
-export function readWhole(fd: number, path: string, size: number, onRecord: (record: KeyRecord, line: number) => void): WholeRead {
-  return drain(recordsOf(fd, path, size), ([record, line]) => onRecord(record, line));
+export function readWhole(fd: number, path: string, size: number, onRecord: (record: KeyRecord, line: number, at: number) => void): WholeRead {
+  return drain(recordsOf(fd, path, size), ([record, line, at]) => onRecord(record, line, at));
 }
 
-/** The records of `readWhole`, each with its line, one at a time, and the same summary when done. */
-function* recordsOf(fd: number, path: string, size: number): Generator<readonly [KeyRecord, number], WholeRead> {
+/** The records of `readWhole`, each with its line and where it starts, one at a time, and the same summary when done. */
+function* recordsOf(fd: number, path: string, size: number): Generator<readonly [KeyRecord, number, number], WholeRead> {
   const first = readBytes(fd, path, 0, Math.min(size, 64));
   if (!isLinesFormat(first.toString('latin1'))) {
     // Format 1 was written whole and is read whole; once: the first change rewrites it.
     const records = parseWholeFile(path, readBytes(fd, path, 0, size).toString('utf8'));
-    for (let i = 0; i < records.length; i++) yield [records[i], i + 1];
+    for (let i = 0; i < records.length; i++) yield [records[i], i + 1, 0];
     return { header: null, end: size, lines: records.length };
   }
   let header: KeysHeader | undefined;
@@ -130,8 +131,9 @@ function* recordsOf(fd: number, path: string, size: number): Generator<readonly 
       return { header, end: text.value, lines };
     }
     lines++;
-    if (header === undefined) header = parseHeader(path, text.value);
-    else yield [parseRecordLine(path, text.value, lines), lines];
+    const [line, at] = text.value;
+    if (header === undefined) header = parseHeader(path, line);
+    else yield [parseRecordLine(path, line, lines), lines, at];
   }
 }
 
@@ -189,7 +191,7 @@ class StoreOrder {
 
   constructor(private readonly filter: KeyFilter = {}) {}
 
-  add = ([record]: readonly [KeyRecord, number]): void => {
+  add = ([record]: readonly [KeyRecord, number, number]): void => {
     const i = this.at.get(record.id);
     if (!matchesFilter(record, this.filter)) {
       if (i === undefined) return;
