@@ -1,13 +1,13 @@
 /**
  * A server's changes to `keys.json` (its admin listener's): the keys command's change
  * (file-append.ts), the key's new line appended under the store's lock, made without holding the
- * event loop. The keys command reads the file's bytes whole to find a key's line, which in its own
- * process costs no one else anything; in the server's, at 100,000 keys (27 MB), it held every
- * request some 125 ms a change, and 100 admin revokes, 10 at a time, held /healthz up to
- * 0.44-0.78 s (scripts/bench/admin-scale.ts). Here the keys a change reads are found by their ids'
- * last lines, looked for from the file's end a chunk a turn (file-search.ts), the line is written
- * and made durable off the loop, and the compaction that comes now and then is made in turns
- * (file-compact.ts).
+ * event loop. The keys command reads the file's bytes whole to find a key's line, which in its
+ * own process costs no one else anything; in the server's, at 100,000 keys (27 MB), it held every
+ * request some 125 ms a change, and 100 admin revokes, 10 at a time, held a request up to
+ * 0.82-1.01 s; this way, 12-40 ms (scripts/bench/admin-scale.ts). Here the keys a change reads
+ * are found by their ids' last lines, looked for from the file's end a chunk a turn
+ * (file-search.ts), the line is written and made durable off the loop, and the compaction that
+ * comes now and then is made in turns (file-compact.ts).
  *
  * A change reads the keys it reads through its table (changes.ts), at once, so it is run against
  * the keys looked up so far; when it asks for one not looked up yet, that one is looked for in the

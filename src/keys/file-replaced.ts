@@ -2,9 +2,9 @@
  * Which record lines of a whole read of `keys.json` a later line of the same key replaces, for
  * the server's index (store.ts), which then never holds them. Read whole at start, a file with a
  * change line for each of its 100,000 keys (as many as a file holds before it is compacted) took
- * the bundled server to 152-153 MB resident, where a compacted one took it to 127-130: every
+ * the bundled server to 153 MB resident, where a compacted one took it to 125-128: every
  * replaced record had lived long enough to be moved to the old generation before its
- * replacement came. Told apart first, 138 MB (scripts/bench/admin-scale.ts, group compaction).
+ * replacement came. Told apart first, 130-131 MB (scripts/bench/admin-scale.ts, group compaction).
  *
  * Only the lines after the header's `end` (the changes since the file was written) are read
  * first, and counted by key; a key is known there by its id's number (`key_` and 12 hex digits),

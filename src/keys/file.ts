@@ -246,7 +246,7 @@ export const READ_SLICE_MS = 10;
  * request that long. The read stops at the size the file had when opened: a change appended or a
  * file renamed over it meanwhile is in the next read. Only the keys `filter` lets through are
  * kept (their hashes alone checked against each other): every key of 100,000 held at once took
- * the server from 127 to 182-198 MB resident for a list of one org's (scripts/bench/admin-scale.ts).
+ * the server to 187-195 MB resident for a list of one org's, 136 MB now (scripts/bench/admin-scale.ts).
  */
 export async function readKeysFileInTurns(path: string, filter: KeyFilter = {}, sliceMs = READ_SLICE_MS): Promise<StoredKeys | null> {
   const fd = openKeysFile(path);
