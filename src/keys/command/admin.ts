@@ -66,8 +66,8 @@ export function serverFileAdmin(stateDir: string): KeyAdmin {
   return {
     ...fileAdmin(stateDir),
     async list(filter = {}) {
-      const { id, ...others } = filter;
-      if (id !== undefined && Object.values(others).every((value) => value === undefined)) {
+      const id = idAlone(filter);
+      if (id !== null) {
         const found = await keyInTurns(path, id);
         if (found !== undefined) return found === null ? [] : [found];
       }
@@ -76,6 +76,11 @@ export function serverFileAdmin(stateDir: string): KeyAdmin {
     apply: (change) => changeKeysInTurns(stateDir, change),
     audit: fileAudit(stateDir, true),
   };
+}
+
+/** The id a filter asks for when it asks for nothing else: that key alone is looked up, not every key read. */
+function idAlone({ id, ...others }: KeyFilter): string | null {
+  return id !== undefined && Object.values(others).every((value) => value === undefined) ? id : null;
 }
 
 /** Redis's failures, as the store's refusals. */
@@ -114,7 +119,11 @@ export async function redisAdmin(address: RedisAddress, clock: Clock = systemClo
   return {
     where,
     apply: (change) => keys.update(change).catch(refused),
-    list: (filter = {}) => keys.records().then((records) => records.filter((record) => matchesFilter(record, filter)), refused),
+    list: (filter = {}) => {
+      const id = idAlone(filter);
+      if (id !== null) return keys.record(id).then((record) => (record === null ? [] : [record]), refused);
+      return keys.records().then((records) => records.filter((record) => matchesFilter(record, filter)), refused);
+    },
     usage: (limits, now) => keys.records().then((records) => withStatus(usageRows(records, limits), (kind, scope, limit) => quota.status(kind, scope, limit), now)).catch(refused),
     recordedLimits: () => client.send(['GET', LIMITS_REDIS_KEY]).then((text) => (typeof text === 'string' ? parseLimitsRecord(text) : null), refused),
     tokens: refusing(redisTokenStore(client)),
