@@ -6,7 +6,7 @@
 import type { Clock } from '../lib/clock.ts';
 import type { KeyAdmin } from '../keys/command/admin.ts';
 import { usageRows, withStatus, type ScopeUsage } from '../keys/command/usage.ts';
-import { KEY_ID_PATTERN, KeyNotFound, publicRecord, type KeyRecord } from '../keys/record.ts';
+import { KEY_ID_PATTERN, KeyNotFound, publicRecord, type KeyFilter, type KeyRecord } from '../keys/record.ts';
 import type { KeyChange } from '../keys/table.ts';
 import type { QuotaCounter } from '../quota/counter.ts';
 import type { QuotaLimits } from '../quota/scopes.ts';
@@ -119,9 +119,9 @@ export async function idempotent(context: AdminContext, call: AdminCall, action:
   return ok({ record: publicRecord(record), changed, ...noted });
 }
 
-/** Every key in the store, revoked ones included. */
-export async function allKeys(context: AdminContext): Promise<KeyRecord[]> {
-  return (await context.keys.list()) ?? [];
+/** Every key in the store `filter` lets through, revoked ones included (the store may keep only those as it reads). */
+export async function allKeys(context: AdminContext, filter: KeyFilter = {}): Promise<KeyRecord[]> {
+  return (await context.keys.list(filter)) ?? [];
 }
 
 /** Usage rows of the active keys among `records`, with what the server's counter says now. */

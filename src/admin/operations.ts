@@ -10,7 +10,7 @@
  * asked, change nothing and write no audit entry.
  */
 import { creation, critptApproval, providerGrant, providerUngrant, quotaChange, regeneration, revocation } from '../keys/changes.ts';
-import { NAME_PATTERN, publicRecord, type KeyScope } from '../keys/record.ts';
+import { NAME_PATTERN, publicRecord, type KeyFilter, type KeyScope } from '../keys/record.ts';
 import { QUOTA_KINDS } from '../quota/window.ts';
 import type { Tier } from '../shared/routes.ts';
 import { AdminError, checkBody } from './input.ts';
@@ -20,6 +20,16 @@ import { checkProviders } from './providers.ts';
 export type { AdminAnswer, AdminCall, AdminContext, Caller, Operation } from './operation.ts';
 
 const NAME = { type: 'string' as const, pattern: NAME_PATTERN.source };
+
+/** The keys a list's query asks for by their org, user and tier, which the store may keep alone as it reads (revoked is not one: it changes). */
+function filterOf(query: URLSearchParams): KeyFilter {
+  const filter: KeyFilter = {};
+  for (const field of ['org', 'user', 'tier'] as const) {
+    const value = query.get(field);
+    if (value !== null) Object.assign(filter, { [field]: value });
+  }
+  return filter;
+}
 const BOOLEAN_TEXT = { type: 'string' as const, enum: ['true', 'false'] };
 
 export const OPERATIONS: readonly Operation[] = [
@@ -36,7 +46,7 @@ export const OPERATIONS: readonly Operation[] = [
     },
     answer: { status: 200, schema: 'KeyList' },
     async run(context, { query }) {
-      const records = await allKeys(context);
+      const records = await allKeys(context, filterOf(query));
       const revoked = query.get('revoked');
       const data = records.filter(
         (r) =>
@@ -82,10 +92,10 @@ export const OPERATIONS: readonly Operation[] = [
     summary: 'One key and the quota scopes it counts in (data, and CritPt when approved)',
     answer: { status: 200, schema: 'KeyDetail' },
     async run(context, call) {
-      // One reading of the keys for both the record and its scopes (at 100,000 keys, a file of 25 MB).
-      const records = await allKeys(context);
-      const record = findKey(records, keyIdParam(call));
-      const scopes = record.revoked_at === null ? await usage(context, records, (row) => row.keys.includes(record.id)) : [];
+      const id = keyIdParam(call);
+      const record = findKey(await allKeys(context, { id }), id);
+      // The keys sharing a scope with it are of its org (a scope names it): those alone are kept.
+      const scopes = record.revoked_at === null ? await usage(context, await allKeys(context, { org: record.org }), (row) => row.keys.includes(record.id)) : [];
       return ok({ record: publicRecord(record), usage: scopes });
     },
   },
@@ -172,7 +182,8 @@ export const OPERATIONS: readonly Operation[] = [
     async run(context, { query }) {
       const org = query.get('org');
       const kind = query.get('kind');
-      const data = await usage(context, await allKeys(context), (row, records) => (kind === null || row.kind === kind) && (org === null || row.keys.some((id) => records.get(id)?.org === org)));
+      // A scope's keys are all of one org (its name says which): that org's keys make its rows whole.
+      const data = await usage(context, await allKeys(context, org === null ? {} : { org }), (row, records) => (kind === null || row.kind === kind) && (org === null || row.keys.some((id) => records.get(id)?.org === org)));
       return ok({ data });
     },
   },
