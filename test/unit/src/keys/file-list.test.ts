@@ -1,7 +1,7 @@
 /**
  * The admin listener's list in pieces (keyPiecesInTurns) against the whole read it replaces
  * (readKeysFileInTurns): the same keys in the same order, whatever the filter, the changes after
- * the header's end, a compaction, or the pieces' size; what a whole read refuses refused before
+ * the header's end, a compaction, or the slices' length; what a whole read refuses refused before
  * the first piece; no file, null.
  */
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
@@ -75,9 +75,13 @@ list('should give the keys a whole read gives, in its order, after changes, new 
   await sameAsWhole(state);
 });
 
-list('should give one piece when its slice is long enough, null without a file', async () => {
-  const state = folder(500);
-  assert.is((await listed(state, {}, 60_000))!.pieces, 1);
+list('should give pieces of at most 256 keys, null without a file', async () => {
+  const state = folder(1000);
+  const pieces = (await keyPiecesInTurns(keysPath(state), {}, 60_000))!;
+  const sizes: number[] = [];
+  for await (const piece of pieces) sizes.push(piece.length);
+  assert.ok(sizes.every((size) => size > 0 && size <= 256), sizes.join(' '));
+  assert.is(sizes.reduce((a, b) => a + b, 0), 1000);
   assert.is(await keyPiecesInTurns(join(state, 'none.json')), null);
 });
 
