@@ -68,7 +68,7 @@ export const ok = (body: unknown): AdminAnswer => ({ status: 200, body });
 /**
  * An answer's JSON text, a piece at a time, for the listener to send as it is made (chunked),
  * never held whole: a list of every key, 100,000 held and made in one string, took the server to
- * 245-251 MB resident (src/keys/file-list.ts has the figures).
+ * 248-251 MB resident (src/keys/file-list.ts has the figures).
  */
 export class JsonPieces {
   constructor(readonly texts: AsyncIterable<string>) {}

@@ -3,8 +3,8 @@
  * never held whole: the same keys, in the same order, as readKeysFileInTurns keeps (each id as its
  * last line says, where it was first written), but a piece at a time, for an answer sent as it is
  * made. Every key of 100,000 held for a list, and its answer made in one string, took the bundled
- * server to 245-251 MB resident and held its other requests 248-303 ms
- * (scripts/bench/admin-scale.ts, group list_all).
+ * server to 248-251 MB resident and held its other requests 351-472 ms; in pieces, 148-151 MB and
+ * 35-88 ms (scripts/bench/admin-scale.ts --only list_all, 3 runs each, a busy 2-core machine).
  *
  * Two reads of the file, as far as it was when opened (a change appended meanwhile is in the
  * next list). The first checks every line, as a whole read does, and keeps for each key, by its
@@ -95,8 +95,8 @@ async function* pieces(fd: number, path: string, end: number, last: LastLines, f
       }
       // A piece every 256 lines, and the clock read then, as drainInTurns does: what is made of a
       // piece (its JSON, written) is made in the same slice, so a slice is the whole turn's work.
-      // A piece a slice held the server's other requests the slice and as long again while its
-      // JSON was made, and peaked at 149-155 MB, not 147-149 (scripts/bench/admin-scale.ts).
+      // A piece a slice held the server's other requests the slice and 4-12 ms more while its
+      // JSON was made (in-process at 100,000 keys); the second read's longest turns are 14-16 ms now.
       if ((lines & 255) === 0) {
         if (piece.length > 0) yield piece;
         piece = [];
