@@ -14,13 +14,12 @@
  * The second gives each key at its first line, reading its last line there when another follows.
  */
 import { closeSync } from 'node:fs';
-import { parseRecordLine } from './file-format.ts';
+import { invalidStore, parseRecordLine } from './file-format.ts';
 import { drainInTurns, linesOf, MAX_LINE_BYTES, openKeysFile, readBytes, readKeysFileInTurns, recordsOf, stampOfOpen, READ_SLICE_MS } from './file.ts';
 import { idNumber, idNumberOfLine } from './file-replaced.ts';
-import { invalidStore } from './file-format.ts';
 import { matchesFilter, type KeyFilter, type KeyRecord } from './record.ts';
 
-/** The keys a filter lets through, a piece a slice of the event loop. */
+/** The keys a filter lets through, a piece for every 256 lines of the file at most, a turn of the event loop between slices. */
 export type KeyPieces = AsyncGenerator<KeyRecord[], void, undefined>;
 
 /** Where each key's last line starts, and its hash's first bits, by the key's place in first-written order. */
@@ -38,7 +37,8 @@ const GIVEN = -1;
 /**
  * The keys `filter` lets through (all of them without one), in pieces; null when there is no
  * key file yet. Throws, before the first piece, what a whole read would (KeyStoreError naming the
- * file and line). The file stays open until the last piece is taken or the pieces are returned.
+ * file and line). The file stays open until the last piece is taken or the pieces are returned:
+ * whoever is given them takes them (the listener sends them all, or stops when its client goes).
  */
 export async function keyPiecesInTurns(path: string, filter: KeyFilter = {}, sliceMs = READ_SLICE_MS): Promise<KeyPieces | null> {
   const fd = openKeysFile(path);
