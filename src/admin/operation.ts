@@ -34,6 +34,8 @@ export interface Caller {
 }
 
 export interface AdminCall {
+  /** The listener sends an answer as it is made (JsonPieces); the page, which reads answers, wants them whole. */
+  pieces?: boolean;
   params: Record<string, string>;
   query: URLSearchParams;
   body: Record<string, unknown>;
@@ -62,6 +64,15 @@ export interface Operation {
 }
 
 export const ok = (body: unknown): AdminAnswer => ({ status: 200, body });
+
+/**
+ * An answer's JSON text, a piece at a time, for the listener to send as it is made (chunked),
+ * never held whole: a list of every key, 100,000 held and made in one string, took the server to
+ * 248-251 MB resident (src/keys/file-list.ts has the figures).
+ */
+export class JsonPieces {
+  constructor(readonly texts: AsyncIterable<string>) {}
+}
 
 /** A key id from the path: a malformed one is a 400, an unknown one a 404 (from the change or the lookup). */
 export function keyIdParam(call: AdminCall): string {

@@ -16,10 +16,10 @@ import { readLines } from './file.ts';
 import type { KeysHeader } from './file-format.ts';
 
 /** A record id's number: `key_` and 12 hex digits, 48 bits, exact in a double. */
-const idNumber = (id: string): number => parseInt(id.slice(4), 16);
+export const idNumber = (id: string): number => parseInt(id.slice(4), 16);
 
 /** The id's number of a line as this code writes lines (its id first), else as JSON reads it; null for a line that is neither (the read names it). */
-function idNumberOfLine(text: string): number | null {
+export function idNumberOfLine(text: string): number | null {
   if (text.startsWith('{"id":"key_') && text[23] === '"') return idNumber(text.slice(7, 23));
   try {
     const id = (JSON.parse(text) as { id?: unknown }).id;

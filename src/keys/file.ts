@@ -50,7 +50,7 @@ export function openKeysFile(path: string): number | null {
 }
 
 /** Longer lines than this are refused: a record is some hundreds of bytes (a key holding every provider's grant, some kilobytes). */
-const MAX_LINE_BYTES = 1 << 20;
+export const MAX_LINE_BYTES = 1 << 20;
 /** Read a chunk at a time, not the whole file: at 100,000 keys (25 MB) the whole file held at once cost its size in memory again. */
 const CHUNK_BYTES = 1 << 20;
 
@@ -64,7 +64,7 @@ export function readLines(fd: number, path: string, from: number, to: number, on
 }
 
 /** The lines of `readLines`, one at a time with where each starts, and the same offset when done. */
-function* linesOf(fd: number, path: string, from: number, to: number): Generator<readonly [string, number], number> {
+export function* linesOf(fd: number, path: string, from: number, to: number): Generator<readonly [string, number], number> {
   const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, Math.max(1, to - from)));
   let carried: Buffer | null = null;
   let position = from;
@@ -113,7 +113,7 @@ export function readWhole(fd: number, path: string, size: number, onRecord: (rec
 }
 
 /** The records of `readWhole`, each with its line and where it starts, one at a time, and the same summary when done. */
-function* recordsOf(fd: number, path: string, size: number): Generator<readonly [KeyRecord, number, number], WholeRead> {
+export function* recordsOf(fd: number, path: string, size: number): Generator<readonly [KeyRecord, number, number], WholeRead> {
   const first = readBytes(fd, path, 0, Math.min(size, 64));
   if (!isLinesFormat(first.toString('latin1'))) {
     // Format 1 was written whole and is read whole; once: the first change rewrites it.
@@ -150,7 +150,7 @@ function drain<T, R>(values: Generator<T, R>, each: (value: T) => void): R {
  * The same, letting the event loop take a turn whenever the values have run for `sliceMs`:
  * what a server reads this way delays its other requests by a slice at most, not by the read.
  */
-async function drainInTurns<T, R>(values: Generator<T, R>, each: (value: T) => void, sliceMs: number): Promise<R> {
+export async function drainInTurns<T, R>(values: Generator<T, R>, each: (value: T) => void, sliceMs: number): Promise<R> {
   let since = performance.now();
   for (let n = 1; ; n++) {
     const next = values.next();
@@ -214,7 +214,7 @@ class StoreOrder {
   }
 }
 
-function stampOfOpen(fd: number, path: string): FileStamp {
+export function stampOfOpen(fd: number, path: string): FileStamp {
   try {
     return stampOf(fstatSync(fd)) as FileStamp;
   } catch (error) {

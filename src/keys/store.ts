@@ -9,6 +9,7 @@ import { KeyFileUnreadable, openKeysFile, readBytes, readLines, readWhole, sameS
 import { hashKey, KEY_PATTERN, keysPath, KeyStoreError, type KeyLookup, type KeyRecord } from './record.ts';
 import { ensurePrivateDir } from '../shared/state-files.ts';
 import { replacedLines } from './file-replaced.ts';
+import { settled } from './file-settled.ts';
 
 export interface KeyStoreOptions {
   /** How often to look for changes to the file (see refresh); default every lookup. */
@@ -193,6 +194,7 @@ export class KeyStore implements KeyLookup {
     if (f === null || this.problem !== null) return false; // after a failure, the whole file decides
     if (current.ino === f.stamp.ino) {
       if (sameStamp(current, f.stamp)) return true;
+      if (f.file !== null && current.size === f.offset) current = settled(this.path, current);
       return f.file !== null && current.size > f.offset && this.appended(f, current);
     }
     // Replaced. What the old file gained before that is read first; then, if the new one is a

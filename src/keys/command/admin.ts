@@ -9,6 +9,7 @@ import { systemClock, type Clock } from '../../lib/clock.ts';
 import type { Eventually } from '../../lib/eventually.ts';
 import { loadKeys, readKeysFileInTurns } from '../file.ts';
 import { changeKeysInTurns, keyInTurns } from '../file-change.ts';
+import { keyPiecesInTurns, type KeyPieces } from '../file-list.ts';
 import { updateKeys } from '../file-append.ts';
 import type { KeyChange } from '../table.ts';
 import { KeyStoreError, keysPath, matchesFilter, type KeyFilter, type KeyRecord } from '../record.ts';
@@ -30,6 +31,8 @@ export interface KeyAdmin {
   apply<T>(change: KeyChange<T>): Eventually<T>;
   /** Every key `filter` lets through (all without one), revoked ones included; null when no store exists yet. */
   list(filter?: KeyFilter): Eventually<KeyRecord[] | null>;
+  /** The same keys a piece at a time, never held at once (the state folder's, for a server: src/keys/file-list.ts); null when no store exists yet. */
+  pieces?(filter?: KeyFilter): Promise<KeyPieces | null>;
   /** Each quota scope of the active keys at `now`, read beside running servers without writing. */
   usage(limits: QuotaLimits, now: number): Eventually<ScopeUsage[]>;
   /** The limits the server last started here recorded (src/quota/recorded-limits.ts); null when none has. */
@@ -73,6 +76,7 @@ export function serverFileAdmin(stateDir: string): KeyAdmin {
       }
       return (await readKeysFileInTurns(path, filter))?.records ?? null;
     },
+    pieces: (filter = {}) => keyPiecesInTurns(path, filter),
     apply: (change) => changeKeysInTurns(stateDir, change),
     audit: fileAudit(stateDir, true),
   };
