@@ -4,7 +4,7 @@
  * failure as the public API's `{error, details}` with a precise status.
  */
 import { KeyConflict, KeyInputError, KeyNotFound, KeyStoreError } from '../keys/record.ts';
-import { StoreLocked } from '../keys/file.ts';
+import { StoreLocked } from '../keys/store-lock.ts';
 
 /** Where the JSON API lives on the admin listener. */
 export const API_PREFIX = '/admin/api';

@@ -16,6 +16,7 @@ import { HttpError } from '../http/error.ts';
 import { checkJsonLimits } from '../http/json-limits.ts';
 import { ADMIN_TOKEN_PATTERN, matchToken, type AdminTokenRecord } from '../keys/admin-tokens.ts';
 import { ADMIN_BODY_LIMIT, AdminError, adminErrorOf, API_PREFIX, checkQuery } from './input.ts';
+import { JsonPieces } from './operation.ts';
 import { OPERATIONS, runOperation, type AdminContext, type Operation } from './operations.ts';
 import { adminOpenApi } from './openapi.ts';
 import { isPagePath, PAGE_COOKIE, servePage } from './page.ts';
@@ -28,6 +29,28 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   const text = JSON.stringify(body);
   res.writeHead(status, { ...COMMON_HEADERS, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), ...headers });
   res.end(text);
+}
+
+/** An answer made as it is sent (chunked), its pieces taken as fast as the client reads them; a client gone stops it. */
+async function sendPieces(res: ServerResponse, status: number, body: JsonPieces): Promise<void> {
+  res.writeHead(status, { ...COMMON_HEADERS, 'Content-Type': 'application/json; charset=utf-8' });
+  for await (const text of body.texts) {
+    if (!res.write(text)) await drained(res);
+    if (res.destroyed) return;
+  }
+  res.end();
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 function sendError(res: ServerResponse, error: AdminError): void {
@@ -142,7 +165,8 @@ export function createAdminListener({ context, logError }: AdminListenerOptions)
     checkQuery(found.operation.query, query);
     const body = await jsonBody(req);
     if (body !== undefined && !found.operation.body) throw new AdminError(400, 'Invalid body', { expected: 'no body' });
-    const answer = await runOperation(found.operation, context, { params: found.params, query, body: body ?? {}, caller: { tokenId: token.id, tokenName: token.name, from: req.socket.remoteAddress ?? 'unknown' } });
+    const answer = await runOperation(found.operation, context, { pieces: true, params: found.params, query, body: body ?? {}, caller: { tokenId: token.id, tokenName: token.name, from: req.socket.remoteAddress ?? 'unknown' } });
+    if (answer.body instanceof JsonPieces) return sendPieces(res, answer.status, answer.body);
     sendJson(res, answer.status, answer.body);
   }
 

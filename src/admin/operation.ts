@@ -6,7 +6,7 @@
 import type { Clock } from '../lib/clock.ts';
 import type { KeyAdmin } from '../keys/command/admin.ts';
 import { usageRows, withStatus, type ScopeUsage } from '../keys/command/usage.ts';
-import { KEY_ID_PATTERN, KeyNotFound, publicRecord, type KeyRecord } from '../keys/record.ts';
+import { KEY_ID_PATTERN, KeyNotFound, publicRecord, type KeyFilter, type KeyRecord } from '../keys/record.ts';
 import type { KeyChange } from '../keys/table.ts';
 import type { QuotaCounter } from '../quota/counter.ts';
 import type { QuotaLimits } from '../quota/scopes.ts';
@@ -34,6 +34,8 @@ export interface Caller {
 }
 
 export interface AdminCall {
+  /** The listener sends an answer as it is made (JsonPieces); the page, which reads answers, wants them whole. */
+  pieces?: boolean;
   params: Record<string, string>;
   query: URLSearchParams;
   body: Record<string, unknown>;
@@ -62,6 +64,15 @@ export interface Operation {
 }
 
 export const ok = (body: unknown): AdminAnswer => ({ status: 200, body });
+
+/**
+ * An answer's JSON text, a piece at a time, for the listener to send as it is made (chunked),
+ * never held whole: a list of every key, 100,000 held and made in one string, took the server to
+ * 248-251 MB resident (src/keys/file-list.ts has the figures).
+ */
+export class JsonPieces {
+  constructor(readonly texts: AsyncIterable<string>) {}
+}
 
 /** A key id from the path: a malformed one is a 400, an unknown one a 404 (from the change or the lookup). */
 export function keyIdParam(call: AdminCall): string {
@@ -119,9 +130,9 @@ export async function idempotent(context: AdminContext, call: AdminCall, action:
   return ok({ record: publicRecord(record), changed, ...noted });
 }
 
-/** Every key in the store, revoked ones included. */
-export async function allKeys(context: AdminContext): Promise<KeyRecord[]> {
-  return (await context.keys.list()) ?? [];
+/** Every key in the store `filter` lets through, revoked ones included (the store may keep only those as it reads). */
+export async function allKeys(context: AdminContext, filter: KeyFilter = {}): Promise<KeyRecord[]> {
+  return (await context.keys.list(filter)) ?? [];
 }
 
 /** Usage rows of the active keys among `records`, with what the server's counter says now. */

@@ -1,48 +1,18 @@
 /**
  * The admin listener's start and stop, beside the public one (src/start.ts): its store of keys,
- * tokens and audit trail is the keys command's own (fileAdmin or redisAdmin), on the same state
- * folder or Redis the server counts in.
+ * tokens and audit trail is the keys command's own (serverFileAdmin, the keys command's without
+ * holding the event loop, or redisAdmin), on the same state folder or Redis the server counts in.
  */
 import type { QuotaLimits } from '../quota/scopes.ts';
 import type { RedisAddress, ReplicaConfirmation } from '../redis/client.ts';
 import type { Clock } from '../lib/clock.ts';
-import { fileAdmin, redisAdmin, type KeyAdmin } from '../keys/command/admin.ts';
+import { redisAdmin, serverFileAdmin } from '../keys/command/admin.ts';
 import { providersOf } from '../keys/command/served-providers.ts';
-import { readKeysFileInTurns, StoreLocked } from '../keys/file.ts';
-import { keysPath } from '../keys/record.ts';
-import { updateKeys } from '../keys/file-append.ts';
 import type { QuotaCounter } from '../quota/counter.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import type { ConnectionCaps } from '../http/connection-caps.ts';
 import { listenAt } from '../http/server.ts';
 import { createAdminListener } from './listener.ts';
-
-/** How long a change waits for a keys command holding the store's lock, a try every LOCK_RETRY_MS. */
-const LOCK_WAIT_MS = 5000;
-const LOCK_RETRY_MS = 20;
-
-/**
- * The state folder's store as the server changes it: the keys command's, except that a lock held
- * by a keys command is waited for between turns, not by blocking the event loop as the command
- * itself may, and that every key is read in slices between turns (readKeysFileInTurns).
- */
-function serverFileAdmin(stateDir: string): KeyAdmin {
-  return {
-    ...fileAdmin(stateDir),
-    list: async () => (await readKeysFileInTurns(keysPath(stateDir)))?.records ?? null,
-    async apply(change) {
-      const deadline = performance.now() + LOCK_WAIT_MS;
-      for (;;) {
-        try {
-          return updateKeys(stateDir, change, 0);
-        } catch (error) {
-          if (!(error instanceof StoreLocked) || performance.now() > deadline) throw error;
-          await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
-        }
-      }
-    },
-  };
-}
 
 export interface AdminListening {
   url: string;

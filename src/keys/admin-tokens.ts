@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../lib/clock.ts';
 import type { Eventually } from '../lib/eventually.ts';
-import { withStoreLock } from './file.ts';
+import { withStoreLock } from './store-lock.ts';
 import { hashKey, KeyInputError, KeyStoreError, NAME_PATTERN } from './record.ts';
 import type { RedisClient } from '../redis/client.ts';
 import { REDIS_PREFIX } from '../redis/keyspace.ts';

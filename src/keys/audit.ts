@@ -11,7 +11,7 @@
  * Redis keeps it in the stream `bda:audit`, trimmed to about AUDIT_STREAM_MAX entries so a
  * shared Redis never grows without bound.
  */
-import { closeSync, fchownSync, fdatasyncSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fchownSync, fdatasync, fdatasyncSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Eventually } from '../lib/eventually.ts';
 import { keepForWrites } from './store-owner.ts';
@@ -51,11 +51,27 @@ export interface AuditLog {
   latest(limit: number): Eventually<AuditEntry[]>;
 }
 
+/** fdatasync off the event loop, then close. */
+function syncedAndClosed(fd: number, failed: (error: unknown) => Error): Promise<void> {
+  return new Promise((resolve, reject) =>
+    fdatasync(fd, (error) => {
+      closeSync(fd);
+      if (error) reject(failed(error));
+      else resolve();
+    }),
+  );
+}
+
 /** Bytes read at a time from the end of the file: a read of the latest entries never holds the whole log. */
 const TAIL_CHUNK = 64 * 1024;
 
-export function fileAudit(stateDir: string): AuditLog {
+/**
+ * The state folder's trail. A server (`inTurns`) makes each entry durable off the event loop: an
+ * fdatasync takes milliseconds on a disk that is busy, which would hold every request.
+ */
+export function fileAudit(stateDir: string, inTurns = false): AuditLog {
   const path = join(stateDir, AUDIT_FILE);
+  const failed = (error: unknown) => new KeyStoreError(`cannot write to ${path} (the audit trail): ${(error as Error).message}`);
   return {
     append(entry) {
       ensurePrivateDir(stateDir);
@@ -71,12 +87,13 @@ export function fileAudit(stateDir: string): AuditLog {
         if (owner && fstatSync(fd).uid !== owner.uid) fchownSync(fd, owner.uid, owner.gid);
         const line = Buffer.from(`${JSON.stringify(entry)}\n`);
         for (let written = 0; written < line.length; ) written += writeSync(fd, line, written, line.length - written);
+        if (inTurns) return syncedAndClosed(fd, failed);
         fdatasyncSync(fd);
       } catch (error) {
-        throw new KeyStoreError(`cannot write to ${path} (the audit trail): ${(error as Error).message}`);
-      } finally {
         closeSync(fd);
+        throw failed(error);
       }
+      closeSync(fd);
     },
     latest(limit) {
       let fd: number;

@@ -1,7 +1,8 @@
 /** The changes the keys command makes to the store: issue, revoke, regenerate, grants, CritPt approval, demo keys. */
 import { randomBytes } from 'node:crypto';
 import { systemClock, type Clock } from '../lib/clock.ts';
-import { loadKeys, withStoreLock } from './file.ts';
+import { loadKeys } from './file.ts';
+import { withStoreLock } from './store-lock.ts';
 import { updateKeys, writeKeysFile } from './file-append.ts';
 import { listTable, type KeyChange, type KeyTable } from './table.ts';
 import {
@@ -48,10 +49,7 @@ function sortedUnique(values: Iterable<string>): string[] {
 }
 
 function newKeyId(table: KeyTable): string {
-  for (;;) {
-    const id = `key_${randomBytes(6).toString('hex')}`;
-    if (table.byId(id) === undefined) return id;
-  }
+  return table.freshId(() => `key_${randomBytes(6).toString('hex')}`);
 }
 
 /** Check a new key's settings and fill in the defaults; throws KeyInputError. */

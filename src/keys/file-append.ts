@@ -8,15 +8,16 @@
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
-import { listTable, type KeyChange, type KeyTable } from './table.ts';
-import { readBytes, readKeysFile, unreadable, withStoreLock } from './file.ts';
+import { firstFree, listTable, type KeyChange, type KeyTable } from './table.ts';
+import { readBytes, readKeysFile, unreadable } from './file.ts';
+import { withStoreLock } from './store-lock.ts';
 import { headerAt, headerLine, KEYS_FORMAT, lineStart, parseRecordLine, recordLine, type KeysHeader } from './file-format.ts';
 import { keysPath, type KeyRecord } from './record.ts';
 import { writeFileAtomic, type Keep } from '../shared/state-files.ts';
 
 const NEWLINE = 10;
 /** A file is compacted once the lines appended since it was written outnumber its records and this. */
-const COMPACT_AFTER_LINES = 1000;
+export const COMPACT_AFTER_LINES = 1000;
 
 /**
  * Write the store anew: a header, then the lines (each a record, newline included), then the
@@ -26,14 +27,18 @@ const COMPACT_AFTER_LINES = 1000;
 export function writeKeysFile(path: string, lines: readonly (string | Buffer)[] | readonly KeyRecord[], replaces: KeysHeader['replaces'], keep: Keep, changes: readonly KeyRecord[] = []): void {
   const body = lines.map((line) => (typeof line === 'string' || Buffer.isBuffer(line) ? line : recordLine(line)));
   const bodyBytes = body.reduce((sum, line) => sum + Buffer.byteLength(line), 0);
+  writeFileAtomic(path, [settledHeader(replaces, body.length, bodyBytes), ...body, ...changes.map(recordLine)], keep);
+}
+
+/** The header line of a new file (a new name) of `records` lines, `bodyBytes` long after the header. */
+export function settledHeader(replaces: KeysHeader['replaces'], records: number, bodyBytes: number): string {
   const file = randomBytes(8).toString('hex');
   // The header says where the body ends, which its own length moves: settle it (twice at most).
   let header = '';
   for (let headerBytes = 0; ; headerBytes = Buffer.byteLength(header)) {
-    header = headerLine({ format: KEYS_FORMAT, file, replaces, records: body.length, end: headerBytes + bodyBytes });
-    if (Buffer.byteLength(header) === headerBytes) break;
+    header = headerLine({ format: KEYS_FORMAT, file, replaces, records, end: headerBytes + bodyBytes });
+    if (Buffer.byteLength(header) === headerBytes) return header;
   }
-  writeFileAtomic(path, [header, ...body, ...changes.map(recordLine)], keep);
 }
 
 /**
@@ -53,7 +58,7 @@ function fileTable(path: string, bytes: Buffer): KeyTable & { pending: Map<strin
     }
     return undefined;
   };
-  return { pending, byId, put: (record) => pending.set(record.id, record) };
+  return { pending, byId, put: (record) => pending.set(record.id, record), freshId: (draw) => firstFree(byId, draw) };
 }
 
 /** The number (from 1) of the line starting at `at`. */
@@ -85,7 +90,7 @@ export function updateKeys<T>(stateDir: string, change: KeyChange<T>, lockWaitMs
 }
 
 /** A new store, or one of format 1: read whole (when there is one), and written as format 2 with the change after its keys. */
-function rewritten<T>(path: string, replaces: KeysHeader['replaces'], change: KeyChange<T>, keep: Keep): T {
+export function rewritten<T>(path: string, replaces: KeysHeader['replaces'], change: KeyChange<T>, keep: Keep): T {
   const records = readKeysFile(path)?.records ?? [];
   const table = listTable(records);
   const result = change(table);
@@ -148,7 +153,8 @@ function compact(path: string, bytes: Buffer, replaces: NonNullable<KeysHeader['
 const ID_START = Buffer.from('{"id":"');
 const ID_LENGTH = 'key_0123456789ab'.length;
 
-function idOfLine(path: string, text: Buffer, line: number): string {
+/** The id of a record line (its newline included or not), read from its start when it starts as this code writes lines. */
+export function idOfLine(path: string, text: Buffer, line: number): string {
   if (text.subarray(0, ID_START.length).equals(ID_START) && text[ID_START.length + ID_LENGTH] === 0x22) return text.toString('latin1', ID_START.length, ID_START.length + ID_LENGTH);
   return parseRecordLine(path, text.toString('utf8').trimEnd(), line).id; // a line written otherwise (by hand)
 }

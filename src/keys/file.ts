@@ -1,16 +1,13 @@
 /**
  * The key store on disk, `keys.json` in the private state folder (its format: file-format.ts):
  * reading it, a line at a time, for the server's index (store.ts) and the keys command
- * (file-append.ts), and the lock that keeps two keys commands from losing each other's change.
+ * (file-append.ts, file-change.ts); the lock that keeps two changes from losing each other's is store-lock.ts.
  */
 import { closeSync, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { isLinesFormat, parseHeader, parseRecordLine, parseWholeFile, invalidStore, type KeysHeader } from './file-format.ts';
-import { KeyStoreError, keysPath, type KeyRecord } from './record.ts';
+import { KeyStoreError, keysPath, matchesFilter, type KeyFilter, type KeyRecord } from './record.ts';
 import { isAccessError, ownershipNote } from '../shared/file-owner.ts';
 import { readRangeSync } from '../shared/read-range.ts';
-import { takePidLock } from '../shared/pid-lock.ts';
-import { ensurePrivateDir, PRIVATE_FILE_MODE, type Keep } from '../shared/state-files.ts';
-import { keepForWrites } from './store-owner.ts';
 
 export interface FileStamp {
   ino: number;
@@ -53,7 +50,7 @@ export function openKeysFile(path: string): number | null {
 }
 
 /** Longer lines than this are refused: a record is some hundreds of bytes (a key holding every provider's grant, some kilobytes). */
-const MAX_LINE_BYTES = 1 << 20;
+export const MAX_LINE_BYTES = 1 << 20;
 /** Read a chunk at a time, not the whole file: at 100,000 keys (25 MB) the whole file held at once cost its size in memory again. */
 const CHUNK_BYTES = 1 << 20;
 
@@ -63,11 +60,11 @@ const CHUNK_BYTES = 1 << 20;
  * off by a crash) are left for later: a change is the whole line or nothing.
  */
 export function readLines(fd: number, path: string, from: number, to: number, onLine: (text: string) => void): number {
-  return drain(linesOf(fd, path, from, to), onLine);
+  return drain(linesOf(fd, path, from, to), ([text]) => onLine(text));
 }
 
-/** The lines of `readLines`, one at a time, and the same offset when done. */
-function* linesOf(fd: number, path: string, from: number, to: number): Generator<string, number> {
+/** The lines of `readLines`, one at a time with where each starts, and the same offset when done. */
+export function* linesOf(fd: number, path: string, from: number, to: number): Generator<readonly [string, number], number> {
   const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, Math.max(1, to - from)));
   let carried: Buffer | null = null;
   let position = from;
@@ -84,7 +81,7 @@ function* linesOf(fd: number, path: string, from: number, to: number): Generator
     for (let nl = chunk.indexOf(10, 0); nl !== -1 && nl < got; nl = chunk.indexOf(10, start)) {
       const line: Buffer = carried ? Buffer.concat([carried, chunk.subarray(start, nl)]) : chunk.subarray(start, nl);
       carried = null;
-      yield line.toString('utf8');
+      yield [line.toString('utf8'), lineStart];
       start = nl + 1;
       lineStart = position + start;
     }
@@ -106,21 +103,22 @@ export interface WholeRead {
 }
 
 /**
- * Read a key file from its start, giving each record in order to `onRecord` with its line
- * (format 2: every line, changes included, so a later line of an id replaces an earlier one;
- * format 1: every record once). Throws KeyStoreError naming the file and line of what is wrong.
+ * Read a key file from its start, giving each record in order to `onRecord` with its line and
+ * where that starts (format 2: every line, changes included, so a later line of an id replaces an
+ * earlier one; format 1: every record once, at 0). Throws KeyStoreError naming the file and line
+ * of what is wrong.
  */
-export function readWhole(fd: number, path: string, size: number, onRecord: (record: KeyRecord, line: number) => void): WholeRead {
-  return drain(recordsOf(fd, path, size), ([record, line]) => onRecord(record, line));
+export function readWhole(fd: number, path: string, size: number, onRecord: (record: KeyRecord, line: number, at: number) => void): WholeRead {
+  return drain(recordsOf(fd, path, size), ([record, line, at]) => onRecord(record, line, at));
 }
 
-/** The records of `readWhole`, each with its line, one at a time, and the same summary when done. */
-function* recordsOf(fd: number, path: string, size: number): Generator<readonly [KeyRecord, number], WholeRead> {
+/** The records of `readWhole`, each with its line and where it starts, one at a time, and the same summary when done. */
+export function* recordsOf(fd: number, path: string, size: number): Generator<readonly [KeyRecord, number, number], WholeRead> {
   const first = readBytes(fd, path, 0, Math.min(size, 64));
   if (!isLinesFormat(first.toString('latin1'))) {
     // Format 1 was written whole and is read whole; once: the first change rewrites it.
     const records = parseWholeFile(path, readBytes(fd, path, 0, size).toString('utf8'));
-    for (let i = 0; i < records.length; i++) yield [records[i], i + 1];
+    for (let i = 0; i < records.length; i++) yield [records[i], i + 1, 0];
     return { header: null, end: size, lines: records.length };
   }
   let header: KeysHeader | undefined;
@@ -133,8 +131,9 @@ function* recordsOf(fd: number, path: string, size: number): Generator<readonly 
       return { header, end: text.value, lines };
     }
     lines++;
-    if (header === undefined) header = parseHeader(path, text.value);
-    else yield [parseRecordLine(path, text.value, lines), lines];
+    const [line, at] = text.value;
+    if (header === undefined) header = parseHeader(path, line);
+    else yield [parseRecordLine(path, line, lines), lines, at];
   }
 }
 
@@ -151,7 +150,7 @@ function drain<T, R>(values: Generator<T, R>, each: (value: T) => void): R {
  * The same, letting the event loop take a turn whenever the values have run for `sliceMs`:
  * what a server reads this way delays its other requests by a slice at most, not by the read.
  */
-async function drainInTurns<T, R>(values: Generator<T, R>, each: (value: T) => void, sliceMs: number): Promise<R> {
+export async function drainInTurns<T, R>(values: Generator<T, R>, each: (value: T) => void, sliceMs: number): Promise<R> {
   let since = performance.now();
   for (let n = 1; ; n++) {
     const next = values.next();
@@ -180,30 +179,42 @@ export interface StoredKeys extends WholeRead {
   stamp: FileStamp;
 }
 
-/** The keys of a whole read, each id as its last line says, in the order they were first written. */
+/**
+ * The keys of a whole read that a filter lets through (all of them without one), each id as its
+ * last line says, in the order they were first written. A key's fields the filter reads never
+ * change, so a line that does not pass is dropped as read; should a hand edit have changed one,
+ * the key's last line decides all the same.
+ */
 class StoreOrder {
-  private readonly records: KeyRecord[] = [];
+  private readonly records: (KeyRecord | null)[] = [];
   private readonly at = new Map<string, number>();
 
-  add = ([record]: readonly [KeyRecord, number]): void => {
+  constructor(private readonly filter: KeyFilter = {}) {}
+
+  add = ([record]: readonly [KeyRecord, number, number]): void => {
     const i = this.at.get(record.id);
-    if (i === undefined) this.at.set(record.id, this.records.push(record) - 1);
+    if (!matchesFilter(record, this.filter)) {
+      if (i === undefined) return;
+      this.records[i] = null;
+      this.at.delete(record.id);
+    } else if (i === undefined) this.at.set(record.id, this.records.push(record) - 1);
     else this.records[i] = record;
   };
 
   /** The keys, once no two of them share a hash. */
   checked(path: string): KeyRecord[] {
+    const records = this.records.filter((record) => record !== null);
     const hashes = new Map<string, string>();
-    for (const record of this.records) {
+    for (const record of records) {
       const holder = hashes.get(record.hash);
       if (holder !== undefined) throw invalidStore(path, `keys ${holder} and ${record.id} have the same hash`);
       hashes.set(record.hash, record.id);
     }
-    return this.records;
+    return records;
   }
 }
 
-function stampOfOpen(fd: number, path: string): FileStamp {
+export function stampOfOpen(fd: number, path: string): FileStamp {
   try {
     return stampOf(fstatSync(fd)) as FileStamp;
   } catch (error) {
@@ -233,14 +244,16 @@ export const READ_SLICE_MS = 10;
  * slices of `sliceMs` with a turn of the event loop between them. A read of 100,000 keys (a file
  * written by scripts/bench/keys-scale.ts) took 780 ms, which in one piece held every public
  * request that long. The read stops at the size the file had when opened: a change appended or a
- * file renamed over it meanwhile is in the next read.
+ * file renamed over it meanwhile is in the next read. Only the keys `filter` lets through are
+ * kept (their hashes alone checked against each other): every key of 100,000 held at once took
+ * the server to 187-195 MB resident for a list of one org's, 136 MB now (scripts/bench/admin-scale.ts).
  */
-export async function readKeysFileInTurns(path: string, sliceMs = READ_SLICE_MS): Promise<StoredKeys | null> {
+export async function readKeysFileInTurns(path: string, filter: KeyFilter = {}, sliceMs = READ_SLICE_MS): Promise<StoredKeys | null> {
   const fd = openKeysFile(path);
   if (fd === null) return null;
   try {
     const stamp = stampOfOpen(fd, path);
-    const order = new StoreOrder();
+    const order = new StoreOrder(filter);
     const read = await drainInTurns(recordsOf(fd, path, stamp.size), order.add, sliceMs);
     return { ...read, records: order.checked(path), stamp };
   } finally {
@@ -251,34 +264,4 @@ export async function readKeysFileInTurns(path: string, sliceMs = READ_SLICE_MS)
 /** The keys in the store, revoked ones included; null when no store exists yet. */
 export function loadKeys(stateDir: string): KeyRecord[] | null {
   return readKeysFile(keysPath(stateDir))?.records ?? null;
-}
-
-const LOCK_WAIT_MS = 5000;
-
-/** Another change holds the store's lock: worth another try a moment later. */
-export class StoreLocked extends KeyStoreError {}
-
-/**
- * Changes read, modify and write the file; the lock keeps two keys commands from losing each
- * other's change. Whose the files are is settled first: a user who could not keep the store's
- * owner is refused before anything is made or changed (see store-owner.ts); `change` is told
- * what the files it writes keep.
- */
-export function withStoreLock<T>(stateDir: string, change: (keep: Keep) => T, waitMs = LOCK_WAIT_MS): T {
-  const keep = keepForWrites(stateDir);
-  ensurePrivateDir(stateDir);
-  const lock = `${keysPath(stateDir)}.lock`;
-  const deadline = performance.now() + waitMs;
-  for (;;) {
-    const taken = takePidLock(lock, PRIVATE_FILE_MODE, keep.owner);
-    if (typeof taken === 'function') {
-      try {
-        return change(keep);
-      } finally {
-        taken();
-      }
-    }
-    if (performance.now() >= deadline) throw new StoreLocked(`${lock} is held by another keys command (pid ${taken.holder}); if none is running, delete it`);
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
-  }
 }

@@ -47,6 +47,22 @@ export interface KeyRecord {
 
 export type PublicKeyRecord = Omit<KeyRecord, 'hash'>;
 
+/**
+ * Which keys a list is for, by fields no change to a key alters (its id, org, user and tier):
+ * each one given must be equal. A store may keep only those keys as it reads, instead of every
+ * key at once (src/keys/file.ts); the caller still checks what it is given.
+ */
+export type KeyFilter = Partial<Pick<KeyRecord, 'id' | 'org' | 'user' | 'tier'>>;
+
+export function matchesFilter(record: KeyRecord, filter: KeyFilter): boolean {
+  return (
+    (filter.id === undefined || record.id === filter.id) &&
+    (filter.org === undefined || record.org === filter.org) &&
+    (filter.user === undefined || record.user === filter.user) &&
+    (filter.tier === undefined || record.tier === filter.tier)
+  );
+}
+
 /** A freshly issued plain key with its record: the only moment the key is known. */
 export interface IssuedKey {
   key: string;

@@ -185,6 +185,12 @@ export class RedisKeys implements KeyLookup, RedisKeyCheck {
     return JSON.stringify({ created_at: new Date((this.options.clock ?? systemClock).now()).toISOString() });
   }
 
+  /** One key by its id, revoked or not; null when no key has it. */
+  async record(id: string): Promise<KeyRecord | null> {
+    const text = (await this.client.send(['HGET', RECORDS, id])) as string | null;
+    return text === null ? null : freezeRecord(JSON.parse(text) as KeyRecord);
+  }
+
   /** Every key, revoked ones included, oldest first. */
   async records(): Promise<KeyRecord[]> {
     return (await this.read()).records;

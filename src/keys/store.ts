@@ -8,6 +8,8 @@ import { headerAt, parseRecordLine, invalidStore, type KeysHeader } from './file
 import { KeyFileUnreadable, openKeysFile, readBytes, readLines, readWhole, sameStamp, stampOf, unreadable, type FileStamp } from './file.ts';
 import { hashKey, KEY_PATTERN, keysPath, KeyStoreError, type KeyLookup, type KeyRecord } from './record.ts';
 import { ensurePrivateDir } from '../shared/state-files.ts';
+import { replacedLines } from './file-replaced.ts';
+import { settled } from './file-settled.ts';
 
 export interface KeyStoreOptions {
   /** How often to look for changes to the file (see refresh); default every lookup. */
@@ -192,6 +194,7 @@ export class KeyStore implements KeyLookup {
     if (f === null || this.problem !== null) return false; // after a failure, the whole file decides
     if (current.ino === f.stamp.ino) {
       if (sameStamp(current, f.stamp)) return true;
+      if (f.file !== null && current.size === f.offset) current = settled(this.path, current);
       return f.file !== null && current.size > f.offset && this.appended(f, current);
     }
     // Replaced. What the old file gained before that is read first; then, if the new one is a
@@ -248,7 +251,11 @@ export class KeyStore implements KeyLookup {
       this.beforeRead(this.path, 'whole');
       const stamp = stampOf(fstatSync(fd)) as FileStamp;
       const index = new ActiveKeys();
-      const read = readWhole(fd, this.path, stamp.size, (record, line) => index.apply(this.path, record, line));
+      // Records a later line replaces are not held meanwhile (file-replaced.ts: 153 -> 130-131 MB at 100,000 keys).
+      const replaced = replacedLines(fd, this.path, this.headerOf(fd, stamp.size), stamp.size);
+      const read = readWhole(fd, this.path, stamp.size, (record, line, at) => {
+        if (!replaced(record.id, at)) index.apply(this.path, record, line);
+      });
       this.follow({ fd, stamp, file: read.header?.file ?? null, offset: read.end, lines: read.lines, tail: this.tailOf(fd, read.end) });
       this.use(index);
     } catch (error) {

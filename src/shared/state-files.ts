@@ -71,16 +71,24 @@ export async function fsyncDirAsync(dir: string): Promise<void> {
 }
 
 /**
- * `writeFileAtomic` without blocking the event loop: text given in parts is made and written a
- * part a turn (a large file never holds the loop for its whole length). The rename happens only
- * if `stillWanted()` says so, checked in the same turn as the rename (a newer writer may have
- * gone first); false when it did not happen.
+ * `writeFileAtomic` without blocking the event loop: data given in parts is made and written a
+ * part at a time (a large file never holds the loop for its whole length; parts an async
+ * iterable makes may read between turns). The rename happens only if `stillWanted()` says so,
+ * checked in the same turn as the rename (a newer writer may have gone first); false when it did
+ * not happen. The new file is given `keep`'s owner and mode before the rename, as writeFileAtomic does.
  */
-export async function writeFileAtomicAsync(path: string, data: string | Iterable<string>, stillWanted: () => boolean = () => true): Promise<boolean> {
+export async function writeFileAtomicAsync(
+  path: string,
+  data: string | Iterable<string | Buffer> | AsyncIterable<string | Buffer>,
+  stillWanted: () => boolean = () => true,
+  keep: Keep = {},
+): Promise<boolean> {
   const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await open(tmp, 'wx', PRIVATE_FILE_MODE);
   try {
-    for (const part of typeof data === 'string' ? [data] : data) await handle.writeFile(part); // from where the last part ended
+    if (keep.owner) await handle.chown(keep.owner.uid, keep.owner.gid);
+    if (keep.mode !== undefined) await handle.chmod(keep.mode);
+    for await (const part of typeof data === 'string' ? [data] : data) await handle.writeFile(part); // from where the last part ended
     await handle.sync();
   } catch (error) {
     await handle.close();

@@ -1,16 +1,18 @@
 /**
  * The keys command's view of a store: apply a change (src/keys/changes.ts), list the keys, and, for
  * Redis, take in a state folder (`keys migrate`, ./migrate.ts). The file store works as it always has, at
- * once and under its lock; Redis answers later, and its failures are the store's refusals
+ * once and under its lock (a server's admin listener, in turns: serverFileAdmin); Redis answers later, and its failures are the store's refusals
  * (KeyStoreError: exit status 1). Every change to Redis, and `keys migrate`, leaves its store
  * marker (src/keys/redis.ts), by which the servers tell a reset Redis from a bad key.
  */
 import { systemClock, type Clock } from '../../lib/clock.ts';
 import type { Eventually } from '../../lib/eventually.ts';
-import { loadKeys } from '../file.ts';
+import { loadKeys, readKeysFileInTurns } from '../file.ts';
+import { changeKeysInTurns, keyInTurns } from '../file-change.ts';
+import { keyPiecesInTurns, type KeyPieces } from '../file-list.ts';
 import { updateKeys } from '../file-append.ts';
 import type { KeyChange } from '../table.ts';
-import { KeyStoreError, type KeyRecord } from '../record.ts';
+import { KeyStoreError, keysPath, matchesFilter, type KeyFilter, type KeyRecord } from '../record.ts';
 import { usageOf, usageRows, withStatus, type ScopeUsage } from './usage.ts';
 import type { QuotaLimits } from '../../quota/scopes.ts';
 import { readCounts } from '../../quota/replay.ts';
@@ -27,8 +29,10 @@ export interface KeyAdmin {
   /** Where the keys are, for messages. */
   readonly where: string;
   apply<T>(change: KeyChange<T>): Eventually<T>;
-  /** Every key, revoked ones included; null when no store exists yet. */
-  list(): Eventually<KeyRecord[] | null>;
+  /** Every key `filter` lets through (all without one), revoked ones included; null when no store exists yet. */
+  list(filter?: KeyFilter): Eventually<KeyRecord[] | null>;
+  /** The same keys a piece at a time, never held at once (the state folder's, for a server: src/keys/file-list.ts); null when no store exists yet. */
+  pieces?(filter?: KeyFilter): Promise<KeyPieces | null>;
   /** Each quota scope of the active keys at `now`, read beside running servers without writing. */
   usage(limits: QuotaLimits, now: number): Eventually<ScopeUsage[]>;
   /** The limits the server last started here recorded (src/quota/recorded-limits.ts); null when none has. */
@@ -43,13 +47,44 @@ export function fileAdmin(stateDir: string): KeyAdmin {
   return {
     where: stateDir,
     apply: (change) => updateKeys(stateDir, change),
-    list: () => loadKeys(stateDir),
+    list: (filter = {}) => loadKeys(stateDir)?.filter((record) => matchesFilter(record, filter)) ?? null,
     usage: (limits, now) => usageOf(loadKeys(stateDir) ?? [], readCounts(stateDir), limits, now),
     recordedLimits: () => readLimitsFile(stateDir),
     tokens: fileTokenStore(stateDir),
     audit: fileAudit(stateDir),
     close: () => {},
   };
+}
+
+/**
+ * The state folder's store as a server changes it (its admin listener): the keys command's, except
+ * that nothing holds the event loop for long. A change finds the keys it reads between turns and
+ * waits for a keys command holding the store's lock between turns too (changeKeysInTurns), an
+ * audit entry is made durable off the loop, a list reads every key in slices between turns
+ * keeping only those its filter lets through (readKeysFileInTurns), and a key asked for by its id
+ * alone is found by its line, as a change finds it (keyInTurns), not by reading every key.
+ */
+export function serverFileAdmin(stateDir: string): KeyAdmin {
+  const path = keysPath(stateDir);
+  return {
+    ...fileAdmin(stateDir),
+    async list(filter = {}) {
+      const id = idAlone(filter);
+      if (id !== null) {
+        const found = await keyInTurns(path, id);
+        if (found !== undefined) return found === null ? [] : [found];
+      }
+      return (await readKeysFileInTurns(path, filter))?.records ?? null;
+    },
+    pieces: (filter = {}) => keyPiecesInTurns(path, filter),
+    apply: (change) => changeKeysInTurns(stateDir, change),
+    audit: fileAudit(stateDir, true),
+  };
+}
+
+/** The id a filter asks for when it asks for nothing else: that key alone is looked up, not every key read. */
+function idAlone({ id, ...others }: KeyFilter): string | null {
+  return id !== undefined && Object.values(others).every((value) => value === undefined) ? id : null;
 }
 
 /** Redis's failures, as the store's refusals. */
@@ -88,7 +123,11 @@ export async function redisAdmin(address: RedisAddress, clock: Clock = systemClo
   return {
     where,
     apply: (change) => keys.update(change).catch(refused),
-    list: () => keys.records().catch(refused),
+    list: (filter = {}) => {
+      const id = idAlone(filter);
+      if (id !== null) return keys.record(id).then((record) => (record === null ? [] : [record]), refused);
+      return keys.records().then((records) => records.filter((record) => matchesFilter(record, filter)), refused);
+    },
     usage: (limits, now) => keys.records().then((records) => withStatus(usageRows(records, limits), (kind, scope, limit) => quota.status(kind, scope, limit), now)).catch(refused),
     recordedLimits: () => client.send(['GET', LIMITS_REDIS_KEY]).then((text) => (typeof text === 'string' ? parseLimitsRecord(text) : null), refused),
     tokens: refusing(redisTokenStore(client)),

@@ -1,0 +1,113 @@
+/**
+ * An admin change on a large state folder costs the server what a keys command's change costs
+ * it: the key's line, not keys.json whole. Read whole on the server's event loop, a change at
+ * 100,000 keys held every request some 125 ms (scripts/bench/admin-scale.ts has the figures).
+ *
+ * Counted, not timed: the bytes the server process reads (/proc/PID/io, rchar: every read it
+ * makes, the page cache's included) during one admin revoke, less what it reads for an admin call
+ * that reads no key (the audit trail's latest entry), against the file's size. A list of every
+ * key is sent as it is read, never held whole: chunked, with the bytes the whole list had.
+ */
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { freePort } from '../../scripts/processes.ts';
+import { scaleKeyId, writeScaleKeys } from '../../scripts/scale-state.ts';
+import { fileTokenStore } from '../../src/keys/admin-tokens.ts';
+import { createKey } from '../../src/keys/changes.ts';
+import { readKeysFile } from '../../src/keys/file.ts';
+import { keysPath, publicRecord } from '../../src/keys/record.ts';
+import { get, request } from '../helpers/http.ts';
+import { spawnServer, stopProcess } from '../helpers/process.ts';
+import { buildFixture } from '../helpers/server.ts';
+
+/** Some 8 MB of keys.json: eight of the 1 MB chunks a change searches at most at a time. */
+const KEYS = 30_000;
+const FREE_LIST = '/api/v2/language/models/free';
+
+const scale = suite('admin changes at scale');
+const root = mkdtempSync(join(tmpdir(), 'admin-keys-scale-'));
+scale.after(() => rmSync(root, { recursive: true, force: true }));
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Bytes the process has read so far. */
+function bytesRead(pid: number): number {
+  return Number(/^rchar:\s+(\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))![1]);
+}
+
+/** Wait until the process reads nothing for a while (its start's background check of the build done); bytes read then. */
+async function quiet(pid: number): Promise<number> {
+  for (let was = bytesRead(pid), tries = 0; tries < 100; tries++) {
+    await sleep(150);
+    const now = bytesRead(pid);
+    if (now === was) return now;
+    was = now;
+  }
+  throw new Error('the server kept reading');
+}
+
+scale('an admin revoke reads the key\'s line, not keys.json whole, and the next request is refused', async () => {
+  const { snapshotDir } = await buildFixture(root);
+  const state = join(root, 'state');
+  writeScaleKeys(state, KEYS);
+  const issued = createKey(state, { tier: 'pro', org: 'acme', user: 'ana' });
+  const { token } = fileTokenStore(state).create('scale', { now: () => Date.now() }) as { token: string };
+  const size = statSync(keysPath(state)).size;
+  const adminPort = await freePort();
+  const server = await spawnServer(['--port', '0', '--admin-port', String(adminPort), '--snapshot', snapshotDir, '--state', state, '--quiet']);
+  const admin = (method: string, path: string) => request(`http://127.0.0.1:${adminPort}`, `/admin/api${path}`, { method, headers: { authorization: `Bearer ${token}` } });
+  try {
+    const pid = server.child.pid!;
+    assert.is((await get(server.url, FREE_LIST, issued.key)).status, 200);
+    assert.is((await admin('GET', '/audit?limit=1')).status, 200); // the listener's first call, before anything is counted
+
+    let before = await quiet(pid);
+    assert.is((await admin('GET', '/audit?limit=1')).status, 200);
+    const baseline = (await quiet(pid)) - before;
+
+    before = await quiet(pid);
+    const revoked = await admin('DELETE', `/keys/${issued.record.id}`);
+    const read = (await quiet(pid)) - before - baseline;
+    assert.is(revoked.status, 200, revoked.text);
+    assert.is(revoked.json().changed, true);
+    // The keys command's way read all of it on the event loop; in turns, the file's last 64 KB
+    // and 1 MB, where the key's line is.
+    assert.ok(read < size / 4, `the revoke read ${read} bytes of a ${size}-byte keys.json (an admin call reading no key: ${baseline})`);
+    assert.is((await get(server.url, FREE_LIST, issued.key)).status, 401, 'refused at the next request');
+  } finally {
+    await stopProcess(server.child);
+  }
+});
+
+scale('a list of every key is sent as it is read (chunked), the keys a whole read gives in its order', async () => {
+  const { snapshotDir } = await buildFixture(join(root, 'list'));
+  const state = join(root, 'list', 'state');
+  writeScaleKeys(state, KEYS);
+  createKey(state, { tier: 'pro', org: 'acme', user: 'ana' });
+  const { token } = fileTokenStore(state).create('scale', { now: () => Date.now() }) as { token: string };
+  const adminPort = await freePort();
+  const server = await spawnServer(['--port', '0', '--admin-port', String(adminPort), '--snapshot', snapshotDir, '--state', state, '--quiet']);
+  const admin = (method: string, path: string) => request(`http://127.0.0.1:${adminPort}`, `/admin/api${path}`, { method, headers: { authorization: `Bearer ${token}` } });
+  try {
+    const revoked = await admin('DELETE', `/keys/${scaleKeyId(7)}`);
+    assert.is(revoked.status, 200, revoked.text);
+    const list = await admin('GET', '/keys');
+    assert.is(list.status, 200, list.text.slice(0, 200));
+    // Held whole, 100,000 keys took the server to 245-251 MB resident (scripts/bench/admin-scale.ts).
+    assert.is(list.headers['transfer-encoding'], 'chunked', 'sent as made, not held to be measured first');
+    assert.is(list.headers['content-length'], undefined);
+    assert.is(list.text, JSON.stringify({ data: readKeysFile(keysPath(state))!.records.map(publicRecord) }), 'the bytes the whole list was');
+    assert.is(list.json().data[7].revoked_at, revoked.json().record.revoked_at);
+    const org = await admin('GET', '/keys?org=org7&revoked=true');
+    const expected = readKeysFile(keysPath(state))!.records.filter((r) => r.org === 'org7' && r.revoked_at !== null);
+    assert.ok(expected.some((r) => r.id === scaleKeyId(7)));
+    assert.equal(org.json().data, expected.map(publicRecord));
+  } finally {
+    await stopProcess(server.child);
+  }
+});
+
+scale.run();
