@@ -23,7 +23,7 @@ import type { Clock } from '../lib/clock.ts';
 import { DURABLE_NOW, settled, type Durable, type QuotaCounter, type Reservation, type Reserved, type Taken } from './counter.ts';
 import { journalLine, QuotaJournal, type JournalOptions } from './journal.ts';
 import { readLeases } from './replay.ts';
-import { counterId, Coverage, WindowCounts, type QuotaKind, type QuotaStatus, type Window, type WindowsCopy } from './window.ts';
+import { counterId, counterParts, Coverage, WindowCounts, type QuotaKind, type QuotaStatus, type Window, type WindowsCopy } from './window.ts';
 
 
 /** Compact when the journal has grown past this many lines. */
@@ -217,8 +217,7 @@ export class QuotaBook implements QuotaCounter {
     for (const counter of this.served) {
       const served = this.counts.unnoted(counter, now);
       if (served < 0) continue;
-      const space = counter.indexOf(' ');
-      text += journalLine(counter.slice(0, space) as QuotaKind, counter.slice(space + 1), now, 0, served);
+      text += journalLine(...counterParts(counter), now, 0, served);
       marked.push(counter);
     }
     this.served.clear();

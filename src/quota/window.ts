@@ -50,6 +50,12 @@ export function counterId(kind: QuotaKind, scope: string): string {
   return `${kind} ${scope}`;
 }
 
+/** The kind and scope a counter id names (the inverse of counterId). */
+export function counterParts(counter: string): [QuotaKind, string] {
+  const space = counter.indexOf(' ');
+  return [counter.slice(0, space) as QuotaKind, counter.slice(space + 1)];
+}
+
 /** Requests one journal line may count ahead of the answers: 1% of the quota, at least one. */
 export function leaseSize(limit: number): number {
   return Math.max(1, Math.floor(limit / 100));

@@ -12,7 +12,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { RedisClient } from '../../redis/client.ts';
 import { readWindows } from '../../quota/book.ts';
 import type { RedisQuota } from '../../quota/redis.ts';
-import type { QuotaKind } from '../../quota/window.ts';
+import { counterParts } from '../../quota/window.ts';
 import { fileTokenStore, importTokens } from '../admin-tokens.ts';
 import { AUDIT_FILE } from '../audit.ts';
 import { carryAudit } from '../audit-carry.ts';
@@ -37,10 +37,7 @@ export async function migrateFolder(stateDir: string, { client, keys, quota, clo
   const tokenRecords = await fileTokenStore(stateDir).list();
   const imported = await keys.import(records);
   await keys.mark();
-  for (const [counter, window] of windows) {
-    const space = counter.indexOf(' ');
-    await quota.merge(counter.slice(0, space) as QuotaKind, counter.slice(space + 1), window);
-  }
+  for (const [counter, window] of windows) await quota.merge(...counterParts(counter), window);
   const tokens = await importTokens(client, tokenRecords);
   const audit = await carryAudit(client, stateDir);
 
