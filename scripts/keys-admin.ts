@@ -6,7 +6,7 @@
  */
 import { userInfo } from 'node:os';
 import { UsageError } from '../src/shared/flags.ts';
-import { recover, then, type Eventually } from '../src/lib/eventually.ts';
+import { recover, whenReady, type Eventually } from '../src/lib/eventually.ts';
 import { systemClock } from '../src/lib/clock.ts';
 import type { KeyAdmin } from '../src/keys/command/admin.ts';
 import { AUDIT_READ_MAX, type AuditEntry } from '../src/keys/audit.ts';
@@ -24,7 +24,7 @@ export function audited<T>(admin: KeyAdmin, io: Output, action: string, recordOf
     const record = recordOf(done);
     const entry: AuditEntry = { at: new Date().toISOString(), actor: 'keys-command', actor_name: commandUser(), action, key: record.id, changes: changes(done), from: 'local' };
     const warn = (error: unknown) => io.err(`keys: warning: ${action} of ${record.id} was made but not written to the audit trail: ${(error as Error).message}`);
-    return then(recover(() => admin.audit.append(entry), warn), () => done);
+    return whenReady(recover(() => admin.audit.append(entry), warn), () => done);
   };
 }
 
@@ -50,8 +50,8 @@ export function performTokenOrAudit(admin: KeyAdmin, command: string, operands: 
   switch (command) {
     case 'admin-token create': {
       if (values.name === undefined) throw new UsageError('admin-token create needs --name NAME (whose token it is)');
-      const made = then(admin.tokens.create(values.name, systemClock), audited(admin, io, 'admin-token.create', (t: IssuedToken) => t.record, ({ record }: IssuedToken) => ({ name: record.name })));
-      return then(made, ({ token, record }) => {
+      const made = whenReady(admin.tokens.create(values.name, systemClock), audited(admin, io, 'admin-token.create', (t: IssuedToken) => t.record, ({ record }: IssuedToken) => ({ name: record.name })));
+      return whenReady(made, ({ token, record }) => {
         if (json) return io.out(JSON.stringify({ token, ...publicToken(record) }));
         io.err(`created admin token ${record.id} (${record.name})`);
         io.out(token);
@@ -59,16 +59,16 @@ export function performTokenOrAudit(admin: KeyAdmin, command: string, operands: 
       });
     }
     case 'admin-token list':
-      return then(admin.tokens.list(), (records) => {
+      return whenReady(admin.tokens.list(), (records) => {
         if (json) io.out(JSON.stringify(records.map(publicToken), null, 2));
         else if (records.length === 0) io.err(`no admin tokens in ${admin.where}`);
         else io.out(records.map((r) => `${r.id}  ${r.name}  created ${r.created_at}${r.revoked_at ? `  revoked ${r.revoked_at}` : ''}`).join('\n'));
       });
     case 'admin-token revoke':
       if (!ADMIN_TOKEN_ID_PATTERN.test(operands[0])) throw new UsageError(`not an admin token id: ${JSON.stringify(operands[0].startsWith(ADMIN_TOKEN_PREFIX) ? `${ADMIN_TOKEN_PREFIX}...` : operands[0])} (ids look like adm_0123456789ab; see admin-token list)`);
-      return then(then(admin.tokens.revoke(operands[0], systemClock), audited(admin, io, 'admin-token.revoke', (r: AdminTokenRecord) => r, () => ({}))), (record) => io.out(json ? JSON.stringify(publicToken(record)) : `revoked admin token ${record.id} (${record.name})`));
+      return whenReady(whenReady(admin.tokens.revoke(operands[0], systemClock), audited(admin, io, 'admin-token.revoke', (r: AdminTokenRecord) => r, () => ({}))), (record) => io.out(json ? JSON.stringify(publicToken(record)) : `revoked admin token ${record.id} (${record.name})`));
     case 'audit':
-      return then(admin.audit.latest(auditLimit(values.limit)), (entries) => {
+      return whenReady(admin.audit.latest(auditLimit(values.limit)), (entries) => {
         if (json) io.out(JSON.stringify(entries, null, 2));
         else if (entries.length === 0) io.err(`no changes recorded in ${admin.where} yet`);
         else io.out(entries.map((e) => `${e.at}  ${e.actor} (${e.actor_name}) from ${e.from}  ${e.action} ${e.key}${Object.keys(e.changes).length ? ` ${JSON.stringify(e.changes)}` : ''}`).join('\n'));

@@ -18,7 +18,7 @@ import { resolveOptions, storeEnvironment, storeSettings } from '../src/config.t
 import { parseFlags, UsageError } from '../src/shared/flags.ts';
 import type { QuotaLimits } from '../src/quota/scopes.ts';
 import type { RecordedLimits } from '../src/quota/recorded-limits.ts';
-import { then, type Eventually } from '../src/lib/eventually.ts';
+import { whenReady, type Eventually } from '../src/lib/eventually.ts';
 import { fileAdmin, redisAdmin, type KeyAdmin } from '../src/keys/command/admin.ts';
 import { checkProviderSlug, creation, critptApproval, providerGrant, providerUngrant, quotaChange, regeneration, revocation } from '../src/keys/changes.ts';
 import type { KeyChange } from '../src/keys/table.ts';
@@ -169,41 +169,41 @@ function perform(admin: KeyAdmin, command: string, operands: string[], values: V
   const { json } = values;
   switch (command) {
     case 'create':
-      return then(then(admin.apply(create(io, values)), audited(admin, io, 'key.create', (i: IssuedKey) => i.record, ({ record }: IssuedKey) => settingsOf(record))), (issued) => printIssued(io, issued, json, 'created'));
+      return whenReady(whenReady(admin.apply(create(io, values)), audited(admin, io, 'key.create', (i: IssuedKey) => i.record, ({ record }: IssuedKey) => settingsOf(record))), (issued) => printIssued(io, issued, json, 'created'));
     case 'list':
-      return then(admin.list(), (found) => {
+      return whenReady(admin.list(), (found) => {
         const records = found ?? [];
         if (json) io.out(JSON.stringify(records.map(publicRecord), null, 2));
         else if (records.length === 0) io.err(`no keys in ${admin.where}`);
         else io.out(keyTable(records)); // the table shows no hash: no public copy of each record needed
       });
     case 'revoke':
-      return then(then(admin.apply(revocation(keyId(operands[0]))), audited(admin, io, 'key.revoke', (r: KeyRecord) => r, () => ({}))), (record) => printRecord(io, record, json, `revoked ${describe(record)}`));
+      return whenReady(whenReady(admin.apply(revocation(keyId(operands[0]))), audited(admin, io, 'key.revoke', (r: KeyRecord) => r, () => ({}))), (record) => printRecord(io, record, json, `revoked ${describe(record)}`));
     case 'regenerate':
-      return then(then(admin.apply(regeneration(keyId(operands[0]))), audited(admin, io, 'key.regenerate', (i: IssuedKey) => i.record, () => ({}))), (issued) => printIssued(io, issued, json, 'regenerated'));
+      return whenReady(whenReady(admin.apply(regeneration(keyId(operands[0]))), audited(admin, io, 'key.regenerate', (i: IssuedKey) => i.record, () => ({}))), (issued) => printIssued(io, issued, json, 'regenerated'));
     case 'grant': {
       const id = keyId(operands[0]);
       checkGrants(io, [operands[1]], values);
-      return then(then(admin.apply(providerGrant(id, operands[1])), audited(admin, io, 'key.grant', (r: KeyRecord) => r, () => ({ provider: operands[1] }))), (record) =>
+      return whenReady(whenReady(admin.apply(providerGrant(id, operands[1])), audited(admin, io, 'key.grant', (r: KeyRecord) => r, () => ({ provider: operands[1] }))), (record) =>
         printRecord(io, record, json, `${record.id} now holds ${record.grants.length} grant${record.grants.length === 1 ? '' : 's'}, including ${operands[1]}`),
       );
     }
     case 'ungrant':
-      return then(then(admin.apply(providerUngrant(keyId(operands[0]), checkProviderSlug(operands[1]))), audited(admin, io, 'key.ungrant', (r: KeyRecord) => r, () => ({ provider: operands[1] }))), (record) =>
+      return whenReady(whenReady(admin.apply(providerUngrant(keyId(operands[0]), checkProviderSlug(operands[1]))), audited(admin, io, 'key.ungrant', (r: KeyRecord) => r, () => ({ provider: operands[1] }))), (record) =>
         printRecord(io, record, json, `${record.id} no longer holds a grant for ${operands[1]} (${record.grants.length} left)`),
       );
     case 'critpt': {
       const id = keyId(operands[0]);
-      return then(then(admin.apply(critptApproval(id, onOff(operands[1]))), audited(admin, io, 'key.critpt', (r: KeyRecord) => r, (r: KeyRecord) => ({ critpt: r.critpt }))), (record) => printRecord(io, record, json, `${record.id}: CritPt grading ${record.critpt ? 'approved' : 'withdrawn'}`));
+      return whenReady(whenReady(admin.apply(critptApproval(id, onOff(operands[1]))), audited(admin, io, 'key.critpt', (r: KeyRecord) => r, (r: KeyRecord) => ({ critpt: r.critpt }))), (record) => printRecord(io, record, json, `${record.id}: CritPt grading ${record.critpt ? 'approved' : 'withdrawn'}`));
     }
     case 'quota': {
       const quota = operands[1] === 'default' ? null : quotaOf(operands[1]);
-      return then(then(admin.apply(quotaChange(keyId(operands[0]), quota)), audited(admin, io, 'key.quota', (r: KeyRecord) => r, () => ({ quota }))), (record) =>
+      return whenReady(whenReady(admin.apply(quotaChange(keyId(operands[0]), quota)), audited(admin, io, 'key.quota', (r: KeyRecord) => r, () => ({ quota }))), (record) =>
         printRecord(io, record, json, `${record.id}: quota ${record.quota === null ? "the server's commercial default" : `${record.quota} requests per 24 h`}`),
       );
     }
     case 'usage':
-      return then(admin.recordedLimits(), (recorded) => then(admin.usage(usageLimits(recorded, admin.where, io), Date.now()), (rows) => {
+      return whenReady(admin.recordedLimits(), (recorded) => whenReady(admin.usage(usageLimits(recorded, admin.where, io), Date.now()), (rows) => {
         if (json) io.out(JSON.stringify(rows, null, 2));
         else if (rows.length === 0) io.err(`no active keys in ${admin.where}`);
         else io.out(usageTable(rows));

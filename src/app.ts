@@ -25,11 +25,11 @@ import type { Metrics } from './http/metrics.ts';
 import type { ConnectionStats } from './http/connection-caps.ts';
 import { acceptedEncodings, etagMatches, matchesAny } from './http/negotiate.ts';
 import { QueryValidator } from './http/query.ts';
-import { RequestPlans, type Plan } from './http/request-plans.ts';
+import { RequestPlans, validateQuery, type Plan } from './http/request-plans.ts';
 import { Router } from './http/router.ts';
 import type { KeyLookup, KeyRecord } from './keys/record.ts';
 import type { Clock } from './lib/clock.ts';
-import { recover, then, type Eventually } from './lib/eventually.ts';
+import { recover, whenReady, type Eventually } from './lib/eventually.ts';
 import type { Step } from './lib/idle-work.ts';
 import { TurnEnd } from './lib/turn-end.ts';
 import { operationalAnswers } from './operational.ts';
@@ -112,10 +112,10 @@ export class App {
     const { route } = plan;
     exchange.route = route;
     if (route.public) {
-      plan.values();
+      validateQuery(plan);
       return this.operational[route.answer]!(exchange, plan);
     }
-    return then(authenticate(req.headers['x-api-key'], this.parts.keys), (key) => this.answerKey(exchange, plan, key, 1));
+    return whenReady(authenticate(req.headers['x-api-key'], this.parts.keys), (key) => this.answerKey(exchange, plan, key, 1));
   }
 
   /**
@@ -147,7 +147,7 @@ export class App {
    */
   private grade(exchange: Exchange, plan: Plan, key: KeyRecord): Eventually<void> {
     const { req, res, snapshot } = exchange;
-    return then(this.parts.grader.rateLimitHeaders(key), (headers) => {
+    return whenReady(this.parts.grader.rateLimitHeaders(key), (headers) => {
       exchange.critptHeaders = headers;
       admitKey(exchange.route!, key, this.parts.options.critptContact);
       // The query string of a grading goes to the grader as it is (e.g. stream_progress=true).
@@ -166,11 +166,11 @@ export class App {
       () => this.decide(exchange, plan, key),
       (error) => ({ error }),
     );
-    return then(decided, (decision) => {
+    return whenReady(decided, (decision) => {
       const { quota, clock, options } = this.parts;
       const limit = dataLimit(key, options.limits);
       if ('send' in decision && decision.counted && options.counting && exchange.req.method !== 'HEAD') return this.countThenAnswer(exchange, limit, decision.send);
-      return then(quota.status('data', exchange.scope!, limit, key), (status) => {
+      return whenReady(quota.status('data', exchange.scope!, limit, key), (status) => {
         exchange.quota = status;
         if ('error' in decision) throw decision.error;
         // Not counted (HEAD, or counting off for a benchmark), but never past a used-up quota.
@@ -184,12 +184,12 @@ export class App {
   private decide(exchange: Exchange, plan: Plan, key: KeyRecord): Eventually<Decision> {
     const { req, snapshot } = exchange;
     admitKey(plan.route, key, this.parts.options.critptContact);
-    plan.values(); // a 400 for a bad query comes after the key's 403s
+    validateQuery(plan); // a 400 for a bad query comes after the key's 403s
     const encodings = acceptedEncodings(req.headers['accept-encoding']);
     // `*` is met by any current body: its tag is in the index, so the body is neither read nor inflated.
     const etag = matchesAny(req.headers['if-none-match']) ? this.bodies.knownTag(snapshot, plan, key.tier, encodings) : undefined;
     if (etag) return { counted: false, send: () => answerNotModified(exchange, { etag }) };
-    return then(this.bodies.forKey(snapshot, plan, key, encodings), (body) => {
+    return whenReady(this.bodies.forKey(snapshot, plan, key, encodings), (body) => {
       if (etagMatches(req.headers['if-none-match'], body.etag)) return { counted: false, send: () => answerNotModified(exchange, body) };
       return { counted: true, send: () => answerBody(exchange, body) };
     });
@@ -203,7 +203,7 @@ export class App {
    */
   private countThenAnswer(exchange: Exchange, limit: number, send: () => void): Eventually<void> {
     const { quota, clock } = this.parts;
-    return then(quota.take('data', exchange.scope!, limit, exchange.key), ({ status, durable }) => {
+    return whenReady(quota.take('data', exchange.scope!, limit, exchange.key), ({ status, durable }) => {
       exchange.quota = status;
       if (!durable) throw quotaExceeded(status, clock.now());
       if (durable === DURABLE_NOW) this.sendAtTurnEnd(exchange, send);

@@ -11,7 +11,7 @@ import type { Metrics } from './http/metrics.ts';
 import { acceptedEncodings, etagMatches, matchesAny, prefersHtml } from './http/negotiate.ts';
 import type { Plan } from './http/request-plans.ts';
 import { JSON_TYPE } from './http/respond.ts';
-import { then, type Eventually } from './lib/eventually.ts';
+import { whenReady, type Eventually } from './lib/eventually.ts';
 import { entryName, PUBLIC_BODY_TIER, type AnswerKind } from './shared/routes.ts';
 import type { Body, Snapshot } from './snapshot/snapshot.ts';
 import type { VerificationStatus } from './snapshot/verifier.ts';
@@ -82,7 +82,7 @@ export function operationalAnswers({ bodies, readiness, warnings, verification, 
       // `*` is met by any current body: its tag is in the index, so the body is never read.
       const etag = matchesAny(exchange.req.headers['if-none-match']) ? bodies.knownTag(exchange.snapshot, plan, PUBLIC_BODY_TIER, encodings) : undefined;
       if (etag) return answerNotModified(exchange, { etag });
-      return then(bodies.precomputed(exchange.snapshot, plan, PUBLIC_BODY_TIER, encodings), (body) => answerPublic(exchange, body));
+      return whenReady(bodies.precomputed(exchange.snapshot, plan, PUBLIC_BODY_TIER, encodings), (body) => answerPublic(exchange, body));
     },
 
     // A browser (Accept: text/html first) gets the page unless `format` says otherwise.
@@ -94,7 +94,7 @@ export function operationalAnswers({ bodies, readiness, warnings, verification, 
       const name = frontDoorName(plan, html ? 'html' : 'json', metrics !== undefined, snapshot);
       const etag = matchesAny(req.headers['if-none-match']) ? bodies.knownTag(snapshot, plan, PUBLIC_BODY_TIER, encodings, name) : undefined;
       if (etag) return answerNotModified(exchange, { etag }, html ? HTML_BODY : JSON_BY_ACCEPT);
-      return then(bodies.precomputed(snapshot, plan, PUBLIC_BODY_TIER, encodings, name), (body) => answerPublic(exchange, body, html ? HTML_BODY : JSON_BY_ACCEPT));
+      return whenReady(bodies.precomputed(snapshot, plan, PUBLIC_BODY_TIER, encodings, name), (body) => answerPublic(exchange, body, html ? HTML_BODY : JSON_BY_ACCEPT));
     },
   };
 }

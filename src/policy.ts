@@ -4,9 +4,8 @@
  * the pipeline's order and answers what they throw.
  */
 import { HttpError } from './http/error.ts';
-import { then, type Eventually } from './lib/eventually.ts';
+import { whenReady, type Eventually } from './lib/eventually.ts';
 import type { KeyLookup, KeyRecord } from './keys/record.ts';
-import { DAY_MS, oneMonthBefore } from './shared/dates.ts';
 import { lowestTier, type Route, type Tier } from './shared/routes.ts';
 
 const TIER_NAMES: Record<Tier, string> = { free: 'Free', pro: 'Pro', commercial: 'Commercial' };
@@ -18,7 +17,7 @@ const TIER_NAMES: Record<Tier, string> = { free: 'Free', pro: 'Pro', commercial:
  */
 export function authenticate(presented: string | string[] | undefined, keys: KeyLookup): Eventually<KeyRecord> {
   if (presented === undefined || presented === '') throw new HttpError(401, 'API key is required', { details: { header: 'x-api-key' } });
-  return then(typeof presented === 'string' ? keys.lookup(presented) : undefined, (key) => {
+  return whenReady(typeof presented === 'string' ? keys.lookup(presented) : undefined, (key) => {
     if (!key) throw invalidKey();
     return key;
   });
@@ -56,15 +55,4 @@ export function admitProvider(route: Route, key: KeyRecord, slug: string): void 
   if (route.needsProviderGrant && !key.grants.includes(slug)) {
     throw new HttpError(403, `This key has no grant for provider ${slug}'s measurements; ask the operator for one`, { details: { provider: slug } });
   }
-}
-
-/** oneMonthBefore of the last UTC day asked about: the same all day, and Date arithmetic was 2% of a measurements request's time. */
-let earliestOf = { day: NaN, earliest: '' };
-
-/** The first day of measurements served: as asked, but never before one month before `now`. */
-export function measurementsStartDay(asked: string | undefined, now: number): string {
-  const day = Math.floor(now / DAY_MS);
-  if (day !== earliestOf.day) earliestOf = { day, earliest: oneMonthBefore(now) };
-  const { earliest } = earliestOf;
-  return asked && asked > earliest ? asked : earliest;
 }

@@ -21,7 +21,7 @@ import { HttpError } from '../http/error.ts';
 import type { KeyRecord } from '../keys/record.ts';
 import { critptScope } from '../quota/scopes.ts';
 import { Limiter } from '../lib/limiter.ts';
-import { then, type Eventually } from '../lib/eventually.ts';
+import { whenReady, type Eventually } from '../lib/eventually.ts';
 import { relayLines } from '../lib/ndjson.ts';
 import { JSON_TYPE, send, sendPart, type Headers } from '../http/respond.ts';
 import { JournalUnavailable, StateUnavailable, type QuotaCounter, type QuotaStatus, type Reservation } from '../quota/counter.ts';
@@ -98,7 +98,7 @@ export class CritptGrader implements Grader {
 
   /** The rate-limit headers of this key's grading counter, for every answer to it; the step checks the key's record (KeyChanged). */
   rateLimitHeaders(key: KeyRecord): Eventually<Headers> {
-    return then(this.quota.status('critpt', critptScope(key), this.options.limit, key), quotaHeaders);
+    return whenReady(this.quota.status('critpt', critptScope(key), this.options.limit, key), quotaHeaders);
   }
 
   /**

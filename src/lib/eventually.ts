@@ -7,8 +7,11 @@
  */
 export type Eventually<T> = T | Promise<T>;
 
-/** Run `next` on the value: at once when it is ready, else when it settles. */
-export function then<T, R>(value: Eventually<T>, next: (value: T) => Eventually<R>): Eventually<R> {
+/**
+ * Run `next` on the value: at once when it is ready, else when it settles. Not named `then`:
+ * that is Promise's, and a value that may not be a promise must not look like one.
+ */
+export function whenReady<T, R>(value: Eventually<T>, next: (value: T) => Eventually<R>): Eventually<R> {
   return value instanceof Promise ? value.then(next) : next(value);
 }
 

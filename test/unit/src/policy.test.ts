@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HttpError } from '../../../src/http/error.ts';
 import type { KeyRecord } from '../../../src/keys/record.ts';
-import { admitKey, admitProvider, measurementsStartDay } from '../../../src/policy.ts';
+import { admitKey, admitProvider } from '../../../src/policy.ts';
 import { critptScope, dataLimit } from '../../../src/quota/scopes.ts';
 import type { Route } from '../../../src/shared/routes.ts';
 
@@ -74,7 +74,7 @@ scopes('should give each user-less key a counter of its own, apart from a user n
 
 scopes.run();
 
-const limits = suite('dataLimit and measurementsStartDay');
+const limits = suite('dataLimit');
 
 limits("should give each tier its limit and a Commercial key its own quota or the default", () => {
   const table = { free: 100, pro: 500, commercialDefault: 10_000, critpt: 10 };
@@ -82,13 +82,6 @@ limits("should give each tier its limit and a Commercial key its own quota or th
   assert.is(dataLimit({ tier: 'pro', quota: null }, table), 500);
   assert.is(dataLimit({ tier: 'commercial', quota: null }, table), 10_000);
   assert.is(dataLimit({ tier: 'commercial', quota: 3 }, table), 3);
-});
-
-limits('should start measurements at the asked day, never before one month before the request', () => {
-  const now = Date.UTC(2026, 10, 21, 12); // 2026-11-21
-  assert.is(measurementsStartDay(undefined, now), '2026-10-21');
-  assert.is(measurementsStartDay('2026-01-01', now), '2026-10-21');
-  assert.is(measurementsStartDay('2026-11-15', now), '2026-11-15');
 });
 
 limits.run();
