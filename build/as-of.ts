@@ -51,6 +51,11 @@ export function resolveDataDate(dataset: Dataset, given?: string): DataDate {
     return { asOf: new Date(newest), reason, warning };
   }
   let released = 0;
-  for (const m of dataset.models) if (m.release_date) released = Math.max(released, Date.parse(`${m.release_date}T23:59:59.999Z`));
-  return { asOf: new Date(released), reason: released ? 'the newest release date (no measurements)' : 'no measurements and no release dates', warning: null };
+  for (const m of dataset.models)
+    if (m.release_date) released = Math.max(released, Date.parse(`${m.release_date}T23:59:59.999Z`));
+  return {
+    asOf: new Date(released),
+    reason: released ? 'the newest release date (no measurements)' : 'no measurements and no release dates',
+    warning: null,
+  };
 }

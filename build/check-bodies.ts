@@ -17,7 +17,9 @@ export type Produced = ProducedBody | EmptyPage | ProducedFragments;
 
 export class BodySchemaError extends Error {
   constructor(readonly failures: string[]) {
-    super(`${failures.length} response bod${failures.length === 1 ? 'y does' : 'ies do'} not match their route's schema:\n${failures.slice(0, 20).join('\n')}`);
+    super(
+      `${failures.length} response bod${failures.length === 1 ? 'y does' : 'ies do'} not match their route's schema:\n${failures.slice(0, 20).join('\n')}`,
+    );
     this.name = 'BodySchemaError';
   }
 }
@@ -35,11 +37,18 @@ export class BodyChecker {
       this.hold(route, tier, key, produced.body);
       // The document's examples are made up, not among the bodies checked here: each is held
       // to its route's schema for the tier it shows (the richest) all the same.
-      if (route.id === 'openapi') for (const { route: shown, example } of documentExamples(produced.body)) this.hold(shown, shown.tiers[shown.tiers.length - 1], `${key}: example of ${shown.id}`, example);
+      if (route.id === 'openapi')
+        for (const { route: shown, example } of documentExamples(produced.body))
+          this.hold(shown, shown.tiers[shown.tiers.length - 1], `${key}: example of ${shown.id}`, example);
     } else if ('blob' in produced) {
       // The widest answer the server can assemble from these fragments.
       const { data, index } = produced.blob;
-      this.hold(route, tier, key, JSON.parse(assembleMeasurements(index, data, firstKeptDay(ctx.asOf)).toString('utf8')));
+      this.hold(
+        route,
+        tier,
+        key,
+        JSON.parse(assembleMeasurements(index, data, firstKeptDay(ctx.asOf)).toString('utf8')),
+      );
     } else this.hold(route, tier, key, JSON.parse(`${produced.before}${ctx.pageSize}${produced.after}`));
   }
 
@@ -55,7 +64,10 @@ export class BodyChecker {
     if (!validate) this.validators.set(id, (validate = this.ajv.compile(responseSchema(route, tier))));
     this.checked++;
     if (validate(body)) return;
-    const detail = (validate.errors ?? []).slice(0, 3).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
+    const detail = (validate.errors ?? [])
+      .slice(0, 3)
+      .map((e) => `${e.instancePath || '/'} ${e.message}`)
+      .join('; ');
     this.failures.push(`${key}: ${detail}`);
   }
 }

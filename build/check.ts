@@ -33,7 +33,16 @@ export function checkData(options: BuildOptions): CheckSummary {
   const checker = new BodyChecker();
   for (const produced of produceBodies(ctx)) checker.check(produced, ctx);
   checker.throwFailures();
-  const summary = { files: files.length, models: dataset.models.length, providers: dataset.providers.length, answers: checker.checked, buildId, seconds: Number(((performance.now() - started) / 1000).toFixed(1)) };
-  log(`check passed: ${summary.files} files, ${summary.models} models, ${summary.providers} providers, ${summary.answers} answers held to their schemas; a build would be ${buildId}; nothing written (${summary.seconds} s)`);
+  const summary = {
+    files: files.length,
+    models: dataset.models.length,
+    providers: dataset.providers.length,
+    answers: checker.checked,
+    buildId,
+    seconds: Number(((performance.now() - started) / 1000).toFixed(1)),
+  };
+  log(
+    `check passed: ${summary.files} files, ${summary.models} models, ${summary.providers} providers, ${summary.answers} answers held to their schemas; a build would be ${buildId}; nothing written (${summary.seconds} s)`,
+  );
   return summary;
 }

@@ -25,7 +25,15 @@ export function toColumns(records: readonly MeasurementRecord[]): SeriesColumns 
   }
   // A stable sort by time, as sorting the records themselves would give.
   const order = inOrder ? null : Array.from({ length: n }, (_, i) => i).sort((a, b) => times[a] - times[b]);
-  const cols = { length: n, time: new Float64Array(n), speed: new Float64Array(n), ttft: new Float64Array(n), ttfat: new Float64Array(n), e2e: new Float64Array(n), success: new Uint8Array(n) };
+  const cols = {
+    length: n,
+    time: new Float64Array(n),
+    speed: new Float64Array(n),
+    ttft: new Float64Array(n),
+    ttfat: new Float64Array(n),
+    e2e: new Float64Array(n),
+    success: new Uint8Array(n),
+  };
   const ids: (string | undefined)[] = new Array(n);
   let anyId = false;
   for (let i = 0; i < n; i++) {
@@ -81,7 +89,11 @@ export function rangeBetween(cols: SeriesColumns, from: number, to: number): [nu
  * A record's end-to-end response time: the measured value when the data gives one, otherwise
  * time to first answer token plus 500 tokens at the measured output speed.
  */
-export function estimateEndToEnd(stored: number | null | undefined, ttfat: number | null, speed: number | null): number | null {
+export function estimateEndToEnd(
+  stored: number | null | undefined,
+  ttfat: number | null,
+  speed: number | null,
+): number | null {
   if (stored !== null && stored !== undefined) return stored;
   if (ttfat === null || speed === null || speed <= 0) return null;
   return ttfat + ANSWER_TOKENS_FOR_E2E / speed;

@@ -62,7 +62,9 @@ export const DERIVED_EVALUATIONS = [
 
 /** Raw evaluation scores a maintainer types into `data/language-models.json` (all nullable): the rest. */
 export type RawEvaluation = Exclude<ProEvaluation, (typeof DERIVED_EVALUATIONS)[number]>;
-export const RAW_EVALUATIONS = PRO_EVALUATIONS.filter((k): k is RawEvaluation => !(DERIVED_EVALUATIONS as readonly string[]).includes(k));
+export const RAW_EVALUATIONS = PRO_EVALUATIONS.filter(
+  (k): k is RawEvaluation => !(DERIVED_EVALUATIONS as readonly string[]).includes(k),
+);
 
 /** Keys of `evaluation_token_counts` (detail route) and of the dataset's token counts. */
 export const TOKEN_COUNT_EVALUATIONS = [
@@ -111,7 +113,12 @@ export const OPENNESS_COMPONENTS = [
 
 export const MODALITIES = ['text', 'image', 'video', 'speech'] as const;
 
-export const FREE_PRICES = ['price_1m_input_tokens', 'price_1m_output_tokens', 'price_1m_cache_hit_tokens', 'price_1m_cache_write_tokens'] as const;
+export const FREE_PRICES = [
+  'price_1m_input_tokens',
+  'price_1m_output_tokens',
+  'price_1m_cache_hit_tokens',
+  'price_1m_cache_write_tokens',
+] as const;
 export const BLENDED_PRICES = ['price_1m_blended_3_to_1', 'price_1m_blended_7_to_2_to_1'] as const;
 export type EndpointPrice = (typeof FREE_PRICES)[number];
 

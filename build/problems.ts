@@ -10,7 +10,10 @@ export interface Problem {
   /** JSON pointer into the file ('' for the whole file). */
   pointer: string;
   message: string;
-  /** Where in the text, for a file that is not valid JSON (1-based), with the line shown and a caret under the column. */
+  /**
+   * Where in the text, for a file that is not valid JSON (1-based), with the line shown and a caret
+   * under the column.
+   */
   at?: { line: number; column: number; excerpt: string };
 }
 
@@ -21,7 +24,9 @@ export function formatProblem({ file, record, pointer, message, at }: Problem): 
 
 export class DatasetError extends Error {
   constructor(readonly problems: Problem[]) {
-    super(`${problems.length} problem${problems.length === 1 ? '' : 's'} in the datasets:\n${problems.map(formatProblem).join('\n')}`);
+    super(
+      `${problems.length} problem${problems.length === 1 ? '' : 's'} in the datasets:\n${problems.map(formatProblem).join('\n')}`,
+    );
     this.name = 'DatasetError';
   }
 }

@@ -32,7 +32,9 @@ export interface FloodOptions {
  * never reading a byte. Resolves once every socket has connected and written.
  */
 export async function pipelineFlood(options: FloodOptions): Promise<Flood> {
-  const chunk = `GET ${options.path} HTTP/1.1\r\nHost: attacker\r\n${headerLines(options.headers ?? {})}\r\n`.repeat(options.requests);
+  const chunk = `GET ${options.path} HTTP/1.1\r\nHost: attacker\r\n${headerLines(options.headers ?? {})}\r\n`.repeat(
+    options.requests,
+  );
   return openFlood(options.port, options.sockets, (socket, written) => {
     socket.pause(); // never read: the server's answers pile up on its side
     socket.write(chunk, written);
@@ -43,7 +45,12 @@ export async function pipelineFlood(options: FloodOptions): Promise<Flood> {
  * Open `count` connections and let `start` write to each once connected (calling `written` when
  * its write is done). Resolves once every socket has written, failed or closed.
  */
-async function openFlood(port: number, count: number, start: (socket: Socket, written: () => void) => void, halfOpen = false): Promise<Flood> {
+async function openFlood(
+  port: number,
+  count: number,
+  start: (socket: Socket, written: () => void) => void,
+  halfOpen = false,
+): Promise<Flood> {
   const sockets: Socket[] = [];
   let closed = 0;
   await Promise.all(
@@ -120,7 +127,9 @@ export function uploadFlood(options: UploadOptions): Promise<number[]> {
  * until `close()` or the server cuts them.
  */
 export async function trickleFlood(options: UploadOptions & { bytesPerSecond: number }): Promise<Flood> {
-  const flood = await openFlood(options.port, options.sockets, (socket, written) => socket.write(postHead(options), written));
+  const flood = await openFlood(options.port, options.sockets, (socket, written) =>
+    socket.write(postHead(options), written),
+  );
   const piece = 'x'.repeat(Math.max(1, Math.round(options.bytesPerSecond / 10)));
   const timer = setInterval(() => {
     for (const socket of flood.sockets) if (!socket.destroyed) socket.write(piece);
@@ -180,24 +189,34 @@ export type SlowOutcome = number | 'reset' | 'closed' | 'open';
  * server a descriptor and serves no one. `outcomes()` says what each has got so far.
  */
 export async function slowFlood(options: SlowOptions): Promise<Flood & { outcomes(): SlowOutcome[] }> {
-  const head = options.kind === 'post' ? 'POST /api/v2/critpt/evaluate HTTP/1.1\r\nHost: attacker\r\nContent-Type: application/json\r\nContent-Length: 100000000\r\n\r\n' : 'GET /api/v2/language/models HTTP/1.1\r\nHost: attacker\r\n';
+  const head =
+    options.kind === 'post'
+      ? 'POST /api/v2/critpt/evaluate HTTP/1.1\r\nHost: attacker\r\nContent-Type: application/json\r\nContent-Length: 100000000\r\n\r\n'
+      : 'GET /api/v2/language/models HTTP/1.1\r\nHost: attacker\r\n';
   const outcomes = new Map<Socket, SlowOutcome>();
-  const flood = await openFlood(options.port, options.sockets, (socket, written) => {
-    outcomes.set(socket, 'open');
-    socket.on('data', (chunk: Buffer) => {
-      if (outcomes.get(socket) === 'open') outcomes.set(socket, Number(/^HTTP\/1\.1 (\d+)/.exec(chunk.toString('latin1', 0, 16))?.[1] ?? 0));
-    });
-    socket.on('error', (error: NodeJS.ErrnoException) => {
-      if (outcomes.get(socket) === 'open') outcomes.set(socket, error.code === 'ECONNRESET' ? 'reset' : 'closed');
-    });
-    socket.on('close', () => {
-      if (outcomes.get(socket) === 'open') outcomes.set(socket, 'closed');
-    });
-    socket.write(head, written);
-    // An attacker keeps its side open and goes on sending after the server's answer and FIN.
-  }, true);
+  const flood = await openFlood(
+    options.port,
+    options.sockets,
+    (socket, written) => {
+      outcomes.set(socket, 'open');
+      socket.on('data', (chunk: Buffer) => {
+        if (outcomes.get(socket) === 'open')
+          outcomes.set(socket, Number(/^HTTP\/1\.1 (\d+)/.exec(chunk.toString('latin1', 0, 16))?.[1] ?? 0));
+      });
+      socket.on('error', (error: NodeJS.ErrnoException) => {
+        if (outcomes.get(socket) === 'open') outcomes.set(socket, error.code === 'ECONNRESET' ? 'reset' : 'closed');
+      });
+      socket.on('close', () => {
+        if (outcomes.get(socket) === 'open') outcomes.set(socket, 'closed');
+      });
+      socket.write(head, written);
+      // An attacker keeps its side open and goes on sending after the server's answer and FIN.
+    },
+    true,
+  );
   const timer = setInterval(() => {
-    for (const socket of flood.sockets) if (!socket.destroyed && socket.writable) socket.write(options.kind === 'post' ? 'x' : 'X');
+    for (const socket of flood.sockets)
+      if (!socket.destroyed && socket.writable) socket.write(options.kind === 'post' ? 'x' : 'X');
   }, options.everyMs ?? 1000);
   return {
     ...flood,

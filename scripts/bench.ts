@@ -31,7 +31,18 @@ const USAGE = `usage: npm run bench -- [--duration S] [--connections N,N,...] [-
 // the rounds' own (scripts/bench/rounds.ts, roundRatio), and five rounds give it a middle that
 // one drifting round cannot move.
 const { values } = flagsOrExit(
-  { options: { duration: { type: 'string', default: '6' }, connections: { type: 'string', default: '16,64' }, rounds: { type: 'string', default: '5' }, scale: { type: 'boolean', default: false }, factors: { type: 'string', default: '1,3,10' }, baseline: { type: 'string' }, pin: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } } },
+  {
+    options: {
+      duration: { type: 'string', default: '6' },
+      connections: { type: 'string', default: '16,64' },
+      rounds: { type: 'string', default: '5' },
+      scale: { type: 'boolean', default: false },
+      factors: { type: 'string', default: '1,3,10' },
+      baseline: { type: 'string' },
+      pin: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+    },
+  },
   USAGE,
 );
 try {
@@ -41,7 +52,14 @@ try {
     if (pinning) {
       console.error(pinning);
       process.exitCode = 1;
-    } else await compare({ seconds: Number(values.duration), connections: values.connections.split(',').map(Number), rounds: Number(values.rounds), baseline: values.baseline, pin: values.pin });
+    } else
+      await compare({
+        seconds: Number(values.duration),
+        connections: values.connections.split(',').map(Number),
+        rounds: Number(values.rounds),
+        baseline: values.baseline,
+        pin: values.pin,
+      });
   }
 } finally {
   killAll();

@@ -35,14 +35,43 @@ function openssl(dir: string, args: readonly string[]): void {
 const KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
 
 function makeCa(dir: string, name: string): void {
-  openssl(dir, ['req', '-x509', ...KEY, '-keyout', `${name}.key`, '-out', `${name}.pem`, '-days', '2', '-subj', `/CN=${name}`]);
+  openssl(dir, [
+    'req',
+    '-x509',
+    ...KEY,
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.pem`,
+    '-days',
+    '2',
+    '-subj',
+    `/CN=${name}`,
+  ]);
 }
 
 /** A certificate for `name` signed by ca.pem, with these extensions. */
 function makeSigned(dir: string, name: string, extensions: string): { cert: string; key: string } {
   writeFileSync(join(dir, `${name}.ext`), `basicConstraints=CA:FALSE\n${extensions}\n`);
   openssl(dir, ['req', ...KEY, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`]);
-  openssl(dir, ['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-set_serial', String(Date.now()), '-days', '2', '-out', `${name}.pem`, '-extfile', `${name}.ext`]);
+  openssl(dir, [
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-set_serial',
+    String(Date.now()),
+    '-days',
+    '2',
+    '-out',
+    `${name}.pem`,
+    '-extfile',
+    `${name}.ext`,
+  ]);
   return { cert: join(dir, `${name}.pem`), key: join(dir, `${name}.key`) };
 }
 

@@ -22,11 +22,18 @@ export interface ServerProcess {
  * `runAs` is a command that runs it as another user and then becomes it (`setpriv ...`, which
  * execs, so the child is the server itself and signals reach it).
  */
-export function spawnServer(args: string[], entry: string[] = ['--import', 'tsx', 'src/bin.ts'], timeoutMs = 20_000, runAs: readonly string[] = []): Promise<ServerProcess> {
+export function spawnServer(
+  args: string[],
+  entry: string[] = ['--import', 'tsx', 'src/bin.ts'],
+  timeoutMs = 20_000,
+  runAs: readonly string[] = [],
+): Promise<ServerProcess> {
   const [command, ...before] = [...runAs, process.execPath];
   const child = spawn(command, [...before, ...entry, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  const exited = new Promise<number | string | null>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal)));
+  const exited = new Promise<number | string | null>((resolve) =>
+    child.on('exit', (code, signal) => resolve(code ?? signal)),
+  );
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

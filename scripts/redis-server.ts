@@ -9,7 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, stopProcess } from './processes.ts';
 
-/** Resolves once it accepts connections; rejects with its output when it exits first, or after `guardMs` (a hang guard: it is ready in milliseconds, on a busy machine in seconds). */
+/**
+ * Resolves once it accepts connections; rejects with its output when it exits first, or after
+ * `guardMs` (a hang guard: it is ready in milliseconds, on a busy machine in seconds).
+ */
 export function spawnRedisServer(args: readonly string[], guardMs: number): Promise<ChildProcess> {
   const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   // Kept until it is ready, for the error; read and dropped after, so the pipe never fills.
@@ -57,7 +60,10 @@ export interface RedisProcess {
  * for that port and folder. The port is free when asked, but another program (another test run
  * on this machine) may take it before redis-server binds it: then another port, up to 5 tries.
  */
-export async function startRedisProcess(args: (port: number, dir: string) => string[], guardMs: number): Promise<RedisProcess> {
+export async function startRedisProcess(
+  args: (port: number, dir: string) => string[],
+  guardMs: number,
+): Promise<RedisProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'redis-'));
   let port = await freePort();
   let child: ChildProcess | null = null;

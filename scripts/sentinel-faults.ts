@@ -8,7 +8,10 @@ import type { RedisProcess } from './redis-server.ts';
 import { startRedisProcess } from './redis-server.ts';
 import { nodeArgs, waitFor, type SentinelSet } from './sentinel-set.ts';
 
-/** A manual failover (`SENTINEL FAILOVER`), asked again while a sentinel sees no replica fit yet (NOGOODSLAVE); the old primary's port. */
+/**
+ * A manual failover (`SENTINEL FAILOVER`), asked again while a sentinel sees no replica fit yet
+ * (NOGOODSLAVE); the old primary's port.
+ */
 export async function manualFailover(set: SentinelSet): Promise<number> {
   const old = (await set.primary()).port;
   const started = async () => (await set.askSentinel(set.sentinelPorts[0]!, 'SENTINEL', 'FAILOVER', set.name)) === 'OK';

@@ -24,7 +24,11 @@ export interface CostSplit {
 }
 
 /** Output tokens are answer tokens plus reasoning tokens. */
-export function withOutputTokens(counts: { input_tokens: number; answer_tokens: number; reasoning_tokens: number }): TokenTotals {
+export function withOutputTokens(counts: {
+  input_tokens: number;
+  answer_tokens: number;
+  reasoning_tokens: number;
+}): TokenTotals {
   return {
     input_tokens: counts.input_tokens,
     answer_tokens: counts.answer_tokens,
@@ -56,7 +60,12 @@ export interface IndexCost extends CostSplit {
 
 function split(input: number, reasoning: number, answer: number, divisor: number): CostSplit {
   const r = (v: number) => round(v / divisor, COST_DECIMALS);
-  return { total_cost: r(input + reasoning + answer), input_cost: r(input), reasoning_cost: r(reasoning), answer_cost: r(answer) };
+  return {
+    total_cost: r(input + reasoning + answer),
+    input_cost: r(input),
+    reasoning_cost: r(reasoning),
+    answer_cost: r(answer),
+  };
 }
 
 /**
@@ -64,10 +73,18 @@ function split(input: number, reasoning: number, answer: number, divisor: number
  * tokens at the output price; per task, the same divided by the index's task count. Null when
  * the token counts or either price is unknown.
  */
-export function indexCost(tokens: TokenTotals | null, inputPrice: number | null, outputPrice: number | null, tasks: number): IndexCost | null {
+export function indexCost(
+  tokens: TokenTotals | null,
+  inputPrice: number | null,
+  outputPrice: number | null,
+  tasks: number,
+): IndexCost | null {
   if (tokens === null || inputPrice === null || outputPrice === null) return null;
   const input = (tokens.input_tokens * inputPrice) / 1e6;
   const reasoning = (tokens.reasoning_tokens * outputPrice) / 1e6;
   const answer = (tokens.answer_tokens * outputPrice) / 1e6;
-  return { ...split(input, reasoning, answer, 1), cost_per_task: tasks > 0 ? split(input, reasoning, answer, tasks) : null };
+  return {
+    ...split(input, reasoning, answer, 1),
+    cost_per_task: tasks > 0 ? split(input, reasoning, answer, tasks) : null,
+  };
 }

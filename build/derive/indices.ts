@@ -49,7 +49,8 @@ export function computeIndices(defs: IndexDefinitions, readScore: ScoreReader): 
   const out: Record<string, number | null> = {
     [defs.intelligence_index.key]: compositeIndex(defs.intelligence_index.components, readScore),
   };
-  for (const subset of defs.intelligence_index.subsets) out[subset.key] = compositeIndex(subsetComponents(defs, subset.key), readScore);
+  for (const subset of defs.intelligence_index.subsets)
+    out[subset.key] = compositeIndex(subsetComponents(defs, subset.key), readScore);
   for (const index of defs.capability_indices.indices) out[index.key] = compositeIndex(index.components, readScore);
   out[defs.openness_index.key] = compositeIndex(defs.openness_index.components, readScore);
   return out;

@@ -9,7 +9,16 @@ import { EMPTY_COLUMNS, rangeBetween, type SeriesColumns } from '../columns.ts';
 import { medianAcrossProviders, performanceOf, type Performance } from './performance.ts';
 import { blended3To1, blended7To2To1 } from './pricing.ts';
 import { median, round } from './stats.ts';
-import { FREE_PRICES, HEADLINE_INDICES, MATH_INDEX, MEDIAN_METRICS, PRO_EVALUATIONS, SPREAD_FIELDS, TOKEN_COUNT_EVALUATIONS, type EndpointPrice } from '../fields.ts';
+import {
+  FREE_PRICES,
+  HEADLINE_INDICES,
+  MATH_INDEX,
+  MEDIAN_METRICS,
+  PRO_EVALUATIONS,
+  SPREAD_FIELDS,
+  TOKEN_COUNT_EVALUATIONS,
+  type EndpointPrice,
+} from '../fields.ts';
 import { groupBy } from '../collections.ts';
 import { pointerOf } from '../problems.ts';
 import type { Dataset, LanguageModel, ModelCreator, Provider, ProviderEndpoint } from '../types.ts';
@@ -55,7 +64,11 @@ export function withBlends(prices: Record<EndpointPrice, number | null>): Pricin
   return {
     ...prices,
     price_1m_blended_3_to_1: blended3To1(prices.price_1m_input_tokens, prices.price_1m_output_tokens),
-    price_1m_blended_7_to_2_to_1: blended7To2To1(prices.price_1m_cache_hit_tokens, prices.price_1m_input_tokens, prices.price_1m_output_tokens),
+    price_1m_blended_7_to_2_to_1: blended7To2To1(
+      prices.price_1m_cache_hit_tokens,
+      prices.price_1m_input_tokens,
+      prices.price_1m_output_tokens,
+    ),
   };
 }
 
@@ -65,7 +78,10 @@ function endpointPrices(endpoint: ProviderEndpoint): Record<EndpointPrice, numbe
 
 /** Model-level prices: the median across providers of each price, then the blends of those. */
 export function modelPricing(endpoints: readonly ProviderEndpoint[]): Pricing {
-  const medians = Object.fromEntries(FREE_PRICES.map((f) => [f, median(endpoints.map((e) => e[f]))])) as Record<EndpointPrice, number | null>;
+  const medians = Object.fromEntries(FREE_PRICES.map((f) => [f, median(endpoints.map((e) => e[f]))])) as Record<
+    EndpointPrice,
+    number | null
+  >;
   for (const f of FREE_PRICES) if (medians[f] !== null) medians[f] = round(medians[f], RATE_DECIMALS);
   return withBlends(medians);
 }
@@ -116,14 +132,18 @@ export function modelEvaluations(dataset: Dataset, model: LanguageModel): Record
   };
   const out: Record<string, number | null> = {};
   for (const key of HEADLINE_INDICES) out[key] = model.published_indices?.[key] ?? indices[key] ?? null;
-  for (const key of PRO_EVALUATIONS) out[key] = key in derived ? derived[key] : (model.evaluations[key as keyof LanguageModel['evaluations']] ?? null);
+  for (const key of PRO_EVALUATIONS)
+    out[key] = key in derived ? derived[key] : (model.evaluations[key as keyof LanguageModel['evaluations']] ?? null);
   return out;
 }
 
 /** The legacy math index: a published value wins over the one computed from its definition. */
 export function mathIndex(dataset: Dataset, model: LanguageModel): number | null {
   const definition = dataset.indices.math_index;
-  return model.published_indices?.[MATH_INDEX] ?? (definition ? compositeIndex(definition.components, scoreReader(model)) : null);
+  return (
+    model.published_indices?.[MATH_INDEX] ??
+    (definition ? compositeIndex(definition.components, scoreReader(model)) : null)
+  );
 }
 
 /**
@@ -155,17 +175,15 @@ export function deriveModelViews(dataset: Dataset, options: StatsOptions): Model
   const views = dataset.models.map((model): ModelView => {
     const endpoints = endpointsByModel.get(model.id) ?? [];
     const endpointViews = endpoints
-      .map(
-        (endpoint): EndpointView => ({
-          provider: providers.get(endpoint.provider_id)!,
-          endpoint,
-          pricing: withBlends(endpointPrices(endpoint)),
-          performance: perPromptType((p) => {
-            const cols = records.get(endpoint.id)?.get(p) ?? EMPTY_COLUMNS;
-            return performanceOf(cols, ...rangeBetween(cols, from, options.asOf));
-          }),
+      .map((endpoint): EndpointView => ({
+        provider: providers.get(endpoint.provider_id)!,
+        endpoint,
+        pricing: withBlends(endpointPrices(endpoint)),
+        performance: perPromptType((p) => {
+          const cols = records.get(endpoint.id)?.get(p) ?? EMPTY_COLUMNS;
+          return performanceOf(cols, ...rangeBetween(cols, from, options.asOf));
         }),
-      )
+      }))
       .sort((a, b) => compareByNameThenId(a.provider, b.provider));
     const pricing = modelPricing(endpoints);
     const tokenCounts = indexTokenCounts(model, defs.intelligence_index.components);
@@ -195,5 +213,8 @@ export function intelligenceIndexVersion(dataset: Dataset): number {
 
 /** How many index values came from `published_indices` rather than being computed. */
 export function publishedIndexCount(dataset: Dataset): number {
-  return dataset.models.reduce((n, m) => n + HEADLINE_INDICES.filter((k) => typeof m.published_indices?.[k] === 'number').length, 0);
+  return dataset.models.reduce(
+    (n, m) => n + HEADLINE_INDICES.filter((k) => typeof m.published_indices?.[k] === 'number').length,
+    0,
+  );
 }

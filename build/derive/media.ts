@@ -75,14 +75,25 @@ function byScore(score: (v: MediaView) => number | null, direction: 1 | -1) {
 }
 
 /** The entries an arena's routes list, in their order, with everything derived. */
-export function deriveArena(dataset: Dataset, entries: readonly MediaEntry[], family: MediaFamily, options: ArenaOptions): MediaView[] {
+export function deriveArena(
+  dataset: Dataset,
+  entries: readonly MediaEntry[],
+  family: MediaFamily,
+  options: ArenaOptions,
+): MediaView[] {
   const creators = new Map(dataset.creators.map((c) => [c.id, c]));
   const providers = new Map(dataset.providers.map((p) => [p.id, p]));
   const views = entries.map((entry): MediaView => {
     const providerViews = (entry.providers ?? [])
-      .map((p) => ({ provider: providers.get(p.provider_id)!, entry: p, werIndex: werIndex(WER_FIELDS.map((f) => p[f])) }))
+      .map((p) => ({
+        provider: providers.get(p.provider_id)!,
+        entry: p,
+        werIndex: werIndex(WER_FIELDS.map((f) => p[f])),
+      }))
       .sort((a, b) => compareByNameThenId(a.provider, b.provider));
-    const wers = Object.fromEntries(WER_FIELDS.map((f) => [f, median(providerViews.map((p) => p.entry[f] ?? null))])) as Record<(typeof WER_FIELDS)[number], number | null>;
+    const wers = Object.fromEntries(
+      WER_FIELDS.map((f) => [f, median(providerViews.map((p) => p.entry[f] ?? null))]),
+    ) as Record<(typeof WER_FIELDS)[number], number | null>;
     for (const f of WER_FIELDS) if (wers[f] !== null) wers[f] = round(wers[f], WER_DECIMALS);
     return {
       entry,

@@ -15,7 +15,11 @@ export type Performance = Record<string, number | null>;
 
 /** A record's end-to-end response time (stored, or estimated from the 500-token convention). */
 export function endToEndSeconds(record: MeasurementRecord): number | null {
-  return estimateEndToEnd(record.end_to_end_response_time_seconds, record.time_to_first_answer_token_seconds, record.output_tokens_per_second);
+  return estimateEndToEnd(
+    record.end_to_end_response_time_seconds,
+    record.time_to_first_answer_token_seconds,
+    record.output_tokens_per_second,
+  );
 }
 
 /** The figures of the successful records in `[lo, hi)`, sorted, per metric. */
@@ -53,7 +57,12 @@ export function mediansOf(cols: SeriesColumns, lo = 0, hi = cols.length): Perfor
 }
 
 /** Per metric, room for the figures of one range: reused from range to range (mediansInto). */
-const scratch = { speed: new Float64Array(64), ttft: new Float64Array(64), ttfat: new Float64Array(64), e2e: new Float64Array(64) };
+const scratch = {
+  speed: new Float64Array(64),
+  ttft: new Float64Array(64),
+  ttfat: new Float64Array(64),
+  e2e: new Float64Array(64),
+};
 
 /**
  * The four medians of the successful records in `[lo, hi)`, as mediansOf gives them, written
@@ -64,7 +73,8 @@ const scratch = { speed: new Float64Array(64), ttft: new Float64Array(64), ttfat
  * sample, shaping alone, alternated runs).
  */
 export function mediansInto(cols: SeriesColumns, lo: number, hi: number, out: Float64Array, at: number): void {
-  if (scratch.speed.length < hi - lo) for (const metric of ['speed', 'ttft', 'ttfat', 'e2e'] as const) scratch[metric] = new Float64Array(2 * (hi - lo));
+  if (scratch.speed.length < hi - lo)
+    for (const metric of ['speed', 'ttft', 'ttfat', 'e2e'] as const) scratch[metric] = new Float64Array(2 * (hi - lo));
   const { speed, ttft, ttfat, e2e } = scratch;
   let speeds = 0;
   let ttfts = 0;
@@ -86,7 +96,9 @@ export function mediansInto(cols: SeriesColumns, lo: number, hi: number, out: Fl
 
 /** The rounded median of the first `count` figures (reordering them), NaN for none. */
 function medianOfFirst(figures: Float64Array, count: number): number {
-  return count === 0 ? Number.NaN : round(quantileSorted(figures.subarray(0, count).sort(), 0.5)!, PERFORMANCE_DECIMALS);
+  return count === 0
+    ? Number.NaN
+    : round(quantileSorted(figures.subarray(0, count).sort(), 0.5)!, PERFORMANCE_DECIMALS);
 }
 
 /** Medians, percentiles and quartiles of the successful records in `[lo, hi)` (all null for none). */
@@ -103,7 +115,9 @@ export function performanceOf(cols: SeriesColumns, lo = 0, hi = cols.length): Pe
 
 /** A model's figure for each field: the median across its providers' figures. */
 export function medianAcrossProviders(perProvider: readonly Performance[], fields: readonly string[]): Performance {
-  return Object.fromEntries(fields.map((f) => [f, roundOrNull(median(perProvider.map((p) => p[f] ?? null)), PERFORMANCE_DECIMALS)]));
+  return Object.fromEntries(
+    fields.map((f) => [f, roundOrNull(median(perProvider.map((p) => p[f] ?? null)), PERFORMANCE_DECIMALS)]),
+  );
 }
 
 /** Only the four medians (provider list items, Free shape). */

@@ -18,7 +18,10 @@ export interface ProviderView {
 
 /** Every provider, by name then id, with its offers; a provider with no endpoint has none. */
 export function deriveProviderViews(dataset: Dataset, models: readonly ModelView[]): ProviderView[] {
-  const views = new Map(dataset.providers.map((provider) => [provider.id, { provider, offers: [] as ProviderOffer[] }]));
-  for (const model of models) for (const endpoint of model.providers) views.get(endpoint.provider.id)!.offers.push({ model, endpoint });
+  const views = new Map(
+    dataset.providers.map((provider) => [provider.id, { provider, offers: [] as ProviderOffer[] }]),
+  );
+  for (const model of models)
+    for (const endpoint of model.providers) views.get(endpoint.provider.id)!.offers.push({ model, endpoint });
   return [...views.values()].sort((a, b) => compareByNameThenId(a.provider, b.provider));
 }

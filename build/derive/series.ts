@@ -74,9 +74,16 @@ export interface CompactSeries {
  * to 2.9 s of CPU (the sample, shaping alone, alternated runs).
  */
 const bucketsMemo = new Map<string, { starts: readonly number[]; dates: readonly string[] }>();
-/** The as-of time bucketsMemo holds: a build has one, and a process that builds again (tests, rebuilds) keeps only the last's. */
+/**
+ * The as-of time bucketsMemo holds: a build has one, and a process that builds again (tests,
+ * rebuilds) keeps only the last's.
+ */
 let memoAsOf = Number.NaN;
-function bucketsOf(asOf: number, window: WindowName, interval: Interval): { starts: readonly number[]; dates: readonly string[] } {
+function bucketsOf(
+  asOf: number,
+  window: WindowName,
+  interval: Interval,
+): { starts: readonly number[]; dates: readonly string[] } {
   if (asOf !== memoAsOf) {
     bucketsMemo.clear();
     memoAsOf = asOf;
@@ -96,7 +103,9 @@ export function compactSeries(records: SeriesColumns, asOf: number, interval: In
   const { starts, dates } = bucketsOf(asOf, longest, interval);
   const fields = MEDIAN_METRICS;
   const values = new Float64Array(starts.length * fields.length);
-  starts.forEach((start, i) => mediansInto(records, ...bucketRange(records, asOf, interval, start), values, i * fields.length));
+  starts.forEach((start, i) =>
+    mediansInto(records, ...bucketRange(records, asOf, interval, start), values, i * fields.length),
+  );
   return { dates, fields, values };
 }
 
@@ -119,9 +128,17 @@ export function windowPoints(series: CompactSeries, window: WindowName, interval
  * One point per bucket, in date order; a metric with no measurement in its bucket is null.
  * Records are sorted by time, so each bucket is one range of them.
  */
-export function seriesPoints(records: SeriesColumns, asOf: number, window: WindowName, interval: Interval): SeriesPoint[] {
+export function seriesPoints(
+  records: SeriesColumns,
+  asOf: number,
+  window: WindowName,
+  interval: Interval,
+): SeriesPoint[] {
   const { starts, dates } = bucketsOf(asOf, window, interval);
-  return starts.map((start, i) => ({ date: dates[i], ...mediansOf(records, ...bucketRange(records, asOf, interval, start)) }));
+  return starts.map((start, i) => ({
+    date: dates[i],
+    ...mediansOf(records, ...bucketRange(records, asOf, interval, start)),
+  }));
 }
 
 /** The range of one bucket's records (the newest bucket ends at `asOf`). */

@@ -10,7 +10,10 @@ export function round(value: number, decimals: number): number {
   const scaled = Math.abs(value) * factor;
   const fraction = scaled - Math.floor(scaled);
   // Far from a half, binary noise cannot change the result: take the fast path.
-  const rounded = Math.abs(fraction - 0.5) > 1e-6 || !Number.isFinite(scaled) ? Math.round(scaled) / factor : roundHalfAsDecimal(Math.abs(value), decimals);
+  const rounded =
+    Math.abs(fraction - 0.5) > 1e-6 || !Number.isFinite(scaled)
+      ? Math.round(scaled) / factor
+      : roundHalfAsDecimal(Math.abs(value), decimals);
   return rounded === 0 ? 0 : Math.sign(value) * rounded;
 }
 

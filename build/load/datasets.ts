@@ -6,11 +6,28 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv } from '../../src/shared/ajv.ts';
-import { HEADLINE_INDICES, LEGACY_EVALUATIONS, OMNISCIENCE_DOMAINS, OMNISCIENCE_METRICS, OPENNESS_COMPONENTS, RAW_EVALUATIONS, TOKEN_COUNT_EVALUATIONS } from '../fields.ts';
+import {
+  HEADLINE_INDICES,
+  LEGACY_EVALUATIONS,
+  OMNISCIENCE_DOMAINS,
+  OMNISCIENCE_METRICS,
+  OPENNESS_COMPONENTS,
+  RAW_EVALUATIONS,
+  TOKEN_COUNT_EVALUATIONS,
+} from '../fields.ts';
 import { MEDIA_DIR, parseMedia } from './media.ts';
 import { checkMeasurements, measurementRecordNamer, seriesOf, type MeasurementContext } from './measurements.ts';
 import { DatasetError, pointerOf, type Problem } from '../problems.ts';
-import { arrayRecordNamer, indexRecords, isUnknownReference, parsedRecords, parseJson, validate, type DataFile, type RecordNamer } from './validate.ts';
+import {
+  arrayRecordNamer,
+  indexRecords,
+  isUnknownReference,
+  parsedRecords,
+  parseJson,
+  validate,
+  type DataFile,
+  type RecordNamer,
+} from './validate.ts';
 import {
   critptProblemsSchema,
   indexDefinitionsSchema,
@@ -20,7 +37,16 @@ import {
   providerEndpointsSchema,
   providersSchema,
 } from '../schemas/datasets.ts';
-import type { Dataset, IndexDefinitions, LanguageModel, MeasurementsFile, ModelCreator, SeriesOfColumns, Provider, ProviderEndpoint } from '../types.ts';
+import type {
+  Dataset,
+  IndexDefinitions,
+  LanguageModel,
+  MeasurementsFile,
+  ModelCreator,
+  SeriesOfColumns,
+  Provider,
+  ProviderEndpoint,
+} from '../types.ts';
 
 export const DATASET_FILES = {
   creators: 'model-creators.json',
@@ -59,7 +85,13 @@ export const SCORE_POINTERS: ReadonlySet<string> = new Set([
 
 /** List the files the build reads, in a fixed order (the input digest depends on it). */
 export function listDataFiles(dir: string): string[] {
-  const fixed = [DATASET_FILES.creators, DATASET_FILES.models, DATASET_FILES.providers, DATASET_FILES.endpoints, DATASET_FILES.indices];
+  const fixed = [
+    DATASET_FILES.creators,
+    DATASET_FILES.models,
+    DATASET_FILES.providers,
+    DATASET_FILES.endpoints,
+    DATASET_FILES.indices,
+  ];
   let measurementFiles: string[] = [];
   try {
     measurementFiles = readdirSync(join(dir, DATASET_FILES.measurements))
@@ -94,7 +126,11 @@ export function readDataFiles(dir: string): { files: DataFile[]; problems: Probl
       files.push({ path, bytes: readFileSync(join(dir, path)) });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      problems.push({ file: path, pointer: '', message: code === 'ENOENT' ? 'file is missing' : `cannot read: ${(error as Error).message}` });
+      problems.push({
+        file: path,
+        pointer: '',
+        message: code === 'ENOENT' ? 'file is missing' : `cannot read: ${(error as Error).message}`,
+      });
     }
   }
   return { files, problems };
@@ -105,7 +141,8 @@ function checkIndexDefinitions(path: string, defs: IndexDefinitions, problems: P
   const checkComponents = (base: (string | number)[], components: IndexDefinitions['openness_index']['components']) => {
     const ids = new Set<string>();
     components.forEach((c, i) => {
-      if (!SCORE_POINTERS.has(c.score)) report(pointerOf(...base, i, 'score'), `${c.score} does not name a numeric score of a language model`);
+      if (!SCORE_POINTERS.has(c.score))
+        report(pointerOf(...base, i, 'score'), `${c.score} does not name a numeric score of a language model`);
       if (!(c.max > c.min)) report(pointerOf(...base, i, 'max'), 'max must be greater than min');
       if (ids.has(c.id)) report(pointerOf(...base, i, 'id'), `duplicate component id ${c.id}`);
       ids.add(c.id);
@@ -117,23 +154,43 @@ function checkIndexDefinitions(path: string, defs: IndexDefinitions, problems: P
   intelligence.components.forEach((c, i) => {
     // The index's token counts are the sum of its components' evaluation token counts.
     if (!(TOKEN_COUNT_EVALUATIONS as readonly string[]).includes(c.id)) {
-      report(pointerOf('intelligence_index', 'components', i, 'id'), `must be an evaluation_token_counts key (${TOKEN_COUNT_EVALUATIONS.join(', ')})`);
+      report(
+        pointerOf('intelligence_index', 'components', i, 'id'),
+        `must be an evaluation_token_counts key (${TOKEN_COUNT_EVALUATIONS.join(', ')})`,
+      );
     }
-    if (c.tasks === undefined) report(pointerOf('intelligence_index', 'components', i, 'tasks'), 'intelligence index components need a task count (for cost per task)');
+    if (c.tasks === undefined)
+      report(
+        pointerOf('intelligence_index', 'components', i, 'tasks'),
+        'intelligence index components need a task count (for cost per task)',
+      );
   });
   intelligence.subsets.forEach((subset, s) =>
     subset.components.forEach((id, i) => {
-      if (!componentIds.has(id)) report(pointerOf('intelligence_index', 'subsets', s, 'components', i), `${id} is not a component of the intelligence index`);
+      if (!componentIds.has(id))
+        report(
+          pointerOf('intelligence_index', 'subsets', s, 'components', i),
+          `${id} is not a component of the intelligence index`,
+        );
     }),
   );
-  defs.capability_indices.indices.forEach((index, i) => checkComponents(['capability_indices', 'indices', i, 'components'], index.components));
+  defs.capability_indices.indices.forEach((index, i) =>
+    checkComponents(['capability_indices', 'indices', i, 'components'], index.components),
+  );
   checkComponents(['openness_index', 'components'], defs.openness_index.components);
   if (defs.math_index) checkComponents(['math_index', 'components'], defs.math_index.components);
 
-  const defined = [intelligence.key, ...intelligence.subsets.map((s) => s.key), ...defs.capability_indices.indices.map((i) => i.key)];
+  const defined = [
+    intelligence.key,
+    ...intelligence.subsets.map((s) => s.key),
+    ...defs.capability_indices.indices.map((i) => i.key),
+  ];
   for (const key of HEADLINE_INDICES) if (!defined.includes(key)) report('', `no definition for ${key}`);
-  for (const key of defined) if (!(HEADLINE_INDICES as readonly string[]).includes(key)) report('', `${key} is not an index the API publishes (${HEADLINE_INDICES.join(', ')})`);
-  if (defs.openness_index.key !== 'platform_openness_index') report(pointerOf('openness_index', 'key'), 'must be platform_openness_index');
+  for (const key of defined)
+    if (!(HEADLINE_INDICES as readonly string[]).includes(key))
+      report('', `${key} is not an index the API publishes (${HEADLINE_INDICES.join(', ')})`);
+  if (defs.openness_index.key !== 'platform_openness_index')
+    report(pointerOf('openness_index', 'key'), 'must be platform_openness_index');
 }
 
 /**
@@ -152,7 +209,12 @@ export function parseDataset(files: DataFile[], problems: Problem[]): Dataset {
   const unread = new Set<string>();
 
   /** A file parsed and held to its schema: its value (undefined when it did not parse) and whether it passed. */
-  const parseInto = (path: string, validator: ValidateFunction, namer: (value: unknown) => RecordNamer, found: Problem[]): { value: unknown; valid: boolean } => {
+  const parseInto = (
+    path: string,
+    validator: ValidateFunction,
+    namer: (value: unknown) => RecordNamer,
+    found: Problem[],
+  ): { value: unknown; valid: boolean } => {
     const file = byPath.get(path);
     const value = file ? parseJson(file, found) : undefined;
     if (!file || value === undefined) {
@@ -161,7 +223,11 @@ export function parseDataset(files: DataFile[], problems: Problem[]): Dataset {
     }
     return { value, valid: validate(file, value, validator, namer(value), found) };
   };
-  const load = <T>(path: string, validator: ValidateFunction, namer: (value: unknown) => RecordNamer): T | undefined => {
+  const load = <T>(
+    path: string,
+    validator: ValidateFunction,
+    namer: (value: unknown) => RecordNamer,
+  ): T | undefined => {
     const { value, valid } = parseInto(path, validator, namer, problems);
     return valid ? (value as T) : undefined;
   };
@@ -196,28 +262,44 @@ export function parseDataset(files: DataFile[], problems: Problem[]): Dataset {
   arrays.models.forEach((m, i) => {
     const creator = m.creator_id;
     if (isUnknownReference(knownCreators, creator)) {
-      problems.push({ file: DATASET_FILES.models, record: m.slug ?? m.id, pointer: pointerOf(i, 'creator_id'), message: `unknown model creator ${creator}` });
+      problems.push({
+        file: DATASET_FILES.models,
+        record: m.slug ?? m.id,
+        pointer: pointerOf(i, 'creator_id'),
+        message: `unknown model creator ${creator}`,
+      });
     }
   });
   const pairs = new Map<string, number>();
   arrays.endpoints.forEach((e, i) => {
-    const report = (field: string, message: string) => problems.push({ file: DATASET_FILES.endpoints, record: e.id, pointer: pointerOf(i, field), message });
+    const report = (field: string, message: string) =>
+      problems.push({ file: DATASET_FILES.endpoints, record: e.id, pointer: pointerOf(i, field), message });
     const { model_id: model, provider_id: provider } = e;
     if (isUnknownReference(knownModels, model)) report('model_id', `unknown language model ${model}`);
     if (isUnknownReference(knownProviders, provider)) report('provider_id', `unknown provider ${provider}`);
     const pair = `${String(model)} ${String(provider)}`;
-    if (pairs.has(pair)) report('provider_id', `this provider already serves this model (endpoint at /${pairs.get(pair)})`);
+    if (pairs.has(pair))
+      report('provider_id', `this provider already serves this model (endpoint at /${pairs.get(pair)})`);
     pairs.set(pair, i);
   });
   if (indices) checkIndexDefinitions(DATASET_FILES.indices, indices, problems);
 
   const series: SeriesOfColumns[] = [];
   {
-    const ctx: MeasurementContext = { endpoints: referable(DATASET_FILES.endpoints, endpointsById), providers: knownProviders, seenSeries: new Map() };
+    const ctx: MeasurementContext = {
+      endpoints: referable(DATASET_FILES.endpoints, endpointsById),
+      providers: knownProviders,
+      seenSeries: new Map(),
+    };
     const checkProblems: Problem[] = [];
     for (const file of files) {
       if (!file.path.startsWith(`${DATASET_FILES.measurements}/`)) continue;
-      const { value, valid } = parseInto(file.path, validators.measurements, measurementRecordNamer, measurementSchemaProblems);
+      const { value, valid } = parseInto(
+        file.path,
+        validators.measurements,
+        measurementRecordNamer,
+        measurementSchemaProblems,
+      );
       if (value === undefined) continue;
       const before = checkProblems.length;
       checkMeasurements(file.path, value, ctx, checkProblems);
@@ -228,8 +310,11 @@ export function parseDataset(files: DataFile[], problems: Problem[]): Dataset {
   }
 
   const media = parseMedia(files, knownCreators, knownProviders, problems);
-  const critptProblems = byPath.has(DATASET_FILES.critptProblems) ? load<string[]>(DATASET_FILES.critptProblems, validators.critptProblems, () => () => undefined) : DEFAULT_CRITPT_PROBLEMS;
+  const critptProblems = byPath.has(DATASET_FILES.critptProblems)
+    ? load<string[]>(DATASET_FILES.critptProblems, validators.critptProblems, () => () => undefined)
+    : DEFAULT_CRITPT_PROBLEMS;
 
-  if (problems.length > 0 || !creators || !models || !providers || !endpoints || !indices) throw new DatasetError(problems);
+  if (problems.length > 0 || !creators || !models || !providers || !endpoints || !indices)
+    throw new DatasetError(problems);
   return { creators, models, providers, endpoints, series, indices, media, critptProblems: critptProblems ?? [] };
 }

@@ -45,20 +45,26 @@ function forEachObject(value: unknown, field: string, visit: (item: Record<strin
  */
 export function checkMeasurements(path: string, file: unknown, ctx: MeasurementContext, problems: Problem[]): void {
   const nameRecord = measurementRecordNamer(file);
-  const report = (pointer: string, message: string) => problems.push({ file: path, record: nameRecord(pointer), pointer, message });
+  const report = (pointer: string, message: string) =>
+    problems.push({ file: path, record: nameRecord(pointer), pointer, message });
   const providerId = (file as { provider_id?: unknown }).provider_id;
   if (isUnknownReference(ctx.providers, providerId)) report('/provider_id', `unknown provider ${String(providerId)}`);
   forEachObject(file, 'series', (series, s) => {
     const endpointId = series.endpoint_id;
     if (typeof endpointId === 'string') {
       const endpoint = ctx.endpoints?.get(endpointId);
-      if (ctx.endpoints && !endpoint) report(pointerOf('series', s, 'endpoint_id'), `unknown provider endpoint ${endpointId}`);
+      if (ctx.endpoints && !endpoint)
+        report(pointerOf('series', s, 'endpoint_id'), `unknown provider endpoint ${endpointId}`);
       else if (endpoint && typeof providerId === 'string' && endpoint.provider_id !== providerId) {
-        report(pointerOf('series', s, 'endpoint_id'), `endpoint belongs to provider ${String(endpoint.provider_id)}, not to this file's provider ${providerId}`);
+        report(
+          pointerOf('series', s, 'endpoint_id'),
+          `endpoint belongs to provider ${String(endpoint.provider_id)}, not to this file's provider ${providerId}`,
+        );
       }
       const seriesKey = `${endpointId} ${String(series.prompt_type)}`;
       const earlier = ctx.seenSeries.get(seriesKey);
-      if (earlier) report(pointerOf('series', s), `series for this endpoint and prompt type already given in ${earlier}`);
+      if (earlier)
+        report(pointerOf('series', s), `series for this endpoint and prompt type already given in ${earlier}`);
       ctx.seenSeries.set(seriesKey, path);
     }
     // Compare instants, not spellings: 12:00:00.000Z and 12:00:00+00:00 are the same time.
@@ -66,19 +72,33 @@ export function checkMeasurements(path: string, file: unknown, ctx: MeasurementC
     forEachObject(series, 'records', (record, r) => {
       const at = typeof record.timestamp === 'string' ? Date.parse(record.timestamp) : NaN;
       if (!Number.isNaN(at)) {
-        if (times.has(at)) report(pointerOf('series', s, 'records', r, 'timestamp'), 'two records of one series at the same time');
+        if (times.has(at))
+          report(pointerOf('series', s, 'records', r, 'timestamp'), 'two records of one series at the same time');
         times.add(at);
       }
       if (record.success !== true) return;
-      for (const field of ['output_tokens_per_second', 'time_to_first_token_seconds', 'time_to_first_answer_token_seconds'] as const) {
-        if (record[field] === null) report(pointerOf('series', s, 'records', r, field), 'a successful request must have this figure');
+      for (const field of [
+        'output_tokens_per_second',
+        'time_to_first_token_seconds',
+        'time_to_first_answer_token_seconds',
+      ] as const) {
+        if (record[field] === null)
+          report(pointerOf('series', s, 'records', r, field), 'a successful request must have this figure');
       }
-      if (record.output_tokens_per_second === 0) report(pointerOf('series', s, 'records', r, 'output_tokens_per_second'), 'a successful request produced tokens, so its speed is above 0');
+      if (record.output_tokens_per_second === 0)
+        report(
+          pointerOf('series', s, 'records', r, 'output_tokens_per_second'),
+          'a successful request produced tokens, so its speed is above 0',
+        );
     });
   });
 }
 
 /** A measurements file that passed its schema and its checks, as columns. */
 export function seriesOf(file: MeasurementsFile): SeriesOfColumns[] {
-  return file.series.map((series) => ({ endpoint_id: series.endpoint_id, prompt_type: series.prompt_type, columns: toColumns(series.records) }));
+  return file.series.map((series) => ({
+    endpoint_id: series.endpoint_id,
+    prompt_type: series.prompt_type,
+    columns: toColumns(series.records),
+  }));
 }

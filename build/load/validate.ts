@@ -41,7 +41,10 @@ const EXCERPT_REACH = 40;
 export function locateSyntaxError(text: string, message: string): { reason: string; at: NonNullable<Problem['at']> } {
   const position = /at position (\d+)/.exec(message);
   const offset = position ? Math.min(Number(position[1]), text.length) : text.length;
-  const reason = message.replace(/\s*\(line \d+ column \d+\)/, '').replace(/ in JSON at position \d+/, '').replace(/^Unexpected end of JSON input$/, 'the file ends too early');
+  const reason = message
+    .replace(/\s*\(line \d+ column \d+\)/, '')
+    .replace(/ in JSON at position \d+/, '')
+    .replace(/^Unexpected end of JSON input$/, 'the file ends too early');
   const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
   const lineEnd = text.indexOf('\n', offset) === -1 ? text.length : text.indexOf('\n', offset);
   const line = text.slice(0, lineStart).split('\n').length;
@@ -52,7 +55,6 @@ export function locateSyntaxError(text: string, message: string): { reason: stri
   const excerpt = `${gutter}${from > lineStart ? '…' : ''}${shown}\n${' '.repeat(gutter.length - 2)}| ${' '.repeat(offset - from + (from > lineStart ? 1 : 0))}^`;
   return { reason, at: { line, column, excerpt } };
 }
-
 
 /**
  * The ids a reference may name, or null when the file defining them could not be read: its
@@ -78,7 +80,6 @@ export function arrayRecordNamer(items: unknown): RecordNamer {
   };
 }
 
-
 /** A value as a problem shows it: its JSON, cut short. */
 export function preview(value: unknown): string {
   if (value === undefined) return 'nothing';
@@ -86,7 +87,8 @@ export function preview(value: unknown): string {
   return text.length > 48 ? `${text.slice(0, 45)}...` : text;
 }
 
-const fieldsOfObject = (value: unknown): string[] => (value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value) : []);
+const fieldsOfObject = (value: unknown): string[] =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value) : [];
 
 /**
  * One schema error as a maintainer reads it: where, what is wrong, and what would be right. An
@@ -99,25 +101,48 @@ export function describeAjvError(error: ErrorObject, value: unknown): { pointer:
   const here = readPointer(value, error.instancePath);
   if (error.keyword === 'additionalProperties') {
     const field = String(params.additionalProperty);
-    const known = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {}).filter((name) => !Object.hasOwn(here as object, name));
+    const known = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {}).filter(
+      (name) => !Object.hasOwn(here as object, name),
+    );
     const meant = closestName(field, known);
-    return { pointer: `${error.instancePath}/${field}`, message: meant ? `unknown field; did you mean "${meant}"?` : 'unknown field' };
+    return {
+      pointer: `${error.instancePath}/${field}`,
+      message: meant ? `unknown field; did you mean "${meant}"?` : 'unknown field',
+    };
   }
   if (error.keyword === 'required') {
     const field = String(params.missingProperty);
     const known = new Set(Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {}));
-    const lookalike = closestName(field, fieldsOfObject(here).filter((name) => !known.has(name)));
-    return { pointer: `${error.instancePath}/${field}`, message: lookalike ? `required field is missing ("${lookalike}" is given: misspelt?)` : 'required field is missing' };
+    const lookalike = closestName(
+      field,
+      fieldsOfObject(here).filter((name) => !known.has(name)),
+    );
+    return {
+      pointer: `${error.instancePath}/${field}`,
+      message: lookalike
+        ? `required field is missing ("${lookalike}" is given: misspelt?)`
+        : 'required field is missing',
+    };
   }
   const got = `, got ${preview(here)}`;
   if (error.keyword === 'enum') {
-    return { pointer: error.instancePath, message: `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}${got}` };
+    return {
+      pointer: error.instancePath,
+      message: `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}${got}`,
+    };
   }
-  if (error.keyword === 'type') return { pointer: error.instancePath, message: `must be ${String(params.type).split(',').join(' or ')}${got}` };
+  if (error.keyword === 'type')
+    return { pointer: error.instancePath, message: `must be ${String(params.type).split(',').join(' or ')}${got}` };
   return { pointer: error.instancePath, message: `${error.message ?? error.keyword}${got}` };
 }
 
-export function validate(file: DataFile, value: unknown, validator: ValidateFunction, nameRecord: RecordNamer, problems: Problem[]): boolean {
+export function validate(
+  file: DataFile,
+  value: unknown,
+  validator: ValidateFunction,
+  nameRecord: RecordNamer,
+  problems: Problem[],
+): boolean {
   if (validator(value)) return true;
   const seen = new Set<string>();
   for (const error of validator.errors ?? []) {
@@ -131,7 +156,6 @@ export function validate(file: DataFile, value: unknown, validator: ValidateFunc
   }
   return false;
 }
-
 
 export interface Keyed {
   id: string;
@@ -166,13 +190,24 @@ export function indexRecords<T extends Keyed>(path: string, items: T[], problems
   const slugs = new Map<string, number>();
   items.forEach((item, i) => {
     if (typeof item.id !== 'string') return; // reported by the schema
-    if (byId.has(item.id)) problems.push({ file: path, record: item.slug ?? item.id, pointer: pointerOf(i, 'id'), message: `duplicate id ${item.id} (also at /${idAt.get(item.id)})` });
+    if (byId.has(item.id))
+      problems.push({
+        file: path,
+        record: item.slug ?? item.id,
+        pointer: pointerOf(i, 'id'),
+        message: `duplicate id ${item.id} (also at /${idAt.get(item.id)})`,
+      });
     else (byId.set(item.id, item), idAt.set(item.id, i));
     if (typeof item.slug !== 'string') return;
     const first = slugs.get(item.slug);
-    if (first !== undefined) problems.push({ file: path, record: item.slug, pointer: pointerOf(i, 'slug'), message: `duplicate slug (also at /${first})` });
+    if (first !== undefined)
+      problems.push({
+        file: path,
+        record: item.slug,
+        pointer: pointerOf(i, 'slug'),
+        message: `duplicate slug (also at /${first})`,
+      });
     else slugs.set(item.slug, i);
   });
   return byId;
 }
-

@@ -97,7 +97,8 @@ export class CompressPool {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.next++;
     if (this.jobs.size === 0) this.hold(true);
-    const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+    const owned =
+      bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
     return new Promise((resolve, reject) => {
       this.jobs.set(id, { resolve, reject });
       this.workers[id % this.workers.length].postMessage({ id, bytes: owned, gzipOnly }, [owned.buffer as ArrayBuffer]);

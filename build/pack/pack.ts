@@ -10,7 +10,16 @@
  */
 import { closeSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { checksumOf, contentHash, PACK_FILE, readRouteIndex, spanOf, type CheckedSpan, type IndexEntry, type Manifest } from '../../src/shared/manifest.ts';
+import {
+  checksumOf,
+  contentHash,
+  PACK_FILE,
+  readRouteIndex,
+  spanOf,
+  type CheckedSpan,
+  type IndexEntry,
+  type Manifest,
+} from '../../src/shared/manifest.ts';
 import { CompressPool, type CompressionLevels } from './compress-pool.ts';
 
 export type { CompressionLevels };
@@ -67,7 +76,10 @@ export class PackWriter {
   readonly stats: PackStats = { bodies: 0, rawBytes: 0, reused: 0, corruptPrevious: 0, identityBytes: 0, packBytes: 0 };
   private readonly fd: number;
   private readonly previousFd: number | null;
-  private readonly pending: ({ hash: string; length: number; variants: Promise<[Buffer, Buffer]> } | { fragmentLength: number; stored: Promise<Buffer>; handle: RawHandle })[] = [];
+  private readonly pending: (
+    | { hash: string; length: number; variants: Promise<[Buffer, Buffer]> }
+    | { fragmentLength: number; stored: Promise<Buffer>; handle: RawHandle }
+  )[] = [];
   private readonly known = new Set<string>();
   /** Previous bodies by hash: gzip and br spans. */
   private readonly reusable = new Map<string, [CheckedSpan, CheckedSpan]>();
@@ -82,7 +94,8 @@ export class PackWriter {
     this.fd = openSync(path, 'wx', 0o644);
     this.compressor = new CompressPool(levels);
     this.previousFd = previous ? openSync(previous.path, 'r') : null;
-    for (const entry of previous?.entries.values() ?? []) this.reusable.set(entry[0], [spanOf(entry, 'gzip'), spanOf(entry, 'br')]);
+    for (const entry of previous?.entries.values() ?? [])
+      this.reusable.set(entry[0], [spanOf(entry, 'gzip'), spanOf(entry, 'br')]);
   }
 
   /**

@@ -4,7 +4,17 @@
  * A lock file keeps two builds from writing at once; old builds are pruned, keeping a few so
  * that a server still finishing requests on one is never pulled from under it.
  */
-import { existsSync, mkdirSync, readdirSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { takePidLock } from '../../src/shared/pid-lock.ts';
 import { CURRENT_LINK, readManifest, type Manifest } from '../../src/shared/manifest.ts';
@@ -26,7 +36,8 @@ export function readCurrentManifest(outDir: string): { dir: string; manifest: Ma
     const dir = join(outDir, readlinkSync(join(outDir, CURRENT_LINK)));
     return { dir, manifest: readManifest(dir) };
   } catch {
-    // No current snapshot, or a broken one (its manifest unreadable, of another format, or failing its checksum): the build simply starts from nothing.
+    // No current snapshot, or a broken one (its manifest unreadable, of another format, or failing
+    // its checksum): the build simply starts from nothing.
     return null;
   }
 }
@@ -42,7 +53,10 @@ export function lockSnapshots(outDir: string): () => void {
 
 /** The id of a build: its time (see BuildOptions.sourceDateEpoch) and a prefix of the digest of its inputs. */
 export function buildIdOf(builtAt: Date, inputDigest: string): string {
-  return `${builtAt.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${inputDigest.slice(0, 8)}`;
+  return `${builtAt
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')}-${inputDigest.slice(0, 8)}`;
 }
 
 /** That id, or with -2, -3 ... after it when a folder of that name is there already (a --force rebuild). */
@@ -61,8 +75,14 @@ export function verifySnapshot(dir: string): void {
   const manifest = readManifest(dir);
   let entries = 0;
   const corrupt = verifyBuildSync(dir, manifest, { index: (_, index) => (entries += Object.keys(index).length) });
-  if (corrupt.length > 0) throw new Error(`snapshot ${dir} read back differs from what was written: ${corruptionSummary(manifest.build_id, corrupt)}`);
-  if (entries !== manifest.entry_count) throw new Error(`snapshot ${dir} is inconsistent: ${entries} entries in the indexes, ${manifest.entry_count} in the manifest`);
+  if (corrupt.length > 0)
+    throw new Error(
+      `snapshot ${dir} read back differs from what was written: ${corruptionSummary(manifest.build_id, corrupt)}`,
+    );
+  if (entries !== manifest.entry_count)
+    throw new Error(
+      `snapshot ${dir} is inconsistent: ${entries} entries in the indexes, ${manifest.entry_count} in the manifest`,
+    );
 }
 
 /** Move the finished build into place and point `current` at it, atomically. */
@@ -106,7 +126,8 @@ export function findIdenticalBuild(outDir: string, inputDigest: string): string 
   for (const name of buildFolders(outDir).reverse()) {
     try {
       const manifest = readManifest(join(outDir, name));
-      if (manifest.input_digest === inputDigest && verifyBuildSync(join(outDir, name), manifest).length === 0) return name;
+      if (manifest.input_digest === inputDigest && verifyBuildSync(join(outDir, name), manifest).length === 0)
+        return name;
     } catch {
       // A folder without a readable manifest or pack is no build to reuse; pruning removes it in time.
     }
@@ -122,7 +143,8 @@ export function pruneSnapshots(outDir: string, currentId: string, keepPrevious =
   const removed = builds.filter((b) => !keep.has(b));
   for (const name of removed) rmSync(join(outDir, name), { recursive: true, force: true });
   for (const name of readdirSync(outDir)) {
-    if (name.startsWith('.tmp-') || name.startsWith('.current-')) rmSync(join(outDir, name), { recursive: true, force: true });
+    if (name.startsWith('.tmp-') || name.startsWith('.current-'))
+      rmSync(join(outDir, name), { recursive: true, force: true });
   }
   return removed;
 }

@@ -16,7 +16,10 @@ function nameOf(value: unknown): string | undefined {
   return typeof title === 'string' && SHAPE_NAMES.has(title) ? title : undefined;
 }
 
-/** A schema with every named part below its top replaced by a reference; what the names stand for is added to `found`. */
+/**
+ * A schema with every named part below its top replaced by a reference; what the names stand for is
+ * added to `found`.
+ */
 function withRefsInto(found: Map<string, Schema>, value: unknown, top = true): unknown {
   if (Array.isArray(value)) return value.map((item) => withRefsInto(found, item, false));
   if (value === null || typeof value !== 'object') return value;
@@ -24,7 +27,8 @@ function withRefsInto(found: Map<string, Schema>, value: unknown, top = true): u
   if (name !== undefined) {
     const shape = withRefsInto(found, value) as Schema;
     const earlier = found.get(name);
-    if (earlier && JSON.stringify(earlier) !== JSON.stringify(shape)) throw new Error(`two different shapes are both named ${name}`);
+    if (earlier && JSON.stringify(earlier) !== JSON.stringify(shape))
+      throw new Error(`two different shapes are both named ${name}`);
     found.set(name, shape);
     return { $ref: `${COMPONENT_REF}${name}` };
   }
@@ -38,7 +42,8 @@ function withRefsInto(found: Map<string, Schema>, value: unknown, top = true): u
  */
 export function components(): { schemas: Record<string, Schema>; withRefs: (schema: Schema) => Schema } {
   const found = new Map<string, Schema>();
-  for (const route of ROUTES.filter(hasResponseSchema)) for (const tier of route.tiers) withRefsInto(found, responseSchema(route, tier));
+  for (const route of ROUTES.filter(hasResponseSchema))
+    for (const tier of route.tiers) withRefsInto(found, responseSchema(route, tier));
   const withRefs = (schema: Schema): Schema => {
     const before = found.size;
     const out = withRefsInto(found, schema) as Schema;

@@ -85,24 +85,38 @@ export const languageModelsSchema = {
       release_date: nullableDate,
       reasoning_model: { type: 'boolean' },
       evaluations: closedObject(
-        Object.fromEntries([...RAW_EVALUATIONS.map((k) => [k, evaluationBounds(k)]), ...LEGACY_EVALUATIONS.map((k) => [k, nullableNumber(0, 1)])]),
+        Object.fromEntries([
+          ...RAW_EVALUATIONS.map((k) => [k, evaluationBounds(k)]),
+          ...LEGACY_EVALUATIONS.map((k) => [k, nullableNumber(0, 1)]),
+        ]),
         [],
       ),
       // Values of composite indices published elsewhere (imported data), used as given instead
       // of computing the index from components the data may lack.
       published_indices: closedObject(everyKey([...HEADLINE_INDICES, MATH_INDEX], nullableNumber(0, 100)), []),
       evaluation_token_counts: closedObject(
-        everyKey(TOKEN_COUNT_EVALUATIONS, closedObject({ input_tokens: counts, answer_tokens: counts, reasoning_tokens: counts })),
+        everyKey(
+          TOKEN_COUNT_EVALUATIONS,
+          closedObject({ input_tokens: counts, answer_tokens: counts, reasoning_tokens: counts }),
+        ),
         [],
       ),
       // The total, and each domain that was measured (a domain may be null; the total may not).
       omniscience_breakdown: {
         oneOf: [
           { type: 'null' },
-          closedObject({ total: omniscienceScores, ...everyKey(OMNISCIENCE_DOMAINS.slice(1), { oneOf: [{ type: 'null' }, omniscienceScores] }) }),
+          closedObject({
+            total: omniscienceScores,
+            ...everyKey(OMNISCIENCE_DOMAINS.slice(1), { oneOf: [{ type: 'null' }, omniscienceScores] }),
+          }),
         ],
       },
-      openness: { oneOf: [{ type: 'null' }, closedObject(everyKey(OPENNESS_COMPONENTS, { type: 'number', minimum: 0, maximum: 1 }))] },
+      openness: {
+        oneOf: [
+          { type: 'null' },
+          closedObject(everyKey(OPENNESS_COMPONENTS, { type: 'number', minimum: 0, maximum: 1 })),
+        ],
+      },
       parameters: closedObject({ total: nullableNumber(0), active: nullableNumber(0) }),
       modalities: closedObject({ input: modalitySet, output: modalitySet }),
       licensing: closedObject({ is_open_weights: { type: 'boolean' } }),
@@ -110,7 +124,18 @@ export const languageModelsSchema = {
       weights_hub_url: { type: ['string', 'null'], format: 'uri' },
       router_api_id: { type: ['string', 'null'], minLength: 1 },
     },
-    ['id', 'slug', 'name', 'creator_id', 'release_date', 'reasoning_model', 'evaluations', 'parameters', 'modalities', 'licensing'],
+    [
+      'id',
+      'slug',
+      'name',
+      'creator_id',
+      'release_date',
+      'reasoning_model',
+      'evaluations',
+      'parameters',
+      'modalities',
+      'licensing',
+    ],
   ),
 };
 
@@ -145,7 +170,13 @@ export const measurementRecordSchema = closedObject(
     time_to_first_answer_token_seconds: seconds,
     end_to_end_response_time_seconds: seconds,
   },
-  ['timestamp', 'success', 'output_tokens_per_second', 'time_to_first_token_seconds', 'time_to_first_answer_token_seconds'],
+  [
+    'timestamp',
+    'success',
+    'output_tokens_per_second',
+    'time_to_first_token_seconds',
+    'time_to_first_answer_token_seconds',
+  ],
 );
 
 export const measurementsSchema = {
@@ -187,23 +218,37 @@ export const indexDefinitionsSchema = {
   $schema: SCHEMA,
   $id: 'indices',
   title: 'Composite index definitions',
-  ...closedObject({
-    intelligence_index: closedObject({
-      key: indexKey,
-      version,
-      components: { type: 'array', minItems: 1, items: component },
-      subsets: {
-        type: 'array',
-        items: closedObject({ key: indexKey, components: { type: 'array', minItems: 1, items: { type: 'string' } } }),
-      },
-    }),
-    capability_indices: closedObject({
-      version,
-      indices: { type: 'array', items: closedObject({ key: indexKey, components: { type: 'array', minItems: 1, items: component } }) },
-    }),
-    openness_index: closedObject({ key: indexKey, version, components: { type: 'array', minItems: 1, items: component } }),
-    math_index: closedObject({ key: { const: MATH_INDEX }, version, components: { type: 'array', minItems: 1, items: component } }),
-  }, ['intelligence_index', 'capability_indices', 'openness_index']),
+  ...closedObject(
+    {
+      intelligence_index: closedObject({
+        key: indexKey,
+        version,
+        components: { type: 'array', minItems: 1, items: component },
+        subsets: {
+          type: 'array',
+          items: closedObject({ key: indexKey, components: { type: 'array', minItems: 1, items: { type: 'string' } } }),
+        },
+      }),
+      capability_indices: closedObject({
+        version,
+        indices: {
+          type: 'array',
+          items: closedObject({ key: indexKey, components: { type: 'array', minItems: 1, items: component } }),
+        },
+      }),
+      openness_index: closedObject({
+        key: indexKey,
+        version,
+        components: { type: 'array', minItems: 1, items: component },
+      }),
+      math_index: closedObject({
+        key: { const: MATH_INDEX },
+        version,
+        components: { type: 'array', minItems: 1, items: component },
+      }),
+    },
+    ['intelligence_index', 'capability_indices', 'openness_index'],
+  ),
 };
 
 export const critptProblemsSchema = {

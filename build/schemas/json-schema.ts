@@ -12,7 +12,10 @@ export const nullableBoolean = { type: ['boolean', 'null'] };
 export const uuid = { type: 'string', format: 'uuid' };
 
 /** An object with exactly these properties (all required unless `required` says which). */
-export function closed(properties: Record<string, unknown>, required: readonly string[] = Object.keys(properties)): Schema {
+export function closed(
+  properties: Record<string, unknown>,
+  required: readonly string[] = Object.keys(properties),
+): Schema {
   return { type: 'object', additionalProperties: false, required: [...required], properties };
 }
 

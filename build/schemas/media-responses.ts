@@ -3,10 +3,27 @@
  * optional `categories` and `genres` of Pro entries are not required. Each entry is named as the
  * original service names it (`ImageArenaResult`, `ImageArenaResultFree`, ...).
  */
-import { closed, fieldsOf, named, nullableBoolean, nullableDate, nullableNumber, nullableString, number, string, uuid, type Schema } from './json-schema.ts';
+import {
+  closed,
+  fieldsOf,
+  named,
+  nullableBoolean,
+  nullableDate,
+  nullableNumber,
+  nullableString,
+  number,
+  string,
+  uuid,
+  type Schema,
+} from './json-schema.ts';
 import type { MediaFamily } from './media.ts';
 
-const scoreItem = closed({ label: string, elo: { type: 'number' }, ci_95: nullableNumber, samples: { type: 'integer', minimum: 0 } });
+const scoreItem = closed({
+  label: string,
+  elo: { type: 'number' },
+  ci_95: nullableNumber,
+  samples: { type: 'integer', minimum: 0 },
+});
 const mediaCreator = named('ArenaModelCreator', closed({ id: uuid, name: string }));
 const elo = number;
 const WERS = ['platform_agenttalk', 'voxpopuli_cleaned_platform', 'earnings_22_cleaned_platform'];
@@ -37,7 +54,14 @@ function freeMediaFields(family: MediaFamily): Record<string, unknown> {
     case 'music':
       return { ...head, model_creator: mediaCreator, elo, ci_95: nullableNumber };
     case 'speech-to-speech':
-      return { ...head, slug: string, model_creator: mediaCreator, bba_score: nullableNumber, fdb_score: nullableNumber, tau_voice_score: nullableNumber };
+      return {
+        ...head,
+        slug: string,
+        model_creator: mediaCreator,
+        bba_score: nullableNumber,
+        fdb_score: nullableNumber,
+        tau_voice_score: nullableNumber,
+      };
     case 'speech-to-text':
       return { ...head, model_creator: mediaCreator, platform_wer_index: nullableNumber };
   }
@@ -56,17 +80,52 @@ function proMediaFields(family: MediaFamily): Schema {
     case 'image':
     case 'video': {
       const price = family === 'image' ? 'price_per_1k_images' : 'price_per_minute';
-      const fields = { ...free, rank: { type: 'integer', minimum: 1 }, samples: { type: 'integer', minimum: 0 }, release_date: nullableDate, [price]: nullableNumber, open_weights_url: nullableString };
-      return closed({ ...fields, categories: { type: 'array', items: named('ArenaCategory', scoreItem) } }, Object.keys(fields));
+      const fields = {
+        ...free,
+        rank: { type: 'integer', minimum: 1 },
+        samples: { type: 'integer', minimum: 0 },
+        release_date: nullableDate,
+        [price]: nullableNumber,
+        open_weights_url: nullableString,
+      };
+      return closed(
+        { ...fields, categories: { type: 'array', items: named('ArenaCategory', scoreItem) } },
+        Object.keys(fields),
+      );
     }
     case 'text-to-speech':
-      return closed({ ...free, samples: { type: 'integer', minimum: 0 }, release_date: nullableDate, price_per_1m_characters: nullableNumber });
+      return closed({
+        ...free,
+        samples: { type: 'integer', minimum: 0 },
+        release_date: nullableDate,
+        price_per_1m_characters: nullableNumber,
+      });
     case 'music':
-      return closed({ ...free, samples: { type: 'integer', minimum: 0 }, genres: { type: 'array', items: named('MusicGenre', scoreItem) } }, [...required, 'samples']);
+      return closed(
+        {
+          ...free,
+          samples: { type: 'integer', minimum: 0 },
+          genres: { type: 'array', items: named('MusicGenre', scoreItem) },
+        },
+        [...required, 'samples'],
+      );
     case 'speech-to-speech':
       return closed({
         ...free,
-        providers: { type: 'array', items: named('SpeechToSpeechProvider', closed({ id: uuid, name: string, slug: string, price_per_hour_input: nullableNumber, price_per_hour_output: nullableNumber, time_to_first_audio_seconds: nullableNumber })) },
+        providers: {
+          type: 'array',
+          items: named(
+            'SpeechToSpeechProvider',
+            closed({
+              id: uuid,
+              name: string,
+              slug: string,
+              price_per_hour_input: nullableNumber,
+              price_per_hour_output: nullableNumber,
+              time_to_first_audio_seconds: nullableNumber,
+            }),
+          ),
+        },
       });
     case 'speech-to-text':
       return closed({
@@ -75,7 +134,18 @@ function proMediaFields(family: MediaFamily): Schema {
         open_weights: nullableBoolean,
         providers: {
           type: 'array',
-          items: named('SpeechToTextProvider', closed({ id: uuid, name: string, slug: string, price_per_1k_minutes: nullableNumber, median_speed_factor: nullableNumber, platform_wer_index: nullableNumber, ...fieldsOf(WERS, nullableNumber) })),
+          items: named(
+            'SpeechToTextProvider',
+            closed({
+              id: uuid,
+              name: string,
+              slug: string,
+              price_per_1k_minutes: nullableNumber,
+              median_speed_factor: nullableNumber,
+              platform_wer_index: nullableNumber,
+              ...fieldsOf(WERS, nullableNumber),
+            }),
+          ),
         },
       });
   }

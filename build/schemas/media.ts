@@ -53,9 +53,20 @@ const arenaEntry = {
 function entrySchema(family: MediaFamily): object {
   switch (family) {
     case 'image':
-      return closed({ ...arenaEntry, first_party: { type: 'boolean' }, price_per_1k_images: nullableNumber(), open_weights_url: url, categories: { type: 'array', items: categoryScore(true) } });
+      return closed({
+        ...arenaEntry,
+        first_party: { type: 'boolean' },
+        price_per_1k_images: nullableNumber(),
+        open_weights_url: url,
+        categories: { type: 'array', items: categoryScore(true) },
+      });
     case 'video':
-      return closed({ ...arenaEntry, price_per_minute: nullableNumber(), open_weights_url: url, categories: { type: 'array', items: categoryScore(true) } });
+      return closed({
+        ...arenaEntry,
+        price_per_minute: nullableNumber(),
+        open_weights_url: url,
+        categories: { type: 'array', items: categoryScore(true) },
+      });
     case 'text-to-speech':
       return closed({ ...arenaEntry, price_per_1m_characters: nullableNumber() });
     case 'music':
@@ -96,5 +107,11 @@ function entrySchema(family: MediaFamily): object {
 }
 
 export function mediaSchema(arena: string, family: MediaFamily): object {
-  return { $schema: SCHEMA, $id: `media-${arena.replace('/', '-')}`, title: `${arena} arena`, type: 'array', items: entrySchema(family) };
+  return {
+    $schema: SCHEMA,
+    $id: `media-${arena.replace('/', '-')}`,
+    title: `${arena} arena`,
+    type: 'array',
+    items: entrySchema(family),
+  };
 }

@@ -4,14 +4,30 @@
  * page or slug. Per-route builders say what the data is; this module does the enumeration,
  * the envelope and the pagination, the same way for every route.
  */
-import { LEGACY_PROMPT_OPTIONS, MEDIA_ARENAS, ROUTES, keyParamValues, legacyArenaRouteId, mediaRouteId, entryName, type PromptType, type Route, type Tier } from '../../src/shared/routes.ts';
+import {
+  LEGACY_PROMPT_OPTIONS,
+  MEDIA_ARENAS,
+  ROUTES,
+  keyParamValues,
+  legacyArenaRouteId,
+  mediaRouteId,
+  entryName,
+  type PromptType,
+  type Route,
+  type Tier,
+} from '../../src/shared/routes.ts';
 import { DEFAULT_ARENA_OPTIONS, deriveArena, isEligible, type ArenaOptions } from '../derive/media.ts';
 import type { MediaFamily } from '../schemas/media.ts';
 import { legacyArenaEntry, legacyLanguageModel } from './legacy.ts';
 import { freeMediaEntry, proMediaEntry } from './media.ts';
 import { openApiDocument } from '../schemas/openapi.ts';
 import { compactSeries, windowPoints, type CompactSeries, type Interval, type WindowName } from '../derive/series.ts';
-import { deriveModelViews, intelligenceIndexVersion, recordsByEndpoint, type EndpointView } from '../derive/language.ts';
+import {
+  deriveModelViews,
+  intelligenceIndexVersion,
+  recordsByEndpoint,
+  type EndpointView,
+} from '../derive/language.ts';
 import { measurementBlob, type MeasurementBlob } from './measurements.ts';
 import { deriveProviderViews } from '../derive/providers.ts';
 import { freeLanguageModel, languageModelDetail, proLanguageModel } from './language.ts';
@@ -56,10 +72,16 @@ export interface EmptyPage {
 }
 
 const tierOnly = (_ctx: BuildContext, tier: Tier) => ({ tier });
-const withIndexVersion = (ctx: BuildContext, tier: Tier) => ({ tier, intelligence_index_version: ctx.intelligenceIndexVersion });
+const withIndexVersion = (ctx: BuildContext, tier: Tier) => ({
+  tier,
+  intelligence_index_version: ctx.intelligenceIndexVersion,
+});
 
 /** Everything the body builders read, derived once per build. */
-export function createBuildContext(dataset: Dataset, options: { asOf: number; statsDays: number; pageSize: number; arenaOptions?: ArenaOptions }): BuildContext {
+export function createBuildContext(
+  dataset: Dataset,
+  options: { asOf: number; statsDays: number; pageSize: number; arenaOptions?: ArenaOptions },
+): BuildContext {
   const models = deriveModelViews(dataset, options);
   return {
     dataset,
@@ -77,7 +99,10 @@ export function createBuildContext(dataset: Dataset, options: { asOf: number; st
  * Cache a value per build context and key, so shaping shared by several entries runs once.
  * With a limit, the cache empties when full (entries are used close together in time).
  */
-function perContext<R>(limit: number, make: (ctx: BuildContext, key: string) => R): (ctx: BuildContext, key: string) => R {
+function perContext<R>(
+  limit: number,
+  make: (ctx: BuildContext, key: string) => R,
+): (ctx: BuildContext, key: string) => R {
   const caches = new WeakMap<BuildContext, Map<string, R>>();
   return (ctx, key) => {
     let cache = caches.get(ctx);
@@ -94,7 +119,9 @@ function perContext<R>(limit: number, make: (ctx: BuildContext, key: string) => 
 /** The builders of the routes the build answers, by route id. */
 export function routeBuilders(): Record<string, RouteBuilder> {
   // Items of the Pro list do not depend on the tier; shape them once per prompt type.
-  const proItems = perContext(Infinity, (ctx, promptType) => ctx.models.map((m) => proLanguageModel(m, promptType as PromptType)));
+  const proItems = perContext(Infinity, (ctx, promptType) =>
+    ctx.models.map((m) => proLanguageModel(m, promptType as PromptType)),
+  );
   const modelsBySlug = perContext(Infinity, (ctx) => new Map(ctx.models.map((m) => [m.model.slug, m])));
   const providersBySlug = perContext(Infinity, (ctx) => new Map(ctx.providers.map((p) => [p.provider.slug, p])));
   // An endpoint's series serve every window of its model's bodies and of its provider's: made
@@ -126,7 +153,8 @@ export function routeBuilders(): Record<string, RouteBuilder> {
     'language.model': {
       head: withIndexVersion,
       slugs: (ctx) => ctx.models.map((m) => m.model.slug),
-      data: (ctx, tier, params, slug) => languageModelDetail(modelsBySlug(ctx, '').get(slug)!, params.prompt_type as PromptType, tier),
+      data: (ctx, tier, params, slug) =>
+        languageModelDetail(modelsBySlug(ctx, '').get(slug)!, params.prompt_type as PromptType, tier),
     },
     'language.model.performance': {
       slugs: (ctx) => ctx.models.map((m) => m.model.slug),
@@ -137,26 +165,45 @@ export function routeBuilders(): Record<string, RouteBuilder> {
     },
     'language.provider': {
       slugs: providerSlugs,
-      data: (ctx, _tier, params, slug) => providerDetail(providersBySlug(ctx, '').get(slug)!, params.prompt_type as PromptType),
+      data: (ctx, _tier, params, slug) =>
+        providerDetail(providersBySlug(ctx, '').get(slug)!, params.prompt_type as PromptType),
     },
     'language.provider.performance': {
       slugs: providerSlugs,
-      data: (ctx, _tier, params, slug) => providerPerformance(providersBySlug(ctx, '').get(slug)!, seriesOf(ctx, params)),
+      data: (ctx, _tier, params, slug) =>
+        providerPerformance(providersBySlug(ctx, '').get(slug)!, seriesOf(ctx, params)),
     },
     'language.provider.measurements': {
       slugs: providerSlugs,
       fragments: (ctx, params, slug) =>
-        measurementBlob(providersBySlug(ctx, '').get(slug)!, params.prompt_type as PromptType, (id) => ctx.records.get(id)?.get(params.prompt_type as PromptType) ?? EMPTY_COLUMNS, ctx.asOf),
+        measurementBlob(
+          providersBySlug(ctx, '').get(slug)!,
+          params.prompt_type as PromptType,
+          (id) => ctx.records.get(id)?.get(params.prompt_type as PromptType) ?? EMPTY_COLUMNS,
+          ctx.asOf,
+        ),
     },
   };
-  const arenaViews = perContext(Infinity, (ctx, arena) => deriveArena(ctx.dataset, ctx.dataset.media[arena], arenaFamily(arena), ctx.arenaOptions));
+  const arenaViews = perContext(Infinity, (ctx, arena) =>
+    deriveArena(ctx.dataset, ctx.dataset.media[arena], arenaFamily(arena), ctx.arenaOptions),
+  );
   for (const { arena, family, flag } of MEDIA_ARENAS) {
     const available = (ctx: BuildContext) => Object.hasOwn(ctx.dataset.media, arena);
-    builders[`${mediaRouteId(arena)}.free`] = { available, data: (ctx) => arenaViews(ctx, arena).map((v) => freeMediaEntry(v, family)) };
-    builders[mediaRouteId(arena)] = { available, data: (ctx, _tier, params) => arenaViews(ctx, arena).map((v) => proMediaEntry(v, family, flag !== null && params[flag] === true)) };
+    builders[`${mediaRouteId(arena)}.free`] = {
+      available,
+      data: (ctx) => arenaViews(ctx, arena).map((v) => freeMediaEntry(v, family)),
+    };
+    builders[mediaRouteId(arena)] = {
+      available,
+      data: (ctx, _tier, params) =>
+        arenaViews(ctx, arena).map((v) => proMediaEntry(v, family, flag !== null && params[flag] === true)),
+    };
   }
   builders['legacy.llms.models'] = {
-    head: (_ctx, _tier, params) => ({ status: 200, prompt_options: { parallel_queries: params.parallel_queries, prompt_length: params.prompt_length } }),
+    head: (_ctx, _tier, params) => ({
+      status: 200,
+      prompt_options: { parallel_queries: params.parallel_queries, prompt_length: params.prompt_length },
+    }),
     data: (ctx, _tier, params) => ctx.models.map((m) => legacyLanguageModel(m, legacyPromptType(params))),
   };
   for (const arena of LEGACY_ARENAS) {
@@ -168,7 +215,14 @@ export function routeBuilders(): Record<string, RouteBuilder> {
       data: (ctx, _tier, params) =>
         arenaViews(ctx, arena)
           .filter((v) => isEligible(v.entry, family, ctx.arenaOptions))
-          .map((v, i) => legacyArenaEntry(v, i + 1, family === 'video', params.include_categories === true && family !== 'text-to-speech')),
+          .map((v, i) =>
+            legacyArenaEntry(
+              v,
+              i + 1,
+              family === 'video',
+              params.include_categories === true && family !== 'text-to-speech',
+            ),
+          ),
     };
   }
   builders['critpt.problems'] = { data: (ctx) => ctx.dataset.critptProblems };
@@ -182,8 +236,16 @@ export function routeBuilders(): Record<string, RouteBuilder> {
   // from the served one (whose answers need a key), with this build's page size and ranking.
   builders.openapi = {
     body: (ctx) => {
-      const example = createBuildContext(exampleDataset(), { asOf: EXAMPLE_AS_OF, statsDays: EXAMPLE_STATS_DAYS, pageSize: ctx.pageSize, arenaOptions: ctx.arenaOptions });
-      return openApiDocument({ examples: exampleBodies(example, builders), critptProblems: example.dataset.critptProblems });
+      const example = createBuildContext(exampleDataset(), {
+        asOf: EXAMPLE_AS_OF,
+        statsDays: EXAMPLE_STATS_DAYS,
+        pageSize: ctx.pageSize,
+        arenaOptions: ctx.arenaOptions,
+      });
+      return openApiDocument({
+        examples: exampleBodies(example, builders),
+        critptProblems: example.dataset.critptProblems,
+      });
     },
   };
   return builders;
@@ -197,7 +259,9 @@ function arenaFamily(arena: string): MediaFamily {
 
 /** The prompt type a legacy prompt option stands for. */
 function legacyPromptType(params: Params): PromptType {
-  return LEGACY_PROMPT_OPTIONS.find((o) => o.prompt_length === params.prompt_length && o.parallel_queries === params.parallel_queries)!.prompt_type;
+  return LEGACY_PROMPT_OPTIONS.find(
+    (o) => o.prompt_length === params.prompt_length && o.parallel_queries === params.parallel_queries,
+  )!.prompt_type;
 }
 
 /** Every combination of the route's key parameter values, `page` left out (the data decides it). */
@@ -209,13 +273,18 @@ export function keyParamCombinations(route: Route): Params[] {
     combos = combos.flatMap((combo) => values.map((value) => ({ ...combo, [name]: value })));
   }
   const allowed = route.allowedCombinations;
-  if (allowed) combos = combos.filter((combo) => allowed.some((a) => Object.entries(a).every(([k, v]) => combo[k] === v)));
-  for (const option of route.optionParams ?? []) combos = combos.flatMap((combo) => [combo, { ...combo, [option]: true }]);
+  if (allowed)
+    combos = combos.filter((combo) => allowed.some((a) => Object.entries(a).every(([k, v]) => combo[k] === v)));
+  for (const option of route.optionParams ?? [])
+    combos = combos.flatMap((combo) => [combo, { ...combo, [option]: true }]);
   return combos;
 }
 
 /** Every body and empty-page template of the snapshot, in route table order. */
-export function* produceBodies(ctx: BuildContext, builders: Record<string, RouteBuilder> = routeBuilders()): Generator<ProducedBody | EmptyPage | ProducedFragments> {
+export function* produceBodies(
+  ctx: BuildContext,
+  builders: Record<string, RouteBuilder> = routeBuilders(),
+): Generator<ProducedBody | EmptyPage | ProducedFragments> {
   for (const route of ROUTES) {
     const builder = builders[route.id];
     if (!builder || builder.available?.(ctx) === false) continue;
@@ -227,11 +296,23 @@ export function* produceBodies(ctx: BuildContext, builders: Record<string, Route
           const items = builder.items!(ctx, tier, params);
           const pages = paginate(items, ctx.pageSize);
           for (const { pagination, items: pageItems } of pages) {
-            yield { key: entryName(route, tier, { ...params, page: pagination.page }), route, tier, body: { ...head, pagination, data: pageItems } };
+            yield {
+              key: entryName(route, tier, { ...params, page: pagination.page }),
+              route,
+              tier,
+              body: { ...head, pagination, data: pageItems },
+            };
           }
-          yield { key: entryName(route, tier, { ...params, page: '*' }), route, tier, ...emptyPageTemplate(head, ctx.pageSize, pages.length) };
+          yield {
+            key: entryName(route, tier, { ...params, page: '*' }),
+            route,
+            tier,
+            ...emptyPageTemplate(head, ctx.pageSize, pages.length),
+          };
         } else if (!route.slugOf) {
-          const body = builder.body ? builder.body(ctx, params) : { ...head, data: builder.data!(ctx, tier, params, '') };
+          const body = builder.body
+            ? builder.body(ctx, params)
+            : { ...head, data: builder.data!(ctx, tier, params, '') };
           yield { key: entryName(route, tier, params), route, tier, body };
         }
       }
@@ -242,7 +323,13 @@ export function* produceBodies(ctx: BuildContext, builders: Record<string, Route
         for (const params of keyParamCombinations(route)) {
           const key = entryName(route, tier, params, slug);
           if (builder.fragments) yield { key, route, tier, blob: builder.fragments(ctx, params, slug) };
-          else yield { key, route, tier, body: { ...headOf(ctx, tier, params), data: builder.data!(ctx, tier, params, slug) } };
+          else
+            yield {
+              key,
+              route,
+              tier,
+              body: { ...headOf(ctx, tier, params), data: builder.data!(ctx, tier, params, slug) },
+            };
         }
       }
     }

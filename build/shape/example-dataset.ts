@@ -10,7 +10,18 @@
 import { MEDIA_ARENAS, PROMPT_TYPES } from '../../src/shared/routes.ts';
 import type { MediaFamily } from '../schemas/media.ts';
 import { toColumns } from '../columns.ts';
-import type { CategoryScore, Dataset, IndexComponent, IndexDefinitions, LanguageModel, MediaEntry, MeasurementRecord, ModelCreator, ProviderEndpoint, SeriesOfColumns } from '../types.ts';
+import type {
+  CategoryScore,
+  Dataset,
+  IndexComponent,
+  IndexDefinitions,
+  LanguageModel,
+  MediaEntry,
+  MeasurementRecord,
+  ModelCreator,
+  ProviderEndpoint,
+  SeriesOfColumns,
+} from '../types.ts';
 
 /** The examples' "now": the newest example measurement and the end of every window. */
 export const EXAMPLE_AS_OF = Date.parse('2025-06-30T12:00:00.000Z');
@@ -30,7 +41,14 @@ const CREATOR: ModelCreator = { id: exampleId(1), slug: 'example-creator', name:
 const PROVIDER = { id: exampleId(11), slug: 'example-provider', name: 'Example Provider', country: 'us' };
 const PROVIDER_TWO = { id: exampleId(12), slug: 'example-provider-two', name: 'Example Provider Two', country: null };
 
-const component = (id: string, score: string, min = 0, max = 1, tasks?: number): IndexComponent => ({ id, score, weight: 1, min, max, ...(tasks ? { tasks } : {}) });
+const component = (id: string, score: string, min = 0, max = 1, tasks?: number): IndexComponent => ({
+  id,
+  score,
+  weight: 1,
+  min,
+  max,
+  ...(tasks ? { tasks } : {}),
+});
 
 /** One plain component per index, so every headline index of the examples has a value. */
 function exampleIndices(): IndexDefinitions {
@@ -51,20 +69,33 @@ function exampleIndices(): IndexDefinitions {
     capability_indices: {
       version: '1.0.0',
       indices: [
-        { key: 'platform_finance_and_accounting_index', components: [component('tau_banking', '/evaluations/tau_banking')] },
+        {
+          key: 'platform_finance_and_accounting_index',
+          components: [component('tau_banking', '/evaluations/tau_banking')],
+        },
         { key: 'platform_strategy_and_ops_index', components: [component('gdp_pdf', '/evaluations/gdp_pdf')] },
         { key: 'platform_legal_index', components: [component('ifbench', '/evaluations/ifbench')] },
         { key: 'platform_healthcare_and_medical_index', components: [component('hle', '/evaluations/hle')] },
-        { key: 'platform_engineering_index', components: [component('terminalbench_hard', '/evaluations/terminalbench_hard')] },
+        {
+          key: 'platform_engineering_index',
+          components: [component('terminalbench_hard', '/evaluations/terminalbench_hard')],
+        },
         { key: 'platform_economics_index', components: [component('gpqa_diamond', '/evaluations/gpqa_diamond')] },
       ],
     },
     openness_index: {
       key: 'platform_openness_index',
       version: '1.0.0',
-      components: [component('weights_access', '/openness/weights_access'), component('methodology_disclosure', '/openness/methodology_disclosure')],
+      components: [
+        component('weights_access', '/openness/weights_access'),
+        component('methodology_disclosure', '/openness/methodology_disclosure'),
+      ],
     },
-    math_index: { key: 'platform_math_index', version: '1.0.0', components: [component('aime_25', '/evaluations/aime_25')] },
+    math_index: {
+      key: 'platform_math_index',
+      version: '1.0.0',
+      components: [component('aime_25', '/evaluations/aime_25')],
+    },
   };
 }
 
@@ -142,8 +173,26 @@ function exampleModelMini(): LanguageModel {
     creator_id: CREATOR.id,
     release_date: '2025-03-01',
     reasoning_model: false,
-    evaluations: { tau_banking: 0.4, gdp_pdf: 0.5, scicode: 0.3, ifbench: 0.6, hle: 0.1, gpqa_diamond: 0.6, gdpval_platform_elo: 1000, critpt: null, aime_25: 0.5 },
-    omniscience_breakdown: { total: { accuracy: 0.4, omniscience: -10, hallucination_rate: 0.5 }, law: null, health: null, business: null, humanities_and_social_sciences: null, science_engineering_and_mathematics: null, software_engineering: null },
+    evaluations: {
+      tau_banking: 0.4,
+      gdp_pdf: 0.5,
+      scicode: 0.3,
+      ifbench: 0.6,
+      hle: 0.1,
+      gpqa_diamond: 0.6,
+      gdpval_platform_elo: 1000,
+      critpt: null,
+      aime_25: 0.5,
+    },
+    omniscience_breakdown: {
+      total: { accuracy: 0.4, omniscience: -10, hallucination_rate: 0.5 },
+      law: null,
+      health: null,
+      business: null,
+      humanities_and_social_sciences: null,
+      science_engineering_and_mathematics: null,
+      software_engineering: null,
+    },
     openness: null,
     parameters: { total: null, active: null },
     modalities: { input: TEXT_ONLY, output: TEXT_ONLY },
@@ -152,7 +201,13 @@ function exampleModelMini(): LanguageModel {
   };
 }
 
-const endpoint = (n: number, model: LanguageModel, provider: { id: string }, prices: [number, number, number | null, number | null], context: number): ProviderEndpoint => ({
+const endpoint = (
+  n: number,
+  model: LanguageModel,
+  provider: { id: string },
+  prices: [number, number, number | null, number | null],
+  context: number,
+): ProviderEndpoint => ({
   id: exampleId(n),
   model_id: model.id,
   provider_id: provider.id,
@@ -163,7 +218,10 @@ const endpoint = (n: number, model: LanguageModel, provider: { id: string }, pri
   context_window_tokens: context,
 });
 
-/** Figures an endpoint's records go round, a day each: speed, time to first token, to first answer token, end to end. */
+/**
+ * Figures an endpoint's records go round, a day each: speed, time to first token, to first answer
+ * token, end to end.
+ */
 type Cycle = readonly (readonly [number, number, number, number])[];
 
 /**
@@ -193,12 +251,35 @@ function exampleSeries(endpointId: string, cycle: Cycle, first: number): SeriesO
 function arenaFields(family: MediaFamily, second: boolean): Partial<MediaEntry> {
   const elo = second ? 1100 : 1200;
   const rated = { elo, ci_95: second ? 10 : 5, samples: second ? 5000 : 10_000 };
-  const score = (label: string, kind?: CategoryScore['kind']): CategoryScore => ({ ...(kind ? { kind } : {}), label, elo: elo + 10, ci_95: 20, samples: 1000 });
+  const score = (label: string, kind?: CategoryScore['kind']): CategoryScore => ({
+    ...(kind ? { kind } : {}),
+    label,
+    elo: elo + 10,
+    ci_95: 20,
+    samples: 1000,
+  });
   switch (family) {
     case 'image':
-      return { ...rated, superseded_by: null, first_party: true, price_per_1k_images: second ? 20 : 40, open_weights_url: null, categories: [score('Example Style', 'style'), score('Example Subject', 'subject_matter')] };
+      return {
+        ...rated,
+        superseded_by: null,
+        first_party: true,
+        price_per_1k_images: second ? 20 : 40,
+        open_weights_url: null,
+        categories: [score('Example Style', 'style'), score('Example Subject', 'subject_matter')],
+      };
     case 'video':
-      return { ...rated, superseded_by: null, price_per_minute: second ? 3 : 6, open_weights_url: null, categories: [score('Example Style', 'style'), score('Example Subject', 'subject_matter'), score('Example Format', 'format')] };
+      return {
+        ...rated,
+        superseded_by: null,
+        price_per_minute: second ? 3 : 6,
+        open_weights_url: null,
+        categories: [
+          score('Example Style', 'style'),
+          score('Example Subject', 'subject_matter'),
+          score('Example Format', 'format'),
+        ],
+      };
     case 'text-to-speech':
       return { ...rated, superseded_by: null, price_per_1m_characters: second ? 10 : 20 };
     case 'music':
@@ -207,17 +288,41 @@ function arenaFields(family: MediaFamily, second: boolean): Partial<MediaEntry> 
       return {
         bba_score: second ? 0.6 : 0.8,
         fdb_score: second ? 0.5 : 0.7,
-        providers: [{ provider_id: PROVIDER.id, price_per_hour_input: 1, price_per_hour_output: 4, time_to_first_audio_seconds: second ? 0.8 : 0.5, tau_voice_score: second ? 0.4 : 0.6 }],
+        providers: [
+          {
+            provider_id: PROVIDER.id,
+            price_per_hour_input: 1,
+            price_per_hour_output: 4,
+            time_to_first_audio_seconds: second ? 0.8 : 0.5,
+            tau_voice_score: second ? 0.4 : 0.6,
+          },
+        ],
       };
     case 'speech-to-text':
       return {
         open_weights: second,
-        providers: [{ provider_id: PROVIDER.id, price_per_1k_minutes: second ? 3 : 6, median_speed_factor: second ? 100 : 50, platform_agenttalk: second ? 0.1 : 0.05, voxpopuli_cleaned_platform: 0.1, earnings_22_cleaned_platform: second ? 0.1 : 0.15 }],
+        providers: [
+          {
+            provider_id: PROVIDER.id,
+            price_per_1k_minutes: second ? 3 : 6,
+            median_speed_factor: second ? 100 : 50,
+            platform_agenttalk: second ? 0.1 : 0.05,
+            voxpopuli_cleaned_platform: 0.1,
+            earnings_22_cleaned_platform: second ? 0.1 : 0.15,
+          },
+        ],
       };
   }
 }
 
-const FAMILY_NAMES: Record<MediaFamily, string> = { image: 'Image', video: 'Video', 'text-to-speech': 'Voice', 'speech-to-speech': 'Speech', 'speech-to-text': 'Transcription', music: 'Music' };
+const FAMILY_NAMES: Record<MediaFamily, string> = {
+  image: 'Image',
+  video: 'Video',
+  'text-to-speech': 'Voice',
+  'speech-to-speech': 'Speech',
+  'speech-to-text': 'Transcription',
+  music: 'Music',
+};
 
 /** Two entries for an arena of the given family. */
 function exampleArena(family: MediaFamily, firstId: number): MediaEntry[] {
@@ -242,9 +347,24 @@ export function exampleDataset(): Dataset {
     endpoint(33, mini, PROVIDER, [0.1, 0.4, 0.05, null], 32_000),
   ];
   const cycles: Cycle[] = [
-    [[90, 0.4, 1.4, 7], [100, 0.5, 1.5, 6.5], [110, 0.6, 1.6, 6], [100, 0.5, 1.5, 6.5]],
-    [[60, 0.8, 1.8, 10], [70, 0.9, 1.9, 9], [80, 1, 2, 8], [70, 0.9, 1.9, 9]],
-    [[180, 0.2, 0.2, 3], [200, 0.3, 0.3, 2.8], [220, 0.4, 0.4, 2.6], [200, 0.3, 0.3, 2.8]],
+    [
+      [90, 0.4, 1.4, 7],
+      [100, 0.5, 1.5, 6.5],
+      [110, 0.6, 1.6, 6],
+      [100, 0.5, 1.5, 6.5],
+    ],
+    [
+      [60, 0.8, 1.8, 10],
+      [70, 0.9, 1.9, 9],
+      [80, 1, 2, 8],
+      [70, 0.9, 1.9, 9],
+    ],
+    [
+      [180, 0.2, 0.2, 3],
+      [200, 0.3, 0.3, 2.8],
+      [220, 0.4, 0.4, 2.6],
+      [200, 0.3, 0.3, 2.8],
+    ],
   ];
   return {
     creators: [CREATOR],

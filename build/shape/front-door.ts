@@ -15,7 +15,15 @@ export interface FrontDoor {
   description: string;
   snapshot: { build_id: string; data_as_of: string; intelligence_index_version: number };
   links: { openapi: string; healthz: string; readyz: string };
-  routes: { method: string; path: string; summary: string; tiers: string[]; query: string[]; served: boolean; example: string }[];
+  routes: {
+    method: string;
+    path: string;
+    summary: string;
+    tiers: string[];
+    query: string[];
+    served: boolean;
+    example: string;
+  }[];
 }
 
 /** The shell variable a curl line puts where the route's slug goes. */
@@ -33,7 +41,8 @@ const API_ROOT = '/api/v2';
 function curlExample(route: Route): string {
   const path = route.slugOf ? route.path.replace('{slug}', SLUG_VARIABLES[route.slugOf]) : route.path;
   const url = path.startsWith(`${API_ROOT}/`) ? `$API${path.slice(API_ROOT.length)}` : `$BASE${path}`;
-  if (route.method === 'POST') return `curl -s -X POST -H "x-api-key: $KEY" -H "content-type: application/json" --data @examples/critpt-batch.json "${url}"`;
+  if (route.method === 'POST')
+    return `curl -s -X POST -H "x-api-key: $KEY" -H "content-type: application/json" --data @examples/critpt-batch.json "${url}"`;
   return route.public ? `curl -s "${url}"` : `curl -s -H "x-api-key: $KEY" "${url}"`;
 }
 
@@ -49,7 +58,11 @@ export function frontDoor(ctx: BuildContext, served: ReadonlySet<string>, option
   return {
     service: SERVICE_NAME,
     description: `Read-only JSON API for model benchmark, pricing and performance data. Send your key in the x-api-key header; the OpenAPI document describes every route. ${curlVariables(`${operational.slice(0, -1).join(', ')} and ${operational.at(-1)}`)}`,
-    snapshot: { build_id: ctx.buildId ?? '', data_as_of: new Date(ctx.asOf).toISOString(), intelligence_index_version: ctx.intelligenceIndexVersion },
+    snapshot: {
+      build_id: ctx.buildId ?? '',
+      data_as_of: new Date(ctx.asOf).toISOString(),
+      intelligence_index_version: ctx.intelligenceIndexVersion,
+    },
     links: { openapi: '/api/v2/openapi.json', healthz: '/healthz', readyz: '/readyz' },
     routes: listed.map((r) => ({
       method: r.method,

@@ -7,7 +7,14 @@
 import { DEFAULT_PROMPT_TYPE, type PromptType, type Tier } from '../../src/shared/routes.ts';
 import { pick } from '../collections.ts';
 import { mediansOnly } from '../derive/performance.ts';
-import { BLENDED_PRICES, FREE_PRICES, HEADLINE_INDICES, OMNISCIENCE_DOMAINS, OMNISCIENCE_METRICS, OPENNESS_COMPONENTS } from '../fields.ts';
+import {
+  BLENDED_PRICES,
+  FREE_PRICES,
+  HEADLINE_INDICES,
+  OMNISCIENCE_DOMAINS,
+  OMNISCIENCE_METRICS,
+  OPENNESS_COMPONENTS,
+} from '../fields.ts';
 import type { IndexCost } from '../derive/cost.ts';
 import { PERFORMANCE_FIELDS, evaluationTokenCounts, type EndpointView, type ModelView } from '../derive/language.ts';
 import type { LanguageModel } from '../types.ts';
@@ -22,7 +29,10 @@ export function modelIdentity({ model }: ModelView): Record<string, unknown> {
 /** The Free subset of the index cost: totals only. */
 function freeIndexCost(cost: IndexCost | null): Record<string, unknown> | null {
   if (cost === null) return null;
-  return { total_cost: cost.total_cost, cost_per_task: cost.cost_per_task && { total_cost: cost.cost_per_task.total_cost } };
+  return {
+    total_cost: cost.total_cost,
+    cost_per_task: cost.cost_per_task && { total_cost: cost.cost_per_task.total_cost },
+  };
 }
 
 function proIndexCost(cost: IndexCost | null): Record<string, unknown> | null {
@@ -72,7 +82,9 @@ export function proLanguageModel(view: ModelView, promptType: PromptType): Recor
 function omniscienceBreakdown(view: ModelView): Record<string, unknown> | null {
   const breakdown = view.model.omniscience_breakdown;
   if (!breakdown?.total) return null;
-  return Object.fromEntries(OMNISCIENCE_DOMAINS.map((d) => [d, breakdown[d] ? pick(breakdown[d], OMNISCIENCE_METRICS) : null]));
+  return Object.fromEntries(
+    OMNISCIENCE_DOMAINS.map((d) => [d, breakdown[d] ? pick(breakdown[d], OMNISCIENCE_METRICS) : null]),
+  );
 }
 
 /** Always an object (the contract never lets it be null); a component not assessed is null. */

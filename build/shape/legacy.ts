@@ -11,11 +11,14 @@ import type { CategoryScore } from '../types.ts';
 import { round } from '../derive/stats.ts';
 import { LEGACY_ROUTE_EVALUATIONS, MATH_INDEX } from '../fields.ts';
 
-
 export function legacyLanguageModel(view: ModelView, promptType: PromptType): Record<string, unknown> {
   const { model, creator } = view;
   const performance = view.performance[promptType];
-  const scores: Record<string, number | null | undefined> = { ...model.evaluations, ...view.evaluations, [MATH_INDEX]: view.mathIndex };
+  const scores: Record<string, number | null | undefined> = {
+    ...model.evaluations,
+    ...view.evaluations,
+    [MATH_INDEX]: view.mathIndex,
+  };
   return {
     ...modelIdentity(view),
     model_creator: { id: creator.id, name: creator.name, slug: creator.slug },
@@ -51,7 +54,12 @@ function legacyCategory(score: CategoryScore, video: boolean): Record<string, un
 }
 
 /** A legacy arena item; `rank` is the entry's place on the leaderboard. */
-export function legacyArenaEntry(view: MediaView, rank: number, video: boolean, withCategories: boolean): Record<string, unknown> {
+export function legacyArenaEntry(
+  view: MediaView,
+  rank: number,
+  video: boolean,
+  withCategories: boolean,
+): Record<string, unknown> {
   const { entry, creator } = view;
   const item: Record<string, unknown> = {
     id: entry.id,

@@ -27,7 +27,14 @@ export function freeMediaEntry(view: MediaView, family: MediaFamily): Record<str
     case 'music':
       return { ...head, model_creator: creatorOf(view), elo: entry.elo, ci_95: entry.ci_95 ?? null };
     case 'speech-to-speech':
-      return { ...head, slug: entry.slug, model_creator: creatorOf(view), bba_score: entry.bba_score ?? null, fdb_score: entry.fdb_score ?? null, tau_voice_score: view.tauVoice };
+      return {
+        ...head,
+        slug: entry.slug,
+        model_creator: creatorOf(view),
+        bba_score: entry.bba_score ?? null,
+        fdb_score: entry.fdb_score ?? null,
+        tau_voice_score: view.tauVoice,
+      };
     case 'speech-to-text':
       return { ...head, model_creator: creatorOf(view), platform_wer_index: view.wer.platform_wer_index };
   }
@@ -40,13 +47,28 @@ export function proMediaEntry(view: MediaView, family: MediaFamily, expand: bool
   switch (family) {
     case 'image':
     case 'video': {
-      const price = family === 'image' ? { price_per_1k_images: entry.price_per_1k_images ?? null } : { price_per_minute: entry.price_per_minute ?? null };
-      const out: Record<string, unknown> = { ...free, rank: view.rank, samples: entry.samples, release_date: entry.release_date, ...price, open_weights_url: entry.open_weights_url ?? null };
+      const price =
+        family === 'image'
+          ? { price_per_1k_images: entry.price_per_1k_images ?? null }
+          : { price_per_minute: entry.price_per_minute ?? null };
+      const out: Record<string, unknown> = {
+        ...free,
+        rank: view.rank,
+        samples: entry.samples,
+        release_date: entry.release_date,
+        ...price,
+        open_weights_url: entry.open_weights_url ?? null,
+      };
       if (expand) out.categories = (entry.categories ?? []).map(scoreItem);
       return out;
     }
     case 'text-to-speech':
-      return { ...free, samples: entry.samples, release_date: entry.release_date, price_per_1m_characters: entry.price_per_1m_characters ?? null };
+      return {
+        ...free,
+        samples: entry.samples,
+        release_date: entry.release_date,
+        price_per_1m_characters: entry.price_per_1m_characters ?? null,
+      };
     case 'music': {
       const out: Record<string, unknown> = { ...free, samples: entry.samples };
       if (expand) out.genres = (entry.genres ?? []).map(scoreItem);

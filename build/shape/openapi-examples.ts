@@ -18,7 +18,8 @@ const EXAMPLE_ITEMS = 2;
 /** Every array cut to its first items, at any depth. */
 export function trimmed(value: unknown, items = EXAMPLE_ITEMS): unknown {
   if (Array.isArray(value)) return value.slice(0, items).map((v) => trimmed(v, items));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, trimmed(v, items)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, trimmed(v, items)]));
   return value;
 }
 
@@ -35,7 +36,10 @@ function defaultParams(route: Route): Params {
 /** A model that providers serve, and one of those providers: their answers have data in them. */
 function exampleSlugs(ctx: BuildContext): { Model?: string; Provider?: string } {
   const served = ctx.models.find((m) => m.providers.length > 0) ?? ctx.models[0];
-  return { Model: served?.model.slug, Provider: served?.providers[0]?.provider.slug ?? ctx.providers[0]?.provider.slug };
+  return {
+    Model: served?.model.slug,
+    Provider: served?.providers[0]?.provider.slug ?? ctx.providers[0]?.provider.slug,
+  };
 }
 
 /** Example 200 bodies by route id, shaped from the example context by the routes' builders. */
@@ -56,7 +60,11 @@ export function exampleBodies(ctx: BuildContext, builders: Record<string, RouteB
       body = JSON.parse(assembleMeasurements(index, data, firstKeptDay(ctx.asOf)).toString('utf8'));
     } else if (route.paginated) {
       const [first] = paginate(builder.items!(ctx, tier, params), ctx.pageSize);
-      body = { ...head, pagination: first?.pagination ?? { page: 1, page_size: ctx.pageSize, total_pages: 0, has_more: false }, data: first?.items ?? [] };
+      body = {
+        ...head,
+        pagination: first?.pagination ?? { page: 1, page_size: ctx.pageSize, total_pages: 0, has_more: false },
+        data: first?.items ?? [],
+      };
     } else body = { ...head, data: builder.data!(ctx, tier, params, slug) };
     out[route.id] = trimmed(body);
   }

@@ -18,8 +18,16 @@ export function paginate<T>(items: readonly T[], pageSize: number): { pagination
 /** A marker page number, split out of the serialised empty page. */
 const PAGE_MARKER = -1;
 
-export function emptyPageTemplate(envelope: Record<string, unknown>, pageSize: number, totalPages: number): { before: string; after: string } {
-  const body = { ...envelope, pagination: { page: PAGE_MARKER, page_size: pageSize, total_pages: totalPages, has_more: false }, data: [] };
+export function emptyPageTemplate(
+  envelope: Record<string, unknown>,
+  pageSize: number,
+  totalPages: number,
+): { before: string; after: string } {
+  const body = {
+    ...envelope,
+    pagination: { page: PAGE_MARKER, page_size: pageSize, total_pages: totalPages, has_more: false },
+    data: [],
+  };
   const [before, after] = JSON.stringify(body).split(`{"page":${PAGE_MARKER},`);
   return { before: `${before}{"page":`, after: `,${after}` };
 }

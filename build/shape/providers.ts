@@ -11,7 +11,10 @@ import { PERFORMANCE_FIELDS, type EndpointView, type ModelView } from '../derive
 import type { ProviderOffer, ProviderView } from '../derive/providers.ts';
 import { PRO_PRICES } from './language.ts';
 
-function offeredModel({ model, endpoint }: ProviderOffer, performance: Record<string, unknown>): Record<string, unknown> {
+function offeredModel(
+  { model, endpoint }: ProviderOffer,
+  performance: Record<string, unknown>,
+): Record<string, unknown> {
   return {
     id: model.model.id,
     name: model.model.name,
@@ -28,12 +31,18 @@ function providerHead({ provider }: ProviderView): Record<string, unknown> {
 
 /** A provider list item: its models with the four medians (default prompt type). */
 export function providerListItem(view: ProviderView): Record<string, unknown> {
-  return { ...providerHead(view), models: view.offers.map((o) => offeredModel(o, mediansOnly(o.endpoint.performance[DEFAULT_PROMPT_TYPE]))) };
+  return {
+    ...providerHead(view),
+    models: view.offers.map((o) => offeredModel(o, mediansOnly(o.endpoint.performance[DEFAULT_PROMPT_TYPE]))),
+  };
 }
 
 /** The single-provider route: percentiles and quartiles added per model. */
 export function providerDetail(view: ProviderView, promptType: PromptType): Record<string, unknown> {
-  return { ...providerHead(view), models: view.offers.map((o) => offeredModel(o, pick(o.endpoint.performance[promptType], PERFORMANCE_FIELDS))) };
+  return {
+    ...providerHead(view),
+    models: view.offers.map((o) => offeredModel(o, pick(o.endpoint.performance[promptType], PERFORMANCE_FIELDS))),
+  };
 }
 
 export type SeriesOf = (endpoint: EndpointView) => SeriesPoint[];
@@ -44,7 +53,12 @@ export function modelPerformance(view: ModelView, seriesOf: SeriesOf): Record<st
     id: view.model.id,
     slug: view.model.slug,
     name: view.model.name,
-    providers: view.providers.map((e) => ({ id: e.provider.id, name: e.provider.name, slug: e.provider.slug, series: seriesOf(e) })),
+    providers: view.providers.map((e) => ({
+      id: e.provider.id,
+      name: e.provider.name,
+      slug: e.provider.slug,
+      series: seriesOf(e),
+    })),
   };
 }
 
@@ -54,6 +68,11 @@ export function providerPerformance(view: ProviderView, seriesOf: SeriesOf): Rec
     id: view.provider.id,
     name: view.provider.name,
     slug: view.provider.slug,
-    models: view.offers.map(({ model, endpoint }) => ({ id: model.model.id, name: model.model.name, slug: model.model.slug, series: seriesOf(endpoint) })),
+    models: view.offers.map(({ model, endpoint }) => ({
+      id: model.model.id,
+      name: model.model.name,
+      slug: model.model.slug,
+      series: seriesOf(endpoint),
+    })),
   };
 }

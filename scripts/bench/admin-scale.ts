@@ -1,11 +1,12 @@
 /**
  * The admin listener on a large state folder: `npx tsx scripts/bench/admin-scale.ts [--keys
- * 100000] [--revokes 100] [--at-once 10] [--lists 3] [--only revokes,list,list_all,get,compaction]`. The bundled server (`node server.mjs`, as
- * operators run it, its collector sized by src/lib/heap.ts) runs on a build of the small fixture
- * and a state folder of KEYS keys (scripts/scale-state.ts) with its admin listener on; a server
- * of its own for each group below, so that the group's peak is the server's whole life's (start
- * and that group). A probe process of its own (healthz-probe.ts) asks `/healthz` and a Commercial
- * key's data request every 5 ms. One JSON line per figure group:
+ * 100000] [--revokes 100] [--at-once 10] [--lists 3] [--only
+ * revokes,list,list_all,get,compaction]`. The bundled server (`node server.mjs`, as operators run
+ * it, its collector sized by src/lib/heap.ts) runs on a build of the small fixture and a state
+ * folder of KEYS keys (scripts/scale-state.ts) with its admin listener on; a server of its own for
+ * each group below, so that the group's peak is the server's whole life's (start and that group). A
+ * probe process of its own (healthz-probe.ts) asks `/healthz` and a Commercial key's data request
+ * every 5 ms. One JSON line per figure group:
  * - start: ms from spawn to `listening on`, resident memory then and its peak (VmHWM) a second later;
  * - quiet: the probe's answers with nothing else going on, the baseline of the group that follows;
  * - revokes: REVOKES admin revokes (`DELETE /admin/api/keys/ID`, keys spread through the file),
@@ -42,7 +43,16 @@ const USAGE = `usage: npx tsx scripts/bench/admin-scale.ts [--keys N] [--revokes
   --lists N     admin lists of every key, one after the other (default 3)
   --only NAMES  only these groups, comma-separated (revokes, list, list_all, get, compaction)`;
 const { values } = flagsOrExit(
-  { options: { keys: { type: 'string', default: '100000' }, revokes: { type: 'string', default: '100' }, 'at-once': { type: 'string', default: '10' }, lists: { type: 'string', default: '3' }, only: { type: 'string', default: 'revokes,list,list_all,get,compaction' }, help: { type: 'boolean', short: 'h' } } },
+  {
+    options: {
+      keys: { type: 'string', default: '100000' },
+      revokes: { type: 'string', default: '100' },
+      'at-once': { type: 'string', default: '10' },
+      lists: { type: 'string', default: '3' },
+      only: { type: 'string', default: 'revokes,list,list_all,get,compaction' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  },
   USAGE,
 );
 const seedKeys = Number(values.keys);
@@ -65,7 +75,11 @@ const median = (values: number[]) => {
   return sorted.length === 0 ? 0 : sorted[Math.floor((sorted.length - 1) / 2)]!;
 };
 /** max and median of some answer times, rounded, with how many there were. */
-const spread = (values: number[]) => ({ max_ms: round(Math.max(0, ...values)), median_ms: round(median(values)), answers: values.length });
+const spread = (values: number[]) => ({
+  max_ms: round(Math.max(0, ...values)),
+  median_ms: round(median(values)),
+  answers: values.length,
+});
 
 /** What must not outlive the bench when it fails: the server and the probe. */
 const running: ChildProcess[] = [];
@@ -73,7 +87,11 @@ const running: ChildProcess[] = [];
 /** The probe process: its answers as they come, and those that ended in a span. */
 function startProbe(port: number, key: string) {
   const samples: { at: number; ms: number; keyed: boolean; status: number }[] = [];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench/healthz-probe.ts', String(port), String(PROBE_EVERY_MS), KEYED_PATH, key], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'scripts/bench/healthz-probe.ts', String(port), String(PROBE_EVERY_MS), KEYED_PATH, key],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   running.push(child);
   createInterface({ input: child.stdout }).on('line', (line) => {
     const [at, ms, label, status] = line.split(' ');
@@ -88,7 +106,10 @@ function startProbe(port: number, key: string) {
       const inSpan = samples.filter((s) => s.at >= from && s.at - s.ms <= to);
       const keyed = inSpan.filter((s) => s.keyed);
       const refused = keyed.filter((s) => s.status !== 200).length;
-      return { healthz: spread(inSpan.filter((s) => !s.keyed).map((s) => s.ms)), keyed: { ...spread(keyed.map((s) => s.ms)), not_200: refused } };
+      return {
+        healthz: spread(inSpan.filter((s) => !s.keyed).map((s) => s.ms)),
+        keyed: { ...spread(keyed.map((s) => s.ms)), not_200: refused },
+      };
     },
     stop: () => child.kill('SIGTERM'),
   };
@@ -109,16 +130,39 @@ function revokedIds(n: number): string[] {
   return ids;
 }
 
-/** The bundled server on the folder with its admin listener, its start's figures printed, and the probe on it with a quiet span's baseline. */
-async function startMeasured(work: string, snapshot: string, state: string, adminPort: number, probeKey: string, before: string) {
+/**
+ * The bundled server on the folder with its admin listener, its start's figures printed, and the
+ * probe on it with a quiet span's baseline.
+ */
+async function startMeasured(
+  work: string,
+  snapshot: string,
+  state: string,
+  adminPort: number,
+  probeKey: string,
+  before: string,
+) {
   const spawned = performance.now();
-  const server = await spawnServer(['--port', '0', '--admin-port', String(adminPort), '--snapshot', snapshot, '--state', state, '--quiet'], [join(work, 'server.mjs')], 60_000);
+  const server = await spawnServer(
+    ['--port', '0', '--admin-port', String(adminPort), '--snapshot', snapshot, '--state', state, '--quiet'],
+    [join(work, 'server.mjs')],
+    60_000,
+  );
   const listeningMs = performance.now() - spawned;
   running.push(server.child);
   const pid = server.child.pid!;
   const rssListening = residentBytes(pid);
   await sleep(1000);
-  console.log(JSON.stringify({ group: 'start', before, keys: seedKeys, listening_ms: Math.round(listeningMs), rss_listening_mb: mb(rssListening), rss_peak_mb: mb(residentBytes(pid, 'VmHWM')) }));
+  console.log(
+    JSON.stringify({
+      group: 'start',
+      before,
+      keys: seedKeys,
+      listening_ms: Math.round(listeningMs),
+      rss_listening_mb: mb(rssListening),
+      rss_peak_mb: mb(residentBytes(pid, 'VmHWM')),
+    }),
+  );
   const probe = startProbe(server.port, probeKey);
   await probe.ready();
   const from = Date.now();
@@ -141,9 +185,27 @@ async function main(work: string): Promise<void> {
   const token = /^bdat_\S+$/m.exec(keysCommand(work, state, 'admin-token', 'create', '--name', 'bench'))?.[0];
   if (!token) throw new Error('no admin token');
   // A Commercial key with room for every probe request: each is authenticated and counted.
-  const probeKey = (JSON.parse(keysCommand(work, state, 'create', '--tier', 'commercial', '--org', 'bench', '--user', 'probe', '--quota', '100000000', '--json')) as { key: string }).key;
+  const probeKey = (
+    JSON.parse(
+      keysCommand(
+        work,
+        state,
+        'create',
+        '--tier',
+        'commercial',
+        '--org',
+        'bench',
+        '--user',
+        'probe',
+        '--quota',
+        '100000000',
+        '--json',
+      ),
+    ) as { key: string }
+  ).key;
   const adminPort = await freePort();
-  const admin = (method: string, path: string) => fetch(`http://127.0.0.1:${adminPort}/admin/api${path}`, { method, headers: { authorization: `Bearer ${token}` } });
+  const admin = (method: string, path: string) =>
+    fetch(`http://127.0.0.1:${adminPort}/admin/api${path}`, { method, headers: { authorization: `Bearer ${token}` } });
 
   // Each group on a server of its own, so that its peak is the server's whole life's: start and that group.
   if (only.has('revokes')) await revokesGroup();
@@ -159,7 +221,14 @@ async function main(work: string): Promise<void> {
     cpSync(state, copy, { recursive: true });
     const path = join(copy, 'keys.json');
     const records = readKeysFile(path)!.records;
-    for (let i = 0; i < records.length; i += 10_000) appendFileSync(path, records.slice(i, i + 10_000).map((r) => recordLine({ ...r, critpt: !r.critpt })).join(''));
+    for (let i = 0; i < records.length; i += 10_000)
+      appendFileSync(
+        path,
+        records
+          .slice(i, i + 10_000)
+          .map((r) => recordLine({ ...r, critpt: !r.critpt }))
+          .join(''),
+      );
     const bytesBefore = statSync(path).size;
     const server = await startMeasured(work, snapshot, copy, adminPort, probeKey, 'compaction');
     const from = Date.now();
@@ -171,7 +240,18 @@ async function main(work: string): Promise<void> {
     await sleep(PROBE_LAG_MS);
     const compacted = readFileSync(path, 'utf8');
     const header = JSON.parse(compacted.slice(0, compacted.indexOf('\n'))) as { records: number };
-    console.log(JSON.stringify({ group: 'compaction', lines_before: records.length * 2 + 1, mb_before: +(bytesBefore / 1e6).toFixed(1), records_after: header.records, mb_after: +(compacted.length / 1e6).toFixed(1), answer_ms: Math.round(answerMs), ...server.probe.during(from, to), rss_peak_mb: mb(residentBytes(server.pid, 'VmHWM')) }));
+    console.log(
+      JSON.stringify({
+        group: 'compaction',
+        lines_before: records.length * 2 + 1,
+        mb_before: +(bytesBefore / 1e6).toFixed(1),
+        records_after: header.records,
+        mb_after: +(compacted.length / 1e6).toFixed(1),
+        answer_ms: Math.round(answerMs),
+        ...server.probe.during(from, to),
+        rss_peak_mb: mb(residentBytes(server.pid, 'VmHWM')),
+      }),
+    );
     await server.stop();
   }
 
@@ -188,18 +268,32 @@ async function main(work: string): Promise<void> {
         const answer = await admin('DELETE', `/keys/${ids[i]}`);
         const body = (await answer.json()) as { changed?: boolean };
         answerMs.push(performance.now() - t);
-        if (answer.status !== 200 || body.changed !== true) throw new Error(`revoke of ${ids[i]} answered ${answer.status} ${JSON.stringify(body)}`);
+        if (answer.status !== 200 || body.changed !== true)
+          throw new Error(`revoke of ${ids[i]} answered ${answer.status} ${JSON.stringify(body)}`);
       }
     });
     await Promise.all(workers);
     const revokesMs = performance.now() - t0;
     const to = Date.now();
     await sleep(PROBE_LAG_MS);
-    console.log(JSON.stringify({ group: 'revokes', revokes: ids.length, at_once: atOnce, total_ms: Math.round(revokesMs), answer: spread(answerMs), ...server.probe.during(from, to), rss_peak_mb: mb(residentBytes(server.pid, 'VmHWM')) }));
+    console.log(
+      JSON.stringify({
+        group: 'revokes',
+        revokes: ids.length,
+        at_once: atOnce,
+        total_ms: Math.round(revokesMs),
+        answer: spread(answerMs),
+        ...server.probe.during(from, to),
+        rss_peak_mb: mb(residentBytes(server.pid, 'VmHWM')),
+      }),
+    );
     await server.stop();
   }
 
-  /** `times` lists one after the other on a server of their own: how long each took, the probe meanwhile, the server's peak. */
+  /**
+   * `times` lists one after the other on a server of their own: how long each took, the probe
+   * meanwhile, the server's peak.
+   */
   async function listGroup(group: string, path: string, times: number): Promise<void> {
     const server = await startMeasured(work, snapshot, state, adminPort, probeKey, group);
     const listMs: number[] = [];
@@ -215,7 +309,17 @@ async function main(work: string): Promise<void> {
     }
     const to = Date.now();
     await sleep(PROBE_LAG_MS);
-    console.log(JSON.stringify({ group, path, lists: times, records, answer: spread(listMs), ...server.probe.during(from, to), rss_peak_mb: mb(residentBytes(server.pid, 'VmHWM')) }));
+    console.log(
+      JSON.stringify({
+        group,
+        path,
+        lists: times,
+        records,
+        answer: spread(listMs),
+        ...server.probe.during(from, to),
+        rss_peak_mb: mb(residentBytes(server.pid, 'VmHWM')),
+      }),
+    );
     await server.stop();
   }
 }

@@ -17,14 +17,22 @@ export interface Baseline {
   state: string;
 }
 
-/** Bundle and build the checkout at `dir` into the bench's work folder; its state is a copy of `state` (the same keys). */
+/**
+ * Bundle and build the checkout at `dir` into the bench's work folder; its state is a copy of
+ * `state` (the same keys).
+ */
 export function stageBaseline(dir: string, work: string, state: string): Baseline {
   const checkout = resolve(dir);
-  if (!existsSync(join(checkout, 'node_modules'))) throw new Error(`--baseline ${dir}: no node_modules there (run npm install in it first)`);
+  if (!existsSync(join(checkout, 'node_modules')))
+    throw new Error(`--baseline ${dir}: no node_modules there (run npm install in it first)`);
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: checkout, encoding: 'utf8' }).trim();
   execFileSync('npm', ['run', '-s', 'bundle'], { cwd: checkout, stdio: 'ignore' });
   const snapshotRoot = join(work, 'baseline-snapshot');
-  execFileSync('npm', ['run', '-s', 'build', '--', '--data', join(ROOT, 'data'), '--out', snapshotRoot, '--force', '--quiet'], { cwd: checkout, stdio: 'ignore' });
+  execFileSync(
+    'npm',
+    ['run', '-s', 'build', '--', '--data', join(ROOT, 'data'), '--out', snapshotRoot, '--force', '--quiet'],
+    { cwd: checkout, stdio: 'ignore' },
+  );
   const baselineState = join(work, 'baseline-state');
   cpSync(state, baselineState, { recursive: true });
   chmodSync(baselineState, 0o700);

@@ -15,7 +15,14 @@ import { readPackSizes } from './pack-sizes.ts';
 import { countingWork, freshStateFolder, measureCountingCost, type FreshServer } from './counting-cost.ts';
 import { BENCH_CACHE_MB, medianStartup, peakRssMb, startServer, stop, type ServerStart } from './processes.ts';
 import { startBenchRedis } from './redis.ts';
-import { RESULTS_FORMAT, writeResults, type CountingCost, type Results, type Row, type SharedStore } from './results.ts';
+import {
+  RESULTS_FORMAT,
+  writeResults,
+  type CountingCost,
+  type Results,
+  type Row,
+  type SharedStore,
+} from './results.ts';
 import { pinServer } from './pinning.ts';
 import { roundRatio, runRounds, WARM_UP_SECONDS, type Contender, type Summary } from './rounds.ts';
 import { setStage } from './stage.ts';
@@ -46,7 +53,14 @@ interface Scenario {
 const COUNTING_OFF = 'Pro list page (br), counting off';
 const ON_REDIS = 'Pro list page (br), on Redis';
 
-function rowOf(scenario: string, connections: number, ours: Summary, nginx: Summary | null, floor: Summary | null, before: Summary | null = null): Row {
+function rowOf(
+  scenario: string,
+  connections: number,
+  ours: Summary,
+  nginx: Summary | null,
+  floor: Summary | null,
+  before: Summary | null = null,
+): Row {
   return {
     scenario,
     connections,
@@ -66,7 +80,13 @@ export async function compare(options: CompareOptions): Promise<void> {
   const redisInstalled = ensureRedis();
   const stage = await setStage();
   const { commercial, free } = stage.keys;
-  const serverStart = (more: Partial<ServerStart> = {}): ServerStart => ({ bundlePath: stage.bundlePath, snapshot: stage.snapshotRoot, state: stage.state, probe: { path: '/api/v2/language/models/free', key: free }, ...more });
+  const serverStart = (more: Partial<ServerStart> = {}): ServerStart => ({
+    bundlePath: stage.bundlePath,
+    snapshot: stage.snapshotRoot,
+    state: stage.state,
+    probe: { path: '/api/v2/language/models/free', key: free },
+    ...more,
+  });
   const local = (port: number) => `http://127.0.0.1:${port}`;
   const baseline = options.baseline ? stageBaseline(options.baseline, stage.work, stage.state) : null;
   const startupMs = await medianStartup(() => startServer(serverStart()));
@@ -76,7 +96,9 @@ export async function compare(options: CompareOptions): Promise<void> {
   /** A server for one round of the counting cost, on a state folder of its own (one journal, one writer). */
   const freshServer = async (counting: boolean): Promise<FreshServer> => {
     const state = freshStateFolder(stage.state);
-    const server = await startServer(serverStart({ state: state.path, extra: counting ? [] : ['--no-counting'] })).catch((error) => {
+    const server = await startServer(
+      serverStart({ state: state.path, extra: counting ? [] : ['--no-counting'] }),
+    ).catch((error) => {
       state.remove();
       throw error;
     });
@@ -90,19 +112,33 @@ export async function compare(options: CompareOptions): Promise<void> {
     };
   };
   const redis = redisInstalled ? await startBenchRedis(stage.work, stage.state) : null;
-  if (!redis) console.log('redis-server is not installed: the shared-store rounds are left out (apt-get install redis-server)');
+  if (!redis)
+    console.log('redis-server is not installed: the shared-store rounds are left out (apt-get install redis-server)');
   const onRedis = redis ? await startServer(serverStart({ extra: ['--store', redis.url] })) : null;
-  const onRedisTls = redis?.tls ? await startServer(serverStart({ extra: ['--store', redis.tls.url, ...redis.tls.flags] })) : null;
-  const before = baseline ? await startServer(serverStart({ bundlePath: baseline.bundlePath, snapshot: baseline.snapshotRoot, state: baseline.state })) : null;
+  const onRedisTls = redis?.tls
+    ? await startServer(serverStart({ extra: ['--store', redis.tls.url, ...redis.tls.flags] }))
+    : null;
+  const before = baseline
+    ? await startServer(
+        serverStart({ bundlePath: baseline.bundlePath, snapshot: baseline.snapshotRoot, state: baseline.state }),
+      )
+    : null;
   const measurementsPath = `/api/v2/language/providers/${stage.providerSlugs[0]}/measurements`;
-  const measurements = await fetch(`http://127.0.0.1:${ours.port}${measurementsPath}`, { headers: { 'x-api-key': commercial } });
+  const measurements = await fetch(`http://127.0.0.1:${ours.port}${measurementsPath}`, {
+    headers: { 'x-api-key': commercial },
+  });
   exportBody(join(stage.docroot, 'measurements.json'), Buffer.from(await measurements.arrayBuffer()));
   const nginxPort = await freePort();
   const nginx = await startNginx(stage.work, stage.docroot, nginxPort);
   const floorPort = await freePort();
   const floor = await startFloor(stage.work, stage.docroot, '/list.json', floorPort);
   /** Every server of the rounds; Redis, which the Redis-backed ones use, is stopped after them. */
-  const servers = [ours.child, nginx.child, floor, ...[before, onRedis, onRedisTls].flatMap((s) => (s ? [s.child] : []))];
+  const servers = [
+    ours.child,
+    nginx.child,
+    floor,
+    ...[before, onRedis, onRedisTls].flatMap((s) => (s ? [s.child] : [])),
+  ];
   if (options.pin) {
     for (const child of [...servers, ...(redis ? [redis.child] : [])]) pinServer(child.pid!);
     pinServer(nginx.workerPid());
@@ -111,9 +147,27 @@ export async function compare(options: CompareOptions): Promise<void> {
   const listPath = '/api/v2/language/models?page=1';
   const scenarios: Scenario[] = [
     { name: 'Pro list page (br)', key: commercial, ours: [listPath], nginx: ['/list.json'], isList: true },
-    { name: `detail, ${stage.slugs.length} slugs (br)`, key: commercial, ours: stage.slugs.map((s) => `/api/v2/language/models/${s}`), nginx: stage.slugs.map((s) => `/detail/${s}.json`), isList: false },
-    { name: '/free page (br)', key: free, ours: ['/api/v2/language/models/free'], nginx: ['/free.json'], isList: false },
-    { name: 'measurements (br)', key: commercial, ours: [measurementsPath], nginx: ['/measurements.json'], isList: false },
+    {
+      name: `detail, ${stage.slugs.length} slugs (br)`,
+      key: commercial,
+      ours: stage.slugs.map((s) => `/api/v2/language/models/${s}`),
+      nginx: stage.slugs.map((s) => `/detail/${s}.json`),
+      isList: false,
+    },
+    {
+      name: '/free page (br)',
+      key: free,
+      ours: ['/api/v2/language/models/free'],
+      nginx: ['/free.json'],
+      isList: false,
+    },
+    {
+      name: 'measurements (br)',
+      key: commercial,
+      ours: [measurementsPath],
+      nginx: ['/measurements.json'],
+      isList: false,
+    },
   ];
   const contendersOf = (s: Scenario): Contender[] => {
     const headers = { 'x-api-key': s.key, 'accept-encoding': 'br' };
@@ -124,7 +178,8 @@ export async function compare(options: CompareOptions): Promise<void> {
     if (before) all.push({ name: 'before', base: local(before.port), paths: s.ours, headers });
     all.push({ name: 'floor', base: local(floorPort), paths: s.nginx, headers });
     if (s.isList && onRedis) all.push({ name: 'ours on Redis', base: local(onRedis.port), paths: s.ours, headers });
-    if (s.isList && onRedisTls) all.push({ name: 'ours on Redis over TLS', base: local(onRedisTls.port), paths: s.ours, headers });
+    if (s.isList && onRedisTls)
+      all.push({ name: 'ours on Redis over TLS', base: local(onRedisTls.port), paths: s.ours, headers });
     return all;
   };
 
@@ -133,11 +188,26 @@ export async function compare(options: CompareOptions): Promise<void> {
   const sharedStore: SharedStore[] = [];
   for (const scenario of scenarios) {
     for (const connections of options.connections) {
-      const roundOptions = { rounds: options.rounds, connections, seconds: options.seconds, work: stage.work, pin: options.pin };
+      const roundOptions = {
+        rounds: options.rounds,
+        connections,
+        seconds: options.seconds,
+        work: stage.work,
+        pin: options.pin,
+      };
       const contenders = contendersOf(scenario);
       const runs = runRounds(contenders, roundOptions, scenario.name);
       const main = runs.get('ours')!;
-      rows.push(rowOf(scenario.name, connections, main, runs.get('nginx')!, runs.get('floor') ?? null, runs.get('before') ?? null));
+      rows.push(
+        rowOf(
+          scenario.name,
+          connections,
+          main,
+          runs.get('nginx')!,
+          runs.get('floor') ?? null,
+          runs.get('before') ?? null,
+        ),
+      );
       if (scenario.isList) {
         const { cost, off } = await measureCountingCost(contenders[0]!, freshServer, roundOptions);
         rows.push(rowOf(COUNTING_OFF, connections, off, null, null));
@@ -148,7 +218,14 @@ export async function compare(options: CompareOptions): Promise<void> {
       if (shared) {
         rows.push(rowOf(ON_REDIS, connections, shared, null, null));
         if (sharedTls) rows.push(rowOf(`${ON_REDIS} over TLS`, connections, sharedTls, null, null));
-        sharedStore.push({ connections, file: main.rps, redis: shared.rps, redisTls: sharedTls?.rps ?? null, ratio: roundRatio(shared, main, 'rps')!, ratioTls: roundRatio(sharedTls, main, 'rps') });
+        sharedStore.push({
+          connections,
+          file: main.rps,
+          redis: shared.rps,
+          redisTls: sharedTls?.rps ?? null,
+          ratio: roundRatio(shared, main, 'rps')!,
+          ratioTls: roundRatio(sharedTls, main, 'rps'),
+        });
       }
     }
   }
@@ -159,12 +236,14 @@ export async function compare(options: CompareOptions): Promise<void> {
   for (const child of servers) await stop(child);
   if (redis) await stop(redis.child);
 
-  // The RSS target is stated for the server's default cache: the same mix once more, against a server started without --cache-mb.
+  // The RSS target is stated for the server's default cache: the same mix once more, against a
+  // server started without --cache-mb.
   const defaultCache = await startServer(serverStart({ cacheMb: null }));
   if (options.pin) pinServer(defaultCache.child.pid!);
   for (const scenario of scenarios) {
     const [{ paths, headers }] = contendersOf(scenario);
-    for (const connections of options.connections) wrk(local(defaultCache.port), paths, headers, connections, options.seconds, stage.work, options.pin);
+    for (const connections of options.connections)
+      wrk(local(defaultCache.port), paths, headers, connections, options.seconds, stage.work, options.pin);
   }
   const defaultCacheRss = peakRssMb(defaultCache.child.pid!);
   await stop(defaultCache.child);
@@ -181,7 +260,14 @@ export async function compare(options: CompareOptions): Promise<void> {
     build: stage.build,
     pack: readPackSizes(stage.snapshotDir),
     startupMs,
-    peakRssMb: { benchCache: benchCacheRss, benchCacheMb: BENCH_CACHE_MB, defaultCache: defaultCacheRss, defaultCacheMb: Number(FLAGS['cache-mb'].default), nginxWorker: nginxRss, before: beforeRss },
+    peakRssMb: {
+      benchCache: benchCacheRss,
+      benchCacheMb: BENCH_CACHE_MB,
+      defaultCache: defaultCacheRss,
+      defaultCacheMb: Number(FLAGS['cache-mb'].default),
+      nginxWorker: nginxRss,
+      before: beforeRss,
+    },
     baseline: baseline?.label ?? null,
     rows,
     countingCost,

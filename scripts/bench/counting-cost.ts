@@ -26,9 +26,20 @@ import { QuotaBook } from '../../src/quota/book.ts';
 import { SERVER_LOCK_FILE } from '../../src/state-store.ts';
 import { median } from './processes.ts';
 import type { CountingCost } from './results.ts';
-import { roundOrder, roundRatio, runRounds, summarise, type Contender, type RoundOptions, type Summary } from './rounds.ts';
+import {
+  roundOrder,
+  roundRatio,
+  runRounds,
+  summarise,
+  type Contender,
+  type RoundOptions,
+  type Summary,
+} from './rounds.ts';
 
-/** The counting cost's rounds for each of a scenario's, each half as long (countingSeconds): 3x the rounds for 1.5x the load. */
+/**
+ * The counting cost's rounds for each of a scenario's, each half as long (countingSeconds): 3x the
+ * rounds for 1.5x the load.
+ */
 export const COUNTING_ROUNDS_FACTOR = 3;
 
 /** Seconds of one counting-cost run, for the scenarios' run length. */
@@ -60,7 +71,8 @@ export interface FreshServer {
 export type LoadRound = (contenders: Contender[], options: RoundOptions, label: string) => Map<string, Summary>;
 
 /** One round of runRounds (its warm-up, then the servers in the order given): the round's place is in `contenders`. */
-const loadOneRound: LoadRound = (contenders, options, label) => runRounds(contenders, { ...options, rounds: 1, seconds: countingSeconds(options.seconds) }, label);
+const loadOneRound: LoadRound = (contenders, options, label) =>
+  runRounds(contenders, { ...options, rounds: 1, seconds: countingSeconds(options.seconds) }, label);
 
 /** The three servers of a round, by the name their figures go under. */
 const COUNTING = 'ours, counting';
@@ -73,7 +85,12 @@ const SERVERS = [COUNTING, OFF, TWIN] as const;
  * every place); they are started in that order too. The cost with its interval, and the uncounted
  * server's summary (for the table). `page` says what to load and how; its base is not used.
  */
-export async function measureCountingCost(page: Contender, start: (counting: boolean) => Promise<FreshServer>, options: RoundOptions, loadRound: LoadRound = loadOneRound): Promise<{ cost: CountingCost; off: Summary }> {
+export async function measureCountingCost(
+  page: Contender,
+  start: (counting: boolean) => Promise<FreshServer>,
+  options: RoundOptions,
+  loadRound: LoadRound = loadOneRound,
+): Promise<{ cost: CountingCost; off: Summary }> {
   const rounds = options.rounds * COUNTING_ROUNDS_FACTOR;
   const loads = new Map<string, Summary['rounds']>(SERVERS.map((name) => [name, []]));
   for (let round = 0; round < rounds; round++) {

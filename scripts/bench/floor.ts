@@ -30,10 +30,17 @@ createServer((req, res) => {
 `;
 
 /** Start the floor on nginx's root; it answers once it has read every body. */
-export async function startFloor(work: string, docroot: string, probePath: string, port: number): Promise<ChildProcess> {
+export async function startFloor(
+  work: string,
+  docroot: string,
+  probePath: string,
+  port: number,
+): Promise<ChildProcess> {
   const script = join(work, 'floor.mjs');
   writeFileSync(script, FLOOR_SERVER);
-  const child = track(spawn(process.execPath, [script, docroot, String(port)], { stdio: ['ignore', 'ignore', 'inherit'] }));
+  const child = track(
+    spawn(process.execPath, [script, docroot, String(port)], { stdio: ['ignore', 'ignore', 'inherit'] }),
+  );
   await firstAnswer(port, probePath, {}, performance.now(), child);
   return child;
 }

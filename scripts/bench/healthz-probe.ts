@@ -24,7 +24,12 @@ const everyMs = Number(everyArg ?? 10);
  * One request on `agent`'s connection (a new one when false): its status once the answer has
  * ended, and on a new connection how long after `started` its handshake was done (else -1).
  */
-function ask(agent: Agent | false, path: string, headers: Record<string, string>, started: number): Promise<{ status: number; connectMs: number }> {
+function ask(
+  agent: Agent | false,
+  path: string,
+  headers: Record<string, string>,
+  started: number,
+): Promise<{ status: number; connectMs: number }> {
   return new Promise((resolve, reject) => {
     let connectMs = -1;
     const req = request({ host: '127.0.0.1', port, path, agent, headers }, (res) => {
@@ -32,7 +37,8 @@ function ask(agent: Agent | false, path: string, headers: Record<string, string>
       res.on('end', () => resolve({ status: res.statusCode ?? 0, connectMs }));
       res.on('error', reject);
     });
-    if (agent === false) req.once('socket', (socket) => socket.once('connect', () => (connectMs = performance.now() - started)));
+    if (agent === false)
+      req.once('socket', (socket) => socket.once('connect', () => (connectMs = performance.now() - started)));
     req.on('error', reject);
     req.end();
   });
@@ -44,7 +50,9 @@ async function probe(path: string, headers: Record<string, string>, label: strin
     const started = performance.now();
     try {
       const { status, connectMs } = await ask(agent, path, headers, started);
-      process.stdout.write(`${Date.now()} ${(performance.now() - started).toFixed(2)}${label ? ` ${label} ${status}` : ''}${fresh ? ` ${connectMs.toFixed(2)}` : ''}\n`);
+      process.stdout.write(
+        `${Date.now()} ${(performance.now() - started).toFixed(2)}${label ? ` ${label} ${status}` : ''}${fresh ? ` ${connectMs.toFixed(2)}` : ''}\n`,
+      );
     } catch (error) {
       // The server stopping: the bench ends the probe first, so nothing to report, unless asked.
       if (fresh) process.stdout.write(`${Date.now()} error ${(error as NodeJS.ErrnoException).code ?? 'unknown'}\n`);

@@ -25,7 +25,10 @@ const rssMb = () => Math.round(process.memoryUsage().rss / 1e6);
 /** Wall time of one keys command run from the bundle, from spawn to exit. */
 function keysCommand(keysBundle: string, dir: string, ...args: string[]): number {
   const t0 = process.hrtime.bigint();
-  const result = spawnSync(process.execPath, [keysBundle, ...args, '--state', dir], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  const result = spawnSync(process.execPath, [keysBundle, ...args, '--state', dir], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+  });
   const took = ms(t0);
   if (result.status !== 0) throw new Error(`keys ${args.join(' ')}: ${result.stderr}`);
   return Math.round(took);
@@ -76,11 +79,18 @@ if (process.argv[3] === 'write') {
       // Format 1 is rewritten by the first change, so each of its rounds starts from a fresh copy.
       for (let round = 0; round < 3; round++) {
         if (format === 1 && round > 0) writeScaleKeys(dir, n, 1);
-        const run = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, String(n), 'server', dir, keysBundle, String(round)], { encoding: 'utf8' });
+        const run = spawnSync(
+          process.execPath,
+          [...process.execArgv, process.argv[1]!, String(n), 'server', dir, keysBundle, String(round)],
+          { encoding: 'utf8' },
+        );
         if (run.status !== 0) throw new Error(`server: ${run.stderr}`);
         console.log(`${n} keys, format ${format} (${size} MB): ${run.stdout.trim()}`);
       }
-      if (format === 2) console.log(`${n} keys, keys command: ${JSON.stringify({ help_ms: keysCommand(keysBundle, dir, '--help'), list_ms: keysCommand(keysBundle, dir, 'list') })}`);
+      if (format === 2)
+        console.log(
+          `${n} keys, keys command: ${JSON.stringify({ help_ms: keysCommand(keysBundle, dir, '--help'), list_ms: keysCommand(keysBundle, dir, 'list') })}`,
+        );
     }
   } finally {
     rmSync(work, { recursive: true, force: true });

@@ -13,7 +13,11 @@ import { exists } from './tools.ts';
 export function writeBenchmarksMarkdown(): void {
   const compared = readResults();
   const scaled = readScale();
-  const parts = [compared ? comparisonMarkdown(compared) : '# Benchmarks\n\n(no comparison run in the current format yet: `npm run bench`)\n'];
+  const parts = [
+    compared
+      ? comparisonMarkdown(compared)
+      : '# Benchmarks\n\n(no comparison run in the current format yet: `npm run bench`)\n',
+  ];
   if (scaled) parts.push(scaleMarkdown(scaled));
   // The interpretation is written by hand, next to the results it reads.
   const analysis = join(ROOT, 'bench', 'analysis.md');
@@ -31,18 +35,23 @@ function scaleMarkdown({ date, rows }: ScaleResults): string {
     '',
     '| Scale | Models | Records | Build s | Pack MB | Entries | Start-up ms | RSS MB under load | rps | Build vs 1x | Pack vs 1x |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map((r) => `| ${r.scale}x | ${r.models} | ${r.records} | ${r.buildSeconds.toFixed(1)} | ${r.packMB.toFixed(0)} | ${r.entries} | ${r.startupMs.toFixed(0)} | ${r.rssMb.toFixed(0)} | ${r.rps.toFixed(0)} | ${ratio(r.buildSeconds, base.buildSeconds)} | ${ratio(r.packMB, base.packMB)} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.scale}x | ${r.models} | ${r.records} | ${r.buildSeconds.toFixed(1)} | ${r.packMB.toFixed(0)} | ${r.entries} | ${r.startupMs.toFixed(0)} | ${r.rssMb.toFixed(0)} | ${r.rps.toFixed(0)} | ${ratio(r.buildSeconds, base.buildSeconds)} | ${ratio(r.packMB, base.packMB)} |`,
+    ),
     '',
     'Target: 10x the data builds in at most 11x the time.',
     '',
   ].join('\n');
 }
 
-const fixed = (n: number | null | undefined, digits = 2) => (n === null || n === undefined || Number.isNaN(n) ? '-' : n.toFixed(digits));
+const fixed = (n: number | null | undefined, digits = 2) =>
+  n === null || n === undefined || Number.isNaN(n) ? '-' : n.toFixed(digits);
 const mb = (bytes: number) => (bytes / 1e6).toFixed(2);
 
 function packMarkdown(pack: PackSizes): string[] {
-  const line = (name: string, r: PackSizes['total']) => `| ${name} | ${r.bodies} | ${mb(r.identityBytes)} | ${mb(r.gzipBytes)} | ${mb(r.brBytes)} | ${mb(r.fragmentBytes)} |`;
+  const line = (name: string, r: PackSizes['total']) =>
+    `| ${name} | ${r.bodies} | ${mb(r.identityBytes)} | ${mb(r.gzipBytes)} | ${mb(r.brBytes)} | ${mb(r.fragmentBytes)} |`;
   return [
     `The snapshot: pack file ${mb(pack.packFileBytes)} MB. Per route, the distinct bodies (a body shared by several routes counts once, at the first), what they weigh as JSON (not stored: identity is inflated from gzip on a miss), the stored gzip and br, and the gzip-compressed measurement fragments. MB are 10^6 bytes.`,
     '',
@@ -63,12 +72,18 @@ function beforeMarkdown(r: Results): string[] {
     '',
     '| Scenario | c | before rps | after rps | before/nginx | after/nginx | before p99 ms | after p99 ms | before p99 ratio | after p99 ratio |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map((row) => `| ${row.scenario} | ${row.connections} | ${fixed(row.before!.rps, 0)} | ${fixed(row.ours.rps, 0)} | ${fixed(ratio(row.before!.rps, row.nginx?.rps))} | ${fixed(row.rpsRatio)} | ${fixed(row.before!.p99Ms)} | ${fixed(row.ours.p99Ms)} | ${fixed(ratio(row.before!.p99Ms, row.nginx?.p99Ms), 1)} | ${fixed(row.p99Ratio, 1)} |`),
+    ...rows.map(
+      (row) =>
+        `| ${row.scenario} | ${row.connections} | ${fixed(row.before!.rps, 0)} | ${fixed(row.ours.rps, 0)} | ${fixed(ratio(row.before!.rps, row.nginx?.rps))} | ${fixed(row.rpsRatio)} | ${fixed(row.before!.p99Ms)} | ${fixed(row.ours.p99Ms)} | ${fixed(ratio(row.before!.p99Ms, row.nginx?.p99Ms), 1)} | ${fixed(row.p99Ratio, 1)} |`,
+    ),
     '',
   ];
 }
 
-/** Counting's own work a request, against the time a request of the list page takes at the rps of the first row (its main thread's share). */
+/**
+ * Counting's own work a request, against the time a request of the list page takes at the rps of
+ * the first row (its main thread's share).
+ */
 function countingWorkLine(r: Results): string {
   const { countedNs, uncountedNs } = r.countingWork;
   const requestNs = 1e9 / r.rows[0]!.ours.rps;
@@ -76,7 +91,10 @@ function countingWorkLine(r: Results): string {
   return `- Counting's own work, apart from any server (a quota book's \`take\` and the rate-limit fields of its status, against its \`status\` and the same fields; medians of alternated passes of a million calls in the bench's process): ${countedNs.toFixed(0)} ns against ${uncountedNs.toFixed(0)} ns a request, ${extra.toFixed(0)} ns more, ${((extra / requestNs) * 100).toFixed(2)}% of the ${(requestNs / 1000).toFixed(0)} µs a list page request takes at ${r.rows[0]!.ours.rps.toFixed(0)} rps.`;
 }
 
-/** The generated comparison section: the one table, counting cost, memory, pack, build, start-up and a verdict per target. */
+/**
+ * The generated comparison section: the one table, counting cost, memory, pack, build, start-up and
+ * a verdict per target.
+ */
 export function comparisonMarkdown(r: Results): string {
   const rss = r.peakRssMb;
   return [
@@ -86,12 +104,18 @@ export function comparisonMarkdown(r: Results): string {
     '',
     '| Scenario | c | ours rps | nginx rps | floor rps | ours/nginx | floor/nginx | ours p99 ms | nginx p99 ms | floor p99 ms | p99 ratio | floor p99 ratio | ours/floor |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...r.rows.map((row) => `| ${row.scenario} | ${row.connections} | ${fixed(row.ours.rps, 0)} | ${fixed(row.nginx?.rps, 0)} | ${fixed(row.floor?.rps, 0)} | ${fixed(row.rpsRatio)} | ${fixed(floorRatio(row, 'rps'))} | ${fixed(row.ours.p99Ms)} | ${fixed(row.nginx?.p99Ms)} | ${fixed(row.floor?.p99Ms)} | ${fixed(row.p99Ratio, 1)} | ${fixed(floorRatio(row, 'p99Ms'), 1)} | ${fixed(row.oursOfFloor)} |`),
+    ...r.rows.map(
+      (row) =>
+        `| ${row.scenario} | ${row.connections} | ${fixed(row.ours.rps, 0)} | ${fixed(row.nginx?.rps, 0)} | ${fixed(row.floor?.rps, 0)} | ${fixed(row.rpsRatio)} | ${fixed(floorRatio(row, 'rps'))} | ${fixed(row.ours.p99Ms)} | ${fixed(row.nginx?.p99Ms)} | ${fixed(row.floor?.p99Ms)} | ${fixed(row.p99Ratio, 1)} | ${fixed(floorRatio(row, 'p99Ms'), 1)} | ${fixed(row.oursOfFloor)} |`,
+    ),
     '',
     'The floor columns say what node:http itself reaches against nginx on this machine, answering each request as soon as it is read; the targets hold our server to it (a key checked and a quota counted for each request).',
     '',
     ...beforeMarkdown(r),
-    ...r.countingCost.map((c) => `- Quota counting cost at c=${c.connections}: ${countingCostFigure(c)} (Pro list page ${fixed(c.on, 0)} rps counting, ${fixed(c.off, 0)} rps not counting; ${c.rounds} rounds of their own, ${countingSeconds(r.seconds)} s a run, each with three servers started for it (counting, not counting, and a twin counting server): the interval is where the median cost lies with about 95% confidence, the twin's ratio how far two identical servers read apart in the same rounds).`),
+    ...r.countingCost.map(
+      (c) =>
+        `- Quota counting cost at c=${c.connections}: ${countingCostFigure(c)} (Pro list page ${fixed(c.on, 0)} rps counting, ${fixed(c.off, 0)} rps not counting; ${c.rounds} rounds of their own, ${countingSeconds(r.seconds)} s a run, each with three servers started for it (counting, not counting, and a twin counting server): the interval is where the median cost lies with about 95% confidence, the twin's ratio how far two identical servers read apart in the same rounds).`,
+    ),
     countingWorkLine(r),
     ...(r.sharedStore ?? []).map(
       (s) =>

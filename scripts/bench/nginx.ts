@@ -38,13 +38,26 @@ http {
 `;
 }
 
-export async function startNginx(work: string, docroot: string, port: number): Promise<{ child: ChildProcess; workerPid: () => number }> {
+export async function startNginx(
+  work: string,
+  docroot: string,
+  port: number,
+): Promise<{ child: ChildProcess; workerPid: () => number }> {
   const prefix = join(work, 'nginx');
   mkdirSync(join(prefix, 'tmp'), { recursive: true });
   writeFileSync(join(prefix, 'nginx.conf'), nginxConfig(prefix, docroot, port));
-  const child = track(spawn('nginx', ['-p', prefix, '-c', join(prefix, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'inherit'] }), 'SIGTERM');
+  const child = track(
+    spawn('nginx', ['-p', prefix, '-c', join(prefix, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'inherit'] }),
+    'SIGTERM',
+  );
   await firstAnswer(port, '/free.json', {}, performance.now(), child);
-  const workerPid = () => Number(execFileSync('pgrep', ['-P', String(child.pid)]).toString().trim().split('\n')[0]);
+  const workerPid = () =>
+    Number(
+      execFileSync('pgrep', ['-P', String(child.pid)])
+        .toString()
+        .trim()
+        .split('\n')[0],
+    );
   return { child, workerPid };
 }
 
@@ -53,5 +66,13 @@ export function exportBody(path: string, identity: Buffer): void {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, identity);
   writeFileSync(`${path}.gz`, gzipSync(identity, { level: DEFAULT_LEVELS.gzip }));
-  writeFileSync(`${path}.br`, brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: DEFAULT_LEVELS.brotli, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT } }));
+  writeFileSync(
+    `${path}.br`,
+    brotliCompressSync(identity, {
+      params: {
+        [constants.BROTLI_PARAM_QUALITY]: DEFAULT_LEVELS.brotli,
+        [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+      },
+    }),
+  );
 }

@@ -4,7 +4,14 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { indexFile, MANIFEST_FILE, PACK_FILE, spanOf, type Manifest, type RouteIndex } from '../../src/shared/manifest.ts';
+import {
+  indexFile,
+  MANIFEST_FILE,
+  PACK_FILE,
+  spanOf,
+  type Manifest,
+  type RouteIndex,
+} from '../../src/shared/manifest.ts';
 
 export interface RouteBytes {
   route: string;
@@ -32,7 +39,8 @@ export function readPackSizes(snapshotDir: string): PackSizes {
   const byRoute = new Map<string, RouteBytes>();
   const routeBytes = (route: string) => {
     let bytes = byRoute.get(route);
-    if (!bytes) byRoute.set(route, (bytes = { route, bodies: 0, identityBytes: 0, gzipBytes: 0, brBytes: 0, fragmentBytes: 0 }));
+    if (!bytes)
+      byRoute.set(route, (bytes = { route, bodies: 0, identityBytes: 0, gzipBytes: 0, brBytes: 0, fragmentBytes: 0 }));
     return bytes;
   };
   // Identical bodies are stored once; count each where it is first met so the totals add up to the pack.
@@ -49,8 +57,11 @@ export function readPackSizes(snapshotDir: string): PackSizes {
       bytes.brBytes += spanOf(entry, 'br')[1];
     }
   }
-  for (const [key, { data, index }] of Object.entries(manifest.fragments)) routeBytes(routeOf(key)).fragmentBytes += data[1] + index[1];
-  const routes = [...byRoute.values()].sort((a, b) => b.gzipBytes + b.brBytes + b.fragmentBytes - (a.gzipBytes + a.brBytes + a.fragmentBytes));
+  for (const [key, { data, index }] of Object.entries(manifest.fragments))
+    routeBytes(routeOf(key)).fragmentBytes += data[1] + index[1];
+  const routes = [...byRoute.values()].sort(
+    (a, b) => b.gzipBytes + b.brBytes + b.fragmentBytes - (a.gzipBytes + a.brBytes + a.fragmentBytes),
+  );
   const total = { bodies: 0, identityBytes: 0, gzipBytes: 0, brBytes: 0, fragmentBytes: 0 };
   for (const r of routes) for (const field of Object.keys(total) as (keyof typeof total)[]) total[field] += r[field];
   return { routes, total, packFileBytes: statSync(join(snapshotDir, PACK_FILE)).size };

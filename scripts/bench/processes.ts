@@ -24,10 +24,17 @@ interface Started {
 
 const START_TIMEOUT_MS = 30_000;
 
-export async function firstAnswer(port: number, path: string, headers: Record<string, string>, since: number, child: ChildProcess): Promise<number> {
+export async function firstAnswer(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+  since: number,
+  child: ChildProcess,
+): Promise<number> {
   for (;;) {
     if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode}`);
-    if (performance.now() - since > START_TIMEOUT_MS) throw new Error(`no 200 from port ${port}${path} within ${START_TIMEOUT_MS} ms`);
+    if (performance.now() - since > START_TIMEOUT_MS)
+      throw new Error(`no 200 from port ${port}${path} within ${START_TIMEOUT_MS} ms`);
     try {
       const reply = await fetch(`http://127.0.0.1:${port}${path}`, { headers });
       await reply.arrayBuffer();
@@ -71,10 +78,35 @@ export interface ServerStart {
 }
 
 /** Our server on a port of its choosing (port 0), timed from spawn to its first 200. */
-export async function startServer({ bundlePath, snapshot, state, probe, cacheMb = BENCH_CACHE_MB, extra = [] }: ServerStart): Promise<Started> {
+export async function startServer({
+  bundlePath,
+  snapshot,
+  state,
+  probe,
+  cacheMb = BENCH_CACHE_MB,
+  extra = [],
+}: ServerStart): Promise<Started> {
   const since = performance.now();
   const cache = cacheMb === null ? [] : ['--cache-mb', String(cacheMb)];
-  const server = await spawnServer(['--port', '0', '--snapshot', snapshot, '--state', state, '--quota-free', '1000000000', '--quota-pro', '1000000000', ...cache, '--quiet', ...extra], [bundlePath], START_TIMEOUT_MS);
+  const server = await spawnServer(
+    [
+      '--port',
+      '0',
+      '--snapshot',
+      snapshot,
+      '--state',
+      state,
+      '--quota-free',
+      '1000000000',
+      '--quota-pro',
+      '1000000000',
+      ...cache,
+      '--quiet',
+      ...extra,
+    ],
+    [bundlePath],
+    START_TIMEOUT_MS,
+  );
   track(server.child);
   const startupMs = await firstAnswer(server.port, probe.path, { 'x-api-key': probe.key }, since, server.child);
   return { child: server.child, port: server.port, startupMs };

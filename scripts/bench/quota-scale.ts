@@ -16,7 +16,8 @@ import { sizeCollector } from '../../src/lib/heap.ts';
 import { QuotaBook } from '../../src/quota/book.ts';
 import { countWindows, writeScaleWindows } from '../scale-state.ts';
 
-// As the bundled server does (src/bin.ts): its collector sized as the server's (src/lib/heap.ts), which the figures are about.
+// As the bundled server does (src/bin.ts): its collector sized as the server's (src/lib/heap.ts),
+// which the figures are about.
 sizeCollector();
 
 const JOURNAL_LINES = 49_999;
@@ -59,13 +60,17 @@ async function child(step: string, dir: string, windows: number): Promise<void> 
     const total = ms(t0);
     delay.disable();
     clearInterval(load);
-    console.log(JSON.stringify({ compaction_hold_ms: Math.round(delay.max / 1e6), compaction_total_ms: Math.round(total) }));
+    console.log(
+      JSON.stringify({ compaction_hold_ms: Math.round(delay.max / 1e6), compaction_total_ms: Math.round(total) }),
+    );
     book.close();
   }
 }
 
 function run(step: string, dir: string, windows: number): string {
-  const result = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, String(windows), step, dir], { encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, String(windows), step, dir], {
+    encoding: 'utf8',
+  });
   if (result.status !== 0) throw new Error(`${step}: ${result.stderr}`);
   return result.stdout.trim();
 }
@@ -78,8 +83,11 @@ if (process.argv[3]) {
     const dir = mkdtempSync(join(tmpdir(), 'quota-scale-'));
     try {
       run(layout, dir, windows);
-      console.log(`${windows} windows, from ${layout === 'snapshot' ? 'quota.json' : `quota.json + ${JOURNAL_LINES} journal lines`}: ${run('start-stop', dir, windows)}`);
-      if (layout === 'snapshot') console.log(`${windows} windows, background compaction: ${run('compaction', dir, windows)}`);
+      console.log(
+        `${windows} windows, from ${layout === 'snapshot' ? 'quota.json' : `quota.json + ${JOURNAL_LINES} journal lines`}: ${run('start-stop', dir, windows)}`,
+      );
+      if (layout === 'snapshot')
+        console.log(`${windows} windows, background compaction: ${run('compaction', dir, windows)}`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -27,15 +27,53 @@ export async function startBenchRedis(work: string, state: string): Promise<Benc
   const dir = join(work, 'redis');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const port = await freePort();
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'everysec', '--maxmemory-policy', 'noeviction', '--daemonize', 'no', '--logfile', ''];
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    'yes',
+    '--appendfsync',
+    'everysec',
+    '--maxmemory-policy',
+    'noeviction',
+    '--daemonize',
+    'no',
+    '--logfile',
+    '',
+  ];
   const certificates = OPENSSL_INSTALLED ? makeCertificates(join(work, 'certificates')) : null;
   const tlsPort = certificates ? await freePort() : null;
-  if (certificates) args.push('--tls-port', String(tlsPort), '--tls-cert-file', certificates.server.cert, '--tls-key-file', certificates.server.key, '--tls-ca-cert-file', certificates.ca, '--tls-auth-clients', 'no');
+  if (certificates)
+    args.push(
+      '--tls-port',
+      String(tlsPort),
+      '--tls-cert-file',
+      certificates.server.cert,
+      '--tls-key-file',
+      certificates.server.key,
+      '--tls-ca-cert-file',
+      certificates.ca,
+      '--tls-auth-clients',
+      'no',
+    );
   else console.log('openssl is not installed: the bench leaves out Redis over TLS (apt-get install openssl)');
   const child = track(await spawnRedisServer(args, 30_000));
   const url = `redis://127.0.0.1:${port}/0`;
   let said = '';
-  const status = await keysCommand(['migrate', '--state', state, '--store', url], { out: (text) => (said += `${text}\n`), err: (text) => (said += `${text}\n`) });
+  const status = await keysCommand(['migrate', '--state', state, '--store', url], {
+    out: (text) => (said += `${text}\n`),
+    err: (text) => (said += `${text}\n`),
+  });
   if (status !== 0) throw new Error(`keys migrate into the bench's Redis failed (${status}):\n${said}`);
-  return { child, url, tls: certificates ? { url: `rediss://127.0.0.1:${tlsPort}/0`, flags: ['--store-ca', certificates.ca] } : null };
+  return {
+    child,
+    url,
+    tls: certificates ? { url: `rediss://127.0.0.1:${tlsPort}/0`, flags: ['--store-ca', certificates.ca] } : null,
+  };
 }

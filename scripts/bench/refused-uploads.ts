@@ -23,10 +23,19 @@ const MIB = 1024 * 1024;
 const work = mkdtempSync(join(tmpdir(), 'bda-refused-uploads-'));
 
 /** The bundled server on the stage with `flags`, and a key allowed to grade, for `use`. */
-async function withServer(snapshot: string, name: string, flags: string[], use: (server: ServerProcess, key: string) => Promise<void>): Promise<void> {
+async function withServer(
+  snapshot: string,
+  name: string,
+  flags: string[],
+  use: (server: ServerProcess, key: string) => Promise<void>,
+): Promise<void> {
   const state = join(work, `state-${name}`);
   const key = createKey(state, { tier: 'commercial', org: 'bench', user: name, critpt: true }).key;
-  const server = await spawnServer(['--port', '0', '--snapshot', snapshot, '--state', state, '--quiet', ...flags], [join(work, 'server.mjs')], 60_000);
+  const server = await spawnServer(
+    ['--port', '0', '--snapshot', snapshot, '--state', state, '--quiet', ...flags],
+    [join(work, 'server.mjs')],
+    60_000,
+  );
   try {
     await use(server, key);
   } finally {
@@ -36,14 +45,27 @@ async function withServer(snapshot: string, name: string, flags: string[], use: 
 
 try {
   const snapshot = await smallStage(work);
-  await withServer(snapshot, 'answers', ['--critpt-max-body-mb', '4', '--critpt-upload-budget-mb', '8', '--critpt-user-upload-mb', '8'], async (server, key) => {
-    const statuses: Record<number, number> = {};
-    for (let flood = 0; flood < floods; flood++) {
-      const answered = await uploadFlood({ port: server.port, path: PATH, headers: { 'x-api-key': key }, sockets: 60, bytes: 4 * MIB });
-      for (const status of answered) statuses[status] = (statuses[status] ?? 0) + 1;
-    }
-    console.log(JSON.stringify({ figure: 'answers', posts: floods * 60, statuses, without_answer: statuses[0] ?? 0 }));
-  });
+  await withServer(
+    snapshot,
+    'answers',
+    ['--critpt-max-body-mb', '4', '--critpt-upload-budget-mb', '8', '--critpt-user-upload-mb', '8'],
+    async (server, key) => {
+      const statuses: Record<number, number> = {};
+      for (let flood = 0; flood < floods; flood++) {
+        const answered = await uploadFlood({
+          port: server.port,
+          path: PATH,
+          headers: { 'x-api-key': key },
+          sockets: 60,
+          bytes: 4 * MIB,
+        });
+        for (const status of answered) statuses[status] = (statuses[status] ?? 0) + 1;
+      }
+      console.log(
+        JSON.stringify({ figure: 'answers', posts: floods * 60, statuses, without_answer: statuses[0] ?? 0 }),
+      );
+    },
+  );
   await withServer(snapshot, 'memory', [], async (server, key) => {
     const pid = server.child.pid!;
     const upload = { port: server.port, path: PATH, headers: { 'x-api-key': key } };

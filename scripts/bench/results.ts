@@ -1,4 +1,7 @@
-/** bench/results.json and bench/scale.json: what the last comparison and scaling runs measured, the sources of BENCHMARKS.md. */
+/**
+ * bench/results.json and bench/scale.json: what the last comparison and scaling runs measured, the
+ * sources of BENCHMARKS.md.
+ */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../processes.ts';
@@ -34,8 +37,12 @@ export interface Row {
 /** a / b, or null when there is no b. */
 export const ratio = (a: number, b: number | undefined) => (b ? a / b : null);
 
-/** The floor's figure over nginx's in a row (null without a floor): how much of a target's budget node:http itself uses. */
-export const floorRatio = (row: Row, figure: 'rps' | 'p99Ms') => (row.floor ? roundRatio(row.floor, row.nginx, figure) : null);
+/**
+ * The floor's figure over nginx's in a row (null without a floor): how much of a target's budget
+ * node:http itself uses.
+ */
+export const floorRatio = (row: Row, figure: 'rps' | 'p99Ms') =>
+  row.floor ? roundRatio(row.floor, row.nginx, figure) : null;
 
 /** The Pro list page counting (two servers) and not, in rounds of their own (counting-cost.ts). */
 export interface CountingCost {
@@ -43,11 +50,17 @@ export interface CountingCost {
   /** Median rps with counting on (both counting servers' runs) and off. */
   on: number;
   off: number;
-  /** The median of the rounds' own costs, 1 - (the counting servers' mean) / off: the share of throughput that counting costs. */
+  /**
+   * The median of the rounds' own costs, 1 - (the counting servers' mean) / off: the share of
+   * throughput that counting costs.
+   */
   cost: number;
   /** Where that median lies with about 95% confidence, from the rounds' costs (counting-cost.ts, medianInterval). */
   interval: [number, number];
-  /** The twin counting server over the first (the median of the rounds' ratios): how far two identical servers read apart in the same rounds. */
+  /**
+   * The twin counting server over the first (the median of the rounds' ratios): how far two
+   * identical servers read apart in the same rounds.
+   */
   twinRatio: number;
   rounds: number;
 }
@@ -68,7 +81,10 @@ export interface Results {
   format: typeof RESULTS_FORMAT;
   date: string;
   machine: { cpus: number; model?: string; node: string };
-  /** Seconds of unrecorded load each server got before a scenario's rounds (rounds.ts); absent in runs made before there was one. */
+  /**
+   * Seconds of unrecorded load each server got before a scenario's rounds (rounds.ts); absent in
+   * runs made before there was one.
+   */
   warmUpSeconds?: number;
   seconds: number;
   rounds: number;
@@ -79,7 +95,14 @@ export interface Results {
   pack: PackSizes;
   startupMs: number;
   /** VmHWM of our server after every scenario, with the bench's cache and with the server's default. */
-  peakRssMb: { benchCache: number; benchCacheMb: number; defaultCache: number; defaultCacheMb: number; nginxWorker: number; before?: number | null };
+  peakRssMb: {
+    benchCache: number;
+    benchCacheMb: number;
+    defaultCache: number;
+    defaultCacheMb: number;
+    nginxWorker: number;
+    before?: number | null;
+  };
   /** The baseline's label (--baseline), or null. */
   baseline?: string | null;
   rows: Row[];

@@ -74,21 +74,51 @@ export const WARM_UP_SECONDS = 2;
  * counting off read 14,744, 19,939 and 26,329 rps in three rounds of the list page at c=16,
  * against 17,086 to 17,788 counting: 11% of "counting cost" as a ratio of medians.
  */
-export function roundRatio(a: Summary | undefined, b: Summary | null | undefined, figure: 'rps' | 'p99Ms'): number | null {
+export function roundRatio(
+  a: Summary | undefined,
+  b: Summary | null | undefined,
+  figure: 'rps' | 'p99Ms',
+): number | null {
   if (!a || !b) return null;
   return median(a.rounds.map((load, i) => load[figure] / b.rounds[i][figure]));
 }
 
-/** Load every contender once a round, alternating the order, after a warm-up of each; each contender's summary by name. */
-export function runRounds(contenders: readonly Contender[], options: RoundOptions, label: string): Map<string, Summary> {
-  for (const contender of contenders) wrk(contender.base, contender.paths, contender.headers, options.connections, Math.min(WARM_UP_SECONDS, options.seconds), options.work, options.pin);
+/**
+ * Load every contender once a round, alternating the order, after a warm-up of each; each
+ * contender's summary by name.
+ */
+export function runRounds(
+  contenders: readonly Contender[],
+  options: RoundOptions,
+  label: string,
+): Map<string, Summary> {
+  for (const contender of contenders)
+    wrk(
+      contender.base,
+      contender.paths,
+      contender.headers,
+      options.connections,
+      Math.min(WARM_UP_SECONDS, options.seconds),
+      options.work,
+      options.pin,
+    );
   const loads = new Map<string, Load[]>(contenders.map((c) => [c.name, []]));
   for (let round = 0; round < options.rounds; round++) {
     for (const contender of roundOrder(contenders, round)) {
-      const load = wrk(contender.base, contender.paths, contender.headers, options.connections, options.seconds, options.work, options.pin);
+      const load = wrk(
+        contender.base,
+        contender.paths,
+        contender.headers,
+        options.connections,
+        options.seconds,
+        options.work,
+        options.pin,
+      );
       loads.get(contender.name)!.push(load);
       const errors = load.errors ? ` ${load.errors} errors` : '';
-      console.log(`${label.padEnd(34)} c=${String(options.connections).padEnd(3)} round ${round + 1}/${options.rounds} ${contender.name.padEnd(18)} ${load.rps.toFixed(0).padStart(7)} rps p99 ${load.p99Ms.toFixed(2)} ms${errors}`);
+      console.log(
+        `${label.padEnd(34)} c=${String(options.connections).padEnd(3)} round ${round + 1}/${options.rounds} ${contender.name.padEnd(18)} ${load.rps.toFixed(0).padStart(7)} rps p99 ${load.p99Ms.toFixed(2)} ms${errors}`,
+      );
     }
   }
   return new Map([...loads].map(([name, runs]) => [name, summarise(runs)]));

@@ -30,7 +30,9 @@ export async function scale(factors: number[]): Promise<void> {
   const rows: ScaleRow[] = [];
   for (const factor of factors) {
     const data = join(work, `data-${factor}x`);
-    const records = generateSample({ ...DEFAULT_OPTIONS, ...scaledCounts(factor), out: data }).counts['measurement records'];
+    const records = generateSample({ ...DEFAULT_OPTIONS, ...scaledCounts(factor), out: data }).counts[
+      'measurement records'
+    ];
     const snapshot = join(work, `snapshot-${factor}x`);
     // Each repeat into an empty folder: a build beside an earlier one reuses its compressed bodies.
     const build = async () => {
@@ -47,15 +49,37 @@ export async function scale(factors: number[]): Promise<void> {
     const buildSeconds = median(seconds);
     const state = join(work, `state-${factor}x`);
     const key = createKey(state, { tier: 'pro', org: 'bench', quota: null, user: 'p' }).key;
-    const slugs = (JSON.parse(readFileSync(join(data, 'language-models.json'), 'utf8')) as { slug: string }[]).map((m) => m.slug);
-    const start = () => startServer({ bundlePath, snapshot, state, probe: { path: '/api/v2/language/models/free', key }, cacheMb: 32 });
+    const slugs = (JSON.parse(readFileSync(join(data, 'language-models.json'), 'utf8')) as { slug: string }[]).map(
+      (m) => m.slug,
+    );
+    const start = () =>
+      startServer({ bundlePath, snapshot, state, probe: { path: '/api/v2/language/models/free', key }, cacheMb: 32 });
     const startupMs = await medianStartup(start);
     const server = await start();
-    const load = wrk(`http://127.0.0.1:${server.port}`, slugs.map((s) => `/api/v2/language/models/${s}`), { 'x-api-key': key, 'accept-encoding': 'br' }, 32, 5, work);
+    const load = wrk(
+      `http://127.0.0.1:${server.port}`,
+      slugs.map((s) => `/api/v2/language/models/${s}`),
+      { 'x-api-key': key, 'accept-encoding': 'br' },
+      32,
+      5,
+      work,
+    );
     const models = slugs.length;
-    rows.push({ scale: factor, models, records, buildSeconds, packMB: built.packBytes / 1e6, entries: built.entries, startupMs, rssMb: peakRssMb(server.child.pid!), rps: load.rps });
+    rows.push({
+      scale: factor,
+      models,
+      records,
+      buildSeconds,
+      packMB: built.packBytes / 1e6,
+      entries: built.entries,
+      startupMs,
+      rssMb: peakRssMb(server.child.pid!),
+      rps: load.rps,
+    });
     await stop(server.child);
-    console.log(`${factor}x: ${models} models, build ${seconds.join(', ')} s, pack ${(built.packBytes / 1e6).toFixed(0)} MB, start-up ${startupMs.toFixed(0)} ms, RSS ${rows.at(-1)!.rssMb.toFixed(0)} MB, ${load.rps.toFixed(0)} rps`);
+    console.log(
+      `${factor}x: ${models} models, build ${seconds.join(', ')} s, pack ${(built.packBytes / 1e6).toFixed(0)} MB, start-up ${startupMs.toFixed(0)} ms, RSS ${rows.at(-1)!.rssMb.toFixed(0)} MB, ${load.rps.toFixed(0)} rps`,
+    );
     rmSync(snapshot, { recursive: true, force: true });
   }
   writeScale({ date: new Date().toISOString(), rows });

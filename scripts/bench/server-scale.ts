@@ -31,7 +31,16 @@ const USAGE = `usage: npx tsx scripts/bench/server-scale.ts [--keys N] [--window
 
   --keys N     keys seeded into the state folder (default 100000)
   --windows N  open quota windows seeded there (default 200000)`;
-const { values } = flagsOrExit({ options: { keys: { type: 'string', default: '100000' }, windows: { type: 'string', default: '200000' }, help: { type: 'boolean', short: 'h' } } }, USAGE);
+const { values } = flagsOrExit(
+  {
+    options: {
+      keys: { type: 'string', default: '100000' },
+      windows: { type: 'string', default: '200000' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  },
+  USAGE,
+);
 const seedKeys = Number(values.keys);
 const seedWindows = Number(values.windows);
 
@@ -69,7 +78,8 @@ function run(command: string, args: string[]): Promise<{ stdout: string; exitedA
   });
 }
 
-const keysCommand = (state: string, ...args: string[]) => run(process.execPath, ['--import', 'tsx', 'scripts/keys.ts', ...args, '--state', state, '--json']);
+const keysCommand = (state: string, ...args: string[]) =>
+  run(process.execPath, ['--import', 'tsx', 'scripts/keys.ts', ...args, '--state', state, '--json']);
 
 function status(port: number, path: string, key: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -85,7 +95,10 @@ function status(port: number, path: string, key: string): Promise<number> {
 /** The /healthz probe process: its answers as they come, and the longest among those that ended in a span. */
 function startProbe(port: number) {
   const samples: { at: number; ms: number }[] = [];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench/healthz-probe.ts', String(port)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/bench/healthz-probe.ts', String(port)], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   running.push(child);
   createInterface({ input: child.stdout }).on('line', (line) => {
     const [at, ms] = line.split(' ').map(Number);
@@ -105,16 +118,46 @@ function startProbe(port: number) {
   };
 }
 
-/** wrk for `seconds` over `paths` with one key (one thread, kept-alive connections), asynchronously so the bench keeps reading the probe. */
-async function wrk(base: string, paths: string[], key: string, seconds: number, work: string): Promise<{ requests: number; non2xx: number }> {
+/**
+ * wrk for `seconds` over `paths` with one key (one thread, kept-alive connections), asynchronously
+ * so the bench keeps reading the probe.
+ */
+async function wrk(
+  base: string,
+  paths: string[],
+  key: string,
+  seconds: number,
+  work: string,
+): Promise<{ requests: number; non2xx: number }> {
   const script = join(work, 'load.lua');
-  writeFileSync(script, `local paths = {${paths.map((p) => JSON.stringify(p)).join(',')}}\nlocal i = 0\nrequest = function()\n  i = i + 1\n  return wrk.format("GET", paths[(i % #paths) + 1])\nend\n`);
-  const { stdout } = await run('wrk', ['-t1', `-c${WRK_CONNECTIONS}`, `-d${seconds}s`, '-s', script, '-H', `x-api-key: ${key}`, base]);
-  return { requests: Number(/(\d+) requests in/.exec(stdout)?.[1] ?? 0), non2xx: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0) };
+  writeFileSync(
+    script,
+    `local paths = {${paths.map((p) => JSON.stringify(p)).join(',')}}\nlocal i = 0\nrequest = function()\n  i = i + 1\n  return wrk.format("GET", paths[(i % #paths) + 1])\nend\n`,
+  );
+  const { stdout } = await run('wrk', [
+    '-t1',
+    `-c${WRK_CONNECTIONS}`,
+    `-d${seconds}s`,
+    '-s',
+    script,
+    '-H',
+    `x-api-key: ${key}`,
+    base,
+  ]);
+  return {
+    requests: Number(/(\d+) requests in/.exec(stdout)?.[1] ?? 0),
+    non2xx: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(stdout)?.[1] ?? 0),
+  };
 }
 
 /** Ask with `key` until the answer is `wanted`; the requests it took and the ms since `since`. */
-async function untilStatus(port: number, path: string, key: string, wanted: number, since: number): Promise<{ requests: number; after_exit_ms: number }> {
+async function untilStatus(
+  port: number,
+  path: string,
+  key: string,
+  wanted: number,
+  since: number,
+): Promise<{ requests: number; after_exit_ms: number }> {
   for (let requests = 1; ; requests++) {
     const got = await status(port, path, key);
     if (got === wanted) return { requests, after_exit_ms: Date.now() - since };
@@ -137,13 +180,35 @@ async function main(work: string): Promise<void> {
   // Commercial keys with room for every request, so each 200 is counted: a journal line.
   const loadKeys: string[] = [];
   for (let i = 0; i < LOAD_KEYS; i++) {
-    const { stdout } = await keysCommand(state, 'create', '--tier', 'commercial', '--org', 'bench', '--user', `load${i}`, '--quota', '100000000', '--grant', slug, '--force');
+    const { stdout } = await keysCommand(
+      state,
+      'create',
+      '--tier',
+      'commercial',
+      '--org',
+      'bench',
+      '--user',
+      `load${i}`,
+      '--quota',
+      '100000000',
+      '--grant',
+      slug,
+      '--force',
+    );
     loadKeys.push((JSON.parse(stdout) as { key: string }).key);
   }
-  const paths = ['/api/v2/language/models/free', '/api/v2/data/llms/models', '/api/v2/language/models?page=1', `/api/v2/language/providers/${slug}`];
+  const paths = [
+    '/api/v2/language/models/free',
+    '/api/v2/data/llms/models',
+    '/api/v2/language/models?page=1',
+    `/api/v2/language/providers/${slug}`,
+  ];
 
   const spawned = performance.now();
-  const server = await spawnServer(['--port', '0', '--snapshot', snapshot, '--state', state, '--store', 'file'], [join(work, 'server.mjs')]);
+  const server = await spawnServer(
+    ['--port', '0', '--snapshot', snapshot, '--state', state, '--store', 'file'],
+    [join(work, 'server.mjs')],
+  );
   const listeningMs = performance.now() - spawned;
   running.push(server.child);
   const pid = server.child.pid!;
@@ -168,8 +233,28 @@ async function main(work: string): Promise<void> {
   const loadTo = Date.now();
   const compactions = journalNumber(state) - journalBefore;
   await sleep(PROBE_LAG_MS);
-  console.log(JSON.stringify({ group: 'start', keys: seedKeys, windows: seedWindows, listening_ms: Math.round(listeningMs), rss_listening_mb: mb(rssListening), rss_after_load_mb: mb(residentBytes(pid)), rss_peak_mb: mb(residentBytes(pid, 'VmHWM')) }));
-  console.log(JSON.stringify({ group: 'compaction', load_s: round((loadTo - loadFrom) / 1000), requests, non2xx, rps: Math.round(requests / ((loadTo - loadFrom) / 1000)), compactions, healthz: probe.longest(loadFrom, loadTo) }));
+  console.log(
+    JSON.stringify({
+      group: 'start',
+      keys: seedKeys,
+      windows: seedWindows,
+      listening_ms: Math.round(listeningMs),
+      rss_listening_mb: mb(rssListening),
+      rss_after_load_mb: mb(residentBytes(pid)),
+      rss_peak_mb: mb(residentBytes(pid, 'VmHWM')),
+    }),
+  );
+  console.log(
+    JSON.stringify({
+      group: 'compaction',
+      load_s: round((loadTo - loadFrom) / 1000),
+      requests,
+      non2xx,
+      rps: Math.round(requests / ((loadTo - loadFrom) / 1000)),
+      compactions,
+      healthz: probe.longest(loadFrom, loadTo),
+    }),
+  );
 
   // Quiet first, so the key change's figures are its own.
   await sleep(1000);

@@ -34,7 +34,8 @@ function bodyReader(snapshotDir: string): (key: string) => Buffer {
   return (key) => variantOf(pack, entries.get(key)!, 'identity');
 }
 
-const slugsOf = (file: string) => (JSON.parse(readFileSync(join(ROOT, 'data', file), 'utf8')) as { slug: string }[]).map((r) => r.slug);
+const slugsOf = (file: string) =>
+  (JSON.parse(readFileSync(join(ROOT, 'data', file), 'utf8')) as { slug: string }[]).map((r) => r.slug);
 
 export async function setStage(): Promise<Stage> {
   const work = mkdtempSync(join(tmpdir(), 'bench-'));
@@ -43,19 +44,37 @@ export async function setStage(): Promise<Stage> {
   const bundlePath = join(work, 'server.mjs');
   await bundle(work);
   const snapshotRoot = join(work, 'snapshot');
-  const built = await runBuild({ ...DEFAULT_BUILD_OPTIONS, dataDir: join(ROOT, 'data'), outDir: snapshotRoot, force: true, log: () => {} });
+  const built = await runBuild({
+    ...DEFAULT_BUILD_OPTIONS,
+    dataDir: join(ROOT, 'data'),
+    outDir: snapshotRoot,
+    force: true,
+    log: () => {},
+  });
   const providerSlugs = slugsOf('providers.json');
   const slugs = slugsOf('language-models.json');
   const state = join(work, 'state');
-  const commercial = createKey(state, { tier: 'commercial', org: 'bench', user: 'c', quota: 1_000_000_000, grants: providerSlugs }).key;
+  const commercial = createKey(state, {
+    tier: 'commercial',
+    org: 'bench',
+    user: 'c',
+    quota: 1_000_000_000,
+    grants: providerSlugs,
+  }).key;
   const free = createKey(state, { tier: 'free', org: 'bench', user: 'f' }).key;
-  console.log(`built the sample in ${built.seconds} s (${built.entries} entries, pack ${(built.packBytes / 1e6).toFixed(1)} MB); work folder ${work}`);
+  console.log(
+    `built the sample in ${built.seconds} s (${built.entries} entries, pack ${(built.packBytes / 1e6).toFixed(1)} MB); work folder ${work}`,
+  );
 
   const readBody = bodyReader(built.snapshotDir);
   const docroot = join(work, 'www');
   exportBody(join(docroot, 'list.json'), readBody('language.models commercial prompt_type=long page=1'));
   exportBody(join(docroot, 'free.json'), readBody('language.models.free free page=1'));
-  for (const slug of slugs) exportBody(join(docroot, 'detail', `${slug}.json`), readBody(`language.model commercial prompt_type=long slug=${slug}`));
+  for (const slug of slugs)
+    exportBody(
+      join(docroot, 'detail', `${slug}.json`),
+      readBody(`language.model commercial prompt_type=long slug=${slug}`),
+    );
   return {
     work,
     bundlePath,
@@ -77,6 +96,11 @@ export async function setStage(): Promise<Stage> {
 export async function smallStage(work: string): Promise<string> {
   await bundle(work);
   const snapshot = join(work, 'snapshot');
-  await runBuild({ ...DEFAULT_BUILD_OPTIONS, dataDir: join(ROOT, 'test/fixtures/sample-small'), outDir: snapshot, log: () => {} });
+  await runBuild({
+    ...DEFAULT_BUILD_OPTIONS,
+    dataDir: join(ROOT, 'test/fixtures/sample-small'),
+    outDir: snapshot,
+    log: () => {},
+  });
   return snapshot;
 }

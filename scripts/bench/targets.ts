@@ -30,16 +30,28 @@ function againstFloor(row: Row): TargetCheck[] {
   const where = `${row.scenario}, c=${row.connections}`;
   const rps = row.oursOfFloor!;
   const p99 = row.p99OfFloor!;
-  const nginxSays = (figure: 'rps' | 'p99Ms', digits: number) => (nginx ? `; nginx ${nginx[figure].toFixed(digits)}` : '');
+  const nginxSays = (figure: 'rps' | 'p99Ms', digits: number) =>
+    nginx ? `; nginx ${nginx[figure].toFixed(digits)}` : '';
   return [
-    { target: `rps ≥ ${FLOOR_RPS_MIN}x the floor: ${where}`, met: rps >= FLOOR_RPS_MIN, figure: `${rps.toFixed(2)} (${ours.rps.toFixed(0)} against ${floor.rps.toFixed(0)} rps${nginxSays('rps', 0)})` },
-    { target: `p99 ≤ ${FLOOR_P99_MAX}x the floor's: ${where}`, met: p99 <= FLOOR_P99_MAX, figure: `${p99.toFixed(2)} (${ours.p99Ms.toFixed(2)} against ${floor.p99Ms.toFixed(2)} ms${nginxSays('p99Ms', 2)})` },
+    {
+      target: `rps ≥ ${FLOOR_RPS_MIN}x the floor: ${where}`,
+      met: rps >= FLOOR_RPS_MIN,
+      figure: `${rps.toFixed(2)} (${ours.rps.toFixed(0)} against ${floor.rps.toFixed(0)} rps${nginxSays('rps', 0)})`,
+    },
+    {
+      target: `p99 ≤ ${FLOOR_P99_MAX}x the floor's: ${where}`,
+      met: p99 <= FLOOR_P99_MAX,
+      figure: `${p99.toFixed(2)} (${ours.p99Ms.toFixed(2)} against ${floor.p99Ms.toFixed(2)} ms${nginxSays('p99Ms', 2)})`,
+    },
   ];
 }
 
 const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
 
-/** The cost, where its median lies (about 95%), and how far the twin read from the first counting server in the same rounds. */
+/**
+ * The cost, where its median lies (about 95%), and how far the twin read from the first counting
+ * server in the same rounds.
+ */
 export function countingCostFigure(c: CountingCost): string {
   return `${percent(c.cost)}, interval ${percent(c.interval[0])} to ${percent(c.interval[1])}; twin ${c.twinRatio.toFixed(2)}`;
 }
@@ -47,17 +59,41 @@ export function countingCostFigure(c: CountingCost): string {
 export function checkTargets(r: Results): TargetCheck[] {
   const checks: TargetCheck[] = r.rows.flatMap(againstFloor);
   const rss = r.peakRssMb;
-  checks.push({ target: `peak RSS ≤ ${PEAK_RSS_MAX_MB} MB, default ${rss.defaultCacheMb} MB cache`, met: rss.defaultCache <= PEAK_RSS_MAX_MB, figure: `${rss.defaultCache.toFixed(1)} MB` });
-  checks.push({ target: `peak RSS ≤ ${PEAK_RSS_MAX_MB} MB, ${rss.benchCacheMb} MB cache`, met: rss.benchCache <= PEAK_RSS_MAX_MB, figure: `${rss.benchCache.toFixed(1)} MB` });
+  checks.push({
+    target: `peak RSS ≤ ${PEAK_RSS_MAX_MB} MB, default ${rss.defaultCacheMb} MB cache`,
+    met: rss.defaultCache <= PEAK_RSS_MAX_MB,
+    figure: `${rss.defaultCache.toFixed(1)} MB`,
+  });
+  checks.push({
+    target: `peak RSS ≤ ${PEAK_RSS_MAX_MB} MB, ${rss.benchCacheMb} MB cache`,
+    met: rss.benchCache <= PEAK_RSS_MAX_MB,
+    figure: `${rss.benchCache.toFixed(1)} MB`,
+  });
   const packMb = r.pack.packFileBytes / 1e6;
   checks.push({ target: `pack ≤ ${PACK_MAX_MB} MB`, met: packMb <= PACK_MAX_MB, figure: `${packMb.toFixed(1)} MB` });
-  checks.push({ target: `build ≤ ${BUILD_MAX_SECONDS} s`, met: r.build.seconds <= BUILD_MAX_SECONDS, figure: `${r.build.seconds.toFixed(1)} s` });
+  checks.push({
+    target: `build ≤ ${BUILD_MAX_SECONDS} s`,
+    met: r.build.seconds <= BUILD_MAX_SECONDS,
+    figure: `${r.build.seconds.toFixed(1)} s`,
+  });
   for (const c of r.countingCost) {
-    checks.push({ target: `counting cost ≤ ${COUNTING_COST_MAX * 100}% at c=${c.connections}`, met: c.cost <= COUNTING_COST_MAX, figure: `${countingCostFigure(c)} (${c.on.toFixed(0)} rps counting, ${c.off.toFixed(0)} not)` });
+    checks.push({
+      target: `counting cost ≤ ${COUNTING_COST_MAX * 100}% at c=${c.connections}`,
+      met: c.cost <= COUNTING_COST_MAX,
+      figure: `${countingCostFigure(c)} (${c.on.toFixed(0)} rps counting, ${c.off.toFixed(0)} not)`,
+    });
   }
   for (const s of r.sharedStore ?? []) {
-    checks.push({ target: `on Redis ≥ ${SHARED_STORE_MIN}x the state folder at c=${s.connections}`, met: s.ratio >= SHARED_STORE_MIN, figure: `${s.ratio.toFixed(2)} (${s.redis.toFixed(0)} against ${s.file.toFixed(0)} rps)` });
+    checks.push({
+      target: `on Redis ≥ ${SHARED_STORE_MIN}x the state folder at c=${s.connections}`,
+      met: s.ratio >= SHARED_STORE_MIN,
+      figure: `${s.ratio.toFixed(2)} (${s.redis.toFixed(0)} against ${s.file.toFixed(0)} rps)`,
+    });
   }
-  checks.push({ target: `start-up ≤ ${STARTUP_MAX_MS} ms`, met: r.startupMs <= STARTUP_MAX_MS, figure: `${r.startupMs.toFixed(0)} ms` });
+  checks.push({
+    target: `start-up ≤ ${STARTUP_MAX_MS} ms`,
+    met: r.startupMs <= STARTUP_MAX_MS,
+    figure: `${r.startupMs.toFixed(0)} ms`,
+  });
   return checks;
 }

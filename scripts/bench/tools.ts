@@ -14,7 +14,9 @@ export function ensureTools(): void {
   const missing = !has('wrk') || !has('nginx') || !exists(BROTLI_MODULE);
   if (!missing) return;
   if (process.getuid?.() !== 0) {
-    console.error(`bench needs wrk and nginx with brotli_static. Install them with:\n  sudo apt-get install -y ${DEBIAN_PACKAGES.join(' ')}`);
+    console.error(
+      `bench needs wrk and nginx with brotli_static. Install them with:\n  sudo apt-get install -y ${DEBIAN_PACKAGES.join(' ')}`,
+    );
     process.exit(1);
   }
   install(DEBIAN_PACKAGES);
@@ -33,7 +35,10 @@ export function ensureRedis(): boolean {
 
 function install(packages: string[]): void {
   console.log(`installing ${packages.join(', ')} from Debian's packages...`);
-  execFileSync('apt-get', ['install', '-y', ...packages], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  execFileSync('apt-get', ['install', '-y', ...packages], {
+    stdio: 'inherit',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
 }
 
 export function exists(path: string): boolean {

@@ -9,7 +9,9 @@ import { connect } from 'node:net';
 
 // With --head, the head itself trickles (it never ends): what node:http answers 408 on its own.
 const slowHead = process.argv.includes('--head');
-const [port, path = '/api/v2/critpt/evaluate', key = '', method = 'POST'] = process.argv.slice(2).filter((a) => a !== '--head');
+const [port, path = '/api/v2/critpt/evaluate', key = '', method = 'POST'] = process.argv
+  .slice(2)
+  .filter((a) => a !== '--head');
 if (!port) {
   console.error('usage: npx tsx scripts/bench/trickle.ts PORT [PATH] [KEY] [METHOD] [--head]');
   process.exit(2);
@@ -26,12 +28,23 @@ socket.on('data', (text: string) => {
   if (answeredMs === null && received.includes('\r\n\r\n')) answeredMs = since();
 });
 const head = `${method} ${path} HTTP/1.1\r\nHost: trickle\r\n${key ? `x-api-key: ${key}\r\n` : ''}`;
-socket.write(slowHead ? `${head}X-Slow: ` : `${head}Content-Type: application/json\r\nContent-Length: 100000000\r\n\r\n`);
+socket.write(
+  slowHead ? `${head}X-Slow: ` : `${head}Content-Type: application/json\r\nContent-Length: 100000000\r\n\r\n`,
+);
 const trickle = setInterval(() => socket.writable && socket.write('x'), 1000);
 const done = (how: string) => {
   clearInterval(trickle);
   const connection = /\r\nconnection: *([\w-]+)/i.exec(received)?.[1] ?? null;
-  console.log(JSON.stringify({ status: Number(received.slice(9, 12)) || null, connection, answered_ms: answeredMs, fin_ms: finMs, closed_ms: since(), closed_by: how }));
+  console.log(
+    JSON.stringify({
+      status: Number(received.slice(9, 12)) || null,
+      connection,
+      answered_ms: answeredMs,
+      fin_ms: finMs,
+      closed_ms: since(),
+      closed_by: how,
+    }),
+  );
   process.exit(0);
 };
 socket.on('end', () => (finMs = since()));

@@ -17,15 +17,40 @@ function toMs(value: string): number {
   return Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1);
 }
 
-/** Load one URL (or a list of paths, round robin) with wrk, keep-alive, one thread (on the load generator's core when `pin`). */
-export function wrk(base: string, paths: string[], headers: Record<string, string>, connections: number, seconds: number, work: string, pin = false): Load {
+/**
+ * Load one URL (or a list of paths, round robin) with wrk, keep-alive, one thread (on the load
+ * generator's core when `pin`).
+ */
+export function wrk(
+  base: string,
+  paths: string[],
+  headers: Record<string, string>,
+  connections: number,
+  seconds: number,
+  work: string,
+  pin = false,
+): Load {
   const script = join(work, `paths-${paths.length}.lua`);
-  writeFileSync(script, `local paths = {${paths.map((p) => JSON.stringify(p)).join(',')}}\nlocal i = 0\nrequest = function()\n  i = i + 1\n  return wrk.format("GET", paths[(i % #paths) + 1])\nend\n`);
-  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), base];
+  writeFileSync(
+    script,
+    `local paths = {${paths.map((p) => JSON.stringify(p)).join(',')}}\nlocal i = 0\nrequest = function()\n  i = i + 1\n  return wrk.format("GET", paths[(i % #paths) + 1])\nend\n`,
+  );
+  const args = [
+    '-t1',
+    `-c${connections}`,
+    `-d${seconds}s`,
+    '--latency',
+    '-s',
+    script,
+    ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
+    base,
+  ];
   const out = execFileSync(...onLoadCore(pin, 'wrk', args), { encoding: 'utf8' });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
   const p50Ms = toMs(/\s50%\s+(\S+)/.exec(out)?.[1] ?? '');
   const p99Ms = toMs(/\s99%\s+(\S+)/.exec(out)?.[1] ?? '');
-  const errors = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0) + Number(/Socket errors:.*?timeout (\d+)/.exec(out)?.[1] ?? 0);
+  const errors =
+    Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0) +
+    Number(/Socket errors:.*?timeout (\d+)/.exec(out)?.[1] ?? 0);
   return { rps, p50Ms, p99Ms, errors };
 }

@@ -32,7 +32,13 @@ export class Attackers {
       const upload = { port, path: '/api/v2/critpt/evaluate', headers: { 'x-api-key': this.uploader } };
       const floods = await Promise.all([
         pipelineFlood({ port, path: '/api/v2/openapi.json', sockets: 300, requests: 50 }),
-        pipelineFlood({ port, path: '/api/v2/language/models/free', sockets: 1, requests: 1400, headers: { 'x-api-key': 'bdk_not_a_key' } }),
+        pipelineFlood({
+          port,
+          path: '/api/v2/language/models/free',
+          sockets: 1,
+          requests: 1400,
+          headers: { 'x-api-key': 'bdk_not_a_key' },
+        }),
         trickleFlood({ ...upload, sockets: 200, bytes: 1_000_000, bytesPerSecond: 10 }),
       ]);
       this.attacking = true;

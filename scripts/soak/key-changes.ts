@@ -70,7 +70,9 @@ export class KeyChanges {
     const server = n % this.serverCount;
     try {
       const t0 = performance.now();
-      const issued = JSON.parse(await this.keys('create', '--tier', 'pro', '--org', `changes-${this.run}`, '--user', `k${n}`)) as { id: string; key: string };
+      const issued = JSON.parse(
+        await this.keys('create', '--tier', 'pro', '--org', `changes-${this.run}`, '--user', `k${n}`),
+      ) as { id: string; key: string };
       await this.check('create', performance.now() - t0, server, issued.key, 200);
       const t1 = performance.now();
       await this.keys('revoke', issued.id);
@@ -83,18 +85,32 @@ export class KeyChanges {
   /** Run the keys command to its end; its stdout (JSON). */
   private keys(...args: string[]): Promise<string> {
     return new Promise((resolve, reject) => {
-      execFile(process.execPath, ['--import', 'tsx', 'scripts/keys.ts', ...args, ...this.storeArgs, '--json'], { cwd: ROOT, encoding: 'utf8' }, (error, stdout, stderr) => {
-        if (error) reject(new Error(`keys ${args[0]}: ${stderr || error.message}`));
-        else resolve(stdout);
-      });
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', 'scripts/keys.ts', ...args, ...this.storeArgs, '--json'],
+        { cwd: ROOT, encoding: 'utf8' },
+        (error, stdout, stderr) => {
+          if (error) reject(new Error(`keys ${args[0]}: ${stderr || error.message}`));
+          else resolve(stdout);
+        },
+      );
     });
   }
 
-  private async check(change: KeyChangeOutcome['change'], commandMs: number, server: number, key: string, expected: number): Promise<void> {
+  private async check(
+    change: KeyChangeOutcome['change'],
+    commandMs: number,
+    server: number,
+    key: string,
+    expected: number,
+  ): Promise<void> {
     const t0 = performance.now();
     const reply = await get(this.servers.port(server), ROUTE, key);
     const outcome = { change, commandMs, status: reply.status, expected, answerMs: performance.now() - t0 };
     this.outcomes.push(outcome);
-    if (reply.status !== expected) this.failures.push(`key ${change}: the next request answered ${reply.status}, not ${expected}: ${reply.body.toString().slice(0, 120)}`);
+    if (reply.status !== expected)
+      this.failures.push(
+        `key ${change}: the next request answered ${reply.status}, not ${expected}: ${reply.body.toString().slice(0, 120)}`,
+      );
   }
 }

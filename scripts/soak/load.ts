@@ -42,8 +42,10 @@ export class Load {
           this.answered.set(key.scope, (this.answered.get(key.scope) ?? 0) + 1);
           if (reply.etag !== `"${contentHash(reply.body)}"`) this.mixed++;
         } else if (reply.status === 503 && reply.body.toString().includes('integrity check')) this.refusedCorrupt++;
-        else if (reply.status === 503 && this.servers.storeFaulted) this.unavailable.set(key.scope, (this.unavailable.get(key.scope) ?? 0) + 1);
-        else if (![403, 429].includes(reply.status)) this.failures.push(`${reply.status} ${path}: ${reply.body.toString().slice(0, 120)}`);
+        else if (reply.status === 503 && this.servers.storeFaulted)
+          this.unavailable.set(key.scope, (this.unavailable.get(key.scope) ?? 0) + 1);
+        else if (![403, 429].includes(reply.status))
+          this.failures.push(`${reply.status} ${path}: ${reply.body.toString().slice(0, 120)}`);
       } catch (error) {
         // Only a kill may cut a request; anything else is a failure.
         if (this.servers.restarting) this.cut.set(key.scope, (this.cut.get(key.scope) ?? 0) + 1);
@@ -63,6 +65,9 @@ export class Load {
 
   /** Answers by status, e.g. `1200x200 30x429`. */
   statusSummary(): string {
-    return [...this.statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${n}x${s}`).join(' ');
+    return [...this.statuses]
+      .sort(([a], [b]) => a - b)
+      .map(([s, n]) => `${n}x${s}`)
+      .join(' ');
   }
 }

@@ -25,7 +25,10 @@ export const OWN_SENTINELS = 'sentinel';
 export interface SoakOptions {
   minutes: number;
   clients: number;
-  /** The store as the server reads it, and as given (passed on to the servers as is); resolved once the soak's own set runs. */
+  /**
+   * The store as the server reads it, and as given (passed on to the servers as is); resolved once
+   * the soak's own set runs.
+   */
   store: ServerOptions['store'];
   storeFlag: string;
   /** A Sentinel set of the soak's own is to be started (--store sentinel). */

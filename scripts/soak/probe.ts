@@ -23,7 +23,8 @@ export class StallProbe {
         await get(this.servers.port(0), '/healthz', '');
         // Answers that straddled a kill measure the restart, not a stall.
         if (!this.servers.restarting) this.healthz.push(performance.now() - started);
-        if (!this.servers.restarting && underAttack && this.attacking()) this.attacked.push(performance.now() - started);
+        if (!this.servers.restarting && underAttack && this.attacking())
+          this.attacked.push(performance.now() - started);
       } catch {
         // a kill; counted by the clients
       }

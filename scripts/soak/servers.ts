@@ -22,7 +22,10 @@ export class SoakServers {
   readonly accessLogs: Readable[] = [];
   /** Resident memory of every server process started, restarts included. */
   private readonly residents: ReturnType<typeof watchResident>[] = [];
-  /** Every server's own output (stderr included), restarts included: the access log's drop notices are counted there. */
+  /**
+   * Every server's own output (stderr included), restarts included: the access log's drop notices
+   * are counted there.
+   */
   private readonly outputs: (() => string)[] = [];
   /** Milliseconds from spawn to `listening on`, each start in order (the first ones read the seeded state). */
   readonly startMs: number[] = [];
@@ -41,7 +44,10 @@ export class SoakServers {
   async start(n: number): Promise<ChildProcess> {
     const { bundlePath, snapshot, state, store } = this.place;
     const spawned = performance.now();
-    const server = await spawnServer(['--port', '0', '--snapshot', snapshot, '--state', state, '--store', store], [bundlePath]);
+    const server = await spawnServer(
+      ['--port', '0', '--snapshot', snapshot, '--state', state, '--store', store],
+      [bundlePath],
+    );
     this.startMs.push(performance.now() - spawned);
     this.ports[n] = server.port;
     this.children[n] = server.child;

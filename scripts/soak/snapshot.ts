@@ -3,7 +3,19 @@
  * (so each build differs), and corrupt copies switched in between rebuilds.
  */
 import { execFile } from 'node:child_process';
-import { closeSync, cpSync, fstatSync, openSync, readFileSync, readlinkSync, readSync, renameSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  cpSync,
+  fstatSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  readSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { CURRENT_LINK, PACK_FILE } from '../../src/shared/manifest.ts';
 import { ROOT } from '../processes.ts';
@@ -24,11 +36,31 @@ export async function firstBuild(data: string, snapshot: string): Promise<void> 
  * reported as the server's stalls.
  */
 export function build(data: string, snapshot: string): Promise<string | null> {
-  const args = ['--import', 'tsx', join(ROOT, 'build/main.ts'), '--data', data, '--out', snapshot, '--quiet', '--gzip-level', '1', '--brotli-level', '1'];
-  return new Promise((resolve) => execFile(process.execPath, args, { cwd: ROOT, encoding: 'utf8' }, (error, _stdout, stderr) => resolve(error ? stderr || error.message : null)));
+  const args = [
+    '--import',
+    'tsx',
+    join(ROOT, 'build/main.ts'),
+    '--data',
+    data,
+    '--out',
+    snapshot,
+    '--quiet',
+    '--gzip-level',
+    '1',
+    '--brotli-level',
+    '1',
+  ];
+  return new Promise((resolve) =>
+    execFile(process.execPath, args, { cwd: ROOT, encoding: 'utf8' }, (error, _stdout, stderr) =>
+      resolve(error ? stderr || error.message : null),
+    ),
+  );
 }
 
-/** Rename a provider (the `n`-th rebuild) so the new snapshot differs from the old one, and build; null or why it failed. */
+/**
+ * Rename a provider (the `n`-th rebuild) so the new snapshot differs from the old one, and build;
+ * null or why it failed.
+ */
 export function renameAndRebuild(data: string, snapshot: string, n: number): Promise<string | null> {
   const path = join(data, 'providers.json');
   const list = JSON.parse(readFileSync(path, 'utf8')) as { name: string }[];

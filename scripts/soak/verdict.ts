@@ -44,7 +44,9 @@ export async function quotaMismatches(servers: SoakServers, keys: LoadKey[], loa
     counted += count;
     lost += Math.max(0, sent - count);
     if (count < sent - bounds.lossAllowed(sent) || count > sent + cut + refused + leases) {
-      mismatches.push(`${scope}: counted ${count}, answered 200 ${sent}, cut ${cut}, 503 in failovers ${refused}, leases unused at kills up to ${leases}`);
+      mismatches.push(
+        `${scope}: counted ${count}, answered 200 ${sent}, cut ${cut}, 503 in failovers ${refused}, leases unused at kills up to ${leases}`,
+      );
     }
   }
   return { scopes: scopes.length, mismatches, delivered, counted, lost };
@@ -85,10 +87,14 @@ export function printVerdict(v: Verdict): void {
   console.log(`  seeded state: ${v.seeded}`);
   if (v.failovers) console.log(`  failovers: ${v.failovers}`);
   console.log(`  key changes: ${keyChangeLine(v.keyChanges)}`);
-  console.log(`  stall probe: /healthz every 100 ms, ${quantiles(v.healthz)}; while attackers were held, ${quantiles(v.attacked)}`);
+  console.log(
+    `  stall probe: /healthz every 100 ms, ${quantiles(v.healthz)}; while attackers were held, ${quantiles(v.attacked)}`,
+  );
   console.log(
     `  attackers: ${v.attackRounds} rounds of 300 connections x 50 unread pipelined requests and 1 x 1,400, 20 CritPt posts of 4 MB and 200 trickling at 10 B/s, 404s with an 8,100-character segment, stdout unread every other round; peak resident memory of a server ${v.peakMb.toFixed(0)} MB (limit ${v.residentLimitMb})`,
   );
-  console.log(`  access log: ${v.droppedLines} lines dropped while stdout went unread, said in ${v.dropNotices} notices`);
+  console.log(
+    `  access log: ${v.droppedLines} lines dropped while stdout went unread, said in ${v.dropNotices} notices`,
+  );
   for (const f of v.failures.slice(0, 10)) console.log(`  failure: ${f}`);
 }

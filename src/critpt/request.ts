@@ -26,7 +26,12 @@ function validateShape(body: unknown): void {
       : error.keyword === 'additionalProperties'
         ? `${error.instancePath}/${String(params.additionalProperty)}`
         : error.instancePath || '/';
-  const what = error.keyword === 'required' ? 'is required' : error.keyword === 'additionalProperties' ? 'is not a known field' : error.message;
+  const what =
+    error.keyword === 'required'
+      ? 'is required'
+      : error.keyword === 'additionalProperties'
+        ? 'is not a known field'
+        : error.message;
   throw new HttpError(400, `Invalid request body: ${where} ${what}`, { details: { field: where } });
 }
 
@@ -46,15 +51,20 @@ export function checkProblemSet(submissions: readonly Submission[], problemSet: 
   const parts = [
     unknown.length ? `unknown problem ids: ${unknown.join(', ')}` : '',
     duplicated.length ? `duplicated problem ids: ${[...new Set(duplicated)].join(', ')}` : '',
-    missing.length ? `missing ${missing.length} of ${problemSet.length} problems: ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', ...' : ''}` : '',
+    missing.length
+      ? `missing ${missing.length} of ${problemSet.length} problems: ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', ...' : ''}`
+      : '',
   ].filter(Boolean);
-  throw new HttpError(400, `A batch must hold every problem of the public set exactly once; ${parts.join('; ')}`, { details: { unknown, duplicated: [...new Set(duplicated)], missing } });
+  throw new HttpError(400, `A batch must hold every problem of the public set exactly once; ${parts.join('; ')}`, {
+    details: { unknown, duplicated: [...new Set(duplicated)], missing },
+  });
 }
 
 /** 415 unless the body is declared JSON: checked before a byte of it is reserved or read. */
 export function checkJsonType(req: IncomingMessage): void {
   const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-  if (type !== 'application/json') throw new HttpError(415, 'Content-Type must be application/json', { details: { content_type: type || null } });
+  if (type !== 'application/json')
+    throw new HttpError(415, 'Content-Type must be application/json', { details: { content_type: type || null } });
 }
 
 /**
@@ -70,7 +80,9 @@ export function parseGradingRequest(raw: Buffer, problemSet: readonly string[]):
   try {
     body = JSON.parse(raw.toString('utf8'));
   } catch (error) {
-    throw new HttpError(400, `Invalid request body: not JSON (${(error as Error).message})`, { details: { field: 'body' } });
+    throw new HttpError(400, `Invalid request body: not JSON (${(error as Error).message})`, {
+      details: { field: 'body' },
+    });
   }
   validateShape(body);
   checkProblemSet((body as { submissions: Submission[] }).submissions, problemSet);

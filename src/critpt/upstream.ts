@@ -19,27 +19,56 @@ export class UpstreamFailure extends Error {
 }
 
 /** POST a batch to the grader with the client's query string; 502 if unreachable, 504 on timeout. */
-export function postBatch(upstreamUrl: string, raw: Buffer, rawQuery: string, timeoutSeconds: number, signal: AbortSignal): Promise<IncomingMessage> {
+export function postBatch(
+  upstreamUrl: string,
+  raw: Buffer,
+  rawQuery: string,
+  timeoutSeconds: number,
+  signal: AbortSignal,
+): Promise<IncomingMessage> {
   const url = new URL(upstreamUrl);
   url.search = rawQuery;
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const upstream = send(url, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': raw.length, Accept: 'application/json, application/x-ndjson' } }, (response) => {
-      clearTimeout(timer);
-      // A grading may stream for long; the timeout covers the wait for its first byte and
-      // the whole answer, so keep it armed until the response ends.
-      const overall = setTimeout(() => response.destroy(new UpstreamFailure(504, `Evaluation timed out after ${timeoutSeconds} s`)), Math.max(0, timeoutSeconds * 1000 - (Date.now() - started)));
-      response.once('close', () => clearTimeout(overall));
-      resolve(response);
-    });
-    const timer = setTimeout(() => upstream.destroy(new UpstreamFailure(504, `Evaluation timed out after ${timeoutSeconds} s`)), timeoutSeconds * 1000);
+    const upstream = send(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          'Content-Length': raw.length,
+          Accept: 'application/json, application/x-ndjson',
+        },
+      },
+      (response) => {
+        clearTimeout(timer);
+        // A grading may stream for long; the timeout covers the wait for its first byte and
+        // the whole answer, so keep it armed until the response ends.
+        const overall = setTimeout(
+          () => response.destroy(new UpstreamFailure(504, `Evaluation timed out after ${timeoutSeconds} s`)),
+          Math.max(0, timeoutSeconds * 1000 - (Date.now() - started)),
+        );
+        response.once('close', () => clearTimeout(overall));
+        resolve(response);
+      },
+    );
+    const timer = setTimeout(
+      () => upstream.destroy(new UpstreamFailure(504, `Evaluation timed out after ${timeoutSeconds} s`)),
+      timeoutSeconds * 1000,
+    );
     const onAbort = () => upstream.destroy(signal.reason as Error);
     signal.addEventListener('abort', onAbort, { once: true });
     upstream.on('close', () => signal.removeEventListener('abort', onAbort));
     upstream.on('error', (error) => {
       clearTimeout(timer);
-      reject(error instanceof UpstreamFailure ? error : signal.aborted ? error : new UpstreamFailure(502, `Evaluation system unreachable: ${error.message}`));
+      reject(
+        error instanceof UpstreamFailure
+          ? error
+          : signal.aborted
+            ? error
+            : new UpstreamFailure(502, `Evaluation system unreachable: ${error.message}`),
+      );
     });
     upstream.end(raw);
   });
@@ -52,10 +81,17 @@ export function readAll(response: IncomingMessage): Promise<Buffer> {
     let size = 0;
     response.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_UPSTREAM_BYTES) response.destroy(new UpstreamFailure(502, 'Invalid response from the evaluation system: too large'));
+      if (size > MAX_UPSTREAM_BYTES)
+        response.destroy(new UpstreamFailure(502, 'Invalid response from the evaluation system: too large'));
       else chunks.push(chunk);
     });
     response.on('end', () => resolve(Buffer.concat(chunks)));
-    response.on('error', (error) => reject(error instanceof UpstreamFailure ? error : new UpstreamFailure(502, `Evaluation system connection broke: ${error.message}`)));
+    response.on('error', (error) =>
+      reject(
+        error instanceof UpstreamFailure
+          ? error
+          : new UpstreamFailure(502, `Evaluation system connection broke: ${error.message}`),
+      ),
+    );
   });
 }

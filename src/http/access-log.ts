@@ -54,7 +54,10 @@ export interface AccessEntry {
   key?: string;
 }
 
-/** Where the lines go: stdout, or any stream like it (write() says false, and writableLength grows, when the reader lags). */
+/**
+ * Where the lines go: stdout, or any stream like it (write() says false, and writableLength grows,
+ * when the reader lags).
+ */
 export interface LogStream {
   write(text: string): boolean;
   readonly writableLength: number;
@@ -120,7 +123,8 @@ export class AccessLog {
     const text = `${lines.join('\n')}\n`;
     // Dropping goes on until the drain, not just until the backlog dips under the bound, so a
     // lagging reader gets one notice per stall rather than one per turn.
-    if (this.droppedLines > 0 || (this.lagging && this.out.writableLength + text.length > this.backlogBytes)) return this.drop(lines.length);
+    if (this.droppedLines > 0 || (this.lagging && this.out.writableLength + text.length > this.backlogBytes))
+      return this.drop(lines.length);
     if (this.out.write(text) || this.lagging) return;
     // Refused: the stream says 'drain' once its backlog is written (only then, so a drop waits for one).
     this.lagging = true;
@@ -137,6 +141,8 @@ export class AccessLog {
     const lines = this.droppedLines;
     if (lines === 0) return;
     this.droppedLines = 0;
-    this.options.notice?.(`access log: ${lines} line${lines === 1 ? '' : 's'} dropped while stdout was not being read (more than ${this.backlogBytes} bytes waiting)`);
+    this.options.notice?.(
+      `access log: ${lines} line${lines === 1 ? '' : 's'} dropped while stdout was not being read (more than ${this.backlogBytes} bytes waiting)`,
+    );
   }
 }

@@ -17,7 +17,15 @@ import type { Socket } from 'node:net';
 import { HttpError } from './error.ts';
 import type { FirstReads } from './first-read.ts';
 import { takeNodeConnectionListener } from './stackless-close.ts';
-import { capReached, pickShed, SHED_ORDER, shedReason, type Candidate, type Caps, type ShedReason } from './shed-order.ts';
+import {
+  capReached,
+  pickShed,
+  SHED_ORDER,
+  shedReason,
+  type Candidate,
+  type Caps,
+  type ShedReason,
+} from './shed-order.ts';
 
 export interface CapTimes {
   /** A connection younger than this, or quiet or stalled for less, is not shed (its request may be on the way). */
@@ -113,13 +121,26 @@ export class ConnectionCaps {
     this.refused.answered++;
     const { total, perClient } = this.caps;
     return new HttpError(503, 'Too many connections; try again shortly', {
-      details: { open_connections: this.open.size, cap: total, per_client_cap: perClient, client_connections: this.byAddress.get(connection.address) ?? 0, retry_after_seconds: RETRY_AFTER_SECONDS },
+      details: {
+        open_connections: this.open.size,
+        cap: total,
+        per_client_cap: perClient,
+        client_connections: this.byAddress.get(connection.address) ?? 0,
+        retry_after_seconds: RETRY_AFTER_SECONDS,
+      },
       headers: { 'Retry-After': RETRY_AFTER_SECONDS },
     });
   }
 
   stats(): ConnectionStats {
-    return { open: this.open.size, cap: this.caps.total, perClientCap: this.caps.perClient, descriptorLimit: this.descriptorLimit, shed: { ...this.shed }, refused: { ...this.refused } };
+    return {
+      open: this.open.size,
+      cap: this.caps.total,
+      perClientCap: this.caps.perClient,
+      descriptorLimit: this.descriptorLimit,
+      shed: { ...this.shed },
+      refused: { ...this.refused },
+    };
   }
 
   private admit(socket: Socket, refuses: boolean): boolean {
@@ -141,7 +162,17 @@ export class ConnectionCaps {
 
   private add(socket: Socket, address: string, refused: boolean): void {
     const now = performance.now();
-    const connection: Connection = { socket, address, openedAt: now, requests: 0, quietSince: now, quietMark: 0, written: 0, unsentSince: now, refused };
+    const connection: Connection = {
+      socket,
+      address,
+      openedAt: now,
+      requests: 0,
+      quietSince: now,
+      quietMark: 0,
+      written: 0,
+      unsentSince: now,
+      refused,
+    };
     this.open.set(socket, connection);
     this.byAddress.set(address, (this.byAddress.get(address) ?? 0) + 1);
     let wait: NodeJS.Timeout | undefined;
@@ -158,7 +189,10 @@ export class ConnectionCaps {
     });
   }
 
-  /** Out of the count at once, when shed or closed: a shed connection's descriptor is freed as it closes, in this turn. */
+  /**
+   * Out of the count at once, when shed or closed: a shed connection's descriptor is freed as it
+   * closes, in this turn.
+   */
   private remove(connection: Connection): void {
     if (this.open.get(connection.socket) !== connection) return;
     this.open.delete(connection.socket);
@@ -181,12 +215,30 @@ export class ConnectionCaps {
         connection.unsentSince = now;
       }
       const reason = shedReason(
-        { address: connection.address, openedAt: connection.openedAt, closing: socket.writableEnded, requests: connection.requests, partial: socket.bytesRead > connection.quietMark, quietSince: connection.quietSince, unsent: socket.writableLength, unsentSince: connection.unsentSince },
+        {
+          address: connection.address,
+          openedAt: connection.openedAt,
+          closing: socket.writableEnded,
+          requests: connection.requests,
+          partial: socket.bytesRead > connection.quietMark,
+          quietSince: connection.quietSince,
+          unsent: socket.writableLength,
+          unsentSince: connection.unsentSince,
+        },
         now,
         this.times.graceMs,
       );
       if (reason === null) continue;
-      candidates.push({ reason, address: connection.address, since: reason === 'stalled_reader' ? connection.unsentSince : reason === 'lingering' ? connection.openedAt : connection.quietSince });
+      candidates.push({
+        reason,
+        address: connection.address,
+        since:
+          reason === 'stalled_reader'
+            ? connection.unsentSince
+            : reason === 'lingering'
+              ? connection.openedAt
+              : connection.quietSince,
+      });
       connections.push(connection);
     }
     const chosen = pickShed(candidates, (a) => this.byAddress.get(a) ?? 0, address);

@@ -34,6 +34,9 @@ export function readDescriptorLimit(path = '/proc/self/limits'): DescriptorLimit
     if (limit !== null) return { limit, source: path };
     return { limit: FALLBACK_DESCRIPTOR_LIMIT, source: `fallback (no soft "Max open files" in ${path})` };
   } catch (error) {
-    return { limit: FALLBACK_DESCRIPTOR_LIMIT, source: `fallback (${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+    return {
+      limit: FALLBACK_DESCRIPTOR_LIMIT,
+      source: `fallback (${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    };
   }
 }

@@ -23,9 +23,15 @@
 import type { Socket } from 'node:net';
 
 export interface FirstReadLimits {
-  /** A first read holding at most this many request heads is parsed at once (the answers a connection may have under way). */
+  /**
+   * A first read holding at most this many request heads is parsed at once (the answers a
+   * connection may have under way).
+   */
   firstReadHeads: number;
-  /** Request heads of held first reads parsed in one turn, once no connection was accepted in it (at least one read a turn). */
+  /**
+   * Request heads of held first reads parsed in one turn, once no connection was accepted in it (at
+   * least one read a turn).
+   */
   firstReadBudget: number;
   /**
    * A held first read is parsed after this long even while connections keep arriving, and a
@@ -62,7 +68,12 @@ export interface HeldRead {
  * `firstReadWaitMs` or longer; otherwise the oldest, up to `firstReadBudget` request heads in
  * all, and always at least one.
  */
-export function readsToParse(held: readonly HeldRead[], accepting: boolean, now: number, limits: Pick<FirstReadLimits, 'firstReadBudget' | 'firstReadWaitMs'>): number {
+export function readsToParse(
+  held: readonly HeldRead[],
+  accepting: boolean,
+  now: number,
+  limits: Pick<FirstReadLimits, 'firstReadBudget' | 'firstReadWaitMs'>,
+): number {
   let count = 0;
   let heads = 0;
   for (const read of held) {
@@ -74,7 +85,10 @@ export function readsToParse(held: readonly HeldRead[], accepting: boolean, now:
   return count;
 }
 
-/** What /metrics shows: first reads held now; parsed in a later turn, and closed unparsed past the budgets, since start. */
+/**
+ * What /metrics shows: first reads held now; parsed in a later turn, and closed unparsed past the
+ * budgets, since start.
+ */
 export interface FirstReadStats {
   held: number;
   parsedLater: number;
@@ -94,7 +108,10 @@ interface Held extends HeldRead {
 const ignoreError = (): void => {};
 
 export class FirstReads {
-  /** Connections that have sent nothing yet: closed with the held ones when the server stops (node:http does not know them yet). */
+  /**
+   * Connections that have sent nothing yet: closed with the held ones when the server stops
+   * (node:http does not know them yet).
+   */
   private readonly unread = new Set<Socket>();
   private held: Held[] = [];
   private heldHeads = 0;
@@ -110,7 +127,10 @@ export class FirstReads {
     return { held: this.held.length, parsedLater: this.parsedLater, closed: this.closed };
   }
 
-  /** Look at `socket`'s first read, then give it to node:http (`attach`, node's connection listener), at once or in its turn. */
+  /**
+   * Look at `socket`'s first read, then give it to node:http (`attach`, node's connection
+   * listener), at once or in its turn.
+   */
   take(socket: Socket, attach: () => void): void {
     this.accepting = true;
     this.unread.add(socket);
@@ -142,7 +162,14 @@ export class FirstReads {
       if (heads <= this.limits.firstReadHeads) return hand(chunk);
       clearTimeout(silent);
       this.unread.delete(socket);
-      held = { socket, bytes: chunk, heads, since: performance.now(), ended: false, hand: () => hand(held!.bytes, held!.ended) };
+      held = {
+        socket,
+        bytes: chunk,
+        heads,
+        since: performance.now(),
+        ended: false,
+        hand: () => hand(held!.bytes, held!.ended),
+      };
       if (!this.admit(held)) return;
       this.held.push(held);
       this.schedule();
@@ -176,7 +203,10 @@ export class FirstReads {
 
   /** Within the budgets: counted in; else closed unparsed. */
   private admit(read: Held): boolean {
-    if (this.heldHeads + read.heads <= this.limits.maxWaiting && this.heldBytes + read.bytes.length <= this.limits.firstReadHeldBytes) {
+    if (
+      this.heldHeads + read.heads <= this.limits.maxWaiting &&
+      this.heldBytes + read.bytes.length <= this.limits.firstReadHeldBytes
+    ) {
       this.heldHeads += read.heads;
       this.heldBytes += read.bytes.length;
       return true;
@@ -190,7 +220,11 @@ export class FirstReads {
   private more(read: Held, chunk: Buffer): void {
     const bytes = Buffer.concat([read.bytes, chunk]);
     const heads = requestHeads(bytes, this.limits.firstReadBudget);
-    if (bytes.length > HELD_BYTES_PER_CONNECTION || this.heldHeads - read.heads + heads > this.limits.maxWaiting || this.heldBytes + chunk.length > this.limits.firstReadHeldBytes) {
+    if (
+      bytes.length > HELD_BYTES_PER_CONNECTION ||
+      this.heldHeads - read.heads + heads > this.limits.maxWaiting ||
+      this.heldBytes + chunk.length > this.limits.firstReadHeldBytes
+    ) {
       this.closed++;
       read.socket.destroy();
       return;

@@ -6,12 +6,16 @@ import type { ConnectionStats } from './connection-caps.ts';
 import type { FirstReadStats } from './first-read.ts';
 
 /** Upper bounds (seconds) of the latency histogram buckets. */
-export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120];
+export const LATENCY_BUCKETS = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120,
+];
 
 type Labels = Record<string, string>;
 
 function labelText(labels: Labels): string {
-  const parts = Object.entries(labels).map(([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`);
+  const parts = Object.entries(labels).map(
+    ([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`,
+  );
   return parts.length ? `{${parts.join(',')}}` : '';
 }
 
@@ -59,7 +63,9 @@ class Histogram {
   render(): string {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
     for (const { labels, counts, sum, count } of this.series.values()) {
-      LATENCY_BUCKETS.forEach((le, i) => lines.push(`${this.name}_bucket${labelText({ ...labels, le: String(le) })} ${counts[i]}`));
+      LATENCY_BUCKETS.forEach((le, i) =>
+        lines.push(`${this.name}_bucket${labelText({ ...labels, le: String(le) })} ${counts[i]}`),
+      );
       lines.push(`${this.name}_bucket${labelText({ ...labels, le: '+Inf' })} ${count}`);
       lines.push(`${this.name}_sum${labelText(labels)} ${sum}`);
       lines.push(`${this.name}_count${labelText(labels)} ${count}`);
@@ -75,7 +81,10 @@ export interface MetricsSources {
   integrity: () => { corruptParts: number; checkedRatio: number };
   cache: () => { hits: number; misses: number; bytes: number };
   now: () => number;
-  /** Connections open, caps, the descriptor limit, and the shed and refused since start (src/http/connection-caps.ts). */
+  /**
+   * Connections open, caps, the descriptor limit, and the shed and refused since start
+   * (src/http/connection-caps.ts).
+   */
   connections?: () => ConnectionStats;
   /** New connections' first reads held for their turn (src/http/first-read.ts). */
   firstReads?: () => FirstReadStats;
@@ -119,10 +128,16 @@ function connectionLines(stats: ConnectionStats): string[] {
 
 export class Metrics {
   readonly requests = new Counter('bda_http_requests_total', 'HTTP requests answered, by route and status.');
-  readonly latency = new Histogram('bda_http_request_duration_seconds', 'Time from request to the end of the response, by route.');
+  readonly latency = new Histogram(
+    'bda_http_request_duration_seconds',
+    'Time from request to the end of the response, by route.',
+  );
   readonly quotaRejections = new Counter('bda_quota_rejections_total', 'Requests refused with 429, by quota kind.');
   readonly gradings = new Counter('bda_critpt_gradings_total', 'CritPt gradings by outcome.');
-  readonly accessLogDropped = new Counter('bda_access_log_dropped_total', 'Access log lines dropped because stdout was not being read.');
+  readonly accessLogDropped = new Counter(
+    'bda_access_log_dropped_total',
+    'Access log lines dropped because stdout was not being read.',
+  );
 
   constructor(private readonly sources: MetricsSources) {
     // Shown as 0 from the start, so an alert on its increase has a series to watch.

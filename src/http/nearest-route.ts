@@ -11,7 +11,10 @@ import { ROUTES, type Route } from '../shared/routes.ts';
 
 /** Edits allowed in the one segment that differs; more is a different path, not a typo. */
 const MAX_EDITS = 2;
-/** Cells of edit-distance tables one request may fill; ample for the route table (about 50 000 in the worst case of its own segments). */
+/**
+ * Cells of edit-distance tables one request may fill; ample for the route table (about 50 000 in
+ * the worst case of its own segments).
+ */
 export const COMPARISON_BUDGET = 50_000;
 
 /** What one request may still spend on comparisons. */
@@ -59,7 +62,10 @@ function distance(route: Route, parts: readonly string[], budget: Budget): { edi
   return { edits, path: filled.join('/') };
 }
 
-/** A path without its trailing slashes (a loop: the regex /\/+$/ is quadratic on a long run of slashes not at the end). */
+/**
+ * A path without its trailing slashes (a loop: the regex /\/+$/ is quadratic on a long run of
+ * slashes not at the end).
+ */
 function trimSlashes(path: string): string {
   let end = path.length;
   while (end > 1 && path[end - 1] === '/') end--;

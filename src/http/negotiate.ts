@@ -44,7 +44,10 @@ export function rankEncodings(header: string | undefined): readonly Encoding[] {
   return PREFERENCE.filter((encoding) => rating(encoding) > 0).sort((a, b) => rating(b) - rating(a));
 }
 
-/** Distinct values remembered per generation (two generations), and the longest remembered (an attacker's values are neither few nor short). */
+/**
+ * Distinct values remembered per generation (two generations), and the longest remembered (an
+ * attacker's values are neither few nor short).
+ */
 const CHOSEN_VALUES = 128;
 const CHOSEN_LENGTH = 256;
 const ranked = new RecentMap<string, readonly Encoding[]>(CHOSEN_VALUES);
@@ -64,7 +67,10 @@ export function encodingsFor(header: string | undefined): readonly Encoding[] {
 /** The encodings to send for an `Accept-Encoding` value, best first; 406 when the client refuses all three. */
 export function acceptedEncodings(header: string | undefined): readonly Encoding[] {
   const encodings = encodingsFor(header);
-  if (encodings.length === 0) throw new HttpError(406, 'No acceptable content encoding: this server sends br, gzip or identity', { details: { available: ['br', 'gzip', 'identity'] } });
+  if (encodings.length === 0)
+    throw new HttpError(406, 'No acceptable content encoding: this server sends br, gzip or identity', {
+      details: { available: ['br', 'gzip', 'identity'] },
+    });
   return encodings;
 }
 

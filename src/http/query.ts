@@ -17,7 +17,8 @@ const DIGITS = /^\d+$/;
 export function describeValid(name: string, spec: ParamSpec): string {
   if (spec.enum) return `Invalid ${name}. Valid options: ${spec.enum.join(', ')}`;
   if (spec.type === 'boolean') return `Invalid ${name}: must be true or false`;
-  if (spec.type === 'integer') return `Invalid ${name}: must be an integer from ${spec.minimum ?? '-'} to ${spec.maximum ?? '-'}`;
+  if (spec.type === 'integer')
+    return `Invalid ${name}: must be an integer from ${spec.minimum ?? '-'} to ${spec.maximum ?? '-'}`;
   if (spec.format === 'date') return `Invalid ${name}: must be a calendar date written YYYY-MM-DD`;
   return `Invalid ${name}`;
 }
@@ -63,7 +64,8 @@ export class QueryValidator {
       // Own properties only: `constructor` or `__proto__` must not find Object.prototype's.
       const spec = Object.hasOwn(route.query, name) ? route.query[name] : undefined;
       if (!spec) throw unknownParameter(route, name);
-      if (Object.hasOwn(values, name)) throw new HttpError(400, `Invalid ${name}: given more than once`, { details: { field: name } });
+      if (Object.hasOwn(values, name))
+        throw new HttpError(400, `Invalid ${name}: given more than once`, { details: { field: name } });
       if (spec.type === 'integer' && !DIGITS.test(value)) throw invalid(name, spec, value);
       values[name] = value;
     }
@@ -74,12 +76,23 @@ export class QueryValidator {
       throw invalid(name, route.query[name], new URLSearchParams(rawQuery).get(name));
     }
     for (const [name, spec] of Object.entries(route.query)) {
-      if (spec.defaultFrom && values[name] === undefined) values[name] = spec.defaultFrom.map[String(values[spec.defaultFrom.param])];
+      if (spec.defaultFrom && values[name] === undefined)
+        values[name] = spec.defaultFrom.map[String(values[spec.defaultFrom.param])];
     }
-    if (route.allowedCombinations && !route.allowedCombinations.some((combo) => Object.entries(combo).every(([k, v]) => values[k] === v))) {
-      const describe = (combo: Readonly<Record<string, unknown>>) => Object.entries(combo).map(([k, v]) => `${k}=${String(v)}`).join('&');
+    if (
+      route.allowedCombinations &&
+      !route.allowedCombinations.some((combo) => Object.entries(combo).every(([k, v]) => values[k] === v))
+    ) {
+      const describe = (combo: Readonly<Record<string, unknown>>) =>
+        Object.entries(combo)
+          .map(([k, v]) => `${k}=${String(v)}`)
+          .join('&');
       const names = Object.keys(route.allowedCombinations[0]);
-      throw new HttpError(400, `Invalid combination: ${describe(Object.fromEntries(names.map((n) => [n, values[n]])))}. Valid combinations: ${route.allowedCombinations.map(describe).join(', ')}`, { details: { valid: route.allowedCombinations } });
+      throw new HttpError(
+        400,
+        `Invalid combination: ${describe(Object.fromEntries(names.map((n) => [n, values[n]])))}. Valid combinations: ${route.allowedCombinations.map(describe).join(', ')}`,
+        { details: { valid: route.allowedCombinations } },
+      );
     }
     return values as QueryValues;
   }

@@ -22,7 +22,13 @@ const SENT = Symbol('body bytes sent');
 type Tracked = ServerResponse & { [SENT]?: number };
 
 /** A whole response at once, with its Content-Length; no body for HEAD. A list of fields is extended, not copied. */
-export function send(res: ServerResponse, status: number, headers: Headers | HeaderFields, body: Buffer | string, head: boolean): void {
+export function send(
+  res: ServerResponse,
+  status: number,
+  headers: Headers | HeaderFields,
+  body: Buffer | string,
+  head: boolean,
+): void {
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
   if (Array.isArray(headers)) {
     headers.push('Content-Length', bytes.length);

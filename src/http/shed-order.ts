@@ -65,7 +65,11 @@ export interface Candidate {
  * the address holding the most connections (the client that has most pays first), then the
  * oldest. `only`: candidates of this address alone (its own cap is reached, not the server's).
  */
-export function pickShed(candidates: readonly Candidate[], openByAddress: (address: string) => number, only?: string): number {
+export function pickShed(
+  candidates: readonly Candidate[],
+  openByAddress: (address: string) => number,
+  only?: string,
+): number {
   let best = -1;
   let bestRank = 0;
   let bestHeld = 0;
@@ -74,7 +78,11 @@ export function pickShed(candidates: readonly Candidate[], openByAddress: (addre
     if (only !== undefined && c.address !== only) continue;
     const rank = SHED_ORDER.indexOf(c.reason);
     const held = openByAddress(c.address);
-    if (best === -1 || rank < bestRank || (rank === bestRank && (held > bestHeld || (held === bestHeld && c.since < candidates[best].since)))) {
+    if (
+      best === -1 ||
+      rank < bestRank ||
+      (rank === bestRank && (held > bestHeld || (held === bestHeld && c.since < candidates[best].since)))
+    ) {
       best = i;
       bestRank = rank;
       bestHeld = held;
@@ -100,7 +108,10 @@ export interface Caps {
  * of a reverse proxy on the same host comes from 127.0.0.1. `total` and `perClient` given are
  * used as they are (an operator who raised the limit, or runs behind a proxy elsewhere).
  */
-export function capsFor(descriptorLimit: number, given: { total: number | null; perClient: number | null } = { total: null, perClient: null }): Caps {
+export function capsFor(
+  descriptorLimit: number,
+  given: { total: number | null; perClient: number | null } = { total: null, perClient: null },
+): Caps {
   const reserve = Math.max(64, Math.ceil(descriptorLimit / 8));
   const refusing = Math.min(256, Math.max(8, Math.floor(descriptorLimit / 32)));
   const total = given.total ?? Math.max(1, descriptorLimit - reserve - refusing);
@@ -113,7 +124,12 @@ export function isLoopback(address: string): boolean {
 }
 
 /** What a new connection meets: room, a cap to make room under (the server's, or its client's), or its client's too. */
-export function capReached(open: number, openOfClient: number, address: string, caps: Caps): 'room' | 'server' | 'client' {
+export function capReached(
+  open: number,
+  openOfClient: number,
+  address: string,
+  caps: Caps,
+): 'room' | 'server' | 'client' {
   if (!isLoopback(address) && openOfClient >= caps.perClient) return 'client';
   return open >= caps.total ? 'server' : 'room';
 }

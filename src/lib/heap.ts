@@ -32,7 +32,10 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 /** How much the old generation may grow past what survived the last full collection, in percent. */
 export const OLD_GENERATION_GROWTH_PERCENT = 30;
 
-/** Did the operator give a node flag (in its arguments or NODE_OPTIONS) that this pattern matches (written with `-`)? */
+/**
+ * Did the operator give a node flag (in its arguments or NODE_OPTIONS) that this pattern matches
+ * (written with `-`)?
+ */
 function flagChosen(pattern: RegExp, execArgv: readonly string[], nodeOptions: string): boolean {
   return [...execArgv, ...nodeOptions.split(/\s+/)].some((arg) => pattern.test(arg.replace(/_/g, '-')));
 }
@@ -65,7 +68,8 @@ export const YOUNG_GENERATION_CEILING_BYTES = 8 * 1024 * 1024;
  * can grow the space again, so it passes the ceiling by one doubling at most.
  */
 function holdYoungGenerationAt(ceilingBytes: number): void {
-  const newSpaceBytes = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
+  const newSpaceBytes = () =>
+    getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
   let factor = 0;
   const steer = () => {
     const wanted = newSpaceBytes() >= ceilingBytes ? 1 : 2;
@@ -78,7 +82,10 @@ function holdYoungGenerationAt(ceilingBytes: number): void {
 }
 
 /** Size the collector as above, each part unless the operator chose otherwise; which parts were set. */
-export function sizeCollector(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): { young: boolean; old: boolean } {
+export function sizeCollector(
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions = process.env.NODE_OPTIONS ?? '',
+): { young: boolean; old: boolean } {
   const young = !youngGenerationChosen(execArgv, nodeOptions);
   if (young) holdYoungGenerationAt(YOUNG_GENERATION_CEILING_BYTES);
   const old = !oldGenerationGrowthChosen(execArgv, nodeOptions);

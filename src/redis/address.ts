@@ -35,7 +35,10 @@ export interface RedisAddress {
   tls: RedisTls | null;
   /** `host:port/db` (Sentinel: `NAME via sentinels host:port,.../db`), never the password: for messages and logs. */
   label: string;
-  /** Set for a Sentinel URL: the primary is the one a majority of these sentinels names (src/redis/sentinel-watch.ts). */
+  /**
+   * Set for a Sentinel URL: the primary is the one a majority of these sentinels names
+   * (src/redis/sentinel-watch.ts).
+   */
   sentinel?: SentinelTarget;
 }
 
@@ -53,17 +56,27 @@ export function endpointLabel({ host, port }: Endpoint): string {
 export function parseRedisUrl(text: string, tls: RedisTls = SYSTEM_TLS): RedisAddress {
   if (!URL.canParse(text)) throw new Error(`not a URL: ${JSON.stringify(text)}`);
   const url = new URL(text);
-  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error(`a Redis URL starts with redis:// (or rediss:// for TLS), got ${JSON.stringify(url.protocol)}`);
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:')
+    throw new Error(`a Redis URL starts with redis:// (or rediss:// for TLS), got ${JSON.stringify(url.protocol)}`);
   if (url.search || url.hash) throw new Error('a Redis URL takes no query or fragment');
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   if (!host) throw new Error('a Redis URL needs a host');
   const port = url.port === '' ? 6379 : Number(url.port);
   const path = url.pathname.replace(/^\//, '');
-  if (!/^\d{0,4}$/.test(path)) throw new Error(`the database is a number (redis://HOST:PORT/DB), got ${JSON.stringify(path)}`);
+  if (!/^\d{0,4}$/.test(path))
+    throw new Error(`the database is a number (redis://HOST:PORT/DB), got ${JSON.stringify(path)}`);
   const db = Number(path || '0');
   const password = url.password ? decodeURIComponent(url.password) : null;
   const username = url.username ? decodeURIComponent(url.username) : null;
-  return { host, port, db, username, password, tls: url.protocol === 'rediss:' ? tls : null, label: `${endpointLabel({ host, port })}/${db}` };
+  return {
+    host,
+    port,
+    db,
+    username,
+    password,
+    tls: url.protocol === 'rediss:' ? tls : null,
+    label: `${endpointLabel({ host, port })}/${db}`,
+  };
 }
 
 /** The store as a URL-like line for the keys command's messages, never the password. */

@@ -43,7 +43,10 @@ export interface RedisClientOptions {
   backoffMs?: Backoff;
   /** Told when the connection goes down or comes back (once per outage, not per retry). */
   log?: (line: string) => void;
-  /** Called each time a connection is ready for commands, the first and every reconnection: what a restarted Redis may have changed is checked again. */
+  /**
+   * Called each time a connection is ready for commands, the first and every reconnection: what a
+   * restarted Redis may have changed is checked again.
+   */
   connected?: () => void;
   /**
    * Where to connect, asked at every connection attempt and followed when it changes its verdict
@@ -78,11 +81,24 @@ export class RedisClient {
   constructor(private readonly options: RedisClientOptions) {
     this.timeoutMs = options.commandTimeoutMs ?? 2000;
     this.pipeline = new Pipeline(options.replicas ?? { count: 0, timeoutMs: 0 });
-    const connector = { open: (endpoint: Endpoint) => this.open(endpoint), current: () => (this.socket ? this.endpoint : null), leave: (reason: string) => this.drop(reason) };
+    const connector = {
+      open: (endpoint: Endpoint) => this.open(endpoint),
+      current: () => (this.socket ? this.endpoint : null),
+      leave: (reason: string) => this.drop(reason),
+    };
     const primary = options.primary ?? primarySource(options.address, this.timeoutMs);
-    this.attempts = new Attempts(primary, connector, options.backoffMs ?? { first: 50, max: 1000 }, options.address.label, options.log);
+    this.attempts = new Attempts(
+      primary,
+      connector,
+      options.backoffMs ?? { first: 50, max: 1000 },
+      options.address.label,
+      options.log,
+    );
     // One timer for all commands: replies come in order, so only the oldest can be late first.
-    this.watchdog = setInterval(() => afterIo(() => this.checkDeadline()), Math.max(10, Math.floor(this.timeoutMs / 4)));
+    this.watchdog = setInterval(
+      () => afterIo(() => this.checkDeadline()),
+      Math.max(10, Math.floor(this.timeoutMs / 4)),
+    );
     this.watchdog.unref();
     this.attempts.attempt();
   }
@@ -174,10 +190,19 @@ export class RedisClient {
     return Promise.reject(new RedisUnavailable(`redis ${name}: ${this.problem() ?? 'not connected'}`));
   }
 
-  private evalScript(script: LuaScript, keys: readonly string[], args: readonly (string | number)[], replicated: boolean): Promise<Reply> {
+  private evalScript(
+    script: LuaScript,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+    replicated: boolean,
+  ): Promise<Reply> {
     if (!this.ready || !this.socket) return this.refuse('EVALSHA');
     const command = ['EVALSHA', script.sha, keys.length, ...keys, ...args];
-    return this.enqueue(this.socket, { name: 'EVALSHA', script: { args: command, source: script.source }, replicated }, command);
+    return this.enqueue(
+      this.socket,
+      { name: 'EVALSHA', script: { args: command, source: script.source }, replicated },
+      command,
+    );
   }
 
   /** A script that cannot be loaded (an ACL without SCRIPT) is sent in full by `eval` instead. */
@@ -185,8 +210,14 @@ export class RedisClient {
     this.enqueue(socket, { name: 'SCRIPT' }, ['SCRIPT', 'LOAD', script.source]).catch(() => {});
   }
 
-  private enqueue(socket: Socket, command: Pick<Waiting, 'name' | 'script' | 'replicated'>, args: readonly (string | number)[]): Promise<Reply> {
-    return new Promise<Reply>((resolve, reject) => this.pipeline.write(socket, { ...command, sentAt: performance.now(), resolve, reject }, args));
+  private enqueue(
+    socket: Socket,
+    command: Pick<Waiting, 'name' | 'script' | 'replicated'>,
+    args: readonly (string | number)[],
+  ): Promise<Reply> {
+    return new Promise<Reply>((resolve, reject) =>
+      this.pipeline.write(socket, { ...command, sentAt: performance.now(), resolve, reject }, args),
+    );
   }
 
   private open(endpoint: Endpoint): void {
@@ -203,7 +234,9 @@ export class RedisClient {
   /** Log in and choose the database before anyone else may send; with Sentinel, check it is the primary. */
   private async handshake(socket: Socket): Promise<void> {
     const { address } = this.options;
-    const handshake = Promise.all(handshakeCommands(address).map((step) => this.enqueue(socket, { name: String(step[0]) }, step)));
+    const handshake = Promise.all(
+      handshakeCommands(address).map((step) => this.enqueue(socket, { name: String(step[0]) }, step)),
+    );
     // Behind the handshake, before any command that may call them.
     for (const script of this.scripts.values()) this.loadScript(socket, script);
     try {
@@ -245,17 +278,23 @@ export class RedisClient {
       if (this.pipeline.holds(w)) w.reply = reply;
       else w.resolve(reply);
     } else if (this.options.address.sentinel && READONLY.test(reply.message)) {
-      // A sentinel's primary that answers READONLY was demoted (it came back as a replica after a failover): find the new one.
+      // A sentinel's primary that answers READONLY was demoted (it came back as a replica after a
+      // failover): find the new one.
       const reason = `${this.endpoint} is a read-only replica now, no longer the primary; asking the sentinels again`;
       w.reject(new RedisUnavailable(`redis ${w.name}: ${reason} (the command did not run)`));
       this.drop(reason);
     } else if (w.script && reply.message.startsWith('NOSCRIPT') && this.socket) {
-      this.pipeline.write(this.socket, { ...w, name: 'EVAL', sentAt: performance.now(), script: undefined }, ['EVAL', w.script.source, ...w.script.args.slice(2)]);
+      this.pipeline.write(this.socket, { ...w, name: 'EVAL', sentAt: performance.now(), script: undefined }, [
+        'EVAL',
+        w.script.source,
+        ...w.script.args.slice(2),
+      ]);
     } else w.reject(new RedisCommandError(`redis ${w.name}: ${reply.message}`));
   }
 
   private checkDeadline(): void {
     const oldest = this.pipeline.oldest();
-    if (oldest && performance.now() - oldest.sentAt > this.timeoutMs) this.drop(`${oldest.name} got no reply within ${this.timeoutMs} ms`);
+    if (oldest && performance.now() - oldest.sentAt > this.timeoutMs)
+      this.drop(`${oldest.name} got no reply within ${this.timeoutMs} ms`);
   }
 }

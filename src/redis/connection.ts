@@ -25,14 +25,17 @@ export interface RedisTls {
 export interface SocketEvents {
   /** Connected, and with TLS the handshake done and the certificate verified: commands may go. */
   ready: () => void;
-  /** The socket failed or closed, before or after ready; why. Called once or more: the caller ignores all but the first. */
+  /**
+   * The socket failed or closed, before or after ready; why. Called once or more: the caller
+   * ignores all but the first.
+   */
   down: (reason: string) => void;
 }
 
 /** Errors of the TLS layer after the handshake (an alert from a server that refused our certificate under TLS 1.3). */
 const TLS_ERROR = /^ERR_(SSL|TLS)_/;
 
-const UNTRUSTED = 'its certificate is not signed by a CA this server trusts: --store-ca, else the system\'s roots';
+const UNTRUSTED = "its certificate is not signed by a CA this server trusts: --store-ca, else the system's roots";
 /** What the operator does about the commonest failures, by Node's error code. */
 const HINTS: Record<string, string> = {
   SELF_SIGNED_CERT_IN_CHAIN: UNTRUSTED,
@@ -42,9 +45,9 @@ const HINTS: Record<string, string> = {
   UNABLE_TO_GET_ISSUER_CERT: UNTRUSTED,
   ERR_TLS_CERT_ALTNAME_INVALID: 'its certificate does not name the host given in --store',
   ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED: 'Redis asks for a client certificate: --store-cert and --store-key',
-  ERR_SSL_WRONG_VERSION_NUMBER: 'that port may not speak TLS: point --store at Redis\'s tls-port',
+  ERR_SSL_WRONG_VERSION_NUMBER: "that port may not speak TLS: point --store at Redis's tls-port",
   // A plain Redis takes the TLS hello for a command still arriving and never answers.
-  HANDSHAKE_TIMEOUT: 'that port may not speak TLS: point --store at Redis\'s tls-port',
+  HANDSHAKE_TIMEOUT: "that port may not speak TLS: point --store at Redis's tls-port",
 };
 
 type Phase = 'connecting' | 'handshake' | 'ready' | 'answered';
@@ -62,7 +65,8 @@ function endedUnanswered(what: string, tls: RedisTls): string {
 /** Why the socket failed: TLS failures say so, with OpenSSL's reason (not its whole error stack) and a hint. */
 function describe(error: NodeJS.ErrnoException & { reason?: string }, phase: Phase, tls: RedisTls | null): string {
   const code = error.code ?? '';
-  if (tls !== null && phase === 'ready' && (code === 'ECONNRESET' || code === 'EPIPE')) return endedUnanswered('reset', tls);
+  if (tls !== null && phase === 'ready' && (code === 'ECONNRESET' || code === 'EPIPE'))
+    return endedUnanswered('reset', tls);
   if (tls === null || (phase !== 'handshake' && !TLS_ERROR.test(code))) return error.message;
   const what = code.startsWith('ERR_SSL_') && error.reason ? error.reason : error.message.trim();
   const hint = HINTS[code];
@@ -73,7 +77,12 @@ function describe(error: NodeJS.ErrnoException & { reason?: string }, phase: Pha
  * Open a connection to `target`; `events.ready` once it takes commands, `events.down` when it
  * fails. A connection (and TLS handshake) that takes longer than `timeoutMs` fails.
  */
-export function openSocket(target: { host: string; port: number }, tls: RedisTls | null, timeoutMs: number, events: SocketEvents): Socket {
+export function openSocket(
+  target: { host: string; port: number },
+  tls: RedisTls | null,
+  timeoutMs: number,
+  events: SocketEvents,
+): Socket {
   const { host, port } = target;
   const socket =
     tls === null
@@ -95,11 +104,14 @@ export function openSocket(target: { host: string; port: number }, tls: RedisTls
   socket.setTimeout(timeoutMs, () =>
     afterIo(() => {
       if (phase === 'connecting') socket.destroy(new Error(`connect timed out after ${timeoutMs} ms`));
-      else if (phase === 'handshake') socket.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'HANDSHAKE_TIMEOUT' }));
+      else if (phase === 'handshake')
+        socket.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'HANDSHAKE_TIMEOUT' }));
     }),
   );
   socket.on('error', (error) => events.down(describe(error, phase, tls)));
-  socket.on('close', () => events.down(tls !== null && phase === 'ready' ? endedUnanswered('closed', tls) : 'connection closed'));
+  socket.on('close', () =>
+    events.down(tls !== null && phase === 'ready' ? endedUnanswered('closed', tls) : 'connection closed'),
+  );
   socket.once('data', () => (phase = 'answered'));
   socket.once('connect', () => {
     if (tls !== null) {
@@ -120,7 +132,10 @@ export function openSocket(target: { host: string; port: number }, tls: RedisTls
   return socket;
 }
 
-/** Feed what `socket` reads to `parser`; bytes that break the protocol end the connection (it cannot be trusted further). */
+/**
+ * Feed what `socket` reads to `parser`; bytes that break the protocol end the connection (it cannot
+ * be trusted further).
+ */
 export function readReplies(socket: Socket, parser: RespParser): void {
   socket.on('data', (chunk: Buffer) => {
     try {

@@ -29,7 +29,10 @@ export function handshakeCommands({ db, username, password, sentinel }: RedisAdd
   return steps;
 }
 
-/** Null when the handshake's last reply lets the connection be used; else why not (a named Redis that is no primary). */
+/**
+ * Null when the handshake's last reply lets the connection be used; else why not (a named Redis
+ * that is no primary).
+ */
 export function handshakeRefusal(address: RedisAddress, lastReply: Reply | undefined, endpoint: string): string | null {
   if (!address.sentinel || (Array.isArray(lastReply) && lastReply[0] === 'master')) return null;
   return `${endpoint}, named by the sentinels, is not the primary (ROLE ${Array.isArray(lastReply) ? lastReply[0] : lastReply}); asking them again`;

@@ -25,7 +25,6 @@ import type { Refusals } from './refusals.ts';
 import { readInfo } from './info.ts';
 import { PERSISTENCE_WARNING, readPersistence } from './persistence.ts';
 
-
 /** How often the probe runs. */
 export const PROBE_INTERVAL_MS = 1000;
 /** How long the probe's key outlives the last server that wrote it. */
@@ -36,13 +35,15 @@ const PROBE_WRITE = 'probe write';
 export const POLICY_CONDITION = 'redis eviction policy';
 
 /** What to do about an eviction policy, for the start-up refusal and /readyz. */
-const FIX = 'run `CONFIG SET maxmemory-policy noeviction` on it and set `maxmemory-policy noeviction` in its redis.conf';
+const FIX =
+  'run `CONFIG SET maxmemory-policy noeviction` on it and set `maxmemory-policy noeviction` in its redis.conf';
 
 /** Null when `INFO memory`'s fields say Redis never evicts; else why that will not do and the fix. */
 export function evictionPolicyProblem(info: ReadonlyMap<string, string>, label: string): string | null {
   const policy = info.get('maxmemory_policy');
   if (policy === 'noeviction') return null;
-  if (policy === undefined) return `Redis at ${label} did not report maxmemory_policy in INFO memory; it must be noeviction: ${FIX}`;
+  if (policy === undefined)
+    return `Redis at ${label} did not report maxmemory_policy in INFO memory; it must be noeviction: ${FIX}`;
   return (
     `Redis at ${label} has maxmemory-policy ${policy}: when memory runs short it drops keys, ` +
     `the quota windows (used quotas start afresh) or the key records (valid keys refused); ${FIX}`
@@ -57,7 +58,8 @@ export function evictionPolicyProblem(info: ReadonlyMap<string, string>, label: 
 export async function readEvictionPolicy(client: RedisClient): Promise<string | null> {
   const label = client.address.label;
   const info = await readInfo(client, 'memory');
-  if (info instanceof RedisCommandError) return `cannot read the eviction policy of Redis at ${label} (${info.message}); allow this server's user INFO, and make sure maxmemory-policy is noeviction`;
+  if (info instanceof RedisCommandError)
+    return `cannot read the eviction policy of Redis at ${label} (${info.message}); allow this server's user INFO, and make sure maxmemory-policy is noeviction`;
   return evictionPolicyProblem(info, label);
 }
 
@@ -92,7 +94,10 @@ export class RedisHealth {
     this.timer.unref();
   }
 
-  /** One round (or the one under way); it never rejects. Skipped while Redis is unreachable: the client reports that. */
+  /**
+   * One round (or the one under way); it never rejects. Skipped while Redis is unreachable: the
+   * client reports that.
+   */
   round(): Promise<void> {
     if (this.running) return this.running;
     if (this.stopped || this.options.client.problem() !== null) return Promise.resolve();
@@ -119,7 +124,9 @@ export class RedisHealth {
       client.address.sentinel ? client.send(['ROLE']) : null,
     ]);
     if (role.status === 'fulfilled' && Array.isArray(role.value) && role.value[0] !== 'master') {
-      client.reconnect(`the Redis the sentinels named is a ${String(role.value[0])} now (ROLE), no longer the primary; asking them again`);
+      client.reconnect(
+        `the Redis the sentinels named is a ${String(role.value[0])} now (ROLE), no longer the primary; asking them again`,
+      );
       return;
     }
     if (policy.status === 'fulfilled') {

@@ -1,4 +1,7 @@
-/** Redis's `INFO` answer, read by the health probe (src/redis/health.ts) and the persistence check (src/redis/persistence.ts). */
+/**
+ * Redis's `INFO` answer, read by the health probe (src/redis/health.ts) and the persistence check
+ * (src/redis/persistence.ts).
+ */
 import type { RedisClient } from './client.ts';
 import { RedisCommandError } from './errors.ts';
 

@@ -15,13 +15,18 @@ import { readInfo } from './info.ts';
 /** The warning's name among the server's warnings. */
 export const PERSISTENCE_WARNING = 'redis persistence';
 
-const FIX = 'set `appendonly yes` and `appendfsync everysec` in its redis.conf (and `CONFIG SET appendonly yes` on the running Redis)';
+const FIX =
+  'set `appendonly yes` and `appendfsync everysec` in its redis.conf (and `CONFIG SET appendonly yes` on the running Redis)';
 
 /**
  * Null when Redis keeps its data across a restart; else what it loses and the fix. `savePoints`:
  * `CONFIG GET save`'s value (`''`: none), or the error that refused it.
  */
-export function persistenceProblem(info: ReadonlyMap<string, string>, savePoints: string | RedisCommandError, label: string): string | null {
+export function persistenceProblem(
+  info: ReadonlyMap<string, string>,
+  savePoints: string | RedisCommandError,
+  label: string,
+): string | null {
   if (info.get('aof_enabled') === '1') return null;
   if (savePoints instanceof RedisCommandError) {
     return `cannot tell whether Redis at ${label} keeps its data across a restart: AOF is off and it refused CONFIG GET save (${savePoints.message.replace(/^redis [A-Z]+: /, '')}); if it has no save points either, a restart loses every key and quota window: ${FIX}`;
@@ -37,7 +42,8 @@ export function persistenceProblem(info: ReadonlyMap<string, string>, savePoints
 export async function readPersistence(client: RedisClient): Promise<string | null> {
   const label = client.address.label;
   const info = await readInfo(client, 'persistence');
-  if (info instanceof RedisCommandError) return `cannot tell whether Redis at ${label} keeps its data across a restart (${info.message}); allow this server's user INFO`;
+  if (info instanceof RedisCommandError)
+    return `cannot tell whether Redis at ${label} keeps its data across a restart (${info.message}); allow this server's user INFO`;
   if (info.get('aof_enabled') === '1') return null;
   let savePoints: string | RedisCommandError;
   try {

@@ -103,6 +103,7 @@ export class Pipeline {
   fail(reason: string): void {
     this.replicaWait.forget();
     this.unsent = [];
-    for (const w of this.waiting.drain()) w.reject(new RedisUnavailable(`redis ${w.name}: ${reason} (the command may or may not have run)`));
+    for (const w of this.waiting.drain())
+      w.reject(new RedisUnavailable(`redis ${w.name}: ${reason} (the command may or may not have run)`));
   }
 }

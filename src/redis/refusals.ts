@@ -35,7 +35,17 @@ export const UNWATCHED: RefusalWatch = { refused: () => {}, answered: () => {} }
  * plain ERR) may belong to the refused command's own keys or arguments, which the probe does not
  * touch: it ends only when that command succeeds again.
  */
-const PROBE_PROVES_GONE = new Set(['READONLY', 'MISCONF', 'OOM', 'NOSCRIPT', 'NOPERM', 'BUSY', 'LOADING', 'MASTERDOWN', 'NOREPLICAS']);
+const PROBE_PROVES_GONE = new Set([
+  'READONLY',
+  'MISCONF',
+  'OOM',
+  'NOSCRIPT',
+  'NOPERM',
+  'BUSY',
+  'LOADING',
+  'MASTERDOWN',
+  'NOREPLICAS',
+]);
 
 /** Why each code refuses, and what the operator does about it. */
 const EXPLANATIONS: Record<string, string> = {
@@ -43,11 +53,12 @@ const EXPLANATIONS: Record<string, string> = {
   MISCONF: 'it cannot save to disk and stops writes until it can; see its log',
   OOM: 'it is out of memory (maxmemory reached); raise maxmemory or free memory',
   NOPERM: 'its ACL denies this server a command or key it needs; grant them to the user in --store',
-  NOSCRIPT: 'it does not run the server\'s Lua scripts',
+  NOSCRIPT: "it does not run the server's Lua scripts",
   BUSY: 'a script is running too long; it answers nothing else until it ends',
   LOADING: 'it is loading its data set',
   MASTERDOWN: 'it is a replica that lost its primary',
-  NOREPLICAS: 'fewer of its replicas than required (--store-replicas, or its min-replicas-to-write) acknowledged the write in time, so a failover could lose it; see its replicas (INFO replication)',
+  NOREPLICAS:
+    'fewer of its replicas than required (--store-replicas, or its min-replicas-to-write) acknowledged the write in time, so a failover could lose it; see its replicas (INFO replication)',
 };
 
 /**
@@ -91,7 +102,8 @@ export class Refusals implements RefusalWatch {
     if (before !== undefined) this.endIfUnused(before);
     // The first refusal's words stay the reason: /readyz does not change with every request.
     const name = conditionName(code);
-    if (!this.conditions.has(name)) this.conditions.begin(name, refusalReason(this.label, code, command, error.message));
+    if (!this.conditions.has(name))
+      this.conditions.begin(name, refusalReason(this.label, code, command, error.message));
   }
 
   answered(command: string): void {

@@ -20,7 +20,9 @@ export const TLS_FILE_FLAGS = { ca: '--store-ca', cert: '--store-cert', key: '--
 
 /** The options among `files` that were given. */
 export function givenTlsFiles(files: TlsFiles): string[] {
-  return (Object.keys(TLS_FILE_FLAGS) as (keyof TlsFiles)[]).filter((name) => files[name] !== undefined).map((name) => TLS_FILE_FLAGS[name]);
+  return (Object.keys(TLS_FILE_FLAGS) as (keyof TlsFiles)[])
+    .filter((name) => files[name] !== undefined)
+    .map((name) => TLS_FILE_FLAGS[name]);
 }
 
 function read(name: keyof TlsFiles, path: string | undefined): Buffer | null {
@@ -28,23 +30,33 @@ function read(name: keyof TlsFiles, path: string | undefined): Buffer | null {
   try {
     return readFileSync(path);
   } catch (error) {
-    throw new Error(`${TLS_FILE_FLAGS[name]} ${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new Error(
+      `${TLS_FILE_FLAGS[name]} ${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
 }
 
 /** The files' contents; throws Error naming the option and the problem. */
 export function readTlsFiles(files: TlsFiles): RedisTls {
   if ((files.cert === undefined) !== (files.key === undefined)) {
-    throw new Error(files.cert === undefined ? '--store-key needs --store-cert: a client key goes with its certificate' : '--store-cert needs --store-key: a client certificate goes with its key');
+    throw new Error(
+      files.cert === undefined
+        ? '--store-key needs --store-cert: a client key goes with its certificate'
+        : '--store-cert needs --store-key: a client certificate goes with its key',
+    );
   }
   const tls: RedisTls = { ca: read('ca', files.ca), cert: read('cert', files.cert), key: read('key', files.key) };
-  // OpenSSL skips what is not a certificate in a CA file: an empty or wrong file would leave nothing to trust, silently.
-  if (tls.ca && !tls.ca.includes('-----BEGIN CERTIFICATE-----')) throw new Error(`--store-ca ${files.ca} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  // OpenSSL skips what is not a certificate in a CA file: an empty or wrong file would leave
+  // nothing to trust, silently.
+  if (tls.ca && !tls.ca.includes('-----BEGIN CERTIFICATE-----'))
+    throw new Error(`--store-ca ${files.ca} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
   if (tls.cert) {
     try {
       createSecureContext({ cert: tls.cert, key: tls.key ?? undefined });
     } catch (error) {
-      throw new Error(`--store-cert ${files.cert} and --store-key ${files.key} cannot be used together: ${(error as Error).message}`);
+      throw new Error(
+        `--store-cert ${files.cert} and --store-key ${files.key} cannot be used together: ${(error as Error).message}`,
+      );
     }
   }
   return tls;

@@ -99,13 +99,21 @@ export class ReplicaWait {
         // No reply held: it failed (rejected already) or was sent again as EVAL (confirmed by a later WAIT).
         if (w.reply === undefined) continue;
         if (Number(acknowledged) >= count) w.resolve(w.reply);
-        else w.reject(new RedisNotReplicated(`redis WAIT: NOREPLICAS the write could not be confirmed on ${count} replica${count === 1 ? '' : 's'} (${Number(acknowledged)} acknowledged within ${timeoutMs} ms)`));
+        else
+          w.reject(
+            new RedisNotReplicated(
+              `redis WAIT: NOREPLICAS the write could not be confirmed on ${count} replica${count === 1 ? '' : 's'} (${Number(acknowledged)} acknowledged within ${timeoutMs} ms)`,
+            ),
+          );
       }
     };
     const failed = (error: Error) => {
       for (const w of confirming) if (w.reply !== undefined) w.reject(error);
     };
-    return { waiting: { name: 'WAIT', sentAt: performance.now(), resolve: confirmed, reject: failed }, args: ['WAIT', count, timeoutMs] };
+    return {
+      waiting: { name: 'WAIT', sentAt: performance.now(), resolve: confirmed, reject: failed },
+      args: ['WAIT', count, timeoutMs],
+    };
   }
 
   /** The connection is gone: its commands failed with it. */

@@ -17,7 +17,9 @@ export interface Ownership extends FileOwner {
 
 /** The user and group this process runs as; null where the system has no uids (Windows). */
 export function processOwner(): FileOwner | null {
-  return typeof process.getuid === 'function' && typeof process.getgid === 'function' ? { uid: process.getuid(), gid: process.getgid() } : null;
+  return typeof process.getuid === 'function' && typeof process.getgid === 'function'
+    ? { uid: process.getuid(), gid: process.getgid() }
+    : null;
 }
 
 /** The login name of a uid from /etc/passwd, or null when it names none (or cannot be read). */
@@ -69,7 +71,8 @@ export function ownershipNote(path: string): string {
   for (let at = path; ; at = dirname(at)) {
     try {
       const owned = ownershipOf(at);
-      if (owned) return `${at} is owned by ${describeUser(owned.uid)} with mode ${owned.mode.toString(8).padStart(4, '0')}, and this process runs as ${describeUser(me.uid)}`;
+      if (owned)
+        return `${at} is owned by ${describeUser(owned.uid)} with mode ${owned.mode.toString(8).padStart(4, '0')}, and this process runs as ${describeUser(me.uid)}`;
     } catch {
       // Not even its owner can be seen from here: look at the folder holding it.
     }

@@ -56,7 +56,10 @@ export interface Manifest {
   fragments: Record<string, { data: CheckedSpan; index: CheckedSpan }>;
   /** The CritPt problem set a grading batch must cover exactly. */
   critpt_problems: string[];
-  /** Written last by manifestText: the checksum of the manifest's text before it (its empty-page templates are served bytes too). */
+  /**
+   * Written last by manifestText: the checksum of the manifest's text before it (its empty-page
+   * templates are served bytes too).
+   */
   manifest_sum?: string;
 }
 
@@ -74,7 +77,10 @@ export function manifestText(manifest: Manifest): string {
  */
 export function parseManifest(text: string, path: string): Manifest {
   const manifest = JSON.parse(text) as Manifest;
-  if (manifest.format !== MANIFEST_FORMAT) throw new Error(`${path} has manifest format ${manifest.format}; this server reads format ${MANIFEST_FORMAT} (rebuild it)`);
+  if (manifest.format !== MANIFEST_FORMAT)
+    throw new Error(
+      `${path} has manifest format ${manifest.format}; this server reads format ${MANIFEST_FORMAT} (rebuild it)`,
+    );
   const seal = SEAL.exec(text);
   if (!seal || checksumOf(`${text.slice(0, seal.index)}}`) !== seal[1]) throw new Error(`${path} fails its checksum`);
   return manifest;
@@ -128,7 +134,12 @@ export function spanOf(entry: IndexEntry, encoding: StoredEncoding): CheckedSpan
 }
 
 /** An index entry from a body's hash, identity length and its two stored variants. */
-export function indexEntry(hash: string, identityLength: number, [gzOffset, gzLength, gzSum]: CheckedSpan, [brOffset, brLength, brSum]: CheckedSpan): IndexEntry {
+export function indexEntry(
+  hash: string,
+  identityLength: number,
+  [gzOffset, gzLength, gzSum]: CheckedSpan,
+  [brOffset, brLength, brSum]: CheckedSpan,
+): IndexEntry {
   return [hash, identityLength, gzOffset, gzLength, brOffset, brLength, gzSum, brSum];
 }
 
@@ -151,7 +162,8 @@ export const storedPart = {
 export function variantOf(pack: Buffer, entry: IndexEntry, encoding: Encoding): Buffer {
   const [offset, length, sum] = storedSpanOf(entry, encoding);
   const stored = pack.subarray(offset, offset + length);
-  if (checksumOf(stored) !== sum) throw new Error(`the ${storedPart.variant(encoding === 'br' ? 'br' : 'gzip', entry[0])} fails its checksum`);
+  if (checksumOf(stored) !== sum)
+    throw new Error(`the ${storedPart.variant(encoding === 'br' ? 'br' : 'gzip', entry[0])} fails its checksum`);
   return encoding === 'identity' ? gunzipSync(stored) : stored;
 }
 
@@ -165,7 +177,10 @@ export function readRouteIndex(dir: string, manifest: Manifest, routeId: string)
   return checkedRouteIndex(readFileSync(join(dir, indexFile(routeId))), manifest, routeId);
 }
 
-/** Every entry of a snapshot, all routes together (for tools and tests); throws when an index file fails its checksum. */
+/**
+ * Every entry of a snapshot, all routes together (for tools and tests); throws when an index file
+ * fails its checksum.
+ */
 export function readAllEntries(dir: string, manifest: Manifest): Map<string, IndexEntry> {
   const all = new Map<string, IndexEntry>();
   for (const routeId of manifest.indexes) {

@@ -24,7 +24,10 @@ export function assembleMeasurements(index: MeasurementIndex, data: Buffer, star
   return Buffer.concat(parts);
 }
 
-/** oneMonthBefore of the last UTC day asked about: the same all day, and Date arithmetic was 2% of a measurements request's time. */
+/**
+ * oneMonthBefore of the last UTC day asked about: the same all day, and Date arithmetic was 2% of a
+ * measurements request's time.
+ */
 let earliestOf = { day: NaN, earliest: '' };
 
 /** The first day of measurements served: as asked, but never before one month before `now`. */

@@ -29,7 +29,10 @@ export function startTimeOf(pid: number): string | null {
   }
 }
 
-/** Whether the lock's text ("PID" or "PID STARTTIME") names a process still running: the same pid, started at the same time when that is known. */
+/**
+ * Whether the lock's text ("PID" or "PID STARTTIME") names a process still running: the same pid,
+ * started at the same time when that is known.
+ */
 export function holderRunning(text: string): boolean {
   const [pid, started] = text.split(' ');
   if (!isAlive(Number(pid))) return false;
@@ -78,7 +81,8 @@ export function takePidLock(
     try {
       holder = readFileSync(path, 'utf8').trim();
     } catch (readError) {
-      if ((readError as NodeJS.ErrnoException).code === 'ENOENT') return takePidLock(path, mode, owner, now); // released meanwhile
+      // released meanwhile
+      if ((readError as NodeJS.ErrnoException).code === 'ENOENT') return takePidLock(path, mode, owner, now);
       throw readError;
     }
     const stale = holder ? !holderRunning(holder) : emptyAndStale(path, now());

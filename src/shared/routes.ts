@@ -10,7 +10,14 @@
 export const TIERS = ['free', 'pro', 'commercial'] as const;
 export type Tier = (typeof TIERS)[number];
 
-export const PROMPT_TYPES = ['medium', 'long', '100k', 'vision_single_image', 'medium_coding', 'medium_parallel'] as const;
+export const PROMPT_TYPES = [
+  'medium',
+  'long',
+  '100k',
+  'vision_single_image',
+  'medium_coding',
+  'medium_parallel',
+] as const;
 export type PromptType = (typeof PROMPT_TYPES)[number];
 /** The prompt type of answers that take none (the Free list) and the default of those that do. */
 export const DEFAULT_PROMPT_TYPE: PromptType = 'long';
@@ -278,7 +285,11 @@ function mediaRoutes(): Route[] {
     const path = `/api/v2/media/${arena}/models`;
     const id = mediaRouteId(arena);
     const query: Record<string, ParamSpec> =
-      flag === 'include_categories' ? { include_categories: includeCategories } : flag === 'include_genres' ? { include_genres: includeGenres } : {};
+      flag === 'include_categories'
+        ? { include_categories: includeCategories }
+        : flag === 'include_genres'
+          ? { include_genres: includeGenres }
+          : {};
     return [
       {
         id: `${id}.free`,
@@ -329,21 +340,22 @@ function legacyRoutes(): Route[] {
       answer: 'snapshot',
       keyParams: ['prompt_length', 'parallel_queries'],
       paginated: false,
-      allowedCombinations: LEGACY_PROMPT_OPTIONS.map(({ prompt_length, parallel_queries }) => ({ prompt_length, parallel_queries })),
+      allowedCombinations: LEGACY_PROMPT_OPTIONS.map(({ prompt_length, parallel_queries }) => ({
+        prompt_length,
+        parallel_queries,
+      })),
     },
-    ...arenas.map(
-      (arena): Route => ({
-        id: legacyArenaRouteId(arena),
-        method: 'GET',
-        path: `/api/v2/data/media/${arena}`,
-        summary: `Legacy ${arena} arena (older interface).`,
-        tiers: ANY_TIER,
-        query: { include_categories: includeCategories },
-        answer: 'snapshot',
-        keyParams: ['include_categories'],
-        paginated: false,
-      }),
-    ),
+    ...arenas.map((arena): Route => ({
+      id: legacyArenaRouteId(arena),
+      method: 'GET',
+      path: `/api/v2/data/media/${arena}`,
+      summary: `Legacy ${arena} arena (older interface).`,
+      tiers: ANY_TIER,
+      query: { include_categories: includeCategories },
+      answer: 'snapshot',
+      keyParams: ['include_categories'],
+      paginated: false,
+    })),
   ];
 }
 
@@ -357,7 +369,8 @@ function critptRoutes(): Route[] {
       id: 'critpt.evaluate',
       method: 'POST',
       path: '/api/v2/critpt/evaluate',
-      summary: 'Grade a whole CritPt batch on the upstream grader. The key must be approved for CritPt by the operator (403 otherwise), whatever its tier.',
+      summary:
+        'Grade a whole CritPt batch on the upstream grader. The key must be approved for CritPt by the operator (403 otherwise), whatever its tier.',
       tiers: ANY_TIER,
       query: {},
       answer: 'critpt',
@@ -393,19 +406,65 @@ const frontDoorFormat: ParamSpec = {
 };
 
 function operatorRoutes(): Route[] {
-  const common = { method: 'GET', tiers: [PUBLIC_BODY_TIER], query: {}, keyParams: [], paginated: false, public: true } as const;
-  const frontDoor = { ...common, query: { format: frontDoorFormat }, keyParams: ['format'], optionParams: ['metrics'], answer: 'front-door', summary: 'The front door: the service, the snapshot and every route with a curl example.' } as const;
+  const common = {
+    method: 'GET',
+    tiers: [PUBLIC_BODY_TIER],
+    query: {},
+    keyParams: [],
+    paginated: false,
+    public: true,
+  } as const;
+  const frontDoor = {
+    ...common,
+    query: { format: frontDoorFormat },
+    keyParams: ['format'],
+    optionParams: ['metrics'],
+    answer: 'front-door',
+    summary: 'The front door: the service, the snapshot and every route with a curl example.',
+  } as const;
   return [
     { ...frontDoor, id: 'index', path: '/' },
     { ...frontDoor, id: 'index.api', path: '/api/v2' },
-    { ...common, id: 'openapi', path: '/api/v2/openapi.json', summary: 'This API described in OpenAPI 3.1 (generated from the route table and the response schemas).', answer: 'snapshot' },
-    { ...common, id: 'healthz', path: '/healthz', summary: 'Liveness: 200 while the process answers.', answer: 'health' },
-    { ...common, id: 'readyz', path: '/readyz', summary: 'Readiness: 200 when the server can answer correctly (its build passes its checksums and can be read, its key store and state can be read and written), else 503 with every reason.', answer: 'ready' },
-    { ...common, id: 'metrics', path: '/metrics', summary: 'Prometheus metrics, only when the server runs with --metrics (404 otherwise); it needs no key, so keep it off a public proxy.', answer: 'metrics' },
+    {
+      ...common,
+      id: 'openapi',
+      path: '/api/v2/openapi.json',
+      summary: 'This API described in OpenAPI 3.1 (generated from the route table and the response schemas).',
+      answer: 'snapshot',
+    },
+    {
+      ...common,
+      id: 'healthz',
+      path: '/healthz',
+      summary: 'Liveness: 200 while the process answers.',
+      answer: 'health',
+    },
+    {
+      ...common,
+      id: 'readyz',
+      path: '/readyz',
+      summary:
+        'Readiness: 200 when the server can answer correctly (its build passes its checksums and can be read, its key store and state can be read and written), else 503 with every reason.',
+      answer: 'ready',
+    },
+    {
+      ...common,
+      id: 'metrics',
+      path: '/metrics',
+      summary:
+        'Prometheus metrics, only when the server runs with --metrics (404 otherwise); it needs no key, so keep it off a public proxy.',
+      answer: 'metrics',
+    },
   ];
 }
 
-export const ROUTES: readonly Route[] = [...languageRoutes(), ...mediaRoutes(), ...legacyRoutes(), ...critptRoutes(), ...operatorRoutes()];
+export const ROUTES: readonly Route[] = [
+  ...languageRoutes(),
+  ...mediaRoutes(),
+  ...legacyRoutes(),
+  ...critptRoutes(),
+  ...operatorRoutes(),
+];
 
 export function routeById(id: string): Route {
   const route = ROUTES.find((r) => r.id === id);

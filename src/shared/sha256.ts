@@ -9,4 +9,6 @@ import * as crypto from 'node:crypto';
 export type Sha256Encoding = 'hex' | 'base64url';
 
 export const sha256: (data: string | Buffer, encoding: Sha256Encoding) => string =
-  typeof crypto.hash === 'function' ? (data, encoding) => crypto.hash('sha256', data, encoding) : (data, encoding) => crypto.createHash('sha256').update(data).digest(encoding);
+  typeof crypto.hash === 'function'
+    ? (data, encoding) => crypto.hash('sha256', data, encoding)
+    : (data, encoding) => crypto.createHash('sha256').update(data).digest(encoding);

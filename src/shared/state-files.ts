@@ -3,7 +3,19 @@
  * and every rewrite is atomic (temp file, fsync, rename, fsync the folder), so a crash leaves
  * either the old file or the new one, never a torn one.
  */
-import { chmodSync, closeSync, fchmodSync, fchownSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  fchmodSync,
+  fchownSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
@@ -38,7 +50,11 @@ export interface Keep {
  * Replace a file atomically and durably, readable by its owner only (or as `keep` says: the new
  * file is given that owner and mode before the rename, so no reader ever meets it otherwise).
  */
-export function writeFileAtomic(path: string, data: string | Buffer | Iterable<string | Buffer>, keep: Keep = {}): void {
+export function writeFileAtomic(
+  path: string,
+  data: string | Buffer | Iterable<string | Buffer>,
+  keep: Keep = {},
+): void {
   const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   const fd = openSync(tmp, 'wx', PRIVATE_FILE_MODE);
   try {
@@ -88,7 +104,8 @@ export async function writeFileAtomicAsync(
   try {
     if (keep.owner) await handle.chown(keep.owner.uid, keep.owner.gid);
     if (keep.mode !== undefined) await handle.chmod(keep.mode);
-    for await (const part of typeof data === 'string' ? [data] : data) await handle.writeFile(part); // from where the last part ended
+    // from where the last part ended
+    for await (const part of typeof data === 'string' ? [data] : data) await handle.writeFile(part);
     await handle.sync();
   } catch (error) {
     await handle.close();

@@ -8,7 +8,19 @@
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRangeSync } from './read-range.ts';
-import { checkedRouteIndex, checksumOf, indexFile, PACK_FILE, STORED_ENCODINGS, spanOf, storedPart, type CheckedSpan, type Manifest, type RouteIndex, type Span } from './manifest.ts';
+import {
+  checkedRouteIndex,
+  checksumOf,
+  indexFile,
+  PACK_FILE,
+  STORED_ENCODINGS,
+  spanOf,
+  storedPart,
+  type CheckedSpan,
+  type Manifest,
+  type RouteIndex,
+  type Span,
+} from './manifest.ts';
 
 /** What the walk needs read next: a file of the build (by its path inside the build), or a range of its pack. */
 export type Need = { file: string } | { span: Span };
@@ -47,7 +59,12 @@ export function newProgress(manifest: Manifest): VerificationProgress {
  * told to the sink and the walk goes on, so one run finds every corrupt part. A read that fails
  * (a missing file) is the driver's to report: the walk ends there.
  */
-export function* verification(manifest: Manifest, progress: VerificationProgress, sink: VerificationSink, chunkBytes = CHUNK_BYTES): Generator<Need, void, Buffer> {
+export function* verification(
+  manifest: Manifest,
+  progress: VerificationProgress,
+  sink: VerificationSink,
+  chunkBytes = CHUNK_BYTES,
+): Generator<Need, void, Buffer> {
   // By offset: bodies shared by several entries are stored, and checked, once.
   const parts = new Map<number, Part>();
   const add = ([offset, length, sum]: CheckedSpan, what: string) => {
@@ -61,7 +78,8 @@ export function* verification(manifest: Manifest, progress: VerificationProgress
       continue;
     }
     sink.index?.(routeId, index);
-    for (const entry of Object.values(index)) for (const encoding of STORED_ENCODINGS) add(spanOf(entry, encoding), storedPart.variant(encoding, entry[0]));
+    for (const entry of Object.values(index))
+      for (const encoding of STORED_ENCODINGS) add(spanOf(entry, encoding), storedPart.variant(encoding, entry[0]));
   }
   for (const [name, { data, index }] of Object.entries(manifest.fragments)) {
     add(data, storedPart.fragment('records', name));
@@ -69,7 +87,7 @@ export function* verification(manifest: Manifest, progress: VerificationProgress
   }
   const ordered = [...parts.values()].sort((a, b) => a.offset - b.offset);
   progress.bytes = ordered.reduce((sum, part) => sum + part.length, 0);
-  for (let i = 0; i < ordered.length; ) {
+  for (let i = 0; i < ordered.length;) {
     // Neighbouring parts up to a chunk's size are read together; a larger part alone.
     let end = i + 1;
     while (end < ordered.length && ordered[end].offset + ordered[end].length - ordered[i].offset <= chunkBytes) end++;
@@ -90,7 +108,7 @@ export function verifyBuildSync(dir: string, manifest: Manifest, sink: Partial<V
   const fd = openSync(join(dir, PACK_FILE), 'r');
   try {
     const walk = verification(manifest, newProgress(manifest), { ...sink, corrupt: (part) => corrupt.push(part) });
-    for (let step = walk.next(); !step.done; ) {
+    for (let step = walk.next(); !step.done;) {
       const need = step.value;
       step = walk.next('file' in need ? readFileSync(join(dir, need.file)) : readRangeSync(fd, ...need.span));
     }

@@ -9,7 +9,15 @@ import { brotliCompressSync, brotliDecompress, constants, gunzip, gzipSync } fro
 import { LRUCache } from 'lru-cache';
 import type { Eventually } from '../lib/eventually.ts';
 import { assembleMeasurements, type MeasurementIndex } from '../shared/measurements.ts';
-import { contentHash, etagOf, spanOf, storedPart, type CheckedSpan, type Encoding, type IndexEntry } from '../shared/manifest.ts';
+import {
+  contentHash,
+  etagOf,
+  spanOf,
+  storedPart,
+  type CheckedSpan,
+  type Encoding,
+  type IndexEntry,
+} from '../shared/manifest.ts';
 import { CorruptPart, type Body, type Snapshot } from './snapshot.ts';
 
 const gunzipAsync = promisify(gunzip);
@@ -18,7 +26,10 @@ const brotliDecompressAsync = promisify(brotliDecompress);
 /** Compress a body assembled at request time (small; done once, then cached). */
 function compressNow(identity: Buffer, encoding: Encoding): Buffer {
   if (encoding === 'gzip') return gzipSync(identity, { level: 6 });
-  if (encoding === 'br') return brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length } });
+  if (encoding === 'br')
+    return brotliCompressSync(identity, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length },
+    });
   return identity;
 }
 
@@ -50,9 +61,15 @@ export class BodyReader {
   private misses = 0;
 
   constructor(cacheBytes: number) {
-    this.cache = new LRUCache<string, Buffer>({ maxSize: Math.max(1, cacheBytes), sizeCalculation: (b) => Math.max(1, b.length) });
+    this.cache = new LRUCache<string, Buffer>({
+      maxSize: Math.max(1, cacheBytes),
+      sizeCalculation: (b) => Math.max(1, b.length),
+    });
     // A quarter of the budget again: assembled answers are few (one per provider, prompt type and day).
-    this.assemblies = new LRUCache({ maxSize: Math.max(1, cacheBytes / 4), sizeCalculation: (a) => Math.max(1, a.identity.length) });
+    this.assemblies = new LRUCache({
+      maxSize: Math.max(1, cacheBytes / 4),
+      sizeCalculation: (a) => Math.max(1, a.identity.length),
+    });
   }
 
   /**
@@ -67,7 +84,12 @@ export class BodyReader {
   }
 
   /** The next acceptable encoding that passes, or the first failure again when none does. */
-  private async fallBack(snapshot: Snapshot, entry: IndexEntry, encodings: readonly Encoding[], failure: unknown): Promise<Body> {
+  private async fallBack(
+    snapshot: Snapshot,
+    entry: IndexEntry,
+    encodings: readonly Encoding[],
+    failure: unknown,
+  ): Promise<Body> {
     if (!(failure instanceof CorruptPart)) throw failure;
     for (const encoding of encodings) {
       try {
@@ -100,7 +122,10 @@ export class BodyReader {
     return reading.then((bytes) => ({ bytes, encoding, etag }));
   }
 
-  /** A variant's bytes from the pack, checked. Identity is not stored: it is the gzip variant inflated, or the br one when gzip fails. */
+  /**
+   * A variant's bytes from the pack, checked. Identity is not stored: it is the gzip variant
+   * inflated, or the br one when gzip fails.
+   */
   private async stored(snapshot: Snapshot, entry: IndexEntry, encoding: Encoding): Promise<Buffer> {
     const read = (stored: 'gzip' | 'br') => snapshot.read(spanOf(entry, stored), storedPart.variant(stored, entry[0]));
     if (encoding !== 'identity') return read(encoding);
@@ -141,9 +166,16 @@ export class BodyReader {
     return assembling.then((made) => this.assembled(made.identity, encoding, made.hash));
   }
 
-  private async assemble(snapshot: Snapshot, name: string, startDay: string): Promise<{ identity: Buffer; hash: string }> {
+  private async assemble(
+    snapshot: Snapshot,
+    name: string,
+    startDay: string,
+  ): Promise<{ identity: Buffer; hash: string }> {
     const spans = snapshot.fragment(name)!;
-    const [index, data] = await Promise.all([this.fragmentBytes(snapshot, spans.index, storedPart.fragment('index', name)), this.fragmentBytes(snapshot, spans.data, storedPart.fragment('records', name))]);
+    const [index, data] = await Promise.all([
+      this.fragmentBytes(snapshot, spans.index, storedPart.fragment('index', name)),
+      this.fragmentBytes(snapshot, spans.data, storedPart.fragment('records', name)),
+    ]);
     const identity = assembleMeasurements(JSON.parse(index.toString('utf8')) as MeasurementIndex, data, startDay);
     return { identity, hash: contentHash(identity) };
   }

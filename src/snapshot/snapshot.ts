@@ -9,7 +9,20 @@
 import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Unavailable } from '../lib/unavailable.ts';
-import { checksumOf, MANIFEST_FILE, PACK_FILE, indexFile, parseManifest, readRouteIndex, storedPart, type CheckedSpan, type Encoding, type IndexEntry, type Manifest, type RouteIndex } from '../shared/manifest.ts';
+import {
+  checksumOf,
+  MANIFEST_FILE,
+  PACK_FILE,
+  indexFile,
+  parseManifest,
+  readRouteIndex,
+  storedPart,
+  type CheckedSpan,
+  type Encoding,
+  type IndexEntry,
+  type Manifest,
+  type RouteIndex,
+} from '../shared/manifest.ts';
 import { corruptionSummary } from '../shared/verify-build.ts';
 
 /** A body ready to send: its bytes, the encoding they are in, and that variant's ETag. */
@@ -52,7 +65,10 @@ export class Snapshot {
   /** Offsets of pack parts that failed their checksum: not read again. */
   private readonly corruptOffsets = new Set<number>();
   readonly trouble: Trouble = { corrupt: [], unreadable: null };
-  /** Told once per new trouble: a part that fails its checksum, or (null) that the build cannot be read. The store makes it a condition, a log line and a metric. */
+  /**
+   * Told once per new trouble: a part that fails its checksum, or (null) that the build cannot be
+   * read. The store makes it a condition, a log line and a metric.
+   */
   onTrouble: (corruptPart: string | null) => void = () => {};
 
   private constructor(
@@ -106,7 +122,9 @@ export class Snapshot {
     try {
       index = readRouteIndex(this.dir, this.manifest, routeId);
     } catch (error) {
-      throw this.unreadable(`cannot read ${join(this.dir, indexFile(routeId))}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw this.unreadable(
+        `cannot read ${join(this.dir, indexFile(routeId))}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
     }
     if (!index) throw this.corrupt(storedPart.indexFile(routeId));
     this.indexes.set(routeId, index);
@@ -128,7 +146,10 @@ export class Snapshot {
     return Object.hasOwn(this.manifest.empty_pages, name) ? this.manifest.empty_pages[name] : undefined;
   }
 
-  /** A part of the pack, checked against its checksum; rejects with CorruptPart or BuildUnreadable. `part` names it for the log. */
+  /**
+   * A part of the pack, checked against its checksum; rejects with CorruptPart or BuildUnreadable.
+   * `part` names it for the log.
+   */
   async read([offset, length, sum]: CheckedSpan, part: string): Promise<Buffer> {
     if (this.corruptOffsets.has(offset)) throw new CorruptPart(part);
     const buffer = Buffer.allocUnsafe(length);
@@ -136,7 +157,9 @@ export class Snapshot {
     try {
       ({ bytesRead } = await this.pack.read(buffer, 0, length, offset));
     } catch (error) {
-      throw this.unreadable(`cannot read ${join(this.dir, PACK_FILE)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw this.unreadable(
+        `cannot read ${join(this.dir, PACK_FILE)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
     }
     if (bytesRead !== length || checksumOf(buffer) !== sum) {
       this.corruptOffsets.add(offset);

@@ -56,7 +56,10 @@ export class SnapshotStore {
   /** Load `current` and start checking it; throws with a clear message when there is no snapshot to serve. */
   async start(): Promise<void> {
     const target = await this.currentTarget();
-    if (!target) throw new Error(`no snapshot at ${join(this.options.root, CURRENT_LINK)}; build one with: npm run build -- --out ${this.options.root}`);
+    if (!target)
+      throw new Error(
+        `no snapshot at ${join(this.options.root, CURRENT_LINK)}; build one with: npm run build -- --out ${this.options.root}`,
+      );
     this.use(await this.open(target), null);
   }
 
@@ -64,7 +67,9 @@ export class SnapshotStore {
   follow(): void {
     try {
       this.watcher = watch(this.options.root, () => void this.check());
-      this.watcher.on('error', (error) => this.options.logError(`snapshot watch stopped: ${error.message}; polling only`));
+      this.watcher.on('error', (error) =>
+        this.options.logError(`snapshot watch stopped: ${error.message}; polling only`),
+      );
     } catch (error) {
       this.options.logError(`cannot watch ${this.options.root}: ${(error as Error).message}; polling only`);
     }
@@ -90,10 +95,16 @@ export class SnapshotStore {
     return this.activeCheck.status();
   }
 
-  /** Parts found failing their checksum since start, in any build, and how much of the active build is checked (for /metrics). */
+  /**
+   * Parts found failing their checksum since start, in any build, and how much of the active build
+   * is checked (for /metrics).
+   */
   integrity(): { corruptParts: number; checkedRatio: number } {
     const { state, bytesChecked, bytes } = this.activeCheck.status();
-    return { corruptParts: this.corruptParts, checkedRatio: state === 'verified' ? 1 : bytes > 0 ? bytesChecked / bytes : 0 };
+    return {
+      corruptParts: this.corruptParts,
+      checkedRatio: state === 'verified' ? 1 : bytes > 0 ? bytesChecked / bytes : 0,
+    };
   }
 
   private async open(dir: string): Promise<Snapshot> {
@@ -111,11 +122,15 @@ export class SnapshotStore {
     this.reportTrouble();
   }
 
-  /** A build met new trouble: log a corrupt part (the first few of a build), count it, and update readiness if the build is the active one. */
+  /**
+   * A build met new trouble: log a corrupt part (the first few of a build), count it, and update
+   * readiness if the build is the active one.
+   */
   private troubleIn(snapshot: Snapshot, corruptPart: string | null): void {
     if (corruptPart !== null) {
       this.corruptParts++;
-      if (snapshot.trouble.corrupt.length <= PARTS_LOGGED) this.options.logError(`build ${snapshot.buildId}: ${corruptPart} fails its checksum; not served`);
+      if (snapshot.trouble.corrupt.length <= PARTS_LOGGED)
+        this.options.logError(`build ${snapshot.buildId}: ${corruptPart} fails its checksum; not served`);
     }
     if (snapshot === this.active) this.reportTrouble();
   }
@@ -169,7 +184,9 @@ export class SnapshotStore {
         // A corrupt build stays corrupt: it is not read again until it changes. A read that
         // failed may be passing (descriptors exhausted): that one is tried at the next check.
         if (state === 'corrupt') this.rejected.add(identity);
-        throw new Error(`${next.troubleSummary()}${state === 'corrupt' ? '; rebuild it (npm run build -- --force)' : ''}`);
+        throw new Error(
+          `${next.troubleSummary()}${state === 'corrupt' ? '; rebuild it (npm run build -- --force)' : ''}`,
+        );
       }
       this.use(next, check);
       this.lastFailure = null;
@@ -194,7 +211,9 @@ export class SnapshotStore {
       try {
         await access(join(snapshot.dir, file));
       } catch (error) {
-        snapshot.unreadable(`cannot read ${join(snapshot.dir, file)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+        snapshot.unreadable(
+          `cannot read ${join(snapshot.dir, file)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        );
         return;
       }
     }

@@ -55,8 +55,16 @@ export class BuildVerifier {
     // Held like a request, so a retired snapshot's pack stays open until the walk has stopped.
     snapshot.acquire();
     try {
-      const walk = verification(snapshot.manifest, this.progress, { index: (routeId, index) => snapshot.adoptIndex(routeId, index), corrupt: (part) => void snapshot.corrupt(part) }, CHUNK_BYTES);
-      for (let step = walk.next(); !step.done; ) {
+      const walk = verification(
+        snapshot.manifest,
+        this.progress,
+        {
+          index: (routeId, index) => snapshot.adoptIndex(routeId, index),
+          corrupt: (part) => void snapshot.corrupt(part),
+        },
+        CHUNK_BYTES,
+      );
+      for (let step = walk.next(); !step.done;) {
         await this.pause();
         if (snapshot.isRetired) return (this.state = 'stopped');
         const need = step.value;
@@ -64,12 +72,18 @@ export class BuildVerifier {
         try {
           bytes = 'file' in need ? await readFile(join(snapshot.dir, need.file)) : await this.readPack(need.span);
         } catch (error) {
-          snapshot.unreadable(`${'file' in need ? join(snapshot.dir, need.file) : 'pack'}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+          snapshot.unreadable(
+            `${'file' in need ? join(snapshot.dir, need.file) : 'pack'}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+          );
           return (this.state = 'unreadable');
         }
         step = walk.next(bytes);
       }
-      return (this.state = snapshot.trouble.unreadable ? 'unreadable' : snapshot.trouble.corrupt.length > 0 ? 'corrupt' : 'verified');
+      return (this.state = snapshot.trouble.unreadable
+        ? 'unreadable'
+        : snapshot.trouble.corrupt.length > 0
+          ? 'corrupt'
+          : 'verified');
     } finally {
       snapshot.release();
     }
