@@ -9,9 +9,9 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeKeysFile } from '../src/keys/file-append.ts';
-import type { KeyRecord } from '../src/keys/record.ts';
+import type { KeyRecord } from '../src/state/key-record.ts';
 import { QuotaBook } from '../src/quota/book.ts';
-import { settled } from '../src/quota/counter.ts';
+import { settled } from '../src/state/quota-counter.ts';
 
 const TIERS = ['free', 'pro', 'commercial'] as const;
 

@@ -27,7 +27,7 @@ import { acceptedEncodings, etagMatches, matchesAny } from './http/negotiate.ts'
 import { QueryValidator } from './http/query.ts';
 import { RequestPlans, type Plan } from './http/request-plans.ts';
 import { Router } from './http/router.ts';
-import type { KeyLookup, KeyRecord } from './keys/record.ts';
+import type { KeyLookup, KeyRecord } from './state/key-record.ts';
 import type { Clock } from './lib/clock.ts';
 import { recover, then, type Eventually } from './lib/eventually.ts';
 import type { Step } from './lib/idle-work.ts';
@@ -35,7 +35,8 @@ import { TurnEnd } from './lib/turn-end.ts';
 import { operationalAnswers } from './operational.ts';
 import { HttpError } from './http/error.ts';
 import { admitKey, authenticate, invalidKey } from './policy.ts';
-import { DURABLE_NOW, JournalUnavailable, KeyChanged, type QuotaCounter } from './quota/counter.ts';
+import { DURABLE_NOW, type QuotaCounter } from './state/quota-counter.ts';
+import { JournalUnavailable, KeyChanged } from './state/errors.ts';
 import { dataLimit, quotaScope } from './quota/scopes.ts';
 import { ROUTES } from './shared/routes.ts';
 import type { SnapshotStore } from './snapshot/store.ts';

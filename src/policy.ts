@@ -5,7 +5,7 @@
  */
 import { HttpError } from './http/error.ts';
 import { then, type Eventually } from './lib/eventually.ts';
-import type { KeyLookup, KeyRecord } from './keys/record.ts';
+import type { KeyLookup, KeyRecord } from './state/key-record.ts';
 import { DAY_MS, oneMonthBefore } from './shared/dates.ts';
 import { lowestTier, type Route, type Tier } from './shared/routes.ts';
 

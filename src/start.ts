@@ -13,7 +13,7 @@ import { Conditions } from './lib/conditions.ts';
 import { CritptGrader } from './critpt/grader.ts';
 import { BodyBudget } from './http/body-budget.ts';
 import type { QuotaBook } from './quota/book.ts';
-import type { QuotaCounter } from './quota/counter.ts';
+import type { QuotaCounter } from './state/quota-counter.ts';
 import { Lingering } from './http/linger.ts';
 import { CAP_TIMES, ConnectionCaps, type CapTimes } from './http/connection-caps.ts';
 import { readDescriptorLimit } from './http/descriptor-limit.ts';

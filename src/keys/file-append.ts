@@ -12,7 +12,8 @@ import { firstFree, listTable, type KeyChange, type KeyTable } from './table.ts'
 import { readBytes, readKeysFile, unreadable } from './file.ts';
 import { withStoreLock } from './store-lock.ts';
 import { headerAt, headerLine, KEYS_FORMAT, lineStart, parseRecordLine, recordLine, type KeysHeader } from './file-format.ts';
-import { keysPath, type KeyRecord } from './record.ts';
+import { keysPath } from './record.ts';
+import type { KeyRecord } from '../state/key-record.ts';
 import { writeFileAtomic, type Keep } from '../shared/state-files.ts';
 
 const NEWLINE = 10;

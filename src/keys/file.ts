@@ -5,7 +5,8 @@
  */
 import { closeSync, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { isLinesFormat, parseHeader, parseRecordLine, parseWholeFile, invalidStore, type KeysHeader } from './file-format.ts';
-import { KeyStoreError, keysPath, matchesFilter, type KeyFilter, type KeyRecord } from './record.ts';
+import { KeyStoreError, keysPath, matchesFilter, type KeyFilter } from './record.ts';
+import type { KeyRecord } from '../state/key-record.ts';
 import { isAccessError, ownershipNote } from '../shared/file-owner.ts';
 import { readRangeSync } from '../shared/read-range.ts';
 

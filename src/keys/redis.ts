@@ -21,14 +21,15 @@
  */
 import { LRUCache } from 'lru-cache';
 import { listTable, type KeyChange } from './table.ts';
-import { freezeRecord, hashKey, KEY_PATTERN, KeyStoreError, type KeyLookup, type KeyRecord } from './record.ts';
+import { freezeRecord, hashKey, KEY_PATTERN, KeyStoreError } from './record.ts';
+import type { KeyLookup, KeyRecord } from '../state/key-record.ts';
 import { systemClock, type Clock } from '../lib/clock.ts';
 import type { Conditions } from '../lib/conditions.ts';
 import type { RedisClient } from '../redis/client.ts';
 import { UNWATCHED, type RefusalWatch } from '../redis/refusals.ts';
-import { unavailable } from '../quota/redis-errors.ts';
-import type { RedisKeyCheck } from '../quota/redis.ts';
-import { KeyChanged, StoreReset } from '../quota/counter.ts';
+import { unavailable } from '../state/redis-errors.ts';
+import type { RedisKeyCheck } from '../state/redis-key-check.ts';
+import { KeyChanged, StoreReset } from '../state/errors.ts';
 import type { Eventually } from '../lib/eventually.ts';
 import type { Reply } from '../redis/resp.ts';
 import { ADOPT, INDEX, KEY_CHANGED, KEY_CHECK_LUA, LOOKUP, LOOKUP_KEYS, NO_STORE, PUT, RECORDS, STORE_MARKER } from './redis-scripts.ts';

@@ -6,7 +6,8 @@
 import { closeSync, fstatSync, statSync } from 'node:fs';
 import { headerAt, parseRecordLine, invalidStore, type KeysHeader } from './file-format.ts';
 import { KeyFileUnreadable, openKeysFile, readBytes, readLines, readWhole, sameStamp, stampOf, unreadable, type FileStamp } from './file.ts';
-import { hashKey, KEY_PATTERN, keysPath, KeyStoreError, type KeyLookup, type KeyRecord } from './record.ts';
+import { hashKey, KEY_PATTERN, keysPath, KeyStoreError } from './record.ts';
+import type { KeyLookup, KeyRecord } from '../state/key-record.ts';
 import { ensurePrivateDir } from '../shared/state-files.ts';
 import { replacedLines } from './file-replaced.ts';
 import { settled } from './file-settled.ts';

@@ -3,7 +3,7 @@
  * store finds a key by its id without reading every record (file-append.ts; a server, between
  * turns: file-change.ts), Redis and a new store hold a list (listTable).
  */
-import type { KeyRecord } from './record.ts';
+import type { KeyRecord } from '../state/key-record.ts';
 
 /** The keys a change reads and writes. */
 export interface KeyTable {

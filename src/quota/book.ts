@@ -20,10 +20,20 @@
  * reader is at most a second behind the server's own figure, not up to a lease ahead of it.
  */
 import type { Clock } from '../lib/clock.ts';
-import { DURABLE_NOW, settled, type Durable, type QuotaCounter, type Reservation, type Reserved, type Taken } from './counter.ts';
+import {
+  DURABLE_NOW,
+  settled,
+  type Durable,
+  type QuotaCounter,
+  type Reservation,
+  type Reserved,
+  type Taken,
+  type QuotaKind,
+  type QuotaStatus,
+} from '../state/quota-counter.ts';
 import { journalLine, QuotaJournal, type JournalOptions } from './journal.ts';
 import { readLeases } from './replay.ts';
-import { counterId, counterParts, Coverage, WindowCounts, type QuotaKind, type QuotaStatus, type Window, type WindowsCopy } from './window.ts';
+import { counterId, counterParts, Coverage, WindowCounts, type Window, type WindowsCopy } from './window.ts';
 
 
 /** Compact when the journal has grown past this many lines. */

@@ -18,7 +18,8 @@ import { close as closeFd, closeSync, fdatasync, fsync, fsyncSync, ftruncateSync
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { digits } from '../lib/digits.ts';
-import type { QuotaKind, Window, WindowsCopy } from './window.ts';
+import type { Window, WindowsCopy } from './window.ts';
+import type { QuotaKind } from '../state/quota-counter.ts';
 import { journalNumber, replayQuotaState } from './replay.ts';
 import { SNAPSHOT_FILE, snapshotText } from './snapshot-file.ts';
 import { fsyncDir, fsyncDirAsync, writeFileAtomic, writeFileAtomicAsync } from '../shared/state-files.ts';

@@ -16,12 +16,14 @@
  * The batch is assembled as the iteration's write to Redis leaves (RedisClient.beforeWrite),
  * so it rides in that write as a single command did.
  */
-import type { KeyRecord } from '../keys/record.ts';
+import type { KeyRecord } from '../state/key-record.ts';
 import type { Clock } from '../lib/clock.ts';
 import { LuaScript, type RedisClient } from '../redis/client.ts';
 import type { Reply } from '../redis/resp.ts';
-import { NO_CHECK, NO_KEY_CHECK_LUA, outcomeOf, redisKeysOf, type Outcome, type RedisKeyCheck } from './redis-counters.ts';
-import { WINDOW_MS, type QuotaKind } from './window.ts';
+import { NO_CHECK, NO_KEY_CHECK_LUA, outcomeOf, redisKeysOf, type Outcome } from './redis-counters.ts';
+import type { RedisKeyCheck } from '../state/redis-key-check.ts';
+import { WINDOW_MS } from './window.ts';
+import type { QuotaKind } from '../state/quota-counter.ts';
 
 /**
  * After the key check's function. KEYS: the key check's (`first` of them), then the batch's

@@ -19,19 +19,25 @@
  * it; servers sharing a Redis must keep their clocks in sync (NTP), as any fixed window needs.
  */
 import { randomUUID } from 'node:crypto';
-import type { KeyRecord } from '../keys/record.ts';
+import type { KeyRecord } from '../state/key-record.ts';
 import type { Clock } from '../lib/clock.ts';
-import { DURABLE_NOW, type QuotaCounter, type Reservation, type Reserved, type Taken } from './counter.ts';
-import { WINDOW_MS, type QuotaKind, type QuotaStatus, type Window } from './window.ts';
+import {
+  DURABLE_NOW,
+  type QuotaCounter,
+  type Reservation,
+  type Reserved,
+  type Taken,
+  type QuotaKind,
+  type QuotaStatus,
+} from '../state/quota-counter.ts';
+import { WINDOW_MS, type Window } from './window.ts';
 import { LuaScript, type RedisClient } from '../redis/client.ts';
 import { UNWATCHED, type RefusalWatch } from '../redis/refusals.ts';
 import type { Reply } from '../redis/resp.ts';
-import { unavailable } from './redis-errors.ts';
-import { NO_CHECK, NO_KEY_CHECK_LUA, outcomeOf, redisKeysOf, type Outcome, type RedisKeyCheck } from './redis-counters.ts';
+import { unavailable } from '../state/redis-errors.ts';
+import { NO_CHECK, NO_KEY_CHECK_LUA, outcomeOf, redisKeysOf, type Outcome } from './redis-counters.ts';
+import type { RedisKeyCheck } from '../state/redis-key-check.ts';
 import { RedisTakes } from './redis-takes.ts';
-
-export type { RedisKeyCheck } from './redis-counters.ts';
-
 
 /**
  * The quota's Lua, after the key check. KEYS: the key check's, then the window and the held

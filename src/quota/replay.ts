@@ -6,7 +6,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseSnapshot, QuotaStateError, SNAPSHOT_FILE } from './snapshot-file.ts';
-import { counterId, WindowCounts, type QuotaKind, type Window } from './window.ts';
+import { counterId, WindowCounts, type Window } from './window.ts';
+import type { QuotaKind } from '../state/quota-counter.ts';
 
 export { QuotaStateError, SNAPSHOT_FILE } from './snapshot-file.ts';
 

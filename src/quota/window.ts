@@ -12,11 +12,9 @@
  * answers from the leases. A server's own replay counts the leases: it cannot know what a crash cut.
  */
 
-export const WINDOW_MS = 24 * 60 * 60 * 1000;
+import type { QuotaKind, QuotaStatus } from '../state/quota-counter.ts';
 
-/** Counters are kept per kind: the data routes and CritPt gradings have separate quotas. */
-export const QUOTA_KINDS = ['data', 'critpt'] as const;
-export type QuotaKind = (typeof QUOTA_KINDS)[number];
+export const WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export interface Window {
   start: number;
@@ -35,15 +33,6 @@ export interface WindowsCopy {
   /** The answers served (keys usage reads them); equal to `counts` at a stop. */
   served: Float64Array;
   now: number;
-}
-
-export interface QuotaStatus {
-  limit: number;
-  remaining: number;
-  /** End of the current window (ms); for a scope with no open window, when one opened now would end. */
-  resetAt: number;
-  /** True when no request may be counted until `resetAt`. */
-  exhausted: boolean;
 }
 
 export function counterId(kind: QuotaKind, scope: string): string {

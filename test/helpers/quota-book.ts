@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QuotaBook } from '../../src/quota/book.ts';
-import { settled } from '../../src/quota/counter.ts';
+import { settled } from '../../src/state/quota-counter.ts';
 import { journalNumber } from '../../src/quota/replay.ts';
 
 export const HOUR = 3_600_000;

@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import { DEFAULT_OPTIONS } from '../../src/config.ts';
 import { createKey, revokeKey } from '../../src/keys/changes.ts';
 import { QuotaBook } from '../../src/quota/book.ts';
-import { settled } from '../../src/quota/counter.ts';
+import { settled } from '../../src/state/quota-counter.ts';
 import { parseRedisUrl, RedisClient } from '../../src/redis/client.ts';
 import { fileTokenStore, redisTokenStore, type AdminTokenRecord } from '../../src/keys/admin-tokens.ts';
 import { startServer, type RunningServer } from '../../src/start.ts';

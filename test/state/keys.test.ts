@@ -6,7 +6,16 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createKey, ensureDemoKeys, grantProvider, regenerateKey, revokeKey } from '../../src/keys/changes.ts';
-import { generateKey, hashKey, KEY_ID_PATTERN, KEY_PATTERN, KeyInputError, KeyStoreError, publicRecord, type KeyRecord } from '../../src/keys/record.ts';
+import {
+  generateKey,
+  hashKey,
+  KEY_ID_PATTERN,
+  KEY_PATTERN,
+  KeyInputError,
+  KeyStoreError,
+  publicRecord,
+} from '../../src/keys/record.ts';
+import type { KeyRecord } from '../../src/state/key-record.ts';
 import { KeyStore } from '../../src/keys/store.ts';
 import { KeyFileUnreadable, loadKeys } from '../../src/keys/file.ts';
 import { quotaScope } from '../../src/quota/scopes.ts';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DURABLE_NOW, settled } from '../../src/quota/counter.ts';
+import { DURABLE_NOW, settled } from '../../src/state/quota-counter.ts';
 import { leaseSize, WINDOW_MS } from '../../src/quota/window.ts';
 import { fixture, journalFiles, T0, takeMany } from '../helpers/quota-book.ts';
 
