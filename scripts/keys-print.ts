@@ -4,7 +4,7 @@
  */
 import { publicRecord, type IssuedKey, type PublicKeyRecord } from '../src/keys/record.ts';
 import type { KeyRecord } from '../src/state/key-record.ts';
-import type { ScopeUsage } from '../src/keys/command/usage.ts';
+import type { ScopeUsage } from '../src/key-admin/usage.ts';
 
 /** Where the command writes: `out` is what a script captures (a key, JSON), `err` the notes. */
 export interface Output {

@@ -10,7 +10,7 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeKeysFile } from '../src/keys/file-append.ts';
 import type { KeyRecord } from '../src/state/key-record.ts';
-import { QuotaBook } from '../src/quota/book.ts';
+import { QuotaBook } from '../src/quota/file-quota.ts';
 import { settled } from '../src/state/quota-counter.ts';
 
 const TIERS = ['free', 'pro', 'commercial'] as const;

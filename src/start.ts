@@ -12,7 +12,7 @@ import { IdleWork } from './lib/idle-work.ts';
 import { Conditions } from './lib/conditions.ts';
 import { CritptGrader } from './critpt/grader.ts';
 import { BodyBudget } from './http/body-budget.ts';
-import type { QuotaBook } from './quota/book.ts';
+import type { QuotaBook } from './quota/file-quota.ts';
 import type { QuotaCounter } from './state/quota-counter.ts';
 import { Lingering } from './http/linger.ts';
 import { CAP_TIMES, ConnectionCaps, type CapTimes } from './http/connection-caps.ts';

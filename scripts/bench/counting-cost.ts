@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rateLimitFields } from '../../src/counting.ts';
 import { systemClock } from '../../src/lib/clock.ts';
-import { QuotaBook } from '../../src/quota/book.ts';
+import { QuotaBook } from '../../src/quota/file-quota.ts';
 import { SERVER_LOCK_FILE } from '../../src/state-store.ts';
 import { median } from './processes.ts';
 import type { CountingCost } from './results.ts';

@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KeyStore } from '../../src/keys/store.ts';
+import { KeyStore } from '../../src/keys/file-keys.ts';
 import { sizeCollector } from '../../src/lib/heap.ts';
 import { bundle } from '../bundle.ts';
 import { scaleKeyId, writeScaleKeys } from '../scale-state.ts';

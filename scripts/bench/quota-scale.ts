@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { sizeCollector } from '../../src/lib/heap.ts';
-import { QuotaBook } from '../../src/quota/book.ts';
+import { QuotaBook } from '../../src/quota/file-quota.ts';
 import { countWindows, writeScaleWindows } from '../scale-state.ts';
 
 // As the bundled server does (src/bin.ts): its collector sized as the server's (src/lib/heap.ts), which the figures are about.

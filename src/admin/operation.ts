@@ -4,8 +4,8 @@
  * from the server's counter.
  */
 import type { Clock } from '../lib/clock.ts';
-import type { KeyAdmin } from '../keys/command/admin.ts';
-import { usageRows, withStatus, type ScopeUsage } from '../keys/command/usage.ts';
+import type { KeyAdmin } from '../key-admin/stores.ts';
+import { usageRows, withStatus, type ScopeUsage } from '../key-admin/usage.ts';
 import { KEY_ID_PATTERN, KeyNotFound, publicRecord, type KeyFilter } from '../keys/record.ts';
 import type { KeyRecord } from '../state/key-record.ts';
 import type { KeyChange } from '../keys/table.ts';

@@ -21,7 +21,7 @@ import { digits } from '../lib/digits.ts';
 import type { Window, WindowsCopy } from './window.ts';
 import type { QuotaKind } from '../state/quota-counter.ts';
 import { journalNumber, replayQuotaState } from './replay.ts';
-import { SNAPSHOT_FILE, snapshotText } from './snapshot-file.ts';
+import { SNAPSHOT_FILE, snapshotText } from './counts-file.ts';
 import { fsyncDir, fsyncDirAsync, writeFileAtomic, writeFileAtomicAsync } from '../shared/state-files.ts';
 
 const JOURNAL_PREFIX = 'quota.journal.';

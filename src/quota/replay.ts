@@ -5,11 +5,11 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseSnapshot, QuotaStateError, SNAPSHOT_FILE } from './snapshot-file.ts';
+import { parseSnapshot, QuotaStateError, SNAPSHOT_FILE } from './counts-file.ts';
 import { counterId, WindowCounts, type Window } from './window.ts';
 import type { QuotaKind } from '../state/quota-counter.ts';
 
-export { QuotaStateError, SNAPSHOT_FILE } from './snapshot-file.ts';
+export { QuotaStateError, SNAPSHOT_FILE } from './counts-file.ts';
 
 /** The number of a journal file (`quota.journal.12`), or null for any other name (`quota.journal.1e3`). */
 export function journalNumber(name: string): number | null {

@@ -12,7 +12,7 @@ import * as assert from 'uvu/assert';
 import { run } from '../../scripts/keys.ts';
 import { hashKey, KEY_ID_PATTERN, KEY_PATTERN } from '../../src/keys/record.ts';
 import { ADMIN_TOKEN_PREFIX } from '../../src/keys/admin-tokens.ts';
-import { KeyStore } from '../../src/keys/store.ts';
+import { KeyStore } from '../../src/keys/file-keys.ts';
 import { loadKeys } from '../../src/keys/file.ts';
 import { quotaScope } from '../../src/quota/scopes.ts';
 import { get } from '../helpers/http.ts';

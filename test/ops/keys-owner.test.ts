@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createKey } from '../../src/keys/changes.ts';
-import { KeyStore } from '../../src/keys/store.ts';
+import { KeyStore } from '../../src/keys/file-keys.ts';
 import { ROOT } from '../helpers/process.ts';
 import { otherUser, skipWithout } from '../helpers/users.ts';
 

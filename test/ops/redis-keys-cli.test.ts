@@ -10,7 +10,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_OPTIONS } from '../../src/config.ts';
 import { createKey, revokeKey } from '../../src/keys/changes.ts';
-import { QuotaBook } from '../../src/quota/book.ts';
+import { QuotaBook } from '../../src/quota/file-quota.ts';
 import { settled } from '../../src/state/quota-counter.ts';
 import { parseRedisUrl, RedisClient } from '../../src/redis/client.ts';
 import { fileTokenStore, redisTokenStore, type AdminTokenRecord } from '../../src/keys/admin-tokens.ts';

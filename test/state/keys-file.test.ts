@@ -14,7 +14,7 @@ import { updateKeys } from '../../src/keys/file-append.ts';
 import { loadKeys } from '../../src/keys/file.ts';
 import { recordLine, type KeysHeader } from '../../src/keys/file-format.ts';
 import type { IssuedKey } from '../../src/keys/record.ts';
-import { KeyStore } from '../../src/keys/store.ts';
+import { KeyStore } from '../../src/keys/file-keys.ts';
 
 const clock = { now: () => Date.UTC(2026, 10, 26, 9, 0, 0) };
 const tempRoots: string[] = [];

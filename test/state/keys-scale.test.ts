@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { revokeKey } from '../../src/keys/changes.ts';
-import { KeyStore } from '../../src/keys/store.ts';
+import { KeyStore } from '../../src/keys/file-keys.ts';
 import { scaleKeyId, writeScaleKeys } from '../../scripts/scale-state.ts';
 
 const LARGE = 50_000;

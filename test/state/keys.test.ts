@@ -16,7 +16,7 @@ import {
   publicRecord,
 } from '../../src/keys/record.ts';
 import type { KeyRecord } from '../../src/state/key-record.ts';
-import { KeyStore } from '../../src/keys/store.ts';
+import { KeyStore } from '../../src/keys/file-keys.ts';
 import { KeyFileUnreadable, loadKeys } from '../../src/keys/file.ts';
 import { quotaScope } from '../../src/quota/scopes.ts';
 import { throwsWith } from '../helpers/throws.ts';

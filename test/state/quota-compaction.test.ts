@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { QuotaBook } from '../../src/quota/book.ts';
+import { QuotaBook } from '../../src/quota/file-quota.ts';
 
 const T0 = Date.UTC(2026, 10, 20, 9, 0, 0);
 

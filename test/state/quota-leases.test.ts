@@ -4,7 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DURABLE_NOW, settled } from '../../src/state/quota-counter.ts';
 import { leaseSize, WINDOW_MS } from '../../src/quota/window.ts';
-import { fixture, journalFiles, T0, takeMany } from '../helpers/quota-book.ts';
+import { fixture, journalFiles, T0, takeMany } from '../helpers/file-quota.ts';
 
 /** Every journal line in the state folder, parsed, oldest journal first. */
 function journalEntries(dir: string): unknown[][] {

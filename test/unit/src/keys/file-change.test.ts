@@ -18,7 +18,7 @@ import { recordLine, type KeysHeader } from '../../../../src/keys/file-format.ts
 import { lastLinesOf } from '../../../../src/keys/file-search.ts';
 import { readKeysFile } from '../../../../src/keys/file.ts';
 import { KeyConflict, KeyNotFound, KeyStoreError, keysPath } from '../../../../src/keys/record.ts';
-import { KeyStore } from '../../../../src/keys/store.ts';
+import { KeyStore } from '../../../../src/keys/file-keys.ts';
 import type { KeyChange } from '../../../../src/keys/table.ts';
 
 const clock = { now: () => Date.UTC(2026, 10, 26, 9, 0, 0) };

@@ -8,7 +8,7 @@ import { headerAt, recordLine, type KeysHeader } from '../../../../src/keys/file
 import { replacedLines } from '../../../../src/keys/file-replaced.ts';
 import { readKeysFile, readWhole } from '../../../../src/keys/file.ts';
 import { keysPath } from '../../../../src/keys/record.ts';
-import { KeyStore } from '../../../../src/keys/store.ts';
+import { KeyStore } from '../../../../src/keys/file-keys.ts';
 
 const replaced = suite('replacedLines: the records a later line of their key replaces');
 const root = mkdtempSync(join(tmpdir(), 'bda-keys-replaced-'));

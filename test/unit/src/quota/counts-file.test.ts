@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LINES_PER_SLICE, parseSnapshot, snapshotText } from '../../../../src/quota/snapshot-file.ts';
+import { LINES_PER_SLICE, parseSnapshot, snapshotText } from '../../../../src/quota/counts-file.ts';
 import { WINDOW_MS, WindowCounts, type Window } from '../../../../src/quota/window.ts';
 
 const T0 = Date.UTC(2026, 0, 1);

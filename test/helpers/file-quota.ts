@@ -2,7 +2,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { QuotaBook } from '../../src/quota/book.ts';
+import { QuotaBook } from '../../src/quota/file-quota.ts';
 import { settled } from '../../src/state/quota-counter.ts';
 import { journalNumber } from '../../src/quota/replay.ts';
 
