@@ -255,7 +255,10 @@ export class WindowCounts {
     return this.used;
   }
 
-  /** A window as a snapshot file holds it: all of it journaled; `served` of it answered (a reader's; a server counts it all). */
+  /**
+   * A window as the counts file holds it: all of it journaled; `served` of it answered (a
+   * reader's; a server counts it all).
+   */
   set(counter: string, window: Window, served = window.count): void {
     this.open(counter, window.start, served, window.count);
   }
