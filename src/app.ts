@@ -122,7 +122,7 @@ export class App {
   /**
    * Everything after authentication, decided on `key`'s record. A shared store may hold a newer
    * record than the one this server decided with: the quota step every keyed answer takes checks
-   * it in the same round trip (src/quota/counter.ts) and throws KeyChanged, counting nothing, and
+   * it in the same round trip (src/state/quota-counter.ts) and throws KeyChanged, counting nothing, and
    * the request is decided again on the record as it is now.
    */
   private answerKey(exchange: Exchange, plan: Plan, key: KeyRecord, decision: number): Eventually<void> {

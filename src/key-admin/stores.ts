@@ -3,7 +3,7 @@
  * Redis, take in a state folder (`keys migrate`, ./migrate.ts). The file store works as it always has, at
  * once and under its lock (a server's admin listener, in turns: serverFileAdmin); Redis answers later, and its failures are the store's refusals
  * (KeyStoreError: exit status 1). Every change to Redis, and `keys migrate`, leaves its store
- * marker (src/keys/redis.ts), by which the servers tell a reset Redis from a bad key.
+ * marker (src/keys/redis-keys.ts), by which the servers tell a reset Redis from a bad key.
  */
 import { systemClock, type Clock } from '../lib/clock.ts';
 import type { Eventually } from '../lib/eventually.ts';
@@ -117,7 +117,7 @@ export async function redisAdmin(address: RedisAddress, clock: Clock = systemClo
   const where = storeLabel(address);
   const keys = new RedisKeys(client, { clock });
   const quota = new RedisQuota(client, { clock, leaseMs: 0 });
-  // A store written before the marker existed (src/keys/redis.ts) is adopted by whichever
+  // A store written before the marker existed (src/keys/redis-keys.ts) is adopted by whichever
   // command comes first. Failing that (a read-only replica) keeps no command from reading; a
   // command that writes fails by itself and says why.
   await keys.adopt().catch(() => false);

@@ -1,6 +1,6 @@
 /**
  * The key store on disk, `keys.json` in the private state folder (its format: file-format.ts):
- * reading it, a line at a time, for the server's index (store.ts) and the keys command
+ * reading it, a line at a time, for the server's index (file-keys.ts) and the keys command
  * (file-append.ts, file-change.ts); the lock that keeps two changes from losing each other's is store-lock.ts.
  */
 import { closeSync, fstatSync, openSync, readSync, type Stats } from 'node:fs';

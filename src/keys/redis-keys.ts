@@ -109,7 +109,7 @@ export class RedisKeys implements KeyLookup, RedisKeyCheck {
    * What KEY_CHECK_LUA is given to check `record`: its hash and its JSON as this server holds it
    * ('' when it holds another: the check then says changed). The JSON itself, compared as a
    * string, not a digest of it: Redis's sha1hex of each record was most of the check's cost
-   * (with the data quota's slots skipped, src/quota/redis.ts, a counted request's script went
+   * (with the data quota's slots skipped, src/quota/redis-quota.ts, a counted request's script went
    * from 20-23 to 17 µs of Redis's time, INFO commandstats, the two alternated).
    */
   checkOf(record: KeyRecord): [string, string] {

@@ -49,7 +49,7 @@ export function listTable(records: readonly KeyRecord[]): KeyTable & { records: 
 /**
  * A change to the keys: it puts new records or changed copies in the table, and returns what the
  * keys command prints. Each store applies it its own way: the file under its lock (updateKeys;
- * a server, changeKeysInTurns), Redis with a check-and-set (redis.ts). It changes nothing but the
+ * a server, changeKeysInTurns), Redis with a check-and-set (redis-keys.ts). It changes nothing but the
  * table and lets whatever the table throws pass: a store may run it again (file-change.ts).
  */
 export type KeyChange<T> = (table: KeyTable) => T;

@@ -1,5 +1,5 @@
 /**
- * What the quota's scripts on Redis share (src/quota/redis.ts, one step at a time, and
+ * What the quota's scripts on Redis share (src/quota/redis-quota.ts, one step at a time, and
  * src/quota/redis-takes.ts, an iteration's counts at once): a counter's Redis keys, the key
  * check they run first, and how a counter's reply reads.
  */

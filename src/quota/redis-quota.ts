@@ -43,7 +43,7 @@ import { RedisTakes } from './redis-takes.ts';
  * The quota's Lua, after the key check. KEYS: the key check's, then the window and the held
  * slots (the last two). ARGV: the key check's two, operation, now (ms), limit, window length
  * (ms), reservation id, lease end (ms), `slots` when the counter holds slots (CritPt's; the data
- * quota's never does, and skips them; see src/keys/redis.ts, checkOf, for the figure). Returns {allowed (1/0),
+ * quota's never does, and skips them; see src/keys/redis-keys.ts, checkOf, for the figure). Returns {allowed (1/0),
  * count, held, start (-1: no window)}. `merge` (migration) sets the count to the larger of the two, so running
  * it twice adds nothing.
  *

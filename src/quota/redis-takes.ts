@@ -3,7 +3,7 @@
  * in one poll phase are checked and counted by one EVALSHA, and each is settled as if it had
  * been counted alone, in the order it came (its own remaining count; the limit held exactly).
  * Still one round trip a counted request, and each request's key record checked in the same
- * atomic step as its count, as the one-step script (src/quota/redis.ts) does.
+ * atomic step as its count, as the one-step script (src/quota/redis-quota.ts) does.
  *
  * Why: Redis, the server and the load share the machine's cores, and the requests of an
  * iteration wait for Redis together, so Redis's time a request is added to every request. The

@@ -1,11 +1,11 @@
 /**
  * The fixed-window rule, in memory: per counter a window that opens with its first counted
  * request and ends 24 hours later (not rolling), plus the slots held by requests under way.
- * No I/O; the journal makes it durable (journal.ts), the book ties the two (book.ts).
+ * No I/O; the journal makes it durable (journal.ts), FileQuota ties the two (file-quota.ts).
  *
  * Leases: beside each window's count of answers served it keeps the count the journal holds
  * (its lease ceiling), at most a lease ahead. An answer inside the written ceiling needs no
- * write; the first one past it needs a lease journaled (see book.ts).
+ * write; the first one past it needs a lease journaled (see file-quota.ts).
  *
  * Served marks: the journal also notes the answers served (on each lease line, and once a second
  * for a window served since), so that a reader beside a running server (keys usage) tells the

@@ -1,6 +1,6 @@
 /**
  * The key check a store shared by several servers runs in the same step as a count: the Redis
- * key store gives it (src/keys/redis.ts) and the Redis quota runs it (src/quota/redis.ts), each
+ * key store gives it (src/keys/redis-keys.ts) and the Redis quota runs it (src/quota/redis-quota.ts), each
  * knowing only this, not the other.
  */
 import type { Reply } from '../redis/resp.ts';
@@ -8,7 +8,7 @@ import type { KeyRecord } from './key-record.ts';
 
 /**
  * What the quota's scripts run first to check the record a request was decided with, in the
- * same step as its count (src/keys/redis.ts gives it): nothing is counted for a key whose record
+ * same step as its count (src/keys/redis-keys.ts gives it): nothing is counted for a key whose record
  * changed, and the request costs one round trip.
  */
 export interface RedisKeyCheck {
