@@ -1,9 +1,8 @@
 /**
- * API keys: the rules of a record (the record itself is in src/state/key-record.ts, which quota
- * reads too). A plain key is shown once when it is issued and never
- * stored: the store keeps only its SHA-256. Keys carry the `bdk_` prefix so secret scanners can
- * spot a leaked one; a record's `id` is public and stable (regenerating a key keeps it), so the
- * operator works with ids.
+ * API keys: a record's rules (the record itself is in src/state/key-record.ts, which the quota
+ * reads too). A plain key is shown once when it is issued and never stored: the store keeps only
+ * its SHA-256. Keys carry the `bdk_` prefix so secret scanners can spot a leaked one; a record's
+ * `id` is public and stable (regenerating a key keeps it), so the operator works with ids.
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
