@@ -1,7 +1,7 @@
 /**
  * The errors a state store throws when it cannot answer correctly, whichever store it is and
- * whether it holds keys or counts. The app maps them in one place (src/exchange.ts: a 503, or
- * the request decided again); no store speaks HTTP.
+ * whether it holds keys or counts. The app answers the unavailable ones with a 503 in one place
+ * (src/exchange.ts) and decides a request again on KeyChanged (src/app.ts); no store speaks HTTP.
  */
 import { Unavailable } from '../lib/unavailable.ts';
 import type { KeyRecord } from './key-record.ts';
