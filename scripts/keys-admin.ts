@@ -8,7 +8,7 @@ import { userInfo } from 'node:os';
 import { UsageError } from '../src/shared/flags.ts';
 import { recover, whenReady, type Eventually } from '../src/lib/eventually.ts';
 import { systemClock } from '../src/lib/clock.ts';
-import type { KeyAdmin } from '../src/keys/command/admin.ts';
+import type { KeyAdmin } from '../src/key-admin/stores.ts';
 import { AUDIT_READ_MAX, type AuditEntry } from '../src/keys/audit.ts';
 import { ADMIN_TOKEN_ID_PATTERN, ADMIN_TOKEN_PREFIX, publicToken, type AdminTokenRecord } from '../src/keys/admin-tokens.ts';
 import type { Output } from './keys-print.ts';

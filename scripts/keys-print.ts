@@ -2,8 +2,9 @@
  * How the keys command shows things: one short line per key, a new key alone on stdout (notes
  * on stderr), and the usage table. Never a hash, never an existing key.
  */
-import { publicRecord, type IssuedKey, type KeyRecord, type PublicKeyRecord } from '../src/keys/record.ts';
-import type { ScopeUsage } from '../src/keys/command/usage.ts';
+import { publicRecord, type IssuedKey, type PublicKeyRecord } from '../src/keys/record.ts';
+import type { KeyRecord } from '../src/state/key-record.ts';
+import type { ScopeUsage } from '../src/key-admin/usage.ts';
 
 /** Where the command writes: `out` is what a script captures (a key, JSON), `err` the notes. */
 export interface Output {

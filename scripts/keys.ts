@@ -19,13 +19,21 @@ import { parseFlags, UsageError } from '../src/shared/flags.ts';
 import type { QuotaLimits } from '../src/quota/scopes.ts';
 import type { RecordedLimits } from '../src/quota/recorded-limits.ts';
 import { whenReady, type Eventually } from '../src/lib/eventually.ts';
-import { fileAdmin, redisAdmin, type KeyAdmin } from '../src/keys/command/admin.ts';
+import { fileAdmin, redisAdmin, type KeyAdmin } from '../src/key-admin/stores.ts';
 import { checkProviderSlug, creation, critptApproval, providerGrant, providerUngrant, quotaChange, regeneration, revocation } from '../src/keys/changes.ts';
 import type { KeyChange } from '../src/keys/table.ts';
-import { KEY_ID_PATTERN, KEY_PREFIX, KeyInputError, KeyStoreError, publicRecord, type IssuedKey, type KeyRecord, type KeyScope } from '../src/keys/record.ts';
+import {
+  KEY_ID_PATTERN,
+  KEY_PREFIX,
+  KeyInputError,
+  KeyStoreError,
+  publicRecord,
+  type IssuedKey,
+} from '../src/keys/record.ts';
+import type { KeyRecord, KeyScope } from '../src/state/key-record.ts';
 import { audited, performTokenOrAudit } from './keys-admin.ts';
 import { QuotaStateError } from '../src/quota/replay.ts';
-import { checkServed } from '../src/keys/command/served-providers.ts';
+import { checkServed } from '../src/key-admin/served-providers.ts';
 import type { Tier } from '../src/shared/routes.ts';
 import { describe, keyTable, printIssued, printRecord, usageTable, type Output } from './keys-print.ts';
 import { USAGE } from './keys-help.ts';

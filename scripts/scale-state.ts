@@ -2,16 +2,16 @@
  * A state folder at scale, shared by the scale benches and the soak: many keys (keys.json) and
  * many open quota windows (quota.json). Keys are written as the keys command writes them
  * (format 2, through its own writer), or in format 1 as earlier versions did (the upgrade path).
- * Windows go through QuotaBook itself, so quota.json is exactly what a server that counted
+ * Windows go through FileQuota itself, so quota.json is exactly what a server that counted
  * those requests would leave.
  */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeKeysFile } from '../src/keys/file-append.ts';
-import type { KeyRecord } from '../src/keys/record.ts';
-import { QuotaBook } from '../src/quota/book.ts';
-import { settled } from '../src/quota/counter.ts';
+import type { KeyRecord } from '../src/state/key-record.ts';
+import { FileQuota } from '../src/quota/file-quota.ts';
+import { settled } from '../src/state/quota-counter.ts';
 
 const TIERS = ['free', 'pro', 'commercial'] as const;
 
@@ -63,12 +63,12 @@ export function writeScaleKeys(stateDir: string, n: number, format: 1 | 2 = 2): 
 const WINDOWS_A_BATCH = 1000;
 
 /**
- * Count one request for each of `n` scopes through a QuotaBook on `stateDir`, then close it, so
+ * Count one request for each of `n` scopes through a FileQuota on `stateDir`, then close it, so
  * quota.json holds `n` open windows (plus whatever the folder held) and no journal lines.
  */
 export async function writeScaleWindows(stateDir: string, n: number): Promise<void> {
   privateDir(stateDir);
-  const book = QuotaBook.open({ stateDir, clock: { now: () => Date.now() }, log: () => {} });
+  const book = FileQuota.open({ stateDir, clock: { now: () => Date.now() }, log: () => {} });
   try {
     await countWindows(book, 0, n);
   } finally {
@@ -77,7 +77,7 @@ export async function writeScaleWindows(stateDir: string, n: number): Promise<vo
 }
 
 /** Count one request for each scope from `from` to `from + n`, a batch a turn, each durable. */
-export async function countWindows(book: QuotaBook, from: number, n: number): Promise<void> {
+export async function countWindows(book: FileQuota, from: number, n: number): Promise<void> {
   for (let i = from; i < from + n; i += WINDOWS_A_BATCH) {
     let last = null;
     for (let j = i; j < Math.min(i + WINDOWS_A_BATCH, from + n); j++) last = book.take('data', scaleWindowScope(j), 100).durable;

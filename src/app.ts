@@ -27,7 +27,7 @@ import { acceptedEncodings, etagMatches, matchesAny } from './http/negotiate.ts'
 import { QueryValidator } from './http/query.ts';
 import { RequestPlans, validateQuery, type Plan } from './http/request-plans.ts';
 import { Router } from './http/router.ts';
-import type { KeyLookup, KeyRecord } from './keys/record.ts';
+import type { KeyLookup, KeyRecord } from './state/key-record.ts';
 import type { Clock } from './lib/clock.ts';
 import { recover, whenReady, type Eventually } from './lib/eventually.ts';
 import type { Step } from './lib/idle-work.ts';
@@ -35,7 +35,8 @@ import { TurnEnd } from './lib/turn-end.ts';
 import { operationalAnswers } from './operational.ts';
 import { HttpError } from './http/error.ts';
 import { admitKey, authenticate, invalidKey } from './policy.ts';
-import { DURABLE_NOW, JournalUnavailable, KeyChanged, type QuotaCounter } from './quota/counter.ts';
+import { DURABLE_NOW, type QuotaCounter } from './state/quota-counter.ts';
+import { JournalUnavailable, KeyChanged } from './state/errors.ts';
 import { dataLimit, quotaScope } from './quota/scopes.ts';
 import { ROUTES } from './shared/routes.ts';
 import type { SnapshotStore } from './snapshot/store.ts';
@@ -121,7 +122,7 @@ export class App {
   /**
    * Everything after authentication, decided on `key`'s record. A shared store may hold a newer
    * record than the one this server decided with: the quota step every keyed answer takes checks
-   * it in the same round trip (src/quota/counter.ts) and throws KeyChanged, counting nothing, and
+   * it in the same round trip (src/state/quota-counter.ts) and throws KeyChanged, counting nothing, and
    * the request is decided again on the record as it is now.
    */
   private answerKey(exchange: Exchange, plan: Plan, key: KeyRecord, decision: number): Eventually<void> {

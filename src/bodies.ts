@@ -8,7 +8,7 @@ import { HttpError } from './http/error.ts';
 import type { Plan } from './http/request-plans.ts';
 import type { Eventually } from './lib/eventually.ts';
 import type { Clock } from './lib/clock.ts';
-import type { KeyRecord } from './keys/record.ts';
+import type { KeyRecord } from './state/key-record.ts';
 import { admitProvider } from './policy.ts';
 import { etagOf, type Encoding } from './shared/manifest.ts';
 import { measurementsStartDay } from './shared/measurements.ts';

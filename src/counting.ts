@@ -5,7 +5,7 @@
 import { HttpError } from './http/error.ts';
 import { headersOf, type HeaderFields } from './http/respond.ts';
 import { digits } from './lib/digits.ts';
-import type { QuotaStatus } from './quota/counter.ts';
+import type { QuotaStatus } from './state/quota-counter.ts';
 
 /** The rate-limit fields every answer to a valid key carries, for a status (the remaining count changes every request: digits). */
 export function rateLimitFields(status: QuotaStatus): HeaderFields {

@@ -5,7 +5,7 @@
  */
 import { HttpError } from './http/error.ts';
 import { whenReady, type Eventually } from './lib/eventually.ts';
-import type { KeyLookup, KeyRecord } from './keys/record.ts';
+import type { KeyLookup, KeyRecord } from './state/key-record.ts';
 import { lowestTier, type Route, type Tier } from './shared/routes.ts';
 
 const TIER_NAMES: Record<Tier, string> = { free: 'Free', pro: 'Pro', commercial: 'Commercial' };

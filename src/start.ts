@@ -12,8 +12,8 @@ import { IdleWork } from './lib/idle-work.ts';
 import { Conditions } from './lib/conditions.ts';
 import { CritptGrader } from './critpt/grader.ts';
 import { BodyBudget } from './http/body-budget.ts';
-import type { QuotaBook } from './quota/book.ts';
-import type { QuotaCounter } from './quota/counter.ts';
+import type { FileQuota } from './quota/file-quota.ts';
+import type { QuotaCounter } from './state/quota-counter.ts';
 import { Lingering } from './http/linger.ts';
 import { CAP_TIMES, ConnectionCaps, type CapTimes } from './http/connection-caps.ts';
 import { readDescriptorLimit } from './http/descriptor-limit.ts';
@@ -41,8 +41,11 @@ export interface StartHooks {
   capTimes?: Partial<CapTimes>;
   /** How often the Redis probe runs (default once a second; tests shorten it). */
   redisProbeMs?: number;
-  /** The quota counter the app and the grader use, made from the state folder's book (default: the book itself; not used with Redis). */
-  counter?: (book: QuotaBook) => QuotaCounter;
+  /**
+   * The quota counter the app and the grader use, made from the state folder's quota (default:
+   * that quota itself; not used with Redis).
+   */
+  counter?: (fileQuota: FileQuota) => QuotaCounter;
 }
 
 export interface RunningServer {
@@ -62,8 +65,8 @@ export interface RunningServer {
   connections: ConnectionCaps;
   /** New connections' first reads, looked at before node:http parses them (src/http/first-read.ts). */
   firstReads: FirstReads;
-  /** The state folder's quota book; null with Redis. */
-  quota: QuotaBook | null;
+  /** The state folder's quota (FileQuota); null with Redis. */
+  quota: FileQuota | null;
   /** The admin listener (--admin-port); null when off. */
   admin: AdminListening | null;
   /** Stop accepting, let in-flight requests finish, close idle and lingering sockets, flush state. */
@@ -122,7 +125,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
         connections: () => connections.stats(), firstReads: () => firstReads.stats(), snapshot: () => ({ buildId: snapshots.current.buildId, builtAt: Date.parse(snapshots.current.manifest.built_at) }), integrity: () => snapshots.integrity(), cache: () => snapshots.reader.cacheStats(), now: () => clock.now() })
     : undefined;
   const accessLog = options.quiet ? undefined : new AccessLog(hooks.accessLog ?? process.stdout, { dropped: (lines) => metrics?.accessLogDropped.inc({}, lines), notice: logError });
-  const counter = (store.book && hooks.counter?.(store.book)) || store.quota;
+  const counter = (store.fileQuota && hooks.counter?.(store.fileQuota)) || store.quota;
   const uploads = new BodyBudget({ totalBytes: options.critptUploadBudgetBytes, perScopeBytes: options.critptUserUploadBytes });
   const upload = { maxBytes: options.critptMaxBodyBytes, minBytesPerSecond: options.critptMinUploadBytesPerSecond, graceMs: options.critptUploadGraceSeconds * 1000 };
   const grader = new CritptGrader(
@@ -173,5 +176,12 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
       firstReads.endAll();
     }));
 
-  return { url: listening.url, port: listening.port, app, snapshots, conditions, warnings, uploads, lingering, connections, firstReads, quota: store.book, admin, close };
+  return {
+    url: listening.url,
+    port: listening.port,
+    app, snapshots, conditions, warnings, uploads, lingering, connections, firstReads,
+    quota: store.fileQuota,
+    admin,
+    close,
+  };
 }

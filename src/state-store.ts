@@ -9,16 +9,16 @@ import type { Clock } from './lib/clock.ts';
 import type { Conditions } from './lib/conditions.ts';
 import type { ServerOptions, StoreReplicas } from './config.ts';
 import { FreshKeys } from './keys/fresh-keys.ts';
-import { KeyStore } from './keys/store.ts';
-import type { KeyLookup } from './keys/record.ts';
-import { QuotaBook } from './quota/book.ts';
-import type { QuotaCounter } from './quota/counter.ts';
+import { FileKeys } from './keys/file-keys.ts';
+import type { KeyLookup } from './state/key-record.ts';
+import { FileQuota } from './quota/file-quota.ts';
+import type { QuotaCounter } from './state/quota-counter.ts';
 import { RedisClient, RedisUnavailable, type RedisAddress } from './redis/client.ts';
 import { PROBE_INTERVAL_MS, readEvictionPolicy, RedisHealth } from './redis/health.ts';
 import { SentinelWatch } from './redis/sentinel-watch.ts';
 import { Refusals } from './redis/refusals.ts';
-import { RedisKeys } from './keys/redis.ts';
-import { RedisQuota } from './quota/redis.ts';
+import { RedisKeys } from './keys/redis-keys.ts';
+import { RedisQuota } from './quota/redis-quota.ts';
 import { limitsRecord, LIMITS_REDIS_KEY, recordLimitsFile } from './quota/recorded-limits.ts';
 import type { QuotaLimits } from './quota/scopes.ts';
 import { REDIS_PREFIX } from './redis/keyspace.ts';
@@ -28,8 +28,8 @@ import { ensurePrivateDir } from './shared/state-files.ts';
 export interface StateStore {
   keys: KeyLookup;
   quota: QuotaCounter;
-  /** The state folder's book (null with Redis): tests reach into it, the file store closes it. */
-  book: QuotaBook | null;
+  /** The state folder's quota (null with Redis): tests reach into it, the file store closes it. */
+  fileQuota: FileQuota | null;
   /**
    * Why requests cannot be counted right now (for /readyz), or null. The state folder's store
    * also checks its key file here, so a failure to read it is among the conditions at once.
@@ -94,33 +94,33 @@ function openHeldFolder(stateDir: string, keysGraceSeconds: number, limits: Quot
   } catch (error) {
     logError(`cannot record the quota limits in ${stateDir} for the keys command: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
-  const keyStore = KeyStore.open(stateDir, { recheck: 'every-turn' });
+  const fileKeys = FileKeys.open(stateDir, { recheck: 'every-turn' });
   // Said once, at start: a server no key can use answers every keyed request 401.
-  if (keyStore.activeCount === 0) {
+  if (fileKeys.activeCount === 0) {
     logError(
       `warning: the key store in ${stateDir} holds no usable key (none yet, or every one revoked), so every keyed request is answered 401. ` +
         `Make one with the keys command (node dist/keys.mjs beside the bundle, npm run -s keys -- in a checkout): create --tier pro --org ORG --user USER --state ${stateDir}`,
     );
   }
-  const keys = new FreshKeys(keyStore, { clock, conditions, graceMs: keysGraceSeconds * 1000 });
-  let book: QuotaBook;
+  const keys = new FreshKeys(fileKeys, { clock, conditions, graceMs: keysGraceSeconds * 1000 });
+  let fileQuota: FileQuota;
   try {
-    book = QuotaBook.open({ stateDir, clock, log: logError });
+    fileQuota = FileQuota.open({ stateDir, clock, log: logError });
   } catch (error) {
     keys.close();
     throw error;
   }
   return {
     keys,
-    quota: book,
-    book,
+    quota: fileQuota,
+    fileQuota,
     problem: () => {
       keys.fresh();
-      return stateProblem(stateDir) ?? book.problem();
+      return stateProblem(stateDir) ?? fileQuota.problem();
     },
     close: () => {
       keys.close();
-      book.close();
+      fileQuota.close();
       release();
     },
   };
@@ -165,7 +165,7 @@ async function openRedisStore(address: RedisAddress, replicas: StoreReplicas, le
   return {
     keys,
     quota: new RedisQuota(client, { clock, leaseMs, keyCheck: keys, watch: refusals }),
-    book: null,
+    fileQuota: null,
     problem: () => client.problem(),
     close: () => {
       health.stop();

@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rateLimitFields } from '../../src/counting.ts';
 import { systemClock } from '../../src/lib/clock.ts';
-import { QuotaBook } from '../../src/quota/book.ts';
+import { FileQuota } from '../../src/quota/file-quota.ts';
 import { SERVER_LOCK_FILE } from '../../src/state-store.ts';
 import { median } from './processes.ts';
 import type { CountingCost } from './results.ts';
@@ -150,7 +150,7 @@ const WORK_PASSES = 5;
  */
 export async function countingWork(): Promise<{ countedNs: number; uncountedNs: number }> {
   const stateDir = mkdtempSync(join(tmpdir(), 'bda-bench-counting-'));
-  const book = QuotaBook.open({ stateDir, log: () => {}, clock: systemClock });
+  const book = FileQuota.open({ stateDir, log: () => {}, clock: systemClock });
   // A lease of 10^7 counts, more than the passes make: none of them waits for a write.
   const limit = 1e9;
   let fields = 0;

@@ -2,7 +2,7 @@
  * The state folder's key store at scale: `npx tsx scripts/bench/keys-scale.ts [KEYS]` (default
  * 100,000 keys; keys.json about 27 MB in format 2, 36 MB in format 1). Each server figure is
  * taken in a process of its own, its collector sized as the bundled server's (src/bin.ts):
- * - open: KeyStore.open of a format 2 file, and of a format 1 file (the upgrade path), with the RSS after it;
+ * - open: FileKeys.open of a format 2 file, and of a format 1 file (the upgrade path), with the RSS after it;
  * - change: the keys command (the bundle, dist/keys.mjs, as operators run it) revokes, creates
  *   and grants, while the process holds the store open: the command's wall time, and the
  *   store's next check, which is what the next keyed request waits;
@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KeyStore } from '../../src/keys/store.ts';
+import { FileKeys } from '../../src/keys/file-keys.ts';
 import { sizeCollector } from '../../src/lib/heap.ts';
 import { bundle } from '../bundle.ts';
 import { scaleKeyId, writeScaleKeys } from '../scale-state.ts';
@@ -38,7 +38,7 @@ function server(dir: string, keysBundle: string, round: number): void {
   sizeCollector();
   const path = join(dir, 'keys.json');
   const t0 = process.hrtime.bigint();
-  const store = KeyStore.open(dir);
+  const store = FileKeys.open(dir);
   const figures: Record<string, number> = { open_ms: Math.round(ms(t0)), rss_mb: rssMb() };
   const check = () => {
     const t1 = process.hrtime.bigint();

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { sizeCollector } from '../../src/lib/heap.ts';
-import { QuotaBook } from '../../src/quota/book.ts';
+import { FileQuota } from '../../src/quota/file-quota.ts';
 import { countWindows, writeScaleWindows } from '../scale-state.ts';
 
 // As the bundled server does (src/bin.ts): its collector sized as the server's (src/lib/heap.ts),
@@ -24,7 +24,7 @@ const JOURNAL_LINES = 49_999;
 const clock = { now: () => Date.now() };
 const log = () => {};
 
-const open = (stateDir: string) => QuotaBook.open({ stateDir, clock, log });
+const open = (stateDir: string) => FileQuota.open({ stateDir, clock, log });
 
 const ms = (since: bigint) => Number(process.hrtime.bigint() - since) / 1e6;
 const rssMb = () => Math.round(process.memoryUsage().rss / 1e6);

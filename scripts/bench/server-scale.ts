@@ -6,7 +6,7 @@
  * - start: ms from spawn to `listening on`, and its resident memory (VmRSS) then and after the load;
  * - compaction: the longest /healthz answer while wrk counts requests (Commercial keys, so every
  *   answer is a journal line) until the quota book has compacted in the background at least
- *   twice (it does every 50,000 lines, src/quota/book.ts), and how many times it did: counted
+ *   twice (it does every 50,000 lines, src/quota/file-quota.ts), and how many times it did: counted
  *   from the journal numbers in the state folder, as the server neither logs nor exports them;
  * - key_change: the keys command (`create`, then `revoke`) run as a process beside the server,
  *   the longest /healthz answer meanwhile, and the time from its exit until the key answers

@@ -6,7 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileAdmin, redisAdmin } from '../../src/keys/command/admin.ts';
+import { fileAdmin, redisAdmin } from '../../src/key-admin/stores.ts';
 import { storeLabel } from '../../src/redis/address.ts';
 import { ask } from '../../src/redis/sentinel-ask.ts';
 import { bundle } from '../bundle.ts';

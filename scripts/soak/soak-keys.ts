@@ -4,7 +4,7 @@
  * Redis that served an earlier one holds no counts of theirs.
  */
 import { creation } from '../../src/keys/changes.ts';
-import type { KeyAdmin } from '../../src/keys/command/admin.ts';
+import type { KeyAdmin } from '../../src/key-admin/stores.ts';
 import type { IssuedKey, NewKey } from '../../src/keys/record.ts';
 
 export type LoadKey = IssuedKey & { scope: string };

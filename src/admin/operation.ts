@@ -4,11 +4,12 @@
  * from the server's counter.
  */
 import type { Clock } from '../lib/clock.ts';
-import type { KeyAdmin } from '../keys/command/admin.ts';
-import { usageRows, withStatus, type ScopeUsage } from '../keys/command/usage.ts';
-import { KEY_ID_PATTERN, KeyNotFound, publicRecord, type KeyFilter, type KeyRecord } from '../keys/record.ts';
+import type { KeyAdmin } from '../key-admin/stores.ts';
+import { usageRows, withStatus, type ScopeUsage } from '../key-admin/usage.ts';
+import { KEY_ID_PATTERN, KeyNotFound, publicRecord, type KeyFilter } from '../keys/record.ts';
+import type { KeyRecord } from '../state/key-record.ts';
 import type { KeyChange } from '../keys/table.ts';
-import type { QuotaCounter } from '../quota/counter.ts';
+import type { QuotaCounter } from '../state/quota-counter.ts';
 import type { QuotaLimits } from '../quota/scopes.ts';
 import type { AuditEntry } from '../keys/audit.ts';
 import { AdminError, type BodySchema } from './input.ts';

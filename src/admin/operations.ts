@@ -11,8 +11,9 @@
  */
 import { creation, critptApproval, providerGrant, providerUngrant, quotaChange, regeneration, revocation } from '../keys/changes.ts';
 import type { KeyPieces } from '../keys/file-list.ts';
-import { NAME_PATTERN, publicRecord, type KeyFilter, type KeyRecord, type KeyScope } from '../keys/record.ts';
-import { QUOTA_KINDS } from '../quota/window.ts';
+import { NAME_PATTERN, publicRecord, type KeyFilter } from '../keys/record.ts';
+import type { KeyRecord, KeyScope } from '../state/key-record.ts';
+import { QUOTA_KINDS } from '../state/quota-counter.ts';
 import type { Tier } from '../shared/routes.ts';
 import { AdminError, checkBody } from './input.ts';
 import { activeAnd, allKeys, audit, findKey, idempotent, JsonPieces, keyIdParam, ok, usage, type AdminAnswer, type AdminCall, type AdminContext, type Operation } from './operation.ts';

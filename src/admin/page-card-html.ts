@@ -7,7 +7,7 @@
  * it works without JavaScript; the script only adds a confirmation to the revocation.
  */
 import type { PublicKeyRecord } from '../keys/record.ts';
-import type { ScopeUsage } from '../keys/command/usage.ts';
+import type { ScopeUsage } from '../key-admin/usage.ts';
 import type { QuotaLimits } from '../quota/scopes.ts';
 import { escapeHtml, formatCount, formatTime, hiddenField } from './page-html.ts';
 import { viewFields, type PageView } from './page-view.ts';

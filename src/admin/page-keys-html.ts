@@ -6,7 +6,7 @@
  */
 import type { AuditEntry } from '../keys/audit.ts';
 import type { PublicKeyRecord } from '../keys/record.ts';
-import type { ScopeUsage } from '../keys/command/usage.ts';
+import type { ScopeUsage } from '../key-admin/usage.ts';
 import type { QuotaLimits } from '../quota/scopes.ts';
 import { errorBox, escapeHtml, flashBox, formatTime, hiddenField, renderDocument } from './page-html.ts';
 import { renderKeyCard, type FormContext } from './page-card-html.ts';

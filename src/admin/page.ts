@@ -14,8 +14,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { PublicKeyRecord } from '../keys/record.ts';
-import type { KeyAdmin } from '../keys/command/admin.ts';
-import type { ScopeUsage } from '../keys/command/usage.ts';
+import type { KeyAdmin } from '../key-admin/stores.ts';
+import type { ScopeUsage } from '../key-admin/usage.ts';
 import type { AuditEntry } from '../keys/audit.ts';
 import { AdminError, adminErrorOf } from './input.ts';
 import { operationById, runOperation, type AdminContext, type Caller } from './operations.ts';

@@ -6,8 +6,8 @@
 import { closestName } from '../shared/closest-name.ts';
 import { PROVIDER_SLUG_PATTERN } from '../keys/record.ts';
 import { AdminError } from './input.ts';
-export type { ServedProviders } from '../keys/command/served-providers.ts';
-import type { ServedProviders } from '../keys/command/served-providers.ts';
+export type { ServedProviders } from '../key-admin/served-providers.ts';
+import type { ServedProviders } from '../key-admin/served-providers.ts';
 
 export function checkProviders(served: ServedProviders, slugs: readonly string[]): void {
   for (const slug of slugs) {

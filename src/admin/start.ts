@@ -6,9 +6,9 @@
 import type { QuotaLimits } from '../quota/scopes.ts';
 import type { RedisAddress, ReplicaConfirmation } from '../redis/client.ts';
 import type { Clock } from '../lib/clock.ts';
-import { redisAdmin, serverFileAdmin } from '../keys/command/admin.ts';
-import { providersOf } from '../keys/command/served-providers.ts';
-import type { QuotaCounter } from '../quota/counter.ts';
+import { redisAdmin, serverFileAdmin } from '../key-admin/stores.ts';
+import { providersOf } from '../key-admin/served-providers.ts';
+import type { QuotaCounter } from '../state/quota-counter.ts';
 import type { SnapshotStore } from '../snapshot/store.ts';
 import type { ConnectionCaps } from '../http/connection-caps.ts';
 import { listenAt } from '../http/server.ts';

@@ -18,13 +18,14 @@ import { readUpload, type UploadLimits } from './upload.ts';
 import type { BodyBudget } from '../http/body-budget.ts';
 import { postBatch, readAll, UpstreamFailure } from './upstream.ts';
 import { HttpError } from '../http/error.ts';
-import type { KeyRecord } from '../keys/record.ts';
+import type { KeyRecord } from '../state/key-record.ts';
 import { critptScope } from '../quota/scopes.ts';
 import { Limiter } from '../lib/limiter.ts';
 import { whenReady, type Eventually } from '../lib/eventually.ts';
 import { relayLines } from '../lib/ndjson.ts';
 import { JSON_TYPE, send, sendPart, type Headers } from '../http/respond.ts';
-import { JournalUnavailable, StateUnavailable, type QuotaCounter, type QuotaStatus, type Reservation } from '../quota/counter.ts';
+import type { QuotaCounter, QuotaStatus, Reservation } from '../state/quota-counter.ts';
+import { JournalUnavailable, StateUnavailable } from '../state/errors.ts';
 
 export const VERDICT_FIELDS = ['accuracy', 'timeout_rate', 'server_timeout_count', 'judge_error_count'] as const;
 

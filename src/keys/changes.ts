@@ -8,7 +8,6 @@ import { listTable, type KeyChange, type KeyTable } from './table.ts';
 import {
   generateKey,
   hashKey,
-  KEY_SCOPES,
   KeyConflict,
   KeyInputError,
   KeyNotFound,
@@ -18,9 +17,9 @@ import {
   PROVIDER_SLUG_PATTERN,
   type IssuedKey,
   freezeRecord,
-  type KeyRecord,
   type NewKey,
 } from './record.ts';
+import { KEY_SCOPES, type KeyRecord } from '../state/key-record.ts';
 import { TIERS } from '../shared/routes.ts';
 import { SLUG_MAX_LENGTH } from '../shared/slug.ts';
 

@@ -1,6 +1,6 @@
 /**
  * The keys command's changes to `keys.json`: a change is appended, one line per changed record,
- * and the server reads those lines alone (store.ts). The command finds a key by its id's line
+ * and the server reads those lines alone (file-keys.ts). The command finds a key by its id's line
  * instead of reading every record: at 100,000 keys a change read, parsed and rewrote 25 MB
  * (over a second, and the server then read it all again; scripts/bench/keys-scale.ts). Once the
  * changes outnumber the records the file is compacted: rewritten with each key's last line, its
@@ -12,7 +12,8 @@ import { firstFree, listTable, type KeyChange, type KeyTable } from './table.ts'
 import { readBytes, readKeysFile, unreadable } from './file.ts';
 import { withStoreLock } from './store-lock.ts';
 import { headerAt, headerLine, KEYS_FORMAT, lineStart, parseRecordLine, recordLine, type KeysHeader } from './file-format.ts';
-import { keysPath, type KeyRecord } from './record.ts';
+import { keysPath } from './record.ts';
+import type { KeyRecord } from '../state/key-record.ts';
 import { writeFileAtomic, type Keep } from '../shared/state-files.ts';
 
 const NEWLINE = 10;

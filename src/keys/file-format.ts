@@ -6,7 +6,8 @@
  * is still read, and the first change rewrites it as format 2.
  */
 import type { ErrorObject } from 'ajv';
-import { KEY_ID_PATTERN, KEY_SCOPES, KeyStoreError, MAX_QUOTA, NAME_PATTERN, PROVIDER_SLUG_PATTERN, type KeyRecord } from './record.ts';
+import { KEY_ID_PATTERN, KeyStoreError, MAX_QUOTA, NAME_PATTERN, PROVIDER_SLUG_PATTERN } from './record.ts';
+import { KEY_SCOPES, type KeyRecord } from '../state/key-record.ts';
 import { createAjv, TRUSTED_SCHEMAS } from '../shared/ajv.ts';
 import { TIERS } from '../shared/routes.ts';
 

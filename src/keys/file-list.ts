@@ -17,7 +17,8 @@ import { closeSync } from 'node:fs';
 import { invalidStore, parseRecordLine } from './file-format.ts';
 import { drainInTurns, linesOf, MAX_LINE_BYTES, openKeysFile, readBytes, readKeysFileInTurns, recordsOf, stampOfOpen, READ_SLICE_MS } from './file.ts';
 import { idNumber, idNumberOfLine } from './file-replaced.ts';
-import { matchesFilter, type KeyFilter, type KeyRecord } from './record.ts';
+import { matchesFilter, type KeyFilter } from './record.ts';
+import type { KeyRecord } from '../state/key-record.ts';
 
 /** The keys a filter lets through, a piece for every 256 lines of the file at most, a turn of the event loop between slices. */
 export type KeyPieces = AsyncGenerator<KeyRecord[], void, undefined>;

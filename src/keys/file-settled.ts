@@ -1,5 +1,5 @@
 /**
- * The key file's stamp once a write under way shows its size, for the server's index (store.ts),
+ * The key file's stamp once a write under way shows its size, for the server's index (file-keys.ts),
  * which reads only the lines a change appended unless the file changed otherwise. A write moves
  * the file's time before its size: a look between sees the new time on the old size (131,773 of
  * 865,164 stats of a file appended to in a loop, ext4), which is what an edit in place of the same

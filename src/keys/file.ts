@@ -1,11 +1,12 @@
 /**
  * The key store on disk, `keys.json` in the private state folder (its format: file-format.ts):
- * reading it, a line at a time, for the server's index (store.ts) and the keys command
+ * reading it, a line at a time, for the server's index (file-keys.ts) and the keys command
  * (file-append.ts, file-change.ts); the lock that keeps two changes from losing each other's is store-lock.ts.
  */
 import { closeSync, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { isLinesFormat, parseHeader, parseRecordLine, parseWholeFile, invalidStore, type KeysHeader } from './file-format.ts';
-import { KeyStoreError, keysPath, matchesFilter, type KeyFilter, type KeyRecord } from './record.ts';
+import { KeyStoreError, keysPath, matchesFilter, type KeyFilter } from './record.ts';
+import type { KeyRecord } from '../state/key-record.ts';
 import { isAccessError, ownershipNote } from '../shared/file-owner.ts';
 import { readRangeSync } from '../shared/read-range.ts';
 

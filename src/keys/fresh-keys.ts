@@ -10,10 +10,11 @@
 import type { Clock } from '../lib/clock.ts';
 import type { Conditions } from '../lib/conditions.ts';
 import type { Eventually } from '../lib/eventually.ts';
-import { StateUnavailable } from '../quota/counter.ts';
-import type { KeyLookup, KeyRecord, KeyStoreError } from './record.ts';
+import { StateUnavailable } from '../state/errors.ts';
+import type { KeyStoreError } from './record.ts';
+import type { KeyLookup, KeyRecord } from '../state/key-record.ts';
 
-/** What FreshKeys needs of the file's index (KeyStore): whether it is the file's, and a lookup in it. */
+/** What FreshKeys needs of the file's index (FileKeys): whether it is the file's, and a lookup in it. */
 export interface CheckedKeys {
   /** Null when the keys in memory are the file's, else why they may not be. */
   check(): KeyStoreError | null;

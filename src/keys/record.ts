@@ -1,12 +1,12 @@
 /**
- * API keys: the record and its rules. A plain key is shown once when it is issued and never
- * stored: the store keeps only its SHA-256. Keys carry the `bdk_` prefix so secret scanners can
- * spot a leaked one; a record's `id` is public and stable (regenerating a key keeps it), so the
- * operator works with ids.
+ * API keys: a record's rules (the record itself is in src/state/key-record.ts, which the quota
+ * reads too). A plain key is shown once when it is issued and never stored: the store keeps only
+ * its SHA-256. Keys carry the `bdk_` prefix so secret scanners can spot a leaked one; a record's
+ * `id` is public and stable (regenerating a key keeps it), so the operator works with ids.
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type { Eventually } from '../lib/eventually.ts';
+import type { KeyRecord, KeyScope } from '../state/key-record.ts';
 import type { Tier } from '../shared/routes.ts';
 import { sha256 } from '../shared/sha256.ts';
 import { SLUG_PATTERN } from '../shared/slug.ts';
@@ -21,29 +21,6 @@ export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}$/;
 export const PROVIDER_SLUG_PATTERN = SLUG_PATTERN;
 export const KEYS_FILE = 'keys.json';
 export const MAX_QUOTA = 1e9;
-
-export const KEY_SCOPES = ['user', 'org'] as const;
-export type KeyScope = (typeof KEY_SCOPES)[number];
-
-export interface KeyRecord {
-  /** Public, stable id (`key_` + 12 hex); survives regeneration. */
-  readonly id: string;
-  /** SHA-256 (hex) of the plain key; never shown. */
-  readonly hash: string;
-  readonly tier: Tier;
-  readonly org: string;
-  readonly user: string | null;
-  /** Who shares the quota: this user in the org, or the whole org. */
-  readonly scope: KeyScope;
-  /** Commercial only: requests per window; null means the server's commercial default. */
-  readonly quota: number | null;
-  /** Provider slugs whose measurements this key may read; sorted, unique. */
-  readonly grants: readonly string[];
-  /** Approved for CritPt grading. */
-  readonly critpt: boolean;
-  readonly created_at: string;
-  readonly revoked_at: string | null;
-}
 
 export type PublicKeyRecord = Omit<KeyRecord, 'hash'>;
 
@@ -78,14 +55,6 @@ export interface NewKey {
   quota?: number | null;
   grants?: readonly string[];
   critpt?: boolean;
-}
-
-/**
- * What the server needs of a key store: the record a presented plain key stands for, if any.
- * The state folder's store answers at once; a store shared over the network answers later.
- */
-export interface KeyLookup {
-  lookup(plainKey: string): Eventually<KeyRecord | undefined>;
 }
 
 /** The key file is unreadable, corrupt or invalid, or a change names a key it cannot apply to. */

@@ -1,5 +1,5 @@
 /**
- * The key store's layout in Redis and the scripts that read and write it (src/keys/redis.ts is
+ * The key store's layout in Redis and the scripts that read and write it (src/keys/redis-keys.ts is
  * the store that runs them): two hashes, `keys` (id -> the record as JSON) and `key-hashes`
  * (SHA-256 -> id, active keys only), and the marker `store`.
  */

@@ -3,7 +3,7 @@
  * store finds a key by its id without reading every record (file-append.ts; a server, between
  * turns: file-change.ts), Redis and a new store hold a list (listTable).
  */
-import type { KeyRecord } from './record.ts';
+import type { KeyRecord } from '../state/key-record.ts';
 
 /** The keys a change reads and writes. */
 export interface KeyTable {
@@ -49,7 +49,7 @@ export function listTable(records: readonly KeyRecord[]): KeyTable & { records: 
 /**
  * A change to the keys: it puts new records or changed copies in the table, and returns what the
  * keys command prints. Each store applies it its own way: the file under its lock (updateKeys;
- * a server, changeKeysInTurns), Redis with a check-and-set (redis.ts). It changes nothing but the
+ * a server, changeKeysInTurns), Redis with a check-and-set (redis-keys.ts). It changes nothing but the
  * table and lets whatever the table throws pass: a store may run it again (file-change.ts).
  */
 export type KeyChange<T> = (table: KeyTable) => T;

@@ -1,26 +1,27 @@
 /**
- * The quota counters on disk: a snapshot file (`quota.json`) and numbered append-only journals
+ * The quota counters on disk: a counts file (`quota.json`) and numbered append-only journals
  * (`quota.journal.N`), one line per counted request.
  *
  * Compaction never double-counts: to compact, the journal switches to journal N+1, then writes
- * a snapshot of the counters that says "replay from N+1" (temp file, fsync, rename, fsync
+ * a counts file that says "replay from N+1" (temp file, fsync, rename, fsync
  * folder), and only then deletes journal N. A crash at any point leaves either the old
- * snapshot plus journals N and N+1, or the new snapshot plus journal N+1 (N ignored): the same
+ * counts file plus journals N and N+1, or the new counts file plus journal N+1 (N ignored): the same
  * counts either way.
  *
  * While serving, compaction runs in the background, off the request path: the switch to
  * journal N+1 and a copy of the open windows are synchronous (one open, one pass over the
- * windows), the fsyncs and the snapshot write asynchronous, its text made and written a slice a
- * turn (snapshot-file.ts).
+ * windows), the fsyncs and the counts file's write asynchronous, its text made and written a slice
+ * a turn (counts-file.ts).
  * Its rename happens only if no other compaction (at shutdown) has moved past N+1 meanwhile.
  */
 import { close as closeFd, closeSync, fdatasync, fsync, fsyncSync, ftruncateSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { digits } from '../lib/digits.ts';
-import type { QuotaKind, Window, WindowsCopy } from './window.ts';
+import type { Window, WindowsCopy } from './window.ts';
+import type { QuotaKind } from '../state/quota-counter.ts';
 import { journalNumber, replayQuotaState } from './replay.ts';
-import { SNAPSHOT_FILE, snapshotText } from './snapshot-file.ts';
+import { COUNTS_FILE, countsText } from './counts-file.ts';
 import { fsyncDir, fsyncDirAsync, writeFileAtomic, writeFileAtomicAsync } from '../shared/state-files.ts';
 
 const JOURNAL_PREFIX = 'quota.journal.';
@@ -74,7 +75,10 @@ export class QuotaJournal {
     return join(this.options.stateDir, name);
   }
 
-  /** Read the snapshot and replay the journals after it into `apply` (served marks left out: a server counts leases). Throws QuotaStateError on bad state. */
+  /**
+   * Read the counts file and replay the journals after it into `apply` (served marks left out: a
+   * server counts leases). Throws QuotaStateError on bad state.
+   */
   load(restore: (counter: string, window: Window) => void, apply: (kind: QuotaKind, scope: string, at: number, requests: number) => void): void {
     this.number = replayQuotaState(this.options.stateDir, this.options.log, restore, apply);
   }
@@ -134,8 +138,8 @@ export class QuotaJournal {
     });
   }
 
-  /** Start the next journal; the snapshot to write says to replay from it. */
-  private rotate(windows: WindowsCopy): { next: number; previousFd: number; snapshot: Iterable<string> } {
+  /** Start the next journal; the counts file to write says to replay from it. */
+  private rotate(windows: WindowsCopy): { next: number; previousFd: number; counts: Iterable<string> } {
     const next = this.number + 1;
     const fd = openSync(this.path(`${JOURNAL_PREFIX}${next}`), 'a', 0o600);
     const previousFd = this.fd;
@@ -144,7 +148,7 @@ export class QuotaJournal {
     this.lines = 0;
     this.size = 0;
     this.torn = false;
-    return { next, previousFd, snapshot: snapshotText(next, windows) };
+    return { next, previousFd, counts: countsText(next, windows) };
   }
 
   private removeJournalsBefore(next: number): void {
@@ -154,15 +158,15 @@ export class QuotaJournal {
     }
   }
 
-  /** Fold everything into a snapshot of `windows` and start a new journal, synchronously (start-up, shutdown). */
+  /** Fold everything into a counts file of `windows` and start a new journal, synchronously (start-up, shutdown). */
   compact(windows: WindowsCopy): void {
-    const { next, previousFd, snapshot } = this.rotate(windows);
+    const { next, previousFd, counts } = this.rotate(windows);
     fsyncDir(this.options.stateDir);
     if (previousFd >= 0) {
       fsyncSync(previousFd);
       closeSync(previousFd);
     }
-    writeFileAtomic(this.path(SNAPSHOT_FILE), snapshot);
+    writeFileAtomic(this.path(COUNTS_FILE), counts);
     this.removeJournalsBefore(next);
   }
 
@@ -176,14 +180,15 @@ export class QuotaJournal {
   }
 
   private async compactAsync(windows: WindowsCopy): Promise<void> {
-    const { next, previousFd, snapshot } = this.rotate(windows);
+    const { next, previousFd, counts } = this.rotate(windows);
     await fsyncDirAsync(this.options.stateDir);
     if (previousFd >= 0) {
       await fsyncFd(previousFd);
       await closeFdAsync(previousFd);
     }
-    // A compaction at shutdown may have moved past `next` meanwhile; its snapshot is newer.
-    const written = await writeFileAtomicAsync(this.path(SNAPSHOT_FILE), snapshot, () => !this.closed && this.number === next);
+    // A compaction at shutdown may have moved past `next` meanwhile; its counts file is newer.
+    const stillNext = () => !this.closed && this.number === next;
+    const written = await writeFileAtomicAsync(this.path(COUNTS_FILE), counts, stillNext);
     if (written) this.removeJournalsBefore(next);
   }
 

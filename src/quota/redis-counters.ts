@@ -1,31 +1,12 @@
 /**
- * What the quota's scripts on Redis share (src/quota/redis.ts, one step at a time, and
+ * What the quota's scripts on Redis share (src/quota/redis-quota.ts, one step at a time, and
  * src/quota/redis-takes.ts, an iteration's counts at once): a counter's Redis keys, the key
  * check they run first, and how a counter's reply reads.
  */
-import type { KeyRecord } from '../keys/record.ts';
 import { REDIS_PREFIX } from '../redis/keyspace.ts';
 import type { Reply } from '../redis/resp.ts';
-import { WINDOW_MS, type QuotaKind, type QuotaStatus } from './window.ts';
-
-/**
- * What the quota's scripts run first to check the record a request was decided with, in the
- * same step as its count (src/keys/redis.ts gives it): nothing is counted for a key whose record
- * changed, and the request costs one round trip.
- */
-export interface RedisKeyCheck {
-  /**
-   * Lua that defines `key_check(keys, hash, json)`: nil when the record is current, else the early
-   * answer to return before anything is written. `keys` holds `redisKeys` from 1; the two values
-   * are checkOf's.
-   */
-  readonly lua: string;
-  readonly redisKeys: readonly string[];
-  /** The two arguments that check `record`. */
-  checkOf(record: KeyRecord): [string, string];
-  /** Read a checked step's reply: returns when the record was current, else throws (KeyChanged, StoreReset). */
-  checked(hash: string, reply: Reply): void;
-}
+import { WINDOW_MS } from './window.ts';
+import type { QuotaKind, QuotaStatus } from '../state/quota-counter.ts';
 
 /** The key check's arguments when no key is checked (the keys command's own steps). */
 export const NO_CHECK: readonly [string, string] = ['', ''];

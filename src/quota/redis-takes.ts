@@ -3,7 +3,7 @@
  * in one poll phase are checked and counted by one EVALSHA, and each is settled as if it had
  * been counted alone, in the order it came (its own remaining count; the limit held exactly).
  * Still one round trip a counted request, and each request's key record checked in the same
- * atomic step as its count, as the one-step script (src/quota/redis.ts) does.
+ * atomic step as its count, as the one-step script (src/quota/redis-quota.ts) does.
  *
  * Why: Redis, the server and the load share the machine's cores, and the requests of an
  * iteration wait for Redis together, so Redis's time a request is added to every request. The
@@ -16,12 +16,14 @@
  * The batch is assembled as the iteration's write to Redis leaves (RedisClient.beforeWrite),
  * so it rides in that write as a single command did.
  */
-import type { KeyRecord } from '../keys/record.ts';
+import type { KeyRecord } from '../state/key-record.ts';
 import type { Clock } from '../lib/clock.ts';
 import { LuaScript, type RedisClient } from '../redis/client.ts';
 import type { Reply } from '../redis/resp.ts';
-import { NO_CHECK, NO_KEY_CHECK_LUA, outcomeOf, redisKeysOf, type Outcome, type RedisKeyCheck } from './redis-counters.ts';
-import { WINDOW_MS, type QuotaKind } from './window.ts';
+import { NO_CHECK, NO_KEY_CHECK_LUA, outcomeOf, redisKeysOf, type Outcome } from './redis-counters.ts';
+import type { RedisKeyCheck } from '../state/redis-key-check.ts';
+import { WINDOW_MS } from './window.ts';
+import type { QuotaKind } from '../state/quota-counter.ts';
 
 /**
  * After the key check's function. KEYS: the key check's (`first` of them), then the batch's

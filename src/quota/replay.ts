@@ -1,14 +1,15 @@
 /**
- * Reading the quota counters from the state folder: the snapshot file (`quota.json`) and the
+ * Reading the quota counters from the state folder: the counts file (`quota.json`) and the
  * journals after it, replayed line by line. Only reads: the server at start (journal.ts)
- * and the keys command's usage, beside a running server (src/keys/command/usage.ts).
+ * and the keys command's usage, beside a running server (src/key-admin/usage.ts).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseSnapshot, QuotaStateError, SNAPSHOT_FILE } from './snapshot-file.ts';
-import { counterId, WindowCounts, type QuotaKind, type Window } from './window.ts';
+import { parseCounts, QuotaStateError, COUNTS_FILE } from './counts-file.ts';
+import { counterId, WindowCounts, type Window } from './window.ts';
+import type { QuotaKind } from '../state/quota-counter.ts';
 
-export { QuotaStateError, SNAPSHOT_FILE } from './snapshot-file.ts';
+export { QuotaStateError, COUNTS_FILE } from './counts-file.ts';
 
 /** The number of a journal file (`quota.journal.12`), or null for any other name (`quota.journal.1e3`). */
 export function journalNumber(name: string): number | null {
@@ -17,7 +18,7 @@ export function journalNumber(name: string): number | null {
 }
 
 /**
- * Read the snapshot and replay the journals after it; returns the number of the last journal.
+ * Read the counts file and replay the journals after it; returns the number of the last journal.
  * Only reads: the server (at start) and the keys command's usage (beside a running server) use it.
  */
 export function replayQuotaState(
@@ -26,9 +27,9 @@ export function replayQuotaState(
   restore: (counter: string, window: Window, served: number) => void,
   apply: Apply,
 ): number {
-  const text = readSnapshotText(stateDir);
+  const text = readCountsText(stateDir);
   /** The first journal not yet folded into quota.json. */
-  const nextJournal = text === null ? 1 : parseSnapshot(join(stateDir, SNAPSHOT_FILE), text, restore);
+  const nextJournal = text === null ? 1 : parseCounts(join(stateDir, COUNTS_FILE), text, restore);
 
   const journals = readdirSync(stateDir)
     .flatMap((name) => {
@@ -37,15 +38,15 @@ export function replayQuotaState(
     })
     .sort((a, b) => a.number - b.number);
   for (const journal of journals) {
-    if (journal.number < nextJournal) continue; // already folded into the snapshot
+    if (journal.number < nextJournal) continue; // already folded into the counts file
     replayJournal(join(stateDir, journal.name), log, apply);
   }
   return Math.max(nextJournal - 1, journals.at(-1)?.number ?? 0);
 }
 
 /** The text of quota.json, or null when there is none yet. */
-export function readSnapshotText(stateDir: string): string | null {
-  const path = join(stateDir, SNAPSHOT_FILE);
+export function readCountsText(stateDir: string): string | null {
+  const path = join(stateDir, COUNTS_FILE);
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
@@ -127,7 +128,7 @@ export function readLeases(stateDir: string, log: (line: string) => void = () =>
 function readAs(stateDir: string, log: (line: string) => void, served: boolean): WindowCounts {
   let lastError: Error | null = null;
   for (let attempt = 0; attempt < READ_ATTEMPTS; attempt++) {
-    const before = readSnapshotText(stateDir);
+    const before = readCountsText(stateDir);
     const counts = new WindowCounts();
     try {
       replayQuotaState(
@@ -142,7 +143,7 @@ function readAs(stateDir: string, log: (line: string) => void, served: boolean):
       lastError = error as Error;
       continue;
     }
-    if (readSnapshotText(stateDir) === before) return counts;
+    if (readCountsText(stateDir) === before) return counts;
   }
   throw new QuotaStateError(`the quota state in ${stateDir} kept changing while it was read (${lastError?.message ?? 'compactions under way'}); try again`);
 }

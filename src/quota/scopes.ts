@@ -2,7 +2,7 @@
  * Whose requests are counted together (scopes) and how many a window allows (limits), from a
  * key's record. Pure; the server, the CritPt grader and the keys command's usage all read them.
  */
-import type { KeyRecord } from '../keys/record.ts';
+import type { KeyRecord } from '../state/key-record.ts';
 
 export interface QuotaLimits {
   free: number;

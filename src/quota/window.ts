@@ -1,22 +1,20 @@
 /**
  * The fixed-window rule, in memory: per counter a window that opens with its first counted
  * request and ends 24 hours later (not rolling), plus the slots held by requests under way.
- * No I/O; the journal makes it durable (journal.ts), the book ties the two (book.ts).
+ * No I/O; the journal makes it durable (journal.ts), FileQuota ties the two (file-quota.ts).
  *
  * Leases: beside each window's count of answers served it keeps the count the journal holds
  * (its lease ceiling), at most a lease ahead. An answer inside the written ceiling needs no
- * write; the first one past it needs a lease journaled (see book.ts).
+ * write; the first one past it needs a lease journaled (see file-quota.ts).
  *
  * Served marks: the journal also notes the answers served (on each lease line, and once a second
  * for a window served since), so that a reader beside a running server (keys usage) tells the
  * answers from the leases. A server's own replay counts the leases: it cannot know what a crash cut.
  */
 
-export const WINDOW_MS = 24 * 60 * 60 * 1000;
+import type { QuotaKind, QuotaStatus } from '../state/quota-counter.ts';
 
-/** Counters are kept per kind: the data routes and CritPt gradings have separate quotas. */
-export const QUOTA_KINDS = ['data', 'critpt'] as const;
-export type QuotaKind = (typeof QUOTA_KINDS)[number];
+export const WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export interface Window {
   start: number;
@@ -35,15 +33,6 @@ export interface WindowsCopy {
   /** The answers served (keys usage reads them); equal to `counts` at a stop. */
   served: Float64Array;
   now: number;
-}
-
-export interface QuotaStatus {
-  limit: number;
-  remaining: number;
-  /** End of the current window (ms); for a scope with no open window, when one opened now would end. */
-  resetAt: number;
-  /** True when no request may be counted until `resetAt`. */
-  exhausted: boolean;
 }
 
 export function counterId(kind: QuotaKind, scope: string): string {
@@ -266,7 +255,10 @@ export class WindowCounts {
     return this.used;
   }
 
-  /** A window as a snapshot file holds it: all of it journaled; `served` of it answered (a reader's; a server counts it all). */
+  /**
+   * A window as the counts file holds it: all of it journaled; `served` of it answered (a
+   * reader's; a server counts it all).
+   */
   set(counter: string, window: Window, served = window.count): void {
     this.open(counter, window.start, served, window.count);
   }

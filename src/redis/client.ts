@@ -1,5 +1,5 @@
 /**
- * A small Redis client, for the state several servers share (src/keys/redis.ts, src/quota/redis.ts).
+ * A small Redis client, for the state several servers share (src/keys/redis-keys.ts, src/quota/redis-quota.ts).
  * Only what this server needs: commands pipelined on one connection (replies come back in
  * order, so one FIFO of waiting callers suffices), Lua scripts by SHA, reconnection with
  * backoff, a deadline per command, TLS (src/redis/connection.ts), the primary a majority of

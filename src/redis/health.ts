@@ -9,7 +9,7 @@
  *   With `noeviction` Redis refuses writes instead (OOM), which the server answers with 503s
  *   and reports. Read from `INFO memory`, not CONFIG, which managed Redis often disables.
  * - That writes work and the store's scripts run (src/redis/refusals.ts ends what they prove gone).
- * - The store's own check (the key store's marker, src/keys/redis.ts), in the same round.
+ * - The store's own check (the key store's marker, src/keys/redis-keys.ts), in the same round.
  * - Whether it keeps its data across a restart (src/redis/persistence.ts): a warning, not a condition.
  * - With Sentinel, that it still talks to the primary (ROLE): one demoted while no write came
  *   would otherwise keep the connection; a replica is dropped and the sentinels asked again.

@@ -16,7 +16,7 @@
 import type { Conditions } from '../lib/conditions.ts';
 import type { RedisCommandError } from './client.ts';
 
-/** What the store modules tell about each command's outcome (src/keys/redis.ts, src/quota/redis.ts). */
+/** What the store modules tell about each command's outcome (src/keys/redis-keys.ts, src/quota/redis-quota.ts). */
 export interface RefusalWatch {
   /** Redis answered this command (a name such as `quota take`) with an error. */
   refused(command: string, error: RedisCommandError): void;

@@ -4,7 +4,7 @@
  *
  * API:
  *
- *   import { sampleSnapshot, privateSampleCopy } from '../helpers/sample.ts';
+ *   import { sampleSnapshot, privateSampleCopy } from './sample.ts';
  *
  *   const sample = await sampleSnapshot();
  *   sample.outDir    the snapshot folder (its `current` link and the one build it names): what

@@ -1,7 +1,7 @@
 /**
  * The keys command against a temporary state folder: called in-process through its exported
  * `run` (what the command does, fast), and once as a real process, as an operator runs it. The
- * server side is a KeyStore opened in this process before the command runs.
+ * server side is a FileKeys opened in this process before the command runs.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ import * as assert from 'uvu/assert';
 import { run } from '../../scripts/keys.ts';
 import { hashKey, KEY_ID_PATTERN, KEY_PATTERN } from '../../src/keys/record.ts';
 import { ADMIN_TOKEN_PREFIX } from '../../src/keys/admin-tokens.ts';
-import { KeyStore } from '../../src/keys/store.ts';
+import { FileKeys } from '../../src/keys/file-keys.ts';
 import { loadKeys } from '../../src/keys/file.ts';
 import { quotaScope } from '../../src/quota/scopes.ts';
 import { get } from '../helpers/http.ts';
@@ -105,7 +105,7 @@ create('should print the new key alone on stdout, once, and store only its hash'
   assert.match(run.stderr, /created key_[0-9a-f]{12}: pro, org acme, user alice, scope user/);
   const stored = readFileSync(f.file, 'utf8');
   assert.not.ok(stored.includes(key.slice(4)), 'keys.json does not hold the key');
-  assert.is(KeyStore.open(f.state).lookup(key)?.user, 'alice');
+  assert.is(FileKeys.open(f.state).lookup(key)?.user, 'alice');
   f.cleanup();
 });
 
@@ -127,7 +127,7 @@ create('should print one JSON object with the id, the key and the record but no 
   assert.match(printed.id, KEY_ID_PATTERN);
   assert.match(printed.key, KEY_PATTERN);
   assert.equal({ ...printed, id: 0, key: 0, created_at: 0 }, { id: 0, key: 0, tier: 'commercial', org: 'acme', user: 'bob', scope: 'org', quota: 2500, grants: [CAPSTAN, LARCH], critpt: true, created_at: 0, revoked_at: null });
-  assert.is(KeyStore.open(f.state).lookup(printed.key)?.id, printed.id);
+  assert.is(FileKeys.open(f.state).lookup(printed.key)?.id, printed.id);
   f.cleanup();
 });
 
@@ -196,7 +196,7 @@ revoke('should make the key fail on the very next lookup of a running store', ()
   const f = fixture();
   const a = f.create('--tier', 'pro', '--org', 'acme', '--user', 'alice');
   const b = f.create('--tier', 'pro', '--org', 'acme', '--user', 'bob');
-  const store = KeyStore.open(f.state);
+  const store = FileKeys.open(f.state);
   assert.ok(store.lookup(a.key));
   const run = f.keys('revoke', a.id);
   assert.is(run.status, 0, run.stderr);
@@ -225,7 +225,7 @@ revoke('should refuse a plain key given as the id without echoing it', () => {
   const run = f.keys('revoke', a.key);
   assertUsageError(run, /that is a key, not a key id/);
   assert.not.ok(run.stderr.includes(a.key));
-  assert.ok(KeyStore.open(f.state).lookup(a.key), 'nothing was revoked');
+  assert.ok(FileKeys.open(f.state).lookup(a.key), 'nothing was revoked');
   f.cleanup();
 });
 
@@ -238,7 +238,7 @@ const regenerate = suite('keys regenerate');
 regenerate('should fail the old key at once and take the new one, keeping the id and quota scope', () => {
   const f = fixture();
   const old = f.create('--tier', 'commercial', '--org', 'acme', '--user', 'alice', '--quota', '9', '--grant', CAPSTAN, '--critpt');
-  const store = KeyStore.open(f.state);
+  const store = FileKeys.open(f.state);
   const before = store.lookup(old.key);
   assert.ok(before);
   const run = f.keys('regenerate', old.id, '--json');
@@ -260,7 +260,7 @@ regenerate('should print the new key alone on stdout without --json', () => {
   const run = f.keys('regenerate', old.id);
   assert.is(run.status, 0, run.stderr);
   assert.match(run.stdout, /^bdk_[A-Za-z0-9_-]{43}\n$/);
-  assert.ok(KeyStore.open(f.state).lookup(run.stdout.trim()));
+  assert.ok(FileKeys.open(f.state).lookup(run.stdout.trim()));
   f.cleanup();
 });
 
@@ -278,7 +278,7 @@ grant('should add a provider slug, sorted and only once', () => {
   const run = f.keys('grant', a.id, LARCH, '--json');
   assert.is(run.status, 0, run.stderr);
   assert.equal(JSON.parse(run.stdout).grants, [CAPSTAN, LARCH, YELLOWFIN]);
-  assert.equal(KeyStore.open(f.state).lookup(a.key)?.grants, [CAPSTAN, LARCH, YELLOWFIN]);
+  assert.equal(FileKeys.open(f.state).lookup(a.key)?.grants, [CAPSTAN, LARCH, YELLOWFIN]);
   f.cleanup();
 });
 
@@ -298,13 +298,13 @@ grant('should refuse a provider the served snapshot does not have, and grant it 
   const refused = f.keys('grant', a.id, 'anvil-hosting');
   assert.is(refused.status, 1);
   assert.match(refused.stderr, /^keys: provider anvil-hosting is not in the served snapshot \S+ \(.*\); it has capstan-serve, hangar-inference, larch-inference, yellowfin-systems\. Use --force/);
-  assert.equal(KeyStore.open(f.state).lookup(a.key)?.grants, [], 'nothing granted');
+  assert.equal(FileKeys.open(f.state).lookup(a.key)?.grants, [], 'nothing granted');
   const created = f.keys('create', '--tier', 'commercial', '--org', 'acme', '--grant', 'anvil-hosting');
   assert.is(created.status, 1, 'create checks its grants too');
   const forced = f.keys('grant', a.id, 'anvil-hosting', '--force');
   assert.is(forced.status, 0, forced.stderr);
   assert.match(forced.stderr, /^keys: warning: provider anvil-hosting is not in the served snapshot .*granted anyway \(--force\)/);
-  assert.equal(KeyStore.open(f.state).lookup(a.key)?.grants, ['anvil-hosting']);
+  assert.equal(FileKeys.open(f.state).lookup(a.key)?.grants, ['anvil-hosting']);
   f.cleanup();
 });
 
@@ -350,7 +350,7 @@ ungrant('should take one grant back, and say so when the key holds none for that
   const run = f.keys('ungrant', a.id, CAPSTAN);
   assert.is(run.status, 0, run.stderr);
   assert.match(run.stdout, /no longer holds a grant for capstan-serve \(1 left\)/);
-  assert.equal(KeyStore.open(f.state).lookup(a.key)?.grants, [HANGAR]);
+  assert.equal(FileKeys.open(f.state).lookup(a.key)?.grants, [HANGAR]);
   const again = f.keys('ungrant', a.id, CAPSTAN);
   assert.is(again.status, 1);
   assert.match(again.stderr, /holds no grant for capstan-serve/);
@@ -369,10 +369,10 @@ critpt('should approve and withdraw CritPt grading on an existing key', () => {
   const on = f.keys('critpt', a.id, 'on');
   assert.is(on.status, 0, on.stderr);
   assert.match(on.stdout, /CritPt grading approved/);
-  assert.is(KeyStore.open(f.state).lookup(a.key)?.critpt, true);
+  assert.is(FileKeys.open(f.state).lookup(a.key)?.critpt, true);
   const off = f.keys('critpt', a.id, 'off', '--json');
   assert.is(JSON.parse(off.stdout).critpt, false);
-  assert.is(KeyStore.open(f.state).lookup(a.key)?.critpt, false);
+  assert.is(FileKeys.open(f.state).lookup(a.key)?.critpt, false);
   assertUsageError(f.keys('critpt', a.id, 'yes'), /critpt takes on or off, got "yes"/);
   f.cleanup();
 });

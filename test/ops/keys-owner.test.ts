@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createKey } from '../../src/keys/changes.ts';
-import { KeyStore } from '../../src/keys/store.ts';
+import { FileKeys } from '../../src/keys/file-keys.ts';
 import { ROOT } from '../helpers/process.ts';
 import { otherUser, skipWithout } from '../helpers/users.ts';
 
@@ -88,7 +88,7 @@ else {
     }
     assert.ok(readFileSync(s.file).equals(before), 'keys.json is as it was');
     assert.equal(readdirSync(s.state), ['keys.json'], 'no lock or temporary file made');
-    assert.ok(KeyStore.open(s.state).lookup(s.first.key), 'the key still works');
+    assert.ok(FileKeys.open(s.state).lookup(s.first.key), 'the key still works');
   });
 }
 

@@ -10,8 +10,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_OPTIONS } from '../../src/config.ts';
 import { createKey, revokeKey } from '../../src/keys/changes.ts';
-import { QuotaBook } from '../../src/quota/book.ts';
-import { settled } from '../../src/quota/counter.ts';
+import { FileQuota } from '../../src/quota/file-quota.ts';
+import { settled } from '../../src/state/quota-counter.ts';
 import { parseRedisUrl, RedisClient } from '../../src/redis/client.ts';
 import { fileTokenStore, redisTokenStore, type AdminTokenRecord } from '../../src/keys/admin-tokens.ts';
 import { startServer, type RunningServer } from '../../src/start.ts';
@@ -107,7 +107,7 @@ else {
     const kept = createKey(stateDir, { tier: 'free', org: 'moving', user: 'm' });
     const gone = createKey(stateDir, { tier: 'pro', org: 'moving', user: 'g' });
     revokeKey(stateDir, gone.record.id);
-    const book = QuotaBook.open({ stateDir, clock, log: () => {} });
+    const book = FileQuota.open({ stateDir, clock, log: () => {} });
     for (let i = 0; i < 7; i++) await settled(book.take('data', 'user:moving/m', 100).durable!);
     book.close();
 

@@ -14,7 +14,7 @@ import { updateKeys } from '../../src/keys/file-append.ts';
 import { loadKeys } from '../../src/keys/file.ts';
 import { recordLine, type KeysHeader } from '../../src/keys/file-format.ts';
 import type { IssuedKey } from '../../src/keys/record.ts';
-import { KeyStore } from '../../src/keys/store.ts';
+import { FileKeys } from '../../src/keys/file-keys.ts';
 
 const clock = { now: () => Date.UTC(2026, 10, 26, 9, 0, 0) };
 const tempRoots: string[] = [];
@@ -29,7 +29,7 @@ function fixture(n: number) {
   const issued: IssuedKey[] = [];
   for (let i = 0; i < n; i++) issued.push(createKey(state, { tier: i % 2 ? 'commercial' : 'pro', org: 'acme', user: `u${i}` }, clock));
   const reads: string[] = [];
-  const store = () => KeyStore.open(state, { beforeRead: (_, what) => reads.push(what) });
+  const store = () => FileKeys.open(state, { beforeRead: (_, what) => reads.push(what) });
   return { state, file, issued, reads, store };
 }
 

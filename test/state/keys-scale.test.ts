@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { revokeKey } from '../../src/keys/changes.ts';
-import { KeyStore } from '../../src/keys/store.ts';
+import { FileKeys } from '../../src/keys/file-keys.ts';
 import { scaleKeyId, writeScaleKeys } from '../../scripts/scale-state.ts';
 
 const LARGE = 50_000;
@@ -25,7 +25,7 @@ const ms = (since: number) => performance.now() - since;
 
 /** For each of `times` revocations: how long the keys command's change took, and the server's next check after it. */
 function changes(dir: string, times: number): { command: number[]; check: number[] } {
-  const store = KeyStore.open(dir);
+  const store = FileKeys.open(dir);
   const found = { command: [] as number[], check: [] as number[] };
   try {
     for (let i = 0; i < times; i++) {
@@ -53,7 +53,7 @@ scale(`should read a change at ${LARGE.toLocaleString('en')} keys about as fast 
     const baseline = Math.max(1, ...changes(small, 2).check);
     const wholeReads = [0, 1].map(() => {
       const t0 = performance.now();
-      KeyStore.open(large).close();
+      FileKeys.open(large).close();
       return ms(t0);
     });
     const wholeRead = Math.min(...wholeReads);

@@ -6,8 +6,17 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createKey, ensureDemoKeys, grantProvider, regenerateKey, revokeKey } from '../../src/keys/changes.ts';
-import { generateKey, hashKey, KEY_ID_PATTERN, KEY_PATTERN, KeyInputError, KeyStoreError, publicRecord, type KeyRecord } from '../../src/keys/record.ts';
-import { KeyStore } from '../../src/keys/store.ts';
+import {
+  generateKey,
+  hashKey,
+  KEY_ID_PATTERN,
+  KEY_PATTERN,
+  KeyInputError,
+  KeyStoreError,
+  publicRecord,
+} from '../../src/keys/record.ts';
+import type { KeyRecord } from '../../src/state/key-record.ts';
+import { FileKeys } from '../../src/keys/file-keys.ts';
 import { KeyFileUnreadable, loadKeys } from '../../src/keys/file.ts';
 import { quotaScope } from '../../src/quota/scopes.ts';
 import { throwsWith } from '../helpers/throws.ts';
@@ -25,7 +34,7 @@ function fixture() {
   tempRoots.push(root);
   const state = join(root, 'state');
   const file = join(state, 'keys.json');
-  const open = () => KeyStore.open(state);
+  const open = () => FileKeys.open(state);
   return { root, state, file, open, cleanup: () => rmSync(root, { recursive: true, force: true }) };
 }
 
@@ -182,7 +191,7 @@ scope.run();
 
 // ---------------------------------------------------------------------------------------------
 
-const lookup = suite('KeyStore.lookup');
+const lookup = suite('FileKeys.lookup');
 
 lookup('should find a key by its value and nothing else', () => {
   const f = fixture();
@@ -200,7 +209,7 @@ lookup('should refuse to answer from the keys in memory while a changed file can
   const f = fixture();
   const { key, record } = createKey(f.state, { tier: 'pro', org: 'acme', user: 'alice' }, clock);
   let failNext = false;
-  const store = KeyStore.open(f.state, {
+  const store = FileKeys.open(f.state, {
     beforeRead: (path) => {
       if (failNext) {
         failNext = false;
@@ -242,7 +251,7 @@ lookup('should fail a revoked key on the very next lookup of the same store', ()
 lookup('should fail a revoked key in the next turn of a store checked once a turn, whatever the turn before found', async () => {
   const f = fixture();
   const { key, record } = createKey(f.state, { tier: 'pro', org: 'acme', user: 'alice' }, clock);
-  const store = KeyStore.open(f.state, { recheck: 'every-turn' });
+  const store = FileKeys.open(f.state, { recheck: 'every-turn' });
   await new Promise((r) => setImmediate(r)); // the turn of the open's own check ends
   assert.is(store.lookup(key)?.id, record.id);
   assert.is(store.lookup(key)?.id, record.id, 'found again in the same turn');
@@ -401,7 +410,7 @@ corrupt('should refuse to answer from the last good keys once the file is broken
   const f = fixture();
   const { key } = createKey(f.state, { tier: 'pro', org: 'acme' }, clock);
   let reads = 0;
-  const store = KeyStore.open(f.state, { beforeRead: () => reads++ });
+  const store = FileKeys.open(f.state, { beforeRead: () => reads++ });
   const good = readFileSync(f.file, 'utf8');
   writeFileSync(f.file, good.replace('"tier":"pro"', '"tier":"gold"'));
   throwsWith(() => store.lookup(key), KeyStoreError, new RegExp(`^${f.file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not a valid key store: line 2: /tier`));

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { QuotaBook } from '../../src/quota/book.ts';
+import { FileQuota } from '../../src/quota/file-quota.ts';
 
 const T0 = Date.UTC(2026, 10, 20, 9, 0, 0);
 
@@ -21,7 +21,7 @@ function folder(n: number): string {
 async function holdDuringCompaction(n: number): Promise<number> {
   const dir = folder(n);
   const clock = { now: () => T0 + 3_600_000 };
-  const book = QuotaBook.open({ stateDir: dir, clock, log: () => {} });
+  const book = FileQuota.open({ stateDir: dir, clock, log: () => {} });
   try {
     let i = 0;
     const load = setInterval(() => book.take('data', `user:org${i % 997}/user-${i++ % n}`, 1e9), 1);

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DURABLE_NOW, settled } from '../../src/quota/counter.ts';
+import { DURABLE_NOW, settled } from '../../src/state/quota-counter.ts';
 import { leaseSize, WINDOW_MS } from '../../src/quota/window.ts';
-import { fixture, journalFiles, T0, takeMany } from '../helpers/quota-book.ts';
+import { fixture, journalFiles, T0, takeMany } from '../helpers/file-quota.ts';
 
 /** Every journal line in the state folder, parsed, oldest journal first. */
 function journalEntries(dir: string): unknown[][] {

@@ -2,10 +2,10 @@ import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:f
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { settled } from '../../src/quota/counter.ts';
+import { settled } from '../../src/state/quota-counter.ts';
 import { journalNumber, QuotaStateError } from '../../src/quota/replay.ts';
 import { leaseSize, WINDOW_MS } from '../../src/quota/window.ts';
-import { fixture, header, HOUR, journalFiles, T0, takeMany, windowLines } from '../helpers/quota-book.ts';
+import { fixture, header, HOUR, journalFiles, T0, takeMany, windowLines } from '../helpers/file-quota.ts';
 
 const windows = suite('fixed 24-hour windows');
 

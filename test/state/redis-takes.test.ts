@@ -8,10 +8,11 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { RedisKeys } from '../../src/keys/redis.ts';
-import type { KeyRecord } from '../../src/keys/record.ts';
-import { KeyChanged, StoreUnavailable, type Taken } from '../../src/quota/counter.ts';
-import { RedisQuota } from '../../src/quota/redis.ts';
+import { RedisKeys } from '../../src/keys/redis-keys.ts';
+import type { KeyRecord } from '../../src/state/key-record.ts';
+import type { Taken } from '../../src/state/quota-counter.ts';
+import { KeyChanged, StoreUnavailable } from '../../src/state/errors.ts';
+import { RedisQuota } from '../../src/quota/redis-quota.ts';
 import { RedisClient } from '../../src/redis/client.ts';
 import { parseInfo } from '../../src/redis/info.ts';
 import { keysCommand, REDIS_INSTALLED, skipWithoutRedis, startRedis, type RedisServer } from '../helpers/redis.ts';

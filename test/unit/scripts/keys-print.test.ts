@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { keyTable } from '../../../scripts/keys-print.ts';
-import type { KeyRecord } from '../../../src/keys/record.ts';
+import type { KeyRecord } from '../../../src/state/key-record.ts';
 
 const table = suite('keyTable');
 

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HttpError } from '../../../src/http/error.ts';
-import type { KeyRecord } from '../../../src/keys/record.ts';
+import type { KeyRecord } from '../../../src/state/key-record.ts';
 import { admitKey, admitProvider } from '../../../src/policy.ts';
 import { critptScope, dataLimit } from '../../../src/quota/scopes.ts';
 import type { Route } from '../../../src/shared/routes.ts';

@@ -18,7 +18,7 @@ import { recordLine, type KeysHeader } from '../../../../src/keys/file-format.ts
 import { lastLinesOf } from '../../../../src/keys/file-search.ts';
 import { readKeysFile } from '../../../../src/keys/file.ts';
 import { KeyConflict, KeyNotFound, KeyStoreError, keysPath } from '../../../../src/keys/record.ts';
-import { KeyStore } from '../../../../src/keys/store.ts';
+import { FileKeys } from '../../../../src/keys/file-keys.ts';
 import type { KeyChange } from '../../../../src/keys/table.ts';
 
 const clock = { now: () => Date.UTC(2026, 10, 26, 9, 0, 0) };
@@ -146,7 +146,7 @@ change('should compact as the keys command does, and a server\'s store should re
   for (let i = 0; i < 1000; i++) lines += recordLine({ ...readKeysFile(keysPath(a))!.records[i % 150]!, critpt: i % 2 === 0 });
   for (const state of [a, b]) appendFileSync(keysPath(state), lines);
   const reads: string[] = [];
-  const store = KeyStore.open(b, { beforeRead: (_, what) => reads.push(what) });
+  const store = FileKeys.open(b, { beforeRead: (_, what) => reads.push(what) });
   const before = { stat: statSync(keysPath(b)), header: split(b).header };
   try {
     const [sync, inTurns] = await both(a, b, () => providerGrant(ana.record.id, 'anvil-hosting'));

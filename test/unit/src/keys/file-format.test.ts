@@ -1,7 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { headerLine, isLinesFormat, KEYS_FORMAT, lineStart, parseHeader, parseRecordLine, recordLine, type KeysHeader } from '../../../../src/keys/file-format.ts';
-import { KeyStoreError, type KeyRecord } from '../../../../src/keys/record.ts';
+import { KeyStoreError } from '../../../../src/keys/record.ts';
+import type { KeyRecord } from '../../../../src/state/key-record.ts';
 import { throwsWith } from '../../../helpers/throws.ts';
 
 const PATH = 'state/keys.json';

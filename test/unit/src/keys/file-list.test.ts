@@ -15,7 +15,8 @@ import { COMPACT_AFTER_LINES, updateKeys } from '../../../../src/keys/file-appen
 import { recordLine } from '../../../../src/keys/file-format.ts';
 import { keyPiecesInTurns } from '../../../../src/keys/file-list.ts';
 import { readKeysFile, readKeysFileInTurns } from '../../../../src/keys/file.ts';
-import { KeyStoreError, keysPath, type KeyFilter, type KeyRecord } from '../../../../src/keys/record.ts';
+import { KeyStoreError, keysPath, type KeyFilter } from '../../../../src/keys/record.ts';
+import type { KeyRecord } from '../../../../src/state/key-record.ts';
 
 const clock = { now: () => Date.UTC(2026, 10, 28, 9, 0, 0) };
 const roots: string[] = [];

@@ -8,7 +8,7 @@ import { headerAt, recordLine, type KeysHeader } from '../../../../src/keys/file
 import { replacedLines } from '../../../../src/keys/file-replaced.ts';
 import { readKeysFile, readWhole } from '../../../../src/keys/file.ts';
 import { keysPath } from '../../../../src/keys/record.ts';
-import { KeyStore } from '../../../../src/keys/store.ts';
+import { FileKeys } from '../../../../src/keys/file-keys.ts';
 
 const replaced = suite('replacedLines: the records a later line of their key replaces');
 const root = mkdtempSync(join(tmpdir(), 'bda-keys-replaced-'));
@@ -68,7 +68,7 @@ replaced('should never name a key\'s last line, whatever the header says of wher
 
 replaced('should leave the server\'s store holding the keys that are active as their last lines say', () => {
   const state = changedFolder('store');
-  const store = KeyStore.open(state);
+  const store = FileKeys.open(state);
   try {
     assert.is(store.activeCount, readKeysFile(keysPath(state))!.records.filter((r) => r.revoked_at === null).length);
   } finally {

@@ -1,7 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FreshKeys, KeysUnavailable, type CheckedKeys } from '../../../../src/keys/fresh-keys.ts';
-import { KeyStoreError, type KeyRecord } from '../../../../src/keys/record.ts';
+import { KeyStoreError } from '../../../../src/keys/record.ts';
+import type { KeyRecord } from '../../../../src/state/key-record.ts';
 import { Conditions } from '../../../../src/lib/conditions.ts';
 import { until } from '../../../helpers/wait.ts';
 

@@ -19,25 +19,31 @@
  * it; servers sharing a Redis must keep their clocks in sync (NTP), as any fixed window needs.
  */
 import { randomUUID } from 'node:crypto';
-import type { KeyRecord } from '../keys/record.ts';
+import type { KeyRecord } from '../state/key-record.ts';
 import type { Clock } from '../lib/clock.ts';
-import { DURABLE_NOW, type QuotaCounter, type Reservation, type Reserved, type Taken } from './counter.ts';
-import { WINDOW_MS, type QuotaKind, type QuotaStatus, type Window } from './window.ts';
+import {
+  DURABLE_NOW,
+  type QuotaCounter,
+  type Reservation,
+  type Reserved,
+  type Taken,
+  type QuotaKind,
+  type QuotaStatus,
+} from '../state/quota-counter.ts';
+import { WINDOW_MS, type Window } from './window.ts';
 import { LuaScript, type RedisClient } from '../redis/client.ts';
 import { UNWATCHED, type RefusalWatch } from '../redis/refusals.ts';
 import type { Reply } from '../redis/resp.ts';
-import { unavailable } from './redis-errors.ts';
-import { NO_CHECK, NO_KEY_CHECK_LUA, outcomeOf, redisKeysOf, type Outcome, type RedisKeyCheck } from './redis-counters.ts';
+import { unavailable } from '../state/redis-errors.ts';
+import { NO_CHECK, NO_KEY_CHECK_LUA, outcomeOf, redisKeysOf, type Outcome } from './redis-counters.ts';
+import type { RedisKeyCheck } from '../state/redis-key-check.ts';
 import { RedisTakes } from './redis-takes.ts';
-
-export type { RedisKeyCheck } from './redis-counters.ts';
-
 
 /**
  * The quota's Lua, after the key check. KEYS: the key check's, then the window and the held
  * slots (the last two). ARGV: the key check's two, operation, now (ms), limit, window length
  * (ms), reservation id, lease end (ms), `slots` when the counter holds slots (CritPt's; the data
- * quota's never does, and skips them; see src/keys/redis.ts, checkOf, for the figure). Returns {allowed (1/0),
+ * quota's never does, and skips them; see src/keys/redis-keys.ts, checkOf, for the figure). Returns {allowed (1/0),
  * count, held, start (-1: no window)}. `merge` (migration) sets the count to the larger of the two, so running
  * it twice adds nothing.
  *

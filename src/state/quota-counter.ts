@@ -1,14 +1,23 @@
 /**
- * What the app needs of a quota store, whichever it is (the state folder's book, or Redis
- * shared by several servers), and the errors a store throws when it cannot count. The app maps
- * those errors to a 503 in one place (src/exchange.ts); no store speaks HTTP.
+ * What the app needs of a quota store, whichever it is (the state folder's, or Redis shared by
+ * several servers). Here, below both keys/ and quota/, with the key record it counts by, so that
+ * neither imports the other.
  */
-import { Unavailable } from '../lib/unavailable.ts';
 import type { Eventually } from '../lib/eventually.ts';
-import type { KeyRecord } from '../keys/record.ts';
-import type { QuotaKind, QuotaStatus } from './window.ts';
+import type { KeyRecord } from './key-record.ts';
 
-export type { QuotaKind, QuotaStatus } from './window.ts';
+/** Counters are kept per kind: the data routes and CritPt gradings have separate quotas. */
+export const QUOTA_KINDS = ['data', 'critpt'] as const;
+export type QuotaKind = (typeof QUOTA_KINDS)[number];
+
+export interface QuotaStatus {
+  limit: number;
+  remaining: number;
+  /** End of the current window (ms); for a scope with no open window, when one opened now would end. */
+  resetAt: number;
+  /** True when no request may be counted until `resetAt`. */
+  exhausted: boolean;
+}
 
 /** A held quota slot: commit counts it (the promise settles once it is durable), release frees it. */
 export interface Reservation {
@@ -62,54 +71,4 @@ export interface QuotaCounter {
   take(kind: QuotaKind, scope: string, limit: number, key?: KeyRecord): Eventually<Taken>;
   /** Hold a slot whose outcome decides whether it counts; commit counts it, release refunds it. */
   reserve(kind: QuotaKind, scope: string, limit: number, key?: KeyRecord): Eventually<Reserved>;
-}
-
-/**
- * The key's record changed since the request was decided with it (another server's keys command
- * revoked, regenerated or changed it): nothing was counted. `record` is the key's record now, or
- * undefined when the key is no longer active.
- */
-export class KeyChanged extends Error {
-  constructor(readonly record: KeyRecord | undefined) {
-    super(record ? 'the key\'s record changed' : 'the key is no longer active');
-    this.name = 'KeyChanged';
-  }
-}
-
-/**
- * State the server cannot read or write right now, so it cannot answer correctly: nothing is
- * served uncounted and no key is judged from state it could not read. `retryAfterSeconds` is
- * how soon trying again makes sense.
- */
-export abstract class StateUnavailable extends Unavailable {}
-
-/** The state folder's quota journal could not be written (a full disk, a folder made read-only). */
-export class JournalUnavailable extends StateUnavailable {
-  readonly retryAfterSeconds = 10;
-  constructor(options?: ErrorOptions) {
-    super('Quota bookkeeping is unavailable (state folder not writable); retry later', options);
-    this.name = 'JournalUnavailable';
-  }
-}
-
-/** The shared state store (Redis) cannot be reached, or refused a command. It reconnects within a second. */
-export class StoreUnavailable extends StateUnavailable {
-  readonly retryAfterSeconds = 2;
-  constructor(options?: ErrorOptions) {
-    super('Quota bookkeeping is unavailable (the shared state store cannot be reached); retry later', options);
-    this.name = 'StoreUnavailable';
-  }
-}
-
-/**
- * The shared store answers but holds no key store: it was emptied (FLUSHALL, a restart without
- * persistence) or never written. Its clients' keys are not invalid, the server lost them: a 503
- * until the operator restores the store, never a 401 that tells them their key is bad.
- */
-export class StoreReset extends StateUnavailable {
-  readonly retryAfterSeconds = 10;
-  constructor() {
-    super('The key store is empty or was reset; retry later');
-    this.name = 'StoreReset';
-  }
 }

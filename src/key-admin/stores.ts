@@ -3,27 +3,28 @@
  * Redis, take in a state folder (`keys migrate`, ./migrate.ts). The file store works as it always has, at
  * once and under its lock (a server's admin listener, in turns: serverFileAdmin); Redis answers later, and its failures are the store's refusals
  * (KeyStoreError: exit status 1). Every change to Redis, and `keys migrate`, leaves its store
- * marker (src/keys/redis.ts), by which the servers tell a reset Redis from a bad key.
+ * marker (src/keys/redis-keys.ts), by which the servers tell a reset Redis from a bad key.
  */
-import { systemClock, type Clock } from '../../lib/clock.ts';
-import type { Eventually } from '../../lib/eventually.ts';
-import { loadKeys, readKeysFileInTurns } from '../file.ts';
-import { changeKeysInTurns, keyInTurns } from '../file-change.ts';
-import { keyPiecesInTurns, type KeyPieces } from '../file-list.ts';
-import { updateKeys } from '../file-append.ts';
-import type { KeyChange } from '../table.ts';
-import { KeyStoreError, keysPath, matchesFilter, type KeyFilter, type KeyRecord } from '../record.ts';
+import { systemClock, type Clock } from '../lib/clock.ts';
+import type { Eventually } from '../lib/eventually.ts';
+import { loadKeys, readKeysFileInTurns } from '../keys/file.ts';
+import { changeKeysInTurns, keyInTurns } from '../keys/file-change.ts';
+import { keyPiecesInTurns, type KeyPieces } from '../keys/file-list.ts';
+import { updateKeys } from '../keys/file-append.ts';
+import type { KeyChange } from '../keys/table.ts';
+import { KeyStoreError, keysPath, matchesFilter, type KeyFilter } from '../keys/record.ts';
+import type { KeyRecord } from '../state/key-record.ts';
 import { usageOf, usageRows, withStatus, type ScopeUsage } from './usage.ts';
-import type { QuotaLimits } from '../../quota/scopes.ts';
-import { readCounts } from '../../quota/replay.ts';
-import { RedisClient, RedisCommandError, RedisUnavailable, type RedisAddress, type ReplicaConfirmation } from '../../redis/client.ts';
-import { RedisKeys } from '../redis.ts';
-import { storeLabel } from '../../redis/address.ts';
-import { RedisQuota } from '../../quota/redis.ts';
-import { fileAudit, redisAudit, type AuditLog } from '../audit.ts';
-import { fileTokenStore, redisTokenStore, type AdminTokenStore } from '../admin-tokens.ts';
+import type { QuotaLimits } from '../quota/scopes.ts';
+import { readCounts } from '../quota/replay.ts';
+import { RedisClient, RedisCommandError, RedisUnavailable, type RedisAddress, type ReplicaConfirmation } from '../redis/client.ts';
+import { RedisKeys } from '../keys/redis-keys.ts';
+import { storeLabel } from '../redis/address.ts';
+import { RedisQuota } from '../quota/redis-quota.ts';
+import { fileAudit, redisAudit, type AuditLog } from '../keys/audit.ts';
+import { fileTokenStore, redisTokenStore, type AdminTokenStore } from '../keys/admin-tokens.ts';
 import { migrateFolder } from './migrate.ts';
-import { LIMITS_REDIS_KEY, parseLimitsRecord, readLimitsFile, type RecordedLimits } from '../../quota/recorded-limits.ts';
+import { LIMITS_REDIS_KEY, parseLimitsRecord, readLimitsFile, type RecordedLimits } from '../quota/recorded-limits.ts';
 
 export interface KeyAdmin {
   /** Where the keys are, for messages. */
@@ -116,7 +117,7 @@ export async function redisAdmin(address: RedisAddress, clock: Clock = systemClo
   const where = storeLabel(address);
   const keys = new RedisKeys(client, { clock });
   const quota = new RedisQuota(client, { clock, leaseMs: 0 });
-  // A store written before the marker existed (src/keys/redis.ts) is adopted by whichever
+  // A store written before the marker existed (src/keys/redis-keys.ts) is adopted by whichever
   // command comes first. Failing that (a read-only replica) keeps no command from reading; a
   // command that writes fails by itself and says why.
   await keys.adopt().catch(() => false);

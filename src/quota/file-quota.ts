@@ -20,10 +20,20 @@
  * reader is at most a second behind the server's own figure, not up to a lease ahead of it.
  */
 import type { Clock } from '../lib/clock.ts';
-import { DURABLE_NOW, settled, type Durable, type QuotaCounter, type Reservation, type Reserved, type Taken } from './counter.ts';
+import {
+  DURABLE_NOW,
+  settled,
+  type Durable,
+  type QuotaCounter,
+  type Reservation,
+  type Reserved,
+  type Taken,
+  type QuotaKind,
+  type QuotaStatus,
+} from '../state/quota-counter.ts';
 import { journalLine, QuotaJournal, type JournalOptions } from './journal.ts';
 import { readLeases } from './replay.ts';
-import { counterId, counterParts, Coverage, WindowCounts, type QuotaKind, type QuotaStatus, type Window, type WindowsCopy } from './window.ts';
+import { counterId, counterParts, Coverage, WindowCounts, type Window, type WindowsCopy } from './window.ts';
 
 
 /** Compact when the journal has grown past this many lines. */
@@ -34,7 +44,7 @@ const EXPIRE_SLOTS_A_TURN = 10_000;
 export const MARK_SERVED_EVERY_MS = 1000;
 
 
-export interface QuotaBookOptions extends JournalOptions {
+export interface FileQuotaOptions extends JournalOptions {
   clock: Clock;
 }
 
@@ -74,7 +84,7 @@ class Batch implements Durable {
   }
 }
 
-/** The counts a state folder holds: its snapshot file, then its journals. */
+/** The counts a state folder holds: its counts file, then its journals. */
 function replay(journal: QuotaJournal, counts: WindowCounts): void {
   journal.load(
     (counter, window) => counts.set(counter, window),
@@ -82,7 +92,7 @@ function replay(journal: QuotaJournal, counts: WindowCounts): void {
   );
 }
 
-export class QuotaBook implements QuotaCounter {
+export class FileQuota implements QuotaCounter {
   private readonly counts = new WindowCounts();
   private readonly journal: QuotaJournal;
   /** The turn's counts not yet written; null when there are none. */
@@ -91,15 +101,18 @@ export class QuotaBook implements QuotaCounter {
   private readonly served = new Set<string>();
   private readonly markTimer: NodeJS.Timeout;
 
-  private constructor(private readonly options: QuotaBookOptions) {
+  private constructor(private readonly options: FileQuotaOptions) {
     this.journal = new QuotaJournal(options);
     this.markTimer = setInterval(() => this.markServed(), MARK_SERVED_EVERY_MS);
     this.markTimer.unref();
   }
 
-  /** Load the snapshot, replay the journals, compact, and open a fresh journal. Throws QuotaStateError on bad state. */
-  static open(options: QuotaBookOptions): QuotaBook {
-    const book = new QuotaBook(options);
+  /**
+   * Load the counts file, replay the journals, compact, and open a fresh journal. Throws
+   * QuotaStateError on bad state.
+   */
+  static open(options: FileQuotaOptions): FileQuota {
+    const book = new FileQuota(options);
     replay(book.journal, book.counts);
     book.compact();
     return book;
@@ -242,7 +255,7 @@ export class QuotaBook implements QuotaCounter {
     return this.counts.openAt(this.options.clock.now(), served);
   }
 
-  /** Fold the journal into a new snapshot file and start a new journal, synchronously; drop ended windows. */
+  /** Fold the journal into a new counts file and start a new journal, synchronously; drop ended windows. */
   compact(): void {
     this.journal.compact(this.current(false));
     this.counts.expire(this.options.clock.now());

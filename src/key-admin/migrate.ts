@@ -8,17 +8,17 @@
  * after carrying the rest, so the operator decides.
  */
 import { existsSync } from 'node:fs';
-import type { Clock } from '../../lib/clock.ts';
-import type { RedisClient } from '../../redis/client.ts';
-import { readWindows } from '../../quota/book.ts';
-import type { RedisQuota } from '../../quota/redis.ts';
-import { counterParts } from '../../quota/window.ts';
-import { fileTokenStore, importTokens } from '../admin-tokens.ts';
-import { AUDIT_FILE } from '../audit.ts';
-import { carryAudit } from '../audit-carry.ts';
-import { loadKeys } from '../file.ts';
-import { KeyStoreError } from '../record.ts';
-import type { RedisKeys } from '../redis.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { RedisClient } from '../redis/client.ts';
+import { readWindows } from '../quota/file-quota.ts';
+import type { RedisQuota } from '../quota/redis-quota.ts';
+import { counterParts } from '../quota/window.ts';
+import { fileTokenStore, importTokens } from '../keys/admin-tokens.ts';
+import { AUDIT_FILE } from '../keys/audit.ts';
+import { carryAudit } from '../keys/audit-carry.ts';
+import { loadKeys } from '../keys/file.ts';
+import { KeyStoreError } from '../keys/record.ts';
+import type { RedisKeys } from '../keys/redis-keys.ts';
 
 export interface MigrationTarget {
   client: RedisClient;

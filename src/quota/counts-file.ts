@@ -13,8 +13,8 @@
  */
 import { WINDOW_MS, type Window, type WindowsCopy } from './window.ts';
 
-export const SNAPSHOT_FILE = 'quota.json';
-export const SNAPSHOT_FORMAT = 3;
+export const COUNTS_FILE = 'quota.json';
+export const COUNTS_FORMAT = 3;
 /** Format 1, one JSON object, and format 2, lines without SERVED: read, never written. */
 const OBJECT_FORMAT = 1;
 const LINES_FORMAT = 2;
@@ -24,9 +24,9 @@ export const LINES_PER_SLICE = 2_000;
 export class QuotaStateError extends Error {}
 
 /** The header, then the windows' lines in slices of LINES_PER_SLICE. */
-export function* snapshotText(nextJournal: number, windows: WindowsCopy): Generator<string> {
+export function* countsText(nextJournal: number, windows: WindowsCopy): Generator<string> {
   const { counters, starts, counts, served, now } = windows;
-  yield `${JSON.stringify({ format: SNAPSHOT_FORMAT, next_journal: nextJournal, windows: windows.length })}\n`;
+  yield `${JSON.stringify({ format: COUNTS_FORMAT, next_journal: nextJournal, windows: windows.length })}\n`;
   for (let from = 0; from < counters.length; from += LINES_PER_SLICE) {
     let text = '';
     const to = Math.min(counters.length, from + LINES_PER_SLICE);
@@ -41,7 +41,7 @@ export function* snapshotText(nextJournal: number, windows: WindowsCopy): Genera
 const refuse = (path: string, why: string) =>
   new QuotaStateError(`quota state ${path} ${why}; refusing to start rather than reset counters. Restore it from a backup, or delete it to reset every quota.`);
 
-const NOT_A_SNAPSHOT = `is not a quota snapshot of format ${OBJECT_FORMAT}, ${LINES_FORMAT} or ${SNAPSHOT_FORMAT}`;
+const NOT_A_COUNTS_FILE = `is not a quota snapshot of format ${OBJECT_FORMAT}, ${LINES_FORMAT} or ${COUNTS_FORMAT}`;
 
 const isWindow = (start: unknown, count: unknown) => Number.isSafeInteger(start) && Number.isSafeInteger(count) && (count as number) >= 0;
 
@@ -49,7 +49,7 @@ const isWindow = (start: unknown, count: unknown) => Number.isSafeInteger(start)
 type Restore = (counter: string, window: Window, served: number) => void;
 
 /** Read quota.json's text into `restore`; returns the first journal not folded into it. Throws QuotaStateError. */
-export function parseSnapshot(path: string, text: string, restore: Restore): number {
+export function parseCounts(path: string, text: string, restore: Restore): number {
   const firstEnd = text.indexOf('\n');
   let header: { format?: unknown; next_journal?: unknown; windows?: unknown };
   try {
@@ -57,12 +57,13 @@ export function parseSnapshot(path: string, text: string, restore: Restore): num
   } catch (error) {
     throw refuse(path, `is corrupt (not JSON: ${(error as Error).message})`);
   }
-  if (header === null || typeof header !== 'object') throw refuse(path, NOT_A_SNAPSHOT);
+  if (header === null || typeof header !== 'object') throw refuse(path, NOT_A_COUNTS_FILE);
   const next = header.next_journal;
-  if (!Number.isSafeInteger(next) || (next as number) < 1) throw refuse(path, NOT_A_SNAPSHOT);
+  if (!Number.isSafeInteger(next) || (next as number) < 1) throw refuse(path, NOT_A_COUNTS_FILE);
   if (header.format === OBJECT_FORMAT) return parseObjectFormat(path, header.windows, restore, next as number);
-  if ((header.format !== SNAPSHOT_FORMAT && header.format !== LINES_FORMAT) || !Number.isSafeInteger(header.windows)) throw refuse(path, NOT_A_SNAPSHOT);
-  const read = parseLines(path, text, firstEnd + 1, restore, header.format === SNAPSHOT_FORMAT);
+  const known = header.format === COUNTS_FORMAT || header.format === LINES_FORMAT;
+  if (!known || !Number.isSafeInteger(header.windows)) throw refuse(path, NOT_A_COUNTS_FILE);
+  const read = parseLines(path, text, firstEnd + 1, restore, header.format === COUNTS_FORMAT);
   // A file cut short (or grown) is corrupt, whole lines or not: the header says how many.
   if (read !== header.windows) throw refuse(path, `is corrupt (${read} windows, its header says ${String(header.windows)})`);
   return next as number;
@@ -70,7 +71,7 @@ export function parseSnapshot(path: string, text: string, restore: Restore): num
 
 function parseObjectFormat(path: string, windows: unknown, restore: Restore, next: number): number {
   const ok = windows !== null && typeof windows === 'object' && Object.values(windows).every((w) => w !== null && typeof w === 'object' && isWindow(w.start, w.count));
-  if (!ok) throw refuse(path, NOT_A_SNAPSHOT);
+  if (!ok) throw refuse(path, NOT_A_COUNTS_FILE);
   for (const [counter, window] of Object.entries(windows as Record<string, Window>)) restore(counter, window, window.count);
   return next;
 }

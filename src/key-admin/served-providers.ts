@@ -5,9 +5,9 @@
  */
 import { readlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { KeyStoreError } from '../record.ts';
-import { CURRENT_LINK, readManifest, type Manifest } from '../../shared/manifest.ts';
-import { closestName } from '../../shared/closest-name.ts';
+import { KeyStoreError } from '../keys/record.ts';
+import { CURRENT_LINK, readManifest, type Manifest } from '../shared/manifest.ts';
+import { closestName } from '../shared/closest-name.ts';
 
 const MEASUREMENTS_ROUTE = 'language.provider.measurements';
 

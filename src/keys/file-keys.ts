@@ -6,12 +6,13 @@
 import { closeSync, fstatSync, statSync } from 'node:fs';
 import { headerAt, parseRecordLine, invalidStore, type KeysHeader } from './file-format.ts';
 import { KeyFileUnreadable, openKeysFile, readBytes, readLines, readWhole, sameStamp, stampOf, unreadable, type FileStamp } from './file.ts';
-import { hashKey, KEY_PATTERN, keysPath, KeyStoreError, type KeyLookup, type KeyRecord } from './record.ts';
+import { hashKey, KEY_PATTERN, keysPath, KeyStoreError } from './record.ts';
+import type { KeyLookup, KeyRecord } from '../state/key-record.ts';
 import { ensurePrivateDir } from '../shared/state-files.ts';
 import { replacedLines } from './file-replaced.ts';
 import { settled } from './file-settled.ts';
 
-export interface KeyStoreOptions {
+export interface FileKeysOptions {
   /** How often to look for changes to the file (see refresh); default every lookup. */
   recheck?: 'every-lookup' | 'every-turn';
   /** Called before each read of the file, whole or its new lines (a test counts them, or makes one fail). */
@@ -68,7 +69,7 @@ const TAIL_BYTES = 64;
  * and cannot be read, or no longer holds valid keys, the keys in memory are known to be stale:
  * lookup refuses to answer from them (the server decides how long to wait: fresh-keys.ts).
  */
-export class KeyStore implements KeyLookup {
+export class FileKeys implements KeyLookup {
   private index = new ActiveKeys();
   private followed: Followed | null = null;
   /** A version of the file found broken (a bad hand edit), by its stamp: not read again until it changes. */
@@ -92,9 +93,9 @@ export class KeyStore implements KeyLookup {
   ) {}
 
   /** Load the store; throws KeyStoreError when the file is unreadable or invalid. No file: no keys yet. */
-  static open(stateDir: string, options: KeyStoreOptions = {}): KeyStore {
+  static open(stateDir: string, options: FileKeysOptions = {}): FileKeys {
     ensurePrivateDir(stateDir);
-    const store = new KeyStore(keysPath(stateDir), options.recheck ?? 'every-lookup', options.beforeRead ?? (() => {}));
+    const store = new FileKeys(keysPath(stateDir), options.recheck ?? 'every-lookup', options.beforeRead ?? (() => {}));
     const problem = store.check();
     if (problem) {
       store.close();

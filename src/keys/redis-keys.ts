@@ -21,14 +21,15 @@
  */
 import { LRUCache } from 'lru-cache';
 import { listTable, type KeyChange } from './table.ts';
-import { freezeRecord, hashKey, KEY_PATTERN, KeyStoreError, type KeyLookup, type KeyRecord } from './record.ts';
+import { freezeRecord, hashKey, KEY_PATTERN, KeyStoreError } from './record.ts';
+import type { KeyLookup, KeyRecord } from '../state/key-record.ts';
 import { systemClock, type Clock } from '../lib/clock.ts';
 import type { Conditions } from '../lib/conditions.ts';
 import type { RedisClient } from '../redis/client.ts';
 import { UNWATCHED, type RefusalWatch } from '../redis/refusals.ts';
-import { unavailable } from '../quota/redis-errors.ts';
-import type { RedisKeyCheck } from '../quota/redis.ts';
-import { KeyChanged, StoreReset } from '../quota/counter.ts';
+import { unavailable } from '../state/redis-errors.ts';
+import type { RedisKeyCheck } from '../state/redis-key-check.ts';
+import { KeyChanged, StoreReset } from '../state/errors.ts';
 import type { Eventually } from '../lib/eventually.ts';
 import type { Reply } from '../redis/resp.ts';
 import { ADOPT, INDEX, KEY_CHANGED, KEY_CHECK_LUA, LOOKUP, LOOKUP_KEYS, NO_STORE, PUT, RECORDS, STORE_MARKER } from './redis-scripts.ts';
@@ -108,7 +109,7 @@ export class RedisKeys implements KeyLookup, RedisKeyCheck {
    * What KEY_CHECK_LUA is given to check `record`: its hash and its JSON as this server holds it
    * ('' when it holds another: the check then says changed). The JSON itself, compared as a
    * string, not a digest of it: Redis's sha1hex of each record was most of the check's cost
-   * (with the data quota's slots skipped, src/quota/redis.ts, a counted request's script went
+   * (with the data quota's slots skipped, src/quota/redis-quota.ts, a counted request's script went
    * from 20-23 to 17 µs of Redis's time, INFO commandstats, the two alternated).
    */
   checkOf(record: KeyRecord): [string, string] {

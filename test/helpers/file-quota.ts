@@ -2,8 +2,8 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { QuotaBook } from '../../src/quota/book.ts';
-import { settled } from '../../src/quota/counter.ts';
+import { FileQuota } from '../../src/quota/file-quota.ts';
+import { settled } from '../../src/state/quota-counter.ts';
 import { journalNumber } from '../../src/quota/replay.ts';
 
 export const HOUR = 3_600_000;
@@ -21,7 +21,7 @@ export function fixture() {
     /** Bytes a failing write still gets onto the disk before it throws (a short write). */
     partialBytes: 0,
     open: () =>
-      QuotaBook.open({
+      FileQuota.open({
         stateDir: dir,
         clock,
         log: (l) => logs.push(l),
@@ -44,7 +44,7 @@ export const header = (dir: string) => JSON.parse(readFileSync(join(dir, 'quota.
 export const windowLines = (dir: string) => readFileSync(join(dir, 'quota.json'), 'utf8').split('\n').slice(1).filter(Boolean).map((line) => JSON.parse(line));
 
 /** Count n requests and wait until each is in the journal. */
-export async function takeMany(book: QuotaBook, scope: string, limit: number, n: number): Promise<number> {
+export async function takeMany(book: FileQuota, scope: string, limit: number, n: number): Promise<number> {
   let counted = 0;
   for (let i = 0; i < n; i++) {
     const { durable } = book.take('data', scope, limit);

@@ -3,9 +3,10 @@
  * scopes and limits from the keys, the counts from the state folder (src/quota/replay.ts, read
  * beside a running server) or from Redis (admin.ts).
  */
-import type { KeyRecord } from '../record.ts';
-import { critptScope, dataLimit, quotaScope, type QuotaLimits } from '../../quota/scopes.ts';
-import { counterId, WINDOW_MS, type QuotaKind, type QuotaStatus, type WindowCounts } from '../../quota/window.ts';
+import type { KeyRecord } from '../state/key-record.ts';
+import { critptScope, dataLimit, quotaScope, type QuotaLimits } from '../quota/scopes.ts';
+import { counterId, WINDOW_MS, type WindowCounts } from '../quota/window.ts';
+import type { QuotaKind, QuotaStatus } from '../state/quota-counter.ts';
 
 export interface ScopeUsage {
   kind: QuotaKind;

@@ -1,7 +1,7 @@
 /** Redis's failures as the store's errors, for the key and quota modules that speak to it. */
 import { RedisCommandError, RedisUnavailable } from '../redis/client.ts';
 import type { RefusalWatch } from '../redis/refusals.ts';
-import { StoreUnavailable } from './counter.ts';
+import { StoreUnavailable } from './errors.ts';
 
 /**
  * A failure to reach Redis (or a refusal by it) becomes StoreUnavailable, which the app answers
