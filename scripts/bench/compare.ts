@@ -5,7 +5,7 @@
 import { rmSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { FLAGS } from '../../src/config.ts';
+import { SERVER_FLAGS } from '../../src/server-flags.ts';
 import { freePort } from '../processes.ts';
 import { stageBaseline } from './baseline.ts';
 import { startFloor } from './floor.ts';
@@ -181,7 +181,7 @@ export async function compare(options: CompareOptions): Promise<void> {
     build: stage.build,
     pack: readPackSizes(stage.snapshotDir),
     startupMs,
-    peakRssMb: { benchCache: benchCacheRss, benchCacheMb: BENCH_CACHE_MB, defaultCache: defaultCacheRss, defaultCacheMb: Number(FLAGS['cache-mb'].default), nginxWorker: nginxRss, before: beforeRss },
+    peakRssMb: { benchCache: benchCacheRss, benchCacheMb: BENCH_CACHE_MB, defaultCache: defaultCacheRss, defaultCacheMb: SERVER_FLAGS['cache-mb'].default, nginxWorker: nginxRss, before: beforeRss },
     baseline: baseline?.label ?? null,
     rows,
     countingCost,

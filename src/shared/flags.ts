@@ -18,21 +18,22 @@ export function parseFlags<const T extends ParseArgsConfig>(config: T): ReturnTy
   try {
     return parseArgs(config);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw unknownFlag(config);
-    throw new UsageError((error as Error).message);
+    // An unknown flag is named even when parseArgs complained first of what followed it: the
+    // value of `--prot 8080` is an operand to a command that takes none.
+    throw unknownFlag(config) ?? new UsageError((error as Error).message);
   }
 }
 
 /**
- * The first flag of `config.args` that `config` does not take, and the closest one it does. Found
- * from parseArgs's tokens rather than its message, whose wording is node's to change.
+ * The first flag of `config.args` that `config` does not take, and the closest one it does; null
+ * when it takes them all. Found from parseArgs's tokens rather than its message, whose wording is
+ * node's to change.
  */
-function unknownFlag(config: ParseArgsConfig): UsageError {
+function unknownFlag(config: ParseArgsConfig): UsageError | null {
   const known = Object.keys(config.options ?? {});
-  const { tokens } = parseArgs({ ...config, strict: false, tokens: true });
+  const { tokens } = parseArgs({ ...config, strict: false, allowPositionals: true, tokens: true });
   const token = tokens.find((t) => t.kind === 'option' && !known.includes(t.name));
-  // parseArgs refused a flag, so a token names it; the guard keeps its message if one ever does not.
-  if (token?.kind !== 'option') return new UsageError('unknown option');
+  if (token?.kind !== 'option') return null;
   // A one-letter flag (-x) has no long name to be a misspelling of. Two edits at least, as two
   // letters swapped (--prot) are, the commonest slip in a name as short as most flags'.
   const mostEdits = Math.max(2, Math.floor(token.name.length / 3));
