@@ -89,13 +89,15 @@ export function readFlags<F extends FlagTable>(
     allowPositionals,
   });
   const given = new Set<keyof F & string>();
+  // --help answers with the usage even when a variable holds what the command would refuse.
+  if (parsed.values.help === true) return { values: flagDefaults(table), given, positionals: parsed.positionals, help: true };
   const values: Record<string, unknown> = {};
   for (const [name, flag] of Object.entries(table)) {
     const found = (parsed.values as Record<string, unknown>)[name];
     if (found !== undefined) given.add(name);
     values[name] = found === undefined ? fromEnvironment(name, flag, env) : fromCommandLine(name, flag, found);
   }
-  return { values: values as FlagValues<F>, given, positionals: parsed.positionals, help: parsed.values.help === true };
+  return { values: values as FlagValues<F>, given, positionals: parsed.positionals, help: false };
 }
 
 function fromCommandLine(name: string, flag: Flag<unknown>, found: unknown): unknown {
