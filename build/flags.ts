@@ -13,8 +13,18 @@ export const BUILD_FLAGS = {
     'every file in one run; exit 1 if any'),
   data: { value: 'DIR', default: d.dataDir, parse: asText, help: 'the datasets' },
   out: { value: 'DIR', default: d.outDir, parse: asText, help: 'the snapshot folder the server reads' },
-  'page-size': { value: 'N', default: d.pageSize, parse: integerFrom(1, 10000), help: 'items per page of the paginated lists' },
-  'stats-days': { value: 'N', default: d.statsDays, parse: integerFrom(1, 90), help: 'days of measurements the medians and percentiles cover' },
+  'page-size': {
+    value: 'N',
+    default: d.pageSize,
+    parse: integerFrom(1, 10000),
+    help: 'items per page of the paginated lists',
+  },
+  'stats-days': {
+    value: 'N',
+    default: d.statsDays,
+    parse: integerFrom(1, 90),
+    help: 'days of measurements the medians and percentiles cover',
+  },
   'as-of': flagRow<string | undefined>({
     value: 'DATE',
     default: undefined,
@@ -23,8 +33,18 @@ export const BUILD_FLAGS = {
     help: 'end of those days, YYYY-MM-DD or an ISO 8601 time',
   }),
   force: switchFlag('build even when the inputs are unchanged, compressing every body anew'),
-  'gzip-level': { value: 'N', default: d.levels.gzip, parse: integerFrom(1, 9), help: 'gzip level of the stored gzip variants, 1-9' },
-  'brotli-level': { value: 'N', default: d.levels.brotli, parse: integerFrom(1, 11), help: 'brotli level of the stored br variants, 1-11' },
+  'gzip-level': {
+    value: 'N',
+    default: d.levels.gzip,
+    parse: integerFrom(1, 9),
+    help: 'gzip level of the stored gzip variants, 1-9',
+  },
+  'brotli-level': {
+    value: 'N',
+    default: d.levels.brotli,
+    parse: integerFrom(1, 11),
+    help: 'brotli level of the stored br variants, 1-11',
+  },
   'min-samples': {
     value: 'N',
     default: d.arena.minSamples,

@@ -8,7 +8,9 @@ import { SERVER_FLAGS } from '../src/server-flags.ts';
 import { asText, flagRow, switchFlag, type FlagTable } from '../src/shared/flag-table.ts';
 
 /** A flag a command reads itself (a quota or a limit is checked where it is used). */
-const optionalText = (value: string, help: string) => flagRow<string | undefined>({ value, default: undefined, parse: asText, help });
+function optionalText(value: string, help: string) {
+  return flagRow<string | undefined>({ value, default: undefined, parse: asText, help });
+}
 
 export const KEYS_FLAGS = {
   state: SERVER_FLAGS.state,
@@ -16,9 +18,15 @@ export const KEYS_FLAGS = {
   'store-ca': SERVER_FLAGS['store-ca'],
   'store-cert': SERVER_FLAGS['store-cert'],
   'store-key': SERVER_FLAGS['store-key'],
-  'store-replicas': { ...SERVER_FLAGS['store-replicas'], help: 'with Redis: a change is done only once N replicas have it (`WAIT`)' },
+  'store-replicas': {
+    ...SERVER_FLAGS['store-replicas'],
+    help: 'with Redis: a change is done only once N replicas have it (`WAIT`)',
+  },
   'store-replicas-timeout': SERVER_FLAGS['store-replicas-timeout'],
-  snapshot: { ...SERVER_FLAGS.snapshot, help: 'snapshot folder whose current build names the providers a grant may name' },
+  snapshot: {
+    ...SERVER_FLAGS.snapshot,
+    help: 'snapshot folder whose current build names the providers a grant may name',
+  },
   json: switchFlag('print JSON instead of text'),
   tier: optionalText('TIER', 'create: free, pro or commercial'),
   org: optionalText('ORG', 'create: the organisation the key is for'),

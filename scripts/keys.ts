@@ -37,7 +37,9 @@ export type { Output } from './keys-print.ts';
 
 type OptionName = KeysFlag;
 /** The flags every command takes. */
-const COMMON: readonly OptionName[] = ['state', 'store', 'store-ca', 'store-cert', 'store-key', 'store-replicas', 'store-replicas-timeout', 'json'];
+const COMMON: readonly OptionName[] = [
+  'state', 'store', 'store-ca', 'store-cert', 'store-key', 'store-replicas', 'store-replicas-timeout', 'json',
+];
 
 const COMMANDS: Record<string, { operands: readonly string[]; options: readonly OptionName[] }> = {
   create: { operands: [], options: ['tier', 'org', 'user', 'scope', 'quota', 'grant', 'critpt', 'force', 'snapshot'] },

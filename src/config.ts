@@ -97,7 +97,12 @@ function serverOptions(v: ServerFlagValues): ServerOptions {
     maxConnectionsPerClient: v['max-connections-per-client'],
     stopGraceSeconds: v['stop-grace'],
     keysGraceSeconds: v['keys-grace'],
-    limits: { free: v['quota-free'], pro: v['quota-pro'], commercialDefault: v['quota-commercial'], critpt: v['quota-critpt'] },
+    limits: {
+      free: v['quota-free'],
+      pro: v['quota-pro'],
+      commercialDefault: v['quota-commercial'],
+      critpt: v['quota-critpt'],
+    },
     counting: !v['no-counting'],
     adminPort: v['admin-port'],
     adminHost: v['admin-host'],
@@ -112,7 +117,8 @@ function serverOptions(v: ServerFlagValues): ServerOptions {
   const smallest = Math.min(options.critptUploadBudgetBytes, options.critptUserUploadBytes);
   if (smallest < options.critptMaxBodyBytes) {
     const limit = options.critptMaxBodyBytes / MIB;
-    throw new UsageError(`--critpt-upload-budget-mb and --critpt-user-upload-mb must each be at least --critpt-max-body-mb (${limit})`);
+    const budgets = '--critpt-upload-budget-mb and --critpt-user-upload-mb';
+    throw new UsageError(`${budgets} must each be at least --critpt-max-body-mb (${limit})`);
   }
   return options;
 }
@@ -138,7 +144,9 @@ export function storeOption(text: string, tlsFiles: TlsFiles = {}): ServerOption
   try {
     address = /^rediss?-sentinel:/.test(text) ? parseSentinelUrl(text) : parseRedisUrl(text);
   } catch (error) {
-    const forms = 'file or redis://HOST:PORT[/DB] (rediss:// for TLS; or redis-sentinel://HOST:PORT[,HOST:PORT...]/MASTER_NAME[/DB])';
+    const forms =
+      'file or redis://HOST:PORT[/DB] (rediss:// for TLS; ' +
+      'or redis-sentinel://HOST:PORT[,HOST:PORT...]/MASTER_NAME[/DB])';
     throw new UsageError(`--store must be ${forms}: ${(error as Error).message}`);
   }
   if (address.tls === null) {
@@ -173,11 +181,17 @@ function flagValue<F extends ServerFlag>(flag: F, text: string | undefined): Ser
   return text === undefined ? row.default : row.parse(text, flag);
 }
 
+/** Where keys and quota counters live, and how many replicas a count waits for. */
+export interface StoreSettings {
+  store: ServerOptions['store'];
+  replicas: StoreReplicas;
+}
+
 /** The flags that say where the store is and how counts are confirmed. */
 export type StoreFlag = 'store' | 'store-ca' | 'store-cert' | 'store-key' | 'store-replicas' | 'store-replicas-timeout';
 
 /** The store, its TLS files and the replicas a count waits for, from the store flags' values. */
-export function storeOf(v: Pick<ServerFlagValues, StoreFlag>): { store: ServerOptions['store']; replicas: StoreReplicas } {
+export function storeOf(v: Pick<ServerFlagValues, StoreFlag>): StoreSettings {
   const store = storeOption(v.store, { ca: v['store-ca'], cert: v['store-cert'], key: v['store-key'] });
   return { store, replicas: replicasOf(store, v['store-replicas'], v['store-replicas-timeout']) };
 }
@@ -187,7 +201,7 @@ export function storeOf(v: Pick<ServerFlagValues, StoreFlag>): { store: ServerOp
  * its environment variable, as the caller reads them): the one reading of the server, the keys
  * command and the soak, so each refuses the same things the same way.
  */
-export function storeSettings(get: (flag: StoreFlag) => string | undefined): ReturnType<typeof storeOf> {
+export function storeSettings(get: (flag: StoreFlag) => string | undefined): StoreSettings {
   return storeOf({
     store: flagValue('store', get('store')),
     'store-ca': flagValue('store-ca', get('store-ca')),

@@ -27,9 +27,27 @@ function httpUrl(text: string, name: string): string {
 
 export const SERVER_FLAGS = {
   port: { value: 'N', env: 'PORT', default: 8080, parse: integerFrom(0, 65535), help: 'TCP port; 0 picks a free one' },
-  host: { value: 'H', env: 'HOST', default: '127.0.0.1', parse: asText, help: 'address to listen on (put a TLS reverse proxy in front)' },
-  snapshot: { value: 'DIR', env: 'SNAPSHOT_DIR', default: 'snapshot', parse: asText, help: 'folder holding `current` and the builds' },
-  state: { value: 'DIR', env: 'STATE_DIR', default: 'state', parse: asText, help: 'private folder for keys and quota counters' },
+  host: {
+    value: 'H',
+    env: 'HOST',
+    default: '127.0.0.1',
+    parse: asText,
+    help: 'address to listen on (put a TLS reverse proxy in front)',
+  },
+  snapshot: {
+    value: 'DIR',
+    env: 'SNAPSHOT_DIR',
+    default: 'snapshot',
+    parse: asText,
+    help: 'folder holding `current` and the builds',
+  },
+  state: {
+    value: 'DIR',
+    env: 'STATE_DIR',
+    default: 'state',
+    parse: asText,
+    help: 'private folder for keys and quota counters',
+  },
   // Read with the TLS files it may need, in src/config.ts's storeOption.
   store: {
     value: 'S',
@@ -39,8 +57,9 @@ export const SERVER_FLAGS = {
     help:
       '`file` (the state folder), `redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]` (`rediss://...` for TLS) or ' +
       '`redis-sentinel://[[USER]:PASSWORD@]HOST:PORT[,HOST:PORT...]/MASTER_NAME[/DB]' +
-      '[?sentinel_username=USER&sentinel_password=PASSWORD]` (`rediss-sentinel://...` for TLS; the primary a majority ' +
-      'of the sentinels names), shared by several servers (see [Running several servers](#running-several-servers))',
+      '[?sentinel_username=USER&sentinel_password=PASSWORD]` (`rediss-sentinel://...` for TLS; ' +
+      'the primary a majority of the sentinels names), shared by several servers ' +
+      '(see [Running several servers](#running-several-servers))',
   },
   'store-ca': flagRow<string | undefined>({
     value: 'FILE',
@@ -48,14 +67,18 @@ export const SERVER_FLAGS = {
     default: undefined,
     shownDefault: "the system's roots",
     parse: asText,
-    help: "with TLS: PEM file of the CA that signed Redis's certificate (see [Redis in production](#redis-in-production))",
+    help:
+      "with TLS: PEM file of the CA that signed Redis's certificate " +
+      '(see [Redis in production](#redis-in-production))',
   }),
   'store-cert': flagRow<string | undefined>({
     value: 'FILE',
     env: 'STORE_CERT',
     default: undefined,
     parse: asText,
-    help: 'with TLS: PEM client certificate, for a Redis that asks for one (`tls-auth-clients yes`); needs `--store-key`',
+    help:
+      'with TLS: PEM client certificate, for a Redis that asks for one (`tls-auth-clients yes`); ' +
+      'needs `--store-key`',
   }),
   'store-key': flagRow<string | undefined>({
     value: 'FILE',
@@ -80,7 +103,13 @@ export const SERVER_FLAGS = {
     parse: integerFrom(1, REPLICAS_TIMEOUT_MS.max),
     help: `milliseconds a count waits for those replicas (1 to ${REPLICAS_TIMEOUT_MS.max})`,
   },
-  'cache-mb': { value: 'N', env: 'CACHE_MB', default: 48, parse: integerFrom(1, 65536), help: 'MiB of response bodies kept in memory (LRU)' },
+  'cache-mb': {
+    value: 'N',
+    env: 'CACHE_MB',
+    default: 48,
+    parse: integerFrom(1, 65536),
+    help: 'MiB of response bodies kept in memory (LRU)',
+  },
   'send-timeout': {
     value: 'N',
     env: 'SEND_TIMEOUT',
@@ -134,7 +163,13 @@ export const SERVER_FLAGS = {
     parse: integerFrom(0, 65535),
     help: 'port of the admin listener (key management API and page, admin tokens only); 0 picks a free one',
   }),
-  'admin-host': { value: 'H', env: 'ADMIN_HOST', default: '127.0.0.1', parse: asText, help: 'address of the admin listener' },
+  'admin-host': {
+    value: 'H',
+    env: 'ADMIN_HOST',
+    default: '127.0.0.1',
+    parse: asText,
+    help: 'address of the admin listener',
+  },
   'quota-free': {
     value: 'N',
     env: 'QUOTA_FREE',
@@ -142,7 +177,13 @@ export const SERVER_FLAGS = {
     parse: integerFrom(0, 1e9),
     help: 'requests per window for Free keys',
   },
-  'quota-pro': { value: 'N', env: 'QUOTA_PRO', default: DEFAULT_LIMITS.pro, parse: integerFrom(0, 1e9), help: 'requests per window for Pro keys' },
+  'quota-pro': {
+    value: 'N',
+    env: 'QUOTA_PRO',
+    default: DEFAULT_LIMITS.pro,
+    parse: integerFrom(0, 1e9),
+    help: 'requests per window for Pro keys',
+  },
   'quota-commercial': {
     value: 'N',
     env: 'QUOTA_COMMERCIAL',
@@ -164,7 +205,13 @@ export const SERVER_FLAGS = {
     parse: httpUrl,
     help: 'the CritPt grading service',
   }),
-  'critpt-timeout': { value: 'S', env: 'CRITPT_TIMEOUT', default: 30 * 60, parse: integerFrom(1, 24 * 3600), help: 'seconds a grading may take' },
+  'critpt-timeout': {
+    value: 'S',
+    env: 'CRITPT_TIMEOUT',
+    default: 30 * 60,
+    parse: integerFrom(1, 24 * 3600),
+    help: 'seconds a grading may take',
+  },
   'critpt-max-body-mb': {
     value: 'N',
     env: 'CRITPT_MAX_BODY_MB',

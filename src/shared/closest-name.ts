@@ -20,7 +20,11 @@ export function editDistance(a: string, b: string): number {
  * The known name a misspelt one most likely meant: at most `mostEdits` edits off (by default a
  * third of its letters, and at least one), else null.
  */
-export function closestName(name: string, known: Iterable<string>, mostEdits = Math.max(1, Math.floor(name.length / 3))): string | null {
+export function closestName(
+  name: string,
+  known: Iterable<string>,
+  mostEdits = Math.max(1, Math.floor(name.length / 3)),
+): string | null {
   let best: string | null = null;
   let bestDistance = mostEdits + 1;
   for (const candidate of known) {

@@ -54,7 +54,8 @@ export function flagsUsage(table: FlagTable): string {
   const lines = Object.entries(table).flatMap(([name, flag], i) => {
     // A switch is off unless given: its default goes without saying.
     const shown = flag.value ? defaultText(flag) : null;
-    const said = [variable(flag) && `env ${variable(flag)}`, shown !== null && `default ${shown}`].filter(Boolean).join(', ');
+    const notes = [variable(flag) && `env ${variable(flag)}`, shown !== null && `default ${shown}`];
+    const said = notes.filter(Boolean).join(', ');
     const help = plainText(said ? `${flag.help} (${said})` : flag.help);
     return wrapped(`  ${labels[i]}`.padEnd(column), ' '.repeat(column), help, HELP_WIDTH);
   });

@@ -90,7 +90,9 @@ export function readFlags<F extends FlagTable>(
   });
   const given = new Set<keyof F & string>();
   // --help answers with the usage even when a variable holds what the command would refuse.
-  if (parsed.values.help === true) return { values: flagDefaults(table), given, positionals: parsed.positionals, help: true };
+  if (parsed.values.help === true) {
+    return { values: flagDefaults(table), given, positionals: parsed.positionals, help: true };
+  }
   const values: Record<string, unknown> = {};
   for (const [name, flag] of Object.entries(table)) {
     const found = (parsed.values as Record<string, unknown>)[name];
