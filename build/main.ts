@@ -1,38 +1,23 @@
 /**
  * `npm run build -- [options]`: the datasets of a data folder into a snapshot (see USAGE).
  */
-import { integerFlag, parseFlags, UsageError } from '../src/shared/flags.ts';
-import { DEFAULT_BUILD_OPTIONS, runBuild, type BuildOptions } from './build.ts';
+import { flagsUsage } from '../src/shared/flag-help.ts';
+import { readFlags } from '../src/shared/flag-table.ts';
+import { UsageError } from '../src/shared/flags.ts';
+import { runBuild, type BuildOptions } from './build.ts';
+import { BUILD_FLAGS } from './flags.ts';
 import { BodySchemaError } from './check-bodies.ts';
 import { checkData } from './check.ts';
 import { DatasetError, formatProblem } from './problems.ts';
 
-const d = DEFAULT_BUILD_OPTIONS;
-const USAGE = `usage: npm run build -- [--check] [--data DIR] [--out DIR] [--page-size N] [--stats-days N] [--as-of DATE] [--force] [--gzip-level 1-9] [--brotli-level 1-11] [--min-samples N] [--image-first-party-only] [--keep N] [--quiet]
+const USAGE = `usage: npm run build -- [options]
 
 Build the datasets of a data folder into a snapshot: every answer precomputed and compressed,
 checked against its schema, written to OUT/<build-id>/, read back, then OUT/current switched to
 it atomically (a running server follows within a second). Nothing changes when a build fails.
 
 options:
-  --check           check the data and every answer it makes, as a build does, and write
-                    nothing: every problem of every file in one run; exit 1 if any
-  --data DIR        the datasets (default: ${d.dataDir})
-  --out DIR         the snapshot folder the server reads (default: ${d.outDir})
-  --page-size N     items per page of the paginated lists (default: ${d.pageSize})
-  --stats-days N    days of measurements the medians and percentiles cover (default: ${d.statsDays})
-  --as-of DATE      end of those days, YYYY-MM-DD or an ISO 8601 time (default: the newest
-                    measurement's time)
-  --force           build even when the inputs are unchanged, compressing every body anew
-  --gzip-level N    gzip level of the stored gzip variants, 1-9 (default: ${d.levels.gzip})
-  --brotli-level N  brotli level of the stored br variants, 1-11 (default: ${d.levels.brotli})
-  --min-samples N   appearances an image or video arena entry needs to be ranked and listed
-                    (default: ${d.arena.minSamples})
-  --image-first-party-only
-                    list only first-party entries on the image leaderboards
-  --keep N          earlier builds kept beside the current one (default: ${d.keep})
-  --quiet           no progress lines
-  --help            this text
+${flagsUsage(BUILD_FLAGS)}
 
 The build id and the manifest carry the data's as-of time, or SOURCE_DATE_EPOCH (seconds
 since 1970) when it is set, never the time of the build: two builds of the same inputs into
@@ -47,39 +32,21 @@ function sourceDateEpoch(text: string | undefined): number | undefined {
 
 /** The options of a build, whether only to check (`--check`), or 'help' when the usage was asked for. */
 export function parseBuildArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): (BuildOptions & { check: boolean }) | 'help' {
-  const { values: v } = parseFlags({
-    args: argv,
-    options: {
-      data: { type: 'string' },
-      out: { type: 'string' },
-      'page-size': { type: 'string' },
-      'stats-days': { type: 'string' },
-      'as-of': { type: 'string' },
-      force: { type: 'boolean' },
-      check: { type: 'boolean' },
-      'gzip-level': { type: 'string' },
-      'brotli-level': { type: 'string' },
-      quiet: { type: 'boolean' },
-      'min-samples': { type: 'string' },
-      'image-first-party-only': { type: 'boolean' },
-      keep: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (v.help) return 'help';
+  const { values: v, help } = readFlags(BUILD_FLAGS, argv);
+  if (help) return 'help';
   return {
-    dataDir: v.data ?? d.dataDir,
-    outDir: v.out ?? d.outDir,
-    pageSize: integerFlag('page-size', v['page-size'], d.pageSize, 1, 10000),
-    statsDays: integerFlag('stats-days', v['stats-days'], d.statsDays, 1, 90),
+    dataDir: v.data,
+    outDir: v.out,
+    pageSize: v['page-size'],
+    statsDays: v['stats-days'],
     asOf: v['as-of'],
-    force: v.force ?? false,
-    arena: { minSamples: integerFlag('min-samples', v['min-samples'], d.arena.minSamples, 0, 1e9), imageFirstPartyOnly: v['image-first-party-only'] ?? d.arena.imageFirstPartyOnly },
-    levels: { gzip: integerFlag('gzip-level', v['gzip-level'], d.levels.gzip, 1, 9), brotli: integerFlag('brotli-level', v['brotli-level'], d.levels.brotli, 1, 11) },
-    keep: integerFlag('keep', v.keep, d.keep, 0, 100),
+    force: v.force,
+    arena: { minSamples: v['min-samples'], imageFirstPartyOnly: v['image-first-party-only'] },
+    levels: { gzip: v['gzip-level'], brotli: v['brotli-level'] },
+    keep: v.keep,
     sourceDateEpoch: sourceDateEpoch(env.SOURCE_DATE_EPOCH),
     log: v.quiet ? () => {} : (line) => console.log(line),
-    check: v.check ?? false,
+    check: v.check,
   };
 }
 

@@ -1,4 +1,7 @@
-/** The keys command's help text (scripts/keys.ts). */
+/** The keys command's help text (scripts/keys.ts); its options from the flag table (scripts/keys-flags.ts). */
+import { flagsUsage } from '../src/shared/flag-help.ts';
+import { KEYS_FLAGS } from './keys-flags.ts';
+
 export const USAGE = `usage: npm run -s keys -- <command> [--state DIR] [--store file|redis://...|rediss://...|redis-sentinel://...] [--json]
    or: node dist/keys.mjs <command> [options]
 
@@ -37,27 +40,7 @@ commands:
                           at most 1000), newest first: who, what, when and from where
 
 options:
-  --state DIR     private state folder (default: $STATE_DIR, else state)
-  --store S       file (the state folder) or the Redis the servers share:
-                  redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], rediss://... for TLS, or
-                  redis-sentinel://HOST:PORT[,HOST:PORT...]/MASTER_NAME[/DB]
-                  [?sentinel_username=USER&sentinel_password=PASSWORD]
-                  (rediss-sentinel://... for TLS) (default: $STORE, else file)
-  --store-ca FILE    with TLS: PEM CA that signed Redis's certificate
-                     (default: $STORE_CA, else the system's roots)
-  --store-cert FILE  with TLS: PEM client certificate, for a Redis that asks
-                     for one (default: $STORE_CERT); goes with --store-key
-  --store-key FILE   its key (default: $STORE_KEY)
-  --store-replicas N
-                  with Redis: a change is done only once N replicas have it (WAIT;
-                  default: $STORE_REPLICAS, else 0); --store-replicas-timeout MS
-                  (default: $STORE_REPLICAS_TIMEOUT, else 500)
-  --snapshot DIR  snapshot folder whose current build names the providers
-                  (default: $SNAPSHOT_DIR, else snapshot)
-  --name NAME     admin-token create: whose token it is
-  --limit N       audit: how many entries
-  --json          print JSON instead of text
-  --help          this text
+${flagsUsage(KEYS_FLAGS)}
 
 usage counts against the limits the server enforces, as it recorded them when it started
 (limits.json in the state folder, or in Redis); before any server has, against

@@ -14,8 +14,10 @@
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { resolveOptions, storeEnvironment, storeSettings } from '../src/config.ts';
-import { parseFlags, UsageError } from '../src/shared/flags.ts';
+import { resolveOptions, storeOf } from '../src/config.ts';
+import { readFlags } from '../src/shared/flag-table.ts';
+import { UsageError } from '../src/shared/flags.ts';
+import { KEYS_FLAGS, type KeysFlag } from './keys-flags.ts';
 import type { QuotaLimits } from '../src/quota/scopes.ts';
 import type { RecordedLimits } from '../src/quota/recorded-limits.ts';
 import { whenReady, type Eventually } from '../src/lib/eventually.ts';
@@ -41,32 +43,11 @@ import { USAGE } from './keys-help.ts';
 export type { Output } from './keys-print.ts';
 
 
-const OPTIONS = {
-  // The same folder the server uses when it is started with STATE_DIR.
-  state: { type: 'string', default: process.env.STATE_DIR ?? 'state' },
-  store: { type: 'string', default: process.env.STORE ?? 'file' },
-  'store-ca': { type: 'string' },
-  'store-cert': { type: 'string' },
-  'store-key': { type: 'string' },
-  'store-replicas': { type: 'string' },
-  'store-replicas-timeout': { type: 'string' },
-  snapshot: { type: 'string' },
-  json: { type: 'boolean', default: false },
-  help: { type: 'boolean', short: 'h', default: false },
-  tier: { type: 'string' },
-  org: { type: 'string' },
-  user: { type: 'string' },
-  scope: { type: 'string' },
-  quota: { type: 'string' },
-  grant: { type: 'string', multiple: true },
-  name: { type: 'string' },
-  limit: { type: 'string' },
-  critpt: { type: 'boolean' },
-  force: { type: 'boolean' },
-} as const;
-
-type OptionName = keyof typeof OPTIONS;
-const COMMON: readonly OptionName[] = ['state', 'store', 'store-ca', 'store-cert', 'store-key', 'store-replicas', 'store-replicas-timeout', 'json', 'help'];
+type OptionName = KeysFlag;
+/** The flags every command takes. */
+const COMMON: readonly OptionName[] = [
+  'state', 'store', 'store-ca', 'store-cert', 'store-key', 'store-replicas', 'store-replicas-timeout', 'json',
+];
 
 const COMMANDS: Record<string, { operands: readonly string[]; options: readonly OptionName[] }> = {
   create: { operands: [], options: ['tier', 'org', 'user', 'scope', 'quota', 'grant', 'critpt', 'force', 'snapshot'] },
@@ -88,8 +69,8 @@ const COMMANDS: Record<string, { operands: readonly string[]; options: readonly 
 const CONSOLE: Output = { out: (text) => console.log(text), err: (text) => console.error(text) };
 
 function parse(argv: string[]) {
-  const { values, positionals } = parseFlags({ args: argv, options: OPTIONS, allowPositionals: true });
-  if (values.help) return { command: 'help', operands: [], values };
+  const { values, given, positionals, help } = readFlags(KEYS_FLAGS, argv, process.env, { positionals: true });
+  if (help) return { command: 'help', operands: [], values };
   // `admin-token ACTION ...` is one command of the table, named with its action.
   const [first, ...rest] = positionals;
   const [command, ...operands] = first === 'admin-token' ? [`${first} ${rest[0] ?? '(no action: create, list or revoke)'}`, ...rest.slice(1)] : [first, ...rest];
@@ -100,7 +81,7 @@ function parse(argv: string[]) {
     const expected = spec.operands.length === 0 ? 'no arguments' : spec.operands.join(' ');
     throw new UsageError(`${command} takes ${expected}, got ${operands.length} argument${operands.length === 1 ? '' : 's'}`);
   }
-  for (const option of Object.keys(values) as OptionName[]) {
+  for (const option of given) {
     if (!COMMON.includes(option) && !spec.options.includes(option)) throw new UsageError(`--${option} is not an option of ${command}`);
   }
   return { command, operands, values };
@@ -128,7 +109,8 @@ function onOff(text: string): boolean {
 
 /** A grant must name a provider of the served snapshot (see checkServed); --force makes it a warning. */
 function checkGrants(io: Output, slugs: readonly string[], values: Values): void {
-  checkServed(slugs.map(checkProviderSlug), { snapshotDir: values.snapshot ?? process.env.SNAPSHOT_DIR ?? 'snapshot', force: values.force ?? false }, (text) => io.err(`keys: warning: ${text}`));
+  const warn = (text: string) => io.err(`keys: warning: ${text}`);
+  checkServed(slugs.map(checkProviderSlug), { snapshotDir: values.snapshot, force: values.force }, warn);
 }
 
 function create(io: Output, values: Values): KeyChange<IssuedKey> {
@@ -140,11 +122,11 @@ function create(io: Output, values: Values): KeyChange<IssuedKey> {
     user: values.user ?? null,
     scope: values.scope as KeyScope | undefined,
     quota: quotaOf(values.quota),
-    grants: values.grant ?? [],
-    critpt: values.critpt ?? false,
+    grants: values.grant,
+    critpt: values.critpt,
   });
   // creation() has refused grants on a tier that cannot use them before the snapshot is read.
-  checkGrants(io, values.grant ?? [], values);
+  checkGrants(io, values.grant, values);
   return change;
 }
 
@@ -230,8 +212,8 @@ function settingsOf(record: KeyRecord): Record<string, unknown> {
 function execute(argv: string[], io: Output): Eventually<void> {
   const { command, operands, values } = parse(argv);
   if (command === 'help') return io.out(USAGE);
-  // The server's parsing, the environment as the server reads it: the same files, the same refusals.
-  const { store, replicas } = storeSettings((flag) => values[flag] ?? storeEnvironment(flag, process.env));
+  // The server's rows, read from the environment as the server reads it: the same files, the same refusals.
+  const { store, replicas } = storeOf(values);
   if (store === 'file') {
     if (command === 'migrate') throw new UsageError('migrate copies a state folder into Redis: give --store redis://HOST:PORT[/DB]');
     return perform(fileAdmin(values.state), command, operands, values, io);

@@ -5,7 +5,7 @@
 import { rmSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { FLAGS } from '../../src/config.ts';
+import { SERVER_FLAGS } from '../../src/server-flags.ts';
 import { freePort } from '../processes.ts';
 import { stageBaseline } from './baseline.ts';
 import { startFloor } from './floor.ts';
@@ -264,7 +264,7 @@ export async function compare(options: CompareOptions): Promise<void> {
       benchCache: benchCacheRss,
       benchCacheMb: BENCH_CACHE_MB,
       defaultCache: defaultCacheRss,
-      defaultCacheMb: Number(FLAGS['cache-mb'].default),
+      defaultCacheMb: SERVER_FLAGS['cache-mb'].default,
       nginxWorker: nginxRss,
       before: beforeRss,
     },

@@ -5,17 +5,40 @@
  * exits 2; anything else it exits 1 on.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { closestName } from './closest-name.ts';
 
 /** The command line asked for something the command does not take. */
 export class UsageError extends Error {}
 
-/** parseArgs (strict unless told otherwise: an unknown flag or a missing value is a UsageError). */
+/**
+ * parseArgs (strict unless told otherwise: an unknown flag or a missing value is a UsageError). An
+ * unknown flag is named with the one it most likely meant, as a mistyped route is.
+ */
 export function parseFlags<const T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
   try {
     return parseArgs(config);
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    // An unknown flag is named even when parseArgs complained first of what followed it: the
+    // value of `--prot 8080` is an operand to a command that takes none.
+    throw unknownFlag(config) ?? new UsageError((error as Error).message);
   }
+}
+
+/**
+ * The first flag of `config.args` that `config` does not take, and the closest one it does; null
+ * when it takes them all. Found from parseArgs's tokens rather than its message, whose wording is
+ * node's to change.
+ */
+function unknownFlag(config: ParseArgsConfig): UsageError | null {
+  const known = Object.keys(config.options ?? {});
+  const { tokens } = parseArgs({ ...config, strict: false, allowPositionals: true, tokens: true });
+  const token = tokens.find((t) => t.kind === 'option' && !known.includes(t.name));
+  if (token?.kind !== 'option') return null;
+  // A one-letter flag (-x) has no long name to be a misspelling of. Two edits at least, as two
+  // letters swapped (--prot) are, the commonest slip in a name as short as most flags'.
+  const mostEdits = Math.max(2, Math.floor(token.name.length / 3));
+  const meant = token.rawName.startsWith('--') ? closestName(token.name, known, mostEdits) : null;
+  return new UsageError(`unknown option ${token.rawName}${meant ? `; did you mean --${meant}?` : ''}`);
 }
 
 /** A flag's whole number from `min` to `max`; the fallback when the flag was not given. */

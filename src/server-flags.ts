@@ -1,0 +1,274 @@
+/**
+ * The server's flags, each once: its variable, default, parser and help line (the form of
+ * src/shared/flag-table.ts). src/config.ts turns their values into ServerOptions; --help and the
+ * options table of docs/operating.md (test/unit/src/server-flags.test.ts holds the doc to it) are
+ * written from this table, in its order.
+ */
+import { DEFAULT_LIMITS } from './quota/scopes.ts';
+import { asText, flagRow, integerFrom, switchFlag, type FlagTable } from './shared/flag-table.ts';
+import { UsageError } from './shared/flags.ts';
+
+/**
+ * The WAIT timeout's bounds. Its ceiling stays below the Redis client's 2 s command deadline: a
+ * WAIT holds back the commands pipelined behind it on the connection, and one that outlived the
+ * deadline would take the connection down instead of answering 503.
+ */
+export const REPLICAS_TIMEOUT_MS = { default: 500, max: 1500 };
+
+/** A whole number up to 10 million, or null (the server works it out) when not given. */
+const CONNECTIONS = integerFrom(1, 10_000_000);
+
+function httpUrl(text: string, name: string): string {
+  if (!URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) {
+    throw new UsageError(`--${name} must be an http(s) URL, got ${JSON.stringify(text)}`);
+  }
+  return text;
+}
+
+export const SERVER_FLAGS = {
+  port: { value: 'N', env: 'PORT', default: 8080, parse: integerFrom(0, 65535), help: 'TCP port; 0 picks a free one' },
+  host: {
+    value: 'H',
+    env: 'HOST',
+    default: '127.0.0.1',
+    parse: asText,
+    help: 'address to listen on (put a TLS reverse proxy in front)',
+  },
+  snapshot: {
+    value: 'DIR',
+    env: 'SNAPSHOT_DIR',
+    default: 'snapshot',
+    parse: asText,
+    help: 'folder holding `current` and the builds',
+  },
+  state: {
+    value: 'DIR',
+    env: 'STATE_DIR',
+    default: 'state',
+    parse: asText,
+    help: 'private folder for keys and quota counters',
+  },
+  // Read with the TLS files it may need, in src/config.ts's storeOption.
+  store: {
+    value: 'S',
+    env: 'STORE',
+    default: 'file',
+    parse: asText,
+    help:
+      '`file` (the state folder), `redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]` (`rediss://...` for TLS) or ' +
+      '`redis-sentinel://[[USER]:PASSWORD@]HOST:PORT[,HOST:PORT...]/MASTER_NAME[/DB]' +
+      '[?sentinel_username=USER&sentinel_password=PASSWORD]` (`rediss-sentinel://...` for TLS; ' +
+      'the primary a majority of the sentinels names), shared by several servers ' +
+      '(see [Running several servers](#running-several-servers))',
+  },
+  'store-ca': flagRow<string | undefined>({
+    value: 'FILE',
+    env: 'STORE_CA',
+    default: undefined,
+    shownDefault: "the system's roots",
+    parse: asText,
+    help:
+      "with TLS: PEM file of the CA that signed Redis's certificate " +
+      '(see [Redis in production](#redis-in-production))',
+  }),
+  'store-cert': flagRow<string | undefined>({
+    value: 'FILE',
+    env: 'STORE_CERT',
+    default: undefined,
+    parse: asText,
+    help:
+      'with TLS: PEM client certificate, for a Redis that asks for one (`tls-auth-clients yes`); ' +
+      'needs `--store-key`',
+  }),
+  'store-key': flagRow<string | undefined>({
+    value: 'FILE',
+    env: 'STORE_KEY',
+    default: undefined,
+    parse: asText,
+    help: 'with TLS: the PEM key of `--store-cert`',
+  }),
+  'store-replicas': {
+    value: 'N',
+    env: 'STORE_REPLICAS',
+    default: 0,
+    parse: integerFrom(0, 100),
+    help:
+      'with Redis: a counted request is answered only once N replicas acknowledged its count (`WAIT`), else 503 ' +
+      '(see [Running several servers](#running-several-servers))',
+  },
+  'store-replicas-timeout': {
+    value: 'MS',
+    env: 'STORE_REPLICAS_TIMEOUT',
+    default: REPLICAS_TIMEOUT_MS.default,
+    parse: integerFrom(1, REPLICAS_TIMEOUT_MS.max),
+    help: `milliseconds a count waits for those replicas (1 to ${REPLICAS_TIMEOUT_MS.max})`,
+  },
+  'cache-mb': {
+    value: 'N',
+    env: 'CACHE_MB',
+    default: 48,
+    parse: integerFrom(1, 65536),
+    help: 'MiB of response bodies kept in memory (LRU)',
+  },
+  'send-timeout': {
+    value: 'N',
+    env: 'SEND_TIMEOUT',
+    default: 30,
+    parse: integerFrom(1, 3600),
+    help: 'seconds an unsent answer may make no progress before its connection is closed (clients that never read)',
+  },
+  'max-connections': flagRow<number | null>({
+    value: 'N',
+    env: 'MAX_CONNECTIONS',
+    default: null,
+    shownDefault: 'the descriptor limit less an eighth (at least 64) and the refusal slots: 864 at `ulimit -n` 1024',
+    parse: CONNECTIONS,
+    help:
+      "connections open at once, the admin listener's included; at it, connections serving no one are closed first, " +
+      'then new ones answered 503 with `Retry-After` (see [Hardening](#hardening))',
+  }),
+  'max-connections-per-client': flagRow<number | null>({
+    value: 'N',
+    env: 'MAX_CONNECTIONS_PER_CLIENT',
+    default: null,
+    shownDefault: 'half of `--max-connections`',
+    parse: CONNECTIONS,
+    help:
+      'connections of one client address; loopback addresses are held to `--max-connections` alone, so a reverse ' +
+      'proxy on the same host is never starved (behind a proxy on another host, set it to `--max-connections`)',
+  }),
+  'stop-grace': {
+    value: 'N',
+    env: 'STOP_GRACE',
+    default: 10,
+    parse: integerFrom(0, 24 * 3600),
+    help:
+      'seconds requests under way (CritPt gradings included) may take to finish after SIGTERM before their ' +
+      'connections are closed (see [Running under systemd](#running-under-systemd-behind-tls))',
+  },
+  'keys-grace': {
+    value: 'N',
+    env: 'KEYS_GRACE',
+    default: 10,
+    parse: integerFrom(0, 3600),
+    help:
+      'seconds keyed requests wait for a changed `keys.json` the server cannot read before they are answered 503; ' +
+      '0 answers 503 at once (see [Keys](#keys))',
+  },
+  'admin-port': flagRow<number | null>({
+    value: 'N',
+    env: 'ADMIN_PORT',
+    default: null,
+    shownDefault: 'none: no admin listener',
+    parse: integerFrom(0, 65535),
+    help: 'port of the admin listener (key management API and page, admin tokens only); 0 picks a free one',
+  }),
+  'admin-host': {
+    value: 'H',
+    env: 'ADMIN_HOST',
+    default: '127.0.0.1',
+    parse: asText,
+    help: 'address of the admin listener',
+  },
+  'quota-free': {
+    value: 'N',
+    env: 'QUOTA_FREE',
+    default: DEFAULT_LIMITS.free,
+    parse: integerFrom(0, 1e9),
+    help: 'requests per window for Free keys',
+  },
+  'quota-pro': {
+    value: 'N',
+    env: 'QUOTA_PRO',
+    default: DEFAULT_LIMITS.pro,
+    parse: integerFrom(0, 1e9),
+    help: 'requests per window for Pro keys',
+  },
+  'quota-commercial': {
+    value: 'N',
+    env: 'QUOTA_COMMERCIAL',
+    default: DEFAULT_LIMITS.commercialDefault,
+    parse: integerFrom(0, 1e9),
+    help: 'Commercial keys without a quota of their own',
+  },
+  'quota-critpt': {
+    value: 'N',
+    env: 'QUOTA_CRITPT',
+    default: DEFAULT_LIMITS.critpt,
+    parse: integerFrom(0, 1e6),
+    help: 'CritPt gradings per user per window',
+  },
+  'critpt-upstream': flagRow<string | null>({
+    value: 'URL',
+    env: 'CRITPT_UPSTREAM',
+    default: null,
+    parse: httpUrl,
+    help: 'the CritPt grading service',
+  }),
+  'critpt-timeout': {
+    value: 'S',
+    env: 'CRITPT_TIMEOUT',
+    default: 30 * 60,
+    parse: integerFrom(1, 24 * 3600),
+    help: 'seconds a grading may take',
+  },
+  'critpt-max-body-mb': {
+    value: 'N',
+    env: 'CRITPT_MAX_BODY_MB',
+    default: 16,
+    parse: integerFrom(1, 1024),
+    help: 'largest grading request, in MiB (413 past it)',
+  },
+  // Four largest bodies on the server, two for one user: a few hundred MB at most, parsing included.
+  'critpt-upload-budget-mb': {
+    value: 'N',
+    env: 'CRITPT_UPLOAD_BUDGET_MB',
+    default: 64,
+    parse: integerFrom(1, 65536),
+    help:
+      'MiB of grading request bodies held in memory at once on the whole server; past it, 503 with `Retry-After` ' +
+      '(see [Upload budgets](#upload-budgets))',
+  },
+  'critpt-user-upload-mb': {
+    value: 'N',
+    env: 'CRITPT_USER_UPLOAD_MB',
+    default: 32,
+    parse: integerFrom(1, 65536),
+    help:
+      'the same for one user (every key of the user counts together, as for the CritPt quota); each budget must be ' +
+      'at least `--critpt-max-body-mb`',
+  },
+  'critpt-upload-min-rate': {
+    value: 'N',
+    env: 'CRITPT_UPLOAD_MIN_RATE',
+    default: 1,
+    parse: integerFrom(0, 1024 * 1024),
+    help: 'KiB a second a grading request body must average once the grace has passed (408 below it); 0: no minimum',
+  },
+  'critpt-upload-grace': {
+    value: 'S',
+    env: 'CRITPT_UPLOAD_GRACE',
+    default: 10,
+    parse: integerFrom(1, 3600),
+    help: 'seconds a grading request body may arrive at any pace',
+  },
+  'critpt-concurrency': {
+    value: 'N',
+    env: 'CRITPT_CONCURRENCY',
+    default: 2,
+    parse: integerFrom(1, 64),
+    help: 'gradings forwarded at once; the rest wait in order',
+  },
+  'critpt-contact': {
+    value: 'EMAIL',
+    env: 'CRITPT_CONTACT',
+    default: 'the operator of this server',
+    parse: asText,
+    help: 'where approval is requested (in the 403)',
+  },
+  metrics: switchFlag('serve Prometheus metrics at `/metrics`', 'METRICS'),
+  quiet: switchFlag('no access log on stdout', 'QUIET'),
+  'no-counting': switchFlag('do not count quotas (benchmarks only)'),
+} satisfies FlagTable;
+
+export type ServerFlag = keyof typeof SERVER_FLAGS;
