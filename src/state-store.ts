@@ -24,6 +24,7 @@ import type { QuotaLimits } from './quota/scopes.ts';
 import { REDIS_PREFIX } from './redis/keyspace.ts';
 import { takePidLock } from './shared/pid-lock.ts';
 import { ensurePrivateDir } from './shared/state-files.ts';
+import { errorCode } from './lib/error-code.ts';
 
 export interface StateStore {
   keys: KeyLookup;
@@ -56,7 +57,7 @@ function stateProblem(stateDir: string): string | null {
     accessSync(stateDir, constants.W_OK);
     return null;
   } catch (error) {
-    return `state folder ${stateDir} is not writable: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
+    return `state folder ${stateDir} is not writable: ${errorCode(error)}`;
   }
 }
 
@@ -92,7 +93,7 @@ function openHeldFolder(stateDir: string, keysGraceSeconds: number, limits: Quot
   try {
     recordLimitsFile(stateDir, limits, clock.now());
   } catch (error) {
-    logError(`cannot record the quota limits in ${stateDir} for the keys command: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    logError(`cannot record the quota limits in ${stateDir} for the keys command: ${errorCode(error)}`);
   }
   const fileKeys = FileKeys.open(stateDir, { recheck: 'every-turn' });
   // Said once, at start: a server no key can use answers every keyed request 401.

@@ -6,6 +6,7 @@
  * (src/http/connection-caps.ts).
  */
 import { readFileSync } from 'node:fs';
+import { errorCode } from '../lib/error-code.ts';
 
 /**
  * Where it cannot be read (not Linux, no /proc), this is assumed: the soft limit most systems
@@ -36,7 +37,7 @@ export function readDescriptorLimit(path = '/proc/self/limits'): DescriptorLimit
   } catch (error) {
     return {
       limit: FALLBACK_DESCRIPTOR_LIMIT,
-      source: `fallback (${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      source: `fallback (${path}: ${errorCode(error)})`,
     };
   }
 }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { KeyStoreError } from '../keys/record.ts';
 import { CURRENT_LINK, readManifest, type Manifest } from '../shared/manifest.ts';
 import { closestName } from '../shared/closest-name.ts';
+import { errorCode } from '../lib/error-code.ts';
 
 const MEASUREMENTS_ROUTE = 'language.provider.measurements';
 
@@ -23,7 +24,7 @@ export function servedProviders(snapshotDir: string): ServedProviders {
   try {
     manifest = readManifest(join(snapshotDir, readlinkSync(link)));
   } catch (error) {
-    throw new Error(`cannot read the served snapshot at ${link} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, { cause: error });
+    throw new Error(`cannot read the served snapshot at ${link} (${errorCode(error)})`, { cause: error });
   }
   return providersOf(manifest);
 }

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
+import { errorCode } from '../lib/error-code.ts';
 import type { RedisTls } from './connection.ts';
 
 /** Paths as given; undefined when not given. */
@@ -31,7 +32,7 @@ function read(name: keyof TlsFiles, path: string | undefined): Buffer | null {
     return readFileSync(path);
   } catch (error) {
     throw new Error(
-      `${TLS_FILE_FLAGS[name]} ${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      `${TLS_FILE_FLAGS[name]} ${path} cannot be read: ${errorCode(error)}`,
     );
   }
 }

@@ -8,6 +8,7 @@
  */
 import { open, readFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { errorCode } from '../lib/error-code.ts';
 import { Unavailable } from '../lib/unavailable.ts';
 import {
   checksumOf,
@@ -123,7 +124,7 @@ export class Snapshot {
       index = readRouteIndex(this.dir, this.manifest, routeId);
     } catch (error) {
       throw this.unreadable(
-        `cannot read ${join(this.dir, indexFile(routeId))}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        `cannot read ${join(this.dir, indexFile(routeId))}: ${errorCode(error)}`,
       );
     }
     if (!index) throw this.corrupt(storedPart.indexFile(routeId));
@@ -158,7 +159,7 @@ export class Snapshot {
       ({ bytesRead } = await this.pack.read(buffer, 0, length, offset));
     } catch (error) {
       throw this.unreadable(
-        `cannot read ${join(this.dir, PACK_FILE)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        `cannot read ${join(this.dir, PACK_FILE)}: ${errorCode(error)}`,
       );
     }
     if (bytesRead !== length || checksumOf(buffer) !== sum) {

@@ -11,6 +11,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { access, readlink, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Conditions } from '../lib/conditions.ts';
+import { errorCode } from '../lib/error-code.ts';
 import { CURRENT_LINK, MANIFEST_FILE, PACK_FILE } from '../shared/manifest.ts';
 import { BodyReader } from './reader.ts';
 import { Snapshot } from './snapshot.ts';
@@ -212,7 +213,7 @@ export class SnapshotStore {
         await access(join(snapshot.dir, file));
       } catch (error) {
         snapshot.unreadable(
-          `cannot read ${join(snapshot.dir, file)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+          `cannot read ${join(snapshot.dir, file)}: ${errorCode(error)}`,
         );
         return;
       }

@@ -6,6 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { errorCode } from '../lib/error-code.ts';
 import { newProgress, verification, type VerificationProgress } from '../shared/verify-build.ts';
 import type { Snapshot } from './snapshot.ts';
 
@@ -73,7 +74,7 @@ export class BuildVerifier {
           bytes = 'file' in need ? await readFile(join(snapshot.dir, need.file)) : await this.readPack(need.span);
         } catch (error) {
           snapshot.unreadable(
-            `${'file' in need ? join(snapshot.dir, need.file) : 'pack'}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+            `${'file' in need ? join(snapshot.dir, need.file) : 'pack'}: ${errorCode(error)}`,
           );
           return (this.state = 'unreadable');
         }
