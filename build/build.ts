@@ -9,7 +9,19 @@ import { fsyncDir } from '../src/shared/state-files.ts';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checksumOf, INDEX_DIR, indexEntry, manifestText, MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, indexFile, type CheckedSpan, type Manifest, type RouteIndex } from '../src/shared/manifest.ts';
+import {
+  checksumOf,
+  INDEX_DIR,
+  indexEntry,
+  manifestText,
+  MANIFEST_FILE,
+  MANIFEST_FORMAT,
+  PACK_FILE,
+  indexFile,
+  type CheckedSpan,
+  type Manifest,
+  type RouteIndex,
+} from '../src/shared/manifest.ts';
 import { corruptionSummary, verifyBuildSync } from '../src/shared/verify-build.ts';
 import { builtRouteIds, createBuildContext, produceBodies, type BuildContext } from './shape/bodies.ts';
 import type { Dataset } from './types.ts';
@@ -19,7 +31,17 @@ import { parseDataset, readDataFiles, type DataFile } from './load/datasets.ts';
 import { DEFAULT_LEVELS, PackWriter, previousPack, type CompressionLevels, type RawHandle } from './pack/pack.ts';
 import { BodyChecker } from './check-bodies.ts';
 import { resolveDataDate } from './as-of.ts';
-import { findIdenticalBuild, KEEP_PREVIOUS, lockSnapshots, newBuildId, publishSnapshot, pruneSnapshots, readCurrentManifest, switchCurrent, verifySnapshot } from './pack/snapshot-dir.ts';
+import {
+  findIdenticalBuild,
+  KEEP_PREVIOUS,
+  lockSnapshots,
+  newBuildId,
+  publishSnapshot,
+  pruneSnapshots,
+  readCurrentManifest,
+  switchCurrent,
+  verifySnapshot,
+} from './pack/snapshot-dir.ts';
 
 export interface BuildOptions {
   dataDir: string;
@@ -92,15 +114,25 @@ function codeDigest(): string {
  * The digest of a build's inputs: the format, the build's code, the options that change its
  * bytes and the data files. SOURCE_DATE_EPOCH is not among them: it changes only the id.
  */
-export function inputDigest(files: readonly DataFile[], options: Pick<BuildOptions, 'pageSize' | 'statsDays' | 'asOf' | 'levels' | 'arena'>): string {
+export function inputDigest(
+  files: readonly DataFile[],
+  options: Pick<BuildOptions, 'pageSize' | 'statsDays' | 'asOf' | 'levels' | 'arena'>,
+): string {
   const { pageSize, statsDays, asOf, levels, arena } = options;
-  const hash = createHash('sha256').update(`format ${MANIFEST_FORMAT}\n`).update(codeDigest()).update(JSON.stringify({ pageSize, statsDays, asOf, levels, arena }));
+  const hash = createHash('sha256')
+    .update(`format ${MANIFEST_FORMAT}\n`)
+    .update(codeDigest())
+    .update(JSON.stringify({ pageSize, statsDays, asOf, levels, arena }));
   for (const file of files) hash.update(`\n${file.path}\n${file.bytes.length}\n`).update(file.bytes);
   return hash.digest('hex');
 }
 
 /** One index file per route: key -> [hash, spans..., checksums]; returns the checksum of each route's file. */
-function writeRouteIndexes(dir: string, entries: Record<string, string>, bodies: Record<string, [number, CheckedSpan, CheckedSpan]>): Record<string, string> {
+function writeRouteIndexes(
+  dir: string,
+  entries: Record<string, string>,
+  bodies: Record<string, [number, CheckedSpan, CheckedSpan]>,
+): Record<string, string> {
   const byRoute = new Map<string, RouteIndex>();
   for (const [key, hash] of Object.entries(entries)) {
     const routeId = key.slice(0, key.indexOf(' '));
@@ -125,13 +157,29 @@ function writeRouteIndexes(dir: string, entries: Record<string, string>, bodies:
  * with its warning), the time the build carries (SOURCE_DATE_EPOCH when given, else the data's),
  * the build id `idOf` makes of that time, and the context the bodies are shaped in.
  */
-export function shapingContext(dataset: Dataset, options: BuildOptions, idOf: (builtAt: Date) => string): { asOf: Date; builtAt: Date; ctx: BuildContext & { buildId: string } } {
+export function shapingContext(
+  dataset: Dataset,
+  options: BuildOptions,
+  idOf: (builtAt: Date) => string,
+): { asOf: Date; builtAt: Date; ctx: BuildContext & { buildId: string } } {
   const { asOf, reason, warning } = resolveDataDate(dataset, options.asOf);
   options.log(`data date ${asOf.toISOString()}: ${reason}`);
   if (warning) options.log(`warning: ${warning}`);
   const builtAt = options.sourceDateEpoch === undefined ? asOf : new Date(options.sourceDateEpoch * 1000);
   const buildId = idOf(builtAt);
-  return { asOf, builtAt, ctx: { ...createBuildContext(dataset, { asOf: asOf.getTime(), statsDays: options.statsDays, pageSize: options.pageSize, arenaOptions: options.arena }), buildId } };
+  return {
+    asOf,
+    builtAt,
+    ctx: {
+      ...createBuildContext(dataset, {
+        asOf: asOf.getTime(),
+        statsDays: options.statsDays,
+        pageSize: options.pageSize,
+        arenaOptions: options.arena,
+      }),
+      buildId,
+    },
+  };
 }
 
 export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
@@ -144,7 +192,17 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
     const { files, problems } = readDataFiles(options.dataDir);
     const digest = inputDigest(files, options);
     const current = readCurrentManifest(options.outDir);
-    const unchanged = (manifest: Manifest, dir: string): BuildSummary => ({ built: false, buildId: manifest.build_id, snapshotDir: dir, entries: manifest.entry_count, bodies: manifest.body_count, reused: 0, identityBytes: 0, packBytes: 0, seconds: Number(elapsed()) });
+    const unchanged = (manifest: Manifest, dir: string): BuildSummary => ({
+      built: false,
+      buildId: manifest.build_id,
+      snapshotDir: dir,
+      entries: manifest.entry_count,
+      bodies: manifest.body_count,
+      reused: 0,
+      identityBytes: 0,
+      packBytes: 0,
+      seconds: Number(elapsed()),
+    });
     if (current && current.manifest.input_digest === digest && !options.force) {
       // Unchanged inputs are not enough: bytes that rotted on disk are built again.
       const corrupt = verifyBuildSync(current.dir, current.manifest);
@@ -159,22 +217,32 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
     if (identical) {
       switchCurrent(options.outDir, identical);
       const removed = pruneSnapshots(options.outDir, identical, options.keep);
-      log(`switched to snapshot ${identical}, already built from these inputs; use --force to rebuild${removed.length ? `; pruned ${removed.length} old snapshot${removed.length === 1 ? '' : 's'}` : ''}`);
+      log(
+        `switched to snapshot ${identical}, already built from these inputs; use --force to rebuild${removed.length ? `; pruned ${removed.length} old snapshot${removed.length === 1 ? '' : 's'}` : ''}`,
+      );
       return unchanged(readCurrentManifest(options.outDir)!.manifest, join(options.outDir, identical));
     }
 
     const dataset = parseDataset(files, problems);
-    log(`loaded ${options.dataDir}: ${dataset.models.length} models, ${dataset.creators.length} creators, ${dataset.providers.length} providers, ${dataset.endpoints.length} endpoints, ${dataset.series.reduce((n, s) => n + s.columns.length, 0)} measurement records (${elapsed()} s)`);
+    log(
+      `loaded ${options.dataDir}: ${dataset.models.length} models, ${dataset.creators.length} creators, ${dataset.providers.length} providers, ${dataset.endpoints.length} endpoints, ${dataset.series.reduce((n, s) => n + s.columns.length, 0)} measurement records (${elapsed()} s)`,
+    );
 
     const { asOf, builtAt, ctx } = shapingContext(dataset, options, (at) => newBuildId(options.outDir, at, digest));
     const { buildId } = ctx;
     const published = publishedIndexCount(dataset);
-    log(`derived indices, prices and performance as of ${asOf.toISOString()}${published ? `; took ${published} published index values as given` : ''} (${elapsed()} s)`);
+    log(
+      `derived indices, prices and performance as of ${asOf.toISOString()}${published ? `; took ${published} published index values as given` : ''} (${elapsed()} s)`,
+    );
 
     tmpDir = join(options.outDir, `.tmp-${buildId}`);
     mkdirSync(tmpDir);
-    // A previous build of another format lays its entries out differently, and --force asks for everything anew: compress anew.
-    const previous = current && current.manifest.format === MANIFEST_FORMAT && !options.force ? previousPack(current.dir, current.manifest) : null;
+    // A previous build of another format lays its entries out differently, and --force asks for
+    // everything anew: compress anew.
+    const previous =
+      current && current.manifest.format === MANIFEST_FORMAT && !options.force
+        ? previousPack(current.dir, current.manifest)
+        : null;
     const pack = new PackWriter(join(tmpDir, PACK_FILE), options.levels, previous);
     const checker = new BodyChecker();
     const entries: Record<string, string> = {};
@@ -184,10 +252,16 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
     for (const produced of produceBodies(ctx)) {
       checker.check(produced, ctx);
       if ('body' in produced) {
-        entries[produced.key] = await pack.add(Buffer.from(typeof produced.body === 'string' ? produced.body : JSON.stringify(produced.body)));
+        entries[produced.key] = await pack.add(
+          Buffer.from(typeof produced.body === 'string' ? produced.body : JSON.stringify(produced.body)),
+        );
       } else if ('blob' in produced) {
         const { data, index } = produced.blob;
-        fragments.push({ key: produced.key, data: await pack.addFragment(data), index: await pack.addFragment(Buffer.from(JSON.stringify(index))) });
+        fragments.push({
+          key: produced.key,
+          data: await pack.addFragment(data),
+          index: await pack.addFragment(Buffer.from(JSON.stringify(index))),
+        });
       } else {
         emptyPages[produced.key] = { before: produced.before, after: produced.after };
       }
@@ -234,7 +308,9 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
     log(
       `built snapshot ${buildId}: ${summary.entries} entries, ${summary.bodies} distinct bodies (${summary.reused} compressed bodies reused), ` +
         `${(summary.identityBytes / 1e6).toFixed(1)} MB of JSON, pack ${(summary.packBytes / 1e6).toFixed(1)} MB, in ${summary.seconds} s` +
-        (pack.stats.corruptPrevious ? `; ${pack.stats.corruptPrevious} bodies of the previous build failed their checksum and were compressed anew` : '') +
+        (pack.stats.corruptPrevious
+          ? `; ${pack.stats.corruptPrevious} bodies of the previous build failed their checksum and were compressed anew`
+          : '') +
         (removed.length ? `; pruned ${removed.length} old snapshot${removed.length === 1 ? '' : 's'}` : ''),
     );
     return summary;

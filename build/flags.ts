@@ -9,8 +9,10 @@ import { DEFAULT_BUILD_OPTIONS } from './build.ts';
 const d = DEFAULT_BUILD_OPTIONS;
 
 export const BUILD_FLAGS = {
-  check: switchFlag('check the data and every answer it makes, as a build does, and write nothing: every problem of ' +
-    'every file in one run; exit 1 if any'),
+  check: switchFlag(
+    'check the data and every answer it makes, as a build does, and write nothing: every problem of ' +
+      'every file in one run; exit 1 if any',
+  ),
   data: { value: 'DIR', default: d.dataDir, parse: asText, help: 'the datasets' },
   out: { value: 'DIR', default: d.outDir, parse: asText, help: 'the snapshot folder the server reads' },
   'page-size': {

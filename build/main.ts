@@ -26,12 +26,16 @@ two empty folders are byte-identical, file for file.`;
 /** SOURCE_DATE_EPOCH, when set: whole seconds since 1970. */
 function sourceDateEpoch(text: string | undefined): number | undefined {
   if (text === undefined || text === '') return undefined;
-  if (!/^\d{1,12}$/.test(text)) throw new UsageError(`SOURCE_DATE_EPOCH must be whole seconds since 1970, got ${JSON.stringify(text)}`);
+  if (!/^\d{1,12}$/.test(text))
+    throw new UsageError(`SOURCE_DATE_EPOCH must be whole seconds since 1970, got ${JSON.stringify(text)}`);
   return Number(text);
 }
 
 /** The options of a build, whether only to check (`--check`), or 'help' when the usage was asked for. */
-export function parseBuildArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): (BuildOptions & { check: boolean }) | 'help' {
+export function parseBuildArgs(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): (BuildOptions & { check: boolean }) | 'help' {
   const { values: v, help } = readFlags(BUILD_FLAGS, argv);
   if (help) return 'help';
   return {
@@ -64,7 +68,9 @@ async function main(): Promise<void> {
       process.exitCode = 2;
     } else if (error instanceof DatasetError) {
       const unchanged = failed === 'build failed' ? '; the current snapshot is unchanged' : '';
-      console.error(`${failed}: ${error.problems.length} problem${error.problems.length === 1 ? '' : 's'} in the datasets${unchanged}`);
+      console.error(
+        `${failed}: ${error.problems.length} problem${error.problems.length === 1 ? '' : 's'} in the datasets${unchanged}`,
+      );
       for (const problem of error.problems) console.error(`  ${formatProblem(problem)}`);
       process.exitCode = 1;
     } else if (error instanceof BodySchemaError) {

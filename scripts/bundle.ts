@@ -29,7 +29,9 @@ export async function bundle(outdir = BUNDLE_DIR): Promise<string[]> {
       minifySyntax: true,
       legalComments: 'inline',
       // ajv is CommonJS and calls require(); give the ES module bundle one.
-      banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
+      banner: {
+        js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
+      },
       logLevel: 'warning',
     });
     written.push(outfile);
@@ -39,7 +41,11 @@ export async function bundle(outdir = BUNDLE_DIR): Promise<string[]> {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
-    console.log(`usage: npm run bundle\n\nwrites ${Object.keys(PROGRAMS).map((name) => `${BUNDLE_DIR}/${name}`).join(' and ')}: one file each, run with plain node`);
+    console.log(
+      `usage: npm run bundle\n\nwrites ${Object.keys(PROGRAMS)
+        .map((name) => `${BUNDLE_DIR}/${name}`)
+        .join(' and ')}: one file each, run with plain node`,
+    );
   } else {
     for (const file of await bundle()) console.log(`wrote ${file} (${(statSync(file).size / 1024).toFixed(0)} KiB)`);
   }

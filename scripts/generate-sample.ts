@@ -65,10 +65,22 @@ export function generateSample(options: SampleOptions): Summary {
 
   mkdirSync(options.out, { recursive: true });
   const bytes = { json: 0, measurements: 0, media: 0 };
-  bytes.json += writeJson(join(options.out, DATASET_FILES.creators), [...creators.map((c) => c.record), ...media.creators].sort((a, b) => (a.name < b.name ? -1 : 1)));
-  bytes.json += writeJson(join(options.out, DATASET_FILES.models), models.map((m) => m.record));
-  bytes.json += writeJson(join(options.out, DATASET_FILES.providers), providers.map((p) => p.record));
-  bytes.json += writeJson(join(options.out, DATASET_FILES.endpoints), endpoints.map((e) => e.record));
+  bytes.json += writeJson(
+    join(options.out, DATASET_FILES.creators),
+    [...creators.map((c) => c.record), ...media.creators].sort((a, b) => (a.name < b.name ? -1 : 1)),
+  );
+  bytes.json += writeJson(
+    join(options.out, DATASET_FILES.models),
+    models.map((m) => m.record),
+  );
+  bytes.json += writeJson(
+    join(options.out, DATASET_FILES.providers),
+    providers.map((p) => p.record),
+  );
+  bytes.json += writeJson(
+    join(options.out, DATASET_FILES.endpoints),
+    endpoints.map((e) => e.record),
+  );
 
   const measurementsDir = join(options.out, DATASET_FILES.measurements);
   clearMeasurements(measurementsDir);
@@ -87,13 +99,23 @@ export function generateSample(options: SampleOptions): Summary {
   }
 
   mkdirSync(join(options.out, MEDIA_DIR), { recursive: true });
-  for (const [arena, entries] of Object.entries(media.arenas)) bytes.media += writeJson(join(options.out, mediaFile(arena)), entries);
+  for (const [arena, entries] of Object.entries(media.arenas))
+    bytes.media += writeJson(join(options.out, mediaFile(arena)), entries);
 
   const indicesTarget = join(options.out, DATASET_FILES.indices);
-  if (resolve(indicesTarget) !== resolve(REPO_DATA, DATASET_FILES.indices)) copyFileSync(join(REPO_DATA, DATASET_FILES.indices), indicesTarget);
+  if (resolve(indicesTarget) !== resolve(REPO_DATA, DATASET_FILES.indices))
+    copyFileSync(join(REPO_DATA, DATASET_FILES.indices), indicesTarget);
 
   return {
-    counts: { creators: creators.length + media.creators.length, 'arena entries': Object.values(media.arenas).reduce((n, e) => n + e.length, 0), models: models.length, providers: providers.length, endpoints: endpoints.length, 'measurement files': files, 'measurement records': records },
+    counts: {
+      creators: creators.length + media.creators.length,
+      'arena entries': Object.values(media.arenas).reduce((n, e) => n + e.length, 0),
+      models: models.length,
+      providers: providers.length,
+      endpoints: endpoints.length,
+      'measurement files': files,
+      'measurement records': records,
+    },
     bytes,
   };
 }
@@ -116,8 +138,14 @@ async function main(): Promise<void> {
   const { counts, bytes } = generateSample(options);
   const mb = (n: number) => `${(n / 1e6).toFixed(2)} MB`;
   console.log(`wrote synthetic sample to ${options.out} (seed ${options.seed}, as of ${options.asOf})`);
-  console.log(`  ${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')}`);
-  console.log(`  JSON datasets ${mb(bytes.json)}, media arenas ${mb(bytes.media)}, measurements ${mb(bytes.measurements)} gzipped`);
+  console.log(
+    `  ${Object.entries(counts)
+      .map(([k, v]) => `${v} ${k}`)
+      .join(', ')}`,
+  );
+  console.log(
+    `  JSON datasets ${mb(bytes.json)}, media arenas ${mb(bytes.media)}, measurements ${mb(bytes.measurements)} gzipped`,
+  );
   console.log(`  done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 

@@ -20,7 +20,14 @@ import { DATASET_FILES, parseDataset, readDataFiles, type DataFile } from '../bu
 import { groupBy } from '../build/collections.ts';
 import { DatasetError, formatProblem, type Problem } from '../build/problems.ts';
 import { parseFlags, UsageError } from '../src/shared/flags.ts';
-import type { LanguageModel, MeasurementRecord, MeasurementsFile, ModelCreator, Provider, ProviderEndpoint } from '../build/types.ts';
+import type {
+  LanguageModel,
+  MeasurementRecord,
+  MeasurementsFile,
+  ModelCreator,
+  Provider,
+  ProviderEndpoint,
+} from '../build/types.ts';
 import { isCalendarDate } from '../src/shared/ajv.ts';
 import type { PromptType } from '../src/shared/routes.ts';
 import { mapLegacyBody, validateLegacyBody, type LegacyItem, type Mapped } from './legacy/map.ts';
@@ -51,7 +58,11 @@ function readArray<T>(dir: string, file: string): T[] {
 }
 
 /** Merge records by id: `update` gives the new version of an existing record (or of a new one). */
-function mergeById<T extends { id: string }>(existing: T[], incoming: readonly T[], update: (old: T | undefined, next: T) => T): { merged: T[]; tally: Tally } {
+function mergeById<T extends { id: string }>(
+  existing: T[],
+  incoming: readonly T[],
+  update: (old: T | undefined, next: T) => T,
+): { merged: T[]; tally: Tally } {
   const merged = [...existing];
   const at = new Map(existing.map((r, i) => [r.id, i]));
   const tally: Tally = { added: 0, changed: 0, unchanged: 0 };
@@ -75,7 +86,10 @@ function newModel(next: Mapped['models'][number]): LanguageModel {
     ...next,
     reasoning_model: false,
     parameters: { total: null, active: null },
-    modalities: { input: { text: true, image: false, video: false, speech: false }, output: { text: true, image: false, video: false, speech: false } },
+    modalities: {
+      input: { text: true, image: false, video: false, speech: false },
+      output: { text: true, image: false, video: false, speech: false },
+    },
     licensing: { is_open_weights: false },
   };
 }
@@ -113,18 +127,28 @@ function newestMeasurement(files: readonly DataFile[]): number | null {
  * replaced, or removed when the model is no longer measured upstream (so an earlier dump's
  * medians never outlive it).
  */
-function mergeMeasurements(dir: string, providers: Provider[], endpoints: ProviderEndpoint[], mapped: Mapped): { files: Map<string, Buffer>; tally: Tally } {
+function mergeMeasurements(
+  dir: string,
+  providers: Provider[],
+  endpoints: ProviderEndpoint[],
+  mapped: Mapped,
+): { files: Map<string, Buffer>; tally: Tally } {
   const files = new Map<string, Buffer>();
   const tally: Tally = { added: 0, changed: 0, unchanged: 0 };
   const providerOf = new Map(endpoints.map((e) => [e.id, e.provider_id]));
-  const incoming: [string, MeasurementRecord[]][] = [...mapped.records, ...mapped.retired.filter((id) => providerOf.has(id)).map((id): [string, MeasurementRecord[]] => [id, []])];
+  const incoming: [string, MeasurementRecord[]][] = [
+    ...mapped.records,
+    ...mapped.retired.filter((id) => providerOf.has(id)).map((id): [string, MeasurementRecord[]] => [id, []]),
+  ];
   const byProvider = groupBy(incoming, ([endpointId]) => providerOf.get(endpointId)!);
   for (const [providerId, series] of byProvider) {
     const provider = providers.find((p) => p.id === providerId)!;
     const plain = `${DATASET_FILES.measurements}/${provider.slug}.json`;
     const path = existsSync(join(dir, plain)) ? plain : `${plain}.gz`;
     const exists = existsSync(join(dir, path));
-    const file: MeasurementsFile = exists ? readMeasurementsFile(path, readFileSync(join(dir, path))) : { provider_id: providerId, series: [] };
+    const file: MeasurementsFile = exists
+      ? readMeasurementsFile(path, readFileSync(join(dir, path)))
+      : { provider_id: providerId, series: [] };
     let touched = false;
     for (const [endpointId, records] of series) {
       const i = file.series.findIndex((s) => s.endpoint_id === endpointId && s.prompt_type === PROMPT_TYPE);
@@ -163,7 +187,12 @@ function writeAtomic(path: string, bytes: Buffer): void {
 
 const pretty = (value: unknown) => Buffer.from(`${JSON.stringify(value, null, 2)}\n`);
 
-export function importLegacy(file: string, dataDir: string, options: { asOf?: string; dryRun: boolean }, log: (line: string) => void): void {
+export function importLegacy(
+  file: string,
+  dataDir: string,
+  options: { asOf?: string; dryRun: boolean },
+  log: (line: string) => void,
+): void {
   let body: unknown;
   try {
     body = JSON.parse(readFileSync(file, 'utf8'));
@@ -171,24 +200,58 @@ export function importLegacy(file: string, dataDir: string, options: { asOf?: st
     throw new ImportError(`${file}: cannot read it as JSON: ${(error as Error).message}`);
   }
   const problems = validateLegacyBody(file, body);
-  if (problems.length) throw new ImportError(`${file} is not a legacy language route body; nothing was written`, problems);
+  if (problems.length)
+    throw new ImportError(`${file} is not a legacy language route body; nothing was written`, problems);
   const items = (body as { data: LegacyItem[] }).data;
-  const day = options.asOf ?? items.reduce((newest, m) => (m.release_date && m.release_date > newest ? m.release_date : newest), '1970-01-01');
+  const day =
+    options.asOf ??
+    items.reduce((newest, m) => (m.release_date && m.release_date > newest ? m.release_date : newest), '1970-01-01');
   const current = existsSync(dataDir) ? readDataFiles(dataDir).files : [];
   const newest = newestMeasurement(current);
   const dumpTime = Date.parse(`${day}T12:00:00.000Z`);
   const recordsAt = newest !== null && newest > dumpTime ? newest : dumpTime;
   const mapped = mapLegacyBody(items, recordsAt);
 
-  const creators = mergeById(readArray<ModelCreator>(dataDir, DATASET_FILES.creators), mapped.creators, (old, next) => ({ ...next, country: old?.country ?? null }));
-  const models = mergeById(readArray<LanguageModel>(dataDir, DATASET_FILES.models), mapped.models as LanguageModel[], (old, next) =>
-    old ? { ...old, name: next.name, slug: next.slug, creator_id: next.creator_id, release_date: next.release_date, evaluations: { ...old.evaluations, ...next.evaluations }, published_indices: { ...old.published_indices, ...next.published_indices } } : newModel(next as Mapped['models'][number]),
+  const creators = mergeById(
+    readArray<ModelCreator>(dataDir, DATASET_FILES.creators),
+    mapped.creators,
+    (old, next) => ({ ...next, country: old?.country ?? null }),
+  );
+  const models = mergeById(
+    readArray<LanguageModel>(dataDir, DATASET_FILES.models),
+    mapped.models as LanguageModel[],
+    (old, next) =>
+      old
+        ? {
+            ...old,
+            name: next.name,
+            slug: next.slug,
+            creator_id: next.creator_id,
+            release_date: next.release_date,
+            evaluations: { ...old.evaluations, ...next.evaluations },
+            published_indices: { ...old.published_indices, ...next.published_indices },
+          }
+        : newModel(next as Mapped['models'][number]),
   );
   const existingProviders = readArray<Provider>(dataDir, DATASET_FILES.providers);
-  const providers = mergeById(existingProviders, uniqueProviderSlugs(existingProviders, mapped.providers), (old, next) => old ?? next);
+  const providers = mergeById(
+    existingProviders,
+    uniqueProviderSlugs(existingProviders, mapped.providers),
+    (old, next) => old ?? next,
+  );
   const retired = new Set(mapped.retired);
-  const existingEndpoints = readArray<ProviderEndpoint>(dataDir, DATASET_FILES.endpoints).map((e) => (retired.has(e.id) ? { ...e, price_1m_input_tokens: null, price_1m_output_tokens: null } : e));
-  const endpoints = mergeById(existingEndpoints, mapped.endpoints, (old, next) => (old ? { ...old, price_1m_input_tokens: next.price_1m_input_tokens, price_1m_output_tokens: next.price_1m_output_tokens } : next));
+  const existingEndpoints = readArray<ProviderEndpoint>(dataDir, DATASET_FILES.endpoints).map((e) =>
+    retired.has(e.id) ? { ...e, price_1m_input_tokens: null, price_1m_output_tokens: null } : e,
+  );
+  const endpoints = mergeById(existingEndpoints, mapped.endpoints, (old, next) =>
+    old
+      ? {
+          ...old,
+          price_1m_input_tokens: next.price_1m_input_tokens,
+          price_1m_output_tokens: next.price_1m_output_tokens,
+        }
+      : next,
+  );
   const measurements = mergeMeasurements(dataDir, providers.merged, endpoints.merged, mapped);
 
   const changed = new Map<string, Buffer>([
@@ -201,20 +264,32 @@ export function importLegacy(file: string, dataDir: string, options: { asOf?: st
   if (!existsSync(join(dataDir, DATASET_FILES.indices))) changed.set(DATASET_FILES.indices, readFileSync(REPO_INDICES));
 
   // Validate the folder as it would be after the import, before writing a byte of it.
-  const after: DataFile[] = [...current.filter((f) => !changed.has(f.path)), ...[...changed].map(([path, bytes]) => ({ path, bytes }))];
+  const after: DataFile[] = [
+    ...current.filter((f) => !changed.has(f.path)),
+    ...[...changed].map(([path, bytes]) => ({ path, bytes })),
+  ];
   try {
     parseDataset(after, []);
   } catch (error) {
-    if (error instanceof DatasetError) throw new ImportError(`the merged data would not build; nothing was written`, error.problems);
+    if (error instanceof DatasetError)
+      throw new ImportError(`the merged data would not build; nothing was written`, error.problems);
     throw error;
   }
 
-  const line = (what: string, t: Tally) => log(`  ${what.padEnd(20)} ${t.added} added, ${t.changed} changed, ${t.unchanged} unchanged`);
+  const line = (what: string, t: Tally) =>
+    log(`  ${what.padEnd(20)} ${t.added} added, ${t.changed} changed, ${t.unchanged} unchanged`);
   log(`${options.dryRun ? 'would import' : 'imported'} ${items.length} models from ${file} into ${dataDir}:`);
-  const dated = recordsAt === dumpTime ? `the dump's date ${day}` : `the newest measurement already in ${dataDir}, after the dump's date ${day}`;
-  log(`  measurement records (prompt type ${PROMPT_TYPE}) dated ${new Date(recordsAt).toISOString()}: ${dated}, so the next build's medians include them`);
+  const dated =
+    recordsAt === dumpTime
+      ? `the dump's date ${day}`
+      : `the newest measurement already in ${dataDir}, after the dump's date ${day}`;
+  log(
+    `  measurement records (prompt type ${PROMPT_TYPE}) dated ${new Date(recordsAt).toISOString()}: ${dated}, so the next build's medians include them`,
+  );
   if (newest !== null && dumpTime > newest) {
-    log(`  note: the dump is newer than the folder's newest measurement (${new Date(newest).toISOString()}); the next build's statistics window ends at the dump's date, so older measurements count only within --stats-days (default 14) of it`);
+    log(
+      `  note: the dump is newer than the folder's newest measurement (${new Date(newest).toISOString()}); the next build's statistics window ends at the dump's date, so older measurements count only within --stats-days (default 14) of it`,
+    );
   }
   line('creators', creators.tally);
   line('models', models.tally);
@@ -222,7 +297,9 @@ export function importLegacy(file: string, dataDir: string, options: { asOf?: st
   line('endpoints', endpoints.tally);
   line('measurement series', measurements.tally);
   const unmeasured = items.length - [...mapped.records.values()].filter((r) => r.length > 0).length;
-  log(`  ${unmeasured} models unmeasured upstream (zero speeds, now null); ${items.length - mapped.endpoints.length} with neither prices nor speeds (no endpoint)`);
+  log(
+    `  ${unmeasured} models unmeasured upstream (zero speeds, now null); ${items.length - mapped.endpoints.length} with neither prices nor speeds (no endpoint)`,
+  );
   for (const [key, count] of mapped.skipped) log(`  skipped ${key}: no counterpart here (${count} values)`);
   if (options.dryRun) return;
   for (const [path, bytes] of changed) writeAtomic(join(dataDir, path), bytes);
@@ -233,7 +310,16 @@ export function importLegacy(file: string, dataDir: string, options: { asOf?: st
 function main(): void {
   let parsed;
   try {
-    parsed = parseFlags({ args: process.argv.slice(2), options: { data: { type: 'string', default: 'data' }, 'as-of': { type: 'string' }, 'dry-run': { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
+    parsed = parseFlags({
+      args: process.argv.slice(2),
+      options: {
+        data: { type: 'string', default: 'data' },
+        'as-of': { type: 'string' },
+        'dry-run': { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h' },
+      },
+      allowPositionals: true,
+    });
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     console.error(`${error.message}\n${USAGE}`);
@@ -251,7 +337,9 @@ function main(): void {
     return;
   }
   try {
-    importLegacy(positionals[0], values.data, { asOf: values['as-of'], dryRun: values['dry-run'] }, (l) => console.log(l));
+    importLegacy(positionals[0], values.data, { asOf: values['as-of'], dryRun: values['dry-run'] }, (l) =>
+      console.log(l),
+    );
   } catch (error) {
     if (!(error instanceof ImportError)) throw error;
     console.error(`import failed: ${error.message}`);
@@ -261,4 +349,3 @@ function main(): void {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main();
-

@@ -39,7 +39,7 @@ export const KEYS_FLAGS = {
     shownDefault: 'none',
     parse: (slug) => [slug],
     multiple: true,
-    help: "create: a provider whose measurements a commercial key may read (again for each)",
+    help: 'create: a provider whose measurements a commercial key may read (again for each)',
   }),
   critpt: switchFlag('create: approve CritPt grading'),
   force: switchFlag('create, grant: grant a provider the served snapshot lacks, with a warning'),

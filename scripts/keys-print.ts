@@ -33,7 +33,10 @@ export function printRecord(io: Output, record: KeyRecord, json: boolean, text: 
   io.out(json ? JSON.stringify(publicRecord(record)) : text);
 }
 
-/** Columns padded to their widest cell; the last one is not padded. Loops, not spreads: a list of 100,000 keys is 100,000 rows. */
+/**
+ * Columns padded to their widest cell; the last one is not padded. Loops, not spreads: a list of
+ * 100,000 keys is 100,000 rows.
+ */
 function columns(rows: readonly (readonly string[])[]): string {
   const widths = rows[0].map(() => 0);
   for (const row of rows) for (let c = 0; c < row.length; c++) widths[c] = Math.max(widths[c], row[c].length);
@@ -43,11 +46,30 @@ function columns(rows: readonly (readonly string[])[]): string {
 
 /** One line per key; grants as a count (a key may hold dozens; `list --json` names them). */
 export function keyTable(records: readonly PublicKeyRecord[]): string {
-  const rows = records.map((r) => [r.id, r.tier, r.org, r.user ?? '-', r.scope, r.quota === null ? '-' : String(r.quota), String(r.grants.length), r.critpt ? 'yes' : 'no', r.revoked_at === null ? 'active' : 'revoked', r.created_at]);
+  const rows = records.map((r) => [
+    r.id,
+    r.tier,
+    r.org,
+    r.user ?? '-',
+    r.scope,
+    r.quota === null ? '-' : String(r.quota),
+    String(r.grants.length),
+    r.critpt ? 'yes' : 'no',
+    r.revoked_at === null ? 'active' : 'revoked',
+    r.created_at,
+  ]);
   return columns([['id', 'tier', 'org', 'user', 'scope', 'quota', 'grants', 'critpt', 'status', 'created'], ...rows]);
 }
 
 export function usageTable(rows: readonly ScopeUsage[]): string {
-  const lines = rows.map((r) => [r.kind, r.scope, String(r.used), String(r.limit), String(r.remaining), r.resets_at ?? '-', r.keys.join(',')]);
+  const lines = rows.map((r) => [
+    r.kind,
+    r.scope,
+    String(r.used),
+    String(r.limit),
+    String(r.remaining),
+    r.resets_at ?? '-',
+    r.keys.join(','),
+  ]);
   return columns([['quota', 'scope', 'used', 'limit', 'remaining', 'resets', 'keys'], ...lines]);
 }

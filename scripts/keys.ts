@@ -22,7 +22,16 @@ import type { QuotaLimits } from '../src/quota/scopes.ts';
 import type { RecordedLimits } from '../src/quota/recorded-limits.ts';
 import { whenReady, type Eventually } from '../src/lib/eventually.ts';
 import { fileAdmin, redisAdmin, type KeyAdmin } from '../src/key-admin/stores.ts';
-import { checkProviderSlug, creation, critptApproval, providerGrant, providerUngrant, quotaChange, regeneration, revocation } from '../src/keys/changes.ts';
+import {
+  checkProviderSlug,
+  creation,
+  critptApproval,
+  providerGrant,
+  providerUngrant,
+  quotaChange,
+  regeneration,
+  revocation,
+} from '../src/keys/changes.ts';
 import type { KeyChange } from '../src/keys/table.ts';
 import {
   KEY_ID_PATTERN,
@@ -42,11 +51,17 @@ import { USAGE } from './keys-help.ts';
 
 export type { Output } from './keys-print.ts';
 
-
 type OptionName = KeysFlag;
 /** The flags every command takes. */
 const COMMON: readonly OptionName[] = [
-  'state', 'store', 'store-ca', 'store-cert', 'store-key', 'store-replicas', 'store-replicas-timeout', 'json',
+  'state',
+  'store',
+  'store-ca',
+  'store-cert',
+  'store-key',
+  'store-replicas',
+  'store-replicas-timeout',
+  'json',
 ];
 
 const COMMANDS: Record<string, { operands: readonly string[]; options: readonly OptionName[] }> = {
@@ -73,16 +88,25 @@ function parse(argv: string[]) {
   if (help) return { command: 'help', operands: [], values };
   // `admin-token ACTION ...` is one command of the table, named with its action.
   const [first, ...rest] = positionals;
-  const [command, ...operands] = first === 'admin-token' ? [`${first} ${rest[0] ?? '(no action: create, list or revoke)'}`, ...rest.slice(1)] : [first, ...rest];
+  const [command, ...operands] =
+    first === 'admin-token'
+      ? [`${first} ${rest[0] ?? '(no action: create, list or revoke)'}`, ...rest.slice(1)]
+      : [first, ...rest];
   if (command === undefined) throw new UsageError('no command given');
   const spec = COMMANDS[command];
-  if (!spec) throw new UsageError(`unknown command ${JSON.stringify(command)}; commands: ${[...new Set(Object.keys(COMMANDS).map((name) => name.replace(/ .*/, ' create|list|revoke')))].join(', ')}`);
+  if (!spec)
+    throw new UsageError(
+      `unknown command ${JSON.stringify(command)}; commands: ${[...new Set(Object.keys(COMMANDS).map((name) => name.replace(/ .*/, ' create|list|revoke')))].join(', ')}`,
+    );
   if (operands.length !== spec.operands.length) {
     const expected = spec.operands.length === 0 ? 'no arguments' : spec.operands.join(' ');
-    throw new UsageError(`${command} takes ${expected}, got ${operands.length} argument${operands.length === 1 ? '' : 's'}`);
+    throw new UsageError(
+      `${command} takes ${expected}, got ${operands.length} argument${operands.length === 1 ? '' : 's'}`,
+    );
   }
   for (const option of given) {
-    if (!COMMON.includes(option) && !spec.options.includes(option)) throw new UsageError(`--${option} is not an option of ${command}`);
+    if (!COMMON.includes(option) && !spec.options.includes(option))
+      throw new UsageError(`--${option} is not an option of ${command}`);
   }
   return { command, operands, values };
 }
@@ -91,14 +115,17 @@ type Values = ReturnType<typeof parse>['values'];
 
 /** An id operand; a plain key given by mistake is refused without being echoed. */
 function keyId(text: string): string {
-  if (text.startsWith(KEY_PREFIX)) throw new UsageError('that is a key, not a key id; find the id (key_...) with the list command');
-  if (!KEY_ID_PATTERN.test(text)) throw new UsageError(`not a key id: ${JSON.stringify(text)} (ids look like key_0123456789ab; see list)`);
+  if (text.startsWith(KEY_PREFIX))
+    throw new UsageError('that is a key, not a key id; find the id (key_...) with the list command');
+  if (!KEY_ID_PATTERN.test(text))
+    throw new UsageError(`not a key id: ${JSON.stringify(text)} (ids look like key_0123456789ab; see list)`);
   return text;
 }
 
 function quotaOf(text: string | undefined): number | null {
   if (text === undefined) return null;
-  if (!/^\d+$/.test(text) || Number(text) < 1) throw new UsageError(`--quota must be a positive integer, got ${JSON.stringify(text)}`);
+  if (!/^\d+$/.test(text) || Number(text) < 1)
+    throw new UsageError(`--quota must be a positive integer, got ${JSON.stringify(text)}`);
   return Number(text);
 }
 
@@ -130,15 +157,21 @@ function create(io: Output, values: Values): KeyChange<IssuedKey> {
   return change;
 }
 
-/** The limits `usage` counts against, said on stderr: the server's record, else the environment as a server would read it. */
+/**
+ * The limits `usage` counts against, said on stderr: the server's record, else the environment as a
+ * server would read it.
+ */
 function usageLimits(recorded: RecordedLimits | null, where: string, io: Output): QuotaLimits {
-  const describe = ({ free, pro, commercialDefault, critpt }: QuotaLimits) => `free ${free}, pro ${pro}, commercial ${commercialDefault} (keys without a quota of their own), CritPt ${critpt}`;
+  const describe = ({ free, pro, commercialDefault, critpt }: QuotaLimits) =>
+    `free ${free}, pro ${pro}, commercial ${commercialDefault} (keys without a quota of their own), CritPt ${critpt}`;
   if (recorded) {
     io.err(`limits as the server recorded them in ${where} at ${recorded.recorded_at}: ${describe(recorded.limits)}`);
     return recorded.limits;
   }
   const limits = environmentLimits();
-  io.err(`no server has recorded its limits in ${where} yet; counting against the environment's (QUOTA_*) or the defaults: ${describe(limits)}`);
+  io.err(
+    `no server has recorded its limits in ${where} yet; counting against the environment's (QUOTA_*) or the defaults: ${describe(limits)}`,
+  );
   return limits;
 }
 
@@ -149,7 +182,9 @@ function environmentLimits(): QuotaLimits {
     if (options !== 'help') return options.limits;
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    throw new UsageError(error.message.replace(/^--(\S+)/, (_, flag: string) => flag.toUpperCase().replaceAll('-', '_')));
+    throw new UsageError(
+      error.message.replace(/^--(\S+)/, (_, flag: string) => flag.toUpperCase().replaceAll('-', '_')),
+    );
   }
   throw new Error('unreachable: no --help in an empty argument list');
 }
@@ -159,7 +194,19 @@ function perform(admin: KeyAdmin, command: string, operands: string[], values: V
   const { json } = values;
   switch (command) {
     case 'create':
-      return whenReady(whenReady(admin.apply(create(io, values)), audited(admin, io, 'key.create', (i: IssuedKey) => i.record, ({ record }: IssuedKey) => settingsOf(record))), (issued) => printIssued(io, issued, json, 'created'));
+      return whenReady(
+        whenReady(
+          admin.apply(create(io, values)),
+          audited(
+            admin,
+            io,
+            'key.create',
+            (i: IssuedKey) => i.record,
+            ({ record }: IssuedKey) => settingsOf(record),
+          ),
+        ),
+        (issued) => printIssued(io, issued, json, 'created'),
+      );
     case 'list':
       return whenReady(admin.list(), (found) => {
         const records = found ?? [];
@@ -168,36 +215,123 @@ function perform(admin: KeyAdmin, command: string, operands: string[], values: V
         else io.out(keyTable(records)); // the table shows no hash: no public copy of each record needed
       });
     case 'revoke':
-      return whenReady(whenReady(admin.apply(revocation(keyId(operands[0]))), audited(admin, io, 'key.revoke', (r: KeyRecord) => r, () => ({}))), (record) => printRecord(io, record, json, `revoked ${describe(record)}`));
+      return whenReady(
+        whenReady(
+          admin.apply(revocation(keyId(operands[0]))),
+          audited(
+            admin,
+            io,
+            'key.revoke',
+            (r: KeyRecord) => r,
+            () => ({}),
+          ),
+        ),
+        (record) => printRecord(io, record, json, `revoked ${describe(record)}`),
+      );
     case 'regenerate':
-      return whenReady(whenReady(admin.apply(regeneration(keyId(operands[0]))), audited(admin, io, 'key.regenerate', (i: IssuedKey) => i.record, () => ({}))), (issued) => printIssued(io, issued, json, 'regenerated'));
+      return whenReady(
+        whenReady(
+          admin.apply(regeneration(keyId(operands[0]))),
+          audited(
+            admin,
+            io,
+            'key.regenerate',
+            (i: IssuedKey) => i.record,
+            () => ({}),
+          ),
+        ),
+        (issued) => printIssued(io, issued, json, 'regenerated'),
+      );
     case 'grant': {
       const id = keyId(operands[0]);
       checkGrants(io, [operands[1]], values);
-      return whenReady(whenReady(admin.apply(providerGrant(id, operands[1])), audited(admin, io, 'key.grant', (r: KeyRecord) => r, () => ({ provider: operands[1] }))), (record) =>
-        printRecord(io, record, json, `${record.id} now holds ${record.grants.length} grant${record.grants.length === 1 ? '' : 's'}, including ${operands[1]}`),
+      return whenReady(
+        whenReady(
+          admin.apply(providerGrant(id, operands[1])),
+          audited(
+            admin,
+            io,
+            'key.grant',
+            (r: KeyRecord) => r,
+            () => ({ provider: operands[1] }),
+          ),
+        ),
+        (record) =>
+          printRecord(
+            io,
+            record,
+            json,
+            `${record.id} now holds ${record.grants.length} grant${record.grants.length === 1 ? '' : 's'}, including ${operands[1]}`,
+          ),
       );
     }
     case 'ungrant':
-      return whenReady(whenReady(admin.apply(providerUngrant(keyId(operands[0]), checkProviderSlug(operands[1]))), audited(admin, io, 'key.ungrant', (r: KeyRecord) => r, () => ({ provider: operands[1] }))), (record) =>
-        printRecord(io, record, json, `${record.id} no longer holds a grant for ${operands[1]} (${record.grants.length} left)`),
+      return whenReady(
+        whenReady(
+          admin.apply(providerUngrant(keyId(operands[0]), checkProviderSlug(operands[1]))),
+          audited(
+            admin,
+            io,
+            'key.ungrant',
+            (r: KeyRecord) => r,
+            () => ({ provider: operands[1] }),
+          ),
+        ),
+        (record) =>
+          printRecord(
+            io,
+            record,
+            json,
+            `${record.id} no longer holds a grant for ${operands[1]} (${record.grants.length} left)`,
+          ),
       );
     case 'critpt': {
       const id = keyId(operands[0]);
-      return whenReady(whenReady(admin.apply(critptApproval(id, onOff(operands[1]))), audited(admin, io, 'key.critpt', (r: KeyRecord) => r, (r: KeyRecord) => ({ critpt: r.critpt }))), (record) => printRecord(io, record, json, `${record.id}: CritPt grading ${record.critpt ? 'approved' : 'withdrawn'}`));
+      return whenReady(
+        whenReady(
+          admin.apply(critptApproval(id, onOff(operands[1]))),
+          audited(
+            admin,
+            io,
+            'key.critpt',
+            (r: KeyRecord) => r,
+            (r: KeyRecord) => ({ critpt: r.critpt }),
+          ),
+        ),
+        (record) =>
+          printRecord(io, record, json, `${record.id}: CritPt grading ${record.critpt ? 'approved' : 'withdrawn'}`),
+      );
     }
     case 'quota': {
       const quota = operands[1] === 'default' ? null : quotaOf(operands[1]);
-      return whenReady(whenReady(admin.apply(quotaChange(keyId(operands[0]), quota)), audited(admin, io, 'key.quota', (r: KeyRecord) => r, () => ({ quota }))), (record) =>
-        printRecord(io, record, json, `${record.id}: quota ${record.quota === null ? "the server's commercial default" : `${record.quota} requests per 24 h`}`),
+      return whenReady(
+        whenReady(
+          admin.apply(quotaChange(keyId(operands[0]), quota)),
+          audited(
+            admin,
+            io,
+            'key.quota',
+            (r: KeyRecord) => r,
+            () => ({ quota }),
+          ),
+        ),
+        (record) =>
+          printRecord(
+            io,
+            record,
+            json,
+            `${record.id}: quota ${record.quota === null ? "the server's commercial default" : `${record.quota} requests per 24 h`}`,
+          ),
       );
     }
     case 'usage':
-      return whenReady(admin.recordedLimits(), (recorded) => whenReady(admin.usage(usageLimits(recorded, admin.where, io), Date.now()), (rows) => {
-        if (json) io.out(JSON.stringify(rows, null, 2));
-        else if (rows.length === 0) io.err(`no active keys in ${admin.where}`);
-        else io.out(usageTable(rows));
-      }));
+      return whenReady(admin.recordedLimits(), (recorded) =>
+        whenReady(admin.usage(usageLimits(recorded, admin.where, io), Date.now()), (rows) => {
+          if (json) io.out(JSON.stringify(rows, null, 2));
+          else if (rows.length === 0) io.err(`no active keys in ${admin.where}`);
+          else io.out(usageTable(rows));
+        }),
+      );
     default:
       return performTokenOrAudit(admin, command, operands, values, io);
   }
@@ -215,7 +349,8 @@ function execute(argv: string[], io: Output): Eventually<void> {
   // The server's rows, read from the environment as the server reads it: the same files, the same refusals.
   const { store, replicas } = storeOf(values);
   if (store === 'file') {
-    if (command === 'migrate') throw new UsageError('migrate copies a state folder into Redis: give --store redis://HOST:PORT[/DB]');
+    if (command === 'migrate')
+      throw new UsageError('migrate copies a state folder into Redis: give --store redis://HOST:PORT[/DB]');
     return perform(fileAdmin(values.state), command, operands, values, io);
   }
   return redisAdmin(store, undefined, replicas).then(async (admin) => {
@@ -231,7 +366,9 @@ function execute(argv: string[], io: Output): Eventually<void> {
 /** The exit status of a command that failed; anything unexpected is re-thrown. */
 function failed(error: unknown, io: Output): number {
   if (error instanceof UsageError || error instanceof KeyInputError) {
-    io.err(`keys: ${error.message}\n(npm run -s keys -- --help, or node dist/keys.mjs --help, lists the commands and options)`);
+    io.err(
+      `keys: ${error.message}\n(npm run -s keys -- --help, or node dist/keys.mjs --help, lists the commands and options)`,
+    );
     return 2;
   }
   if (error instanceof KeyStoreError || error instanceof QuotaStateError) {
@@ -249,7 +386,13 @@ export function run(argv: string[], io: Output = CONSOLE): Eventually<number> {
   } catch (error) {
     return failed(error, io);
   }
-  return done instanceof Promise ? done.then(() => 0, (error: unknown) => failed(error, io)) : 0;
+  return done instanceof Promise
+    ? done.then(
+        () => 0,
+        (error: unknown) => failed(error, io),
+      )
+    : 0;
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) process.exitCode = await run(process.argv.slice(2));
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url))
+  process.exitCode = await run(process.argv.slice(2));

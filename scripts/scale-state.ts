@@ -51,7 +51,10 @@ function scaleRecords(n: number): KeyRecord[] {
   return keys;
 }
 
-/** Write `stateDir`/keys.json (mode 0600) with `n` keys, replacing any there: in format 2 as the keys command writes it, or format 1 as earlier versions did. */
+/**
+ * Write `stateDir`/keys.json (mode 0600) with `n` keys, replacing any there: in format 2 as the
+ * keys command writes it, or format 1 as earlier versions did.
+ */
 export function writeScaleKeys(stateDir: string, n: number, format: 1 | 2 = 2): void {
   privateDir(stateDir);
   const path = join(stateDir, 'keys.json');
@@ -80,7 +83,8 @@ export async function writeScaleWindows(stateDir: string, n: number): Promise<vo
 export async function countWindows(book: FileQuota, from: number, n: number): Promise<void> {
   for (let i = from; i < from + n; i += WINDOWS_A_BATCH) {
     let last = null;
-    for (let j = i; j < Math.min(i + WINDOWS_A_BATCH, from + n); j++) last = book.take('data', scaleWindowScope(j), 100).durable;
+    for (let j = i; j < Math.min(i + WINDOWS_A_BATCH, from + n); j++)
+      last = book.take('data', scaleWindowScope(j), 100).durable;
     if (last) await settled(last);
   }
 }

@@ -23,7 +23,10 @@ const DATA_DIR = 'data';
 
 /** The keys command for this state folder, ready to paste. */
 function keysCommand(stateDir: string, command: string): string {
-  const state = stateDir === DEFAULT_OPTIONS.stateDir && process.env.STATE_DIR === undefined ? '' : ` --state ${shellWord(stateDir)}`;
+  const state =
+    stateDir === DEFAULT_OPTIONS.stateDir && process.env.STATE_DIR === undefined
+      ? ''
+      : ` --state ${shellWord(stateDir)}`;
   return `npm run -s keys -- ${command}${state}`;
 }
 
@@ -35,7 +38,10 @@ function printDemoKeys(keys: IssuedKey[], url: string, stateDir: string): void {
   console.log(`Manage keys with: ${keysCommand(stateDir, 'list')}\n`);
 }
 
-/** Build if needed and prepare the key store; the demo keys when they were just made, false when the server must not start. */
+/**
+ * Build if needed and prepare the key store; the demo keys when they were just made, false when the
+ * server must not start.
+ */
 async function prepare(): Promise<{ demo: IssuedKey[] | null; stateDir: string } | null | false> {
   let options;
   try {
@@ -45,11 +51,18 @@ async function prepare(): Promise<{ demo: IssuedKey[] | null; stateDir: string }
     throw error;
   }
   if (options === 'help') {
-    console.log(`usage: npm start [-- options]\n\nBuilds data/ into the snapshot folder when it changed, creates demo keys on the first start,\nthen runs the server with these options:\n\n${usage()}`);
+    console.log(
+      `usage: npm start [-- options]\n\nBuilds data/ into the snapshot folder when it changed, creates demo keys on the first start,\nthen runs the server with these options:\n\n${usage()}`,
+    );
     process.exit(0);
   }
   try {
-    await runBuild({ ...DEFAULT_BUILD_OPTIONS, dataDir: DATA_DIR, outDir: options.snapshotDir, log: (line) => console.log(`build: ${line}`) });
+    await runBuild({
+      ...DEFAULT_BUILD_OPTIONS,
+      dataDir: DATA_DIR,
+      outDir: options.snapshotDir,
+      log: (line) => console.log(`build: ${line}`),
+    });
   } catch (error) {
     if (!(error instanceof DatasetError)) throw error;
     for (const problem of error.problems) console.error(`  ${formatProblem(problem)}`);
@@ -59,14 +72,19 @@ async function prepare(): Promise<{ demo: IssuedKey[] | null; stateDir: string }
       console.error('build failed and there is no previous snapshot to serve; fix the datasets above');
       return false;
     }
-    console.error(`build failed; serving the previous snapshot ${previous.manifest.build_id} until the datasets above are fixed`);
+    console.error(
+      `build failed; serving the previous snapshot ${previous.manifest.build_id} until the datasets above are fixed`,
+    );
   }
   // Keys in a shared Redis are issued with the keys command (--store), never as demo keys.
   if (options.store !== 'file') return { demo: null, stateDir: options.stateDir };
   ensurePrivateDir(options.stateDir);
   const providers = JSON.parse(readFileSync(join(DATA_DIR, 'providers.json'), 'utf8')) as { slug: string }[];
   // A store with no usable key is the server's to warn of (it says so as it starts).
-  const demo = ensureDemoKeys(options.stateDir, providers.map((p) => p.slug));
+  const demo = ensureDemoKeys(
+    options.stateDir,
+    providers.map((p) => p.slug),
+  );
   return { demo, stateDir: options.stateDir };
 }
 

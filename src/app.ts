@@ -70,9 +70,18 @@ export class App {
   private readonly turnEnd: TurnEnd;
 
   constructor(private readonly parts: AppParts) {
-    this.turnEnd = new TurnEnd((error) => parts.logError(`an answer failed at the turn's end: ${(error as Error)?.stack ?? String(error)}`));
+    this.turnEnd = new TurnEnd((error) =>
+      parts.logError(`an answer failed at the turn's end: ${(error as Error)?.stack ?? String(error)}`),
+    );
     this.bodies = new Bodies(parts.snapshots.reader, parts.clock);
-    this.operational = operationalAnswers({ bodies: this.bodies, readiness: parts.readiness, warnings: parts.warnings, verification: () => parts.snapshots.verification(), metrics: parts.metrics, connections: parts.connections });
+    this.operational = operationalAnswers({
+      bodies: this.bodies,
+      readiness: parts.readiness,
+      warnings: parts.warnings,
+      verification: () => parts.snapshots.verification(),
+      metrics: parts.metrics,
+      connections: parts.connections,
+    });
     this.endings = new Endings(parts);
   }
 
@@ -116,7 +125,9 @@ export class App {
       validateQuery(plan);
       return this.operational[route.answer]!(exchange, plan);
     }
-    return whenReady(authenticate(req.headers['x-api-key'], this.parts.keys), (key) => this.answerKey(exchange, plan, key, 1));
+    return whenReady(authenticate(req.headers['x-api-key'], this.parts.keys), (key) =>
+      this.answerKey(exchange, plan, key, 1),
+    );
   }
 
   /**
@@ -129,7 +140,8 @@ export class App {
     exchange.key = key;
     exchange.quota = undefined;
     exchange.critptHeaders = undefined;
-    const answer = () => (exchange.route!.answer === 'critpt' ? this.grade(exchange, plan, key) : this.serveData(exchange, plan, key));
+    const answer = () =>
+      exchange.route!.answer === 'critpt' ? this.grade(exchange, plan, key) : this.serveData(exchange, plan, key);
     return recover(answer, (error) => {
       if (!(error instanceof KeyChanged)) throw error;
       if (!error.record) {
@@ -137,7 +149,10 @@ export class App {
         exchange.quota = undefined;
         throw invalidKey();
       }
-      if (decision >= MAX_DECISIONS) throw new HttpError(503, 'The API key changed while this request was answered; retry', { headers: { 'Retry-After': 1 } });
+      if (decision >= MAX_DECISIONS)
+        throw new HttpError(503, 'The API key changed while this request was answered; retry', {
+          headers: { 'Retry-After': 1 },
+        });
       return this.answerKey(exchange, plan, error.record, decision + 1);
     });
   }
@@ -152,7 +167,14 @@ export class App {
       exchange.critptHeaders = headers;
       admitKey(exchange.route!, key, this.parts.options.critptContact);
       // The query string of a grading goes to the grader as it is (e.g. stream_progress=true).
-      return this.parts.grader.handle(req, res, key, plan.query, snapshot.manifest.critpt_problems ?? [], keyHeaders(exchange));
+      return this.parts.grader.handle(
+        req,
+        res,
+        key,
+        plan.query,
+        snapshot.manifest.critpt_problems ?? [],
+        keyHeaders(exchange),
+      );
     });
   }
 
@@ -170,7 +192,8 @@ export class App {
     return whenReady(decided, (decision) => {
       const { quota, clock, options } = this.parts;
       const limit = dataLimit(key, options.limits);
-      if ('send' in decision && decision.counted && options.counting && exchange.req.method !== 'HEAD') return this.countThenAnswer(exchange, limit, decision.send);
+      if ('send' in decision && decision.counted && options.counting && exchange.req.method !== 'HEAD')
+        return this.countThenAnswer(exchange, limit, decision.send);
       return whenReady(quota.status('data', exchange.scope!, limit, key), (status) => {
         exchange.quota = status;
         if ('error' in decision) throw decision.error;
@@ -181,17 +204,23 @@ export class App {
     });
   }
 
-  /** What a data request's answer is, before the quota is asked: its query, encoding and body, and whether it counts. */
+  /**
+   * What a data request's answer is, before the quota is asked: its query, encoding and body, and
+   * whether it counts.
+   */
   private decide(exchange: Exchange, plan: Plan, key: KeyRecord): Eventually<Decision> {
     const { req, snapshot } = exchange;
     admitKey(plan.route, key, this.parts.options.critptContact);
     validateQuery(plan); // a 400 for a bad query comes after the key's 403s
     const encodings = acceptedEncodings(req.headers['accept-encoding']);
     // `*` is met by any current body: its tag is in the index, so the body is neither read nor inflated.
-    const etag = matchesAny(req.headers['if-none-match']) ? this.bodies.knownTag(snapshot, plan, key.tier, encodings) : undefined;
+    const etag = matchesAny(req.headers['if-none-match'])
+      ? this.bodies.knownTag(snapshot, plan, key.tier, encodings)
+      : undefined;
     if (etag) return { counted: false, send: () => answerNotModified(exchange, { etag }) };
     return whenReady(this.bodies.forKey(snapshot, plan, key, encodings), (body) => {
-      if (etagMatches(req.headers['if-none-match'], body.etag)) return { counted: false, send: () => answerNotModified(exchange, body) };
+      if (etagMatches(req.headers['if-none-match'], body.etag))
+        return { counted: false, send: () => answerNotModified(exchange, body) };
       return { counted: true, send: () => answerBody(exchange, body) };
     });
   }

@@ -24,14 +24,22 @@ export class Bodies {
 
   /** The body answering a keyed data request: precomputed for the key's tier, or measurements. */
   forKey(snapshot: Snapshot, plan: Plan, key: KeyRecord, encodings: readonly Encoding[]): Eventually<Body> {
-    return plan.route.answer === 'fragments' ? this.measurements(snapshot, plan, key, encodings[0]) : this.precomputed(snapshot, plan, key.tier, encodings);
+    return plan.route.answer === 'fragments'
+      ? this.measurements(snapshot, plan, key, encodings[0])
+      : this.precomputed(snapshot, plan, key.tier, encodings);
   }
 
   /**
    * The precomputed body answering this request (the plan's entry for `tier`, unless `name` says
    * another), in the first of `encodings` (best first) whose stored bytes pass their checksum.
    */
-  precomputed(snapshot: Snapshot, plan: Plan, tier: Tier, encodings: readonly Encoding[], name = plan.entryName(tier)): Eventually<Body> {
+  precomputed(
+    snapshot: Snapshot,
+    plan: Plan,
+    tier: Tier,
+    encodings: readonly Encoding[],
+    name = plan.entryName(tier),
+  ): Eventually<Body> {
     const { route, slug } = plan;
     ensureServed(snapshot, route);
     const entry = snapshot.entry(route.id, name);
@@ -52,7 +60,13 @@ export class Bodies {
    * 501 come from reading it). The first acceptable encoding is the one a 200 sends unless its
    * stored bytes fail their checksum, and for `*` any variant's tag will do.
    */
-  knownTag(snapshot: Snapshot, plan: Plan, tier: Tier, encodings: readonly Encoding[], name?: string): string | undefined {
+  knownTag(
+    snapshot: Snapshot,
+    plan: Plan,
+    tier: Tier,
+    encodings: readonly Encoding[],
+    name?: string,
+  ): string | undefined {
     if (plan.route.answer === 'fragments' || !snapshot.serves(plan.route.id)) return undefined;
     const entry = snapshot.entry(plan.route.id, name ?? plan.entryName(tier));
     return entry ? etagOf(entry[0], encodings[0]) : undefined;
@@ -76,5 +90,10 @@ export class Bodies {
 
 /** A route of the table that the current snapshot does not answer is known but not served: 501. */
 function ensureServed(snapshot: Snapshot, route: Route): void {
-  if (!snapshot.serves(route.id)) throw new HttpError(501, `${route.method} ${route.path} is not served yet: the current snapshot has no data for it`, { details: { route: route.id } });
+  if (!snapshot.serves(route.id))
+    throw new HttpError(
+      501,
+      `${route.method} ${route.path} is not served yet: the current snapshot has no data for it`,
+      { details: { route: route.id } },
+    );
 }

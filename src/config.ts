@@ -40,13 +40,22 @@ export interface ServerOptions {
   cacheBytes: number;
   /** A connection whose unsent answer makes no progress for this long is closed. */
   sendTimeoutSeconds: number;
-  /** Connections open at once, all listeners together (src/http/connection-caps.ts); null: from the descriptor limit. */
+  /**
+   * Connections open at once, all listeners together (src/http/connection-caps.ts); null: from the
+   * descriptor limit.
+   */
   maxConnections: number | null;
   /** Connections of one client address (loopback exempt); null: half of the cap. */
   maxConnectionsPerClient: number | null;
-  /** After SIGTERM, how long requests under way (CritPt gradings included) may take to finish before their connections are closed. */
+  /**
+   * After SIGTERM, how long requests under way (CritPt gradings included) may take to finish before
+   * their connections are closed.
+   */
   stopGraceSeconds: number;
-  /** How long keyed requests wait for a changed key file the server cannot read before they are answered 503 (src/keys/fresh-keys.ts). */
+  /**
+   * How long keyed requests wait for a changed key file the server cannot read before they are
+   * answered 503 (src/keys/fresh-keys.ts).
+   */
   keysGraceSeconds: number;
   limits: QuotaLimits;
   /** Quota counting; off only for benchmarks that measure its cost. */
@@ -164,7 +173,11 @@ export function storeOption(text: string, tlsFiles: TlsFiles = {}): ServerOption
 }
 
 /** --store-replicas and its timeout, as text (the server's and the keys command's); replicas only with Redis. */
-export function replicasOption(store: ServerOptions['store'], count: string | undefined, timeout: string | undefined): StoreReplicas {
+export function replicasOption(
+  store: ServerOptions['store'],
+  count: string | undefined,
+  timeout: string | undefined,
+): StoreReplicas {
   return replicasOf(store, flagValue('store-replicas', count), flagValue('store-replicas-timeout', timeout));
 }
 
@@ -213,7 +226,10 @@ export function storeSettings(get: (flag: StoreFlag) => string | undefined): Sto
 }
 
 /** A store flag's environment variable, as the server reads it. */
-export function storeEnvironment(flag: StoreFlag, env: Readonly<Record<string, string | undefined>>): string | undefined {
+export function storeEnvironment(
+  flag: StoreFlag,
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
   const variable: string | undefined = SERVER_FLAGS[flag].env;
   return variable === undefined ? undefined : env[variable];
 }
@@ -224,7 +240,10 @@ export function usage(): string {
 }
 
 /** Resolve options from argv and env; throws UsageError with a message for the user. */
-export function resolveOptions(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): ServerOptions | 'help' {
+export function resolveOptions(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): ServerOptions | 'help' {
   const { values, help } = readFlags(SERVER_FLAGS, argv, env);
   return help ? 'help' : serverOptions(values);
 }

@@ -7,9 +7,19 @@ import { headersOf, type HeaderFields } from './http/respond.ts';
 import { digits } from './lib/digits.ts';
 import type { QuotaStatus } from './state/quota-counter.ts';
 
-/** The rate-limit fields every answer to a valid key carries, for a status (the remaining count changes every request: digits). */
+/**
+ * The rate-limit fields every answer to a valid key carries, for a status (the remaining count
+ * changes every request: digits).
+ */
 export function rateLimitFields(status: QuotaStatus): HeaderFields {
-  return ['X-RateLimit-Limit', status.limit, 'X-RateLimit-Remaining', digits(status.remaining), 'X-RateLimit-Reset', Math.ceil(status.resetAt / 1000)];
+  return [
+    'X-RateLimit-Limit',
+    status.limit,
+    'X-RateLimit-Remaining',
+    digits(status.remaining),
+    'X-RateLimit-Reset',
+    Math.ceil(status.resetAt / 1000),
+  ];
 }
 
 /** The 429 of a used-up data quota, with the seconds until its window ends. */

@@ -39,7 +39,10 @@ export interface Exchange {
   route?: Route;
   /** The valid key presented; every answer to it says its tier, errors included. */
   key?: KeyRecord;
-  /** The data quota as every answer to the key shows it, from the one quota step (src/app.ts): after counting a 200, as it stands for any other answer. */
+  /**
+   * The data quota as every answer to the key shows it, from the one quota step (src/app.ts): after
+   * counting a 200, as it stands for any other answer.
+   */
   quota?: QuotaStatus;
   /** Whose requests that quota counts together (data routes). */
   scope?: string;
@@ -84,7 +87,13 @@ export function answerBody(exchange: Exchange, body: Body, type: BodyType = JSON
 
 /** 200 with a small body the server makes itself (health, readiness, metrics): never cached. */
 export function answerPlain(exchange: Exchange, contentType: string, text: string): void {
-  send(exchange.res, 200, { 'Content-Type': contentType, 'Cache-Control': 'no-store' }, text, exchange.req.method === 'HEAD');
+  send(
+    exchange.res,
+    200,
+    { 'Content-Type': contentType, 'Cache-Control': 'no-store' },
+    text,
+    exchange.req.method === 'HEAD',
+  );
 }
 
 export interface EndingParts {
@@ -98,7 +107,10 @@ export interface EndingParts {
 export class Endings {
   constructor(private readonly parts: EndingParts) {}
 
-  /** The one error path: whatever was thrown becomes a JSON answer, or ends the connection if an answer is under way. */
+  /**
+   * The one error path: whatever was thrown becomes a JSON answer, or ends the connection if an
+   * answer is under way.
+   */
   readonly fail = (exchange: Exchange, error: unknown): void => {
     const { req, res } = exchange;
     if (!(error instanceof HttpError) && !(error instanceof Unavailable) && clientWentAway(req)) {
@@ -108,24 +120,38 @@ export class Endings {
       return;
     }
     const httpError = this.toHttpError(req, error);
-    if (httpError.status === 429) this.parts.metrics?.quotaRejections.inc({ kind: exchange.route?.answer === 'critpt' ? 'critpt' : 'data' });
+    if (httpError.status === 429)
+      this.parts.metrics?.quotaRejections.inc({ kind: exchange.route?.answer === 'critpt' ? 'critpt' : 'data' });
     if (res.headersSent) {
       res.destroy();
       return;
     }
-    const headers: Headers = { ...keyHeaders(exchange), ...httpError.headers, 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store' };
+    const headers: Headers = {
+      ...keyHeaders(exchange),
+      ...httpError.headers,
+      'Content-Type': JSON_TYPE,
+      'Cache-Control': 'no-store',
+    };
     answeringEarly(req, res);
     send(res, httpError.status, headers, errorBody(httpError), req.method === 'HEAD');
   };
 
-  /** An HttpError as thrown; what the server cannot use right now (state, stored bytes) as a 503; anything else (a bug) as a logged 500. */
+  /**
+   * An HttpError as thrown; what the server cannot use right now (state, stored bytes) as a 503;
+   * anything else (a bug) as a logged 500.
+   */
   private toHttpError(req: IncomingMessage, error: unknown): HttpError {
     if (error instanceof HttpError) return error;
     if (error instanceof Unavailable) {
       const retryAfter = error.retryAfterSeconds;
-      return new HttpError(503, error.message, { details: { retry_after: retryAfter }, headers: { 'Retry-After': retryAfter } });
+      return new HttpError(503, error.message, {
+        details: { retry_after: retryAfter },
+        headers: { 'Retry-After': retryAfter },
+      });
     }
-    this.parts.logError(`500 ${req.method} ${redactPath(req.url?.split('?')[0] ?? '')}: ${(error as Error)?.stack ?? String(error)}`);
+    this.parts.logError(
+      `500 ${req.method} ${redactPath(req.url?.split('?')[0] ?? '')}: ${(error as Error)?.stack ?? String(error)}`,
+    );
     return new HttpError(500, 'Internal server error', { details: { retry: 'with exponential backoff' } });
   }
 

@@ -8,7 +8,11 @@ import { UsageError } from './shared/flags.ts';
 import { startServer, type RunningServer } from './start.ts';
 
 /** `started` runs once the server listens, before the `listening on` line (which callers wait for). */
-export async function main(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, started?: (running: RunningServer) => void): Promise<void> {
+export async function main(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  started?: (running: RunningServer) => void,
+): Promise<void> {
   let options;
   try {
     options = resolveOptions(argv, env);

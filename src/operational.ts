@@ -54,10 +54,22 @@ function frontDoorName(plan: Plan, format: string, metrics: boolean, snapshot: S
 /** The answer of every public route, by the route table's answer kind. */
 /** /readyz's `connections`: what is open against the caps, so an operator sees a cap before clients meet it. */
 function connectionsShown(stats: ConnectionStats): Record<string, number> {
-  return { open: stats.open, cap: stats.cap, per_client_cap: stats.perClientCap, descriptor_limit: stats.descriptorLimit };
+  return {
+    open: stats.open,
+    cap: stats.cap,
+    per_client_cap: stats.perClientCap,
+    descriptor_limit: stats.descriptorLimit,
+  };
 }
 
-export function operationalAnswers({ bodies, readiness, warnings, verification, metrics, connections }: OperationalParts): Partial<Record<AnswerKind, OperationalAnswer>> {
+export function operationalAnswers({
+  bodies,
+  readiness,
+  warnings,
+  verification,
+  metrics,
+  connections,
+}: OperationalParts): Partial<Record<AnswerKind, OperationalAnswer>> {
   return {
     health: (exchange) => answerPlain(exchange, JSON_TYPE, '{"status":"ok"}'),
 
@@ -67,12 +79,28 @@ export function operationalAnswers({ bodies, readiness, warnings, verification, 
       const checked = { state, indexes_checked: indexesChecked, indexes, bytes_checked: bytesChecked, bytes };
       const warned = warnings();
       const open = connections ? { connections: connectionsShown(connections()) } : {};
-      if (reasons.length > 0) throw new HttpError(503, 'Not ready', { details: { reason: reasons.join('; '), reasons, verification: checked, warnings: warned, ...open } });
-      answerPlain(exchange, JSON_TYPE, JSON.stringify({ status: 'ready', snapshot: exchange.snapshot.buildId, verification: checked, warnings: warned, ...open }));
+      if (reasons.length > 0)
+        throw new HttpError(503, 'Not ready', {
+          details: { reason: reasons.join('; '), reasons, verification: checked, warnings: warned, ...open },
+        });
+      answerPlain(
+        exchange,
+        JSON_TYPE,
+        JSON.stringify({
+          status: 'ready',
+          snapshot: exchange.snapshot.buildId,
+          verification: checked,
+          warnings: warned,
+          ...open,
+        }),
+      );
     },
 
     metrics: (exchange) => {
-      if (!metrics) throw new HttpError(404, 'Metrics are off; start the server with --metrics', { details: { option: '--metrics' } });
+      if (!metrics)
+        throw new HttpError(404, 'Metrics are off; start the server with --metrics', {
+          details: { option: '--metrics' },
+        });
       answerPlain(exchange, 'text/plain; version=0.0.4; charset=utf-8', metrics.render());
     },
 
@@ -80,9 +108,13 @@ export function operationalAnswers({ bodies, readiness, warnings, verification, 
     snapshot: (exchange, plan) => {
       const encodings = acceptedEncodings(exchange.req.headers['accept-encoding']);
       // `*` is met by any current body: its tag is in the index, so the body is never read.
-      const etag = matchesAny(exchange.req.headers['if-none-match']) ? bodies.knownTag(exchange.snapshot, plan, PUBLIC_BODY_TIER, encodings) : undefined;
+      const etag = matchesAny(exchange.req.headers['if-none-match'])
+        ? bodies.knownTag(exchange.snapshot, plan, PUBLIC_BODY_TIER, encodings)
+        : undefined;
       if (etag) return answerNotModified(exchange, { etag });
-      return whenReady(bodies.precomputed(exchange.snapshot, plan, PUBLIC_BODY_TIER, encodings), (body) => answerPublic(exchange, body));
+      return whenReady(bodies.precomputed(exchange.snapshot, plan, PUBLIC_BODY_TIER, encodings), (body) =>
+        answerPublic(exchange, body),
+      );
     },
 
     // A browser (Accept: text/html first) gets the page unless `format` says otherwise.
@@ -92,9 +124,13 @@ export function operationalAnswers({ bodies, readiness, warnings, verification, 
       const encodings = acceptedEncodings(req.headers['accept-encoding']);
       const html = /(^|&)format=/.test(plan.query) ? params.format === 'html' : prefersHtml(req.headers.accept);
       const name = frontDoorName(plan, html ? 'html' : 'json', metrics !== undefined, snapshot);
-      const etag = matchesAny(req.headers['if-none-match']) ? bodies.knownTag(snapshot, plan, PUBLIC_BODY_TIER, encodings, name) : undefined;
+      const etag = matchesAny(req.headers['if-none-match'])
+        ? bodies.knownTag(snapshot, plan, PUBLIC_BODY_TIER, encodings, name)
+        : undefined;
       if (etag) return answerNotModified(exchange, { etag }, html ? HTML_BODY : JSON_BY_ACCEPT);
-      return whenReady(bodies.precomputed(snapshot, plan, PUBLIC_BODY_TIER, encodings, name), (body) => answerPublic(exchange, body, html ? HTML_BODY : JSON_BY_ACCEPT));
+      return whenReady(bodies.precomputed(snapshot, plan, PUBLIC_BODY_TIER, encodings, name), (body) =>
+        answerPublic(exchange, body, html ? HTML_BODY : JSON_BY_ACCEPT),
+      );
     },
   };
 }

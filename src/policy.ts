@@ -16,7 +16,8 @@ const TIER_NAMES: Record<Tier, string> = { free: 'Free', pro: 'Pro', commercial:
  * arrives as a list and is never a key).
  */
 export function authenticate(presented: string | string[] | undefined, keys: KeyLookup): Eventually<KeyRecord> {
-  if (presented === undefined || presented === '') throw new HttpError(401, 'API key is required', { details: { header: 'x-api-key' } });
+  if (presented === undefined || presented === '')
+    throw new HttpError(401, 'API key is required', { details: { header: 'x-api-key' } });
   return whenReady(typeof presented === 'string' ? keys.lookup(presented) : undefined, (key) => {
     if (!key) throw invalidKey();
     return key;
@@ -36,7 +37,9 @@ export function invalidKey(): HttpError {
 export function admitKey(route: Route, key: KeyRecord, critptContact: string): void {
   if (!route.tiers.includes(key.tier)) {
     const needed = lowestTier(route);
-    throw new HttpError(403, `${TIER_NAMES[needed]} access required`, { details: { required_tier: needed, tier: key.tier } });
+    throw new HttpError(403, `${TIER_NAMES[needed]} access required`, {
+      details: { required_tier: needed, tier: key.tier },
+    });
   }
   if (route.needsCritptApproval && !key.critpt) {
     throw new HttpError(
@@ -53,6 +56,8 @@ export function admitKey(route: Route, key: KeyRecord, critptContact: string): v
  */
 export function admitProvider(route: Route, key: KeyRecord, slug: string): void {
   if (route.needsProviderGrant && !key.grants.includes(slug)) {
-    throw new HttpError(403, `This key has no grant for provider ${slug}'s measurements; ask the operator for one`, { details: { provider: slug } });
+    throw new HttpError(403, `This key has no grant for provider ${slug}'s measurements; ask the operator for one`, {
+      details: { provider: slug },
+    });
   }
 }

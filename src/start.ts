@@ -97,13 +97,27 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
   };
   let store: StateStore;
   try {
-    store = await openStateStore(options, { clock, log, logError, conditions, warnings, redisProbeMs: hooks.redisProbeMs });
+    store = await openStateStore(options, {
+      clock,
+      log,
+      logError,
+      conditions,
+      warnings,
+      redisProbeMs: hooks.redisProbeMs,
+    });
   } catch (error) {
     removeMadeStateFolder();
     throw error;
   }
   const idle = new IdleWork();
-  const snapshots = new SnapshotStore({ root: options.snapshotDir, cacheBytes: options.cacheBytes, log, logError, conditions, quiet: () => idle.quiet() });
+  const snapshots = new SnapshotStore({
+    root: options.snapshotDir,
+    cacheBytes: options.cacheBytes,
+    log,
+    logError,
+    conditions,
+    quiet: () => idle.quiet(),
+  });
   try {
     await snapshots.start();
   } catch (error) {
@@ -115,27 +129,76 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
 
   const httpLimits = { ...HTTP_LIMITS, sendStallMs: options.sendTimeoutSeconds * 1000, ...hooks.httpLimits };
   const firstReads = new FirstReads(httpLimits);
-  const descriptors = hooks.descriptorLimit === undefined ? readDescriptorLimit() : { limit: hooks.descriptorLimit, source: 'given' };
-  const caps = capsFor(descriptors.limit, { total: options.maxConnections, perClient: options.maxConnectionsPerClient });
+  const descriptors =
+    hooks.descriptorLimit === undefined ? readDescriptorLimit() : { limit: hooks.descriptorLimit, source: 'given' };
+  const caps = capsFor(descriptors.limit, {
+    total: options.maxConnections,
+    perClient: options.maxConnectionsPerClient,
+  });
   const connections = new ConnectionCaps(caps, descriptors.limit, { ...CAP_TIMES, ...hooks.capTimes });
-  log(`connections: at most ${caps.total} open (${caps.perClient} from one client address, loopback exempt), ${caps.refusing} more answered 503; descriptor limit ${descriptors.limit} (${descriptors.source})`);
-  if (caps.total + caps.refusing >= descriptors.limit) logError(`warning: --max-connections ${caps.total} leaves no descriptors for files and the store below the limit of ${descriptors.limit}: new connections past it are reset, not answered (raise ulimit -n)`);
+  log(
+    `connections: at most ${caps.total} open (${caps.perClient} from one client address, loopback exempt), ${caps.refusing} more answered 503; descriptor limit ${descriptors.limit} (${descriptors.source})`,
+  );
+  if (caps.total + caps.refusing >= descriptors.limit)
+    logError(
+      `warning: --max-connections ${caps.total} leaves no descriptors for files and the store below the limit of ${descriptors.limit}: new connections past it are reset, not answered (raise ulimit -n)`,
+    );
   const metrics = options.metrics
     ? new Metrics({
-        connections: () => connections.stats(), firstReads: () => firstReads.stats(), snapshot: () => ({ buildId: snapshots.current.buildId, builtAt: Date.parse(snapshots.current.manifest.built_at) }), integrity: () => snapshots.integrity(), cache: () => snapshots.reader.cacheStats(), now: () => clock.now() })
+        connections: () => connections.stats(),
+        firstReads: () => firstReads.stats(),
+        snapshot: () => ({
+          buildId: snapshots.current.buildId,
+          builtAt: Date.parse(snapshots.current.manifest.built_at),
+        }),
+        integrity: () => snapshots.integrity(),
+        cache: () => snapshots.reader.cacheStats(),
+        now: () => clock.now(),
+      })
     : undefined;
-  const accessLog = options.quiet ? undefined : new AccessLog(hooks.accessLog ?? process.stdout, { dropped: (lines) => metrics?.accessLogDropped.inc({}, lines), notice: logError });
+  const accessLog = options.quiet
+    ? undefined
+    : new AccessLog(hooks.accessLog ?? process.stdout, {
+        dropped: (lines) => metrics?.accessLogDropped.inc({}, lines),
+        notice: logError,
+      });
   const counter = (store.fileQuota && hooks.counter?.(store.fileQuota)) || store.quota;
-  const uploads = new BodyBudget({ totalBytes: options.critptUploadBudgetBytes, perScopeBytes: options.critptUserUploadBytes });
-  const upload = { maxBytes: options.critptMaxBodyBytes, minBytesPerSecond: options.critptMinUploadBytesPerSecond, graceMs: options.critptUploadGraceSeconds * 1000 };
+  const uploads = new BodyBudget({
+    totalBytes: options.critptUploadBudgetBytes,
+    perScopeBytes: options.critptUserUploadBytes,
+  });
+  const upload = {
+    maxBytes: options.critptMaxBodyBytes,
+    minBytesPerSecond: options.critptMinUploadBytesPerSecond,
+    graceMs: options.critptUploadGraceSeconds * 1000,
+  };
   const grader = new CritptGrader(
-    { upstream: options.critptUpstream, timeoutSeconds: options.critptTimeoutSeconds, upload, concurrency: options.critptConcurrency, limit: options.limits.critpt },
+    {
+      upstream: options.critptUpstream,
+      timeoutSeconds: options.critptTimeoutSeconds,
+      upload,
+      concurrency: options.critptConcurrency,
+      limit: options.limits.critpt,
+    },
     counter,
     clock,
     uploads,
     (outcome) => metrics?.gradings.inc({ outcome }),
   );
-  const app = new App({ options, clock, keys: store.keys, quota: counter, grader, snapshots, logError, metrics, accessLog, readiness: () => notReady(conditions, store), warnings: () => warnings.reasons(), connections: () => connections.stats() });
+  const app = new App({
+    options,
+    clock,
+    keys: store.keys,
+    quota: counter,
+    grader,
+    snapshots,
+    logError,
+    metrics,
+    accessLog,
+    readiness: () => notReady(conditions, store),
+    warnings: () => warnings.reasons(),
+    connections: () => connections.stats(),
+  });
   const lingering = new Lingering(httpLimits);
   const server = createHttpServer(app.handle, httpLimits, lingering, connections, firstReads);
   server.on('request', () => idle.busy());
@@ -179,7 +242,14 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
   return {
     url: listening.url,
     port: listening.port,
-    app, snapshots, conditions, warnings, uploads, lingering, connections, firstReads,
+    app,
+    snapshots,
+    conditions,
+    warnings,
+    uploads,
+    lingering,
+    connections,
+    firstReads,
     quota: store.fileQuota,
     admin,
     close,

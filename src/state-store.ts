@@ -74,7 +74,9 @@ function holdStateFolder(stateDir: string): () => void {
   const lock = join(stateDir, SERVER_LOCK_FILE);
   const taken = takePidLock(lock);
   if (typeof taken === 'function') return taken;
-  throw new Error(`state folder ${stateDir} is held by another server (pid ${taken.holder}): one server a state folder, or their quota journals are lost (several servers share state on Redis, --store); if no server runs there, delete ${lock}`);
+  throw new Error(
+    `state folder ${stateDir} is held by another server (pid ${taken.holder}): one server a state folder, or their quota journals are lost (several servers share state on Redis, --store); if no server runs there, delete ${lock}`,
+  );
 }
 
 function openFileStore({ stateDir, keysGraceSeconds, limits }: ServerOptions, hooks: StoreHooks): StateStore {
@@ -89,7 +91,13 @@ function openFileStore({ stateDir, keysGraceSeconds, limits }: ServerOptions, ho
 }
 
 /** The file store on a folder this server holds; `release` lets the folder go when the store closes. */
-function openHeldFolder(stateDir: string, keysGraceSeconds: number, limits: QuotaLimits, { clock, conditions, logError }: StoreHooks, release: () => void): StateStore {
+function openHeldFolder(
+  stateDir: string,
+  keysGraceSeconds: number,
+  limits: QuotaLimits,
+  { clock, conditions, logError }: StoreHooks,
+  release: () => void,
+): StateStore {
   try {
     recordLimitsFile(stateDir, limits, clock.now());
   } catch (error) {
@@ -134,11 +142,23 @@ function openHeldFolder(stateDir: string, keysGraceSeconds: number, limits: Quot
  * src/redis/health.ts. Its refusals, its lost store and a policy changed later are conditions
  * (/readyz), found by requests and by the probe.
  */
-async function openRedisStore(address: RedisAddress, replicas: StoreReplicas, leaseMs: number, limits: QuotaLimits, { clock, log, logError, conditions, warnings, redisProbeMs }: StoreHooks): Promise<StateStore> {
+async function openRedisStore(
+  address: RedisAddress,
+  replicas: StoreReplicas,
+  leaseMs: number,
+  limits: QuotaLimits,
+  { clock, log, logError, conditions, warnings, redisProbeMs }: StoreHooks,
+): Promise<StateStore> {
   // A reconnection may be to a Redis restarted with other settings or without its data: the
   // probe checks at once (from when it exists; the start-up check below covers the first).
   let reconnected = () => {};
-  const client = new RedisClient({ address, replicas, log: logError, connected: () => reconnected(), primary: sentinelWatch(address, warnings, redisProbeMs) });
+  const client = new RedisClient({
+    address,
+    replicas,
+    log: logError,
+    connected: () => reconnected(),
+    primary: sentinelWatch(address, warnings, redisProbeMs),
+  });
   await client.started();
   const problem = client.problem() ?? (await startUpCheck(client));
   if (problem) logError(`${problem}; answering 503 until it can be reached`);
@@ -152,12 +172,22 @@ async function openRedisStore(address: RedisAddress, replicas: StoreReplicas, le
   // Written again at each reconnection: a Redis that was down at start-up, or lost its data, gets
   // them then. A failure is not logged here: a Redis that refuses writes (a replica, an ACL, a
   // full memory) or cannot be reached is a condition the probe reports once, with what to do.
-  const recordLimits = () => client.send(['SET', LIMITS_REDIS_KEY, limitsRecord(limits, clock.now())]).then(
-    () => {},
-    () => {},
-  );
+  const recordLimits = () =>
+    client.send(['SET', LIMITS_REDIS_KEY, limitsRecord(limits, clock.now())]).then(
+      () => {},
+      () => {},
+    );
   if (!problem) await recordLimits();
-  const health = new RedisHealth({ client, conditions, warnings, refusals, probeKey: `${REDIS_PREFIX}probe`, storeCheck: () => keys.checkStore(), logError, intervalMs: redisProbeMs });
+  const health = new RedisHealth({
+    client,
+    conditions,
+    warnings,
+    refusals,
+    probeKey: `${REDIS_PREFIX}probe`,
+    storeCheck: () => keys.checkStore(),
+    logError,
+    intervalMs: redisProbeMs,
+  });
   reconnected = () => {
     void health.round();
     void recordLimits();
@@ -185,11 +215,23 @@ const SENTINEL_WARNING = 'sentinel dissent';
  */
 const SENTINEL_DEADLINE_MS = 1000;
 
-/** With Sentinel, the watch that follows the sentinels' majority (src/redis/sentinel-watch.ts); else the client's plain address. */
-function sentinelWatch(address: RedisAddress, warnings: Conditions, intervalMs = PROBE_INTERVAL_MS): SentinelWatch | undefined {
+/**
+ * With Sentinel, the watch that follows the sentinels' majority (src/redis/sentinel-watch.ts); else
+ * the client's plain address.
+ */
+function sentinelWatch(
+  address: RedisAddress,
+  warnings: Conditions,
+  intervalMs = PROBE_INTERVAL_MS,
+): SentinelWatch | undefined {
   if (!address.sentinel) return undefined;
   const warn = (warning: string | null) => warnings.report(SENTINEL_WARNING, warning);
-  return new SentinelWatch({ target: address.sentinel, tls: address.tls, timeoutMs: SENTINEL_DEADLINE_MS, watch: { intervalMs, warn } });
+  return new SentinelWatch({
+    target: address.sentinel,
+    tls: address.tls,
+    timeoutMs: SENTINEL_DEADLINE_MS,
+    watch: { intervalMs, warn },
+  });
 }
 
 /**

@@ -23,7 +23,17 @@ export const legacyBodySchema = {
       type: 'array',
       items: {
         type: 'object',
-        required: ['id', 'name', 'slug', 'model_creator', 'evaluations', 'pricing', 'median_output_tokens_per_second', 'median_time_to_first_token_seconds', 'median_time_to_first_answer_token'],
+        required: [
+          'id',
+          'name',
+          'slug',
+          'model_creator',
+          'evaluations',
+          'pricing',
+          'median_output_tokens_per_second',
+          'median_time_to_first_token_seconds',
+          'median_time_to_first_answer_token',
+        ],
         properties: {
           id: { type: 'string', format: 'uuid' },
           name: { type: 'string', minLength: 1 },
@@ -32,13 +42,21 @@ export const legacyBodySchema = {
           model_creator: {
             type: 'object',
             required: ['id', 'name', 'slug'],
-            properties: { id: { type: 'string', format: 'uuid' }, name: { type: 'string', minLength: 1 }, slug: { type: 'string', minLength: 1 } },
+            properties: {
+              id: { type: 'string', format: 'uuid' },
+              name: { type: 'string', minLength: 1 },
+              slug: { type: 'string', minLength: 1 },
+            },
           },
           evaluations: { type: 'object', additionalProperties: number },
           pricing: {
             type: 'object',
             required: ['price_1m_input_tokens', 'price_1m_output_tokens'],
-            properties: { price_1m_blended_3_to_1: number, price_1m_input_tokens: number, price_1m_output_tokens: number },
+            properties: {
+              price_1m_blended_3_to_1: number,
+              price_1m_input_tokens: number,
+              price_1m_output_tokens: number,
+            },
           },
           median_output_tokens_per_second: number,
           median_time_to_first_token_seconds: number,
@@ -93,7 +111,12 @@ export function validateLegacyBody(file: string, body: unknown): Problem[] {
     const slug = Array.isArray(items) && Number.isInteger(index) ? items[index]?.slug : undefined;
     // Described as the build describes the data folder's errors: the value received, the field meant.
     const { pointer, message } = describeAjvError(e, body);
-    return { file, record: typeof slug === 'string' ? slug : Number.isInteger(index) ? `item ${index}` : undefined, pointer, message };
+    return {
+      file,
+      record: typeof slug === 'string' ? slug : Number.isInteger(index) ? `item ${index}` : undefined,
+      pointer,
+      message,
+    };
   });
 }
 
@@ -103,12 +126,17 @@ const measured = (v: number | null) => (v === null || v === 0 ? null : v);
 export interface Mapped {
   creators: ModelCreator[];
   /** The fields the import sets on a model; the rest stay as they are (or get defaults when new). */
-  models: (Pick<LanguageModel, 'id' | 'name' | 'slug' | 'creator_id' | 'release_date' | 'evaluations'> & { published_indices: Record<string, number | null> })[];
+  models: (Pick<LanguageModel, 'id' | 'name' | 'slug' | 'creator_id' | 'release_date' | 'evaluations'> & {
+    published_indices: Record<string, number | null>;
+  })[];
   providers: Provider[];
   endpoints: ProviderEndpoint[];
   /** Records reproducing the dump's medians, by endpoint (prompt type `medium`); empty when unmeasured upstream. */
   records: Map<string, MeasurementRecord[]>;
-  /** First-party endpoints of models now neither priced nor measured upstream: an earlier import's prices and records go. */
+  /**
+   * First-party endpoints of models now neither priced nor measured upstream: an earlier import's
+   * prices and records go.
+   */
   retired: string[];
   /** Upstream evaluation keys with no counterpart here, and how often they had a value. */
   skipped: Map<string, number>;
@@ -144,9 +172,22 @@ export function reproducingRecords(item: LegacyItem, at: number): MeasurementRec
 export function mapLegacyBody(items: readonly LegacyItem[], recordsAt: number): Mapped {
   const creators = new Map<string, ModelCreator>();
   const providers = new Map<string, Provider>();
-  const out: Mapped = { creators: [], models: [], providers: [], endpoints: [], records: new Map(), retired: [], skipped: new Map() };
+  const out: Mapped = {
+    creators: [],
+    models: [],
+    providers: [],
+    endpoints: [],
+    records: new Map(),
+    retired: [],
+    skipped: new Map(),
+  };
   for (const item of items) {
-    const creator: ModelCreator = { id: item.model_creator.id, slug: item.model_creator.slug, name: item.model_creator.name, country: null };
+    const creator: ModelCreator = {
+      id: item.model_creator.id,
+      slug: item.model_creator.slug,
+      name: item.model_creator.name,
+      country: null,
+    };
     creators.set(creator.id, creator);
     const evaluations: Record<string, number | null> = {};
     const published: Record<string, number | null> = {};
@@ -159,7 +200,15 @@ export function mapLegacyBody(items: readonly LegacyItem[], recordsAt: number): 
       if ('published' in target) published[target.published] = value;
       else evaluations[target.evaluation] = value;
     }
-    out.models.push({ id: item.id, name: item.name, slug: item.slug, creator_id: creator.id, release_date: item.release_date ?? null, evaluations, published_indices: published });
+    out.models.push({
+      id: item.id,
+      name: item.name,
+      slug: item.slug,
+      creator_id: creator.id,
+      release_date: item.release_date ?? null,
+      evaluations,
+      published_indices: published,
+    });
 
     const input = measured(item.pricing.price_1m_input_tokens);
     const output = measured(item.pricing.price_1m_output_tokens);

@@ -2,7 +2,14 @@
 import { Rng } from './rng.ts';
 import type { ModelCreator } from '../../build/types.ts';
 import type { SampleOptions } from './options.ts';
-import { CREATOR_COUNTRIES, CREATOR_SUFFIXES, CREATOR_WORDS, UNKNOWN_COUNTRY, companyNames, slugMaker } from './world.ts';
+import {
+  CREATOR_COUNTRIES,
+  CREATOR_SUFFIXES,
+  CREATOR_WORDS,
+  UNKNOWN_COUNTRY,
+  companyNames,
+  slugMaker,
+} from './world.ts';
 
 export type WeightsPolicy = 'open' | 'closed' | 'mixed';
 
@@ -28,7 +35,8 @@ export function modelCounts(creators: number, models: number): number[] {
   const floor = models >= creators ? 1 : 0;
   const spare = models - floor * creators;
   const counts = weights.map((w) => floor + Math.floor((spare * w) / total));
-  for (let i = 0, left = models - counts.reduce((a, b) => a + b, 0); left > 0; i = (i + 1) % creators, left--) counts[i]++;
+  for (let i = 0, left = models - counts.reduce((a, b) => a + b, 0); left > 0; i = (i + 1) % creators, left--)
+    counts[i]++;
   return counts;
 }
 
@@ -39,9 +47,26 @@ export function generateCreators(options: SampleOptions): CreatorDraft[] {
   const counts = modelCounts(options.creators, options.models);
   const drafts = names.map((name, rank): CreatorDraft => {
     const frontier = rank < Math.max(1, Math.round(options.creators * 0.12));
-    const policy = rng.weighted<WeightsPolicy>(frontier ? [['closed', 6], ['mixed', 3], ['open', 2]] : [['open', 5], ['closed', 2], ['mixed', 3]]);
+    const policy = rng.weighted<WeightsPolicy>(
+      frontier
+        ? [
+            ['closed', 6],
+            ['mixed', 3],
+            ['open', 2],
+          ]
+        : [
+            ['open', 5],
+            ['closed', 2],
+            ['mixed', 3],
+          ],
+    );
     return {
-      record: { id: rng.uuid(), slug: slugFor(name), name, country: rng.chance(UNKNOWN_COUNTRY) ? null : rng.weighted(CREATOR_COUNTRIES) },
+      record: {
+        id: rng.uuid(),
+        slug: slugFor(name),
+        name,
+        country: rng.chance(UNKNOWN_COUNTRY) ? null : rng.weighted(CREATOR_COUNTRIES),
+      },
       skill: rng.normal() * 0.35 + (frontier ? 0.6 : -0.1),
       policy,
       popularity: rng.lognormal(frontier ? 1.6 : 1, 0.35),

@@ -1,6 +1,11 @@
 /** Evaluation scores, omniscience breakdowns and token counts, drawn from a model's latent capability. */
 import { round } from '../../build/derive/stats.ts';
-import { OMNISCIENCE_DOMAINS, RAW_EVALUATIONS, type RawEvaluation, type TokenCountEvaluation } from '../../build/fields.ts';
+import {
+  OMNISCIENCE_DOMAINS,
+  RAW_EVALUATIONS,
+  type RawEvaluation,
+  type TokenCountEvaluation,
+} from '../../build/fields.ts';
 import { Rng } from './rng.ts';
 import type { LanguageModel, OmniscienceScores, TokenCounts } from '../../build/types.ts';
 import { DAY_MS, clamp, dayMs, sigmoid } from './world.ts';
@@ -72,9 +77,11 @@ export function evaluatedSet(model: ModelSeed, imageInput: boolean, asOfMs: numb
   }
   const rerun = rng.chance(0.25); // an older model that stayed popular gets the newer evaluations too
   const partial = rng.chance(0.12); // some runs failed or were never finished
-  const runs = (since: string) => exists(since) && (rerun || model.atMs >= dayMs(since) - LOOKBACK_MS) && !(partial && rng.chance(0.35));
+  const runs = (since: string) =>
+    exists(since) && (rerun || model.atMs >= dayMs(since) - LOOKBACK_MS) && !(partial && rng.chance(0.35));
   const done: Evaluated['done'] = new Set();
-  for (const key of RAW_EVALUATIONS) if (runs(EVALUATIONS[key].since) && (imageInput || !EVALUATIONS[key].vision)) done.add(key);
+  for (const key of RAW_EVALUATIONS)
+    if (runs(EVALUATIONS[key].since) && (imageInput || !EVALUATIONS[key].vision)) done.add(key);
   if (runs(OMNISCIENCE_SINCE)) done.add('omniscience');
   return { done, sparse: false };
 }
@@ -82,12 +89,20 @@ export function evaluatedSet(model: ModelSeed, imageInput: boolean, asOfMs: numb
 export function score(curve: ScoreCurve, capability: number, kind: FamilyKind, rng: Rng): number {
   const focus = kind === 'coder' ? (curve.coding ? 0.6 : -0.4) : 0;
   const c = capability + focus + rng.normal() * 0.25;
-  const value = curve.lo + (curve.hi - curve.lo) * sigmoid(curve.slope * (c - curve.mid)) + rng.normal() * 0.02 * (curve.hi - curve.lo);
+  const value =
+    curve.lo +
+    (curve.hi - curve.lo) * sigmoid(curve.slope * (c - curve.mid)) +
+    rng.normal() * 0.02 * (curve.hi - curve.lo);
   return round(clamp(value, 0, curve.max), curve.max === FRACTION ? 4 : 1);
 }
 
 /** Every evaluation key with its score or null; sparse models list only what they have. */
-export function evaluations({ done, sparse }: Evaluated, model: ModelSeed, c: number, rng: Rng): LanguageModel['evaluations'] {
+export function evaluations(
+  { done, sparse }: Evaluated,
+  model: ModelSeed,
+  c: number,
+  rng: Rng,
+): LanguageModel['evaluations'] {
   const out: LanguageModel['evaluations'] = {};
   for (const key of RAW_EVALUATIONS) {
     if (done.has(key)) out[key] = score(EVALUATIONS[key], c, model.family.kind, rng);
@@ -110,11 +125,19 @@ export const DOMAIN_ACCURACY_OFFSET: Record<Exclude<(typeof OMNISCIENCE_DOMAINS)
  * Omniscience per domain: accuracy rises with capability, the hallucination rate (wrong answers
  * among those not right) falls; the index is 100 * (correct - incorrect) share, -100..100.
  */
-export function omniscience(c: number, kind: FamilyKind, rng: Rng): NonNullable<LanguageModel['omniscience_breakdown']> {
+export function omniscience(
+  c: number,
+  kind: FamilyKind,
+  rng: Rng,
+): NonNullable<LanguageModel['omniscience_breakdown']> {
   const calibration = rng.normal() * 0.08;
   const domains = (Object.keys(DOMAIN_ACCURACY_OFFSET) as (keyof typeof DOMAIN_ACCURACY_OFFSET)[]).map((domain) => {
     const focus = kind === 'coder' && domain === 'software_engineering' ? 0.08 : 0;
-    const accuracy = clamp(0.05 + 0.6 * sigmoid(0.8 * (c - 1.5)) + DOMAIN_ACCURACY_OFFSET[domain] + focus + rng.normal() * 0.03, 0.01, 0.95);
+    const accuracy = clamp(
+      0.05 + 0.6 * sigmoid(0.8 * (c - 1.5)) + DOMAIN_ACCURACY_OFFSET[domain] + focus + rng.normal() * 0.03,
+      0.01,
+      0.95,
+    );
     const hallucination = clamp(0.95 - 0.5 * sigmoid(0.9 * (c - 2)) + calibration + rng.normal() * 0.03, 0.03, 0.99);
     return [domain, accuracy, hallucination] as const;
   });
@@ -152,12 +175,23 @@ export const TOKEN_PROFILES: Record<TokenCountEvaluation, TokenProfile> = {
   terminalbench_v2_1: { from: 'terminalbench_v2_1', tasks: 89, input: 55000, answer: 5500, thinking: 18000 },
   terminalbench_v4_0: { from: 'terminalbench_v4_0', tasks: 89, input: 70000, answer: 6500, thinking: 22000 },
   platform_briefcase: { from: 'platform_briefcase_elo', tasks: 100, input: 60000, answer: 5000, thinking: 12000 },
-  automationbench_platform: { from: 'automationbench_platform', tasks: 150, input: 50000, answer: 3000, thinking: 10000 },
+  automationbench_platform: {
+    from: 'automationbench_platform',
+    tasks: 150,
+    input: 50000,
+    answer: 3000,
+    thinking: 10000,
+  },
   gdp_pdf: { from: 'gdp_pdf', tasks: 120, input: 26000, answer: 2000, thinking: 9000 },
 };
 
 /** Token counts of the evaluations a model ran; about one in twelve runs lost its counts. */
-export function tokenCounts({ done }: Evaluated, reasoning: boolean, verbosity: number, rng: Rng): NonNullable<LanguageModel['evaluation_token_counts']> {
+export function tokenCounts(
+  { done }: Evaluated,
+  reasoning: boolean,
+  verbosity: number,
+  rng: Rng,
+): NonNullable<LanguageModel['evaluation_token_counts']> {
   const out: NonNullable<LanguageModel['evaluation_token_counts']> = {};
   for (const [key, p] of Object.entries(TOKEN_PROFILES) as [TokenCountEvaluation, TokenProfile][]) {
     if (!done.has(p.from) || rng.chance(0.08)) continue;

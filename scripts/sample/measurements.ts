@@ -45,9 +45,18 @@ export function servingProfile(endpoint: EndpointDraft, rng: Rng): ServingProfil
     const slope = rng.normal() * 0.12;
     const phase = rng.uniform(0, 2 * Math.PI);
     const period = rng.uniform(20, 60);
-    return Array.from({ length: MEASURED_DAYS }, (_, d) => Math.exp(slope * (d / MEASURED_DAYS) + 0.04 * Math.sin(phase + (2 * Math.PI * d) / period) + rng.normal() * 0.04));
+    return Array.from({ length: MEASURED_DAYS }, (_, d) =>
+      Math.exp(slope * (d / MEASURED_DAYS) + 0.04 * Math.sin(phase + (2 * Math.PI * d) / period) + rng.normal() * 0.04),
+    );
   };
-  return { speed, ttft, thinking: model.thinkingTokens, hidesReasoning: rng.chance(0.25), speedByDay: drift(), ttftByDay: drift() };
+  return {
+    speed,
+    ttft,
+    thinking: model.thinkingTokens,
+    hidesReasoning: rng.chance(0.25),
+    speedByDay: drift(),
+    ttftByDay: drift(),
+  };
 }
 
 /** Times of one day's measurements: one at a random time, or one in each third of the day. */
@@ -68,7 +77,12 @@ export function failedRecord(timestamp: string, ttft: number, rng: Rng): Measure
   };
 }
 
-export function seriesRecords(profile: ServingProfile, promptType: PromptType, firstDay: number, rng: Rng): MeasurementRecord[] {
+export function seriesRecords(
+  profile: ServingProfile,
+  promptType: PromptType,
+  firstDay: number,
+  rng: Rng,
+): MeasurementRecord[] {
   const effect = PROMPT_EFFECTS[promptType];
   const records: MeasurementRecord[] = [];
   for (let d = 0; d < MEASURED_DAYS; d++) {
@@ -96,14 +110,22 @@ export function seriesRecords(profile: ServingProfile, promptType: PromptType, f
 }
 
 /** One provider's measurements file. Each endpoint draws from its own stream, keyed by its id. */
-export function measurementsFile(options: SampleOptions, provider: ProviderDraft, endpoints: EndpointDraft[]): MeasurementsFile {
+export function measurementsFile(
+  options: SampleOptions,
+  provider: ProviderDraft,
+  endpoints: EndpointDraft[],
+): MeasurementsFile {
   const firstDay = dayMs(options.asOf) - (MEASURED_DAYS - 1) * DAY_MS;
   return {
     provider_id: provider.record.id,
     series: endpoints.flatMap((endpoint) => {
       const rng = new Rng(options.seed, `measurements/${endpoint.record.id}`);
       const profile = servingProfile(endpoint, rng);
-      return PROMPT_TYPES.map((prompt_type) => ({ endpoint_id: endpoint.record.id, prompt_type, records: seriesRecords(profile, prompt_type, firstDay, rng) }));
+      return PROMPT_TYPES.map((prompt_type) => ({
+        endpoint_id: endpoint.record.id,
+        prompt_type,
+        records: seriesRecords(profile, prompt_type, firstDay, rng),
+      }));
     }),
   };
 }

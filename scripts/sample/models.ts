@@ -63,23 +63,47 @@ export function nextVersion(family: Family, rng: Rng): string {
 export function creatorFamilies(count: number, names: () => string, rng: Rng): Family[] {
   const n = 1 + (count >= 6 ? 1 : 0) + (count >= 14 ? 1 : 0) + (count >= 30 ? 1 : 0);
   return Array.from({ length: n }, (_, i): Family => {
-    const kind: FamilyKind = i === 0 ? 'general' : rng.weighted<FamilyKind>([['general', 3], ['coder', 1], ['vision', 1]]);
+    const kind: FamilyKind =
+      i === 0
+        ? 'general'
+        : rng.weighted<FamilyKind>([
+            ['general', 3],
+            ['coder', 1],
+            ['vision', 1],
+          ]);
     const base = names();
-    return { name: kind === 'coder' ? `${base} Coder` : kind === 'vision' ? `${base} Vision` : base, kind, major: rng.int(1, 3), minor: 0 };
+    return {
+      name: kind === 'coder' ? `${base} Coder` : kind === 'vision' ? `${base} Vision` : base,
+      kind,
+      major: rng.int(1, 3),
+      minor: 0,
+    };
   });
 }
 
 /** Reasoning became common in late 2024; before that almost every release is a plain instruct model. */
 export function releaseModes(atMs: number, rng: Rng): boolean[] {
   if (atMs < Date.UTC(2024, 8, 1)) return [rng.chance(0.04)];
-  return rng.weighted<boolean[]>([[[false], 2], [[true], 3], [[true, false], 4]]);
+  return rng.weighted<boolean[]>([
+    [[false], 2],
+    [[true], 3],
+    [[true, false], 4],
+  ]);
 }
 
 /** Split a creator's model count into releases of 1..4 models each. */
 export function releaseSizes(count: number, rng: Rng): number[] {
   const sizes: number[] = [];
-  for (let left = count; left > 0; ) {
-    const size = Math.min(left, rng.weighted([[1, 4], [2, 4], [3, 2], [4, 1]]));
+  for (let left = count; left > 0;) {
+    const size = Math.min(
+      left,
+      rng.weighted([
+        [1, 4],
+        [2, 4],
+        [3, 2],
+        [4, 1],
+      ]),
+    );
     sizes.push(size);
     left -= size;
   }
@@ -156,14 +180,17 @@ export function parameters(seed: ModelSeed, rng: Rng): LanguageModel['parameters
 export function modalities(seed: ModelSeed, rng: Rng): LanguageModel['modalities'] {
   const years = (seed.atMs - EPOCH_MS) / YEAR_MS;
   const image = seed.family.kind === 'vision' || (seed.family.kind === 'general' && rng.chance(0.12 + 0.12 * years));
-  const flags = (set: Partial<Record<(typeof MODALITIES)[number], boolean>>) => Object.fromEntries(MODALITIES.map((m) => [m, set[m] ?? false]));
+  const flags = (set: Partial<Record<(typeof MODALITIES)[number], boolean>>) =>
+    Object.fromEntries(MODALITIES.map((m) => [m, set[m] ?? false]));
   return {
     input: flags({ text: true, image, video: image && rng.chance(0.15), speech: rng.chance(0.05) }),
     output: flags({ text: true, image: rng.chance(0.02), speech: rng.chance(0.02) }),
   };
 }
 
-export const CONTEXT_WINDOWS = [8192, 16384, 32768, 65536, 128000, 131072, 200000, 256000, 262144, 400000, 1000000, 1048576, 2000000];
+export const CONTEXT_WINDOWS = [
+  8192, 16384, 32768, 65536, 128000, 131072, 200000, 256000, 262144, 400000, 1000000, 1048576, 2000000,
+];
 
 /** Context windows grew from 8k-32k in 2023 to 256k-2M by 2026; a few models leave it unset. */
 export function contextWindow(seed: ModelSeed, rng: Rng): number | null {
@@ -180,12 +207,19 @@ export function generateModels(options: SampleOptions, creators: CreatorDraft[])
   const slugFor = slugMaker(['free']);
   const drafts: ModelDraft[] = [];
   for (const creator of creators) {
-    for (const seed of planReleases(creator, nextFamily, asOfMs, rng)) drafts.push(buildModel(seed, creator, slugFor, asOfMs, rng));
+    for (const seed of planReleases(creator, nextFamily, asOfMs, rng))
+      drafts.push(buildModel(seed, creator, slugFor, asOfMs, rng));
   }
   return drafts;
 }
 
-export function buildModel(seed: ModelSeed, creator: CreatorDraft, slugFor: (name: string) => string, asOfMs: number, rng: Rng): ModelDraft {
+export function buildModel(
+  seed: ModelSeed,
+  creator: CreatorDraft,
+  slugFor: (name: string) => string,
+  asOfMs: number,
+  rng: Rng,
+): ModelDraft {
   const name = modelName(seed);
   const slug = slugFor(name);
   const c = capability(seed, creator, rng);
@@ -208,7 +242,8 @@ export function buildModel(seed: ModelSeed, creator: CreatorDraft, slugFor: (nam
     modalities: modes,
     licensing: { is_open_weights: seed.open },
     context_window_tokens: contextWindow(seed, rng),
-    weights_hub_url: seed.open && rng.chance(0.92) ? `https://weights-hub.example/${creator.record.slug}/${slug}` : null,
+    weights_hub_url:
+      seed.open && rng.chance(0.92) ? `https://weights-hub.example/${creator.record.slug}/${slug}` : null,
     router_api_id: rng.chance(0.7) ? `${creator.record.slug}/${slug}` : null,
   };
   return {

@@ -24,7 +24,12 @@ export const USAGE =
 /** The counts of a dataset `scale` times the committed sample's (at least one of each). */
 export function scaledCounts(scale: number): Pick<SampleOptions, 'models' | 'creators' | 'providers' | 'arenaEntries'> {
   const scaled = (base: number) => Math.max(1, Math.round(base * scale));
-  return { models: scaled(BASE_COUNTS.models), creators: scaled(BASE_COUNTS.creators), providers: scaled(BASE_COUNTS.providers), arenaEntries: scaled(BASE_COUNTS.arenaEntries) };
+  return {
+    models: scaled(BASE_COUNTS.models),
+    creators: scaled(BASE_COUNTS.creators),
+    providers: scaled(BASE_COUNTS.providers),
+    arenaEntries: scaled(BASE_COUNTS.arenaEntries),
+  };
 }
 
 /** Largest count a flag takes: far past any dataset this generator is meant for. */
@@ -48,7 +53,8 @@ export function parseSampleArgs(argv: string[]): SampleOptions | 'help' {
   });
   if (values.help) return 'help';
   const scale = values.scale === undefined ? 1 : Number(values.scale);
-  if (!(scale > 0) || !Number.isFinite(scale)) throw new UsageError(`--scale must be a positive number, got ${JSON.stringify(values.scale)}`);
+  if (!(scale > 0) || !Number.isFinite(scale))
+    throw new UsageError(`--scale must be a positive number, got ${JSON.stringify(values.scale)}`);
   const seed = integerFlag('seed', values.seed, DEFAULT_OPTIONS.seed, 0, Number.MAX_SAFE_INTEGER);
   const asOf = values['as-of'] ?? DEFAULT_OPTIONS.asOf;
   if (!isCalendarDate(asOf)) throw new UsageError(`--as-of must be a date YYYY-MM-DD, got ${JSON.stringify(asOf)}`);

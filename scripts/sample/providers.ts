@@ -2,7 +2,19 @@
 import { Rng } from './rng.ts';
 import type { Provider, ProviderEndpoint } from '../../build/types.ts';
 import type { SampleOptions } from './options.ts';
-import { DAY_MS, PROVIDER_COUNTRIES, PROVIDER_SUFFIXES, PROVIDER_WORDS, UNKNOWN_COUNTRY, YEAR_MS, clamp, companyNames, dayMs, price, slugMaker } from './world.ts';
+import {
+  DAY_MS,
+  PROVIDER_COUNTRIES,
+  PROVIDER_SUFFIXES,
+  PROVIDER_WORDS,
+  UNKNOWN_COUNTRY,
+  YEAR_MS,
+  clamp,
+  companyNames,
+  dayMs,
+  price,
+  slugMaker,
+} from './world.ts';
 import type { CreatorDraft } from './creators.ts';
 import { CONTEXT_WINDOWS, type ModelDraft } from './models.ts';
 
@@ -28,17 +40,33 @@ export interface ProviderDraft {
  * A fifth of providers are the first-party APIs of the creators with the most closed models,
  * about one in eight are big clouds reselling closed models, the rest host open weights.
  */
-export function generateProviders(options: SampleOptions, creators: CreatorDraft[], models: ModelDraft[]): ProviderDraft[] {
+export function generateProviders(
+  options: SampleOptions,
+  creators: CreatorDraft[],
+  models: ModelDraft[],
+): ProviderDraft[] {
   const rng = new Rng(options.seed, 'providers');
   const closedModels = new Map<string, number>();
-  for (const m of models) if (!m.record.licensing.is_open_weights) closedModels.set(m.creator.record.id, (closedModels.get(m.creator.record.id) ?? 0) + 1);
-  const owners = [...creators].filter((c) => closedModels.has(c.record.id)).sort((a, b) => closedModels.get(b.record.id)! - closedModels.get(a.record.id)! || (a.record.name < b.record.name ? -1 : 1));
+  for (const m of models)
+    if (!m.record.licensing.is_open_weights)
+      closedModels.set(m.creator.record.id, (closedModels.get(m.creator.record.id) ?? 0) + 1);
+  const owners = [...creators]
+    .filter((c) => closedModels.has(c.record.id))
+    .sort(
+      (a, b) =>
+        closedModels.get(b.record.id)! - closedModels.get(a.record.id)! || (a.record.name < b.record.name ? -1 : 1),
+    );
   const firstParty = owners.slice(0, Math.round(options.providers * 0.2));
   const clouds = options.providers >= 3 ? Math.max(1, Math.round(options.providers * 0.12)) : 0;
   const names = companyNames(options.providers - firstParty.length, PROVIDER_WORDS, PROVIDER_SUFFIXES, rng);
   const slugFor = slugMaker();
   const make = (name: string, role: ProviderRole, creator: CreatorDraft | null): ProviderDraft => ({
-    record: { id: rng.uuid(), slug: slugFor(name), name, country: creator ? creator.record.country : rng.chance(UNKNOWN_COUNTRY) ? null : rng.weighted(PROVIDER_COUNTRIES) },
+    record: {
+      id: rng.uuid(),
+      slug: slugFor(name),
+      name,
+      country: creator ? creator.record.country : rng.chance(UNKNOWN_COUNTRY) ? null : rng.weighted(PROVIDER_COUNTRIES),
+    },
     role,
     creatorId: creator?.record.id ?? null,
     partners: new Set(),
@@ -54,8 +82,11 @@ export function generateProviders(options: SampleOptions, creators: CreatorDraft
   ];
   // Each closed-model creator sells through one to three clouds, however many clouds there are.
   const cloudDrafts = drafts.filter((p) => p.role === 'cloud');
-  for (const owner of owners) for (const cloud of rng.shuffle(cloudDrafts).slice(0, rng.int(1, 3))) cloud.partners.add(owner.record.id);
-  return drafts.sort((a, b) => (a.record.name < b.record.name ? -1 : a.record.name > b.record.name ? 1 : a.record.id < b.record.id ? -1 : 1));
+  for (const owner of owners)
+    for (const cloud of rng.shuffle(cloudDrafts).slice(0, rng.int(1, 3))) cloud.partners.add(owner.record.id);
+  return drafts.sort((a, b) =>
+    a.record.name < b.record.name ? -1 : a.record.name > b.record.name ? 1 : a.record.id < b.record.id ? -1 : 1,
+  );
 }
 
 export const MAX_PROVIDERS_PER_MODEL = 8;
@@ -63,7 +94,12 @@ export const MAX_PROVIDERS_PER_MODEL = 8;
 export const RETIRED_AFTER_MS = 540 * DAY_MS;
 
 /** Which providers serve a model: none for retired models, many for popular open weights. */
-export function servingProviders(model: ModelDraft, providers: ProviderDraft[], asOfMs: number, rng: Rng): ProviderDraft[] {
+export function servingProviders(
+  model: ModelDraft,
+  providers: ProviderDraft[],
+  asOfMs: number,
+  rng: Rng,
+): ProviderDraft[] {
   const age = asOfMs - model.releaseMs;
   if (rng.chance(age > RETIRED_AFTER_MS ? 0.18 : 0.04)) return [];
   const own = providers.find((p) => p.creatorId === model.creator.record.id);
@@ -77,7 +113,10 @@ export function servingProviders(model: ModelDraft, providers: ProviderDraft[], 
     return [...chosen];
   }
   const recency = clamp(1 - age / (2 * YEAR_MS), 0, 1);
-  const wanted = Math.max(1, Math.round(rng.lognormal(2.4 * model.creator.popularity * (0.4 + recency) * (1 + 0.15 * model.capability), 0.5)));
+  const wanted = Math.max(
+    1,
+    Math.round(rng.lognormal(2.4 * model.creator.popularity * (0.4 + recency) * (1 + 0.15 * model.capability), 0.5)),
+  );
   let pool = hosts;
   while (chosen.size < Math.min(wanted, MAX_PROVIDERS_PER_MODEL) && pool.length > 0) {
     const host = rng.weighted(pool.map((p) => [p, p.reach] as const));
@@ -105,7 +144,12 @@ export function endpointContext(model: number | null, rng: Rng): number | null {
   return smaller.length > 0 ? rng.pick(smaller.slice(-3)) : model;
 }
 
-export function buildEndpoint(model: ModelDraft, provider: ProviderDraft, list: { input: number; outputRatio: number }, rng: Rng): ProviderEndpoint {
+export function buildEndpoint(
+  model: ModelDraft,
+  provider: ProviderDraft,
+  list: { input: number; outputRatio: number },
+  rng: Rng,
+): ProviderEndpoint {
   const unpriced = rng.chance(0.03);
   const input = clamp(list.input * provider.markup, 0.02, 15);
   const hasCacheHit = !unpriced && rng.chance(0.6);
@@ -128,7 +172,11 @@ export interface EndpointDraft {
   provider: ProviderDraft;
 }
 
-export function generateEndpoints(options: SampleOptions, models: ModelDraft[], providers: ProviderDraft[]): EndpointDraft[] {
+export function generateEndpoints(
+  options: SampleOptions,
+  models: ModelDraft[],
+  providers: ProviderDraft[],
+): EndpointDraft[] {
   const rng = new Rng(options.seed, 'endpoints');
   const asOfMs = dayMs(options.asOf);
   const order = new Map(providers.map((p, i) => [p, i]));

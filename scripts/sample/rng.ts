@@ -96,7 +96,9 @@ export class Rng {
 
   /** A version 4 UUID, lowercase, from this stream. */
   uuid(): string {
-    const hex = [this.uint32(), this.uint32(), this.uint32(), this.uint32()].map((w) => w.toString(16).padStart(8, '0')).join('');
+    const hex = [this.uint32(), this.uint32(), this.uint32(), this.uint32()]
+      .map((w) => w.toString(16).padStart(8, '0'))
+      .join('');
     const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
     return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
   }

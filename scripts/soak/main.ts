@@ -62,18 +62,28 @@ export interface SoakCleanup {
  */
 async function ownSentinels(options: SoakOptions, cleanup: SoakCleanup): Promise<void> {
   if (!options.ownSentinels) return;
-  const set = await startSentinelSet({ replicas: 2, downAfterMs: 2000, failoverTimeoutMs: 10_000, nodeArgs: ['--appendonly', 'yes', '--appendfsync', 'everysec'] });
+  const set = await startSentinelSet({
+    replicas: 2,
+    downAfterMs: 2000,
+    failoverTimeoutMs: 10_000,
+    nodeArgs: ['--appendonly', 'yes', '--appendfsync', 'everysec'],
+  });
   cleanup.sentinels = set;
   options.storeFlag = set.url;
   options.store = storeFrom(set.url).store;
 }
 
-/** The 200s a scope may lose in the failovers: none unless --store-replicas is below the set's replicas (then at most 1%). */
+/**
+ * The 200s a scope may lose in the failovers: none unless --store-replicas is below the set's
+ * replicas (then at most 1%).
+ */
 async function lossAllowed(options: SoakOptions, own: SentinelSet | null): Promise<(answered: number) => number> {
   if (options.store === 'file' || !options.store.sentinel) return () => 0;
   const { masterName } = options.store.sentinel;
   const replicas = own ? own.nodes.length - 1 : await externalReplicas(options);
-  console.log(`soak: on Sentinel, ${replicas} replicas, --store-replicas ${options.replicas.count}: ${options.replicas.count >= replicas ? 'every 200 must be counted' : 'a failover may lose up to 1% of a scope\'s 200s'} (${masterName})`);
+  console.log(
+    `soak: on Sentinel, ${replicas} replicas, --store-replicas ${options.replicas.count}: ${options.replicas.count >= replicas ? 'every 200 must be counted' : "a failover may lose up to 1% of a scope's 200s"} (${masterName})`,
+  );
   return options.replicas.count >= replicas ? () => 0 : (answered) => Math.ceil(answered / 100);
 }
 
@@ -101,8 +111,13 @@ export async function soak(cleanup: SoakCleanup): Promise<boolean> {
 
   const providers = JSON.parse(readFileSync(join(data, 'providers.json'), 'utf8')) as { slug: string }[];
   const run = Date.now().toString(36);
-  const admin = options.store === 'file' ? fileAdmin(state) : await redisAdmin(options.store, undefined, options.replicas);
-  const keys = await issueSoakKeys(admin, providers.map((p) => p.slug), run);
+  const admin =
+    options.store === 'file' ? fileAdmin(state) : await redisAdmin(options.store, undefined, options.replicas);
+  const keys = await issueSoakKeys(
+    admin,
+    providers.map((p) => p.slug),
+    run,
+  );
   admin.close();
 
   const servers = new SoakServers({ bundlePath, snapshot, state, store: options.storeFlag });
@@ -114,11 +129,19 @@ export async function soak(cleanup: SoakCleanup): Promise<boolean> {
   const load = new Load(servers, options.servers, keys, failures);
   const attackers = new Attackers(servers, options.servers, keys.uploader);
   const probe = new StallProbe(servers, () => attackers.attacking);
-  const keyChanges = new KeyChanges(servers, options.servers, ['--state', state, '--store', options.storeFlag], run, failures);
+  const keyChanges = new KeyChanges(
+    servers,
+    options.servers,
+    ['--state', state, '--store', options.storeFlag],
+    run,
+    failures,
+  );
   const deadline = Date.now() + options.minutes * 60_000;
   const allowed = await lossAllowed(options, cleanup.sentinels);
   const onSentinel = options.store !== 'file' && options.store.sentinel !== undefined;
-  const faults = onSentinel ? new StoreFaults(storeFaultTarget(options, cleanup.sentinels), servers, options.servers, failures) : null;
+  const faults = onSentinel
+    ? new StoreFaults(storeFaultTarget(options, cleanup.sentinels), servers, options.servers, failures)
+    : null;
   faults?.start(deadline);
 
   let rebuilds = 0;
@@ -143,7 +166,11 @@ export async function soak(cleanup: SoakCleanup): Promise<boolean> {
   const killer = setInterval(() => (killing = servers.killAndRestart(servers.kills % options.servers)), KILL_EVERY_MS);
   keyChanges.start();
 
-  await Promise.all([probe.run(deadline), attackers.run(deadline), ...Array.from({ length: options.clients }, (_, n) => load.client(n, deadline))]);
+  await Promise.all([
+    probe.run(deadline),
+    attackers.run(deadline),
+    ...Array.from({ length: options.clients }, (_, n) => load.client(n, deadline)),
+  ]);
   for (const log of servers.accessLogs) log.resume();
   clearInterval(rebuilder);
   clearTimeout(corrupterStart);
@@ -155,14 +182,18 @@ export async function soak(cleanup: SoakCleanup): Promise<boolean> {
   await killing;
   while (servers.restarting) await new Promise((r) => setTimeout(r, 100));
 
-  const quota = await quotaMismatches(servers, keys.load, load, { leased: options.store === 'file', lossAllowed: allowed });
+  const quota = await quotaMismatches(servers, keys.load, load, {
+    leased: options.store === 'file',
+    lossAllowed: allowed,
+  });
   servers.signalAll('SIGTERM');
   rmSync(work, { recursive: true, force: true });
 
   const dropNotices = servers.dropNotices();
   const droppedLines = dropNotices.reduce((sum, notice) => sum + Number(/(\d+)/.exec(notice)![1]), 0);
   const peakMb = servers.stopWatching();
-  if (peakMb > RESIDENT_LIMIT_MB) failures.push(`a server's resident memory reached ${peakMb.toFixed(0)} MB (limit ${RESIDENT_LIMIT_MB} MB)`);
+  if (peakMb > RESIDENT_LIMIT_MB)
+    failures.push(`a server's resident memory reached ${peakMb.toFixed(0)} MB (limit ${RESIDENT_LIMIT_MB} MB)`);
   const ok = failures.length === 0 && load.mixed === 0 && quota.mismatches.length === 0;
   const where = options.store === 'file' ? 'the state folder' : storeLabel(options.store);
   const restarts = servers.startMs.slice(options.servers);

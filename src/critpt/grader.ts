@@ -39,7 +39,8 @@ export interface CritptOptions {
   limit: number;
 }
 
-export type GradingOutcome = 'graded' | 'judge_error' | 'refused' | 'bad_gateway' | 'timeout' | 'cancelled' | 'stream_error';
+export type GradingOutcome =
+  'graded' | 'judge_error' | 'refused' | 'bad_gateway' | 'timeout' | 'cancelled' | 'stream_error';
 
 /** One grading under way: whose quota, its held slot, and the headers its answer carries. */
 interface Grading {
@@ -57,19 +58,34 @@ export function asVerdict(value: unknown): Verdict | null {
   const share = (v: unknown) => typeof v === 'number' && v >= 0 && v <= 1;
   const count = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
   // The grader is not trusted blindly: rates are shares, counts are whole and not negative.
-  const valid = share(record.accuracy) && share(record.timeout_rate) && count(record.server_timeout_count) && count(record.judge_error_count);
+  const valid =
+    share(record.accuracy) &&
+    share(record.timeout_rate) &&
+    count(record.server_timeout_count) &&
+    count(record.judge_error_count);
   return valid ? (record as Verdict) : null;
 }
 
 /** The quota headers of CritPt: the reset is a human-readable date here, as the contract says. */
 function quotaHeaders(status: QuotaStatus): Headers {
-  return { 'X-RateLimit-Limit': status.limit, 'X-RateLimit-Remaining': status.remaining, 'X-RateLimit-Reset': new Date(status.resetAt).toUTCString() };
+  return {
+    'X-RateLimit-Limit': status.limit,
+    'X-RateLimit-Remaining': status.remaining,
+    'X-RateLimit-Reset': new Date(status.resetAt).toUTCString(),
+  };
 }
 
 /** What the server needs of the CritPt route: the grading counter's headers, and the answer. */
 export interface Grader {
   rateLimitHeaders(key: KeyRecord): Eventually<Headers>;
-  handle(req: IncomingMessage, res: ServerResponse, key: KeyRecord, rawQuery: string, problemSet: readonly string[], headers: Headers): Promise<void>;
+  handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    key: KeyRecord,
+    rawQuery: string,
+    problemSet: readonly string[],
+    headers: Headers,
+  ): Promise<void>;
 }
 
 export class CritptGrader implements Grader {
@@ -90,14 +106,22 @@ export class CritptGrader implements Grader {
   private exceeded(status: QuotaStatus): HttpError {
     const retryAfter = Math.max(1, Math.ceil((status.resetAt - this.clock.now()) / 1000));
     const reset = new Date(status.resetAt).toUTCString();
-    return new HttpError(
-      429,
-      'CritPt grading limit exceeded',
-      { headers: { ...quotaHeaders(status), 'Retry-After': retryAfter }, body: { error: 'CritPt grading limit exceeded', limit: status.limit, remaining: status.remaining, reset, retryAfter } },
-    );
+    return new HttpError(429, 'CritPt grading limit exceeded', {
+      headers: { ...quotaHeaders(status), 'Retry-After': retryAfter },
+      body: {
+        error: 'CritPt grading limit exceeded',
+        limit: status.limit,
+        remaining: status.remaining,
+        reset,
+        retryAfter,
+      },
+    });
   }
 
-  /** The rate-limit headers of this key's grading counter, for every answer to it; the step checks the key's record (KeyChanged). */
+  /**
+   * The rate-limit headers of this key's grading counter, for every answer to it; the step checks
+   * the key's record (KeyChanged).
+   */
   rateLimitHeaders(key: KeyRecord): Eventually<Headers> {
     return whenReady(this.quota.status('critpt', critptScope(key), this.options.limit, key), quotaHeaders);
   }
@@ -107,13 +131,25 @@ export class CritptGrader implements Grader {
    * `headers` (which it never changes) plus the grading counter's. Throws HttpError for the
    * server's error path.
    */
-  async handle(req: IncomingMessage, res: ServerResponse, key: KeyRecord, rawQuery: string, problemSet: readonly string[], headers: Headers): Promise<void> {
+  async handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    key: KeyRecord,
+    rawQuery: string,
+    problemSet: readonly string[],
+    headers: Headers,
+  ): Promise<void> {
     const scope = critptScope(key);
     checkJsonType(req);
     const raw = await readUpload(req, res, this.uploads, scope, this.options.upload);
     parseGradingRequest(raw, problemSet);
     // Checked after the batch, so a client can check its payload on a server without a grader.
-    if (!this.options.upstream) throw new HttpError(503, 'CritPt grading is not configured on this server (the operator starts it with --critpt-upstream URL); the batch is valid', { details: { option: '--critpt-upstream' } });
+    if (!this.options.upstream)
+      throw new HttpError(
+        503,
+        'CritPt grading is not configured on this server (the operator starts it with --critpt-upstream URL); the batch is valid',
+        { details: { option: '--critpt-upstream' } },
+      );
 
     const { status, reservation } = await this.quota.reserve('critpt', scope, this.options.limit);
     if (!reservation) throw this.exceeded(status);
@@ -139,7 +175,10 @@ export class CritptGrader implements Grader {
       await this.refund(grading);
       if (error instanceof UpstreamFailure) {
         this.report(error.status === 504 ? 'timeout' : 'bad_gateway');
-        throw new HttpError(error.status, error.message, { details: error.status === 504 ? { timeout_seconds: this.options.timeoutSeconds } : { upstream: 'evaluation system' } });
+        throw new HttpError(error.status, error.message, {
+          details:
+            error.status === 504 ? { timeout_seconds: this.options.timeoutSeconds } : { upstream: 'evaluation system' },
+        });
       }
       if (abort.signal.aborted) return this.report('cancelled');
       throw error;
@@ -149,7 +188,13 @@ export class CritptGrader implements Grader {
     }
   }
 
-  private async forward(raw: Buffer, rawQuery: string, res: ServerResponse, grading: Grading, signal: AbortSignal): Promise<void> {
+  private async forward(
+    raw: Buffer,
+    rawQuery: string,
+    res: ServerResponse,
+    grading: Grading,
+    signal: AbortSignal,
+  ): Promise<void> {
     const { headers } = grading;
     const upstream = await postBatch(this.options.upstream!, raw, rawQuery, this.options.timeoutSeconds, signal);
     const type = String(upstream.headers['content-type'] ?? '');
@@ -161,7 +206,14 @@ export class CritptGrader implements Grader {
       await this.refund(grading);
       this.report('refused');
       const json = type.includes('json');
-      const payload = json ? body : Buffer.from(JSON.stringify({ error: `Grader refused the batch (${status})`, details: { upstream_body: body.toString('utf8').slice(0, 2000) } }));
+      const payload = json
+        ? body
+        : Buffer.from(
+            JSON.stringify({
+              error: `Grader refused the batch (${status})`,
+              details: { upstream_body: body.toString('utf8').slice(0, 2000) },
+            }),
+          );
       send(res, status, { ...headers, 'Content-Type': JSON_TYPE }, payload, false);
       return;
     }
@@ -173,7 +225,11 @@ export class CritptGrader implements Grader {
       throw new UpstreamFailure(502, 'Invalid response from the evaluation system: not JSON');
     }
     const verdict = asVerdict(parsed);
-    if (!verdict) throw new UpstreamFailure(502, `Invalid response from the evaluation system: a verdict needs ${VERDICT_FIELDS.join(', ')}`);
+    if (!verdict)
+      throw new UpstreamFailure(
+        502,
+        `Invalid response from the evaluation system: a verdict needs ${VERDICT_FIELDS.join(', ')}`,
+      );
     await this.settle(verdict, grading);
     send(res, 200, { ...headers, 'Content-Type': JSON_TYPE }, body, false);
   }
@@ -202,7 +258,11 @@ export class CritptGrader implements Grader {
 
   /** Pass NDJSON progress through as it arrives; the final event decides the quota. */
   private async relayStream(upstream: IncomingMessage, res: ServerResponse, grading: Grading): Promise<void> {
-    res.writeHead(200, { ...grading.headers, 'Content-Type': 'application/x-ndjson; charset=utf-8', 'Cache-Control': 'no-store' });
+    res.writeHead(200, {
+      ...grading.headers,
+      'Content-Type': 'application/x-ndjson; charset=utf-8',
+      'Cache-Control': 'no-store',
+    });
     const errorLine = (error: string) => sendPart(res, `${JSON.stringify({ type: 'error', error })}\n`);
     let final: { verdict: Verdict | null } | null = null;
     try {

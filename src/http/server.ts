@@ -25,7 +25,10 @@ interface Lane {
   waiting: [IncomingMessage, ServerResponse][];
 }
 
-/** Kept on the socket itself: it goes when the socket goes (no Map entry to delete on close), for a property read a request. */
+/**
+ * Kept on the socket itself: it goes when the socket goes (no Map entry to delete on close), for a
+ * property read a request.
+ */
 const LANE = Symbol('lane');
 type LaneSocket = Socket & { [LANE]?: Lane | null };
 
@@ -35,11 +38,18 @@ const timedOutSockets = new WeakSet<Duplex>();
 /** Write a JSON error straight onto a socket node:http does not answer for us, and close it in stages. */
 function endSocket(socket: Duplex, error: HttpError, lingering: Lingering): void {
   const body = errorBody(error);
-  lingering.endWith(socket, `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  lingering.endWith(
+    socket,
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** Answer what node:http could not parse (bad request line, huge headers) with a JSON error. */
-export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket, lingering: Lingering): void {
+export function answerClientError(
+  error: NodeJS.ErrnoException & { rawPacket?: Buffer },
+  socket: Socket,
+  lingering: Lingering,
+): void {
   // Answered already: what the client still sends is read and dropped by the staged close.
   if (lingering.has(socket)) return;
   if (!socket.writable || error.code === 'ECONNRESET') {
@@ -51,11 +61,20 @@ export function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: B
   let details: Record<string, unknown> = { parser: error.code ?? 'unknown' };
   if (error.code === 'HPE_HEADER_OVERFLOW') {
     const firstLine = error.rawPacket?.subarray(0, MAX_TARGET_LENGTH * 2).toString('latin1') ?? '';
-    [status, message, details] = firstLine.includes('\r\n') ? [431, 'Request headers too large', { limit: HTTP_LIMITS.maxHeaderSize }] : [414, 'Request target too long', { limit: MAX_TARGET_LENGTH }];
+    [status, message, details] = firstLine.includes('\r\n')
+      ? [431, 'Request headers too large', { limit: HTTP_LIMITS.maxHeaderSize }]
+      : [414, 'Request target too long', { limit: MAX_TARGET_LENGTH }];
   } else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     timedOutSockets.add(socket);
     // node gives one code for both limits: say both.
-    [status, message, details] = [408, 'Request timed out', { headers_timeout_seconds: HTTP_LIMITS.headersTimeout / 1000, request_timeout_seconds: HTTP_LIMITS.requestTimeout / 1000 }];
+    [status, message, details] = [
+      408,
+      'Request timed out',
+      {
+        headers_timeout_seconds: HTTP_LIMITS.headersTimeout / 1000,
+        request_timeout_seconds: HTTP_LIMITS.requestTimeout / 1000,
+      },
+    ];
   }
   endSocket(socket, new HttpError(status, message, { details: details }), lingering);
 }
@@ -77,19 +96,28 @@ export const HTTP_LIMITS = {
   maxInFlightPerConnection: 4,
   /** Pipelined requests waiting on all connections together; past it, a connection that adds one is closed. */
   maxWaiting: 4096,
-  /** A connection closed by an answer that went before its request's body arrived keeps reading (and dropping) for at most this long (src/http/linger.ts). */
+  /**
+   * A connection closed by an answer that went before its request's body arrived keeps reading (and
+   * dropping) for at most this long (src/http/linger.ts).
+   */
   lingerMs: 30_000,
   /** ... and closes sooner once nothing has arrived for this long (or it is no longer read). */
   lingerQuietMs: 2_000,
   /** ... and reads at most this much of what the client still sends. */
   lingerBytes: 256 * 1024,
-  /** A new connection's first read holding more request heads than this waits its turn while connections arrive (src/http/first-read.ts). */
+  /**
+   * A new connection's first read holding more request heads than this waits its turn while
+   * connections arrive (src/http/first-read.ts).
+   */
   firstReadHeads: 4,
   /** Request heads of such first reads parsed in a turn once no connection arrived in it. */
   firstReadBudget: 256,
   /** Such a first read waits at most this long; a connection silent this long is given to node:http as it is. */
   firstReadWaitMs: 1000,
-  /** ... and such first reads are held up to this many bytes in all (and maxWaiting request heads); past either, closed unparsed. */
+  /**
+   * ... and such first reads are held up to this many bytes in all (and maxWaiting request heads);
+   * past either, closed unparsed.
+   */
   firstReadHeldBytes: 8 * 1024 * 1024,
 };
 
@@ -147,13 +175,17 @@ function boundClients(handle: RequestHandler, server: Server, limits: typeof HTT
       drop(socket as LaneSocket);
     });
   });
-  const sweep = setInterval(() => {
-    const now = performance.now();
-    for (const [socket, seen] of progress) {
-      if (socket.writableLength === 0 || socket.bytesWritten !== seen.written) progress.set(socket, { written: socket.bytesWritten, since: now });
-      else if (now - seen.since > limits.sendStallMs) socket.destroy();
-    }
-  }, Math.min(5000, limits.sendStallMs / 2));
+  const sweep = setInterval(
+    () => {
+      const now = performance.now();
+      for (const [socket, seen] of progress) {
+        if (socket.writableLength === 0 || socket.bytesWritten !== seen.written)
+          progress.set(socket, { written: socket.bytesWritten, since: now });
+        else if (now - seen.since > limits.sendStallMs) socket.destroy();
+      }
+    },
+    Math.min(5000, limits.sendStallMs / 2),
+  );
   sweep.unref();
   server.once('close', () => clearInterval(sweep));
   return dispatch;
@@ -164,20 +196,24 @@ function boundClients(handle: RequestHandler, server: Server, limits: typeof HTT
  * closing in stages; `caps`, when given, holds its connections under the descriptor limit, and
  * `firstReads` looks at each one's first read before node:http parses it.
  */
-export function createHttpServer(handle: RequestHandler, limits = HTTP_LIMITS, lingering = new Lingering(limits), caps?: ConnectionCaps, firstReads?: FirstReads): Server {
-  const server = createServer(
-    {
-      headersTimeout: limits.headersTimeout,
-      requestTimeout: limits.requestTimeout,
-      maxHeaderSize: limits.maxHeaderSize,
-      keepAliveTimeout: limits.keepAliveTimeout,
-      // node checks the two timeouts above only this often (30 s by default, so a 20 s limit
-      // fired at up to 50 s); once a second keeps them what they say.
-      connectionsCheckingInterval: 1000,
-      // Checked by the handler below, so the answer is JSON like every other.
-      requireHostHeader: false,
-    },
-  );
+export function createHttpServer(
+  handle: RequestHandler,
+  limits = HTTP_LIMITS,
+  lingering = new Lingering(limits),
+  caps?: ConnectionCaps,
+  firstReads?: FirstReads,
+): Server {
+  const server = createServer({
+    headersTimeout: limits.headersTimeout,
+    requestTimeout: limits.requestTimeout,
+    maxHeaderSize: limits.maxHeaderSize,
+    keepAliveTimeout: limits.keepAliveTimeout,
+    // node checks the two timeouts above only this often (30 s by default, so a 20 s limit
+    // fired at up to 50 s); once a second keeps them what they say.
+    connectionsCheckingInterval: 1000,
+    // Checked by the handler below, so the answer is JSON like every other.
+    requireHostHeader: false,
+  });
   // node keeps only this many header lines (by default 2000, the rest silently dropped): one
   // past the limit is enough to tell a request over it.
   server.maxHeadersCount = limits.maxHeaderLines + 1;
@@ -201,11 +237,28 @@ export function createHttpServer(handle: RequestHandler, limits = HTTP_LIMITS, l
   });
   // Long gradings must not be cut by an idle timer; request and header timeouts still apply.
   server.timeout = 0;
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket, lingering));
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) =>
+    answerClientError(error, socket, lingering),
+  );
   // An Expect this server cannot meet (anything but 100-continue): 417, in JSON.
-  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => answerPlain(res, new HttpError(417, `Expectation not supported: ${String(req.headers.expect).slice(0, 100)}`, { details: { header: 'expect', supported: ['100-continue'] } })));
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) =>
+    answerPlain(
+      res,
+      new HttpError(417, `Expectation not supported: ${String(req.headers.expect).slice(0, 100)}`, {
+        details: { header: 'expect', supported: ['100-continue'] },
+      }),
+    ),
+  );
   // CONNECT asks for a tunnel, which no route offers.
-  server.on('connect', (_req: IncomingMessage, socket: Duplex) => endSocket(socket, new HttpError(405, 'Method CONNECT is not allowed', { details: { method: 'CONNECT', allowed: ['GET', 'HEAD', 'POST'] } }), lingering));
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) =>
+    endSocket(
+      socket,
+      new HttpError(405, 'Method CONNECT is not allowed', {
+        details: { method: 'CONNECT', allowed: ['GET', 'HEAD', 'POST'] },
+      }),
+      lingering,
+    ),
+  );
   return server;
 }
 
@@ -214,14 +267,26 @@ export function createHttpServer(handle: RequestHandler, limits = HTTP_LIMITS, l
  * HTTP/1.x (node passes `GET /` through as HTTP/0.9, which would otherwise read as a missing
  * Host), more header lines than the limit, no Host or more than one (RFC 9112, 3.2).
  */
-export function requestProblem(req: IncomingMessage, limits: Pick<typeof HTTP_LIMITS, 'maxHeaderLines'> = HTTP_LIMITS): HttpError | null {
-  if (req.httpVersionMajor === 0) return new HttpError(400, 'The request line must end with HTTP/1.1 or HTTP/1.0 (HTTP/0.9 is not served)', { details: { version: req.httpVersion } });
-  if (req.httpVersionMajor !== 1) return new HttpError(505, `HTTP/${req.httpVersion} is not supported over this connection; use HTTP/1.1`, { details: { version: req.httpVersion, supported: ['1.0', '1.1'] } });
-  if (req.rawHeaders.length / 2 > limits.maxHeaderLines) return new HttpError(431, 'Too many header lines', { details: { limit: limits.maxHeaderLines } });
+export function requestProblem(
+  req: IncomingMessage,
+  limits: Pick<typeof HTTP_LIMITS, 'maxHeaderLines'> = HTTP_LIMITS,
+): HttpError | null {
+  if (req.httpVersionMajor === 0)
+    return new HttpError(400, 'The request line must end with HTTP/1.1 or HTTP/1.0 (HTTP/0.9 is not served)', {
+      details: { version: req.httpVersion },
+    });
+  if (req.httpVersionMajor !== 1)
+    return new HttpError(505, `HTTP/${req.httpVersion} is not supported over this connection; use HTTP/1.1`, {
+      details: { version: req.httpVersion, supported: ['1.0', '1.1'] },
+    });
+  if (req.rawHeaders.length / 2 > limits.maxHeaderLines)
+    return new HttpError(431, 'Too many header lines', { details: { limit: limits.maxHeaderLines } });
   let hosts = 0;
-  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i].length === 4 && req.rawHeaders[i].toLowerCase() === 'host') hosts++;
+  for (let i = 0; i < req.rawHeaders.length; i += 2)
+    if (req.rawHeaders[i].length === 4 && req.rawHeaders[i].toLowerCase() === 'host') hosts++;
   if (hosts > 1) return new HttpError(400, 'More than one Host header', { details: { header: 'host' } });
-  if (hosts === 0 && req.httpVersionMinor >= 1) return new HttpError(400, 'Host header is required', { details: { header: 'host' } });
+  if (hosts === 0 && req.httpVersionMinor >= 1)
+    return new HttpError(400, 'Host header is required', { details: { header: 'host' } });
   return null;
 }
 
@@ -230,7 +295,13 @@ const SERVER_METHODS = allowedMethods(ROUTES).join(', ');
 
 /** The asterisk-form target (RFC 9112, 3.2.4) asks about the server itself, and only OPTIONS may use it. */
 function answerAsterisk(req: IncomingMessage, res: ServerResponse): void {
-  if (req.method !== 'OPTIONS') return answerPlain(res, new HttpError(400, 'The request target * is only for OPTIONS', { details: { field: 'target', method: req.method } }));
+  if (req.method !== 'OPTIONS')
+    return answerPlain(
+      res,
+      new HttpError(400, 'The request target * is only for OPTIONS', {
+        details: { field: 'target', method: req.method },
+      }),
+    );
   res.writeHead(204, { Allow: SERVER_METHODS, 'Cache-Control': 'no-store' });
   res.end();
 }
@@ -238,7 +309,13 @@ function answerAsterisk(req: IncomingMessage, res: ServerResponse): void {
 function answerPlain(res: ServerResponse, error: HttpError): void {
   answeringEarly(res.req, res);
   const body = errorBody(error);
-  res.writeHead(error.status, { ...error.headers, 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store', Connection: 'close' });
+  res.writeHead(error.status, {
+    ...error.headers,
+    'Content-Type': JSON_TYPE,
+    'Content-Length': Buffer.byteLength(body),
+    'Cache-Control': 'no-store',
+    Connection: 'close',
+  });
   res.end(body);
 }
 
@@ -257,7 +334,12 @@ export function outcomeStatus(req: IncomingMessage, res: ServerResponse): number
  * accepts them (it holds to net.core.somaxconn at most); past it a new connection's SYN is dropped
  * and sent again a second later.
  */
-export function listenAt(server: Server, port: number, host: string, backlog = 511): Promise<{ port: number; url: string }> {
+export function listenAt(
+  server: Server,
+  port: number,
+  host: string,
+  backlog = 511,
+): Promise<{ port: number; url: string }> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen({ port, host, backlog }, () => {

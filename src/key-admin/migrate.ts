@@ -29,8 +29,14 @@ export interface MigrationTarget {
   where: string;
 }
 
-/** Carry `stateDir` into Redis; the summary line for the operator, or KeyStoreError naming what was left as Redis had it. */
-export async function migrateFolder(stateDir: string, { client, keys, quota, clock, where }: MigrationTarget): Promise<string> {
+/**
+ * Carry `stateDir` into Redis; the summary line for the operator, or KeyStoreError naming what was
+ * left as Redis had it.
+ */
+export async function migrateFolder(
+  stateDir: string,
+  { client, keys, quota, clock, where }: MigrationTarget,
+): Promise<string> {
   if (!existsSync(stateDir)) throw new KeyStoreError(`no state folder at ${stateDir}`);
   const records = loadKeys(stateDir) ?? [];
   const windows = Object.entries(readWindows(stateDir, clock.now(), () => {}));
@@ -46,8 +52,12 @@ export async function migrateFolder(stateDir: string, { client, keys, quota, clo
     `${tokens.added} admin tokens added, ${tokens.present} already there, ${audit.added} audit entries added, ${audit.present} already there` +
     (audit.skipped ? ` (${audit.skipped} lines of ${AUDIT_FILE} that are not audit entries skipped)` : '');
   const left: string[] = [];
-  if (imported.conflicts.length) left.push(`keys not changed, since Redis holds other records under these ids: ${imported.conflicts.join(', ')}`);
-  if (tokens.conflicts.length) left.push(`admin tokens not changed, since Redis holds other tokens under these ids: ${tokens.conflicts.join(', ')}`);
+  if (imported.conflicts.length)
+    left.push(`keys not changed, since Redis holds other records under these ids: ${imported.conflicts.join(', ')}`);
+  if (tokens.conflicts.length)
+    left.push(
+      `admin tokens not changed, since Redis holds other tokens under these ids: ${tokens.conflicts.join(', ')}`,
+    );
   if (audit.older) {
     left.push(
       `${audit.older} audit entries not carried: Redis's trail already holds later changes (its newest made at ${audit.redisNewest}) ` +

@@ -44,13 +44,20 @@ export function providersOf(manifest: Manifest): ServedProviders {
  * refused (KeyStoreError) otherwise. With `force` a slug the snapshot lacks (a provider the next
  * build adds), or a snapshot that cannot be read, is only warned about.
  */
-export function checkServed(slugs: readonly string[], options: { snapshotDir: string; force: boolean }, warn: (text: string) => void): void {
+export function checkServed(
+  slugs: readonly string[],
+  options: { snapshotDir: string; force: boolean },
+  warn: (text: string) => void,
+): void {
   if (slugs.length === 0) return;
   let served: ServedProviders;
   try {
     served = servedProviders(options.snapshotDir);
   } catch (error) {
-    if (!options.force) throw new KeyStoreError(`${(error as Error).message}; cannot check the provider (pass --snapshot DIR, or --force to grant unchecked)`);
+    if (!options.force)
+      throw new KeyStoreError(
+        `${(error as Error).message}; cannot check the provider (pass --snapshot DIR, or --force to grant unchecked)`,
+      );
     warn(`${(error as Error).message}; granting unchecked (--force)`);
     return;
   }
@@ -64,6 +71,8 @@ export function checkServed(slugs: readonly string[], options: { snapshotDir: st
     const known = [...served.slugs].sort();
     const meant = closestName(slug, known);
     const listed = known.length > 10 ? `${known.slice(0, 10).join(', ')}, ... (${known.length})` : known.join(', ');
-    throw new KeyStoreError(`${missing}; ${meant ? `did you mean ${meant}?` : `it has ${listed || 'none'}.`} Use --force to grant it anyway (a provider a coming build adds)`);
+    throw new KeyStoreError(
+      `${missing}; ${meant ? `did you mean ${meant}?` : `it has ${listed || 'none'}.`} Use --force to grant it anyway (a provider a coming build adds)`,
+    );
   }
 }

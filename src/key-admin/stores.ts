@@ -1,9 +1,10 @@
 /**
  * The keys command's view of a store: apply a change (src/keys/changes.ts), list the keys, and, for
  * Redis, take in a state folder (`keys migrate`, ./migrate.ts). The file store works as it always has, at
- * once and under its lock (a server's admin listener, in turns: serverFileAdmin); Redis answers later, and its failures are the store's refusals
- * (KeyStoreError: exit status 1). Every change to Redis, and `keys migrate`, leaves its store
- * marker (src/keys/redis-keys.ts), by which the servers tell a reset Redis from a bad key.
+ * once and under its lock (a server's admin listener, in turns: serverFileAdmin); Redis answers
+ * later, and its failures are the store's refusals (KeyStoreError: exit status 1). Every change to
+ * Redis, and `keys migrate`, leaves its store marker (src/keys/redis-keys.ts), by which the servers
+ * tell a reset Redis from a bad key.
  */
 import { systemClock, type Clock } from '../lib/clock.ts';
 import type { Eventually } from '../lib/eventually.ts';
@@ -17,7 +18,13 @@ import type { KeyRecord } from '../state/key-record.ts';
 import { usageOf, usageRows, withStatus, type ScopeUsage } from './usage.ts';
 import type { QuotaLimits } from '../quota/scopes.ts';
 import { readCounts } from '../quota/replay.ts';
-import { RedisClient, RedisCommandError, RedisUnavailable, type RedisAddress, type ReplicaConfirmation } from '../redis/client.ts';
+import {
+  RedisClient,
+  RedisCommandError,
+  RedisUnavailable,
+  type RedisAddress,
+  type ReplicaConfirmation,
+} from '../redis/client.ts';
 import { RedisKeys } from '../keys/redis-keys.ts';
 import { storeLabel } from '../redis/address.ts';
 import { RedisQuota } from '../quota/redis-quota.ts';
@@ -32,13 +39,19 @@ export interface KeyAdmin {
   apply<T>(change: KeyChange<T>): Eventually<T>;
   /** Every key `filter` lets through (all without one), revoked ones included; null when no store exists yet. */
   list(filter?: KeyFilter): Eventually<KeyRecord[] | null>;
-  /** The same keys a piece at a time, never held at once (the state folder's, for a server: src/keys/file-list.ts); null when no store exists yet. */
+  /**
+   * The same keys a piece at a time, never held at once (the state folder's, for a server:
+   * src/keys/file-list.ts); null when no store exists yet.
+   */
   pieces?(filter?: KeyFilter): Promise<KeyPieces | null>;
   /** Each quota scope of the active keys at `now`, read beside running servers without writing. */
   usage(limits: QuotaLimits, now: number): Eventually<ScopeUsage[]>;
   /** The limits the server last started here recorded (src/quota/recorded-limits.ts); null when none has. */
   recordedLimits(): Eventually<RecordedLimits | null>;
-  /** The admin listener's tokens (src/keys/admin-tokens.ts) and the audit trail of changes (src/keys/audit.ts), kept beside the keys. */
+  /**
+   * The admin listener's tokens (src/keys/admin-tokens.ts) and the audit trail of changes
+   * (src/keys/audit.ts), kept beside the keys.
+   */
   readonly tokens: AdminTokenStore;
   readonly audit: AuditLog;
   close(): void;
@@ -97,16 +110,24 @@ function refused(error: unknown): never {
 /** The same methods, with Redis's failures as the store's refusals. */
 function refusing<T extends object>(methods: T): T {
   const wrapped = {} as Record<string, unknown>;
-  for (const [name, method] of Object.entries(methods) as [string, (...args: unknown[]) => Promise<unknown>][]) wrapped[name] = (...args: unknown[]) => method(...args).catch(refused);
+  for (const [name, method] of Object.entries(methods) as [string, (...args: unknown[]) => Promise<unknown>][])
+    wrapped[name] = (...args: unknown[]) => method(...args).catch(refused);
   return wrapped as T;
 }
 
 export interface RedisAdmin extends KeyAdmin {
-  /** Carry a state folder into Redis (./migrate.ts: keys, open quota windows, admin tokens, audit trail); what was done, for the operator. */
+  /**
+   * Carry a state folder into Redis (./migrate.ts: keys, open quota windows, admin tokens, audit
+   * trail); what was done, for the operator.
+   */
   migrate(stateDir: string): Promise<string>;
 }
 
-export async function redisAdmin(address: RedisAddress, clock: Clock = systemClock, replicas?: ReplicaConfirmation): Promise<RedisAdmin> {
+export async function redisAdmin(
+  address: RedisAddress,
+  clock: Clock = systemClock,
+  replicas?: ReplicaConfirmation,
+): Promise<RedisAdmin> {
   const client = new RedisClient({ address, replicas, commandTimeoutMs: 10_000 });
   await client.started();
   const problem = client.problem();
@@ -129,8 +150,17 @@ export async function redisAdmin(address: RedisAddress, clock: Clock = systemClo
       if (id !== null) return keys.record(id).then((record) => (record === null ? [] : [record]), refused);
       return keys.records().then((records) => records.filter((record) => matchesFilter(record, filter)), refused);
     },
-    usage: (limits, now) => keys.records().then((records) => withStatus(usageRows(records, limits), (kind, scope, limit) => quota.status(kind, scope, limit), now)).catch(refused),
-    recordedLimits: () => client.send(['GET', LIMITS_REDIS_KEY]).then((text) => (typeof text === 'string' ? parseLimitsRecord(text) : null), refused),
+    usage: (limits, now) =>
+      keys
+        .records()
+        .then((records) =>
+          withStatus(usageRows(records, limits), (kind, scope, limit) => quota.status(kind, scope, limit), now),
+        )
+        .catch(refused),
+    recordedLimits: () =>
+      client
+        .send(['GET', LIMITS_REDIS_KEY])
+        .then((text) => (typeof text === 'string' ? parseLimitsRecord(text) : null), refused),
     tokens: refusing(redisTokenStore(client)),
     audit: refusing(redisAudit(client)),
     close: () => client.close(),

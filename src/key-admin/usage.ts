@@ -42,13 +42,23 @@ export function usageRows(records: readonly KeyRecord[], limits: QuotaLimits): S
 }
 
 /** The rows with what the counters of a state folder say at `now`. */
-export function usageOf(records: readonly KeyRecord[], counts: WindowCounts, limits: QuotaLimits, now: number): ScopeUsage[] {
+export function usageOf(
+  records: readonly KeyRecord[],
+  counts: WindowCounts,
+  limits: QuotaLimits,
+  now: number,
+): ScopeUsage[] {
   const windows = counts.toRecord();
   return usageRows(records, limits).map((row) => {
     const key = counterId(row.kind, row.scope);
     const window = windows[key];
     const open = window !== undefined && now < window.start + WINDOW_MS;
-    return { ...row, used: open ? window.count : 0, remaining: counts.status(key, row.limit, now).remaining, resets_at: open ? new Date(window.start + WINDOW_MS).toISOString() : null };
+    return {
+      ...row,
+      used: open ? window.count : 0,
+      remaining: counts.status(key, row.limit, now).remaining,
+      resets_at: open ? new Date(window.start + WINDOW_MS).toISOString() : null,
+    };
   });
 }
 
@@ -56,7 +66,11 @@ export function usageOf(records: readonly KeyRecord[], counts: WindowCounts, lim
  * The rows with what a live counter says (a server's own book, or Redis): it tells where a
  * counter stands, not its window's start, so an open window is one with requests counted.
  */
-export async function withStatus(rows: ScopeUsage[], status: (kind: QuotaKind, scope: string, limit: number) => QuotaStatus | Promise<QuotaStatus>, now: number): Promise<ScopeUsage[]> {
+export async function withStatus(
+  rows: ScopeUsage[],
+  status: (kind: QuotaKind, scope: string, limit: number) => QuotaStatus | Promise<QuotaStatus>,
+  now: number,
+): Promise<ScopeUsage[]> {
   for (const row of rows) {
     const { remaining, resetAt } = await status(row.kind, row.scope, row.limit);
     row.remaining = remaining;

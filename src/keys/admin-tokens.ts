@@ -52,16 +52,32 @@ export interface AdminTokenStore {
 }
 
 function checkTokenName(name: string): string {
-  if (!NAME_PATTERN.test(name)) throw new KeyInputError(`--name must be 1 to 100 letters, digits or . _ @ + - (starting with a letter or digit), got ${JSON.stringify(name)}`);
+  if (!NAME_PATTERN.test(name))
+    throw new KeyInputError(
+      `--name must be 1 to 100 letters, digits or . _ @ + - (starting with a letter or digit), got ${JSON.stringify(name)}`,
+    );
   return name;
 }
 
-function issue(name: string, clock: Clock, taken: (id: string) => boolean): { token: string; record: AdminTokenRecord } {
+function issue(
+  name: string,
+  clock: Clock,
+  taken: (id: string) => boolean,
+): { token: string; record: AdminTokenRecord } {
   const token = ADMIN_TOKEN_PREFIX + randomBytes(32).toString('base64url');
   let id: string;
   do id = `adm_${randomBytes(6).toString('hex')}`;
   while (taken(id));
-  return { token, record: { id, hash: hashKey(token), name: checkTokenName(name), created_at: new Date(clock.now()).toISOString(), revoked_at: null } };
+  return {
+    token,
+    record: {
+      id,
+      hash: hashKey(token),
+      name: checkTokenName(name),
+      created_at: new Date(clock.now()).toISOString(),
+      revoked_at: null,
+    },
+  };
 }
 
 function revoked(records: readonly AdminTokenRecord[], id: string, clock: Clock): AdminTokenRecord {
@@ -75,13 +91,23 @@ function revoked(records: readonly AdminTokenRecord[], id: string, clock: Clock)
 function parseRecord(value: unknown, where: string): AdminTokenRecord {
   const r = value as Record<string, unknown>;
   const ok =
-    typeof r === 'object' && r !== null &&
-    typeof r.id === 'string' && ADMIN_TOKEN_ID_PATTERN.test(r.id) &&
-    typeof r.hash === 'string' && /^[0-9a-f]{64}$/.test(r.hash) &&
-    typeof r.name === 'string' && typeof r.created_at === 'string' &&
+    typeof r === 'object' &&
+    r !== null &&
+    typeof r.id === 'string' &&
+    ADMIN_TOKEN_ID_PATTERN.test(r.id) &&
+    typeof r.hash === 'string' &&
+    /^[0-9a-f]{64}$/.test(r.hash) &&
+    typeof r.name === 'string' &&
+    typeof r.created_at === 'string' &&
     (r.revoked_at === null || typeof r.revoked_at === 'string');
   if (!ok) throw new KeyStoreError(`${where}: not an admin token record`);
-  return { id: r.id as string, hash: r.hash as string, name: r.name as string, created_at: r.created_at as string, revoked_at: r.revoked_at as string | null };
+  return {
+    id: r.id as string,
+    hash: r.hash as string,
+    name: r.name as string,
+    created_at: r.created_at as string,
+    revoked_at: r.revoked_at as string | null,
+  };
 }
 
 /** The state folder's tokens. */
@@ -104,7 +130,8 @@ export function fileTokenStore(stateDir: string): AdminTokenStore {
     if (!Array.isArray(parsed.tokens)) throw new KeyStoreError(`${path} holds no "tokens" list`);
     return parsed.tokens.map((t, i) => parseRecord(t, `${path}, token ${i + 1}`));
   };
-  const write = (records: AdminTokenRecord[], keep: Parameters<typeof writeFileAtomic>[2]) => writeFileAtomic(path, `${JSON.stringify({ format: 1, tokens: records }, null, 1)}\n`, keep);
+  const write = (records: AdminTokenRecord[], keep: Parameters<typeof writeFileAtomic>[2]) =>
+    writeFileAtomic(path, `${JSON.stringify({ format: 1, tokens: records }, null, 1)}\n`, keep);
   return {
     list: read,
     create: (name, clock) =>
@@ -118,7 +145,10 @@ export function fileTokenStore(stateDir: string): AdminTokenStore {
       withStoreLock(stateDir, (keep) => {
         const records = read();
         const record = revoked(records, id, clock);
-        write(records.map((r) => (r.id === id ? record : r)), keep);
+        write(
+          records.map((r) => (r.id === id ? record : r)),
+          keep,
+        );
         return record;
       }),
   };
@@ -147,7 +177,15 @@ export function redisTokenStore(client: RedisClient): AdminTokenStore {
       for (;;) {
         const issued = issue(name, clock, () => false);
         // HSETNX: an id already taken (twelve random hex digits, so all but never) is drawn again.
-        if ((await client.sendReplicated(['HSETNX', ADMIN_TOKENS_REDIS_KEY, issued.record.id, JSON.stringify(issued.record)])) === 1) return issued;
+        if (
+          (await client.sendReplicated([
+            'HSETNX',
+            ADMIN_TOKENS_REDIS_KEY,
+            issued.record.id,
+            JSON.stringify(issued.record),
+          ])) === 1
+        )
+          return issued;
       }
     },
     async revoke(id, clock) {
@@ -164,7 +202,10 @@ export function redisTokenStore(client: RedisClient): AdminTokenStore {
  * holds the same is counted present; one it holds under the same id with other contents is a
  * conflict, left as Redis has it (as key conflicts are: the operator decides which is right).
  */
-export async function importTokens(client: RedisClient, records: readonly AdminTokenRecord[]): Promise<{ added: number; present: number; conflicts: string[] }> {
+export async function importTokens(
+  client: RedisClient,
+  records: readonly AdminTokenRecord[],
+): Promise<{ added: number; present: number; conflicts: string[] }> {
   const outcome = { added: 0, present: 0, conflicts: [] as string[] };
   for (const record of records) {
     const json = JSON.stringify(record);

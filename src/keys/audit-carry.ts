@@ -51,10 +51,11 @@ function* linesOf(path: string): Generator<string> {
   try {
     const chunk = Buffer.allocUnsafe(CHUNK);
     let rest = Buffer.alloc(0);
-    for (let read; (read = readSync(fd, chunk, 0, CHUNK, null)) > 0; ) {
+    for (let read; (read = readSync(fd, chunk, 0, CHUNK, null)) > 0;) {
       const bytes = Buffer.concat([rest, chunk.subarray(0, read)]);
       let start = 0;
-      for (let nl; (nl = bytes.indexOf(10, start)) !== -1; start = nl + 1) yield bytes.subarray(start, nl).toString('utf8');
+      for (let nl; (nl = bytes.indexOf(10, start)) !== -1; start = nl + 1)
+        yield bytes.subarray(start, nl).toString('utf8');
       rest = bytes.subarray(start);
     }
   } finally {
@@ -62,7 +63,10 @@ function* linesOf(path: string): Generator<string> {
   }
 }
 
-/** The file's entries with their stream ids: from `at`, kept increasing in file order (a clock that stepped back, two commands at one millisecond). */
+/**
+ * The file's entries with their stream ids: from `at`, kept increasing in file order (a clock that
+ * stepped back, two commands at one millisecond).
+ */
 function* entriesOf(path: string, outcome: CarriedAudit): Generator<{ id: StreamId; json: string }> {
   let last: StreamId = [0, 0];
   for (const line of linesOf(path)) {
@@ -85,7 +89,8 @@ function* entriesOf(path: string, outcome: CarriedAudit): Generator<{ id: Stream
 
 /** The id of the newest entry in the stream, or null. */
 async function newestId(client: RedisClient): Promise<StreamId | null> {
-  const reply = (await client.send(['XREVRANGE', AUDIT_REDIS_KEY, '+', '-', 'COUNT', 1])) as [string, string[]][] | null;
+  const reply = (await client.send(['XREVRANGE', AUDIT_REDIS_KEY, '+', '-', 'COUNT', 1])) as
+    [string, string[]][] | null;
   const id = reply?.[0]?.[0];
   if (id === undefined) return null;
   const [ms, seq] = id.split('-').map(Number);
@@ -94,7 +99,8 @@ async function newestId(client: RedisClient): Promise<StreamId | null> {
 
 /** Whether the stream holds `json` under `id`. XREVRANGE, not XRANGE: the one the documented ACL user may run. */
 async function holds(client: RedisClient, id: StreamId, json: string): Promise<boolean> {
-  const reply = (await client.send(['XREVRANGE', AUDIT_REDIS_KEY, idText(id), idText(id)])) as [string, string[]][] | null;
+  const reply = (await client.send(['XREVRANGE', AUDIT_REDIS_KEY, idText(id), idText(id)])) as
+    [string, string[]][] | null;
   const fields = reply?.[0]?.[1] ?? [];
   return fields[fields.indexOf('entry') + 1] === json;
 }
@@ -113,7 +119,13 @@ async function add(client: RedisClient, id: StreamId, json: string): Promise<boo
 /** Carry the folder's audit trail into Redis (see the top of this file). */
 export async function carryAudit(client: RedisClient, stateDir: string): Promise<CarriedAudit> {
   const top = await newestId(client);
-  const outcome: CarriedAudit = { added: 0, present: 0, older: 0, skipped: 0, redisNewest: top && new Date(top[0]).toISOString() };
+  const outcome: CarriedAudit = {
+    added: 0,
+    present: 0,
+    older: 0,
+    skipped: 0,
+    redisNewest: top && new Date(top[0]).toISOString(),
+  };
   let batch: Promise<void>[] = [];
   const flush = async () => {
     await Promise.all(batch);
@@ -123,7 +135,8 @@ export async function carryAudit(client: RedisClient, stateDir: string): Promise
   // one of them is checked before the first is added.
   let checked = top === null;
   for (const { id, json } of entriesOf(join(stateDir, AUDIT_FILE), outcome)) {
-    if (!checked && !after(id, top!)) batch.push(holds(client, id, json).then((found) => void (found ? outcome.present++ : outcome.older++)));
+    if (!checked && !after(id, top!))
+      batch.push(holds(client, id, json).then((found) => void (found ? outcome.present++ : outcome.older++)));
     else {
       if (!checked) {
         await flush();

@@ -71,7 +71,8 @@ const TAIL_CHUNK = 64 * 1024;
  */
 export function fileAudit(stateDir: string, inTurns = false): AuditLog {
   const path = join(stateDir, AUDIT_FILE);
-  const failed = (error: unknown) => new KeyStoreError(`cannot write to ${path} (the audit trail): ${(error as Error).message}`);
+  const failed = (error: unknown) =>
+    new KeyStoreError(`cannot write to ${path} (the audit trail): ${(error as Error).message}`);
   return {
     append(entry) {
       ensurePrivateDir(stateDir);
@@ -86,7 +87,7 @@ export function fileAudit(stateDir: string, inTurns = false): AuditLog {
         // Run as root on another user's folder (the keys command), the log stays that user's.
         if (owner && fstatSync(fd).uid !== owner.uid) fchownSync(fd, owner.uid, owner.gid);
         const line = Buffer.from(`${JSON.stringify(entry)}\n`);
-        for (let written = 0; written < line.length; ) written += writeSync(fd, line, written, line.length - written);
+        for (let written = 0; written < line.length;) written += writeSync(fd, line, written, line.length - written);
         if (inTurns) return syncedAndClosed(fd, failed);
         fdatasyncSync(fd);
       } catch (error) {
@@ -112,7 +113,10 @@ export function fileAudit(stateDir: string, inTurns = false): AuditLog {
   };
 }
 
-/** The last `limit` whole lines of a file, read backwards a chunk at a time, newest first; lines that do not parse are skipped. */
+/**
+ * The last `limit` whole lines of a file, read backwards a chunk at a time, newest first; lines
+ * that do not parse are skipped.
+ */
 function tailEntries(fd: number, size: number, limit: number): AuditEntry[] {
   const entries: AuditEntry[] = [];
   let pos = size;
@@ -160,10 +164,26 @@ function pushLine(entries: AuditEntry[], line: Buffer): void {
 export function redisAudit(client: RedisClient): AuditLog {
   return {
     async append(entry) {
-      await client.sendReplicated(['XADD', AUDIT_REDIS_KEY, 'MAXLEN', '~', AUDIT_STREAM_MAX, '*', 'entry', JSON.stringify(entry)]);
+      await client.sendReplicated([
+        'XADD',
+        AUDIT_REDIS_KEY,
+        'MAXLEN',
+        '~',
+        AUDIT_STREAM_MAX,
+        '*',
+        'entry',
+        JSON.stringify(entry),
+      ]);
     },
     async latest(limit) {
-      const reply = (await client.send(['XREVRANGE', AUDIT_REDIS_KEY, '+', '-', 'COUNT', Math.min(limit, AUDIT_READ_MAX)])) as [string, string[]][] | null;
+      const reply = (await client.send([
+        'XREVRANGE',
+        AUDIT_REDIS_KEY,
+        '+',
+        '-',
+        'COUNT',
+        Math.min(limit, AUDIT_READ_MAX),
+      ])) as [string, string[]][] | null;
       const entries: AuditEntry[] = [];
       for (const [, fields] of reply ?? []) {
         const at = fields.indexOf('entry');

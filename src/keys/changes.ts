@@ -24,18 +24,25 @@ import { TIERS } from '../shared/routes.ts';
 import { SLUG_MAX_LENGTH } from '../shared/slug.ts';
 
 function checkName(field: 'org' | 'user', value: string): string {
-  if (!NAME_PATTERN.test(value)) throw new KeyInputError(`--${field} must be 1 to 100 letters, digits or . _ @ + - (starting with a letter or digit), got ${JSON.stringify(value)}`);
+  if (!NAME_PATTERN.test(value))
+    throw new KeyInputError(
+      `--${field} must be 1 to 100 letters, digits or . _ @ + - (starting with a letter or digit), got ${JSON.stringify(value)}`,
+    );
   return value;
 }
 
 export function checkProviderSlug(slug: string): string {
-  if (!PROVIDER_SLUG_PATTERN.test(slug) || slug.length > SLUG_MAX_LENGTH) throw new KeyInputError(`not a provider slug: ${JSON.stringify(slug)} (lowercase letters and digits, joined by - . _)`);
+  if (!PROVIDER_SLUG_PATTERN.test(slug) || slug.length > SLUG_MAX_LENGTH)
+    throw new KeyInputError(
+      `not a provider slug: ${JSON.stringify(slug)} (lowercase letters and digits, joined by - . _)`,
+    );
   return slug;
 }
 
 /** A custom quota: null (the server's default for the tier) or a whole number of requests a window. */
 function checkQuota(quota: number | null): number | null {
-  if (quota !== null && !(Number.isSafeInteger(quota) && quota >= 1 && quota <= MAX_QUOTA)) throw new KeyInputError(`--quota must be an integer from 1 to ${MAX_QUOTA}, got ${quota}`);
+  if (quota !== null && !(Number.isSafeInteger(quota) && quota >= 1 && quota <= MAX_QUOTA))
+    throw new KeyInputError(`--quota must be an integer from 1 to ${MAX_QUOTA}, got ${quota}`);
   return quota;
 }
 
@@ -53,12 +60,14 @@ function newKeyId(table: KeyTable): string {
 
 /** Check a new key's settings and fill in the defaults; throws KeyInputError. */
 function settingsOf(input: NewKey): Omit<KeyRecord, 'id' | 'hash' | 'created_at' | 'revoked_at'> {
-  if (!(TIERS as readonly string[]).includes(input.tier)) throw new KeyInputError(`--tier must be one of ${TIERS.join(', ')}, got ${JSON.stringify(input.tier)}`);
+  if (!(TIERS as readonly string[]).includes(input.tier))
+    throw new KeyInputError(`--tier must be one of ${TIERS.join(', ')}, got ${JSON.stringify(input.tier)}`);
   const org = checkName('org', input.org);
   const user = input.user == null ? null : checkName('user', input.user);
   const scope = input.scope ?? (user === null ? 'org' : 'user');
   if (!KEY_SCOPES.includes(scope)) throw new KeyInputError(`--scope must be user or org, got ${JSON.stringify(scope)}`);
-  if (scope === 'user' && user === null) throw new KeyInputError('--scope user needs --user: a user-scoped quota belongs to one user of the org');
+  if (scope === 'user' && user === null)
+    throw new KeyInputError('--scope user needs --user: a user-scoped quota belongs to one user of the org');
   const quota = checkQuota(input.quota ?? null);
   if (quota !== null && input.tier !== 'commercial') throw new KeyInputError(quotaRefusal(input.tier));
   const grants = sortedUnique((input.grants ?? []).map(checkProviderSlug));
@@ -68,7 +77,13 @@ function settingsOf(input: NewKey): Omit<KeyRecord, 'id' | 'hash' | 'created_at'
 
 function issue(table: KeyTable, input: NewKey, clock: Clock): IssuedKey {
   const key = generateKey();
-  const record = freezeRecord({ id: newKeyId(table), hash: hashKey(key), ...settingsOf(input), created_at: new Date(clock.now()).toISOString(), revoked_at: null });
+  const record = freezeRecord({
+    id: newKeyId(table),
+    hash: hashKey(key),
+    ...settingsOf(input),
+    created_at: new Date(clock.now()).toISOString(),
+    revoked_at: null,
+  });
   table.put(record);
   return { key, record };
 }
@@ -136,7 +151,8 @@ export function providerUngrant(id: string, providerSlug: string): KeyChange<Key
 export function quotaChange(id: string, quota: number | null): KeyChange<KeyRecord> {
   checkQuota(quota);
   return recordChange(id, (record) => {
-    if (record.tier !== 'commercial') throw new KeyConflict(`key ${id} is tier ${record.tier}: ${quotaRefusal(record.tier)}`);
+    if (record.tier !== 'commercial')
+      throw new KeyConflict(`key ${id} is tier ${record.tier}: ${quotaRefusal(record.tier)}`);
     return { ...record, quota };
   });
 }
@@ -166,7 +182,11 @@ export function grantProvider(stateDir: string, id: string, providerSlug: string
  * First start: one demo key per tier in org `demo`, the commercial one approved for CritPt and
  * granted every provider. Null when a store already exists (even an empty one).
  */
-export function ensureDemoKeys(stateDir: string, providerSlugs: readonly string[], clock: Clock = systemClock): IssuedKey[] | null {
+export function ensureDemoKeys(
+  stateDir: string,
+  providerSlugs: readonly string[],
+  clock: Clock = systemClock,
+): IssuedKey[] | null {
   return withStoreLock(stateDir, (keep) => {
     // Read, not only looked for: a store that does not load is refused here, as the server would.
     if (loadKeys(stateDir) !== null) return null;
@@ -174,7 +194,11 @@ export function ensureDemoKeys(stateDir: string, providerSlugs: readonly string[
     const demo = [
       issue(table, { tier: 'free', org: 'demo', user: 'free-user' }, clock),
       issue(table, { tier: 'pro', org: 'demo', user: 'pro-user' }, clock),
-      issue(table, { tier: 'commercial', org: 'demo', user: 'commercial-user', grants: providerSlugs, critpt: true }, clock),
+      issue(
+        table,
+        { tier: 'commercial', org: 'demo', user: 'commercial-user', grants: providerSlugs, critpt: true },
+        clock,
+      ),
     ];
     writeKeysFile(keysPath(stateDir), table.records, null, keep);
     return demo;

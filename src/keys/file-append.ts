@@ -11,7 +11,15 @@ import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, writeSync
 import { firstFree, listTable, type KeyChange, type KeyTable } from './table.ts';
 import { readBytes, readKeysFile, unreadable } from './file.ts';
 import { withStoreLock } from './store-lock.ts';
-import { headerAt, headerLine, KEYS_FORMAT, lineStart, parseRecordLine, recordLine, type KeysHeader } from './file-format.ts';
+import {
+  headerAt,
+  headerLine,
+  KEYS_FORMAT,
+  lineStart,
+  parseRecordLine,
+  recordLine,
+  type KeysHeader,
+} from './file-format.ts';
 import { keysPath } from './record.ts';
 import type { KeyRecord } from '../state/key-record.ts';
 import { writeFileAtomic, type Keep } from '../shared/state-files.ts';
@@ -25,7 +33,13 @@ export const COMPACT_AFTER_LINES = 1000;
  * changes. `replaces` names the file the lines are all the keys of, when a server may hold it:
  * the header says where they end, and a server that read that file reads on from there.
  */
-export function writeKeysFile(path: string, lines: readonly (string | Buffer)[] | readonly KeyRecord[], replaces: KeysHeader['replaces'], keep: Keep, changes: readonly KeyRecord[] = []): void {
+export function writeKeysFile(
+  path: string,
+  lines: readonly (string | Buffer)[] | readonly KeyRecord[],
+  replaces: KeysHeader['replaces'],
+  keep: Keep,
+  changes: readonly KeyRecord[] = [],
+): void {
   const body = lines.map((line) => (typeof line === 'string' || Buffer.isBuffer(line) ? line : recordLine(line)));
   const bodyBytes = body.reduce((sum, line) => sum + Buffer.byteLength(line), 0);
   writeFileAtomic(path, [settledHeader(replaces, body.length, bodyBytes), ...body, ...changes.map(recordLine)], keep);
@@ -69,28 +83,35 @@ function lineNumber(bytes: Buffer, at: number): number {
 
 /** Load, change and save the store under the lock (waiting for it up to `lockWaitMs`, else the lock's default). */
 export function updateKeys<T>(stateDir: string, change: KeyChange<T>, lockWaitMs?: number): T {
-  return withStoreLock(stateDir, (keep) => {
-    const path = keysPath(stateDir);
-    let fd: number;
-    try {
-      fd = openSync(path, 'r+');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw unreadable('read', path, error);
-      return rewritten(path, null, change, keep);
-    }
-    try {
-      const stats = fstatSync(fd);
-      const bytes = readBytes(fd, path, 0, stats.size);
-      const header = headerAt(path, bytes);
-      if (header === null) return rewritten(path, { file: null, ino: stats.ino, size: stats.size }, change, keep);
-      return appended(fd, path, bytes, header, stats.ino, change, keep);
-    } finally {
-      closeSync(fd);
-    }
-  }, lockWaitMs);
+  return withStoreLock(
+    stateDir,
+    (keep) => {
+      const path = keysPath(stateDir);
+      let fd: number;
+      try {
+        fd = openSync(path, 'r+');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw unreadable('read', path, error);
+        return rewritten(path, null, change, keep);
+      }
+      try {
+        const stats = fstatSync(fd);
+        const bytes = readBytes(fd, path, 0, stats.size);
+        const header = headerAt(path, bytes);
+        if (header === null) return rewritten(path, { file: null, ino: stats.ino, size: stats.size }, change, keep);
+        return appended(fd, path, bytes, header, stats.ino, change, keep);
+      } finally {
+        closeSync(fd);
+      }
+    },
+    lockWaitMs,
+  );
 }
 
-/** A new store, or one of format 1: read whole (when there is one), and written as format 2 with the change after its keys. */
+/**
+ * A new store, or one of format 1: read whole (when there is one), and written as format 2 with the
+ * change after its keys.
+ */
 export function rewritten<T>(path: string, replaces: KeysHeader['replaces'], change: KeyChange<T>, keep: Keep): T {
   const records = readKeysFile(path)?.records ?? [];
   const table = listTable(records);
@@ -99,7 +120,15 @@ export function rewritten<T>(path: string, replaces: KeysHeader['replaces'], cha
   return result;
 }
 
-function appended<T>(fd: number, path: string, bytes: Buffer, header: KeysHeader, ino: number, change: KeyChange<T>, keep: Keep): T {
+function appended<T>(
+  fd: number,
+  path: string,
+  bytes: Buffer,
+  header: KeysHeader,
+  ino: number,
+  change: KeyChange<T>,
+  keep: Keep,
+): T {
   const table = fileTable(path, bytes);
   const result = change(table);
   if (table.pending.size === 0) return result;
@@ -109,7 +138,8 @@ function appended<T>(fd: number, path: string, bytes: Buffer, header: KeysHeader
   try {
     if (end < bytes.length) ftruncateSync(fd, end);
     const data = Buffer.from(lines);
-    for (let written = 0; written < data.length; ) written += writeSync(fd, data, written, data.length - written, end + written);
+    for (let written = 0; written < data.length;)
+      written += writeSync(fd, data, written, data.length - written, end + written);
     fdatasyncSync(fd);
   } catch (error) {
     throw unreadable('write to', path, error);
@@ -119,7 +149,12 @@ function appended<T>(fd: number, path: string, bytes: Buffer, header: KeysHeader
   const appendedLines = countLines(bytes, 0, end) - 1 - header.records + table.pending.size;
   if (appendedLines > Math.max(COMPACT_AFTER_LINES, header.records)) {
     try {
-      compact(path, Buffer.concat([bytes.subarray(0, end), Buffer.from(lines)]), { file: header.file, ino, size }, keep);
+      compact(
+        path,
+        Buffer.concat([bytes.subarray(0, end), Buffer.from(lines)]),
+        { file: header.file, ino, size },
+        keep,
+      );
     } catch {
       // The change is made and durable; a compaction that failed (a full disk, a line a hand
       // edit broke, which the server names) left the file as it was, and the next change tries again.
@@ -143,7 +178,11 @@ function countLines(bytes: Buffer, from: number, to: number): number {
 function compact(path: string, bytes: Buffer, replaces: NonNullable<KeysHeader['replaces']>, keep: Keep): void {
   const last = new Map<string, Buffer>();
   let line = 1;
-  for (let start = bytes.indexOf(NEWLINE) + 1, end = bytes.indexOf(NEWLINE, start); end !== -1; start = end + 1, end = bytes.indexOf(NEWLINE, start)) {
+  for (
+    let start = bytes.indexOf(NEWLINE) + 1, end = bytes.indexOf(NEWLINE, start);
+    end !== -1;
+    start = end + 1, end = bytes.indexOf(NEWLINE, start)
+  ) {
     line++;
     const text = bytes.subarray(start, end + 1);
     last.set(idOfLine(path, text, line), text);
@@ -154,8 +193,12 @@ function compact(path: string, bytes: Buffer, replaces: NonNullable<KeysHeader['
 const ID_START = Buffer.from('{"id":"');
 const ID_LENGTH = 'key_0123456789ab'.length;
 
-/** The id of a record line (its newline included or not), read from its start when it starts as this code writes lines. */
+/**
+ * The id of a record line (its newline included or not), read from its start when it starts as this
+ * code writes lines.
+ */
 export function idOfLine(path: string, text: Buffer, line: number): string {
-  if (text.subarray(0, ID_START.length).equals(ID_START) && text[ID_START.length + ID_LENGTH] === 0x22) return text.toString('latin1', ID_START.length, ID_START.length + ID_LENGTH);
+  if (text.subarray(0, ID_START.length).equals(ID_START) && text[ID_START.length + ID_LENGTH] === 0x22)
+    return text.toString('latin1', ID_START.length, ID_START.length + ID_LENGTH);
   return parseRecordLine(path, text.toString('utf8').trimEnd(), line).id; // a line written otherwise (by hand)
 }

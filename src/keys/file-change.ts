@@ -55,8 +55,14 @@ export function changeKeysInTurns<T>(stateDir: string, change: KeyChange<T>): Pr
   });
 }
 
-/** Where an open key file stands: its header (null for format 1), where its records start, where its whole lines end. */
-async function layoutOf(file: FileHandle, path: string): Promise<{ stats: Stats; header: KeysHeader | null; from: number; end: number }> {
+/**
+ * Where an open key file stands: its header (null for format 1), where its records start, where its
+ * whole lines end.
+ */
+async function layoutOf(
+  file: FileHandle,
+  path: string,
+): Promise<{ stats: Stats; header: KeysHeader | null; from: number; end: number }> {
   let stats: Stats;
   try {
     stats = await file.stat();
@@ -80,7 +86,8 @@ async function appendedInTurns<T>(file: FileHandle, path: string, change: KeyCha
   const lines = Buffer.from([...pending.values()].map(recordLine).join(''));
   try {
     if (end < stats.size) await file.truncate(end);
-    for (let written = 0; written < lines.length; ) written += (await file.write(lines, written, lines.length - written, end + written)).bytesWritten;
+    for (let written = 0; written < lines.length;)
+      written += (await file.write(lines, written, lines.length - written, end + written)).bytesWritten;
     await file.datasync();
   } catch (error) {
     throw unreadable('write to', path, error);
@@ -89,7 +96,9 @@ async function appendedInTurns<T>(file: FileHandle, path: string, change: KeyCha
   if (await compactionDue(file, path, header, end, pending.size)) {
     // The change is made and durable; a compaction that failed (a full disk, a line a hand
     // edit broke, which the server names) left the file as it was, and the next change tries again.
-    await compactInTurns(file, path, header, from, size, { file: header.file, ino: stats.ino, size }, keep).catch(() => {});
+    await compactInTurns(file, path, header, from, size, { file: header.file, ino: stats.ino, size }, keep).catch(
+      () => {},
+    );
   }
   return result;
 }
@@ -121,7 +130,10 @@ export async function keyInTurns(path: string, id: string): Promise<KeyRecord | 
 class NotLookedUp extends Error {}
 
 /** A table over the keys looked up so far (null: no such key) that notes each one asked for and not looked up. */
-function lookingUpTable(known: Map<string, KeyRecord | null>, drawn: string[]): KeyTable & { pending: Map<string, KeyRecord>; missing: Set<string> } {
+function lookingUpTable(
+  known: Map<string, KeyRecord | null>,
+  drawn: string[],
+): KeyTable & { pending: Map<string, KeyRecord>; missing: Set<string> } {
   const pending = new Map<string, KeyRecord>();
   const missing = new Set<string>();
   const byId = (id: string): KeyRecord | undefined => {
@@ -138,11 +150,26 @@ function lookingUpTable(known: Map<string, KeyRecord | null>, drawn: string[]): 
     if (draws === drawn.length) drawn.push(draw());
     return drawn[draws++];
   };
-  return { pending, missing, byId, put: (record) => pending.set(record.id, record), freshId: (draw) => firstFree(byId, again(draw)) };
+  return {
+    pending,
+    missing,
+    byId,
+    put: (record) => pending.set(record.id, record),
+    freshId: (draw) => firstFree(byId, again(draw)),
+  };
 }
 
-/** Run the change until every key it reads has been looked up in [from, end); what it returned, and the records it put. */
-async function runLookingUp<T>(file: FileHandle, path: string, from: number, end: number, change: KeyChange<T>): Promise<{ result: T; pending: Map<string, KeyRecord> }> {
+/**
+ * Run the change until every key it reads has been looked up in [from, end); what it returned, and
+ * the records it put.
+ */
+async function runLookingUp<T>(
+  file: FileHandle,
+  path: string,
+  from: number,
+  end: number,
+  change: KeyChange<T>,
+): Promise<{ result: T; pending: Map<string, KeyRecord> }> {
   const known = new Map<string, KeyRecord | null>();
   const drawn: string[] = [];
   for (let run = 1; ; run++) {
@@ -161,7 +188,11 @@ async function runLookingUp<T>(file: FileHandle, path: string, from: number, end
 }
 
 /** A record line, checked; one that is not valid is named by its number, counted only then. */
-async function parsedLine(file: FileHandle, path: string, { at, text }: { at: number; text: string }): Promise<KeyRecord> {
+async function parsedLine(
+  file: FileHandle,
+  path: string,
+  { at, text }: { at: number; text: string },
+): Promise<KeyRecord> {
   try {
     return parseRecordLine(path, text, 0);
   } catch (error) {
@@ -176,7 +207,13 @@ async function parsedLine(file: FileHandle, path: string, { at, text }: { at: nu
  * could: no line is shorter than MIN_RECORD_LINE_BYTES, so fewer bytes than that many lines take
  * cannot hold them.
  */
-async function compactionDue(file: FileHandle, path: string, header: KeysHeader, end: number, added: number): Promise<boolean> {
+async function compactionDue(
+  file: FileHandle,
+  path: string,
+  header: KeysHeader,
+  end: number,
+  added: number,
+): Promise<boolean> {
   const threshold = Math.max(COMPACT_AFTER_LINES, header.records);
   const appendedBytes = Math.max(0, end - header.end);
   if (appendedBytes / MIN_RECORD_LINE_BYTES + added <= threshold) return false;

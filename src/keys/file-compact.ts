@@ -17,20 +17,30 @@ import { readInto, turn } from './file-search.ts';
 import { writeFileAtomicAsync, type Keep } from '../shared/state-files.ts';
 
 const NEWLINE = 10;
-/** Some 240 lines: a piece takes a turn of a few ms, most of it reading the changed keys' last lines back one by one. */
+/**
+ * Some 240 lines: a piece takes a turn of a few ms, most of it reading the changed keys' last lines
+ * back one by one.
+ */
 const PIECE_BYTES = 1 << 16;
 
 /**
  * [from, to) in pieces of whole lines: `bytes` ends with a newline and starts at `base` in the
  * file. Every piece is read into the same buffer, so its bytes are good until the next is asked for.
  */
-async function* pieces(file: FileHandle, path: string, from: number, to: number): AsyncGenerator<{ base: number; bytes: Buffer }> {
+async function* pieces(
+  file: FileHandle,
+  path: string,
+  from: number,
+  to: number,
+): AsyncGenerator<{ base: number; bytes: Buffer }> {
   let buffer = Buffer.allocUnsafe(2 * PIECE_BYTES);
   let carried = 0;
-  for (let position = from; position < to; ) {
+  for (let position = from; position < to;) {
     // A line longer than a piece: room for it and the next piece.
-    if (buffer.length - carried < PIECE_BYTES) buffer = Buffer.concat([buffer.subarray(0, carried)], carried + 2 * PIECE_BYTES);
-    const read = (await readInto(file, path, buffer.subarray(carried), position, Math.min(PIECE_BYTES, to - position))).length;
+    if (buffer.length - carried < PIECE_BYTES)
+      buffer = Buffer.concat([buffer.subarray(0, carried)], carried + 2 * PIECE_BYTES);
+    const read = (await readInto(file, path, buffer.subarray(carried), position, Math.min(PIECE_BYTES, to - position)))
+      .length;
     if (read === 0) return;
     const filled = carried + read;
     const base = position - carried;
@@ -44,10 +54,14 @@ async function* pieces(file: FileHandle, path: string, from: number, to: number)
 
 /** Each line of a piece, without its newline: where it starts in the piece and where it ends. */
 function eachLine(bytes: Buffer, line: (start: number, end: number) => void): void {
-  for (let start = 0, nl = bytes.indexOf(NEWLINE); nl !== -1; start = nl + 1, nl = bytes.indexOf(NEWLINE, start)) line(start, nl);
+  for (let start = 0, nl = bytes.indexOf(NEWLINE); nl !== -1; start = nl + 1, nl = bytes.indexOf(NEWLINE, start))
+    line(start, nl);
 }
 
-/** Where a changed key's last line is (newline included), and whether a line of it comes before the changes (else it is written after them, in the order of its first line). */
+/**
+ * Where a changed key's last line is (newline included), and whether a line of it comes before the
+ * changes (else it is written after them, in the order of its first line).
+ */
 interface Changed {
   at: number;
   bytes: number;
@@ -60,7 +74,15 @@ interface Changed {
  * changes added. `replaces` names the file as it stands now. Throws when it cannot (the file
  * is left as it was).
  */
-export async function compactInTurns(file: FileHandle, path: string, header: KeysHeader, from: number, end: number, replaces: NonNullable<KeysHeader['replaces']>, keep: Keep): Promise<void> {
+export async function compactInTurns(
+  file: FileHandle,
+  path: string,
+  header: KeysHeader,
+  from: number,
+  end: number,
+  replaces: NonNullable<KeysHeader['replaces']>,
+  keep: Keep,
+): Promise<void> {
   const recordsEnd = Math.min(Math.max(from, header.end), end);
   // The changes since the last compaction: each key's last line among them.
   const changed = new Map<string, Changed>();
@@ -92,11 +114,23 @@ export async function compactInTurns(file: FileHandle, path: string, header: Key
     records++;
     bodyBytes += last.bytes;
   }
-  await writeFileAtomicAsync(path, newFile(file, path, settledHeader(replaces, records, bodyBytes), from, recordsEnd, changed), () => true, keep);
+  await writeFileAtomicAsync(
+    path,
+    newFile(file, path, settledHeader(replaces, records, bodyBytes), from, recordsEnd, changed),
+    () => true,
+    keep,
+  );
 }
 
 /** The new file's bytes, a piece at a time, made in one buffer: each is written before the next is made. */
-async function* newFile(file: FileHandle, path: string, header: string, from: number, recordsEnd: number, changed: Map<string, Changed>): AsyncGenerator<Buffer> {
+async function* newFile(
+  file: FileHandle,
+  path: string,
+  header: string,
+  from: number,
+  recordsEnd: number,
+  changed: Map<string, Changed>,
+): AsyncGenerator<Buffer> {
   yield Buffer.from(header);
   let out = Buffer.allocUnsafe(2 * PIECE_BYTES);
   let used = 0;

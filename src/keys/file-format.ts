@@ -35,7 +35,10 @@ export const keyRecordSchema = {
   },
   allOf: [
     { if: { properties: { scope: { const: 'user' } } }, then: { properties: { user: { type: 'string' } } } },
-    { if: { properties: { tier: { not: { const: 'commercial' } } } }, then: { properties: { quota: { type: 'null' } } } },
+    {
+      if: { properties: { tier: { not: { const: 'commercial' } } } },
+      then: { properties: { quota: { type: 'null' } } },
+    },
   ],
 };
 
@@ -76,7 +79,11 @@ export const keysHeaderSchema = {
           type: 'object',
           additionalProperties: false,
           required: ['file', 'ino', 'size'],
-          properties: { file: { type: ['string', 'null'] }, ino: { type: 'integer', minimum: 0 }, size: { type: 'integer', minimum: 0 } },
+          properties: {
+            file: { type: ['string', 'null'] },
+            ino: { type: 'integer', minimum: 0 },
+            size: { type: 'integer', minimum: 0 },
+          },
         },
       ],
     },
@@ -93,11 +100,15 @@ const validateHeader = ajv.compile<KeysHeader>(keysHeaderSchema);
 function describeSchemaError(e: ErrorObject, prefix: string): string {
   const where = `${prefix}${e.instancePath}` || '/';
   if (e.keyword === 'enum') return `${where} must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;
-  if (e.keyword === 'additionalProperties') return `${where} has an unknown field ${JSON.stringify(e.params.additionalProperty)}`;
+  if (e.keyword === 'additionalProperties')
+    return `${where} has an unknown field ${JSON.stringify(e.params.additionalProperty)}`;
   return `${where} ${e.message}`;
 }
 
-/** What is wrong, as the schema says: `if` errors only say "must match then", the `then` error beside it names the field. */
+/**
+ * What is wrong, as the schema says: `if` errors only say "must match then", the `then` error
+ * beside it names the field.
+ */
 function schemaProblems(errors: ErrorObject[] | null | undefined, prefix = ''): string {
   return (errors ?? [])
     .filter((e) => e.keyword !== 'if')
@@ -148,7 +159,10 @@ export function headerAt(path: string, start: Buffer): KeysHeader | null {
   return parseHeader(path, start.toString('utf8', 0, end));
 }
 
-/** Whether a file whose first line is this is format 2 (its header starts so; a format 1 file starts `{` and its format field is 1). */
+/**
+ * Whether a file whose first line is this is format 2 (its header starts so; a format 1 file starts
+ * `{` and its format field is 1).
+ */
 export function isLinesFormat(firstLine: string): boolean {
   return /^\{"format":\s*2\b/.test(firstLine);
 }
@@ -179,7 +193,19 @@ function repeated(path: string, records: readonly KeyRecord[], i: number, field:
 
 /** A record as a line, the id first: the keys command finds a key's latest line by its start. */
 export function recordLine(r: KeyRecord): string {
-  const ordered: KeyRecord = { id: r.id, hash: r.hash, tier: r.tier, org: r.org, user: r.user, scope: r.scope, quota: r.quota, grants: r.grants, critpt: r.critpt, created_at: r.created_at, revoked_at: r.revoked_at };
+  const ordered: KeyRecord = {
+    id: r.id,
+    hash: r.hash,
+    tier: r.tier,
+    org: r.org,
+    user: r.user,
+    scope: r.scope,
+    quota: r.quota,
+    grants: r.grants,
+    critpt: r.critpt,
+    created_at: r.created_at,
+    revoked_at: r.revoked_at,
+  };
   return `${JSON.stringify(ordered)}\n`;
 }
 

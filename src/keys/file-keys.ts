@@ -5,7 +5,17 @@
  */
 import { closeSync, fstatSync, statSync } from 'node:fs';
 import { headerAt, parseRecordLine, invalidStore, type KeysHeader } from './file-format.ts';
-import { KeyFileUnreadable, openKeysFile, readBytes, readLines, readWhole, sameStamp, stampOf, unreadable, type FileStamp } from './file.ts';
+import {
+  KeyFileUnreadable,
+  openKeysFile,
+  readBytes,
+  readLines,
+  readWhole,
+  sameStamp,
+  stampOf,
+  unreadable,
+  type FileStamp,
+} from './file.ts';
 import { hashKey, KEY_PATTERN, keysPath, KeyStoreError } from './record.ts';
 import type { KeyLookup, KeyRecord } from '../state/key-record.ts';
 import { ensurePrivateDir } from '../shared/state-files.ts';
@@ -109,7 +119,10 @@ export class FileKeys implements KeyLookup {
     return this.index.byHash.size;
   }
 
-  /** The active key with this value, if any; revoked keys are not found. Throws the KeyStoreError when the keys in memory may be stale. */
+  /**
+   * The active key with this value, if any; revoked keys are not found. Throws the KeyStoreError
+   * when the keys in memory may be stale.
+   */
   lookup(plainKey: string): KeyRecord | undefined {
     const problem = this.check();
     if (problem) throw problem;
@@ -180,7 +193,12 @@ export class FileKeys implements KeyLookup {
       if (this.readOn(current)) return;
       this.readAll();
     } catch (error) {
-      const failure = error instanceof KeyStoreError ? error : (error as NodeJS.ErrnoException).code ? unreadable('read', this.path, error) : null;
+      const failure =
+        error instanceof KeyStoreError
+          ? error
+          : (error as NodeJS.ErrnoException).code
+            ? unreadable('read', this.path, error)
+            : null;
       if (failure === null) throw error;
       this.problem = failure;
       // A read that failed says nothing of the file: the next check reads it again. A broken
@@ -213,11 +231,25 @@ export class FileKeys implements KeyLookup {
       throw error;
     }
     const replaced = header?.replaces;
-    if (!header || !replaced || replaced.ino !== f.stamp.ino || replaced.size !== f.offset || replaced.file !== f.file || header.end > stamp.size) {
+    if (
+      !header ||
+      !replaced ||
+      replaced.ino !== f.stamp.ino ||
+      replaced.size !== f.offset ||
+      replaced.file !== f.file ||
+      header.end > stamp.size
+    ) {
       closeSync(fd);
       return false;
     }
-    const adopted: Followed = { fd, stamp, file: header.file, offset: header.end, lines: header.records + 1, tail: this.tailOf(fd, header.end) };
+    const adopted: Followed = {
+      fd,
+      stamp,
+      file: header.file,
+      offset: header.end,
+      lines: header.records + 1,
+      tail: this.tailOf(fd, header.end),
+    };
     this.follow(adopted);
     return stamp.size === header.end || this.appended(adopted, stamp);
   }
@@ -230,7 +262,9 @@ export class FileKeys implements KeyLookup {
     try {
       let lines = f.lines;
       const records: [KeyRecord, number][] = [];
-      const offset = readLines(f.fd, this.path, f.offset, current.size, (text) => records.push([parseRecordLine(this.path, text, ++lines), lines]));
+      const offset = readLines(f.fd, this.path, f.offset, current.size, (text) =>
+        records.push([parseRecordLine(this.path, text, ++lines), lines]),
+      );
       for (const [record, line] of records) this.index.apply(this.path, record, line);
       Object.assign(f, { stamp: current, offset, lines, tail: this.tailOf(f.fd, offset) });
       return true;
@@ -257,7 +291,14 @@ export class FileKeys implements KeyLookup {
       const read = readWhole(fd, this.path, stamp.size, (record, line, at) => {
         if (!replaced(record.id, at)) index.apply(this.path, record, line);
       });
-      this.follow({ fd, stamp, file: read.header?.file ?? null, offset: read.end, lines: read.lines, tail: this.tailOf(fd, read.end) });
+      this.follow({
+        fd,
+        stamp,
+        file: read.header?.file ?? null,
+        offset: read.end,
+        lines: read.lines,
+        tail: this.tailOf(fd, read.end),
+      });
       this.use(index);
     } catch (error) {
       if (this.followed?.fd !== fd) closeSync(fd);

@@ -15,12 +15,25 @@
  */
 import { closeSync } from 'node:fs';
 import { invalidStore, parseRecordLine } from './file-format.ts';
-import { drainInTurns, linesOf, MAX_LINE_BYTES, openKeysFile, readBytes, readKeysFileInTurns, recordsOf, stampOfOpen, READ_SLICE_MS } from './file.ts';
+import {
+  drainInTurns,
+  linesOf,
+  MAX_LINE_BYTES,
+  openKeysFile,
+  readBytes,
+  readKeysFileInTurns,
+  recordsOf,
+  stampOfOpen,
+  READ_SLICE_MS,
+} from './file.ts';
 import { idNumber, idNumberOfLine } from './file-replaced.ts';
 import { matchesFilter, type KeyFilter } from './record.ts';
 import type { KeyRecord } from '../state/key-record.ts';
 
-/** The keys a filter lets through, a piece for every 256 lines of the file at most, a turn of the event loop between slices. */
+/**
+ * The keys a filter lets through, a piece for every 256 lines of the file at most, a turn of the
+ * event loop between slices.
+ */
 export type KeyPieces = AsyncGenerator<KeyRecord[], void, undefined>;
 
 /** Where each key's last line starts, and its hash's first bits, by the key's place in first-written order. */
@@ -41,7 +54,11 @@ const GIVEN = -1;
  * file and line). The file stays open until the last piece is taken or the pieces are returned:
  * whoever is given them takes them (the listener sends them all, or stops when its client goes).
  */
-export async function keyPiecesInTurns(path: string, filter: KeyFilter = {}, sliceMs = READ_SLICE_MS): Promise<KeyPieces | null> {
+export async function keyPiecesInTurns(
+  path: string,
+  filter: KeyFilter = {},
+  sliceMs = READ_SLICE_MS,
+): Promise<KeyPieces | null> {
   const fd = openKeysFile(path);
   if (fd === null) return null;
   let handedOver = false;
@@ -49,15 +66,19 @@ export async function keyPiecesInTurns(path: string, filter: KeyFilter = {}, sli
     const size = stampOfOpen(fd, path).size;
     const last: LastLines = { place: new Map(), lastAt: [] };
     const hashes: number[] = [];
-    const read = await drainInTurns(recordsOf(fd, path, size), ([record, , at]) => {
-      const n = idNumber(record.id);
-      let i = last.place.get(n);
-      if (i === undefined) {
-        i = last.lastAt.push(at) - 1;
-        last.place.set(n, i);
-      } else last.lastAt[i] = at;
-      hashes[i] = hashBits(record.hash);
-    }, sliceMs);
+    const read = await drainInTurns(
+      recordsOf(fd, path, size),
+      ([record, , at]) => {
+        const n = idNumber(record.id);
+        let i = last.place.get(n);
+        if (i === undefined) {
+          i = last.lastAt.push(at) - 1;
+          last.place.set(n, i);
+        } else last.lastAt[i] = at;
+        hashes[i] = hashBits(record.hash);
+      },
+      sliceMs,
+    );
     // Format 1 is one JSON object, read whole once (its first change rewrites it); and two keys
     // whose hashes begin alike are left to the whole read, which compares them in full.
     if (read.header === null || new Set(hashes).size !== hashes.length) return wholeList(path, filter);
@@ -79,7 +100,14 @@ async function wholeList(path: string, filter: KeyFilter): Promise<KeyPieces | n
 }
 
 /** The second read: each key at its first line, as its last line says. */
-async function* pieces(fd: number, path: string, end: number, last: LastLines, filter: KeyFilter, sliceMs: number): KeyPieces {
+async function* pieces(
+  fd: number,
+  path: string,
+  end: number,
+  last: LastLines,
+  filter: KeyFilter,
+  sliceMs: number,
+): KeyPieces {
   try {
     let piece: KeyRecord[] = [];
     let since = performance.now();
@@ -124,6 +152,7 @@ function lineAt(fd: number, path: string, at: number, end: number): string {
     const bytes = readBytes(fd, path, at, Math.min(length, end - at));
     const nl = bytes.indexOf(10);
     if (nl !== -1) return bytes.subarray(0, nl).toString('utf8');
-    if (length > MAX_LINE_BYTES || at + bytes.length >= end) throw invalidStore(path, `the line at byte ${at} is no longer where it was`);
+    if (length > MAX_LINE_BYTES || at + bytes.length >= end)
+      throw invalidStore(path, `the line at byte ${at} is no longer where it was`);
   }
 }

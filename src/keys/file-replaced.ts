@@ -18,7 +18,10 @@ import type { KeysHeader } from './file-format.ts';
 /** A record id's number: `key_` and 12 hex digits, 48 bits, exact in a double. */
 export const idNumber = (id: string): number => parseInt(id.slice(4), 16);
 
-/** The id's number of a line as this code writes lines (its id first), else as JSON reads it; null for a line that is neither (the read names it). */
+/**
+ * The id's number of a line as this code writes lines (its id first), else as JSON reads it; null
+ * for a line that is neither (the read names it).
+ */
 export function idNumberOfLine(text: string): number | null {
   if (text.startsWith('{"id":"key_') && text[23] === '"') return idNumber(text.slice(7, 23));
   try {
@@ -34,7 +37,12 @@ export function idNumberOfLine(text: string): number | null {
  * its key replaces. To be asked once for each record line, from the file's start, with where it
  * starts.
  */
-export function replacedLines(fd: number, path: string, header: KeysHeader | null, size: number): (id: string, at: number) => boolean {
+export function replacedLines(
+  fd: number,
+  path: string,
+  header: KeysHeader | null,
+  size: number,
+): (id: string, at: number) => boolean {
   if (header === null || header.end >= size) return () => false;
   const later = new Map<number, number>();
   readLines(fd, path, header.end, size, (text) => {

@@ -22,10 +22,17 @@ export function readAt(file: FileHandle, path: string, position: number, length:
 }
 
 /** The same into the start of `buffer`: the bytes read, as a part of it. */
-export async function readInto(file: FileHandle, path: string, buffer: Buffer, position: number, length: number): Promise<Buffer> {
+export async function readInto(
+  file: FileHandle,
+  path: string,
+  buffer: Buffer,
+  position: number,
+  length: number,
+): Promise<Buffer> {
   let read = 0;
   try {
-    for (let n = -1; read < length && n !== 0; read += n) n = (await file.read(buffer, read, length - read, position + read)).bytesRead;
+    for (let n = -1; read < length && n !== 0; read += n)
+      n = (await file.read(buffer, read, length - read, position + read)).bytesRead;
   } catch (error) {
     throw unreadable('read', path, error);
   }
@@ -47,14 +54,21 @@ let spare: Buffer | null = null;
  * least 1 (the header line's first byte is never a line's end or start). A chunk's bytes are
  * good until the next one is asked for: every chunk is read into the same buffer.
  */
-async function* chunksFromEnd(file: FileHandle, path: string, from: number, to: number, overlap: number, chunkBytes = CHUNK_BYTES): AsyncGenerator<{ lo: number; bytes: Buffer }> {
+async function* chunksFromEnd(
+  file: FileHandle,
+  path: string,
+  from: number,
+  to: number,
+  overlap: number,
+  chunkBytes = CHUNK_BYTES,
+): AsyncGenerator<{ lo: number; bytes: Buffer }> {
   if (from < 1) throw new RangeError('chunks start after the first byte');
   const size = chunkBytes + 1 + overlap;
   const pooled = chunkBytes === CHUNK_BYTES;
   const buffer = pooled && spare !== null && spare.length >= size ? spare : Buffer.allocUnsafe(size);
   if (pooled) spare = null;
   try {
-    for (let hi = to; hi > from; ) {
+    for (let hi = to; hi > from;) {
       const lo = Math.max(from, hi - chunkBytes);
       yield { lo, bytes: await readInto(file, path, buffer, lo - 1, Math.min(to, hi + overlap) - (lo - 1)) };
       hi = lo;
@@ -81,7 +95,14 @@ export async function wholeLinesEnd(file: FileHandle, path: string, from: number
  * JSON line, so nothing else looks so. The search stops once every id is found. (`chunkBytes`:
  * a test cuts the file in many places.)
  */
-export async function lastLinesOf(file: FileHandle, path: string, ids: Iterable<string>, from: number, end: number, chunkBytes = CHUNK_BYTES): Promise<Map<string, { at: number; text: string }>> {
+export async function lastLinesOf(
+  file: FileHandle,
+  path: string,
+  ids: Iterable<string>,
+  from: number,
+  end: number,
+  chunkBytes = CHUNK_BYTES,
+): Promise<Map<string, { at: number; text: string }>> {
   const wanted = new Map([...ids].map((id) => [id, Buffer.from(lineStart(id))]));
   const found = new Map<string, { at: number; text: string }>();
   if (wanted.size === 0) return found;

@@ -4,7 +4,14 @@
  * (file-append.ts, file-change.ts); the lock that keeps two changes from losing each other's is store-lock.ts.
  */
 import { closeSync, fstatSync, openSync, readSync, type Stats } from 'node:fs';
-import { isLinesFormat, parseHeader, parseRecordLine, parseWholeFile, invalidStore, type KeysHeader } from './file-format.ts';
+import {
+  isLinesFormat,
+  parseHeader,
+  parseRecordLine,
+  parseWholeFile,
+  invalidStore,
+  type KeysHeader,
+} from './file-format.ts';
 import { KeyStoreError, keysPath, matchesFilter, type KeyFilter } from './record.ts';
 import type { KeyRecord } from '../state/key-record.ts';
 import { isAccessError, ownershipNote } from '../shared/file-owner.ts';
@@ -26,12 +33,17 @@ export function sameStamp(a: FileStamp | null, b: FileStamp | null): boolean {
   return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
 }
 
-/** The file could not be read (or looked at) this time (its owner or mode, descriptors exhausted, an I/O error): worth another try. */
+/**
+ * The file could not be read (or looked at) this time (its owner or mode, descriptors exhausted, an
+ * I/O error): worth another try.
+ */
 export class KeyFileUnreadable extends KeyStoreError {}
 
 /** The failure to read (or look at) the key file, with the owner named when access was refused. */
 export function unreadable(verb: 'read' | 'look at' | 'write to', path: string, error: unknown): KeyFileUnreadable {
-  return new KeyFileUnreadable(`cannot ${verb} ${path}: ${(error as Error).message}${isAccessError(error) ? `; ${ownerAdvice(path)}` : ''}`);
+  return new KeyFileUnreadable(
+    `cannot ${verb} ${path}: ${(error as Error).message}${isAccessError(error) ? `; ${ownerAdvice(path)}` : ''}`,
+  );
 }
 
 /** What a refused read most often means here: the keys command was run as another user than the server. */
@@ -50,9 +62,15 @@ export function openKeysFile(path: string): number | null {
   }
 }
 
-/** Longer lines than this are refused: a record is some hundreds of bytes (a key holding every provider's grant, some kilobytes). */
+/**
+ * Longer lines than this are refused: a record is some hundreds of bytes (a key holding every
+ * provider's grant, some kilobytes).
+ */
 export const MAX_LINE_BYTES = 1 << 20;
-/** Read a chunk at a time, not the whole file: at 100,000 keys (25 MB) the whole file held at once cost its size in memory again. */
+/**
+ * Read a chunk at a time, not the whole file: at 100,000 keys (25 MB) the whole file held at once
+ * cost its size in memory again.
+ */
 const CHUNK_BYTES = 1 << 20;
 
 /**
@@ -65,7 +83,12 @@ export function readLines(fd: number, path: string, from: number, to: number, on
 }
 
 /** The lines of `readLines`, one at a time with where each starts, and the same offset when done. */
-export function* linesOf(fd: number, path: string, from: number, to: number): Generator<readonly [string, number], number> {
+export function* linesOf(
+  fd: number,
+  path: string,
+  from: number,
+  to: number,
+): Generator<readonly [string, number], number> {
   const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, Math.max(1, to - from)));
   let carried: Buffer | null = null;
   let position = from;
@@ -89,14 +112,18 @@ export function* linesOf(fd: number, path: string, from: number, to: number): Ge
     if (start < got) {
       const rest = chunk.subarray(start, got);
       carried = carried ? Buffer.concat([carried, rest]) : Buffer.from(rest);
-      if (carried.length > MAX_LINE_BYTES) throw invalidStore(path, `a line longer than ${MAX_LINE_BYTES} bytes at byte ${lineStart}`);
+      if (carried.length > MAX_LINE_BYTES)
+        throw invalidStore(path, `a line longer than ${MAX_LINE_BYTES} bytes at byte ${lineStart}`);
     }
     position += got;
   }
   return lineStart;
 }
 
-/** What a whole read found: the header (null for format 1), where the last complete line ends, and how many lines were read (the header's included). */
+/**
+ * What a whole read found: the header (null for format 1), where the last complete line ends, and
+ * how many lines were read (the header's included).
+ */
 export interface WholeRead {
   header: KeysHeader | null;
   end: number;
@@ -109,12 +136,24 @@ export interface WholeRead {
  * earlier one; format 1: every record once, at 0). Throws KeyStoreError naming the file and line
  * of what is wrong.
  */
-export function readWhole(fd: number, path: string, size: number, onRecord: (record: KeyRecord, line: number, at: number) => void): WholeRead {
+export function readWhole(
+  fd: number,
+  path: string,
+  size: number,
+  onRecord: (record: KeyRecord, line: number, at: number) => void,
+): WholeRead {
   return drain(recordsOf(fd, path, size), ([record, line, at]) => onRecord(record, line, at));
 }
 
-/** The records of `readWhole`, each with its line and where it starts, one at a time, and the same summary when done. */
-export function* recordsOf(fd: number, path: string, size: number): Generator<readonly [KeyRecord, number, number], WholeRead> {
+/**
+ * The records of `readWhole`, each with its line and where it starts, one at a time, and the same
+ * summary when done.
+ */
+export function* recordsOf(
+  fd: number,
+  path: string,
+  size: number,
+): Generator<readonly [KeyRecord, number, number], WholeRead> {
   const first = readBytes(fd, path, 0, Math.min(size, 64));
   if (!isLinesFormat(first.toString('latin1'))) {
     // Format 1 was written whole and is read whole; once: the first change rewrites it.
@@ -151,7 +190,11 @@ function drain<T, R>(values: Generator<T, R>, each: (value: T) => void): R {
  * The same, letting the event loop take a turn whenever the values have run for `sliceMs`:
  * what a server reads this way delays its other requests by a slice at most, not by the read.
  */
-export async function drainInTurns<T, R>(values: Generator<T, R>, each: (value: T) => void, sliceMs: number): Promise<R> {
+export async function drainInTurns<T, R>(
+  values: Generator<T, R>,
+  each: (value: T) => void,
+  sliceMs: number,
+): Promise<R> {
   let since = performance.now();
   for (let n = 1; ; n++) {
     const next = values.next();
@@ -174,7 +217,10 @@ export function readBytes(fd: number, path: string, position: number, length: nu
   }
 }
 
-/** The keys of a key file, each as its last line says, in the order they were first written, and where the file stands. */
+/**
+ * The keys of a key file, each as its last line says, in the order they were first written, and
+ * where the file stands.
+ */
 export interface StoredKeys extends WholeRead {
   records: KeyRecord[];
   stamp: FileStamp;
@@ -249,7 +295,11 @@ export const READ_SLICE_MS = 10;
  * kept (their hashes alone checked against each other): every key of 100,000 held at once took
  * the server to 187-195 MB resident for a list of one org's, 136 MB now (scripts/bench/admin-scale.ts).
  */
-export async function readKeysFileInTurns(path: string, filter: KeyFilter = {}, sliceMs = READ_SLICE_MS): Promise<StoredKeys | null> {
+export async function readKeysFileInTurns(
+  path: string,
+  filter: KeyFilter = {},
+  sliceMs = READ_SLICE_MS,
+): Promise<StoredKeys | null> {
   const fd = openKeysFile(path);
   if (fd === null) return null;
   try {

@@ -31,7 +31,10 @@ export interface FreshKeysParts {
   graceMs: number;
 }
 
-/** The key store cannot be read, past the grace: no key can be judged, so none is (fail closed, like a Redis that is down). */
+/**
+ * The key store cannot be read, past the grace: no key can be judged, so none is (fail closed, like
+ * a Redis that is down).
+ */
 export class KeysUnavailable extends StateUnavailable {
   readonly retryAfterSeconds = 5;
   constructor() {
@@ -62,7 +65,10 @@ export class FreshKeys implements KeyLookup {
     private readonly parts: FreshKeysParts,
   ) {}
 
-  /** The active key with this value: at once while the keys are the file's, later (or a KeysUnavailable) while they may not be. */
+  /**
+   * The active key with this value: at once while the keys are the file's, later (or a
+   * KeysUnavailable) while they may not be.
+   */
   lookup(plainKey: string): Eventually<KeyRecord | undefined> {
     if (this.fresh()) return this.keys.find(plainKey);
     if (this.graceOver()) throw new KeysUnavailable();
@@ -96,7 +102,10 @@ export class FreshKeys implements KeyLookup {
     const { clock, conditions, graceMs } = this.parts;
     this.failingSince = clock.now();
     // The reason stays the first failure's: what went wrong first is what the operator must undo.
-    conditions.begin(KEYS_CONDITION, `keys: ${problem.message}; keyed requests wait up to ${graceMs / 1000} s for it to be read, then are answered 503 until it is`);
+    conditions.begin(
+      KEYS_CONDITION,
+      `keys: ${problem.message}; keyed requests wait up to ${graceMs / 1000} s for it to be read, then are answered 503 until it is`,
+    );
     this.retry = setInterval(this.tryAgain, RETRY_MS);
     this.retry.unref(); // never what keeps a stopped server's process alive
   }

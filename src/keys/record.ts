@@ -79,7 +79,18 @@ export const hashKey = (plainKey: string): string => sha256(plainKey, 'hex');
 
 /** Everything about a key that may be shown: the record without its hash. */
 export function publicRecord(r: KeyRecord): PublicKeyRecord {
-  return { id: r.id, tier: r.tier, org: r.org, user: r.user, scope: r.scope, quota: r.quota, grants: r.grants, critpt: r.critpt, created_at: r.created_at, revoked_at: r.revoked_at };
+  return {
+    id: r.id,
+    tier: r.tier,
+    org: r.org,
+    user: r.user,
+    scope: r.scope,
+    quota: r.quota,
+    grants: r.grants,
+    critpt: r.critpt,
+    created_at: r.created_at,
+    revoked_at: r.revoked_at,
+  };
 }
 
 /** A record nothing can change: a change makes a changed copy. */

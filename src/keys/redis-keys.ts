@@ -32,7 +32,18 @@ import type { RedisKeyCheck } from '../state/redis-key-check.ts';
 import { KeyChanged, StoreReset } from '../state/errors.ts';
 import type { Eventually } from '../lib/eventually.ts';
 import type { Reply } from '../redis/resp.ts';
-import { ADOPT, INDEX, KEY_CHANGED, KEY_CHECK_LUA, LOOKUP, LOOKUP_KEYS, NO_STORE, PUT, RECORDS, STORE_MARKER } from './redis-scripts.ts';
+import {
+  ADOPT,
+  INDEX,
+  KEY_CHANGED,
+  KEY_CHECK_LUA,
+  LOOKUP,
+  LOOKUP_KEYS,
+  NO_STORE,
+  PUT,
+  RECORDS,
+  STORE_MARKER,
+} from './redis-scripts.ts';
 
 /** The condition /readyz reports while the marker is missing. */
 export const RESET_CONDITION = 'redis reset';
@@ -126,7 +137,10 @@ export class RedisKeys implements KeyLookup, RedisKeyCheck {
     this.found(hash, reply);
   }
 
-  /** The record an early answer of KEY_CHECK_LUA gives (remembered), undefined for none; StoreReset when the marker is missing. */
+  /**
+   * The record an early answer of KEY_CHECK_LUA gives (remembered), undefined for none; StoreReset
+   * when the marker is missing.
+   */
   private found(hash: string, reply: Reply): KeyRecord | undefined {
     const [first, json] = reply as Reply[];
     if (!this.sawMarker(first !== NO_STORE)) throw new StoreReset();
@@ -146,12 +160,20 @@ export class RedisKeys implements KeyLookup, RedisKeyCheck {
     return record;
   }
 
-  /** The probe's check (src/redis/health.ts): the lookup script for no key, so the marker is read as requests read it. */
+  /**
+   * The probe's check (src/redis/health.ts): the lookup script for no key, so the marker is read as
+   * requests read it.
+   */
   checkStore(): Promise<void> {
-    return this.client.eval(LOOKUP, LOOKUP_KEYS, [NO_KEY, '']).then((reply) => void this.found(NO_KEY, reply), this.fail);
+    return this.client
+      .eval(LOOKUP, LOOKUP_KEYS, [NO_KEY, ''])
+      .then((reply) => void this.found(NO_KEY, reply), this.fail);
   }
 
-  /** Note whether a lookup or a check found the marker, beginning or ending RESET_CONDITION when that changed; returns `present`. */
+  /**
+   * Note whether a lookup or a check found the marker, beginning or ending RESET_CONDITION when
+   * that changed; returns `present`.
+   */
   private sawMarker(present: boolean): boolean {
     this.watch.answered(LOOKUP_COMMAND);
     if (present) {
@@ -177,7 +199,10 @@ export class RedisKeys implements KeyLookup, RedisKeyCheck {
     return (await this.client.eval(ADOPT, [RECORDS, STORE_MARKER], [this.markerJson()])) === 1;
   }
 
-  /** Write the marker if absent: the store is this Redis's from now on, even with no key in it (keys migrate of an empty folder). */
+  /**
+   * Write the marker if absent: the store is this Redis's from now on, even with no key in it (keys
+   * migrate of an empty folder).
+   */
   async mark(): Promise<void> {
     await this.client.sendReplicated(['SET', STORE_MARKER, this.markerJson(), 'NX']);
   }

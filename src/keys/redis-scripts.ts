@@ -40,7 +40,6 @@ export const KEY_CHANGED = -2;
  */
 export const LOOKUP = new LuaScript(`${KEY_CHECK_LUA}return key_check(KEYS, ARGV[1], '')`);
 
-
 /**
  * KEYS: records, index, marker. ARGV: the marker's JSON (written if absent), then groups of
  * five: id, the JSON it must have now ('' for none), the new JSON, the hash to drop from the

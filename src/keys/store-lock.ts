@@ -16,17 +16,26 @@ const LOCK_RETRY_MS = 20;
 /** Another change holds the store's lock: worth another try a moment later. */
 export class StoreLocked extends KeyStoreError {}
 
-/** Take the lock once: its release and what written files keep, or a try to make again later (`retry` says who holds it). */
+/**
+ * Take the lock once: its release and what written files keep, or a try to make again later
+ * (`retry` says who holds it).
+ */
 function tryLock(stateDir: string): { release: () => void; keep: Keep } | { retry: () => StoreLocked } {
   const keep = keepForWrites(stateDir);
   ensurePrivateDir(stateDir);
   const lock = `${keysPath(stateDir)}.lock`;
   const taken = takePidLock(lock, PRIVATE_FILE_MODE, keep.owner);
   if (typeof taken === 'function') return { release: taken, keep };
-  return { retry: () => new StoreLocked(`${lock} is held by another keys command (pid ${taken.holder}); if none is running, delete it`) };
+  return {
+    retry: () =>
+      new StoreLocked(`${lock} is held by another keys command (pid ${taken.holder}); if none is running, delete it`),
+  };
 }
 
-/** Run `change` under the lock, waiting for it up to `waitMs` (the keys command: it blocks, as nothing else runs in its process). */
+/**
+ * Run `change` under the lock, waiting for it up to `waitMs` (the keys command: it blocks, as
+ * nothing else runs in its process).
+ */
 export function withStoreLock<T>(stateDir: string, change: (keep: Keep) => T, waitMs = LOCK_WAIT_MS): T {
   const deadline = performance.now() + waitMs;
   for (;;) {
@@ -43,7 +52,10 @@ export function withStoreLock<T>(stateDir: string, change: (keep: Keep) => T, wa
   }
 }
 
-/** The changes of this process waiting for a store's lock, by state folder: one after the other, each when the one before has let go. */
+/**
+ * The changes of this process waiting for a store's lock, by state folder: one after the other,
+ * each when the one before has let go.
+ */
 const queues = new Map<string, Promise<unknown>>();
 
 /**
@@ -51,7 +63,11 @@ const queues = new Map<string, Promise<unknown>>();
  * lock held by a keys command is waited for between turns, never by blocking the loop; this
  * process's own changes queue for it here instead of each trying the lock file every few ms.
  */
-export function withStoreLockInTurns<T>(stateDir: string, change: (keep: Keep) => Promise<T>, waitMs = LOCK_WAIT_MS): Promise<T> {
+export function withStoreLockInTurns<T>(
+  stateDir: string,
+  change: (keep: Keep) => Promise<T>,
+  waitMs = LOCK_WAIT_MS,
+): Promise<T> {
   const run = async (): Promise<T> => {
     const deadline = performance.now() + waitMs;
     for (;;) {

@@ -8,7 +8,10 @@ import { describeUser, ownershipOf, processOwner, userArgument, type Ownership }
 import type { Keep } from '../shared/state-files.ts';
 import { KeyStoreError, keysPath } from './record.ts';
 
-/** The owner and mode the store's files keep: `keys.json`'s, else the state folder's (mode 0600 then); null for a store not made yet. */
+/**
+ * The owner and mode the store's files keep: `keys.json`'s, else the state folder's (mode 0600
+ * then); null for a store not made yet.
+ */
 export function storeOwnership(stateDir: string): Ownership | null {
   const file = ownershipOf(keysPath(stateDir));
   if (file) return file;
@@ -16,7 +19,10 @@ export function storeOwnership(stateDir: string): Ownership | null {
   return folder && { ...folder, mode: 0o600 };
 }
 
-/** The store's owner as this process can see it: a user who cannot look inside the folder finds the folder's; null when not even that. */
+/**
+ * The store's owner as this process can see it: a user who cannot look inside the folder finds the
+ * folder's; null when not even that.
+ */
 function visibleOwnership(stateDir: string): Ownership | null {
   try {
     return storeOwnership(stateDir);

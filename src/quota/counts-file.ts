@@ -32,18 +32,22 @@ export function* countsText(nextJournal: number, windows: WindowsCopy): Generato
     const to = Math.min(counters.length, from + LINES_PER_SLICE);
     for (let i = from; i < to; i++) {
       const counter = counters[i];
-      if (counter !== undefined && now < starts[i]! + WINDOW_MS) text += `[${starts[i]},${counts[i]},${served[i]},${JSON.stringify(counter)}]\n`;
+      if (counter !== undefined && now < starts[i]! + WINDOW_MS)
+        text += `[${starts[i]},${counts[i]},${served[i]},${JSON.stringify(counter)}]\n`;
     }
     yield text;
   }
 }
 
 const refuse = (path: string, why: string) =>
-  new QuotaStateError(`quota state ${path} ${why}; refusing to start rather than reset counters. Restore it from a backup, or delete it to reset every quota.`);
+  new QuotaStateError(
+    `quota state ${path} ${why}; refusing to start rather than reset counters. Restore it from a backup, or delete it to reset every quota.`,
+  );
 
 const NOT_A_COUNTS_FILE = `is not a quota snapshot of format ${OBJECT_FORMAT}, ${LINES_FORMAT} or ${COUNTS_FORMAT}`;
 
-const isWindow = (start: unknown, count: unknown) => Number.isSafeInteger(start) && Number.isSafeInteger(count) && (count as number) >= 0;
+const isWindow = (start: unknown, count: unknown) =>
+  Number.isSafeInteger(start) && Number.isSafeInteger(count) && (count as number) >= 0;
 
 /** Takes one window of the file, and the answers it served (its count, in formats without them). */
 type Restore = (counter: string, window: Window, served: number) => void;
@@ -65,14 +69,19 @@ export function parseCounts(path: string, text: string, restore: Restore): numbe
   if (!known || !Number.isSafeInteger(header.windows)) throw refuse(path, NOT_A_COUNTS_FILE);
   const read = parseLines(path, text, firstEnd + 1, restore, header.format === COUNTS_FORMAT);
   // A file cut short (or grown) is corrupt, whole lines or not: the header says how many.
-  if (read !== header.windows) throw refuse(path, `is corrupt (${read} windows, its header says ${String(header.windows)})`);
+  if (read !== header.windows)
+    throw refuse(path, `is corrupt (${read} windows, its header says ${String(header.windows)})`);
   return next as number;
 }
 
 function parseObjectFormat(path: string, windows: unknown, restore: Restore, next: number): number {
-  const ok = windows !== null && typeof windows === 'object' && Object.values(windows).every((w) => w !== null && typeof w === 'object' && isWindow(w.start, w.count));
+  const ok =
+    windows !== null &&
+    typeof windows === 'object' &&
+    Object.values(windows).every((w) => w !== null && typeof w === 'object' && isWindow(w.start, w.count));
   if (!ok) throw refuse(path, NOT_A_COUNTS_FILE);
-  for (const [counter, window] of Object.entries(windows as Record<string, Window>)) restore(counter, window, window.count);
+  for (const [counter, window] of Object.entries(windows as Record<string, Window>))
+    restore(counter, window, window.count);
   return next;
 }
 
@@ -95,7 +104,15 @@ function parseLines(path: string, text: string, at: number, restore: Restore, wi
     const served = withServed ? Number(line.slice(second + 1, third)) : count;
     const literal = line.slice(third + 1, -1);
     let counter: unknown = null;
-    if (line.startsWith('[') && line.endsWith('"]') && first > 0 && second > first && third >= second && literal.length >= 2 && literal.startsWith('"')) {
+    if (
+      line.startsWith('[') &&
+      line.endsWith('"]') &&
+      first > 0 &&
+      second > first &&
+      third >= second &&
+      literal.length >= 2 &&
+      literal.startsWith('"')
+    ) {
       const inner = literal.slice(1, -1);
       if (!inner.includes('\\') && !inner.includes('"')) counter = inner;
       else {

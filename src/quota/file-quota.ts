@@ -35,14 +35,12 @@ import { journalLine, QuotaJournal, type JournalOptions } from './journal.ts';
 import { readLeases } from './replay.ts';
 import { counterId, counterParts, Coverage, WindowCounts, type Window, type WindowsCopy } from './window.ts';
 
-
 /** Compact when the journal has grown past this many lines. */
 const COMPACT_AFTER_LINES = 50_000;
 /** Window slots looked at for expiry in one turn, during a background compaction. */
 const EXPIRE_SLOTS_A_TURN = 10_000;
 /** How often the answers served since are noted in the journal (served marks). */
 export const MARK_SERVED_EVERY_MS = 1000;
-
 
 export interface FileQuotaOptions extends JournalOptions {
   clock: Clock;
@@ -175,7 +173,11 @@ export class FileQuota implements QuotaCounter {
     const coverage = this.counts.coverage(counter);
     if (coverage === Coverage.Written) return DURABLE_NOW;
     const batch = this.turnBatch();
-    if (coverage === Coverage.Uncovered) batch.addLease(counter, journalLine(kind, scope, at, this.counts.extendLease(counter, limit), this.counts.noteServed(counter)));
+    if (coverage === Coverage.Uncovered)
+      batch.addLease(
+        counter,
+        journalLine(kind, scope, at, this.counts.extendLease(counter, limit), this.counts.noteServed(counter)),
+      );
     batch.answers.push(counter);
     return batch;
   }
@@ -189,14 +191,18 @@ export class FileQuota implements QuotaCounter {
     return this.pending;
   }
 
-  private readonly reportWaiter = (error: unknown): void => this.options.log(`a counted request's answer failed: ${(error as Error)?.stack ?? String(error)}`);
+  private readonly reportWaiter = (error: unknown): void =>
+    this.options.log(`a counted request's answer failed: ${(error as Error)?.stack ?? String(error)}`);
 
   private readonly endTurn = (): void => {
     this.flush();
     if (this.journal.lines >= COMPACT_AFTER_LINES) this.compactInBackground();
   };
 
-  /** Write every pending lease in one call; on failure, take the leases and their answers' counts back and say so to their waiters. */
+  /**
+   * Write every pending lease in one call; on failure, take the leases and their answers' counts
+   * back and say so to their waiters.
+   */
   flush(): void {
     const batch = this.pending;
     if (!batch) return;
@@ -242,7 +248,9 @@ export class FileQuota implements QuotaCounter {
         this.counts.unnote(counter);
         this.served.add(counter);
       }
-      this.options.log(`quota journal write of served marks failed (keys usage lags until one is written): ${(error as Error).message}`);
+      this.options.log(
+        `quota journal write of served marks failed (keys usage lags until one is written): ${(error as Error).message}`,
+      );
     }
   }
 
@@ -270,7 +278,8 @@ export class FileQuota implements QuotaCounter {
 
   private expireFrom(slot: number, now: number): void {
     this.counts.expireSlots(slot, slot + EXPIRE_SLOTS_A_TURN, now);
-    if (slot + EXPIRE_SLOTS_A_TURN < this.counts.slotCount) setImmediate(() => this.expireFrom(slot + EXPIRE_SLOTS_A_TURN, now)).unref();
+    if (slot + EXPIRE_SLOTS_A_TURN < this.counts.slotCount)
+      setImmediate(() => this.expireFrom(slot + EXPIRE_SLOTS_A_TURN, now)).unref();
   }
 
   /** Why counted requests cannot be recorded right now (for /readyz), or null. */

@@ -14,7 +14,18 @@
  * a turn (counts-file.ts).
  * Its rename happens only if no other compaction (at shutdown) has moved past N+1 meanwhile.
  */
-import { close as closeFd, closeSync, fdatasync, fsync, fsyncSync, ftruncateSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
+import {
+  close as closeFd,
+  closeSync,
+  fdatasync,
+  fsync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { digits } from '../lib/digits.ts';
@@ -37,7 +48,8 @@ const closeFdAsync = promisify(closeFd);
 export function journalLine(kind: QuotaKind, scope: string, at: number, requests = 1, served?: number): string {
   // JSON.stringify([kind, scope, at(, requests(, served))]) byte for byte, without the array: kind is
   // a plain word, and a finite number prints the same digits (the time is new every millisecond: digits).
-  const tail = served !== undefined ? `,${digits(requests)},${digits(served)}` : requests === 1 ? '' : `,${digits(requests)}`;
+  const tail =
+    served !== undefined ? `,${digits(requests)},${digits(served)}` : requests === 1 ? '' : `,${digits(requests)}`;
   return `["${kind}",${JSON.stringify(scope)},${digits(at)}${tail}]\n`;
 }
 
@@ -79,7 +91,10 @@ export class QuotaJournal {
    * Read the counts file and replay the journals after it into `apply` (served marks left out: a
    * server counts leases). Throws QuotaStateError on bad state.
    */
-  load(restore: (counter: string, window: Window) => void, apply: (kind: QuotaKind, scope: string, at: number, requests: number) => void): void {
+  load(
+    restore: (counter: string, window: Window) => void,
+    apply: (kind: QuotaKind, scope: string, at: number, requests: number) => void,
+  ): void {
     this.number = replayQuotaState(this.options.stateDir, this.options.log, restore, apply);
   }
 
@@ -174,7 +189,9 @@ export class QuotaJournal {
   compactInBackground(windows: WindowsCopy): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.compacting ??= this.compactAsync(windows)
-      .catch((error: Error) => this.options.log(`quota compaction failed (counting continues in the journal): ${error.message}`))
+      .catch((error: Error) =>
+        this.options.log(`quota compaction failed (counting continues in the journal): ${error.message}`),
+      )
       .finally(() => (this.compacting = null));
     return this.compacting;
   }

@@ -29,5 +29,8 @@ export interface Outcome {
 export function outcomeOf(reply: Reply, limit: number, now: number): Outcome {
   const [allowed, count, held, start] = reply as number[];
   const remaining = Math.max(0, limit - count - held);
-  return { allowed: allowed === 1, status: { limit, remaining, resetAt: (start < 0 ? now : start) + WINDOW_MS, exhausted: remaining === 0 } };
+  return {
+    allowed: allowed === 1,
+    status: { limit, remaining, resetAt: (start < 0 ? now : start) + WINDOW_MS, exhausted: remaining === 0 },
+  };
 }

@@ -153,8 +153,17 @@ export class RedisQuota implements QuotaCounter {
     client.load(this.script);
     this.checkKeys = options.keyCheck?.redisKeys ?? [];
     const watch = (this.watch = options.watch ?? UNWATCHED);
-    this.fail = Object.fromEntries(OPERATIONS.map((op) => [op, unavailable(watch, COMMAND_NAMES[op])])) as Record<Operation, (error: unknown) => never>;
-    this.takes = new RedisTakes(client, options.clock, options.keyCheck, () => watch.answered(COMMAND_NAMES.take), this.fail.take);
+    this.fail = Object.fromEntries(OPERATIONS.map((op) => [op, unavailable(watch, COMMAND_NAMES[op])])) as Record<
+      Operation,
+      (error: unknown) => never
+    >;
+    this.takes = new RedisTakes(
+      client,
+      options.clock,
+      options.keyCheck,
+      () => watch.answered(COMMAND_NAMES.take),
+      this.fail.take,
+    );
   }
 
   /**
@@ -162,7 +171,10 @@ export class RedisQuota implements QuotaCounter {
    * RedisCommandError) as `fail` makes them, and the key check's (KeyChanged, StoreReset:
    * nothing was counted) as they are.
    */
-  private step({ op, kind, scope, limit, key, id = '', extra }: Step, fail?: (error: unknown) => never): Promise<Outcome> {
+  private step(
+    { op, kind, scope, limit, key, id = '', extra }: Step,
+    fail?: (error: unknown) => never,
+  ): Promise<Outcome> {
     const now = this.options.clock.now();
     const keyCheck = key ? this.options.keyCheck : undefined;
     const check = keyCheck ? keyCheck.checkOf(key!) : NO_CHECK;
@@ -173,7 +185,9 @@ export class RedisQuota implements QuotaCounter {
     };
     const keys = [...this.checkKeys, ...redisKeysOf(kind, scope)];
     const args = [...check, op, now, limit, WINDOW_MS, id, extra ?? '', kind === SLOTTED ? 'slots' : ''];
-    const reply = COUNTS.has(op) ? this.client.evalReplicated(this.script, keys, args) : this.client.eval(this.script, keys, args);
+    const reply = COUNTS.has(op)
+      ? this.client.evalReplicated(this.script, keys, args)
+      : this.client.eval(this.script, keys, args);
     return reply.then(read, fail);
   }
 
@@ -198,7 +212,15 @@ export class RedisQuota implements QuotaCounter {
 
   async reserve(kind: QuotaKind, scope: string, limit: number, key?: KeyRecord): Promise<Reserved> {
     const id = randomUUID();
-    const { allowed, status } = await this.run({ op: 'reserve', kind, scope, limit, key, id, extra: this.options.clock.now() + this.options.leaseMs });
+    const { allowed, status } = await this.run({
+      op: 'reserve',
+      kind,
+      scope,
+      limit,
+      key,
+      id,
+      extra: this.options.clock.now() + this.options.leaseMs,
+    });
     if (!allowed) return { status, reservation: null };
     let settled = false;
     const reservation: Reservation = {

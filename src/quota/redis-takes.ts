@@ -96,7 +96,11 @@ interface Group {
 }
 
 /** A batch's command: each key check and each window once, and the groups of counts referring to them. */
-function commandOf(batch: readonly Pending[], checkKeys: readonly string[], now: number): { keys: string[]; args: (string | number)[]; groups: Group[] } {
+function commandOf(
+  batch: readonly Pending[],
+  checkKeys: readonly string[],
+  now: number,
+): { keys: string[]; args: (string | number)[]; groups: Group[] } {
   const checks: string[] = [];
   /** Key check numbers by key hash (a hash met with two records, one changing mid-batch, is checked twice). */
   const checkNumbers = new Map<string, number>();
@@ -125,7 +129,11 @@ function commandOf(batch: readonly Pending[], checkKeys: readonly string[], now:
       groupArgs.push(c, n, limit, 1);
     }
   }
-  return { keys: [...checkKeys, ...windows.keys()], args: [now, WINDOW_MS, checkKeys.length, checks.length / 2, ...checks, ...groupArgs], groups: [...groups.values()] };
+  return {
+    keys: [...checkKeys, ...windows.keys()],
+    args: [now, WINDOW_MS, checkKeys.length, checks.length / 2, ...checks, ...groupArgs],
+    groups: [...groups.values()],
+  };
 }
 
 export class RedisTakes {
@@ -151,7 +159,8 @@ export class RedisTakes {
   take(kind: QuotaKind, scope: string, limit: number, key: KeyRecord | undefined): Promise<Outcome> {
     const check = key && this.keyCheck ? this.keyCheck.checkOf(key) : NO_CHECK;
     return new Promise((resolve, reject) => {
-      if (this.pending.push({ window: redisKeysOf(kind, scope)[0], limit, check, resolve, reject }) === 1) this.client.beforeWrite(this.send);
+      if (this.pending.push({ window: redisKeysOf(kind, scope)[0], limit, check, resolve, reject }) === 1)
+        this.client.beforeWrite(this.send);
     });
   }
 

@@ -50,7 +50,8 @@ export function readCountsText(stateDir: string): string | null {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new QuotaStateError(`cannot read ${path}: ${(error as Error).message}`);
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new QuotaStateError(`cannot read ${path}: ${(error as Error).message}`);
     return null;
   }
 }
@@ -99,7 +100,9 @@ const isCount = (value: unknown, least: number) => Number.isSafeInteger(value) &
 function isJournalEntry(value: unknown): value is [QuotaKind, string, number, number?, number?] {
   return (
     Array.isArray(value) &&
-    (value.length === 3 || (value.length === 4 && isCount(value[3], 1)) || (value.length === 5 && isCount(value[3], 0) && isCount(value[4], 0))) &&
+    (value.length === 3 ||
+      (value.length === 4 && isCount(value[3], 1)) ||
+      (value.length === 5 && isCount(value[3], 0) && isCount(value[4], 0))) &&
     (value[0] === 'data' || value[0] === 'critpt') &&
     typeof value[1] === 'string' &&
     Number.isSafeInteger(value[2])
@@ -135,15 +138,19 @@ function readAs(stateDir: string, log: (line: string) => void, served: boolean):
         stateDir,
         log,
         (counter, window, answers) => counts.set(counter, window, served ? answers : window.count),
-        (kind, scope, at, requests, answers) => counts.apply(counterId(kind, scope), at, requests, served ? answers : undefined),
+        (kind, scope, at, requests, answers) =>
+          counts.apply(counterId(kind, scope), at, requests, served ? answers : undefined),
       );
     } catch (error) {
-      const missing = error instanceof QuotaStateError && (error.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+      const missing =
+        error instanceof QuotaStateError && (error.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
       if (!missing) throw error;
       lastError = error as Error;
       continue;
     }
     if (readCountsText(stateDir) === before) return counts;
   }
-  throw new QuotaStateError(`the quota state in ${stateDir} kept changing while it was read (${lastError?.message ?? 'compactions under way'}); try again`);
+  throw new QuotaStateError(
+    `the quota state in ${stateDir} kept changing while it was read (${lastError?.message ?? 'compactions under way'}); try again`,
+  );
 }

@@ -220,7 +220,12 @@ export class WindowCounts {
     const reserved = this.reserved.get(counter) ?? 0;
     const slot = this.openSlot(counter, now);
     const remaining = Math.max(0, limit - (slot >= 0 ? this.counts[slot]! : 0) - reserved);
-    return { limit, remaining, resetAt: (slot >= 0 ? this.starts[slot]! : now) + WINDOW_MS, exhausted: remaining === 0 };
+    return {
+      limit,
+      remaining,
+      resetAt: (slot >= 0 ? this.starts[slot]! : now) + WINDOW_MS,
+      exhausted: remaining === 0,
+    };
   }
 
   hold(counter: string): void {
@@ -275,7 +280,14 @@ export class WindowCounts {
     let length = 0;
     for (let i = 0; i < counters.length; i++) if (counters[i] !== undefined && now < starts[i]! + WINDOW_MS) length++;
     const answers = this.counts.slice(0, this.used);
-    return { length, counters, starts, counts: served ? answers : this.ceilings.slice(0, this.used), served: answers, now };
+    return {
+      length,
+      counters,
+      starts,
+      counts: served ? answers : this.ceilings.slice(0, this.used),
+      served: answers,
+      now,
+    };
   }
 
   /** The open windows, by counter (keys usage and migrate). */

@@ -31,9 +31,7 @@ function read(name: keyof TlsFiles, path: string | undefined): Buffer | null {
   try {
     return readFileSync(path);
   } catch (error) {
-    throw new Error(
-      `${TLS_FILE_FLAGS[name]} ${path} cannot be read: ${errorCode(error)}`,
-    );
+    throw new Error(`${TLS_FILE_FLAGS[name]} ${path} cannot be read: ${errorCode(error)}`);
   }
 }
 

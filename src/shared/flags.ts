@@ -42,9 +42,16 @@ function unknownFlag(config: ParseArgsConfig): UsageError | null {
 }
 
 /** A flag's whole number from `min` to `max`; the fallback when the flag was not given. */
-export function integerFlag(name: string, text: string | undefined, fallback: number, min: number, max: number): number {
+export function integerFlag(
+  name: string,
+  text: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   if (text === undefined) return fallback;
-  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(text)}`);
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max)
+    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(text)}`);
   return Number(text);
 }
 
@@ -52,7 +59,10 @@ export function integerFlag(name: string, text: string | undefined, fallback: nu
  * For a script's top level: its flags, or the usage printed and the process ended there, 0 after
  * `--help` and 2 after a flag it does not take.
  */
-export function flagsOrExit<const T extends ParseArgsConfig>(config: T, usage: string): ReturnType<typeof parseArgs<T>> {
+export function flagsOrExit<const T extends ParseArgsConfig>(
+  config: T,
+  usage: string,
+): ReturnType<typeof parseArgs<T>> {
   let parsed;
   try {
     parsed = parseFlags(config);

@@ -123,9 +123,7 @@ export class Snapshot {
     try {
       index = readRouteIndex(this.dir, this.manifest, routeId);
     } catch (error) {
-      throw this.unreadable(
-        `cannot read ${join(this.dir, indexFile(routeId))}: ${errorCode(error)}`,
-      );
+      throw this.unreadable(`cannot read ${join(this.dir, indexFile(routeId))}: ${errorCode(error)}`);
     }
     if (!index) throw this.corrupt(storedPart.indexFile(routeId));
     this.indexes.set(routeId, index);
@@ -158,9 +156,7 @@ export class Snapshot {
     try {
       ({ bytesRead } = await this.pack.read(buffer, 0, length, offset));
     } catch (error) {
-      throw this.unreadable(
-        `cannot read ${join(this.dir, PACK_FILE)}: ${errorCode(error)}`,
-      );
+      throw this.unreadable(`cannot read ${join(this.dir, PACK_FILE)}: ${errorCode(error)}`);
     }
     if (bytesRead !== length || checksumOf(buffer) !== sum) {
       this.corruptOffsets.add(offset);

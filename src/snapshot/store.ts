@@ -212,9 +212,7 @@ export class SnapshotStore {
       try {
         await access(join(snapshot.dir, file));
       } catch (error) {
-        snapshot.unreadable(
-          `cannot read ${join(snapshot.dir, file)}: ${errorCode(error)}`,
-        );
+        snapshot.unreadable(`cannot read ${join(snapshot.dir, file)}: ${errorCode(error)}`);
         return;
       }
     }

@@ -73,9 +73,7 @@ export class BuildVerifier {
         try {
           bytes = 'file' in need ? await readFile(join(snapshot.dir, need.file)) : await this.readPack(need.span);
         } catch (error) {
-          snapshot.unreadable(
-            `${'file' in need ? join(snapshot.dir, need.file) : 'pack'}: ${errorCode(error)}`,
-          );
+          snapshot.unreadable(`${'file' in need ? join(snapshot.dir, need.file) : 'pack'}: ${errorCode(error)}`);
           return (this.state = 'unreadable');
         }
         step = walk.next(bytes);

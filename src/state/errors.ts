@@ -13,7 +13,7 @@ import type { KeyRecord } from './key-record.ts';
  */
 export class KeyChanged extends Error {
   constructor(readonly record: KeyRecord | undefined) {
-    super(record ? 'the key\'s record changed' : 'the key is no longer active');
+    super(record ? "the key's record changed" : 'the key is no longer active');
     this.name = 'KeyChanged';
   }
 }

@@ -11,7 +11,8 @@ import { StoreUnavailable } from './errors.ts';
 export function unavailable(watch: RefusalWatch, command: string): (error: unknown) => never {
   return (error) => {
     if (error instanceof RedisCommandError) watch.refused(command, error);
-    if (error instanceof RedisUnavailable || error instanceof RedisCommandError) throw new StoreUnavailable({ cause: error });
+    if (error instanceof RedisUnavailable || error instanceof RedisCommandError)
+      throw new StoreUnavailable({ cause: error });
     throw error;
   };
 }
