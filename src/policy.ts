@@ -44,7 +44,8 @@ export function admitKey(route: Route, key: KeyRecord, critptContact: string): v
   if (route.needsCritptApproval && !key.critpt) {
     throw new HttpError(
       403,
-      `CritPt grading access is not granted to this key. Request approval by e-mail to ${critptContact} from an institutional address, naming the account e-mail that holds the key and the research use; approval is free.`,
+      `CritPt grading access is not granted to this key. Request approval by e-mail to ${critptContact} from an ` +
+        `institutional address, naming the account e-mail that holds the key and the research use; approval is free.`,
       { details: { contact: critptContact } },
     );
   }

@@ -137,11 +137,13 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
   });
   const connections = new ConnectionCaps(caps, descriptors.limit, { ...CAP_TIMES, ...hooks.capTimes });
   log(
-    `connections: at most ${caps.total} open (${caps.perClient} from one client address, loopback exempt), ${caps.refusing} more answered 503; descriptor limit ${descriptors.limit} (${descriptors.source})`,
+    `connections: at most ${caps.total} open (${caps.perClient} from one client address, loopback exempt), ` +
+      `${caps.refusing} more answered 503; descriptor limit ${descriptors.limit} (${descriptors.source})`,
   );
   if (caps.total + caps.refusing >= descriptors.limit)
     logError(
-      `warning: --max-connections ${caps.total} leaves no descriptors for files and the store below the limit of ${descriptors.limit}: new connections past it are reset, not answered (raise ulimit -n)`,
+      `warning: --max-connections ${caps.total} leaves no descriptors for files and the store below the limit of ` +
+        `${descriptors.limit}: new connections past it are reset, not answered (raise ulimit -n)`,
     );
   const metrics = options.metrics
     ? new Metrics({

@@ -75,7 +75,9 @@ function holdStateFolder(stateDir: string): () => void {
   const taken = takePidLock(lock);
   if (typeof taken === 'function') return taken;
   throw new Error(
-    `state folder ${stateDir} is held by another server (pid ${taken.holder}): one server a state folder, or their quota journals are lost (several servers share state on Redis, --store); if no server runs there, delete ${lock}`,
+    `state folder ${stateDir} is held by another server (pid ${taken.holder}): one server a state folder, or ` +
+      'their quota journals are lost (several servers share state on Redis, --store); ' +
+      `if no server runs there, delete ${lock}`,
   );
 }
 
@@ -107,8 +109,10 @@ function openHeldFolder(
   // Said once, at start: a server no key can use answers every keyed request 401.
   if (fileKeys.activeCount === 0) {
     logError(
-      `warning: the key store in ${stateDir} holds no usable key (none yet, or every one revoked), so every keyed request is answered 401. ` +
-        `Make one with the keys command (node dist/keys.mjs beside the bundle, npm run -s keys -- in a checkout): create --tier pro --org ORG --user USER --state ${stateDir}`,
+      `warning: the key store in ${stateDir} holds no usable key (none yet, or every one revoked), so every keyed ` +
+        `request is answered 401. ` +
+        `Make one with the keys command (node dist/keys.mjs beside the bundle, npm run -s keys -- in a checkout): ` +
+        `create --tier pro --org ORG --user USER --state ${stateDir}`,
     );
   }
   const keys = new FreshKeys(fileKeys, { clock, conditions, graceMs: keysGraceSeconds * 1000 });

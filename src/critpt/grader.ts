@@ -147,7 +147,8 @@ export class CritptGrader implements Grader {
     if (!this.options.upstream)
       throw new HttpError(
         503,
-        'CritPt grading is not configured on this server (the operator starts it with --critpt-upstream URL); the batch is valid',
+        'CritPt grading is not configured on this server (the operator starts it with --critpt-upstream URL); the ' +
+          'batch is valid',
         { details: { option: '--critpt-upstream' } },
       );
 

@@ -52,7 +52,8 @@ export function checkProblemSet(submissions: readonly Submission[], problemSet: 
     unknown.length ? `unknown problem ids: ${unknown.join(', ')}` : '',
     duplicated.length ? `duplicated problem ids: ${[...new Set(duplicated)].join(', ')}` : '',
     missing.length
-      ? `missing ${missing.length} of ${problemSet.length} problems: ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', ...' : ''}`
+      ? `missing ${missing.length} of ${problemSet.length} problems: ` +
+        `${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', ...' : ''}`
       : '',
   ].filter(Boolean);
   throw new HttpError(400, `A batch must hold every problem of the public set exactly once; ${parts.join('; ')}`, {

@@ -142,7 +142,8 @@ export class AccessLog {
     if (lines === 0) return;
     this.droppedLines = 0;
     this.options.notice?.(
-      `access log: ${lines} line${lines === 1 ? '' : 's'} dropped while stdout was not being read (more than ${this.backlogBytes} bytes waiting)`,
+      `access log: ${lines} line${lines === 1 ? '' : 's'} dropped while stdout was not being read (more than ` +
+        `${this.backlogBytes} bytes waiting)`,
     );
   }
 }

@@ -92,10 +92,12 @@ export interface MetricsSources {
 
 function firstReadLines(stats: FirstReadStats): string[] {
   return [
-    '# HELP bda_first_reads_held New connections whose first read pipelines more requests than they may have answered at once, held for their turn.',
+    '# HELP bda_first_reads_held New connections whose first read pipelines more requests than they may have ' +
+      'answered at once, held for their turn.',
     '# TYPE bda_first_reads_held gauge',
     `bda_first_reads_held ${stats.held}`,
-    '# HELP bda_first_reads_total Such first reads since start: parsed in a later turn, or closed unparsed past the waiting budget.',
+    '# HELP bda_first_reads_total Such first reads since start: parsed in a later turn, or closed unparsed past the ' +
+      'waiting budget.',
     '# TYPE bda_first_reads_total counter',
     `bda_first_reads_total{outcome="parsed_later"} ${stats.parsedLater}`,
     `bda_first_reads_total{outcome="closed"} ${stats.closed}`,
@@ -107,10 +109,12 @@ function connectionLines(stats: ConnectionStats): string[] {
     '# HELP bda_connections_open Connections open now, every listener of the process.',
     '# TYPE bda_connections_open gauge',
     `bda_connections_open ${stats.open}`,
-    '# HELP bda_connections_cap Connections open at once before new ones shed others or are refused (--max-connections).',
+    '# HELP bda_connections_cap Connections open at once before new ones shed others or are refused ' +
+      '(--max-connections).',
     '# TYPE bda_connections_cap gauge',
     `bda_connections_cap ${stats.cap}`,
-    '# HELP bda_connections_per_client_cap Connections of one client address (loopback exempt; --max-connections-per-client).',
+    '# HELP bda_connections_per_client_cap Connections of one client address (loopback exempt; ' +
+      '--max-connections-per-client).',
     '# TYPE bda_connections_per_client_cap gauge',
     `bda_connections_per_client_cap ${stats.perClientCap}`,
     '# HELP bda_descriptor_limit Open files the process may have (soft limit, read at start).',
@@ -119,7 +123,8 @@ function connectionLines(stats: ConnectionStats): string[] {
     '# HELP bda_connections_shed_total Connections closed at a cap to make room, by reason.',
     '# TYPE bda_connections_shed_total counter',
     ...Object.entries(stats.shed).map(([reason, n]) => `bda_connections_shed_total${labelText({ reason })} ${n}`),
-    '# HELP bda_connections_refused_total New connections refused at a cap: answered 503, or closed unanswered (every refusal slot busy).',
+    '# HELP bda_connections_refused_total New connections refused at a cap: answered 503, or closed unanswered ' +
+      '(every refusal slot busy).',
     '# TYPE bda_connections_refused_total counter',
     `bda_connections_refused_total{answer="503"} ${stats.refused.answered}`,
     `bda_connections_refused_total{answer="none"} ${stats.refused.closed}`,
@@ -158,13 +163,16 @@ export class Metrics {
       '# HELP bda_snapshot_info The snapshot being served.',
       '# TYPE bda_snapshot_info gauge',
       `bda_snapshot_info${labelText({ build_id: buildId })} 1`,
-      "# HELP bda_snapshot_age_seconds Seconds since the served snapshot's time: its data's as-of time (or the SOURCE_DATE_EPOCH its build was given).",
+      "# HELP bda_snapshot_age_seconds Seconds since the served snapshot's time: its data's as-of time (or the " +
+        'SOURCE_DATE_EPOCH its build was given).',
       '# TYPE bda_snapshot_age_seconds gauge',
       `bda_snapshot_age_seconds ${Math.max(0, (this.sources.now() - builtAt) / 1000)}`,
-      '# HELP bda_snapshot_corrupt_parts_total Stored parts (variants, fragments, index files) found failing their checksum; never served.',
+      '# HELP bda_snapshot_corrupt_parts_total Stored parts (variants, fragments, index files) found failing their ' +
+        'checksum; never served.',
       '# TYPE bda_snapshot_corrupt_parts_total counter',
       `bda_snapshot_corrupt_parts_total ${integrity.corruptParts}`,
-      '# HELP bda_snapshot_checked_ratio Share of the served build whose checksums have been checked since it was loaded.',
+      '# HELP bda_snapshot_checked_ratio Share of the served build whose checksums have been checked since it was ' +
+        'loaded.',
       '# TYPE bda_snapshot_checked_ratio gauge',
       `bda_snapshot_checked_ratio ${integrity.checkedRatio}`,
       '# HELP bda_cache_lookups_total Response body lookups in the in-memory cache, by result.',
@@ -180,6 +188,7 @@ export class Metrics {
       ...(this.sources.connections ? connectionLines(this.sources.connections()) : []),
       ...(this.sources.firstReads ? firstReadLines(this.sources.firstReads()) : []),
     ];
-    return `${[this.requests.render(), this.latency.render(), this.quotaRejections.render(), this.gradings.render(), this.accessLogDropped.render(), ...gauges].join('\n')}\n`;
+    const counters = [this.requests, this.latency, this.quotaRejections, this.gradings, this.accessLogDropped];
+    return `${[...counters.map((counter) => counter.render()), ...gauges].join('\n')}\n`;
   }
 }

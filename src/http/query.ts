@@ -90,7 +90,8 @@ export class QueryValidator {
       const names = Object.keys(route.allowedCombinations[0]);
       throw new HttpError(
         400,
-        `Invalid combination: ${describe(Object.fromEntries(names.map((n) => [n, values[n]])))}. Valid combinations: ${route.allowedCombinations.map(describe).join(', ')}`,
+        `Invalid combination: ${describe(Object.fromEntries(names.map((n) => [n, values[n]])))}. Valid combinations: ` +
+          `${route.allowedCombinations.map(describe).join(', ')}`,
         { details: { valid: route.allowedCombinations } },
       );
     }

@@ -48,8 +48,10 @@ export async function migrateFolder(
   const audit = await carryAudit(client, stateDir);
 
   const summary =
-    `migrated ${stateDir} into ${where}: ${imported.added} keys added, ${imported.present} already there, ${windows.length} open quota windows, ` +
-    `${tokens.added} admin tokens added, ${tokens.present} already there, ${audit.added} audit entries added, ${audit.present} already there` +
+    `migrated ${stateDir} into ${where}: ${imported.added} keys added, ${imported.present} already there, ` +
+    `${windows.length} open quota windows, ` +
+    `${tokens.added} admin tokens added, ${tokens.present} already there, ${audit.added} audit entries added, ` +
+    `${audit.present} already there` +
     (audit.skipped ? ` (${audit.skipped} lines of ${AUDIT_FILE} that are not audit entries skipped)` : '');
   const left: string[] = [];
   if (imported.conflicts.length)
@@ -60,8 +62,10 @@ export async function migrateFolder(
     );
   if (audit.older) {
     left.push(
-      `${audit.older} audit entries not carried: Redis's trail already holds later changes (its newest made at ${audit.redisNewest}) ` +
-        `and lists entries in the order they were added; keep ${stateDir}/${AUDIT_FILE}: it is the trail of the changes made before`,
+      `${audit.older} audit entries not carried: Redis's trail already holds later changes (its newest made at ` +
+        `${audit.redisNewest}) ` +
+        `and lists entries in the order they were added; keep ${stateDir}/${AUDIT_FILE}: it is the trail of the ` +
+        `changes made before`,
     );
   }
   if (left.length) throw new KeyStoreError(`${summary}; ${left.join('; ')}`);

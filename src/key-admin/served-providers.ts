@@ -72,7 +72,8 @@ export function checkServed(
     const meant = closestName(slug, known);
     const listed = known.length > 10 ? `${known.slice(0, 10).join(', ')}, ... (${known.length})` : known.join(', ');
     throw new KeyStoreError(
-      `${missing}; ${meant ? `did you mean ${meant}?` : `it has ${listed || 'none'}.`} Use --force to grant it anyway (a provider a coming build adds)`,
+      `${missing}; ${meant ? `did you mean ${meant}?` : `it has ${listed || 'none'}.`} Use --force to grant it ` +
+        `anyway (a provider a coming build adds)`,
     );
   }
 }

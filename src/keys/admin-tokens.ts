@@ -54,7 +54,8 @@ export interface AdminTokenStore {
 function checkTokenName(name: string): string {
   if (!NAME_PATTERN.test(name))
     throw new KeyInputError(
-      `--name must be 1 to 100 letters, digits or . _ @ + - (starting with a letter or digit), got ${JSON.stringify(name)}`,
+      `--name must be 1 to 100 letters, digits or . _ @ + - (starting with a letter or digit), got ` +
+        `${JSON.stringify(name)}`,
     );
   return name;
 }

@@ -26,7 +26,8 @@ import { SLUG_MAX_LENGTH } from '../shared/slug.ts';
 function checkName(field: 'org' | 'user', value: string): string {
   if (!NAME_PATTERN.test(value))
     throw new KeyInputError(
-      `--${field} must be 1 to 100 letters, digits or . _ @ + - (starting with a letter or digit), got ${JSON.stringify(value)}`,
+      `--${field} must be 1 to 100 letters, digits or . _ @ + - (starting with a letter or digit), got ` +
+        `${JSON.stringify(value)}`,
     );
   return value;
 }
@@ -127,7 +128,10 @@ export function regeneration(id: string): KeyChange<IssuedKey> {
 
 /** Only Commercial keys read measurements, so a grant on any other key could never be used. */
 function grantRefusal(tier: string, id?: string): string {
-  return `${id ? `key ${id} is` : 'keys of'} tier ${tier}${id ? '' : ' cannot hold grants'}: provider grants open the measurements routes, which only commercial keys may read`;
+  return (
+    `${id ? `key ${id} is` : 'keys of'} tier ${tier}${id ? '' : ' cannot hold grants'}: provider grants open ` +
+    `the measurements routes, which only commercial keys may read`
+  );
 }
 
 export function providerGrant(id: string, providerSlug: string): KeyChange<KeyRecord> {

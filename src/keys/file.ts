@@ -49,7 +49,10 @@ export function unreadable(verb: 'read' | 'look at' | 'write to', path: string, 
 /** What a refused read most often means here: the keys command was run as another user than the server. */
 function ownerAdvice(path: string): string {
   const note = ownershipNote(path);
-  return `${note ? `${note}. ` : ''}Was the keys command run as another user? Give the state folder and its files back to the user the server runs as (chown -R), and run the keys command as that user`;
+  return (
+    `${note ? `${note}. ` : ''}Was the keys command run as another user? Give the state folder and its files ` +
+    `back to the user the server runs as (chown -R), and run the keys command as that user`
+  );
 }
 
 /** Open the key file for reading; null when there is none. */

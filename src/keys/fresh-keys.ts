@@ -104,7 +104,8 @@ export class FreshKeys implements KeyLookup {
     // The reason stays the first failure's: what went wrong first is what the operator must undo.
     conditions.begin(
       KEYS_CONDITION,
-      `keys: ${problem.message}; keyed requests wait up to ${graceMs / 1000} s for it to be read, then are answered 503 until it is`,
+      `keys: ${problem.message}; keyed requests wait up to ${graceMs / 1000} s for it to be read, then are answered ` +
+        `503 until it is`,
     );
     this.retry = setInterval(this.tryAgain, RETRY_MS);
     this.retry.unref(); // never what keeps a stopped server's process alive

@@ -187,8 +187,10 @@ export class RedisKeys implements KeyLookup, RedisKeyCheck {
       this.storeLost = true;
       this.options.conditions?.begin(
         RESET_CONDITION,
-        `Redis at ${this.client.address.label} holds no key store (no ${STORE_MARKER} key): it is empty or was reset (FLUSHALL, a restart without persistence, a new Redis); ` +
-          'keyed requests answer 503 until it is restored from a backup or written by the keys command (keys migrate, keys create)',
+        `Redis at ${this.client.address.label} holds no key store (no ${STORE_MARKER} key): it is empty or was reset ` +
+          `(FLUSHALL, a restart without persistence, a new Redis); ` +
+          'keyed requests answer 503 until it is restored from a backup or written by the keys command (keys ' +
+          'migrate, keys create)',
       );
     }
     return false;

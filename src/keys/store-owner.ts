@@ -49,9 +49,11 @@ export function keepForWrites(stateDir: string): Keep {
   if (me.uid !== 0 && owned.uid !== me.uid) {
     const user = userArgument(owned.uid);
     throw new KeyStoreError(
-      `the key store in ${stateDir} belongs to ${describeUser(owned.uid)}, and this keys command runs as ${describeUser(me.uid)}, ` +
+      `the key store in ${stateDir} belongs to ${describeUser(owned.uid)}, and this keys command runs as ` +
+        `${describeUser(me.uid)}, ` +
         `who cannot give the files it rewrites that owner (the server reads them as it); nothing was changed. ` +
-        `Run the keys command as ${user}: runuser -u ${user} -- <the same command>, or sudo -u ${user} <the same command>`,
+        `Run the keys command as ${user}: runuser -u ${user} -- <the same command>, or sudo -u ${user} <the same ` +
+        `command>`,
     );
   }
   // Root gives any owner; the owner itself may only keep a group it is in (chown refuses otherwise).

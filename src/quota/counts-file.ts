@@ -41,7 +41,8 @@ export function* countsText(nextJournal: number, windows: WindowsCopy): Generato
 
 const refuse = (path: string, why: string) =>
   new QuotaStateError(
-    `quota state ${path} ${why}; refusing to start rather than reset counters. Restore it from a backup, or delete it to reset every quota.`,
+    `quota state ${path} ${why}; refusing to start rather than reset counters. Restore it from a backup, or delete ` +
+      `it to reset every quota.`,
   );
 
 const NOT_A_COUNTS_FILE = `is not a quota snapshot of format ${OBJECT_FORMAT}, ${LINES_FORMAT} or ${COUNTS_FORMAT}`;

@@ -249,7 +249,8 @@ export class FileQuota implements QuotaCounter {
         this.served.add(counter);
       }
       this.options.log(
-        `quota journal write of served marks failed (keys usage lags until one is written): ${(error as Error).message}`,
+        `quota journal write of served marks failed (keys usage lags until one is written): ` +
+          `${(error as Error).message}`,
       );
     }
   }

@@ -22,7 +22,11 @@ export interface RecordedLimits {
 
 export function limitsRecord(limits: QuotaLimits, now: number): string {
   const { free, pro, commercialDefault, critpt } = limits;
-  return `${JSON.stringify({ limits: { free, pro, commercialDefault, critpt }, recorded_at: new Date(now).toISOString() } satisfies RecordedLimits)}\n`;
+  const record: RecordedLimits = {
+    limits: { free, pro, commercialDefault, critpt },
+    recorded_at: new Date(now).toISOString(),
+  };
+  return `${JSON.stringify(record)}\n`;
 }
 
 /** A record as written above, or null for anything else (a hand edit, a record of a later format). */

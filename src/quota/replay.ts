@@ -151,6 +151,7 @@ function readAs(stateDir: string, log: (line: string) => void, served: boolean):
     if (readCountsText(stateDir) === before) return counts;
   }
   throw new QuotaStateError(
-    `the quota state in ${stateDir} kept changing while it was read (${lastError?.message ?? 'compactions under way'}); try again`,
+    `the quota state in ${stateDir} kept changing while it was read ` +
+      `(${lastError?.message ?? 'compactions under way'}); try again`,
   );
 }

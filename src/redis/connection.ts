@@ -59,7 +59,11 @@ type Phase = 'connecting' | 'handshake' | 'ready' | 'answered';
  * ended before a first answer came, which is what this says, with the likely cause.
  */
 function endedUnanswered(what: string, tls: RedisTls): string {
-  return `TLS connection ${what} by Redis before its first answer${tls.cert === null ? ' (if Redis asks for a client certificate (tls-auth-clients): --store-cert and --store-key)' : ''}`;
+  const likelyCause =
+    tls.cert === null
+      ? ' (if Redis asks for a client certificate (tls-auth-clients): --store-cert and --store-key)'
+      : '';
+  return `TLS connection ${what} by Redis before its first answer${likelyCause}`;
 }
 
 /** Why the socket failed: TLS failures say so, with OpenSSL's reason (not its whole error stack) and a hint. */

@@ -35,5 +35,8 @@ export function handshakeCommands({ db, username, password, sentinel }: RedisAdd
  */
 export function handshakeRefusal(address: RedisAddress, lastReply: Reply | undefined, endpoint: string): string | null {
   if (!address.sentinel || (Array.isArray(lastReply) && lastReply[0] === 'master')) return null;
-  return `${endpoint}, named by the sentinels, is not the primary (ROLE ${Array.isArray(lastReply) ? lastReply[0] : lastReply}); asking them again`;
+  return (
+    `${endpoint}, named by the sentinels, is not the primary (ROLE ` +
+    `${Array.isArray(lastReply) ? lastReply[0] : lastReply}); asking them again`
+  );
 }

@@ -59,7 +59,10 @@ export async function readEvictionPolicy(client: RedisClient): Promise<string | 
   const label = client.address.label;
   const info = await readInfo(client, 'memory');
   if (info instanceof RedisCommandError)
-    return `cannot read the eviction policy of Redis at ${label} (${info.message}); allow this server's user INFO, and make sure maxmemory-policy is noeviction`;
+    return (
+      `cannot read the eviction policy of Redis at ${label} (${info.message}); allow this server's user INFO, ` +
+      `and make sure maxmemory-policy is noeviction`
+    );
   return evictionPolicyProblem(info, label);
 }
 
@@ -125,7 +128,8 @@ export class RedisHealth {
     ]);
     if (role.status === 'fulfilled' && Array.isArray(role.value) && role.value[0] !== 'master') {
       client.reconnect(
-        `the Redis the sentinels named is a ${String(role.value[0])} now (ROLE), no longer the primary; asking them again`,
+        `the Redis the sentinels named is a ${String(role.value[0])} now (ROLE), no longer the primary; asking them ` +
+          `again`,
       );
       return;
     }

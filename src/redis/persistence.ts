@@ -16,7 +16,8 @@ import { readInfo } from './info.ts';
 export const PERSISTENCE_WARNING = 'redis persistence';
 
 const FIX =
-  'set `appendonly yes` and `appendfsync everysec` in its redis.conf (and `CONFIG SET appendonly yes` on the running Redis)';
+  'set `appendonly yes` and `appendfsync everysec` in its redis.conf (and `CONFIG SET appendonly yes` on the running ' +
+  'Redis)';
 
 /**
  * Null when Redis keeps its data across a restart; else what it loses and the fix. `savePoints`:
@@ -29,10 +30,17 @@ export function persistenceProblem(
 ): string | null {
   if (info.get('aof_enabled') === '1') return null;
   if (savePoints instanceof RedisCommandError) {
-    return `cannot tell whether Redis at ${label} keeps its data across a restart: AOF is off and it refused CONFIG GET save (${savePoints.message.replace(/^redis [A-Z]+: /, '')}); if it has no save points either, a restart loses every key and quota window: ${FIX}`;
+    return (
+      `cannot tell whether Redis at ${label} keeps its data across a restart: AOF is off and it refused CONFIG ` +
+      `GET save (${savePoints.message.replace(/^redis [A-Z]+: /, '')}); if it has no save points either, a restart ` +
+      `loses every key and quota window: ${FIX}`
+    );
   }
   if (savePoints.trim() !== '') return null;
-  return `Redis at ${label} keeps nothing on disk (appendonly no, no save points): a restart loses every key and quota window; ${FIX}`;
+  return (
+    `Redis at ${label} keeps nothing on disk (appendonly no, no save points): a restart loses every key and ` +
+    `quota window; ${FIX}`
+  );
 }
 
 /**
@@ -43,7 +51,10 @@ export async function readPersistence(client: RedisClient): Promise<string | nul
   const label = client.address.label;
   const info = await readInfo(client, 'persistence');
   if (info instanceof RedisCommandError)
-    return `cannot tell whether Redis at ${label} keeps its data across a restart (${info.message}); allow this server's user INFO`;
+    return (
+      `cannot tell whether Redis at ${label} keeps its data across a restart (${info.message}); allow this ` +
+      `server's user INFO`
+    );
   if (info.get('aof_enabled') === '1') return null;
   let savePoints: string | RedisCommandError;
   try {

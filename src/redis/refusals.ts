@@ -58,7 +58,8 @@ const EXPLANATIONS: Record<string, string> = {
   LOADING: 'it is loading its data set',
   MASTERDOWN: 'it is a replica that lost its primary',
   NOREPLICAS:
-    'fewer of its replicas than required (--store-replicas, or its min-replicas-to-write) acknowledged the write in time, so a failover could lose it; see its replicas (INFO replication)',
+    'fewer of its replicas than required (--store-replicas, or its min-replicas-to-write) acknowledged the write in ' +
+    'time, so a failover could lose it; see its replicas (INFO replication)',
 };
 
 /**

@@ -102,7 +102,8 @@ export class ReplicaWait {
         else
           w.reject(
             new RedisNotReplicated(
-              `redis WAIT: NOREPLICAS the write could not be confirmed on ${count} replica${count === 1 ? '' : 's'} (${Number(acknowledged)} acknowledged within ${timeoutMs} ms)`,
+              `redis WAIT: NOREPLICAS the write could not be confirmed on ${count} replica${count === 1 ? '' : 's'} ` +
+                `(${Number(acknowledged)} acknowledged within ${timeoutMs} ms)`,
             ),
           );
       }

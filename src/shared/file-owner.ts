@@ -72,7 +72,10 @@ export function ownershipNote(path: string): string {
     try {
       const owned = ownershipOf(at);
       if (owned)
-        return `${at} is owned by ${describeUser(owned.uid)} with mode ${owned.mode.toString(8).padStart(4, '0')}, and this process runs as ${describeUser(me.uid)}`;
+        return (
+          `${at} is owned by ${describeUser(owned.uid)} with mode ${owned.mode.toString(8).padStart(4, '0')}, ` +
+          `and this process runs as ${describeUser(me.uid)}`
+        );
     } catch {
       // Not even its owner can be seen from here: look at the folder holding it.
     }

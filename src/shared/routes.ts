@@ -370,7 +370,8 @@ function critptRoutes(): Route[] {
       method: 'POST',
       path: '/api/v2/critpt/evaluate',
       summary:
-        'Grade a whole CritPt batch on the upstream grader. The key must be approved for CritPt by the operator (403 otherwise), whatever its tier.',
+        'Grade a whole CritPt batch on the upstream grader. The key must be approved for CritPt by the operator (403 ' +
+        'otherwise), whatever its tier.',
       tiers: ANY_TIER,
       query: {},
       answer: 'critpt',
@@ -444,7 +445,8 @@ function operatorRoutes(): Route[] {
       id: 'readyz',
       path: '/readyz',
       summary:
-        'Readiness: 200 when the server can answer correctly (its build passes its checksums and can be read, its key store and state can be read and written), else 503 with every reason.',
+        'Readiness: 200 when the server can answer correctly (its build passes its checksums and can be read, its ' +
+        'key store and state can be read and written), else 503 with every reason.',
       answer: 'ready',
     },
     {
@@ -452,7 +454,8 @@ function operatorRoutes(): Route[] {
       id: 'metrics',
       path: '/metrics',
       summary:
-        'Prometheus metrics, only when the server runs with --metrics (404 otherwise); it needs no key, so keep it off a public proxy.',
+        'Prometheus metrics, only when the server runs with --metrics (404 otherwise); it needs no key, so keep it ' +
+        'off a public proxy.',
       answer: 'metrics',
     },
   ];

@@ -120,5 +120,9 @@ export function verifyBuildSync(dir: string, manifest: Manifest, sink: Partial<V
 
 /** A sentence for a log line or an error: how many parts fail, and the first. */
 export function corruptionSummary(buildId: string, corrupt: readonly string[]): string {
-  return `build ${buildId} is corrupt: ${corrupt.length} stored part${corrupt.length === 1 ? '' : 's'} fail${corrupt.length === 1 ? 's' : ''} ${corrupt.length === 1 ? 'its' : 'their'} checksum (${corrupt[0]}${corrupt.length > 1 ? ', ...' : ''})`;
+  return (
+    `build ${buildId} is corrupt: ${corrupt.length} stored part${corrupt.length === 1 ? '' : 's'} ` +
+    `fail${corrupt.length === 1 ? 's' : ''} ${corrupt.length === 1 ? 'its' : 'their'} checksum ` +
+    `(${corrupt[0]}${corrupt.length > 1 ? ', ...' : ''})`
+  );
 }

@@ -59,7 +59,8 @@ export class SnapshotStore {
     const target = await this.currentTarget();
     if (!target)
       throw new Error(
-        `no snapshot at ${join(this.options.root, CURRENT_LINK)}; build one with: npm run build -- --out ${this.options.root}`,
+        `no snapshot at ${join(this.options.root, CURRENT_LINK)}; build one with: npm run build -- --out ` +
+          `${this.options.root}`,
       );
     this.use(await this.open(target), null);
   }
