@@ -190,138 +190,112 @@ function environmentLimits(): QuotaLimits {
 }
 
 /** A command on an open store: at once on the file store, later on Redis. */
+/** Apply a change to the store, then write its audit entry (a failed write only warns: the change is made). */
+function applyAudited<T>(
+  admin: KeyAdmin,
+  io: Output,
+  change: KeyChange<T>,
+  action: string,
+  recordOf: (done: T) => { readonly id: string },
+  changes: (done: T) => Record<string, unknown>,
+): Eventually<T> {
+  return whenReady(admin.apply(change), audited(admin, io, action, recordOf, changes));
+}
+
+/** A change to one key's record, audited, then printed with its line. */
+function changeRecord(
+  admin: KeyAdmin,
+  io: Output,
+  json: boolean,
+  change: KeyChange<KeyRecord>,
+  action: string,
+  changes: (record: KeyRecord) => Record<string, unknown>,
+  line: (record: KeyRecord) => string,
+): Eventually<void> {
+  const recorded = applyAudited(admin, io, change, action, (record) => record, changes);
+  return whenReady(recorded, (record) => printRecord(io, record, json, line(record)));
+}
+
+const NO_CHANGES = () => ({});
+
 function perform(admin: KeyAdmin, command: string, operands: string[], values: Values, io: Output): Eventually<void> {
   const { json } = values;
+  const change = (
+    keyChange: KeyChange<KeyRecord>,
+    action: string,
+    changes: (record: KeyRecord) => Record<string, unknown>,
+    line: (record: KeyRecord) => string,
+  ) => changeRecord(admin, io, json, keyChange, action, changes, line);
+  const recordOfIssued = (issued: IssuedKey) => issued.record;
   switch (command) {
-    case 'create':
-      return whenReady(
-        whenReady(
-          admin.apply(create(io, values)),
-          audited(
-            admin,
-            io,
-            'key.create',
-            (i: IssuedKey) => i.record,
-            ({ record }: IssuedKey) => settingsOf(record),
-          ),
-        ),
-        (issued) => printIssued(io, issued, json, 'created'),
-      );
+    case 'create': {
+      const settings = ({ record }: IssuedKey) => settingsOf(record);
+      const issued = applyAudited(admin, io, create(io, values), 'key.create', recordOfIssued, settings);
+      return whenReady(issued, (done) => printIssued(io, done, json, 'created'));
+    }
     case 'list':
       return whenReady(admin.list(), (found) => {
         const records = found ?? [];
         if (json) io.out(JSON.stringify(records.map(publicRecord), null, 2));
         else if (records.length === 0) io.err(`no keys in ${admin.where}`);
-        else io.out(keyTable(records)); // the table shows no hash: no public copy of each record needed
+        // the table shows no hash: no public copy of each record needed
+        else io.out(keyTable(records));
       });
     case 'revoke':
-      return whenReady(
-        whenReady(
-          admin.apply(revocation(keyId(operands[0]))),
-          audited(
-            admin,
-            io,
-            'key.revoke',
-            (r: KeyRecord) => r,
-            () => ({}),
-          ),
-        ),
-        (record) => printRecord(io, record, json, `revoked ${describe(record)}`),
+      return change(
+        revocation(keyId(operands[0])),
+        'key.revoke',
+        NO_CHANGES,
+        (record) => `revoked ${describe(record)}`,
       );
-    case 'regenerate':
-      return whenReady(
-        whenReady(
-          admin.apply(regeneration(keyId(operands[0]))),
-          audited(
-            admin,
-            io,
-            'key.regenerate',
-            (i: IssuedKey) => i.record,
-            () => ({}),
-          ),
-        ),
-        (issued) => printIssued(io, issued, json, 'regenerated'),
-      );
+    case 'regenerate': {
+      const regenerated = regeneration(keyId(operands[0]));
+      const issued = applyAudited(admin, io, regenerated, 'key.regenerate', recordOfIssued, NO_CHANGES);
+      return whenReady(issued, (done) => printIssued(io, done, json, 'regenerated'));
+    }
     case 'grant': {
       const id = keyId(operands[0]);
-      checkGrants(io, [operands[1]], values);
-      return whenReady(
-        whenReady(
-          admin.apply(providerGrant(id, operands[1])),
-          audited(
-            admin,
-            io,
-            'key.grant',
-            (r: KeyRecord) => r,
-            () => ({ provider: operands[1] }),
-          ),
-        ),
-        (record) =>
-          printRecord(
-            io,
-            record,
-            json,
-            `${record.id} now holds ${record.grants.length} grant${record.grants.length === 1 ? '' : 's'}, including ${operands[1]}`,
-          ),
+      const provider = operands[1];
+      checkGrants(io, [provider], values);
+      return change(
+        providerGrant(id, provider),
+        'key.grant',
+        () => ({ provider }),
+        (record) => {
+          const grants = `${record.grants.length} grant${record.grants.length === 1 ? '' : 's'}`;
+          return `${record.id} now holds ${grants}, including ${provider}`;
+        },
       );
     }
-    case 'ungrant':
-      return whenReady(
-        whenReady(
-          admin.apply(providerUngrant(keyId(operands[0]), checkProviderSlug(operands[1]))),
-          audited(
-            admin,
-            io,
-            'key.ungrant',
-            (r: KeyRecord) => r,
-            () => ({ provider: operands[1] }),
-          ),
-        ),
-        (record) =>
-          printRecord(
-            io,
-            record,
-            json,
-            `${record.id} no longer holds a grant for ${operands[1]} (${record.grants.length} left)`,
-          ),
+    case 'ungrant': {
+      const provider = operands[1];
+      const ungrant = providerUngrant(keyId(operands[0]), checkProviderSlug(provider));
+      return change(
+        ungrant,
+        'key.ungrant',
+        () => ({ provider }),
+        (record) => `${record.id} no longer holds a grant for ${provider} (${record.grants.length} left)`,
       );
+    }
     case 'critpt': {
-      const id = keyId(operands[0]);
-      return whenReady(
-        whenReady(
-          admin.apply(critptApproval(id, onOff(operands[1]))),
-          audited(
-            admin,
-            io,
-            'key.critpt',
-            (r: KeyRecord) => r,
-            (r: KeyRecord) => ({ critpt: r.critpt }),
-          ),
-        ),
-        (record) =>
-          printRecord(io, record, json, `${record.id}: CritPt grading ${record.critpt ? 'approved' : 'withdrawn'}`),
+      const approval = critptApproval(keyId(operands[0]), onOff(operands[1]));
+      return change(
+        approval,
+        'key.critpt',
+        (record) => ({ critpt: record.critpt }),
+        (record) => `${record.id}: CritPt grading ${record.critpt ? 'approved' : 'withdrawn'}`,
       );
     }
     case 'quota': {
       const quota = operands[1] === 'default' ? null : quotaOf(operands[1]);
-      return whenReady(
-        whenReady(
-          admin.apply(quotaChange(keyId(operands[0]), quota)),
-          audited(
-            admin,
-            io,
-            'key.quota',
-            (r: KeyRecord) => r,
-            () => ({ quota }),
-          ),
-        ),
-        (record) =>
-          printRecord(
-            io,
-            record,
-            json,
-            `${record.id}: quota ${record.quota === null ? "the server's commercial default" : `${record.quota} requests per 24 h`}`,
-          ),
+      return change(
+        quotaChange(keyId(operands[0]), quota),
+        'key.quota',
+        () => ({ quota }),
+        (record) => {
+          const limit = record.quota === null ? "the server's commercial default" : `${record.quota} requests per 24 h`;
+          return `${record.id}: quota ${limit}`;
+        },
       );
     }
     case 'usage':
