@@ -12,7 +12,8 @@ import type { KeyChange } from '../keys/table.ts';
 import type { QuotaCounter } from '../state/quota-counter.ts';
 import type { QuotaLimits } from '../quota/scopes.ts';
 import type { AuditEntry } from '../keys/audit.ts';
-import { AdminError, type BodySchema } from './input.ts';
+import { HttpError } from '../http/error.ts';
+import type { BodySchema } from './input.ts';
 import type { ServedProviders } from './providers.ts';
 
 /** What the operations work on: the server's store, counter, limits and snapshot. */
@@ -78,7 +79,7 @@ export class JsonPieces {
 /** A key id from the path: a malformed one is a 400, an unknown one a 404 (from the change or the lookup). */
 export function keyIdParam(call: AdminCall): string {
   const id = call.params.id;
-  if (!KEY_ID_PATTERN.test(id)) throw new AdminError(400, 'Invalid key id', { id, expected: 'key_ followed by 12 hexadecimal digits' });
+  if (!KEY_ID_PATTERN.test(id)) throw new HttpError(400, 'Invalid key id', { details: { id, expected: 'key_ followed by 12 hexadecimal digits' } });
   return id;
 }
 

@@ -15,7 +15,8 @@ import { NAME_PATTERN, publicRecord, type KeyFilter } from '../keys/record.ts';
 import type { KeyRecord, KeyScope } from '../state/key-record.ts';
 import { QUOTA_KINDS } from '../state/quota-counter.ts';
 import type { Tier } from '../shared/routes.ts';
-import { AdminError, checkBody } from './input.ts';
+import { HttpError } from '../http/error.ts';
+import { checkBody } from './input.ts';
 import { activeAnd, allKeys, audit, findKey, idempotent, JsonPieces, keyIdParam, ok, usage, type AdminAnswer, type AdminCall, type AdminContext, type Operation } from './operation.ts';
 import { checkProviders } from './providers.ts';
 
@@ -217,7 +218,7 @@ export const OPERATIONS: readonly Operation[] = [
     answer: { status: 200, schema: 'AuditList' },
     async run(context, { query }) {
       const limit = Number(query.get('limit') ?? 100);
-      if (!(limit >= 1 && limit <= 1000)) throw new AdminError(400, 'Invalid limit', { limit: query.get('limit'), expected: 'an integer from 1 to 1000' });
+      if (!(limit >= 1 && limit <= 1000)) throw new HttpError(400, 'Invalid limit', { details: { limit: query.get('limit'), expected: 'an integer from 1 to 1000' } });
       return ok({ data: await context.keys.audit.latest(limit) });
     },
   },

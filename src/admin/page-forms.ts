@@ -6,7 +6,7 @@
  * refuse exactly the same things with the same messages. A field left empty is left out, as an
  * API client would leave it out.
  */
-import { AdminError } from './input.ts';
+import { HttpError } from '../http/error.ts';
 
 export const KEY_ACTIONS = ['revoke', 'regenerate', 'grant', 'ungrant', 'critpt', 'quota'] as const;
 export type KeyAction = (typeof KEY_ACTIONS)[number];
@@ -78,7 +78,7 @@ export function actionCall(action: KeyAction, id: string, form: URLSearchParams)
     case 'grant':
     case 'ungrant': {
       const provider = fieldOf(form, 'provider');
-      if (provider === null) throw new AdminError(400, 'Invalid form', { field: 'provider', expected: 'a provider slug' });
+      if (provider === null) throw new HttpError(400, 'Invalid form', { details: { field: 'provider', expected: 'a provider slug' } });
       return { operation, params: { id, provider }, body: undefined };
     }
     case 'critpt': {

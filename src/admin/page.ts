@@ -17,7 +17,8 @@ import type { PublicKeyRecord } from '../keys/record.ts';
 import type { KeyAdmin } from '../key-admin/stores.ts';
 import type { ScopeUsage } from '../key-admin/usage.ts';
 import type { AuditEntry } from '../keys/audit.ts';
-import { AdminError, adminErrorOf } from './input.ts';
+import { HttpError } from '../http/error.ts';
+import { httpErrorOf } from './input.ts';
 import { operationById, runOperation, type AdminContext, type Caller } from './operations.ts';
 import { csrfToken, csrfValid, fromThisPage } from './page-csrf.ts';
 import { actionCall, createCall, doneMessage, KEY_ACTIONS, type FormCall, type KeyAction } from './page-forms.ts';
@@ -55,7 +56,7 @@ export interface PageRequest {
 
 export interface PageAnswer {
   status: number;
-  headers: Record<string, string | string[]>;
+  headers: Record<string, string | number | string[]>;
   body: string;
 }
 
@@ -103,7 +104,7 @@ function methodsOf(route: Route): string[] {
 }
 
 /** The headers of every answer: the policy runs only the nonce'd stylesheet and script, and posts only to this origin. */
-export function pageHeaders(nonce: string, extra: Record<string, string | string[]> = {}): Record<string, string | string[]> {
+export function pageHeaders(nonce: string, extra: Record<string, string | number | string[]> = {}): Record<string, string | number | string[]> {
   return {
     'Content-Type': 'text/html; charset=utf-8',
     'Content-Security-Policy': `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
@@ -115,7 +116,7 @@ export function pageHeaders(nonce: string, extra: Record<string, string | string
   };
 }
 
-function html(status: number, nonce: string, body: string, extra: Record<string, string | string[]> = {}): PageAnswer {
+function html(status: number, nonce: string, body: string, extra: Record<string, string | number | string[]> = {}): PageAnswer {
   return { status, headers: pageHeaders(nonce, extra), body };
 }
 
@@ -133,7 +134,7 @@ interface Session {
 }
 
 /** What the page shows besides the store's contents. */
-type Extras = Partial<Pick<KeysPage, 'flash' | 'issued' | 'createValues'>> & { failure?: AdminError };
+type Extras = Partial<Pick<KeysPage, 'flash' | 'issued' | 'createValues'>> & { failure?: HttpError };
 
 export async function servePage(deps: PageDeps, request: PageRequest): Promise<PageAnswer> {
   const nonce = randomBytes(16).toString('base64');
@@ -141,7 +142,7 @@ export async function servePage(deps: PageDeps, request: PageRequest): Promise<P
     return await answer(deps, request, nonce);
   } catch (error) {
     // A failure outside an operation (the token store unreadable when the cookie is checked): a page saying so, not the API's JSON.
-    const known = adminErrorOf(error);
+    const known = httpErrorOf(error);
     if (!known) throw error;
     return html(known.status, nonce, renderMessagePage(nonce, 'Key management', known.message, known.details), known.headers);
   }
@@ -193,7 +194,7 @@ async function change(deps: PageDeps, session: Session, route: Extract<Route, { 
     call = route.kind === 'create' ? createCall(form) : actionCall(route.action, route.id, form);
     body = (await runOperation(operationById(call.operation), deps.context, { params: call.params, query: new URLSearchParams(), body: call.body, caller: session.caller })).body;
   } catch (error) {
-    const failure = adminErrorOf(error);
+    const failure = httpErrorOf(error);
     if (!failure) throw error;
     return showPage(deps, session, view, { failure, createValues: route.kind === 'create' ? form : null });
   }
@@ -208,9 +209,9 @@ async function change(deps: PageDeps, session: Session, route: Extract<Route, { 
 /** The keys page for a view. A store that cannot be read still gets the page, saying so (and a new key is still shown: it exists). */
 async function showPage(deps: PageDeps, session: Session, view: PageView, extras: Extras): Promise<PageAnswer> {
   const read = await readStore(deps.context, session.caller, view);
-  const stored = read instanceof AdminError ? null : read;
-  const failures = [extras.failure, read instanceof AdminError ? read : undefined].filter((f): f is AdminError => f !== undefined);
-  const status = extras.failure?.status ?? (stored === null && !extras.issued ? (read as AdminError).status : 200);
+  const stored = read instanceof HttpError ? null : read;
+  const failures = [extras.failure, read instanceof HttpError ? read : undefined].filter((f): f is HttpError => f !== undefined);
+  const status = extras.failure?.status ?? (stored === null && !extras.issued ? (read as HttpError).status : 200);
   const page: KeysPage = {
     nonce: session.nonce,
     csrf: session.csrf,
@@ -254,7 +255,7 @@ function listedOnce(keys: KeyAdmin): KeyAdmin {
 }
 
 /** The keys, usage and audit entries of a view, through the same operations as GET /admin/api/keys, /usage and /audit. */
-async function readStore(context: AdminContext, caller: Caller, view: PageView): Promise<StoreView | AdminError> {
+async function readStore(context: AdminContext, caller: Caller, view: PageView): Promise<StoreView | HttpError> {
   const viewContext: AdminContext = { ...context, keys: listedOnce(context.keys) };
   const run = async <T>(id: string, query: Record<string, string>): Promise<T> => {
     const answer = await runOperation(operationById(id), viewContext, { params: {}, query: new URLSearchParams(query), body: undefined, caller });
@@ -269,7 +270,7 @@ async function readStore(context: AdminContext, caller: Caller, view: PageView):
     ]);
     return { keys, usage, audit };
   } catch (error) {
-    const failure = adminErrorOf(error);
+    const failure = httpErrorOf(error);
     if (!failure) throw error;
     return failure;
   }
