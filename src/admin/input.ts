@@ -13,7 +13,6 @@ export const API_PREFIX = '/admin/api';
 /** The largest body the admin listener reads: a new key with thousands of grants fits many times over. */
 export const ADMIN_BODY_LIMIT = 64 * 1024;
 
-
 /** A field's JSON schema (the subset used here) and whether it must be given. */
 export interface FieldSpec {
   schema: Record<string, unknown> & { type: 'string' | 'integer' | 'boolean' | 'array'; nullable?: boolean };
@@ -24,7 +23,9 @@ export interface FieldSpec {
 export type BodySchema = Record<string, FieldSpec>;
 
 function invalid(field: string, expected: string, got: unknown): HttpError {
-  return new HttpError(400, 'Invalid body', { details: { field, expected, got: got === undefined ? 'nothing' : JSON.stringify(got)?.slice(0, 100) } });
+  return new HttpError(400, 'Invalid body', {
+    details: { field, expected, got: got === undefined ? 'nothing' : JSON.stringify(got)?.slice(0, 100) },
+  });
 }
 
 /** A value against the subset of JSON schema the table uses: type, enum, pattern, bounds, items. */
@@ -36,12 +37,15 @@ function checkValue(field: string, schema: FieldSpec['schema'], value: unknown):
   switch (schema.type) {
     case 'string':
       if (typeof value !== 'string') throw invalid(field, 'a string', value);
-      if (Array.isArray(schema.enum) && !schema.enum.includes(value)) throw invalid(field, `one of ${schema.enum.join(', ')}`, value);
-      if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern).test(value)) throw invalid(field, `a string matching ${schema.pattern}`, value);
+      if (Array.isArray(schema.enum) && !schema.enum.includes(value))
+        throw invalid(field, `one of ${schema.enum.join(', ')}`, value);
+      if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern).test(value))
+        throw invalid(field, `a string matching ${schema.pattern}`, value);
       return;
     case 'integer': {
       const { minimum = -Infinity, maximum = Infinity } = schema as { minimum?: number; maximum?: number };
-      if (!Number.isSafeInteger(value) || (value as number) < minimum || (value as number) > maximum) throw invalid(field, `an integer from ${minimum} to ${maximum}`, value);
+      if (!Number.isSafeInteger(value) || (value as number) < minimum || (value as number) > maximum)
+        throw invalid(field, `an integer from ${minimum} to ${maximum}`, value);
       return;
     }
     case 'boolean':
@@ -49,7 +53,8 @@ function checkValue(field: string, schema: FieldSpec['schema'], value: unknown):
       return;
     case 'array': {
       const { maxItems = Infinity } = schema as { maxItems?: number };
-      if (!Array.isArray(value) || value.length > maxItems) throw invalid(field, `a list of at most ${maxItems} strings`, value);
+      if (!Array.isArray(value) || value.length > maxItems)
+        throw invalid(field, `a list of at most ${maxItems} strings`, value);
       value.forEach((item, i) => checkValue(`${field}[${i}]`, schema.items as FieldSpec['schema'], item));
       return;
     }
@@ -58,10 +63,14 @@ function checkValue(field: string, schema: FieldSpec['schema'], value: unknown):
 
 /** The body as the operation's fields: a JSON object with no other field, each value of its type. */
 export function checkBody(spec: BodySchema, body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'Invalid body', { details: { expected: 'a JSON object', fields: Object.keys(spec) } });
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new HttpError(400, 'Invalid body', { details: { expected: 'a JSON object', fields: Object.keys(spec) } });
   const fields = body as Record<string, unknown>;
   for (const name of Object.keys(fields)) {
-    if (!(name in spec)) throw new HttpError(400, 'Invalid body', { details: { field: name, expected: `no such field; fields: ${Object.keys(spec).join(', ')}` } });
+    if (!(name in spec))
+      throw new HttpError(400, 'Invalid body', {
+        details: { field: name, expected: `no such field; fields: ${Object.keys(spec).join(', ')}` },
+      });
   }
   for (const [name, field] of Object.entries(spec)) {
     if (!(name in fields)) {
@@ -74,17 +83,29 @@ export function checkBody(spec: BodySchema, body: unknown): Record<string, unkno
 }
 
 /** Query parameters: each known, given once, of its schema. */
-export function checkQuery(spec: Record<string, { schema: Record<string, unknown> }> = {}, query: URLSearchParams): void {
+export function checkQuery(
+  spec: Record<string, { schema: Record<string, unknown> }> = {},
+  query: URLSearchParams,
+): void {
   for (const name of new Set(query.keys())) {
     const param = spec[name];
-    if (!param) throw new HttpError(400, 'Invalid query parameter', { details: { parameter: name, expected: Object.keys(spec).length ? `one of ${Object.keys(spec).join(', ')}` : 'no query parameters' } });
+    if (!param)
+      throw new HttpError(400, 'Invalid query parameter', {
+        details: {
+          parameter: name,
+          expected: Object.keys(spec).length ? `one of ${Object.keys(spec).join(', ')}` : 'no query parameters',
+        },
+      });
     const values = query.getAll(name);
-    if (values.length > 1) throw new HttpError(400, 'Invalid query parameter', { details: { parameter: name, expected: 'given once' } });
+    if (values.length > 1)
+      throw new HttpError(400, 'Invalid query parameter', { details: { parameter: name, expected: 'given once' } });
     try {
       checkValue(name, param.schema as FieldSpec['schema'], values[0]);
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;
-      throw new HttpError(400, 'Invalid query parameter', { details: { parameter: name, expected: error.details.expected, got: values[0].slice(0, 100) } });
+      throw new HttpError(400, 'Invalid query parameter', {
+        details: { parameter: name, expected: error.details.expected, got: values[0].slice(0, 100) },
+      });
     }
   }
 }

@@ -83,7 +83,12 @@ const API_ROUTER = new Router<OperationRoute>(OPERATION_ROUTES, {
   notAllowed: methodNotAllowed,
 });
 
-function sendText(res: ServerResponse, status: number, text: string, headers: Record<string, string | number> = {}): void {
+function sendText(
+  res: ServerResponse,
+  status: number,
+  text: string,
+  headers: Record<string, string | number> = {},
+): void {
   res.writeHead(status, {
     ...COMMON_HEADERS,
     'Content-Type': JSON_TYPE,
@@ -97,7 +102,10 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   sendText(res, status, JSON.stringify(body));
 }
 
-/** An answer made as it is sent (chunked), its pieces taken as fast as the client reads them; a client gone stops it. */
+/**
+ * An answer made as it is sent (chunked), its pieces taken as fast as the client reads them; a
+ * client gone stops it.
+ */
 async function sendPieces(res: ServerResponse, status: number, body: JsonPieces): Promise<void> {
   res.writeHead(status, { ...COMMON_HEADERS, 'Content-Type': JSON_TYPE });
   for await (const text of body.texts) {
@@ -173,7 +181,8 @@ export function createAdminListener({ context, logError }: AdminListenerOptions)
     if (record) return record;
     throw new HttpError(401, 'Unauthorized', {
       details: {
-        reason: 'an admin token is required: Authorization: Bearer bdat_... (made by the keys command: admin-token create)',
+        reason:
+          'an admin token is required: Authorization: Bearer bdat_... (made by the keys command: admin-token create)',
       },
       headers: { 'WWW-Authenticate': 'Bearer realm="admin"' },
     });
@@ -209,7 +218,13 @@ export function createAdminListener({ context, logError }: AdminListenerOptions)
       throw new HttpError(400, 'Invalid body', { details: { expected: 'no body' } });
     }
     const caller = { tokenId: token.id, tokenName: token.name, from: req.socket.remoteAddress ?? 'unknown' };
-    const answer = await runOperation(route.operation, context, { pieces: true, params, query, body: body ?? {}, caller });
+    const answer = await runOperation(route.operation, context, {
+      pieces: true,
+      params,
+      query,
+      body: body ?? {},
+      caller,
+    });
     if (answer.body instanceof JsonPieces) return sendPieces(res, answer.status, answer.body);
     sendJson(res, answer.status, answer.body);
   }
@@ -219,7 +234,9 @@ export function createAdminListener({ context, logError }: AdminListenerOptions)
     if (req.method === 'POST') {
       const bytes = await bodyOf(req, res);
       if (mediaType(req) !== 'application/x-www-form-urlencoded') {
-        throw new HttpError(415, 'Unsupported media type', { details: { expected: 'application/x-www-form-urlencoded' } });
+        throw new HttpError(415, 'Unsupported media type', {
+          details: { expected: 'application/x-www-form-urlencoded' },
+        });
       }
       form = new URLSearchParams(bytes.toString('utf8'));
     }
@@ -253,7 +270,10 @@ export function createAdminListener({ context, logError }: AdminListenerOptions)
     if (path === '/admin/openapi.json') {
       await bearer(req);
       if (req.method !== 'GET' && req.method !== 'HEAD') {
-        throw new HttpError(405, 'Method not allowed', { details: { allowed: ['GET'] }, headers: { Allow: 'GET, HEAD' } });
+        throw new HttpError(405, 'Method not allowed', {
+          details: { allowed: ['GET'] },
+          headers: { Allow: 'GET, HEAD' },
+        });
       }
       return sendJson(res, 200, adminOpenApi());
     }

@@ -45,7 +45,10 @@ export interface BodyRefusals {
 }
 
 function tooLarge(maxBytes: number): HttpError {
-  return new HttpError(413, `Request body larger than ${maxBytes} bytes`, { details: { limit: maxBytes }, headers: { Connection: 'close' } });
+  return new HttpError(413, `Request body larger than ${maxBytes} bytes`, {
+    details: { limit: maxBytes },
+    headers: { Connection: 'close' },
+  });
 }
 
 /**
@@ -53,7 +56,8 @@ function tooLarge(maxBytes: number): HttpError {
  * quota spent, only memory that frees itself as uploads under way end.
  */
 function busy(refusal: BudgetRefusal, budget: BodyBudget): HttpError {
-  const [who, limit] = refusal === 'scope' ? ['this user', budget.limits.perScopeBytes] : ['the server', budget.limits.totalBytes];
+  const [who, limit] =
+    refusal === 'scope' ? ['this user', budget.limits.perScopeBytes] : ['the server', budget.limits.totalBytes];
   return new HttpError(503, `Too many uploads in flight for ${who}; retry later`, {
     details: { budget: refusal, limit, retry_after: BUSY_RETRY_SECONDS },
     headers: { 'Retry-After': BUSY_RETRY_SECONDS, Connection: 'close' },
@@ -133,10 +137,13 @@ export function readBody(
     };
     const onEnd = (): void => finish(null);
     const onClose = (): void => finish(new Error('client disconnected before its body was read'));
-    const rate = setInterval(() => {
-      const elapsed = performance.now() - started;
-      if (elapsed >= limits.graceMs && size < (limits.minBytesPerSecond * elapsed) / 1000) finish(tooSlow(limits));
-    }, Math.min(RATE_CHECK_MS, Math.max(1, limits.graceMs)));
+    const rate = setInterval(
+      () => {
+        const elapsed = performance.now() - started;
+        if (elapsed >= limits.graceMs && size < (limits.minBytesPerSecond * elapsed) / 1000) finish(tooSlow(limits));
+      },
+      Math.min(RATE_CHECK_MS, Math.max(1, limits.graceMs)),
+    );
     req.on('data', onData);
     req.once('end', onEnd);
     req.once('close', onClose);

@@ -11,7 +11,10 @@ export const MAX_TARGET_LENGTH = 8192;
 
 /** Split the request target and decode the path; 400 for malformed percent-encoding, 414 when too long. */
 export function parseTarget(target: string): { path: string; query: string } {
-  if (target.length > MAX_TARGET_LENGTH) throw new HttpError(414, `Request target longer than ${MAX_TARGET_LENGTH} characters`, { details: { limit: MAX_TARGET_LENGTH } });
+  if (target.length > MAX_TARGET_LENGTH)
+    throw new HttpError(414, `Request target longer than ${MAX_TARGET_LENGTH} characters`, {
+      details: { limit: MAX_TARGET_LENGTH },
+    });
   if (!target.startsWith('/')) return parseTarget(originForm(target));
   const q = target.indexOf('?');
   const rawPath = q < 0 ? target : target.slice(0, q);
@@ -24,7 +27,8 @@ export function parseTarget(target: string): { path: string; query: string } {
     throw new HttpError(400, 'Malformed percent-encoding in the request path', { details: { field: 'path' } });
   }
   // An encoded slash is part of a segment, never a separator: no route has such a segment.
-  if (segments.some((segment) => segment.includes('/'))) throw new HttpError(404, `Not found: ${rawPath}`, { details: { path: rawPath } });
+  if (segments.some((segment) => segment.includes('/')))
+    throw new HttpError(404, `Not found: ${rawPath}`, { details: { path: rawPath } });
   return { path: segments.join('/'), query };
 }
 
@@ -38,7 +42,10 @@ const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
  */
 function originForm(target: string): string {
   const authority = ABSOLUTE_FORM.exec(target);
-  if (!authority) throw new HttpError(400, 'Request target must be a path starting with /, or an absolute http URL', { details: { field: 'target' } });
+  if (!authority)
+    throw new HttpError(400, 'Request target must be a path starting with /, or an absolute http URL', {
+      details: { field: 'target' },
+    });
   const rest = target.slice(authority[0].length);
   return rest.startsWith('/') ? rest : `/${rest}`;
 }
@@ -77,7 +84,8 @@ export interface RouterOptions<R extends RouteRow> {
 
 function publicNotFound(path: string): HttpError {
   const nearest = nearestRoute(path);
-  if (nearest) return new HttpError(404, `Not found: ${path}; did you mean ${nearest}?`, { details: { path, nearest } });
+  if (nearest)
+    return new HttpError(404, `Not found: ${path}; did you mean ${nearest}?`, { details: { path, nearest } });
   return new HttpError(404, `Not found: ${path}`, { details: { path } });
 }
 
@@ -112,7 +120,10 @@ export function paramsOf(route: RouteRow, path: string): Record<string, string> 
 export class Router<R extends RouteRow = Route> {
   private readonly exact = new Map<string, R[]>();
   private readonly patterns: Pattern<R>[] = [];
-  /** Segments of the longest pattern: a path is split no further, so a path of thousands of slashes costs what a short one does. */
+  /**
+   * Segments of the longest pattern: a path is split no further, so a path of thousands of slashes
+   * costs what a short one does.
+   */
   private readonly longest: number;
   private readonly headAsGet: boolean;
   private readonly notFound: (path: string) => HttpError;
