@@ -6,16 +6,22 @@
  * page (page.ts) by the cookie its login form sets. Without a valid token: 401, and nothing about
  * the store.
  *
- * Bodies are bounded (ADMIN_BODY_LIMIT) and checked before they are parsed, so a hostile body
- * costs nothing; every failure is the public API's `{error, details}`; nothing here logs a
- * token, a key or a body.
+ * It is built of the public server's toolkit (src/http/): its API paths are matched by the
+ * route table's Router, bodies read by the one bounded reader (ADMIN_BODY_LIMIT, within a
+ * budget of its own) and checked before they are parsed, so a hostile body costs nothing, and
+ * every failure is an HttpError answered by one error path as the public API's
+ * `{error, details}`. Nothing here logs a token, a key or a body.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { HttpError } from '../http/error.ts';
+import { BodyBudget } from '../http/body-budget.ts';
+import { errorBody, HttpError } from '../http/error.ts';
 import { checkJsonLimits } from '../http/json-limits.ts';
+import { nearestRoute } from '../http/nearest-route.ts';
+import { PUBLIC_REFUSALS, readBody, type BodyLimits, type BodyRefusals } from '../http/read-body.ts';
+import { paramsOf, Router } from '../http/router.ts';
 import { ADMIN_TOKEN_PATTERN, matchToken, type AdminTokenRecord } from '../keys/admin-tokens.ts';
-import { ADMIN_BODY_LIMIT, AdminError, adminErrorOf, API_PREFIX, checkQuery } from './input.ts';
+import { ADMIN_BODY_LIMIT, API_PREFIX, checkQuery, httpErrorOf } from './input.ts';
 import { JsonPieces } from './operation.ts';
 import { OPERATIONS, runOperation, type AdminContext, type Operation } from './operations.ts';
 import { adminOpenApi } from './openapi.ts';
@@ -23,17 +29,85 @@ import { isPagePath, PAGE_COOKIE, servePage } from './page.ts';
 
 const JSON_LIMITS = { depth: 8, values: 20_000 };
 
-const COMMON_HEADERS = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' };
+/**
+ * Bodies in memory at once: 64 at the limit on the listener, 16 from one address. The listener
+ * is for operators, who send a body at a time; these only stop a flood from taking the process.
+ */
+const ADMIN_BODY_BUDGET = { totalBytes: 64 * ADMIN_BODY_LIMIT, perScopeBytes: 16 * ADMIN_BODY_LIMIT };
+/** A body at the limit arrives in a few seconds on any link an operator uses; one trickled longer is cut (408). */
+const ADMIN_BODY_LIMITS: BodyLimits = { maxBytes: ADMIN_BODY_LIMIT, minBytesPerSecond: 1024, graceMs: 5_000 };
+/** The public refusals, but the admin API's own wording of a body too large (its answer since it began). */
+const ADMIN_REFUSALS: BodyRefusals = {
+  ...PUBLIC_REFUSALS,
+  tooLarge: (maxBytes) => new HttpError(413, 'Body too large', { details: { limit_bytes: maxBytes } }),
+};
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { ...COMMON_HEADERS, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), ...headers });
+const COMMON_HEADERS = {
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+};
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** A row of the admin API's route table: an operation at its full path. */
+interface OperationRoute {
+  readonly method: string;
+  readonly path: string;
+  readonly operation: Operation;
+}
+
+const OPERATION_ROUTES: readonly OperationRoute[] = OPERATIONS.map((operation) => ({
+  method: operation.method,
+  path: `${API_PREFIX}${operation.path}`,
+  operation,
+}));
+
+/** The 404 under /admin/api, naming the operations, and the one meant when a path is a typo away from it. */
+function noOperation(path: string): HttpError {
+  const nearest = nearestRoute(path, OPERATION_ROUTES, API_PREFIX);
+  const operations = `${API_PREFIX}/keys, ${API_PREFIX}/usage, ${API_PREFIX}/audit; see /admin/openapi.json`;
+  return new HttpError(404, 'Not found', {
+    details: { path, operations, ...(nearest === null ? {} : { did_you_mean: nearest }) },
+  });
+}
+
+function methodNotAllowed(_method: string, _path: string, routes: readonly OperationRoute[]): HttpError {
+  const allowed = routes.map((route) => route.method);
+  return new HttpError(405, 'Method not allowed', { details: { allowed }, headers: { Allow: allowed.join(', ') } });
+}
+
+/** The admin API's operations in the public server's Router: HEAD is not GET here (no operation answers it). */
+const API_ROUTER = new Router<OperationRoute>(OPERATION_ROUTES, {
+  headAsGet: false,
+  notFound: noOperation,
+  notAllowed: methodNotAllowed,
+});
+
+function sendText(
+  res: ServerResponse,
+  status: number,
+  text: string,
+  headers: Record<string, string | number> = {},
+): void {
+  res.writeHead(status, {
+    ...COMMON_HEADERS,
+    'Content-Type': JSON_TYPE,
+    'Content-Length': Buffer.byteLength(text),
+    ...headers,
+  });
   res.end(text);
 }
 
-/** An answer made as it is sent (chunked), its pieces taken as fast as the client reads them; a client gone stops it. */
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  sendText(res, status, JSON.stringify(body));
+}
+
+/**
+ * An answer made as it is sent (chunked), its pieces taken as fast as the client reads them; a
+ * client gone stops it.
+ */
 async function sendPieces(res: ServerResponse, status: number, body: JsonPieces): Promise<void> {
-  res.writeHead(status, { ...COMMON_HEADERS, 'Content-Type': 'application/json; charset=utf-8' });
+  res.writeHead(status, { ...COMMON_HEADERS, 'Content-Type': JSON_TYPE });
   for await (const text of body.texts) {
     if (!res.write(text)) await drained(res);
     if (res.destroyed) return;
@@ -53,50 +127,13 @@ function drained(res: ServerResponse): Promise<void> {
   });
 }
 
-function sendError(res: ServerResponse, error: AdminError): void {
-  sendJson(res, error.status, { error: error.message, details: error.details }, error.headers);
-}
-
-/** A body of at most ADMIN_BODY_LIMIT bytes; a larger one is refused as soon as it is known to be larger. */
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > ADMIN_BODY_LIMIT) return Promise.reject(new AdminError(413, 'Body too large', { limit_bytes: ADMIN_BODY_LIMIT }));
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > ADMIN_BODY_LIMIT) {
-        req.removeAllListeners('data');
-        req.resume();
-        reject(new AdminError(413, 'Body too large', { limit_bytes: ADMIN_BODY_LIMIT }));
-      } else parts.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(parts)));
-    req.on('error', reject);
-  });
+/** The one error path's answer: the public server's JSON error body (errorBody), with the error's headers. */
+function sendError(res: ServerResponse, error: HttpError): void {
+  sendText(res, error.status, errorBody(error), error.headers);
 }
 
 function mediaType(req: IncomingMessage): string {
   return (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-}
-
-/** The JSON body of an API call: absent (no bytes) is undefined, anything else must be bounded, well-formed JSON. */
-async function jsonBody(req: IncomingMessage): Promise<unknown> {
-  const bytes = await readBody(req);
-  if (bytes.length === 0) return undefined;
-  if (mediaType(req) !== 'application/json') throw new AdminError(415, 'Unsupported media type', { expected: 'application/json' });
-  try {
-    checkJsonLimits(bytes, JSON_LIMITS);
-  } catch (error) {
-    if (error instanceof HttpError) throw new AdminError(error.status, error.message, error.details);
-    throw error;
-  }
-  try {
-    return JSON.parse(bytes.toString('utf8'));
-  } catch {
-    throw new AdminError(400, 'Invalid JSON body', {});
-  }
 }
 
 /** The `name=value` of one cookie, if sent. */
@@ -108,34 +145,22 @@ function cookie(req: IncomingMessage, name: string): string | null {
   return null;
 }
 
-function decodedSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    throw new AdminError(400, 'Invalid request target', { segment: segment.slice(0, 100) });
+/** The operation's parameters, percent-decoded (a key id or provider slug in the path). */
+function decodedParams(route: OperationRoute, path: string): Record<string, string> {
+  const params = paramsOf(route, path);
+  for (const [name, segment] of Object.entries(params)) {
+    try {
+      params[name] = decodeURIComponent(segment);
+    } catch {
+      throw new HttpError(400, 'Invalid request target', { details: { segment: segment.slice(0, 100) } });
+    }
   }
+  return params;
 }
 
-/** An operation whose path pattern matches, with its parameters; `allowed` lists the methods of paths that match. */
-function matchOperation(method: string, path: string): { operation: Operation; params: Record<string, string> } | { allowed: string[] } {
-  const allowed: string[] = [];
-  const parts = path.split('/');
-  for (const operation of OPERATIONS) {
-    const pattern = operation.path.split('/');
-    if (pattern.length !== parts.length) continue;
-    const params: Record<string, string> = {};
-    const matches = pattern.every((segment, i) => {
-      if (segment.startsWith('{')) {
-        params[segment.slice(1, -1)] = decodedSegment(parts[i]);
-        return parts[i].length > 0;
-      }
-      return segment === parts[i];
-    });
-    if (!matches) continue;
-    if (operation.method === method) return { operation, params };
-    allowed.push(operation.method);
-  }
-  return { allowed };
+/** A client that went away before its request was read: there is no one to answer, and it is no bug. */
+function clientGone(req: IncomingMessage): boolean {
+  return req.readableAborted || req.socket.destroyed;
 }
 
 export interface AdminListenerOptions {
@@ -146,26 +171,60 @@ export interface AdminListenerOptions {
 
 export function createAdminListener({ context, logError }: AdminListenerOptions): Server {
   const csrfSecret = randomBytes(32);
-  const authenticate = async (token: string): Promise<AdminTokenRecord | null> => (ADMIN_TOKEN_PATTERN.test(token) ? matchToken(await context.keys.tokens.list(), token) : null);
+  const bodies = new BodyBudget(ADMIN_BODY_BUDGET);
+  const authenticate = async (token: string): Promise<AdminTokenRecord | null> =>
+    ADMIN_TOKEN_PATTERN.test(token) ? matchToken(await context.keys.tokens.list(), token) : null;
 
   async function bearer(req: IncomingMessage): Promise<AdminTokenRecord> {
     const match = /^Bearer +(\S+)$/i.exec(req.headers.authorization ?? '');
     const record = match ? await authenticate(match[1]) : null;
-    if (!record) throw new AdminError(401, 'Unauthorized', { reason: 'an admin token is required: Authorization: Bearer bdat_... (made by the keys command: admin-token create)' }, { 'WWW-Authenticate': 'Bearer realm="admin"' });
-    return record;
+    if (record) return record;
+    throw new HttpError(401, 'Unauthorized', {
+      details: {
+        reason:
+          'an admin token is required: Authorization: Bearer bdat_... (made by the keys command: admin-token create)',
+      },
+      headers: { 'WWW-Authenticate': 'Bearer realm="admin"' },
+    });
+  }
+
+  /** A body of at most ADMIN_BODY_LIMIT bytes, read by the public server's reader within the listener's budget. */
+  function bodyOf(req: IncomingMessage, res: ServerResponse): Promise<Buffer> {
+    return readBody(req, res, bodies, req.socket.remoteAddress ?? 'unknown', ADMIN_BODY_LIMITS, ADMIN_REFUSALS);
+  }
+
+  /** The JSON body of an API call: absent (no bytes) is undefined, anything else must be bounded, well-formed JSON. */
+  async function jsonBody(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+    const bytes = await bodyOf(req, res);
+    if (bytes.length === 0) return undefined;
+    if (mediaType(req) !== 'application/json') {
+      throw new HttpError(415, 'Unsupported media type', { details: { expected: 'application/json' } });
+    }
+    checkJsonLimits(bytes, JSON_LIMITS);
+    try {
+      return JSON.parse(bytes.toString('utf8'));
+    } catch (error) {
+      throw new HttpError(400, 'Invalid JSON body', { cause: error });
+    }
   }
 
   async function api(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
     const token = await bearer(req);
-    const found = matchOperation(req.method ?? '', path.slice(API_PREFIX.length));
-    if ('allowed' in found) {
-      if (found.allowed.length === 0) throw new AdminError(404, 'Not found', { path, operations: `${API_PREFIX}/keys, ${API_PREFIX}/usage, ${API_PREFIX}/audit; see /admin/openapi.json` });
-      throw new AdminError(405, 'Method not allowed', { allowed: found.allowed }, { Allow: found.allowed.join(', ') });
+    const { route } = API_ROUTER.match(req.method ?? '', path);
+    const params = decodedParams(route, path);
+    checkQuery(route.operation.query, query);
+    const body = await jsonBody(req, res);
+    if (body !== undefined && !route.operation.body) {
+      throw new HttpError(400, 'Invalid body', { details: { expected: 'no body' } });
     }
-    checkQuery(found.operation.query, query);
-    const body = await jsonBody(req);
-    if (body !== undefined && !found.operation.body) throw new AdminError(400, 'Invalid body', { expected: 'no body' });
-    const answer = await runOperation(found.operation, context, { pieces: true, params: found.params, query, body: body ?? {}, caller: { tokenId: token.id, tokenName: token.name, from: req.socket.remoteAddress ?? 'unknown' } });
+    const caller = { tokenId: token.id, tokenName: token.name, from: req.socket.remoteAddress ?? 'unknown' };
+    const answer = await runOperation(route.operation, context, {
+      pieces: true,
+      params,
+      query,
+      body: body ?? {},
+      caller,
+    });
     if (answer.body instanceof JsonPieces) return sendPieces(res, answer.status, answer.body);
     sendJson(res, answer.status, answer.body);
   }
@@ -173,13 +232,27 @@ export function createAdminListener({ context, logError }: AdminListenerOptions)
   async function page(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
     let form: URLSearchParams | null = null;
     if (req.method === 'POST') {
-      const bytes = await readBody(req);
-      if (mediaType(req) !== 'application/x-www-form-urlencoded') throw new AdminError(415, 'Unsupported media type', { expected: 'application/x-www-form-urlencoded' });
+      const bytes = await bodyOf(req, res);
+      if (mediaType(req) !== 'application/x-www-form-urlencoded') {
+        throw new HttpError(415, 'Unsupported media type', {
+          details: { expected: 'application/x-www-form-urlencoded' },
+        });
+      }
       form = new URLSearchParams(bytes.toString('utf8'));
     }
     const answer = await servePage(
       { context, authenticate, csrfSecret },
-      { method: req.method ?? '', path, query, form, cookieToken: cookie(req, PAGE_COOKIE), from: req.socket.remoteAddress ?? 'unknown', origin: req.headers.origin, fetchSite: req.headers['sec-fetch-site'] as string | undefined, host: req.headers.host },
+      {
+        method: req.method ?? '',
+        path,
+        query,
+        form,
+        cookieToken: cookie(req, PAGE_COOKIE),
+        from: req.socket.remoteAddress ?? 'unknown',
+        origin: req.headers.origin,
+        fetchSite: req.headers['sec-fetch-site'] as string | undefined,
+        host: req.headers.host,
+      },
     );
     res.writeHead(answer.status, { 'Content-Length': Buffer.byteLength(answer.body), ...answer.headers });
     res.end(answer.body);
@@ -189,14 +262,19 @@ export function createAdminListener({ context, logError }: AdminListenerOptions)
     let url: URL;
     try {
       url = new URL(req.url ?? '/', 'http://admin.invalid');
-    } catch {
-      throw new AdminError(400, 'Invalid request target', {});
+    } catch (error) {
+      throw new HttpError(400, 'Invalid request target', { cause: error });
     }
     const path = url.pathname;
     if (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) return api(req, res, path, url.searchParams);
     if (path === '/admin/openapi.json') {
       await bearer(req);
-      if (req.method !== 'GET' && req.method !== 'HEAD') throw new AdminError(405, 'Method not allowed', { allowed: ['GET'] }, { Allow: 'GET, HEAD' });
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        throw new HttpError(405, 'Method not allowed', {
+          details: { allowed: ['GET'] },
+          headers: { Allow: 'GET, HEAD' },
+        });
+      }
       return sendJson(res, 200, adminOpenApi());
     }
     if (path === '/admin' || path === '/') {
@@ -204,17 +282,30 @@ export function createAdminListener({ context, logError }: AdminListenerOptions)
       return void res.end();
     }
     if (isPagePath(path)) return page(req, res, path, url.searchParams);
-    throw new AdminError(404, 'Not found', { path, see: '/admin/ (the key-management page), /admin/api/keys, /admin/openapi.json' });
+    throw new HttpError(404, 'Not found', {
+      details: { path, see: '/admin/ (the key-management page), /admin/api/keys, /admin/openapi.json' },
+    });
+  }
+
+  /**
+   * The one error path: every failure, whatever part threw it, is an HttpError (httpErrorOf maps
+   * the key store's refusals) answered as the public API's `{error, details}`; anything else is a
+   * bug, logged and answered 500, and the listener lives on.
+   */
+  function fail(req: IncomingMessage, res: ServerResponse, error: unknown): void {
+    const known = httpErrorOf(error);
+    if (!known && clientGone(req)) return;
+    if (!known) {
+      const path = new URL(req.url ?? '/', 'http://admin.invalid').pathname;
+      logError(`admin listener: ${req.method} ${path} failed: ${(error as Error)?.stack ?? String(error)}`);
+    }
+    if (res.headersSent) return void res.destroy();
+    sendError(res, known ?? new HttpError(500, 'Internal error', { cause: error }));
+    // A body refused before it was read is not read: the connection cannot carry another request.
+    if (known?.status === 413) res.once('finish', () => req.socket.destroy());
   }
 
   return createServer({ requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, (req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      const known = adminErrorOf(error);
-      if (!known) logError(`admin listener: ${req.method} ${new URL(req.url ?? '/', 'http://admin.invalid').pathname} failed: ${(error as Error)?.stack ?? String(error)}`);
-      if (res.headersSent) return void res.destroy();
-      sendError(res, known ?? new AdminError(500, 'Internal error', {}));
-      // A body refused before it was read is not read: the connection cannot carry another request.
-      if (known?.status === 413) res.once('finish', () => req.socket.destroy());
-    });
+    handle(req, res).catch((error: unknown) => fail(req, res, error));
   });
 }

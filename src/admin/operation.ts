@@ -12,7 +12,8 @@ import type { KeyChange } from '../keys/table.ts';
 import type { QuotaCounter } from '../state/quota-counter.ts';
 import type { QuotaLimits } from '../quota/scopes.ts';
 import type { AuditEntry } from '../keys/audit.ts';
-import { AdminError, type BodySchema } from './input.ts';
+import { HttpError } from '../http/error.ts';
+import type { BodySchema } from './input.ts';
 import type { ServedProviders } from './providers.ts';
 
 /** What the operations work on: the server's store, counter, limits and snapshot. */
@@ -78,7 +79,8 @@ export class JsonPieces {
 /** A key id from the path: a malformed one is a 400, an unknown one a 404 (from the change or the lookup). */
 export function keyIdParam(call: AdminCall): string {
   const id = call.params.id;
-  if (!KEY_ID_PATTERN.test(id)) throw new AdminError(400, 'Invalid key id', { id, expected: 'key_ followed by 12 hexadecimal digits' });
+  if (!KEY_ID_PATTERN.test(id))
+    throw new HttpError(400, 'Invalid key id', { details: { id, expected: 'key_ followed by 12 hexadecimal digits' } });
   return id;
 }
 
@@ -93,13 +95,29 @@ export function findKey(records: readonly KeyRecord[], id: string): KeyRecord {
  * that cannot be written does not turn it into a failure (a new key's value would be lost with
  * the answer): the answer says so in `audit`, and the error log once a failure.
  */
-export async function audit(context: AdminContext, caller: Caller, action: string, key: string, changes: Record<string, unknown>): Promise<{ audit?: string }> {
-  const entry: AuditEntry = { at: new Date(context.clock.now()).toISOString(), actor: caller.tokenId, actor_name: caller.tokenName, action, key, changes, from: caller.from };
+export async function audit(
+  context: AdminContext,
+  caller: Caller,
+  action: string,
+  key: string,
+  changes: Record<string, unknown>,
+): Promise<{ audit?: string }> {
+  const entry: AuditEntry = {
+    at: new Date(context.clock.now()).toISOString(),
+    actor: caller.tokenId,
+    actor_name: caller.tokenName,
+    action,
+    key,
+    changes,
+    from: caller.from,
+  };
   try {
     await context.keys.audit.append(entry);
     return {};
   } catch (error) {
-    const reason = `${action} of ${key} by ${caller.tokenId} was made but not written to the audit trail: ${(error as Error).message}`;
+    const reason =
+      `${action} of ${key} by ${caller.tokenId} was made but not written to the audit trail: ` +
+      (error as Error).message;
     context.logError(`admin: ${reason}`);
     return { audit: `not recorded: ${reason}` };
   }
@@ -110,7 +128,11 @@ export async function audit(context: AdminContext, caller: Caller, action: strin
  * inside the change, on the store's own reading of the key, so two callers cannot both see
  * "not yet" and both write.
  */
-function unlessAlready(id: string, already: (record: KeyRecord) => boolean, change: KeyChange<KeyRecord>): KeyChange<{ record: KeyRecord; changed: boolean }> {
+function unlessAlready(
+  id: string,
+  already: (record: KeyRecord) => boolean,
+  change: KeyChange<KeyRecord>,
+): KeyChange<{ record: KeyRecord; changed: boolean }> {
   return (table) => {
     const record = table.byId(id);
     if (record !== undefined && already(record)) return { record, changed: false };
@@ -124,7 +146,14 @@ export function activeAnd(already: (record: KeyRecord) => boolean): (record: Key
 }
 
 /** Apply an idempotent change; audit it when it changed something. */
-export async function idempotent(context: AdminContext, call: AdminCall, action: string, already: (record: KeyRecord) => boolean, change: KeyChange<KeyRecord>, changes: Record<string, unknown>): Promise<AdminAnswer> {
+export async function idempotent(
+  context: AdminContext,
+  call: AdminCall,
+  action: string,
+  already: (record: KeyRecord) => boolean,
+  change: KeyChange<KeyRecord>,
+  changes: Record<string, unknown>,
+): Promise<AdminAnswer> {
   const id = keyIdParam(call);
   const { record, changed } = await context.keys.apply(unlessAlready(id, already, change));
   const noted = changed ? await audit(context, call.caller, action, id, changes) : {};
@@ -137,9 +166,12 @@ export async function allKeys(context: AdminContext, filter: KeyFilter = {}): Pr
 }
 
 /** Usage rows of the active keys among `records`, with what the server's counter says now. */
-export async function usage(context: AdminContext, records: readonly KeyRecord[], keep: (row: ScopeUsage, records: Map<string, KeyRecord>) => boolean): Promise<ScopeUsage[]> {
+export async function usage(
+  context: AdminContext,
+  records: readonly KeyRecord[],
+  keep: (row: ScopeUsage, records: Map<string, KeyRecord>) => boolean,
+): Promise<ScopeUsage[]> {
   const byId = new Map(records.map((r) => [r.id, r]));
   const rows = usageRows(records, context.limits).filter((row) => keep(row, byId));
   return withStatus(rows, (kind, scope, limit) => context.quota.status(kind, scope, limit), context.clock.now());
 }
-

@@ -9,21 +9,47 @@
  * calls idempotent (PUT, DELETE) answer 200 with the record as it stands when it already is as
  * asked, change nothing and write no audit entry.
  */
-import { creation, critptApproval, providerGrant, providerUngrant, quotaChange, regeneration, revocation } from '../keys/changes.ts';
+import {
+  creation,
+  critptApproval,
+  providerGrant,
+  providerUngrant,
+  quotaChange,
+  regeneration,
+  revocation,
+} from '../keys/changes.ts';
 import type { KeyPieces } from '../keys/file-list.ts';
 import { NAME_PATTERN, publicRecord, type KeyFilter } from '../keys/record.ts';
 import type { KeyRecord, KeyScope } from '../state/key-record.ts';
 import { QUOTA_KINDS } from '../state/quota-counter.ts';
 import type { Tier } from '../shared/routes.ts';
-import { AdminError, checkBody } from './input.ts';
-import { activeAnd, allKeys, audit, findKey, idempotent, JsonPieces, keyIdParam, ok, usage, type AdminAnswer, type AdminCall, type AdminContext, type Operation } from './operation.ts';
+import { HttpError } from '../http/error.ts';
+import { checkBody } from './input.ts';
+import {
+  activeAnd,
+  allKeys,
+  audit,
+  findKey,
+  idempotent,
+  JsonPieces,
+  keyIdParam,
+  ok,
+  usage,
+  type AdminAnswer,
+  type AdminCall,
+  type AdminContext,
+  type Operation,
+} from './operation.ts';
 import { checkProviders } from './providers.ts';
 
 export type { AdminAnswer, AdminCall, AdminContext, Caller, Operation } from './operation.ts';
 
 const NAME = { type: 'string' as const, pattern: NAME_PATTERN.source };
 
-/** The keys a list's query asks for by their org, user and tier, which the store may keep alone as it reads (revoked is not one: it changes). */
+/**
+ * The keys a list's query asks for by their org, user and tier, which the store may keep alone as
+ * it reads (revoked is not one: it changes).
+ */
 function filterOf(query: URLSearchParams): KeyFilter {
   const filter: KeyFilter = {};
   for (const field of ['org', 'user', 'tier'] as const) {
@@ -88,15 +114,32 @@ export const OPERATIONS: readonly Operation[] = [
       tier: { schema: { type: 'string', enum: ['free', 'pro', 'commercial'] }, required: true },
       org: { schema: NAME, required: true },
       user: { schema: { ...NAME, nullable: true } },
-      scope: { schema: { type: 'string', enum: ['user', 'org'] }, description: 'who shares the quota; default user when a user is given, else org' },
-      quota: { schema: { type: 'integer', minimum: 1, maximum: 1e9, nullable: true }, description: 'commercial only: requests per 24 h window (null: the server default)' },
-      grants: { schema: { type: 'array', items: { type: 'string' }, maxItems: 10000 }, description: 'commercial only: provider slugs of the served snapshot whose measurements the key may read' },
+      scope: {
+        schema: { type: 'string', enum: ['user', 'org'] },
+        description: 'who shares the quota; default user when a user is given, else org',
+      },
+      quota: {
+        schema: { type: 'integer', minimum: 1, maximum: 1e9, nullable: true },
+        description: 'commercial only: requests per 24 h window (null: the server default)',
+      },
+      grants: {
+        schema: { type: 'array', items: { type: 'string' }, maxItems: 10000 },
+        description: 'commercial only: provider slugs of the served snapshot whose measurements the key may read',
+      },
       critpt: { schema: { type: 'boolean' }, description: 'approved for CritPt grading' },
     },
     answer: { status: 201, schema: 'IssuedKey' },
     async run(context, { body, caller }) {
       const grants = (body.grants as string[] | undefined) ?? [];
-      const input = { tier: body.tier as Tier, org: body.org as string, user: (body.user as string | null | undefined) ?? null, scope: body.scope as KeyScope | undefined, quota: (body.quota as number | null | undefined) ?? null, grants, critpt: (body.critpt as boolean | undefined) ?? false };
+      const input = {
+        tier: body.tier as Tier,
+        org: body.org as string,
+        user: (body.user as string | null | undefined) ?? null,
+        scope: body.scope as KeyScope | undefined,
+        quota: (body.quota as number | null | undefined) ?? null,
+        grants,
+        critpt: (body.critpt as boolean | undefined) ?? false,
+      };
       const change = creation(input, context.clock);
       checkProviders(context.served(), grants);
       const issued = await context.keys.apply(change);
@@ -116,7 +159,10 @@ export const OPERATIONS: readonly Operation[] = [
       const id = keyIdParam(call);
       const record = findKey(await allKeys(context, { id }), id);
       // The keys sharing a scope with it are of its org (a scope names it): those alone are kept.
-      const scopes = record.revoked_at === null ? await usage(context, await allKeys(context, { org: record.org }), (row) => row.keys.includes(record.id)) : [];
+      const scopes =
+        record.revoked_at === null
+          ? await usage(context, await allKeys(context, { org: record.org }), (row) => row.keys.includes(record.id))
+          : [];
       return ok({ record: publicRecord(record), usage: scopes });
     },
   },
@@ -127,7 +173,14 @@ export const OPERATIONS: readonly Operation[] = [
     summary: 'Revoke a key: its next request is refused (again: the key as it stands, nothing changed)',
     answer: { status: 200, schema: 'KeyChange' },
     run(context, call) {
-      return idempotent(context, call, 'key.revoke', (r) => r.revoked_at !== null, revocation(keyIdParam(call), context.clock), {});
+      return idempotent(
+        context,
+        call,
+        'key.revoke',
+        (r) => r.revoked_at !== null,
+        revocation(keyIdParam(call), context.clock),
+        {},
+      );
     },
   },
   {
@@ -152,7 +205,14 @@ export const OPERATIONS: readonly Operation[] = [
     run(context, call) {
       const provider = call.params.provider;
       checkProviders(context.served(), [provider]);
-      return idempotent(context, call, 'key.grant', activeAnd((r) => r.grants.includes(provider)), providerGrant(keyIdParam(call), provider), { provider });
+      return idempotent(
+        context,
+        call,
+        'key.grant',
+        activeAnd((r) => r.grants.includes(provider)),
+        providerGrant(keyIdParam(call), provider),
+        { provider },
+      );
     },
   },
   {
@@ -163,7 +223,14 @@ export const OPERATIONS: readonly Operation[] = [
     answer: { status: 200, schema: 'KeyChange' },
     run(context, call) {
       const provider = call.params.provider;
-      return idempotent(context, call, 'key.ungrant', activeAnd((r) => !r.grants.includes(provider)), providerUngrant(keyIdParam(call), provider), { provider });
+      return idempotent(
+        context,
+        call,
+        'key.ungrant',
+        activeAnd((r) => !r.grants.includes(provider)),
+        providerUngrant(keyIdParam(call), provider),
+        { provider },
+      );
     },
   },
   {
@@ -175,7 +242,14 @@ export const OPERATIONS: readonly Operation[] = [
     answer: { status: 200, schema: 'KeyChange' },
     run(context, call) {
       const approved = call.body.approved as boolean;
-      return idempotent(context, call, 'key.critpt', activeAnd((r) => r.critpt === approved), critptApproval(keyIdParam(call), approved), { critpt: approved });
+      return idempotent(
+        context,
+        call,
+        'key.critpt',
+        activeAnd((r) => r.critpt === approved),
+        critptApproval(keyIdParam(call), approved),
+        { critpt: approved },
+      );
     },
   },
   {
@@ -187,7 +261,14 @@ export const OPERATIONS: readonly Operation[] = [
     answer: { status: 200, schema: 'KeyChange' },
     run(context, call) {
       const quota = call.body.quota as number | null;
-      return idempotent(context, call, 'key.quota', activeAnd((r) => r.quota === quota && r.tier === 'commercial'), quotaChange(keyIdParam(call), quota), { quota });
+      return idempotent(
+        context,
+        call,
+        'key.quota',
+        activeAnd((r) => r.quota === quota && r.tier === 'commercial'),
+        quotaChange(keyIdParam(call), quota),
+        { quota },
+      );
     },
   },
   {
@@ -204,7 +285,12 @@ export const OPERATIONS: readonly Operation[] = [
       const org = query.get('org');
       const kind = query.get('kind');
       // A scope's keys are all of one org (its name says which): that org's keys make its rows whole.
-      const data = await usage(context, await allKeys(context, org === null ? {} : { org }), (row, records) => (kind === null || row.kind === kind) && (org === null || row.keys.some((id) => records.get(id)?.org === org)));
+      const data = await usage(
+        context,
+        await allKeys(context, org === null ? {} : { org }),
+        (row, records) =>
+          (kind === null || row.kind === kind) && (org === null || row.keys.some((id) => records.get(id)?.org === org)),
+      );
       return ok({ data });
     },
   },
@@ -213,18 +299,30 @@ export const OPERATIONS: readonly Operation[] = [
     method: 'GET',
     path: '/audit',
     summary: 'The latest changes, newest first',
-    query: { limit: { description: 'how many entries (1 to 1000, default 100)', schema: { type: 'string', pattern: '^[0-9]{1,4}$' } } },
+    query: {
+      limit: {
+        description: 'how many entries (1 to 1000, default 100)',
+        schema: { type: 'string', pattern: '^[0-9]{1,4}$' },
+      },
+    },
     answer: { status: 200, schema: 'AuditList' },
     async run(context, { query }) {
       const limit = Number(query.get('limit') ?? 100);
-      if (!(limit >= 1 && limit <= 1000)) throw new AdminError(400, 'Invalid limit', { limit: query.get('limit'), expected: 'an integer from 1 to 1000' });
+      if (!(limit >= 1 && limit <= 1000))
+        throw new HttpError(400, 'Invalid limit', {
+          details: { limit: query.get('limit'), expected: 'an integer from 1 to 1000' },
+        });
       return ok({ data: await context.keys.audit.latest(limit) });
     },
   },
 ];
 
 /** Check a call's body against its operation, then run it. */
-export function runOperation(operation: Operation, context: AdminContext, call: Omit<AdminCall, 'body'> & { body: unknown }): Promise<AdminAnswer> {
+export function runOperation(
+  operation: Operation,
+  context: AdminContext,
+  call: Omit<AdminCall, 'body'> & { body: unknown },
+): Promise<AdminAnswer> {
   const body = operation.body ? checkBody(operation.body, call.body) : {};
   return operation.run(context, { ...call, body });
 }

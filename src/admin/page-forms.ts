@@ -6,7 +6,7 @@
  * refuse exactly the same things with the same messages. A field left empty is left out, as an
  * API client would leave it out.
  */
-import { AdminError } from './input.ts';
+import { HttpError } from '../http/error.ts';
 
 export const KEY_ACTIONS = ['revoke', 'regenerate', 'grant', 'ungrant', 'critpt', 'quota'] as const;
 export type KeyAction = (typeof KEY_ACTIONS)[number];
@@ -33,7 +33,10 @@ function fieldOf(form: URLSearchParams, name: string): string | null {
   return value ? value : null;
 }
 
-/** A decimal number becomes a number (the operation refuses a fraction); anything else stays text, for the operation to refuse. */
+/**
+ * A decimal number becomes a number (the operation refuses a fraction); anything else stays text,
+ * for the operation to refuse.
+ */
 export function numberOf(text: string): number | string {
   return /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(text) ? Number(text) : text;
 }
@@ -71,14 +74,18 @@ export function createCall(form: URLSearchParams): FormCall {
   return { operation: 'createKey', params: {}, body: createBody(form) };
 }
 
-/** A form action on one key as its operation's call; a grant form without a provider is refused here (it has no path to go in). */
+/**
+ * A form action on one key as its operation's call; a grant form without a provider is refused here
+ * (it has no path to go in).
+ */
 export function actionCall(action: KeyAction, id: string, form: URLSearchParams): FormCall {
   const operation = OPERATION_OF[action];
   switch (action) {
     case 'grant':
     case 'ungrant': {
       const provider = fieldOf(form, 'provider');
-      if (provider === null) throw new AdminError(400, 'Invalid form', { field: 'provider', expected: 'a provider slug' });
+      if (provider === null)
+        throw new HttpError(400, 'Invalid form', { details: { field: 'provider', expected: 'a provider slug' } });
       return { operation, params: { id, provider }, body: undefined };
     }
     case 'critpt': {

@@ -17,7 +17,8 @@ import type { PublicKeyRecord } from '../keys/record.ts';
 import type { KeyAdmin } from '../key-admin/stores.ts';
 import type { ScopeUsage } from '../key-admin/usage.ts';
 import type { AuditEntry } from '../keys/audit.ts';
-import { AdminError, adminErrorOf } from './input.ts';
+import { HttpError } from '../http/error.ts';
+import { httpErrorOf } from './input.ts';
 import { operationById, runOperation, type AdminContext, type Caller } from './operations.ts';
 import { csrfToken, csrfValid, fromThisPage } from './page-csrf.ts';
 import { actionCall, createCall, doneMessage, KEY_ACTIONS, type FormCall, type KeyAction } from './page-forms.ts';
@@ -55,7 +56,7 @@ export interface PageRequest {
 
 export interface PageAnswer {
   status: number;
-  headers: Record<string, string | string[]>;
+  headers: Record<string, string | number | string[]>;
   body: string;
 }
 
@@ -74,7 +75,12 @@ const CLEAR_COOKIE = `${PAGE_COOKIE}=; ${COOKIE_ATTRIBUTES}; Max-Age=0`;
 
 const FORM_REFUSED = 'The form has expired or did not come from this page; reload and try again';
 
-type Route = { kind: 'page' } | { kind: 'login' } | { kind: 'logout' } | { kind: 'create' } | { kind: 'action'; id: string; action: KeyAction };
+type Route =
+  | { kind: 'page' }
+  | { kind: 'login' }
+  | { kind: 'logout' }
+  | { kind: 'create' }
+  | { kind: 'action'; id: string; action: KeyAction };
 
 const FIXED_ROUTES: Record<string, Route> = {
   '/admin/': { kind: 'page' },
@@ -102,11 +108,19 @@ function methodsOf(route: Route): string[] {
   return route.kind === 'page' ? ['GET', 'HEAD'] : ['POST'];
 }
 
-/** The headers of every answer: the policy runs only the nonce'd stylesheet and script, and posts only to this origin. */
-export function pageHeaders(nonce: string, extra: Record<string, string | string[]> = {}): Record<string, string | string[]> {
+/**
+ * The headers of every answer: the policy runs only the nonce'd stylesheet and script, and posts
+ * only to this origin.
+ */
+export function pageHeaders(
+  nonce: string,
+  extra: Record<string, string | number | string[]> = {},
+): Record<string, string | number | string[]> {
   return {
     'Content-Type': 'text/html; charset=utf-8',
-    'Content-Security-Policy': `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+    'Content-Security-Policy':
+      `default-src 'none'; style-src 'nonce-${nonce}'; script-src 'nonce-${nonce}'; img-src data:; ` +
+      `form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
     'Cache-Control': 'no-store',
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',
@@ -115,7 +129,12 @@ export function pageHeaders(nonce: string, extra: Record<string, string | string
   };
 }
 
-function html(status: number, nonce: string, body: string, extra: Record<string, string | string[]> = {}): PageAnswer {
+function html(
+  status: number,
+  nonce: string,
+  body: string,
+  extra: Record<string, string | number | string[]> = {},
+): PageAnswer {
   return { status, headers: pageHeaders(nonce, extra), body };
 }
 
@@ -133,26 +152,44 @@ interface Session {
 }
 
 /** What the page shows besides the store's contents. */
-type Extras = Partial<Pick<KeysPage, 'flash' | 'issued' | 'createValues'>> & { failure?: AdminError };
+type Extras = Partial<Pick<KeysPage, 'flash' | 'issued' | 'createValues'>> & { failure?: HttpError };
 
 export async function servePage(deps: PageDeps, request: PageRequest): Promise<PageAnswer> {
   const nonce = randomBytes(16).toString('base64');
   try {
     return await answer(deps, request, nonce);
   } catch (error) {
-    // A failure outside an operation (the token store unreadable when the cookie is checked): a page saying so, not the API's JSON.
-    const known = adminErrorOf(error);
+    // A failure outside an operation (the token store unreadable when the cookie is checked): a
+    // page saying so, not the API's JSON.
+    const known = httpErrorOf(error);
     if (!known) throw error;
-    return html(known.status, nonce, renderMessagePage(nonce, 'Key management', known.message, known.details), known.headers);
+    return html(
+      known.status,
+      nonce,
+      renderMessagePage(nonce, 'Key management', known.message, known.details),
+      known.headers,
+    );
   }
 }
 
 async function answer(deps: PageDeps, request: PageRequest, nonce: string): Promise<PageAnswer> {
   const route = routeOf(request.path);
-  if (route === null) return html(404, nonce, renderMessagePage(nonce, 'Not found', 'There is no such page: the key-management page is /admin/.'));
+  if (route === null)
+    return html(
+      404,
+      nonce,
+      renderMessagePage(nonce, 'Not found', 'There is no such page: the key-management page is /admin/.'),
+    );
   const allowed = methodsOf(route);
-  if (!allowed.includes(request.method)) return html(405, nonce, renderMessagePage(nonce, 'Method not allowed', `This address answers ${allowed.join(' and ')} only.`), { Allow: allowed.join(', ') });
-  if (request.method === 'POST' && !fromThisPage(request)) return html(403, nonce, renderMessagePage(nonce, 'Refused', FORM_REFUSED));
+  if (!allowed.includes(request.method))
+    return html(
+      405,
+      nonce,
+      renderMessagePage(nonce, 'Method not allowed', `This address answers ${allowed.join(' and ')} only.`),
+      { Allow: allowed.join(', ') },
+    );
+  if (request.method === 'POST' && !fromThisPage(request))
+    return html(403, nonce, renderMessagePage(nonce, 'Refused', FORM_REFUSED));
   if (route.kind === 'login') return signIn(deps, request, nonce);
 
   const record = await signedIn(deps, request.cookieToken);
@@ -162,11 +199,18 @@ async function answer(deps: PageDeps, request: PageRequest, nonce: string): Prom
     if (route.kind === 'logout') return redirect(nonce, '/admin/', clear);
     return html(401, nonce, renderLoginPage(nonce), clear);
   }
-  const session: Session = { nonce, record, caller: { tokenId: record.id, tokenName: record.name, from: request.from }, csrf: csrfToken(deps.csrfSecret, record.id) };
-  if (route.kind === 'page') return showPage(deps, session, viewOfQuery(request.query), { flash: flashOfQuery(request.query) });
+  const session: Session = {
+    nonce,
+    record,
+    caller: { tokenId: record.id, tokenName: record.name, from: request.from },
+    csrf: csrfToken(deps.csrfSecret, record.id),
+  };
+  if (route.kind === 'page')
+    return showPage(deps, session, viewOfQuery(request.query), { flash: flashOfQuery(request.query) });
 
   const form = request.form ?? new URLSearchParams();
-  if (!csrfValid(deps.csrfSecret, record.id, form.get('csrf'))) return html(403, nonce, renderMessagePage(nonce, 'Refused', FORM_REFUSED));
+  if (!csrfValid(deps.csrfSecret, record.id, form.get('csrf')))
+    return html(403, nonce, renderMessagePage(nonce, 'Refused', FORM_REFUSED));
   if (route.kind === 'logout') return redirect(nonce, '/admin/', { 'Set-Cookie': CLEAR_COOKIE });
   return change(deps, session, route, form);
 }
@@ -184,33 +228,55 @@ async function signIn(deps: PageDeps, request: PageRequest, nonce: string): Prom
   return redirect(nonce, '/admin/', { 'Set-Cookie': `${PAGE_COOKIE}=${token}; ${COOKIE_ATTRIBUTES}` });
 }
 
-/** Run a form's operation: a change goes back to the page (303) with a message; a new key's value is shown at once, in this answer only. */
-async function change(deps: PageDeps, session: Session, route: Extract<Route, { kind: 'create' | 'action' }>, form: URLSearchParams): Promise<PageAnswer> {
+/**
+ * Run a form's operation: a change goes back to the page (303) with a message; a new key's value is
+ * shown at once, in this answer only.
+ */
+async function change(
+  deps: PageDeps,
+  session: Session,
+  route: Extract<Route, { kind: 'create' | 'action' }>,
+  form: URLSearchParams,
+): Promise<PageAnswer> {
   const view = viewOfForm(form);
   let call: FormCall;
   let body: unknown;
   try {
     call = route.kind === 'create' ? createCall(form) : actionCall(route.action, route.id, form);
-    body = (await runOperation(operationById(call.operation), deps.context, { params: call.params, query: new URLSearchParams(), body: call.body, caller: session.caller })).body;
+    body = (
+      await runOperation(operationById(call.operation), deps.context, {
+        params: call.params,
+        query: new URLSearchParams(),
+        body: call.body,
+        caller: session.caller,
+      })
+    ).body;
   } catch (error) {
-    const failure = adminErrorOf(error);
+    const failure = httpErrorOf(error);
     if (!failure) throw error;
     return showPage(deps, session, view, { failure, createValues: route.kind === 'create' ? form : null });
   }
   if (route.kind === 'create' || route.action === 'regenerate') {
     const issued = body as { key: string; record: PublicKeyRecord };
-    return showPage(deps, session, view, { issued: { key: issued.key, record: issued.record, regenerated: route.kind !== 'create' } });
+    return showPage(deps, session, view, {
+      issued: { key: issued.key, record: issued.record, regenerated: route.kind !== 'create' },
+    });
   }
   const changed = (body as { changed?: boolean }).changed !== false;
   return redirect(session.nonce, viewUrl(view, doneMessage(route.action, call, changed)));
 }
 
-/** The keys page for a view. A store that cannot be read still gets the page, saying so (and a new key is still shown: it exists). */
+/**
+ * The keys page for a view. A store that cannot be read still gets the page, saying so (and a new
+ * key is still shown: it exists).
+ */
 async function showPage(deps: PageDeps, session: Session, view: PageView, extras: Extras): Promise<PageAnswer> {
   const read = await readStore(deps.context, session.caller, view);
-  const stored = read instanceof AdminError ? null : read;
-  const failures = [extras.failure, read instanceof AdminError ? read : undefined].filter((f): f is AdminError => f !== undefined);
-  const status = extras.failure?.status ?? (stored === null && !extras.issued ? (read as AdminError).status : 200);
+  const stored = read instanceof HttpError ? null : read;
+  const failures = [extras.failure, read instanceof HttpError ? read : undefined].filter(
+    (f): f is HttpError => f !== undefined,
+  );
+  const status = extras.failure?.status ?? (stored === null && !extras.issued ? (read as HttpError).status : 200);
   const page: KeysPage = {
     nonce: session.nonce,
     csrf: session.csrf,
@@ -253,11 +319,19 @@ function listedOnce(keys: KeyAdmin): KeyAdmin {
   };
 }
 
-/** The keys, usage and audit entries of a view, through the same operations as GET /admin/api/keys, /usage and /audit. */
-async function readStore(context: AdminContext, caller: Caller, view: PageView): Promise<StoreView | AdminError> {
+/**
+ * The keys, usage and audit entries of a view, through the same operations as GET /admin/api/keys,
+ * /usage and /audit.
+ */
+async function readStore(context: AdminContext, caller: Caller, view: PageView): Promise<StoreView | HttpError> {
   const viewContext: AdminContext = { ...context, keys: listedOnce(context.keys) };
   const run = async <T>(id: string, query: Record<string, string>): Promise<T> => {
-    const answer = await runOperation(operationById(id), viewContext, { params: {}, query: new URLSearchParams(query), body: undefined, caller });
+    const answer = await runOperation(operationById(id), viewContext, {
+      params: {},
+      query: new URLSearchParams(query),
+      body: undefined,
+      caller,
+    });
     return (answer.body as { data: T }).data;
   };
   const org: Record<string, string> = view.org === null ? {} : { org: view.org };
@@ -269,7 +343,7 @@ async function readStore(context: AdminContext, caller: Caller, view: PageView):
     ]);
     return { keys, usage, audit };
   } catch (error) {
-    const failure = adminErrorOf(error);
+    const failure = httpErrorOf(error);
     if (!failure) throw error;
     return failure;
   }

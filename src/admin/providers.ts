@@ -5,7 +5,7 @@
  */
 import { closestName } from '../shared/closest-name.ts';
 import { PROVIDER_SLUG_PATTERN } from '../keys/record.ts';
-import { AdminError } from './input.ts';
+import { HttpError } from '../http/error.ts';
 export type { ServedProviders } from '../key-admin/served-providers.ts';
 import type { ServedProviders } from '../key-admin/served-providers.ts';
 
@@ -13,6 +13,13 @@ export function checkProviders(served: ServedProviders, slugs: readonly string[]
   for (const slug of slugs) {
     if (served.slugs.has(slug)) continue;
     const meant = PROVIDER_SLUG_PATTERN.test(slug) ? closestName(slug, served.slugs) : null;
-    throw new AdminError(400, 'Unknown provider', { provider: slug, snapshot: served.buildId, ...(meant ? { did_you_mean: meant } : {}), providers: served.slugs.size });
+    throw new HttpError(400, 'Unknown provider', {
+      details: {
+        provider: slug,
+        snapshot: served.buildId,
+        ...(meant ? { did_you_mean: meant } : {}),
+        providers: served.slugs.size,
+      },
+    });
   }
 }

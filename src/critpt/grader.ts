@@ -14,7 +14,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../lib/clock.ts';
 import { checkJsonType, parseGradingRequest } from './request.ts';
-import { readUpload, type UploadLimits } from './upload.ts';
+import { readBody, type BodyLimits } from '../http/read-body.ts';
 import type { BodyBudget } from '../http/body-budget.ts';
 import { postBatch, readAll, UpstreamFailure } from './upstream.ts';
 import { HttpError } from '../http/error.ts';
@@ -33,7 +33,7 @@ export interface CritptOptions {
   upstream: string | null;
   timeoutSeconds: number;
   /** The body's size and pace; its bytes come out of the server's upload budget. */
-  upload: UploadLimits;
+  upload: BodyLimits;
   concurrency: number;
   /** Gradings per user per window. */
   limit: number;
@@ -141,7 +141,7 @@ export class CritptGrader implements Grader {
   ): Promise<void> {
     const scope = critptScope(key);
     checkJsonType(req);
-    const raw = await readUpload(req, res, this.uploads, scope, this.options.upload);
+    const raw = await readBody(req, res, this.uploads, scope, this.options.upload);
     parseGradingRequest(raw, problemSet);
     // Checked after the batch, so a client can check its payload on a server without a grader.
     if (!this.options.upstream)

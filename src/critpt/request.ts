@@ -1,5 +1,5 @@
 /**
- * Checking a CritPt grading request: JSON only (its body is read by src/critpt/upload.ts), the
+ * Checking a CritPt grading request: JSON only (its body is read by src/http/read-body.ts), the
  * contract's request schema (ajv), and the whole public problem set, each problem exactly once.
  */
 import type { IncomingMessage } from 'node:http';

@@ -1,6 +1,7 @@
 /**
- * The one error type of the request path. Anything that should become an error response is
- * thrown as an HttpError; the app's single error path turns it into JSON. Anything else thrown
+ * The one error type of the request path, on the public port and the admin listener alike.
+ * Anything that should become an error response is thrown as an HttpError; each listener's
+ * single error path turns it into JSON. Anything else thrown
  * is either a storage error the app maps to a 503 in one place (src/exchange.ts) or a bug,
  * which becomes a 500 without taking the process down.
  *
@@ -17,6 +18,11 @@ export interface HttpErrorOptions {
   headers?: Record<string, string | number>;
   /** A body of another shape where the contract fixes one (the CritPt 429). */
   body?: Record<string, unknown>;
+  /**
+   * The error this answer stands for (a key store's refusal, say), kept for whoever logs or
+   * debugs it; never sent: the answer is the status, message and details alone.
+   */
+  cause?: unknown;
 }
 
 export class HttpError extends Error {
@@ -27,9 +33,9 @@ export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
-    { details = {}, headers, body }: HttpErrorOptions = {},
+    { details = {}, headers, body, cause }: HttpErrorOptions = {},
   ) {
-    super(message);
+    super(message, cause === undefined ? undefined : { cause });
     this.name = 'HttpError';
     this.details = details;
     this.headers = headers;

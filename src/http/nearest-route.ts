@@ -4,10 +4,14 @@
  * which anyone can reach without a key, so its work is bounded whatever the path: a segment is
  * compared only when its length is within MAX_EDITS of the template segment's (an edit distance
  * is at least the difference in length), so no comparison is longer than the route table's own
- * segments, and the comparisons of one request share a budget of cells.
+ * segments, and the comparisons of one request share a budget of cells. The admin listener asks
+ * the same of its operations, under /admin/api.
  */
 import { editDistance } from '../shared/closest-name.ts';
-import { ROUTES, type Route } from '../shared/routes.ts';
+import { ROUTES } from '../shared/routes.ts';
+
+/** All the search needs of a route: its path, `{name}` segments being parameters (any value fits). */
+type Route = { readonly path: string };
 
 /** Edits allowed in the one segment that differs; more is a different path, not a typo. */
 const MAX_EDITS = 2;
@@ -49,7 +53,7 @@ function distance(route: Route, parts: readonly string[], budget: Budget): { edi
   let differing = 0;
   for (let i = 0; i < template.length; i++) {
     const segment = template[i];
-    if (segment === '{slug}' || segment === parts[i]) continue;
+    if (segment.startsWith('{') || segment === parts[i]) continue;
     differing++;
     if (sameButCase(segment, parts[i])) continue;
     // Case alone may differ anywhere, a typo in one segment only.
@@ -58,7 +62,7 @@ function distance(route: Route, parts: readonly string[], budget: Budget): { edi
     if (edits > MAX_EDITS) return null;
   }
   if (differing > 1 && edits > 0) return null;
-  const filled = template.map((segment, i) => (segment === '{slug}' ? parts[i] : segment));
+  const filled = template.map((segment, i) => (segment.startsWith('{') ? parts[i] : segment));
   return { edits, path: filled.join('/') };
 }
 
@@ -72,9 +76,12 @@ function trimSlashes(path: string): string {
   return path.slice(0, end);
 }
 
-/** The path of the nearest route to a path no route has, or null when none is near. */
-export function nearestRoute(path: string, routes: readonly Route[] = ROUTES): string | null {
-  if (path.slice(0, 7).toLowerCase() !== '/api/v2') return null;
+/**
+ * The path of the nearest route to a path no route has, or null when none is near. Only paths
+ * under `prefix` are searched (the public API's /api/v2, the admin listener's /admin/api).
+ */
+export function nearestRoute(path: string, routes: readonly Route[] = ROUTES, prefix = '/api/v2'): string | null {
+  if (path.slice(0, prefix.length).toLowerCase() !== prefix) return null;
   // Split no further than the longest template: a path with more segments matches none.
   const longest = Math.max(...routes.map((route) => route.path.split('/').length));
   const parts = trimSlashes(path).split('/', longest + 1);

@@ -11,6 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { AddressInfo } from 'node:net';
+import { createAdminListener } from '../../src/admin/listener.ts';
+import type { AdminContext } from '../../src/admin/operations.ts';
 import { DEFAULT_OPTIONS, type ServerOptions } from '../../src/config.ts';
 import { parseRedisUrl } from '../../src/redis/client.ts';
 import { startServer, type RunningServer } from '../../src/start.ts';
@@ -206,6 +209,91 @@ test('bad input gets a precise 400, 404, 409, 413 or 415 and changes nothing', a
     assert.is((await call(server, token, 'GET', '/admin/api/audit')).json().data.length, trail.data.length + 2, 'only the two accepted changes were recorded');
   } finally {
     await server.close();
+  }
+});
+
+test('one error path: every way an admin API request fails answers with the public server\'s JSON error shape', async () => {
+  const stateDir = join(root, 'one-error-path');
+  const { token } = await adminToken(['--state', stateDir], 'ops');
+  const server = await start('file', stateDir);
+  try {
+    const publicError = await get(server.url, '/api/v2/language/modles');
+    assert.is(publicError.status, 404);
+    const shapeOf = (reply: Reply) => ({
+      type: reply.headers['content-type'],
+      fields: Object.keys(reply.json()),
+      error: typeof reply.json().error,
+      details: typeof reply.json().details,
+    });
+    const tooLarge = JSON.stringify({ tier: 'pro', org: 'x'.repeat(70_000) });
+    const cases: [string, string, string, unknown, number, Record<string, string>?][] = [
+      ['unknown path, with the operation meant', 'GET', '/admin/api/key', undefined, 404],
+      ['unknown path, nothing near', 'GET', '/admin/api/nothing', undefined, 404],
+      ['wrong method', 'PATCH', '/admin/api/keys', undefined, 405],
+      ['bad JSON', 'POST', '/admin/api/keys', '{"tier": "pro", "org":', 400],
+      ['body too large (declared)', 'POST', '/admin/api/keys', tooLarge, 413],
+      ['body too large (chunked)', 'POST', '/admin/api/keys', tooLarge, 413, { 'transfer-encoding': 'chunked' }],
+    ];
+    const replies: Record<string, Reply> = {};
+    for (const [name, method, path, body, status, headers] of cases) {
+      const reply = await call(server, token, method, path, body, headers);
+      assert.is(reply.status, status, `${name}: ${reply.text.slice(0, 200)}`);
+      assert.equal(shapeOf(reply), shapeOf(publicError), `${name}: the public server's {error, details}`);
+      assert.is(reply.headers['cache-control'], 'no-store', name);
+      replies[name] = reply;
+    }
+    const meant = replies['unknown path, with the operation meant'].json();
+    assert.equal(meant, {
+      error: 'Not found',
+      details: {
+        path: '/admin/api/key',
+        operations: '/admin/api/keys, /admin/api/usage, /admin/api/audit; see /admin/openapi.json',
+        did_you_mean: '/admin/api/keys',
+      },
+    });
+    assert.not.ok('did_you_mean' in replies['unknown path, nothing near'].json().details);
+    const grant = await call(server, token, 'PUT', '/admin/api/keys/key_0123456789ab/grant/capstan-serve');
+    assert.is(grant.json().details.did_you_mean, '/admin/api/keys/key_0123456789ab/grants/capstan-serve');
+    assert.is(replies['wrong method'].headers.allow, 'GET, POST');
+    assert.equal(replies['wrong method'].json(), { error: 'Method not allowed', details: { allowed: ['GET', 'POST'] } });
+    const head = await call(server, token, 'HEAD', '/admin/api/keys');
+    assert.is(head.status, 405, 'no operation answers HEAD');
+    assert.is(head.headers.allow, 'GET, POST');
+    assert.equal(replies['bad JSON'].json(), { error: 'Invalid JSON body', details: {} });
+    for (const name of ['body too large (declared)', 'body too large (chunked)']) {
+      assert.equal(replies[name].json(), { error: 'Body too large', details: { limit_bytes: 64 * 1024 } }, name);
+    }
+  } finally {
+    await server.close();
+  }
+});
+
+test('one error path: an unexpected error thrown in the admin listener is a logged 500 in the same shape', async () => {
+  const bugs: string[] = [];
+  const broken = new TypeError('a bug in the token store');
+  const context = {
+    keys: {
+      tokens: {
+        list: async () => {
+          throw broken;
+        },
+      },
+    },
+  } as unknown as AdminContext;
+  const listener = createAdminListener({ context, logError: (line) => bugs.push(line) });
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  try {
+    const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
+    const reply = await call({ admin: { url: base } } as RunningServer, 'bdat_' + 'A'.repeat(43), 'GET', '/admin/api/keys');
+    assert.is(reply.status, 500);
+    assert.equal(reply.json(), { error: 'Internal error', details: {} });
+    assert.is(reply.headers['content-type'], 'application/json; charset=utf-8');
+    assert.is(bugs.length, 1, 'the bug is logged once');
+    assert.match(bugs[0], /^admin listener: GET \/admin\/api\/keys failed: TypeError: a bug in the token store/);
+    const again = await call({ admin: { url: base } } as RunningServer, null, 'GET', '/admin/api/keys');
+    assert.is(again.status, 401, 'the listener lives on');
+  } finally {
+    await new Promise((resolve) => listener.close(resolve));
   }
 });
 

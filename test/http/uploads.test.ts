@@ -1,5 +1,5 @@
 /**
- * Grading request bodies within the upload budget (src/http/body-budget.ts, src/critpt/upload.ts):
+ * Grading request bodies within the upload budget (src/http/body-budget.ts, src/http/read-body.ts):
  * refused before a byte is read when the budget cannot hold them, per user and server-wide;
  * cut when they come too slowly; and every byte given back however the request ends.
  */

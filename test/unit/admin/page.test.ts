@@ -9,7 +9,7 @@ import { createKey } from '../../../src/keys/changes.ts';
 import { KeyStoreError, type PublicKeyRecord } from '../../../src/keys/record.ts';
 import type { ScopeUsage } from '../../../src/key-admin/usage.ts';
 import type { AdminContext } from '../../../src/admin/operations.ts';
-import { AdminError } from '../../../src/admin/input.ts';
+import { HttpError } from '../../../src/http/error.ts';
 import { csrfToken, csrfValid, fromThisPage } from '../../../src/admin/page-csrf.ts';
 import { actionCall, createBody, doneMessage } from '../../../src/admin/page-forms.ts';
 import { escapeHtml, renderLoginPage } from '../../../src/admin/page-html.ts';
@@ -131,7 +131,7 @@ forms('should make an empty quota null (the server default) and a number an inte
 forms('should make the CritPt toggle a boolean and put grant providers in the path', () => {
   assert.equal(actionCall('critpt', 'key_0123456789ab', new URLSearchParams({ approved: 'false' })), { operation: 'setCritpt', params: { id: 'key_0123456789ab' }, body: { approved: false } });
   assert.equal(actionCall('grant', 'key_0123456789ab', new URLSearchParams({ provider: 'alpha-cloud' })), { operation: 'grantProvider', params: { id: 'key_0123456789ab', provider: 'alpha-cloud' }, body: undefined });
-  assert.throws(() => actionCall('ungrant', 'key_0123456789ab', new URLSearchParams()), (e: unknown) => e instanceof AdminError && e.status === 400);
+  assert.throws(() => actionCall('ungrant', 'key_0123456789ab', new URLSearchParams()), (e: unknown) => e instanceof HttpError && e.status === 400);
 });
 
 forms('should say what changed in a short line that the page shows back', () => {
