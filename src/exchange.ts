@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { rateLimitFields } from './counting.ts';
 import { redactPath, redactQuery, type AccessLog } from './http/access-log.ts';
-import { errorBody, HttpError } from './http/error.ts';
+import { answerOf, errorBody, HttpError } from './http/error.ts';
 import { answeringEarly } from './http/linger.ts';
 import type { Metrics } from './http/metrics.ts';
 import { bytesSent, headersOf, JSON_TYPE, send, type HeaderFields, type Headers } from './http/respond.ts';
@@ -141,18 +141,10 @@ export class Endings {
    * anything else (a bug) as a logged 500.
    */
   private toHttpError(req: IncomingMessage, error: unknown): HttpError {
-    if (error instanceof HttpError) return error;
-    if (error instanceof Unavailable) {
-      const retryAfter = error.retryAfterSeconds;
-      return new HttpError(503, error.message, {
-        details: { retry_after: retryAfter },
-        headers: { 'Retry-After': retryAfter },
-      });
-    }
-    this.parts.logError(
-      `500 ${req.method} ${redactPath(req.url?.split('?')[0] ?? '')}: ${(error as Error)?.stack ?? String(error)}`,
-    );
-    return new HttpError(500, 'Internal server error', { details: { retry: 'with exponential backoff' } });
+    return answerOf(error, (bug) => {
+      const path = redactPath(req.url?.split('?')[0] ?? '');
+      this.parts.logError(`500 ${req.method} ${path}: ${(bug as Error)?.stack ?? String(bug)}`);
+    });
   }
 
   /** The access log line and the metrics of a finished exchange. */

@@ -15,7 +15,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { BodyBudget } from '../http/body-budget.ts';
-import { errorBody, HttpError } from '../http/error.ts';
+import { answerOf, errorBody, HttpError } from '../http/error.ts';
+import { Unavailable } from '../lib/unavailable.ts';
 import { checkJsonLimits } from '../http/json-limits.ts';
 import { nearestRoute } from '../http/nearest-route.ts';
 import { PUBLIC_REFUSALS, readBody, type BodyLimits, type BodyRefusals } from '../http/read-body.ts';
@@ -294,13 +295,13 @@ export function createAdminListener({ context, logError }: AdminListenerOptions)
    */
   function fail(req: IncomingMessage, res: ServerResponse, error: unknown): void {
     const known = httpErrorOf(error);
-    if (!known && clientGone(req)) return;
-    if (!known) {
+    if (!known && !(error instanceof Unavailable) && clientGone(req)) return;
+    const answer = answerOf(known ?? error, (bug) => {
       const path = new URL(req.url ?? '/', 'http://admin.invalid').pathname;
-      logError(`admin listener: ${req.method} ${path} failed: ${(error as Error)?.stack ?? String(error)}`);
-    }
+      logError(`admin listener: ${req.method} ${path} failed: ${(bug as Error)?.stack ?? String(bug)}`);
+    });
     if (res.headersSent) return void res.destroy();
-    sendError(res, known ?? new HttpError(500, 'Internal error', { cause: error }));
+    sendError(res, answer);
     // A body refused before it was read is not read: the connection cannot carry another request.
     if (known?.status === 413) res.once('finish', () => req.socket.destroy());
   }

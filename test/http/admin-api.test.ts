@@ -18,6 +18,7 @@ import { DEFAULT_OPTIONS, type ServerOptions } from '../../src/config.ts';
 import { parseRedisUrl } from '../../src/redis/client.ts';
 import { startServer, type RunningServer } from '../../src/start.ts';
 import { createAjv } from '../../src/shared/ajv.ts';
+import { JournalUnavailable } from '../../src/state/errors.ts';
 import { get, request, type Reply } from '../helpers/http.ts';
 import { keysCommand, REDIS_INSTALLED, startRedis, type RedisServer } from '../helpers/redis.ts';
 import { buildFixture, TestClock } from '../helpers/server.ts';
@@ -268,32 +269,54 @@ test('one error path: every way an admin API request fails answers with the publ
   }
 });
 
-test('one error path: an unexpected error thrown in the admin listener is a logged 500 in the same shape', async () => {
-  const bugs: string[] = [];
-  const broken = new TypeError('a bug in the token store');
+/** An admin listener on a context whose token store throws `thrown`, with the lines it logs. */
+async function listenerThrowing(thrown: Error) {
+  const logged: string[] = [];
   const context = {
     keys: {
       tokens: {
         list: async () => {
-          throw broken;
+          throw thrown;
         },
       },
     },
   } as unknown as AdminContext;
-  const listener = createAdminListener({ context, logError: (line) => bugs.push(line) });
+  const listener = createAdminListener({ context, logError: (line) => logged.push(line) });
   await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
+  const close = () => new Promise((resolve) => listener.close(resolve));
+  return { server: { admin: { url: base } } as RunningServer, logged, close };
+}
+
+test('one error path: state the admin listener cannot use now is a 503 with Retry-After, as on the public port', async () => {
+  const { server, logged, close } = await listenerThrowing(new JournalUnavailable());
   try {
-    const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
-    const reply = await call({ admin: { url: base } } as RunningServer, 'bdat_' + 'A'.repeat(43), 'GET', '/admin/api/keys');
+    const reply = await call(server, 'bdat_' + 'A'.repeat(43), 'GET', '/admin/api/keys');
+    assert.is(reply.status, 503);
+    assert.equal(reply.json(), {
+      error: 'Quota bookkeeping is unavailable (state folder not writable); retry later',
+      details: { retry_after: 10 },
+    });
+    assert.is(reply.headers['retry-after'], '10');
+    assert.equal(logged, [], 'not a bug: nothing logged');
+  } finally {
+    await close();
+  }
+});
+
+test('one error path: an unexpected error thrown in the admin listener is a logged 500 in the same shape', async () => {
+  const { server, logged: bugs, close } = await listenerThrowing(new TypeError('a bug in the token store'));
+  try {
+    const reply = await call(server, 'bdat_' + 'A'.repeat(43), 'GET', '/admin/api/keys');
     assert.is(reply.status, 500);
-    assert.equal(reply.json(), { error: 'Internal error', details: {} });
+    assert.equal(reply.json(), { error: 'Internal server error', details: { retry: 'with exponential backoff' } });
     assert.is(reply.headers['content-type'], 'application/json; charset=utf-8');
     assert.is(bugs.length, 1, 'the bug is logged once');
     assert.match(bugs[0], /^admin listener: GET \/admin\/api\/keys failed: TypeError: a bug in the token store/);
-    const again = await call({ admin: { url: base } } as RunningServer, null, 'GET', '/admin/api/keys');
+    const again = await call(server, null, 'GET', '/admin/api/keys');
     assert.is(again.status, 401, 'the listener lives on');
   } finally {
-    await new Promise((resolve) => listener.close(resolve));
+    await close();
   }
 });
 
