@@ -20,7 +20,11 @@ const KEY_RECORD = {
     user: nullable({ type: 'string', pattern: NAME_PATTERN.source }),
     scope: { type: 'string', enum: ['user', 'org'], description: 'who shares the quota' },
     quota: nullable({ type: 'integer', minimum: 1 }),
-    grants: { type: 'array', items: { type: 'string' }, description: 'provider slugs whose measurements the key may read' },
+    grants: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'provider slugs whose measurements the key may read',
+    },
     critpt: { type: 'boolean', description: 'approved for CritPt grading' },
     created_at: { type: 'string', format: 'date-time' },
     revoked_at: nullable({ type: 'string', format: 'date-time' }),
@@ -48,43 +52,112 @@ const AUDIT_ENTRY = {
     at: { type: 'string', format: 'date-time' },
     actor: { type: 'string', description: 'the admin token id (adm_...), or keys-command' },
     actor_name: { type: 'string' },
-    action: { type: 'string', enum: ['key.create', 'key.revoke', 'key.regenerate', 'key.grant', 'key.ungrant', 'key.critpt', 'key.quota', 'admin-token.create', 'admin-token.revoke'] },
-    key: { type: 'string', description: 'the key changed (key_...), or the admin token (adm_...) for admin-token.*; never a value' },
+    action: {
+      type: 'string',
+      enum: [
+        'key.create',
+        'key.revoke',
+        'key.regenerate',
+        'key.grant',
+        'key.ungrant',
+        'key.critpt',
+        'key.quota',
+        'admin-token.create',
+        'admin-token.revoke',
+      ],
+    },
+    key: {
+      type: 'string',
+      description: 'the key changed (key_...), or the admin token (adm_...) for admin-token.*; never a value',
+    },
     changes: { type: 'object' },
     from: { type: 'string', description: 'the client address, or local (the keys command)' },
   },
 };
 
 /** Present only when the change was made but could not be written to the audit trail (operation.ts). */
-const AUDIT_NOTE = { type: 'string', description: 'only when the change was made but could not be written to the audit trail: why' };
+const AUDIT_NOTE = {
+  type: 'string',
+  description: 'only when the change was made but could not be written to the audit trail: why',
+};
 
-const listOf = (item: string) => ({ type: 'object', required: ['data'], properties: { data: { type: 'array', items: ref(item) } } });
+const listOf = (item: string) => ({
+  type: 'object',
+  required: ['data'],
+  properties: { data: { type: 'array', items: ref(item) } },
+});
 
 const SCHEMAS = {
   KeyRecord: KEY_RECORD,
   KeyList: listOf('KeyRecord'),
-  IssuedKey: { type: 'object', required: ['key', 'record'], properties: { key: { type: 'string', pattern: '^bdk_[A-Za-z0-9_-]{43}$', description: 'the key itself: shown in this answer only' }, record: ref('KeyRecord'), audit: AUDIT_NOTE } },
-  KeyDetail: { type: 'object', required: ['record', 'usage'], properties: { record: ref('KeyRecord'), usage: { type: 'array', items: ref('ScopeUsage') } } },
-  KeyChange: { type: 'object', required: ['record', 'changed'], properties: { record: ref('KeyRecord'), changed: { type: 'boolean', description: 'false when the key already was as asked (nothing written)' }, audit: AUDIT_NOTE } },
+  IssuedKey: {
+    type: 'object',
+    required: ['key', 'record'],
+    properties: {
+      key: {
+        type: 'string',
+        pattern: '^bdk_[A-Za-z0-9_-]{43}$',
+        description: 'the key itself: shown in this answer only',
+      },
+      record: ref('KeyRecord'),
+      audit: AUDIT_NOTE,
+    },
+  },
+  KeyDetail: {
+    type: 'object',
+    required: ['record', 'usage'],
+    properties: { record: ref('KeyRecord'), usage: { type: 'array', items: ref('ScopeUsage') } },
+  },
+  KeyChange: {
+    type: 'object',
+    required: ['record', 'changed'],
+    properties: {
+      record: ref('KeyRecord'),
+      changed: { type: 'boolean', description: 'false when the key already was as asked (nothing written)' },
+      audit: AUDIT_NOTE,
+    },
+  },
   ScopeUsage: SCOPE_USAGE,
   UsageList: listOf('ScopeUsage'),
   AuditEntry: AUDIT_ENTRY,
   AuditList: listOf('AuditEntry'),
-  Error: { type: 'object', required: ['error', 'details'], properties: { error: { type: 'string' }, details: { type: 'object' } } },
+  Error: {
+    type: 'object',
+    required: ['error', 'details'],
+    properties: { error: { type: 'string' }, details: { type: 'object' } },
+  },
 };
 
 const error = (description: string) => ({ description, content: { 'application/json': { schema: ref('Error') } } });
 
 function operationObject(operation: Operation): Record<string, unknown> {
-  const pathParams = [...operation.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: name === 'id' ? { type: 'string', pattern: '^key_[0-9a-f]{12}$' } : { type: 'string' } }));
-  const queryParams = Object.entries(operation.query ?? {}).map(([name, { description, schema }]) => ({ name, in: 'query', required: false, description, schema }));
+  const pathParams = [...operation.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: name === 'id' ? { type: 'string', pattern: '^key_[0-9a-f]{12}$' } : { type: 'string' },
+  }));
+  const queryParams = Object.entries(operation.query ?? {}).map(([name, { description, schema }]) => ({
+    name,
+    in: 'query',
+    required: false,
+    description,
+    schema,
+  }));
   const responses: Record<string, unknown> = {
-    [operation.answer.status]: { description: operation.summary, content: { 'application/json': { schema: ref(operation.answer.schema) } } },
+    [operation.answer.status]: {
+      description: operation.summary,
+      content: { 'application/json': { schema: ref(operation.answer.schema) } },
+    },
     400: error('a malformed id, parameter or body, an unknown provider, a value the key cannot take'),
     401: error('no valid admin token'),
     503: error('the key store cannot be read or written now (Retry-After)'),
   };
-  if (pathParams.length > 0) Object.assign(responses, { 404: error('no key with that id'), 409: error('the key was revoked, or its tier cannot take the change') });
+  if (pathParams.length > 0)
+    Object.assign(responses, {
+      404: error('no key with that id'),
+      409: error('the key was revoked, or its tier cannot take the change'),
+    });
   if (operation.body) responses[413] = error(`a body over ${ADMIN_BODY_LIMIT} bytes`);
   const body = operation.body && {
     required: true,
@@ -93,27 +166,49 @@ function operationObject(operation: Operation): Record<string, unknown> {
         schema: {
           type: 'object',
           additionalProperties: false,
-          required: Object.entries(operation.body).filter(([, f]) => f.required).map(([name]) => name),
-          properties: Object.fromEntries(Object.entries(operation.body).map(([name, { schema, description }]) => {
-            const { nullable: isNullable, ...plain } = schema;
-            const described = description ? { ...plain, description } : plain;
-            return [name, isNullable ? nullable(described) : described];
-          })),
+          required: Object.entries(operation.body)
+            .filter(([, f]) => f.required)
+            .map(([name]) => name),
+          properties: Object.fromEntries(
+            Object.entries(operation.body).map(([name, { schema, description }]) => {
+              const { nullable: isNullable, ...plain } = schema;
+              const described = description ? { ...plain, description } : plain;
+              return [name, isNullable ? nullable(described) : described];
+            }),
+          ),
         },
       },
     },
   };
-  return { operationId: operation.id, summary: operation.summary, parameters: [...pathParams, ...queryParams], ...(body ? { requestBody: body } : {}), responses };
+  return {
+    operationId: operation.id,
+    summary: operation.summary,
+    parameters: [...pathParams, ...queryParams],
+    ...(body ? { requestBody: body } : {}),
+    responses,
+  };
 }
 
 export function adminOpenApi(): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const operation of OPERATIONS) (paths[`${API_PREFIX}${operation.path}`] ??= {})[operation.method.toLowerCase()] = operationObject(operation);
+  for (const operation of OPERATIONS)
+    (paths[`${API_PREFIX}${operation.path}`] ??= {})[operation.method.toLowerCase()] = operationObject(operation);
   return {
     openapi: '3.1.0',
-    info: { title: 'Benchmark data API: admin', version: '1', description: 'Keys, grants, usage and the audit trail, on the admin listener (--admin-port). Every request carries an admin token made by the keys command (admin-token create).' },
+    info: {
+      title: 'Benchmark data API: admin',
+      version: '1',
+      description:
+        'Keys, grants, usage and the audit trail, on the admin listener (--admin-port). Every request carries an ' +
+        'admin token made by the keys command (admin-token create).',
+    },
     security: [{ adminToken: [] }],
     paths,
-    components: { schemas: SCHEMAS, securitySchemes: { adminToken: { type: 'http', scheme: 'bearer', description: 'bdat_... from `keys admin-token create`' } } },
+    components: {
+      schemas: SCHEMAS,
+      securitySchemes: {
+        adminToken: { type: 'http', scheme: 'bearer', description: 'bdat_... from `keys admin-token create`' },
+      },
+    },
   };
 }

@@ -37,18 +37,28 @@ const KIND_LABELS: Record<ScopeUsage['kind'], string> = { data: 'Data requests',
 
 export function renderUsage(row: ScopeUsage): string {
   const { colour } = usageLevel(row.used, row.limit);
-  const window = row.resets_at === null ? 'no requests in the current window' : `resets at ${formatTime(row.resets_at)}`;
+  const window =
+    row.resets_at === null ? 'no requests in the current window' : `resets at ${formatTime(row.resets_at)}`;
   const shared = row.keys.length > 1 ? `, shared by ${row.keys.length} keys` : '';
-  return `<div class="usage" data-kind="${escapeHtml(row.kind)}" data-level="${colour}" data-used="${row.used}" data-limit="${row.limit}">
-<div class="numbers"><span>${escapeHtml(KIND_LABELS[row.kind] ?? row.kind)}</span><span class="used">${formatCount(row.used)} / ${formatCount(row.limit)}</span></div>
-<meter min="0" max="${row.limit}" low="${row.limit * 0.75}" high="${row.limit * 0.9}" optimum="0" value="${row.used}">${formatCount(row.used)} of ${formatCount(row.limit)}</meter>
+  return (
+    `<div class="usage" data-kind="${escapeHtml(row.kind)}" data-level="${colour}" data-used="${row.used}" ` +
+    `data-limit="${row.limit}">
+<div class="numbers"><span>${escapeHtml(KIND_LABELS[row.kind] ?? row.kind)}</span><span ` +
+    `class="used">${formatCount(row.used)} / ${formatCount(row.limit)}</span></div>
+<meter min="0" max="${row.limit}" low="${row.limit * 0.75}" high="${row.limit * 0.9}" optimum="0" ` +
+    `value="${row.used}">${formatCount(row.used)} of ${formatCount(row.limit)}</meter>
 <div class="resets">${window}<br><span class="mono">${escapeHtml(row.scope)}</span>${shared}</div>
-</div>`;
+</div>`
+  );
 }
+
+const REVOKE_WARNING = 'Its next request is refused, and a revoked key cannot be restored.';
 
 /** A POST form for one change of one key; `fields` and `button` are markup made here. */
 function actionForm(form: FormContext, id: string, action: string, fields: string, button: string, extra = ''): string {
-  return `<form class="${action}" method="post" action="/admin/ui/keys/${escapeHtml(id)}/${action}"${extra}>${hiddenField('csrf', form.csrf)}${viewFields(form.view)}${fields}${button}</form>`;
+  const target = `/admin/ui/keys/${escapeHtml(id)}/${action}`;
+  const hidden = `${hiddenField('csrf', form.csrf)}${viewFields(form.view)}`;
+  return `<form class="${action}" method="post" action="${target}"${extra}>${hidden}${fields}${button}</form>`;
 }
 
 function renderGrants(record: PublicKeyRecord, form: FormContext): string {
@@ -57,45 +67,90 @@ function renderGrants(record: PublicKeyRecord, form: FormContext): string {
   const items = record.grants
     .map((slug) => {
       const ungrant = active
-        ? actionForm(form, record.id, 'ungrant', hiddenField('provider', slug), `<button type="submit" class="ungrant" title="Take back ${escapeHtml(slug)}" aria-label="Take back the grant of ${escapeHtml(slug)}">×</button>`, ` data-provider="${escapeHtml(slug)}"`)
+        ? actionForm(
+            form,
+            record.id,
+            'ungrant',
+            hiddenField('provider', slug),
+            `<button type="submit" class="ungrant" title="Take back ${escapeHtml(slug)}" aria-label="Take back the ` +
+              `grant of ${escapeHtml(slug)}">×</button>`,
+            ` data-provider="${escapeHtml(slug)}"`,
+          )
         : '';
       return `<li><code>${escapeHtml(slug)}</code>${ungrant}</li>`;
     })
     .join('');
   const count = `${record.grants.length} provider${record.grants.length === 1 ? '' : 's'}`;
-  if (record.grants.length > GRANTS_SHOWN_OPEN) return `<details><summary class="grant-count">${count}</summary><ul class="grants">${items}</ul></details>`;
+  if (record.grants.length > GRANTS_SHOWN_OPEN)
+    return `<details><summary class="grant-count">${count}</summary><ul class="grants">${items}</ul></details>`;
   return `<span class="grant-count">${count}</span><ul class="grants">${items}</ul>`;
 }
 
 function quotaText(record: PublicKeyRecord, limits: QuotaLimits): string {
   if (record.quota !== null) return `${formatCount(record.quota)} / 24 h`;
-  const limit = record.tier === 'commercial' ? limits.commercialDefault : record.tier === 'pro' ? limits.pro : limits.free;
+  const limit =
+    record.tier === 'commercial' ? limits.commercialDefault : record.tier === 'pro' ? limits.pro : limits.free;
   return `server default <span class="muted">(${formatCount(limit)} / 24 h)</span>`;
 }
 
 function scopeText(record: PublicKeyRecord): string {
-  return record.scope === 'org' ? 'org <span class="muted">(the whole org shares one quota)</span>' : 'user <span class="muted">(this user\'s keys share one quota)</span>';
+  return record.scope === 'org'
+    ? 'org <span class="muted">(the whole org shares one quota)</span>'
+    : 'user <span class="muted">(this user\'s keys share one quota)</span>';
 }
 
 function renderActions(record: PublicKeyRecord, form: FormContext): string {
   const id = record.id;
   const forms = [
-    actionForm(form, id, 'revoke', '', '<button type="submit" class="danger">Revoke</button>', ` data-confirm="${escapeHtml(`Revoke ${id}? Its next request is refused, and a revoked key cannot be restored.`)}"`),
+    actionForm(
+      form,
+      id,
+      'revoke',
+      '',
+      '<button type="submit" class="danger">Revoke</button>',
+      ` data-confirm="${escapeHtml(`Revoke ${id}? ${REVOKE_WARNING}`)}"`,
+    ),
     actionForm(form, id, 'regenerate', '', '<button type="submit">Regenerate</button>'),
-    actionForm(form, id, 'critpt', hiddenField('approved', String(!record.critpt)), `<button type="submit">${record.critpt ? 'Withdraw CritPt' : 'Approve CritPt'}</button>`),
+    actionForm(
+      form,
+      id,
+      'critpt',
+      hiddenField('approved', String(!record.critpt)),
+      `<button type="submit">${record.critpt ? 'Withdraw CritPt' : 'Approve CritPt'}</button>`,
+    ),
   ];
   // Grants and a quota of its own are for Commercial keys only: the forms would always be refused on others.
   if (record.tier === 'commercial') {
     forms.push(
-      actionForm(form, id, 'grant', '<input type="text" name="provider" list="providers" placeholder="provider slug" aria-label="Provider slug to grant" required spellcheck="false" autocomplete="off">', '<button type="submit">Grant</button>'),
-      actionForm(form, id, 'quota', `<input type="number" name="quota" min="1" max="1000000000" step="1" placeholder="server default" aria-label="Requests per 24 h (empty: the server default)" value="${record.quota === null ? '' : record.quota}">`, '<button type="submit">Set quota</button>'),
+      actionForm(
+        form,
+        id,
+        'grant',
+        '<input type="text" name="provider" list="providers" placeholder="provider slug" aria-label="Provider slug ' +
+          'to grant" required spellcheck="false" autocomplete="off">',
+        '<button type="submit">Grant</button>',
+      ),
+      actionForm(
+        form,
+        id,
+        'quota',
+        `<input type="number" name="quota" min="1" max="1000000000" step="1" placeholder="server default" ` +
+          `aria-label="Requests per 24 h (empty: the server default)" ` +
+          `value="${record.quota === null ? '' : record.quota}">`,
+        '<button type="submit">Set quota</button>',
+      ),
     );
   }
   return `<div class="actions">${forms.join('')}</div>`;
 }
 
 /** A key's card; `usage` holds the rows of the scopes it counts in (none once it is revoked). */
-export function renderKeyCard(record: PublicKeyRecord, usage: readonly ScopeUsage[], limits: QuotaLimits, form: FormContext): string {
+export function renderKeyCard(
+  record: PublicKeyRecord,
+  usage: readonly ScopeUsage[],
+  limits: QuotaLimits,
+  form: FormContext,
+): string {
   const active = record.revoked_at === null;
   const fields = [
     ['User', record.user === null ? '<span class="muted">none (an org key)</span>' : escapeHtml(record.user)],
@@ -106,10 +161,15 @@ export function renderKeyCard(record: PublicKeyRecord, usage: readonly ScopeUsag
     ['Created', formatTime(record.created_at)],
     ...(active ? [] : [['Revoked', formatTime(record.revoked_at!)]]),
   ];
-  return `<article class="key" data-key-id="${escapeHtml(record.id)}" data-tier="${escapeHtml(record.tier)}" data-state="${active ? 'active' : 'revoked'}" data-critpt="${record.critpt}">
-<h3><code>${escapeHtml(record.id)}</code><span class="tier tier-${escapeHtml(record.tier)}">${escapeHtml(record.tier)}</span>${active ? '' : '<span class="state-revoked">revoked</span>'}</h3>
+  const tier = escapeHtml(record.tier);
+  const revokedMark = active ? '' : '<span class="state-revoked">revoked</span>';
+  return (
+    `<article class="key" data-key-id="${escapeHtml(record.id)}" data-tier="${tier}" ` +
+    `data-state="${active ? 'active' : 'revoked'}" data-critpt="${record.critpt}">
+<h3><code>${escapeHtml(record.id)}</code><span class="tier tier-${tier}">${tier}</span>${revokedMark}</h3>
 <dl class="fields">${fields.map(([name, value]) => `<dt>${name}</dt><dd>${value}</dd>`).join('')}</dl>
 ${usage.map(renderUsage).join('\n')}
 ${active ? renderActions(record, form) : ''}
-</article>`;
+</article>`
+  );
 }

@@ -34,7 +34,11 @@ export function csrfValid(secret: Buffer, tokenId: string, presented: string | n
  * Referrer-Policy is no-referrer, as this page's is. Then Sec-Fetch-Site (refused above when
  * cross-site) and the form token decide.
  */
-export function fromThisPage(request: { origin: string | undefined; fetchSite: string | undefined; host: string | undefined }): boolean {
+export function fromThisPage(request: {
+  origin: string | undefined;
+  fetchSite: string | undefined;
+  host: string | undefined;
+}): boolean {
   const site = request.fetchSite?.toLowerCase();
   if (site === 'cross-site' || site === 'same-site') return false;
   if (request.origin === undefined || request.origin === 'null') return true;

@@ -18,7 +18,8 @@ export function escapeHtml(value: unknown): string {
 
 /** An ISO time as `2026-05-01 14:03 UTC` in a <time> element; anything else shown as it is. */
 export function formatTime(iso: string): string {
-  const shown = /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(iso) && iso.endsWith('Z') ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : iso;
+  const shown =
+    /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(iso) && iso.endsWith('Z') ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : iso;
   return `<time datetime="${escapeHtml(iso)}">${escapeHtml(shown)}</time>`;
 }
 
@@ -73,12 +74,15 @@ export const LOGIN_REFUSED = 'That token is not valid (or was revoked)';
  * input is a password field so the token is not shown on screen, and the browser may offer to keep it.
  */
 export function renderLoginPage(nonce: string, error: string | null = null): string {
-  const body = `<main class="narrow">
+  const body =
+    `<main class="narrow">
 <h1>Key management</h1>
-<p class="muted">Sign in with an admin token (<code>bdat_...</code>; the keys command makes one: <code>admin-token create --name NAME</code>).</p>
+<p class="muted">Sign in with an admin token (<code>bdat_...</code>; the keys command makes one:
+<code>admin-token create --name NAME</code>).</p>
 ${error === null ? '' : errorBox(error)}
 <form id="login" method="post" action="/admin/login">
-<label>Admin token <input type="password" name="token" autocomplete="current-password" required autofocus spellcheck="false"></label>
+<label>Admin token <input type="password" name="token" autocomplete="current-password" required autofocus ` +
+    `spellcheck="false"></label>
 <button type="submit" class="primary">Sign in</button>
 </form>
 </main>`;
@@ -86,7 +90,12 @@ ${error === null ? '' : errorBox(error)}
 }
 
 /** A refusal (a bad form, an unknown page, a wrong method) with the way back. */
-export function renderMessagePage(nonce: string, title: string, message: string, details: Record<string, unknown> = {}): string {
+export function renderMessagePage(
+  nonce: string,
+  title: string,
+  message: string,
+  details: Record<string, unknown> = {},
+): string {
   const body = `<main class="narrow">
 <h1>${escapeHtml(title)}</h1>
 ${errorBox(message, details)}

@@ -11,19 +11,24 @@
  * attributes (green, amber, red), the same thresholds as `usageLevel` in page-keys-html.ts.
  */
 export const PAGE_CSS = `
-:root { color-scheme: light dark; --bg: #f5f6f8; --card: #fff; --text: #1b1f24; --muted: #5c6773; --line: #d8dde4; --accent: #2457c5; --green: #2e7d32; --amber: #b26a00; --red: #c62828; --new: #fff8e1; }
-@media (prefers-color-scheme: dark) { :root { --bg: #14171b; --card: #1e2228; --text: #e6e9ed; --muted: #9aa5b1; --line: #353b44; --accent: #7aa2ff; --green: #66bb6a; --amber: #ffb74d; --red: #ef5350; --new: #3a3220; } }
+:root { color-scheme: light dark; --bg: #f5f6f8; --card: #fff; --text: #1b1f24; --muted: #5c6773; --line: #d8dde4;
+  --accent: #2457c5; --green: #2e7d32; --amber: #b26a00; --red: #c62828; --new: #fff8e1; }
+@media (prefers-color-scheme: dark) { :root { --bg: #14171b; --card: #1e2228; --text: #e6e9ed; --muted: #9aa5b1;
+  --line: #353b44; --accent: #7aa2ff; --green: #66bb6a; --amber: #ffb74d; --red: #ef5350; --new: #3a3220; } }
 * { box-sizing: border-box; }
-body { margin: 0; font: 16px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; background: var(--bg); color: var(--text); }
+body { margin: 0; font: 16px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+  background: var(--bg); color: var(--text); }
 a { color: var(--accent); }
-header.top { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; justify-content: space-between; padding: .6rem 1rem; background: var(--card); border-bottom: 1px solid var(--line); }
+header.top { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; justify-content: space-between;
+  padding: .6rem 1rem; background: var(--card); border-bottom: 1px solid var(--line); }
 header.top h1 { font-size: 1.15rem; margin: 0; }
 header.top .who { color: var(--muted); }
 header.top form { display: flex; gap: .75rem; align-items: center; margin: 0; }
 main { max-width: 76rem; margin: 0 auto; padding: 1rem; }
 main.narrow { max-width: 26rem; padding-top: 10vh; }
 h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
-.box { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: .75rem 1rem; margin: .75rem 0; }
+.box { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: .75rem 1rem;
+  margin: .75rem 0; }
 .flash { border-left: 5px solid var(--green); }
 .error { border-left: 5px solid var(--red); }
 .error pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: .5rem 0 0; font-size: .85rem; }
@@ -31,27 +36,33 @@ h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
 #new-key .row { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
 #new-key input { flex: 1 1 20rem; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 #new-key .copied { color: var(--green); font-weight: 600; }
-code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9em; overflow-wrap: anywhere; }
+code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9em;
+  overflow-wrap: anywhere; }
 button, input, select, textarea { font: inherit; color: var(--text); }
-button { min-height: 40px; padding: .4rem .9rem; border-radius: 6px; border: 1px solid var(--line); background: var(--card); cursor: pointer; }
+button { min-height: 40px; padding: .4rem .9rem; border-radius: 6px; border: 1px solid var(--line);
+  background: var(--card); cursor: pointer; }
 button:hover { border-color: var(--accent); }
 button.primary { background: var(--accent); border-color: var(--accent); color: #fff; }
 button.danger { color: var(--red); border-color: var(--red); }
-input, select, textarea { min-height: 40px; padding: .35rem .5rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); max-width: 100%; }
+input, select, textarea { min-height: 40px; padding: .35rem .5rem; border: 1px solid var(--line); border-radius: 6px;
+  background: var(--bg); max-width: 100%; }
 input[type=checkbox] { min-height: 0; width: 1.25rem; height: 1.25rem; }
 label { display: flex; flex-direction: column; gap: .2rem; font-size: .9rem; color: var(--muted); }
 label.check { flex-direction: row; align-items: center; gap: .5rem; }
 form#login { display: flex; flex-direction: column; gap: .75rem; }
-form#create-key { display: grid; grid-template-columns: repeat(auto-fill, minmax(14rem, 1fr)); gap: .75rem; align-items: end; }
+form#create-key { display: grid; grid-template-columns: repeat(auto-fill, minmax(14rem, 1fr)); gap: .75rem;
+  align-items: end; }
 form#create-key .wide { grid-column: 1 / -1; }
 .filters { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: baseline; color: var(--muted); }
 section.org > h2 { display: flex; gap: .5rem; align-items: baseline; }
 section.org > h2 .count { font-weight: normal; font-size: .9rem; color: var(--muted); }
 .keys { display: grid; grid-template-columns: repeat(auto-fill, minmax(22rem, 1fr)); gap: .75rem; }
-article.key { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: .75rem 1rem; min-width: 0; }
+article.key { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: .75rem 1rem;
+  min-width: 0; }
 article.key[data-state=revoked] { opacity: .55; }
 article.key h3 { margin: 0; font-size: 1rem; display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
-dl.fields { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .15rem .75rem; margin: .5rem 0; font-size: .95rem; }
+dl.fields { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .15rem .75rem; margin: .5rem 0;
+  font-size: .95rem; }
 dl.fields dt { color: var(--muted); }
 dl.fields dd { margin: 0; overflow-wrap: anywhere; }
 .tier { display: inline-block; padding: 0 .55rem; border-radius: 999px; font-size: .8rem; font-weight: 600; }
@@ -121,7 +132,8 @@ if (box) {
   };
   input.addEventListener('focus', function () { input.select(); });
   button.addEventListener('click', function () {
-    if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(input.value).then(copied, fallback);
+    if (navigator.clipboard && window.isSecureContext)
+      navigator.clipboard.writeText(input.value).then(copied, fallback);
     else fallback();
   });
 }

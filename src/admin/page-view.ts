@@ -30,7 +30,10 @@ export function viewOfForm(form: URLSearchParams): PageView {
 
 /** The hidden fields that carry the view through a form. */
 export function viewFields(view: PageView): string {
-  return (view.org === null ? '' : hiddenField('view_org', view.org)) + (view.showRevoked ? hiddenField('view_revoked', 'show') : '');
+  return (
+    (view.org === null ? '' : hiddenField('view_org', view.org)) +
+    (view.showRevoked ? hiddenField('view_revoked', 'show') : '')
+  );
 }
 
 /** The page's address for a view, with a one-line message after a change. */

@@ -36,15 +36,34 @@ export interface AdminDeps {
   snapshots: SnapshotStore;
   log: (line: string) => void;
   logError: (line: string) => void;
-  /** The process's connection caps: the admin listener's connections count with the public ones (one descriptor limit). */
+  /**
+   * The process's connection caps: the admin listener's connections count with the public ones (one
+   * descriptor limit).
+   */
   connections?: ConnectionCaps;
 }
 
 /** Start the admin listener when --admin-port is given; null otherwise. */
-export async function startAdmin(options: AdminOptions, { clock, quota, snapshots, log, logError, connections }: AdminDeps): Promise<AdminListening | null> {
+export async function startAdmin(
+  options: AdminOptions,
+  { clock, quota, snapshots, log, logError, connections }: AdminDeps,
+): Promise<AdminListening | null> {
   if (options.adminPort === null) return null;
-  const keys = options.store === 'file' ? serverFileAdmin(options.stateDir) : await redisAdmin(options.store, clock, options.storeReplicas);
-  const server = createAdminListener({ context: { keys, quota, limits: options.limits, served: () => providersOf(snapshots.current.manifest), clock, logError }, logError });
+  const keys =
+    options.store === 'file'
+      ? serverFileAdmin(options.stateDir)
+      : await redisAdmin(options.store, clock, options.storeReplicas);
+  const server = createAdminListener({
+    context: {
+      keys,
+      quota,
+      limits: options.limits,
+      served: () => providersOf(snapshots.current.manifest),
+      clock,
+      logError,
+    },
+    logError,
+  });
   // Counted, and shed for like any other; one past every cap is closed (this listener answers no refusal).
   connections?.gate(server, false);
   let url: string;
@@ -57,7 +76,11 @@ export async function startAdmin(options: AdminOptions, { clock, quota, snapshot
   }
   log(`admin listener on ${url}/admin/ (admin tokens only)`);
   try {
-    if ((await keys.tokens.list()).every((t) => t.revoked_at !== null)) logError(`warning: no admin token can use the admin listener yet; make one with the keys command: admin-token create --name NAME ${options.store === 'file' ? `--state ${options.stateDir}` : '--store ...'}`);
+    if ((await keys.tokens.list()).every((t) => t.revoked_at !== null))
+      logError(
+        `warning: no admin token can use the admin listener yet; make one with the keys command: admin-token create ` +
+          `--name NAME ${options.store === 'file' ? `--state ${options.stateDir}` : '--store ...'}`,
+      );
   } catch (error) {
     logError(`warning: cannot read the admin tokens: ${(error as Error).message}`);
   }

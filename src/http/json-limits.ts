@@ -34,7 +34,10 @@ export function checkJsonLimits(text: Buffer, limits: JsonLimits): void {
     }
     if (byte === QUOTE) inString = true;
     else if (byte === OPEN_OBJECT || byte === OPEN_ARRAY) {
-      if (++depth > limits.depth) throw new HttpError(400, `Invalid request body: nested deeper than ${limits.depth} levels`, { details: { field: 'body', limit: limits.depth } });
+      if (++depth > limits.depth)
+        throw new HttpError(400, `Invalid request body: nested deeper than ${limits.depth} levels`, {
+          details: { field: 'body', limit: limits.depth },
+        });
       if (++values > limits.values) throw tooMany(limits);
     } else if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) depth--;
     else if (byte === COMMA && ++values > limits.values) throw tooMany(limits);
@@ -42,5 +45,7 @@ export function checkJsonLimits(text: Buffer, limits: JsonLimits): void {
 }
 
 function tooMany(limits: JsonLimits): HttpError {
-  return new HttpError(400, `Invalid request body: more than ${limits.values} values`, { details: { field: 'body', limit: limits.values } });
+  return new HttpError(400, `Invalid request body: more than ${limits.values} values`, {
+    details: { field: 'body', limit: limits.values },
+  });
 }
