@@ -63,7 +63,8 @@ export async function setStage(): Promise<Stage> {
   }).key;
   const free = createKey(state, { tier: 'free', org: 'bench', user: 'f' }).key;
   console.log(
-    `built the sample in ${built.seconds} s (${built.entries} entries, pack ${(built.packBytes / 1e6).toFixed(1)} MB); work folder ${work}`,
+    `built the sample in ${built.seconds} s (${built.entries} entries, pack ${(built.packBytes / 1e6).toFixed(1)} MB); ` +
+      `work folder ${work}`,
   );
 
   const readBody = bodyReader(built.snapshotDir);
