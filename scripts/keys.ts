@@ -94,10 +94,10 @@ function parse(argv: string[]) {
       : [first, ...rest];
   if (command === undefined) throw new UsageError('no command given');
   const spec = COMMANDS[command];
-  if (!spec)
-    throw new UsageError(
-      `unknown command ${JSON.stringify(command)}; commands: ${[...new Set(Object.keys(COMMANDS).map((name) => name.replace(/ .*/, ' create|list|revoke')))].join(', ')}`,
-    );
+  if (!spec) {
+    const names = Object.keys(COMMANDS).map((name) => name.replace(/ .*/, ' create|list|revoke'));
+    throw new UsageError(`unknown command ${JSON.stringify(command)}; commands: ${[...new Set(names)].join(', ')}`);
+  }
   if (operands.length !== spec.operands.length) {
     const expected = spec.operands.length === 0 ? 'no arguments' : spec.operands.join(' ');
     throw new UsageError(
@@ -170,7 +170,8 @@ function usageLimits(recorded: RecordedLimits | null, where: string, io: Output)
   }
   const limits = environmentLimits();
   io.err(
-    `no server has recorded its limits in ${where} yet; counting against the environment's (QUOTA_*) or the defaults: ${describe(limits)}`,
+    `no server has recorded its limits in ${where} yet; ` +
+      `counting against the environment's (QUOTA_*) or the defaults: ${describe(limits)}`,
   );
   return limits;
 }
@@ -256,13 +257,10 @@ function perform(admin: KeyAdmin, command: string, operands: string[], values: V
             () => ({ provider: operands[1] }),
           ),
         ),
-        (record) =>
-          printRecord(
-            io,
-            record,
-            json,
-            `${record.id} now holds ${record.grants.length} grant${record.grants.length === 1 ? '' : 's'}, including ${operands[1]}`,
-          ),
+        (record) => {
+          const grants = `${record.grants.length} grant${record.grants.length === 1 ? '' : 's'}`;
+          return printRecord(io, record, json, `${record.id} now holds ${grants}, including ${operands[1]}`);
+        },
       );
     }
     case 'ungrant':
@@ -315,13 +313,10 @@ function perform(admin: KeyAdmin, command: string, operands: string[], values: V
             () => ({ quota }),
           ),
         ),
-        (record) =>
-          printRecord(
-            io,
-            record,
-            json,
-            `${record.id}: quota ${record.quota === null ? "the server's commercial default" : `${record.quota} requests per 24 h`}`,
-          ),
+        (record) => {
+          const limit = record.quota === null ? "the server's commercial default" : `${record.quota} requests per 24 h`;
+          return printRecord(io, record, json, `${record.id}: quota ${limit}`);
+        },
       );
     }
     case 'usage':
@@ -367,7 +362,8 @@ function execute(argv: string[], io: Output): Eventually<void> {
 function failed(error: unknown, io: Output): number {
   if (error instanceof UsageError || error instanceof KeyInputError) {
     io.err(
-      `keys: ${error.message}\n(npm run -s keys -- --help, or node dist/keys.mjs --help, lists the commands and options)`,
+      `keys: ${error.message}\n` +
+        '(npm run -s keys -- --help, or node dist/keys.mjs --help, lists the commands and options)',
     );
     return 2;
   }
