@@ -42,10 +42,12 @@ export function resolveDataDate(dataset: Dataset, given?: string): DataDate {
   const providers = newestByProvider(dataset);
   if (providers.length > 0) {
     const [[slug, newest], next] = providers;
-    const reason = `the newest measurement, of provider ${slug}${next ? ` (the next provider's newest: ${new Date(next[1]).toISOString()}, ${next[0]})` : ''}`;
+    const nextNewest = next ? ` (the next provider's newest: ${new Date(next[1]).toISOString()}, ${next[0]})` : '';
+    const reason = `the newest measurement, of provider ${slug}${nextNewest}`;
     const warning =
       next && newest - next[1] > DAY_MS
-        ? `the data date ${new Date(newest).toISOString()} comes from provider ${slug}'s measurements alone: every other provider's end ${days(newest - next[1])} earlier or more, ` +
+        ? `the data date ${new Date(newest).toISOString()} comes from provider ${slug}'s measurements alone: ` +
+          `every other provider's end ${days(newest - next[1])} earlier or more, ` +
           `so their statistics windows, which end at the data date, hold that much less; give --as-of to pin the date`
         : null;
     return { asOf: new Date(newest), reason, warning };

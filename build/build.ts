@@ -127,6 +127,11 @@ export function inputDigest(
   return hash.digest('hex');
 }
 
+/** The log's note of the snapshots a switch or a build removed, or nothing when none was. */
+function prunedNote(removed: string[]): string {
+  return removed.length ? `; pruned ${removed.length} old snapshot${removed.length === 1 ? '' : 's'}` : '';
+}
+
 /** One index file per route: key -> [hash, spans..., checksums]; returns the checksum of each route's file. */
 function writeRouteIndexes(
   dir: string,
@@ -218,22 +223,25 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
       switchCurrent(options.outDir, identical);
       const removed = pruneSnapshots(options.outDir, identical, options.keep);
       log(
-        `switched to snapshot ${identical}, already built from these inputs; use --force to rebuild${removed.length ? `; pruned ${removed.length} old snapshot${removed.length === 1 ? '' : 's'}` : ''}`,
+        `switched to snapshot ${identical}, already built from these inputs; ` +
+          `use --force to rebuild${prunedNote(removed)}`,
       );
       return unchanged(readCurrentManifest(options.outDir)!.manifest, join(options.outDir, identical));
     }
 
     const dataset = parseDataset(files, problems);
+    const records = dataset.series.reduce((n, s) => n + s.columns.length, 0);
     log(
-      `loaded ${options.dataDir}: ${dataset.models.length} models, ${dataset.creators.length} creators, ${dataset.providers.length} providers, ${dataset.endpoints.length} endpoints, ${dataset.series.reduce((n, s) => n + s.columns.length, 0)} measurement records (${elapsed()} s)`,
+      `loaded ${options.dataDir}: ${dataset.models.length} models, ${dataset.creators.length} creators, ` +
+        `${dataset.providers.length} providers, ${dataset.endpoints.length} endpoints, ` +
+        `${records} measurement records (${elapsed()} s)`,
     );
 
     const { asOf, builtAt, ctx } = shapingContext(dataset, options, (at) => newBuildId(options.outDir, at, digest));
     const { buildId } = ctx;
     const published = publishedIndexCount(dataset);
-    log(
-      `derived indices, prices and performance as of ${asOf.toISOString()}${published ? `; took ${published} published index values as given` : ''} (${elapsed()} s)`,
-    );
+    const publishedNote = published ? `; took ${published} published index values as given` : '';
+    log(`derived indices, prices and performance as of ${asOf.toISOString()}${publishedNote} (${elapsed()} s)`);
 
     tmpDir = join(options.outDir, `.tmp-${buildId}`);
     mkdirSync(tmpDir);
@@ -305,13 +313,13 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
       packBytes: pack.stats.packBytes,
       seconds: Number(elapsed()),
     };
+    const corruptNote = pack.stats.corruptPrevious
+      ? `; ${pack.stats.corruptPrevious} bodies of the previous build failed their checksum and were compressed anew`
+      : '';
     log(
-      `built snapshot ${buildId}: ${summary.entries} entries, ${summary.bodies} distinct bodies (${summary.reused} compressed bodies reused), ` +
-        `${(summary.identityBytes / 1e6).toFixed(1)} MB of JSON, pack ${(summary.packBytes / 1e6).toFixed(1)} MB, in ${summary.seconds} s` +
-        (pack.stats.corruptPrevious
-          ? `; ${pack.stats.corruptPrevious} bodies of the previous build failed their checksum and were compressed anew`
-          : '') +
-        (removed.length ? `; pruned ${removed.length} old snapshot${removed.length === 1 ? '' : 's'}` : ''),
+      `built snapshot ${buildId}: ${summary.entries} entries, ${summary.bodies} distinct bodies ` +
+        `(${summary.reused} compressed bodies reused), ${(summary.identityBytes / 1e6).toFixed(1)} MB of JSON, ` +
+        `pack ${(summary.packBytes / 1e6).toFixed(1)} MB, in ${summary.seconds} s${corruptNote}${prunedNote(removed)}`,
     );
     return summary;
   } finally {

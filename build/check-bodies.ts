@@ -17,9 +17,8 @@ export type Produced = ProducedBody | EmptyPage | ProducedFragments;
 
 export class BodySchemaError extends Error {
   constructor(readonly failures: string[]) {
-    super(
-      `${failures.length} response bod${failures.length === 1 ? 'y does' : 'ies do'} not match their route's schema:\n${failures.slice(0, 20).join('\n')}`,
-    );
+    const bodies = failures.length === 1 ? 'body does' : 'bodies do';
+    super(`${failures.length} response ${bodies} not match their route's schema:\n${failures.slice(0, 20).join('\n')}`);
     this.name = 'BodySchemaError';
   }
 }

@@ -42,7 +42,9 @@ export function checkData(options: BuildOptions): CheckSummary {
     seconds: Number(((performance.now() - started) / 1000).toFixed(1)),
   };
   log(
-    `check passed: ${summary.files} files, ${summary.models} models, ${summary.providers} providers, ${summary.answers} answers held to their schemas; a build would be ${buildId}; nothing written (${summary.seconds} s)`,
+    `check passed: ${summary.files} files, ${summary.models} models, ${summary.providers} providers, ` +
+      `${summary.answers} answers held to their schemas; a build would be ${buildId}; ` +
+      `nothing written (${summary.seconds} s)`,
   );
   return summary;
 }

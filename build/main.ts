@@ -68,9 +68,8 @@ async function main(): Promise<void> {
       process.exitCode = 2;
     } else if (error instanceof DatasetError) {
       const unchanged = failed === 'build failed' ? '; the current snapshot is unchanged' : '';
-      console.error(
-        `${failed}: ${error.problems.length} problem${error.problems.length === 1 ? '' : 's'} in the datasets${unchanged}`,
-      );
+      const problems = `${error.problems.length} problem${error.problems.length === 1 ? '' : 's'}`;
+      console.error(`${failed}: ${problems} in the datasets${unchanged}`);
       for (const problem of error.problems) console.error(`  ${formatProblem(problem)}`);
       process.exitCode = 1;
     } else if (error instanceof BodySchemaError) {

@@ -24,9 +24,8 @@ export function formatProblem({ file, record, pointer, message, at }: Problem): 
 
 export class DatasetError extends Error {
   constructor(readonly problems: Problem[]) {
-    super(
-      `${problems.length} problem${problems.length === 1 ? '' : 's'} in the datasets:\n${problems.map(formatProblem).join('\n')}`,
-    );
+    const count = `${problems.length} problem${problems.length === 1 ? '' : 's'}`;
+    super(`${count} in the datasets:\n${problems.map(formatProblem).join('\n')}`);
     this.name = 'DatasetError';
   }
 }

@@ -94,7 +94,10 @@ function headerLines(headers: Record<string, string>): string {
 
 function postHead(options: UploadOptions): string {
   const extra = headerLines(options.headers);
-  return `POST ${options.path} HTTP/1.1\r\nHost: attacker\r\nContent-Type: application/json\r\nContent-Length: ${options.bytes}\r\nConnection: close\r\n${extra}\r\n`;
+  return (
+    `POST ${options.path} HTTP/1.1\r\nHost: attacker\r\nContent-Type: application/json\r\n` +
+    `Content-Length: ${options.bytes}\r\nConnection: close\r\n${extra}\r\n`
+  );
 }
 
 /**
@@ -191,7 +194,8 @@ export type SlowOutcome = number | 'reset' | 'closed' | 'open';
 export async function slowFlood(options: SlowOptions): Promise<Flood & { outcomes(): SlowOutcome[] }> {
   const head =
     options.kind === 'post'
-      ? 'POST /api/v2/critpt/evaluate HTTP/1.1\r\nHost: attacker\r\nContent-Type: application/json\r\nContent-Length: 100000000\r\n\r\n'
+      ? 'POST /api/v2/critpt/evaluate HTTP/1.1\r\nHost: attacker\r\n' +
+        'Content-Type: application/json\r\nContent-Length: 100000000\r\n\r\n'
       : 'GET /api/v2/language/models HTTP/1.1\r\nHost: attacker\r\n';
   const outcomes = new Map<Socket, SlowOutcome>();
   const flood = await openFlood(

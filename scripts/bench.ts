@@ -17,7 +17,9 @@ import { killAll } from './bench/processes.ts';
 import { scale } from './bench/scale.ts';
 import { flagsOrExit } from '../src/shared/flags.ts';
 
-const USAGE = `usage: npm run bench -- [--duration S] [--connections N,N,...] [--rounds N] [--baseline DIR] [--pin] [--scale [--factors F,F,...]]
+const USAGE =
+  'usage: npm run bench -- [--duration S] [--connections N,N,...] [--rounds N] [--baseline DIR] [--pin] ' +
+  `[--scale [--factors F,F,...]]
 
   --duration S         seconds of load per run (default 6)
   --connections N,...  wrk connection counts (default 16,64)

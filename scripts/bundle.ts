@@ -30,7 +30,9 @@ export async function bundle(outdir = BUNDLE_DIR): Promise<string[]> {
       legalComments: 'inline',
       // ajv is CommonJS and calls require(); give the ES module bundle one.
       banner: {
-        js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
+        js:
+          "import { createRequire as __bundleRequire } from 'node:module'; " +
+          'const require = __bundleRequire(import.meta.url);',
       },
       logLevel: 'warning',
     });

@@ -144,7 +144,8 @@ async function main(): Promise<void> {
       .join(', ')}`,
   );
   console.log(
-    `  JSON datasets ${mb(bytes.json)}, media arenas ${mb(bytes.media)}, measurements ${mb(bytes.measurements)} gzipped`,
+    `  JSON datasets ${mb(bytes.json)}, media arenas ${mb(bytes.media)}, ` +
+      `measurements ${mb(bytes.measurements)} gzipped`,
   );
   console.log(`  done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }

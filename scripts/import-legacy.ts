@@ -284,11 +284,14 @@ export function importLegacy(
       ? `the dump's date ${day}`
       : `the newest measurement already in ${dataDir}, after the dump's date ${day}`;
   log(
-    `  measurement records (prompt type ${PROMPT_TYPE}) dated ${new Date(recordsAt).toISOString()}: ${dated}, so the next build's medians include them`,
+    `  measurement records (prompt type ${PROMPT_TYPE}) dated ${new Date(recordsAt).toISOString()}: ${dated}, ` +
+      "so the next build's medians include them",
   );
   if (newest !== null && dumpTime > newest) {
     log(
-      `  note: the dump is newer than the folder's newest measurement (${new Date(newest).toISOString()}); the next build's statistics window ends at the dump's date, so older measurements count only within --stats-days (default 14) of it`,
+      `  note: the dump is newer than the folder's newest measurement (${new Date(newest).toISOString()}); ` +
+        "the next build's statistics window ends at the dump's date, " +
+        'so older measurements count only within --stats-days (default 14) of it',
     );
   }
   line('creators', creators.tally);
@@ -297,8 +300,10 @@ export function importLegacy(
   line('endpoints', endpoints.tally);
   line('measurement series', measurements.tally);
   const unmeasured = items.length - [...mapped.records.values()].filter((r) => r.length > 0).length;
+  const unpriced = items.length - mapped.endpoints.length;
   log(
-    `  ${unmeasured} models unmeasured upstream (zero speeds, now null); ${items.length - mapped.endpoints.length} with neither prices nor speeds (no endpoint)`,
+    `  ${unmeasured} models unmeasured upstream (zero speeds, now null); ` +
+      `${unpriced} with neither prices nor speeds (no endpoint)`,
   );
   for (const [key, count] of mapped.skipped) log(`  skipped ${key}: no counterpart here (${count} values)`);
   if (options.dryRun) return;

@@ -44,7 +44,8 @@ export function audited<T>(
     };
     const warn = (error: unknown) =>
       io.err(
-        `keys: warning: ${action} of ${record.id} was made but not written to the audit trail: ${(error as Error).message}`,
+        `keys: warning: ${action} of ${record.id} was made ` +
+          `but not written to the audit trail: ${(error as Error).message}`,
       );
     return whenReady(
       recover(() => admin.audit.append(entry), warn),
@@ -68,6 +69,12 @@ function auditLimit(text: string | undefined): number {
   if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > AUDIT_READ_MAX)
     throw new UsageError(`--limit must be an integer from 1 to ${AUDIT_READ_MAX}, got ${JSON.stringify(text)}`);
   return Number(text);
+}
+
+/** One line of `audit`: when, who, from where, what, and the changes when there are any. */
+function auditLine(e: AuditEntry): string {
+  const changes = Object.keys(e.changes).length ? ` ${JSON.stringify(e.changes)}` : '';
+  return `${e.at}  ${e.actor} (${e.actor_name}) from ${e.from}  ${e.action} ${e.key}${changes}`;
 }
 
 /** admin-token create|list|revoke and audit. */
@@ -97,7 +104,8 @@ export function performTokenOrAudit(
         io.err(`created admin token ${record.id} (${record.name})`);
         io.out(token);
         io.err(
-          'This token is shown only once; the store keeps only its hash. Send it as Authorization: Bearer TOKEN to the admin listener, or sign in with it at /admin/.',
+          'This token is shown only once; the store keeps only its hash. ' +
+            'Send it as Authorization: Bearer TOKEN to the admin listener, or sign in with it at /admin/.',
         );
       });
     }
@@ -115,10 +123,13 @@ export function performTokenOrAudit(
           );
       });
     case 'admin-token revoke':
-      if (!ADMIN_TOKEN_ID_PATTERN.test(operands[0]))
+      if (!ADMIN_TOKEN_ID_PATTERN.test(operands[0])) {
+        // A whole token given for an id is not echoed back.
+        const given = operands[0].startsWith(ADMIN_TOKEN_PREFIX) ? `${ADMIN_TOKEN_PREFIX}...` : operands[0];
         throw new UsageError(
-          `not an admin token id: ${JSON.stringify(operands[0].startsWith(ADMIN_TOKEN_PREFIX) ? `${ADMIN_TOKEN_PREFIX}...` : operands[0])} (ids look like adm_0123456789ab; see admin-token list)`,
+          `not an admin token id: ${JSON.stringify(given)} (ids look like adm_0123456789ab; see admin-token list)`,
         );
+      }
       return whenReady(
         whenReady(
           admin.tokens.revoke(operands[0], systemClock),
@@ -137,15 +148,7 @@ export function performTokenOrAudit(
       return whenReady(admin.audit.latest(auditLimit(values.limit)), (entries) => {
         if (json) io.out(JSON.stringify(entries, null, 2));
         else if (entries.length === 0) io.err(`no changes recorded in ${admin.where} yet`);
-        else
-          io.out(
-            entries
-              .map(
-                (e) =>
-                  `${e.at}  ${e.actor} (${e.actor_name}) from ${e.from}  ${e.action} ${e.key}${Object.keys(e.changes).length ? ` ${JSON.stringify(e.changes)}` : ''}`,
-              )
-              .join('\n'),
-          );
+        else io.out(entries.map(auditLine).join('\n'));
       });
     default:
       throw new Error(`unreachable: no command ${command}`);

@@ -52,7 +52,9 @@ async function prepare(): Promise<{ demo: IssuedKey[] | null; stateDir: string }
   }
   if (options === 'help') {
     console.log(
-      `usage: npm start [-- options]\n\nBuilds data/ into the snapshot folder when it changed, creates demo keys on the first start,\nthen runs the server with these options:\n\n${usage()}`,
+      'usage: npm start [-- options]\n\n' +
+        'Builds data/ into the snapshot folder when it changed, creates demo keys on the first start,\n' +
+        `then runs the server with these options:\n\n${usage()}`,
     );
     process.exit(0);
   }

@@ -8,5 +8,7 @@ import { sha256 } from '../../src/shared/sha256.ts';
 export function uuidFrom(text: string): string {
   const hex = sha256(text, 'hex');
   const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  const version = `8${hex.slice(13, 16)}`;
+  const clockSeq = `${variant}${hex.slice(17, 20)}`;
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${version}-${clockSeq}-${hex.slice(20, 32)}`;
 }

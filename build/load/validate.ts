@@ -52,7 +52,9 @@ export function locateSyntaxError(text: string, message: string): { reason: stri
   const from = Math.max(lineStart, offset - EXCERPT_REACH);
   const shown = text.slice(from, Math.min(lineEnd, offset + EXCERPT_REACH)).replaceAll('\t', ' ');
   const gutter = `    ${line} | `;
-  const excerpt = `${gutter}${from > lineStart ? '…' : ''}${shown}\n${' '.repeat(gutter.length - 2)}| ${' '.repeat(offset - from + (from > lineStart ? 1 : 0))}^`;
+  const ellipsis = from > lineStart ? '…' : '';
+  const caret = `${' '.repeat(gutter.length - 2)}| ${' '.repeat(offset - from + ellipsis.length)}^`;
+  const excerpt = `${gutter}${ellipsis}${shown}\n${caret}`;
   return { reason, at: { line, column, excerpt } };
 }
 

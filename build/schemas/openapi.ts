@@ -102,7 +102,8 @@ const CRITPT_VERDICT = { $ref: `${COMPONENT_REF}CritptVerdict` };
 const CRITPT_EVENT = {
   type: 'object',
   description:
-    'With stream_progress=true and a grader that streams: one event a line as grading goes, ending with a result or an error event.',
+    'With stream_progress=true and a grader that streams: one event a line as grading goes, ' +
+    'ending with a result or an error event.',
   required: ['type'],
   properties: {
     type: { enum: ['progress', 'result', 'error'] },
@@ -227,7 +228,11 @@ function operationOf(
   if (!route.public) operation['x-tiers'] = route.tiers;
   if (route.answer === 'critpt') {
     operation.description =
-      "The whole public problem set, each problem exactly once: every id GET /api/v2/critpt/problems lists (the example's ids are made up). The query string is passed to the grader as it is. With stream_progress=true and a grader that streams, the answer is application/x-ndjson: progress events as they happen, ending with a result or an error event.";
+      'The whole public problem set, each problem exactly once: ' +
+      "every id GET /api/v2/critpt/problems lists (the example's ids are made up). " +
+      'The query string is passed to the grader as it is. ' +
+      'With stream_progress=true and a grader that streams, the answer is application/x-ndjson: ' +
+      'progress events as they happen, ending with a result or an error event.';
     parameters.push({
       name: 'stream_progress',
       in: 'query',
@@ -270,7 +275,8 @@ export function openApiDocument(options: DocumentOptions = {}): Record<string, u
       title: 'Benchmark Data API',
       version: '2.0',
       description:
-        'Model benchmark, pricing and performance data, graded by API-key tier (free, pro, commercial) with daily quotas. Generated from the route table and the response schemas.',
+        'Model benchmark, pricing and performance data, graded by API-key tier (free, pro, commercial) ' +
+        'with daily quotas. Generated from the route table and the response schemas.',
       // OpenAPI 3.1 asks for a url or an SPDX identifier; these terms are no published license,
       // so an SPDX reference of our own (`LicenseRef-`) names them, and `name` says what they are.
       license: {
@@ -296,7 +302,8 @@ export function openApiDocument(options: DocumentOptions = {}): Record<string, u
           },
           example: {
             error:
-              'Invalid prompt_type. Valid options: medium, long, 100k, vision_single_image, medium_coding, medium_parallel',
+              'Invalid prompt_type. Valid options: ' +
+              'medium, long, 100k, vision_single_image, medium_coding, medium_parallel',
             details: { field: 'prompt_type', value: 'huge' },
           },
         },

@@ -41,8 +41,10 @@ const API_ROOT = '/api/v2';
 function curlExample(route: Route): string {
   const path = route.slugOf ? route.path.replace('{slug}', SLUG_VARIABLES[route.slugOf]) : route.path;
   const url = path.startsWith(`${API_ROOT}/`) ? `$API${path.slice(API_ROOT.length)}` : `$BASE${path}`;
-  if (route.method === 'POST')
-    return `curl -s -X POST -H "x-api-key: $KEY" -H "content-type: application/json" --data @examples/critpt-batch.json "${url}"`;
+  if (route.method === 'POST') {
+    const headers = '-H "x-api-key: $KEY" -H "content-type: application/json"';
+    return `curl -s -X POST ${headers} --data @examples/critpt-batch.json "${url}"`;
+  }
   return route.public ? `curl -s "${url}"` : `curl -s -H "x-api-key: $KEY" "${url}"`;
 }
 
@@ -55,9 +57,13 @@ export interface FrontDoorOptions {
 export function frontDoor(ctx: BuildContext, served: ReadonlySet<string>, options: FrontDoorOptions): FrontDoor {
   const listed = ROUTES.filter((r) => !r.id.startsWith('index') && (options.metrics || r.answer !== 'metrics'));
   const operational = listed.filter((r) => r.public && !r.path.startsWith(API_ROOT)).map((r) => r.path);
+  const operationalList = `${operational.slice(0, -1).join(', ')} and ${operational.at(-1)}`;
   return {
     service: SERVICE_NAME,
-    description: `Read-only JSON API for model benchmark, pricing and performance data. Send your key in the x-api-key header; the OpenAPI document describes every route. ${curlVariables(`${operational.slice(0, -1).join(', ')} and ${operational.at(-1)}`)}`,
+    description:
+      'Read-only JSON API for model benchmark, pricing and performance data. ' +
+      'Send your key in the x-api-key header; the OpenAPI document describes every route. ' +
+      curlVariables(operationalList),
     snapshot: {
       build_id: ctx.buildId ?? '',
       data_as_of: new Date(ctx.asOf).toISOString(),
@@ -76,6 +82,14 @@ export function frontDoor(ctx: BuildContext, served: ReadonlySet<string>, option
   };
 }
 
+/** The page's only styling, inline so there is nothing more to fetch. */
+const STYLE =
+  'body{font-family:sans-serif;max-width:70em;margin:2em auto;padding:0 1em}' +
+  'td{vertical-align:top;padding:.2em .5em}' +
+  'pre{margin:0 0 .6em;background:#f4f4f4;padding:.3em;overflow-x:auto}';
+
+const VIEWPORT = '<meta name="viewport" content="width=device-width, initial-scale=1">';
+
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
@@ -84,19 +98,30 @@ function escapeHtml(text: string): string {
 export function frontDoorHtml(door: FrontDoor): string {
   const e = escapeHtml;
   const rows = door.routes
-    .map(
-      (r) =>
-        `<tr><td><code>${e(r.method)} ${e(r.path)}</code>${r.served ? '' : ' <em>(no data in this snapshot: 501)</em>'}</td><td>${e(r.summary)}</td><td>${e(r.tiers.join(', ') || 'no key')}</td><td>${e(r.query.join(', ') || '-')}</td></tr>\n<tr><td colspan="4"><pre>${e(r.example)}</pre></td></tr>`,
-    )
+    .map((r) => {
+      const unserved = r.served ? '' : ' <em>(no data in this snapshot: 501)</em>';
+      const cells = [
+        `<code>${e(r.method)} ${e(r.path)}</code>${unserved}`,
+        e(r.summary),
+        e(r.tiers.join(', ') || 'no key'),
+        e(r.query.join(', ') || '-'),
+      ];
+      return `<tr><td>${cells.join('</td><td>')}</td></tr>\n<tr><td colspan="4"><pre>${e(r.example)}</pre></td></tr>`;
+    })
     .join('\n');
+  const links = [
+    `<a href="${e(door.links.openapi)}">OpenAPI document</a>`,
+    `<a href="${e(door.links.healthz)}">/healthz</a>`,
+    `<a href="${e(door.links.readyz)}">/readyz</a>`,
+  ].join(' &middot; ');
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${e(door.service)}</title>
-<style>body{font-family:sans-serif;max-width:70em;margin:2em auto;padding:0 1em}td{vertical-align:top;padding:.2em .5em}pre{margin:0 0 .6em;background:#f4f4f4;padding:.3em;overflow-x:auto}</style>
+<html lang="en"><head><meta charset="utf-8">${VIEWPORT}<title>${e(door.service)}</title>
+<style>${STYLE}</style>
 </head><body>
 <h1>${e(door.service)}</h1>
 <p>${e(door.description)}</p>
 <p>Snapshot <code>${e(door.snapshot.build_id)}</code>, data as of ${e(door.snapshot.data_as_of)}.
-<a href="${e(door.links.openapi)}">OpenAPI document</a> &middot; <a href="${e(door.links.healthz)}">/healthz</a> &middot; <a href="${e(door.links.readyz)}">/readyz</a></p>
+${links}</p>
 <table>
 <tr><th>Route</th><th>What</th><th>Tiers</th><th>Query</th></tr>
 ${rows}

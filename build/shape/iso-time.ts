@@ -24,6 +24,9 @@ export function isoTimeWriter(): (ms: number) => string {
       dayStart = ms - intoDay;
       dayPart = new Date(dayStart).toISOString().slice(0, 11);
     }
-    return `${dayPart}${pad2(Math.floor(intoDay / 3_600_000))}:${pad2(Math.floor(intoDay / 60_000) % 60)}:${pad2(Math.floor(intoDay / 1000) % 60)}.${pad3(intoDay % 1000)}Z`;
+    const hours = pad2(Math.floor(intoDay / 3_600_000));
+    const minutes = pad2(Math.floor(intoDay / 60_000) % 60);
+    const seconds = pad2(Math.floor(intoDay / 1000) % 60);
+    return `${dayPart}${hours}:${minutes}:${seconds}.${pad3(intoDay % 1000)}Z`;
   };
 }

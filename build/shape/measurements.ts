@@ -86,15 +86,18 @@ export function measurementBlob(
         days.push(day);
         offsets.push(offset + (first ? 0 : 1));
       }
-      const json = `${first ? '' : ','}${JSON.stringify(measurementRecordAt(cols, i, isoTime, endpoint.endpoint.id, promptType))}`;
+      const record = measurementRecordAt(cols, i, isoTime, endpoint.endpoint.id, promptType);
+      const json = `${first ? '' : ','}${JSON.stringify(record)}`;
       chunks.push(json);
       offset += Buffer.byteLength(json);
       first = false;
     }
-    const head = `${JSON.stringify({ id: model.model.id, name: model.model.name, slug: model.model.slug }).slice(0, -1)},"measurements":[`;
+    const modelJson = JSON.stringify({ id: model.model.id, name: model.model.name, slug: model.model.slug });
+    const head = `${modelJson.slice(0, -1)},"measurements":[`;
     return { head, days, offsets, end: offset };
   });
   const { provider } = view;
-  const head = `{"tier":"commercial","data":${JSON.stringify({ id: provider.id, name: provider.name, slug: provider.slug }).slice(0, -1)},"models":[`;
+  const providerJson = JSON.stringify({ id: provider.id, name: provider.name, slug: provider.slug });
+  const head = `{"tier":"commercial","data":${providerJson.slice(0, -1)},"models":[`;
   return { data: Buffer.from(chunks.join('')), index: { head, tail: ']}}', models } };
 }

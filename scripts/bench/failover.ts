@@ -303,9 +303,21 @@ async function main(): Promise<void> {
       `${clients} clients, two servers, one primary, two replicas, three sentinels (down-after 2 s); ` +
         `quota ${quota} (liars: a Free key of limit ${FREE_LIMIT})\n`,
     );
-    console.log(
-      '| scenario | server | 200s | counted | uncounted | quota | over quota | 503s | 503 window s | not ready s (1 / 2) | other | /readyz said |',
-    );
+    const columns = [
+      'scenario',
+      'server',
+      '200s',
+      'counted',
+      'uncounted',
+      'quota',
+      'over quota',
+      '503s',
+      '503 window s',
+      'not ready s (1 / 2)',
+      'other',
+      '/readyz said',
+    ];
+    console.log(`| ${columns.join(' | ')} |`);
     console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
     let turn = 0;
     for (const scenario of scenarios) {

@@ -4,6 +4,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { firstAnswer, track } from './processes.ts';
 
+/** The headers our server sends with a br body, as the floor's source writes them (`body` is the body). */
+const FLOOR_HEADERS =
+  `({ 'Content-Type': 'application/json; charset=utf-8', ETag: '"0123456789abcdef.br"', Vary: 'Accept-Encoding', ` +
+  `'Cache-Control': 'private, max-age=300', 'Content-Encoding': 'br', 'X-Platform-Tier': 'commercial', ` +
+  `'X-RateLimit-Limit': 1000000000, 'X-RateLimit-Remaining': 999999999, 'X-RateLimit-Reset': 1795000000, ` +
+  `'Content-Length': body.length })`;
+
 /**
  * What node:http itself reaches on this machine: no key, no quota, no journal, the body of a
  * path taken from a map (the br files of nginx's root, read at start) and sent with the same
@@ -14,7 +21,7 @@ const FLOOR_SERVER = `import { createServer } from 'node:http';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 const [root, port] = process.argv.slice(2);
-const headersOf = (body) => ({ 'Content-Type': 'application/json; charset=utf-8', ETag: '"0123456789abcdef.br"', Vary: 'Accept-Encoding', 'Cache-Control': 'private, max-age=300', 'Content-Encoding': 'br', 'X-Platform-Tier': 'commercial', 'X-RateLimit-Limit': 1000000000, 'X-RateLimit-Remaining': 999999999, 'X-RateLimit-Reset': 1795000000, 'Content-Length': body.length });
+const headersOf = (body) => ${FLOOR_HEADERS};
 const answers = new Map();
 for (const file of readdirSync(root, { recursive: true })) {
   if (!file.endsWith('.br')) continue;

@@ -50,9 +50,9 @@ async function probe(path: string, headers: Record<string, string>, label: strin
     const started = performance.now();
     try {
       const { status, connectMs } = await ask(agent, path, headers, started);
-      process.stdout.write(
-        `${Date.now()} ${(performance.now() - started).toFixed(2)}${label ? ` ${label} ${status}` : ''}${fresh ? ` ${connectMs.toFixed(2)}` : ''}\n`,
-      );
+      const said = label ? ` ${label} ${status}` : '';
+      const connect = fresh ? ` ${connectMs.toFixed(2)}` : '';
+      process.stdout.write(`${Date.now()} ${(performance.now() - started).toFixed(2)}${said}${connect}\n`);
     } catch (error) {
       // The server stopping: the bench ends the probe first, so nothing to report, unless asked.
       if (fresh) process.stdout.write(`${Date.now()} error ${(error as NodeJS.ErrnoException).code ?? 'unknown'}\n`);

@@ -87,10 +87,13 @@ if (process.argv[3] === 'write') {
         if (run.status !== 0) throw new Error(`server: ${run.stderr}`);
         console.log(`${n} keys, format ${format} (${size} MB): ${run.stdout.trim()}`);
       }
-      if (format === 2)
-        console.log(
-          `${n} keys, keys command: ${JSON.stringify({ help_ms: keysCommand(keysBundle, dir, '--help'), list_ms: keysCommand(keysBundle, dir, 'list') })}`,
-        );
+      if (format === 2) {
+        const timings = {
+          help_ms: keysCommand(keysBundle, dir, '--help'),
+          list_ms: keysCommand(keysBundle, dir, 'list'),
+        };
+        console.log(`${n} keys, keys command: ${JSON.stringify(timings)}`);
+      }
     }
   } finally {
     rmSync(work, { recursive: true, force: true });

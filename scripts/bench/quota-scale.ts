@@ -83,9 +83,8 @@ if (process.argv[3]) {
     const dir = mkdtempSync(join(tmpdir(), 'quota-scale-'));
     try {
       run(layout, dir, windows);
-      console.log(
-        `${windows} windows, from ${layout === 'snapshot' ? 'quota.json' : `quota.json + ${JOURNAL_LINES} journal lines`}: ${run('start-stop', dir, windows)}`,
-      );
+      const from = layout === 'snapshot' ? 'quota.json' : `quota.json + ${JOURNAL_LINES} journal lines`;
+      console.log(`${windows} windows, from ${from}: ${run('start-stop', dir, windows)}`);
       if (layout === 'snapshot')
         console.log(`${windows} windows, background compaction: ${run('compaction', dir, windows)}`);
     } finally {

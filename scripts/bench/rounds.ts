@@ -116,9 +116,9 @@ export function runRounds(
       );
       loads.get(contender.name)!.push(load);
       const errors = load.errors ? ` ${load.errors} errors` : '';
-      console.log(
-        `${label.padEnd(34)} c=${String(options.connections).padEnd(3)} round ${round + 1}/${options.rounds} ${contender.name.padEnd(18)} ${load.rps.toFixed(0).padStart(7)} rps p99 ${load.p99Ms.toFixed(2)} ms${errors}`,
-      );
+      const run = `c=${String(options.connections).padEnd(3)} round ${round + 1}/${options.rounds}`;
+      const figures = `${load.rps.toFixed(0).padStart(7)} rps p99 ${load.p99Ms.toFixed(2)} ms${errors}`;
+      console.log(`${label.padEnd(34)} ${run} ${contender.name.padEnd(18)} ${figures}`);
     }
   }
   return new Map([...loads].map(([name, runs]) => [name, summarise(runs)]));

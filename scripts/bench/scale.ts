@@ -78,7 +78,8 @@ export async function scale(factors: number[]): Promise<void> {
     });
     await stop(server.child);
     console.log(
-      `${factor}x: ${models} models, build ${seconds.join(', ')} s, pack ${(built.packBytes / 1e6).toFixed(0)} MB, start-up ${startupMs.toFixed(0)} ms, RSS ${rows.at(-1)!.rssMb.toFixed(0)} MB, ${load.rps.toFixed(0)} rps`,
+      `${factor}x: ${models} models, build ${seconds.join(', ')} s, pack ${(built.packBytes / 1e6).toFixed(0)} MB, ` +
+        `start-up ${startupMs.toFixed(0)} ms, RSS ${rows.at(-1)!.rssMb.toFixed(0)} MB, ${load.rps.toFixed(0)} rps`,
     );
     rmSync(snapshot, { recursive: true, force: true });
   }

@@ -132,7 +132,15 @@ async function wrk(
   const script = join(work, 'load.lua');
   writeFileSync(
     script,
-    `local paths = {${paths.map((p) => JSON.stringify(p)).join(',')}}\nlocal i = 0\nrequest = function()\n  i = i + 1\n  return wrk.format("GET", paths[(i % #paths) + 1])\nend\n`,
+    [
+      `local paths = {${paths.map((p) => JSON.stringify(p)).join(',')}}`,
+      'local i = 0',
+      'request = function()',
+      '  i = i + 1',
+      '  return wrk.format("GET", paths[(i % #paths) + 1])',
+      'end',
+      '',
+    ].join('\n'),
   );
   const { stdout } = await run('wrk', [
     '-t1',

@@ -62,9 +62,8 @@ export async function setStage(): Promise<Stage> {
     grants: providerSlugs,
   }).key;
   const free = createKey(state, { tier: 'free', org: 'bench', user: 'f' }).key;
-  console.log(
-    `built the sample in ${built.seconds} s (${built.entries} entries, pack ${(built.packBytes / 1e6).toFixed(1)} MB); work folder ${work}`,
-  );
+  const pack = `pack ${(built.packBytes / 1e6).toFixed(1)} MB`;
+  console.log(`built the sample in ${built.seconds} s (${built.entries} entries, ${pack}); work folder ${work}`);
 
   const readBody = bodyReader(built.snapshotDir);
   const docroot = join(work, 'www');

@@ -41,7 +41,8 @@ function againstFloor(row: Row): TargetCheck[] {
     {
       target: `p99 ≤ ${FLOOR_P99_MAX}x the floor's: ${where}`,
       met: p99 <= FLOOR_P99_MAX,
-      figure: `${p99.toFixed(2)} (${ours.p99Ms.toFixed(2)} against ${floor.p99Ms.toFixed(2)} ms${nginxSays('p99Ms', 2)})`,
+      figure:
+        `${p99.toFixed(2)} (${ours.p99Ms.toFixed(2)} against ${floor.p99Ms.toFixed(2)} ms${nginxSays('p99Ms', 2)})`,
     },
   ];
 }
@@ -53,7 +54,8 @@ const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
  * server in the same rounds.
  */
 export function countingCostFigure(c: CountingCost): string {
-  return `${percent(c.cost)}, interval ${percent(c.interval[0])} to ${percent(c.interval[1])}; twin ${c.twinRatio.toFixed(2)}`;
+  const interval = `interval ${percent(c.interval[0])} to ${percent(c.interval[1])}`;
+  return `${percent(c.cost)}, ${interval}; twin ${c.twinRatio.toFixed(2)}`;
 }
 
 export function checkTargets(r: Results): TargetCheck[] {

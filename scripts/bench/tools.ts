@@ -15,7 +15,8 @@ export function ensureTools(): void {
   if (!missing) return;
   if (process.getuid?.() !== 0) {
     console.error(
-      `bench needs wrk and nginx with brotli_static. Install them with:\n  sudo apt-get install -y ${DEBIAN_PACKAGES.join(' ')}`,
+      'bench needs wrk and nginx with brotli_static. Install them with:\n' +
+        `  sudo apt-get install -y ${DEBIAN_PACKAGES.join(' ')}`,
     );
     process.exit(1);
   }

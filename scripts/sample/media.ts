@@ -69,7 +69,9 @@ export interface MediaOptions {
 function mediaCreators(rng: Rng, count: number): ModelCreator[] {
   const words = rng.shuffle(MEDIA_CREATOR_WORDS);
   return Array.from({ length: count }, (_, i) => {
-    const name = `${words[i % words.length]} ${MEDIA_CREATOR_SUFFIXES[i % MEDIA_CREATOR_SUFFIXES.length]}${i >= words.length ? ` ${Math.floor(i / words.length) + 1}` : ''}`;
+    const suffix = MEDIA_CREATOR_SUFFIXES[i % MEDIA_CREATOR_SUFFIXES.length];
+    const number = i >= words.length ? ` ${Math.floor(i / words.length) + 1}` : '';
+    const name = `${words[i % words.length]} ${suffix}${number}`;
     return {
       id: rng.uuid(),
       slug: name.toLowerCase().replace(/[^a-z0-9]+/g, '-'),
@@ -214,7 +216,8 @@ function arenaEntries(
   const stems = FAMILY_STEMS[family];
   for (let f = 0; entries.length < options.entries; f++) {
     const creator = creators[rng.int(0, creators.length - 1)];
-    const stem = `${stems[f % stems.length]}${f >= stems.length ? ` ${String.fromCharCode(65 + Math.floor(f / stems.length) - 1)}` : ''}`;
+    const letter = f >= stems.length ? ` ${String.fromCharCode(65 + Math.floor(f / stems.length) - 1)}` : '';
+    const stem = `${stems[f % stems.length]}${letter}`;
     const versions = Math.min(rng.int(1, 4), options.entries - entries.length);
     let released = options.asOfMs - rng.int(200, 900) * DAY_MS;
     let previous: MediaEntry | null = null;

@@ -19,7 +19,8 @@ export const BASE_COUNTS = { models: 320, creators: 45, providers: 45, arenaEntr
 export const DEFAULT_OPTIONS: SampleOptions = { out: 'data', seed: 20261120, asOf: '2026-11-20', ...BASE_COUNTS };
 
 export const USAGE =
-  'usage: npm run generate:sample -- [--out DIR] [--seed N] [--as-of YYYY-MM-DD] [--scale F] [--models N] [--creators N] [--providers N] [--arena-entries N]';
+  'usage: npm run generate:sample -- [--out DIR] [--seed N] [--as-of YYYY-MM-DD] [--scale F] ' +
+  '[--models N] [--creators N] [--providers N] [--arena-entries N]';
 
 /** The counts of a dataset `scale` times the committed sample's (at least one of each). */
 export function scaledCounts(scale: number): Pick<SampleOptions, 'models' | 'creators' | 'providers' | 'arenaEntries'> {

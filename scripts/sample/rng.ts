@@ -100,6 +100,8 @@ export class Rng {
       .map((w) => w.toString(16).padStart(8, '0'))
       .join('');
     const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
-    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+    const version = `4${hex.slice(13, 16)}`;
+    const clockSeq = `${variant}${hex.slice(17, 20)}`;
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${version}-${clockSeq}-${hex.slice(20, 32)}`;
   }
 }

@@ -110,7 +110,8 @@ export class KeyChanges {
     this.outcomes.push(outcome);
     if (reply.status !== expected)
       this.failures.push(
-        `key ${change}: the next request answered ${reply.status}, not ${expected}: ${reply.body.toString().slice(0, 120)}`,
+        `key ${change}: the next request answered ${reply.status}, not ${expected}: ` +
+          reply.body.toString().slice(0, 120),
       );
   }
 }

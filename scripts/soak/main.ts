@@ -81,10 +81,12 @@ async function lossAllowed(options: SoakOptions, own: SentinelSet | null): Promi
   if (options.store === 'file' || !options.store.sentinel) return () => 0;
   const { masterName } = options.store.sentinel;
   const replicas = own ? own.nodes.length - 1 : await externalReplicas(options);
+  const everyCounted = options.replicas.count >= replicas;
+  const held = everyCounted ? 'every 200 must be counted' : "a failover may lose up to 1% of a scope's 200s";
   console.log(
-    `soak: on Sentinel, ${replicas} replicas, --store-replicas ${options.replicas.count}: ${options.replicas.count >= replicas ? 'every 200 must be counted' : "a failover may lose up to 1% of a scope's 200s"} (${masterName})`,
+    `soak: on Sentinel, ${replicas} replicas, --store-replicas ${options.replicas.count}: ${held} (${masterName})`,
   );
-  return options.replicas.count >= replicas ? () => 0 : (answered) => Math.ceil(answered / 100);
+  return everyCounted ? () => 0 : (answered) => Math.ceil(answered / 100);
 }
 
 /** The replicas a given set's first sentinel lists. */
@@ -197,14 +199,24 @@ export async function soak(cleanup: SoakCleanup): Promise<boolean> {
   const ok = failures.length === 0 && load.mixed === 0 && quota.mismatches.length === 0;
   const where = options.store === 'file' ? 'the state folder' : storeLabel(options.store);
   const restarts = servers.startMs.slice(options.servers);
+  const servedBy = `${options.servers} server${options.servers > 1 ? 's' : ''} on ${where}`;
+  const requests =
+    `${load.requests} requests (${load.statusSummary()}; ${load.cutTotal()} cut by ${servers.kills} kills)`;
+  const quotaHeld = quota.mismatches.length
+    ? `wrong for ${quota.mismatches.join('; ')}`
+    : `${quotaRule(options, onSentinel)} for ${quota.scopes} scopes`;
+  const restartNote = restarts.length ? `, restarts up to ${Math.max(...restarts).toFixed(0)} ms` : '';
   printVerdict({
     ok,
     headline:
-      `${options.minutes} min, ${options.servers} server${options.servers > 1 ? 's' : ''} on ${where}, ${load.requests} requests (${load.statusSummary()}; ${load.cutTotal()} cut by ${servers.kills} kills), ${rebuilds} rebuilds, ` +
-      `${corruptions} corrupt builds switched in (${load.refusedCorrupt} answers refused as corrupt), ${failures.length} failures, ${load.mixed} wrong or mixed bodies, quota ${quota.mismatches.length ? `wrong for ${quota.mismatches.join('; ')}` : `${quotaRule(options, onSentinel)} for ${quota.scopes} scopes`}`,
-    seeded: `${seeded}; the first server listened ${firstStartMs.toFixed(0)} ms after spawn${restarts.length ? `, restarts up to ${Math.max(...restarts).toFixed(0)} ms` : ''}`,
+      `${options.minutes} min, ${servedBy}, ${requests}, ${rebuilds} rebuilds, ` +
+      `${corruptions} corrupt builds switched in (${load.refusedCorrupt} answers refused as corrupt), ` +
+      `${failures.length} failures, ${load.mixed} wrong or mixed bodies, quota ${quotaHeld}`,
+    seeded: `${seeded}; the first server listened ${firstStartMs.toFixed(0)} ms after spawn${restartNote}`,
     failovers: faults
-      ? `${faults.outcomes.join('; ') || 'none (the run was shorter than the first at 45 s)'}; ${quota.delivered} 200s delivered, ${quota.counted} counted, ${quota.lost} lost, ${load.unavailableTotal()} answered 503 while a failover lasted`
+      ? `${faults.outcomes.join('; ') || 'none (the run was shorter than the first at 45 s)'}; ` +
+        `${quota.delivered} 200s delivered, ${quota.counted} counted, ${quota.lost} lost, ` +
+        `${load.unavailableTotal()} answered 503 while a failover lasted`
       : null,
     keyChanges: keyChanges.outcomes,
     healthz: probe.healthz,
@@ -228,5 +240,8 @@ function storeFaultTarget(options: SoakOptions, own: SentinelSet | null) {
 function quotaRule(options: SoakOptions, onSentinel: boolean): string {
   if (options.store === 'file') return 'within bounds (served <= counted <= served + cut + a lease a kill)';
   if (!onSentinel) return 'exact';
-  return 'within bounds (served - the loss the setting allows <= counted <= served + cut + 503s while a failover lasted)';
+  return (
+    'within bounds (served - the loss the setting allows <= counted <= served + cut + 503s ' +
+    'while a failover lasted)'
+  );
 }

@@ -45,7 +45,8 @@ export async function quotaMismatches(servers: SoakServers, keys: LoadKey[], loa
     lost += Math.max(0, sent - count);
     if (count < sent - bounds.lossAllowed(sent) || count > sent + cut + refused + leases) {
       mismatches.push(
-        `${scope}: counted ${count}, answered 200 ${sent}, cut ${cut}, 503 in failovers ${refused}, leases unused at kills up to ${leases}`,
+        `${scope}: counted ${count}, answered 200 ${sent}, cut ${cut}, 503 in failovers ${refused}, ` +
+          `leases unused at kills up to ${leases}`,
       );
     }
   }
@@ -77,7 +78,11 @@ function keyChangeLine(outcomes: KeyChangeOutcome[]): string {
     const done = outcomes.filter((o) => o.change === change);
     const took = done.filter((o) => o.status === o.expected).length;
     const worst = (pick: (o: KeyChangeOutcome) => number) => ms(Math.max(...done.map(pick)));
-    return `${done.length} ${change === 'create' ? 'created' : 'revoked'} (${took} of ${done.length} took effect on the next request, ${change === 'create' ? '200' : '401'}; keys command up to ${worst((o) => o.commandMs)}, that request up to ${worst((o) => o.answerMs)})`;
+    const [verb, status] = change === 'create' ? ['created', '200'] : ['revoked', '401'];
+    return (
+      `${done.length} ${verb} (${took} of ${done.length} took effect on the next request, ${status}; ` +
+      `keys command up to ${worst((o) => o.commandMs)}, that request up to ${worst((o) => o.answerMs)})`
+    );
   };
   return `${of('create')}, ${of('revoke')}`;
 }
@@ -88,10 +93,14 @@ export function printVerdict(v: Verdict): void {
   if (v.failovers) console.log(`  failovers: ${v.failovers}`);
   console.log(`  key changes: ${keyChangeLine(v.keyChanges)}`);
   console.log(
-    `  stall probe: /healthz every 100 ms, ${quantiles(v.healthz)}; while attackers were held, ${quantiles(v.attacked)}`,
+    `  stall probe: /healthz every 100 ms, ${quantiles(v.healthz)}; ` +
+      `while attackers were held, ${quantiles(v.attacked)}`,
   );
   console.log(
-    `  attackers: ${v.attackRounds} rounds of 300 connections x 50 unread pipelined requests and 1 x 1,400, 20 CritPt posts of 4 MB and 200 trickling at 10 B/s, 404s with an 8,100-character segment, stdout unread every other round; peak resident memory of a server ${v.peakMb.toFixed(0)} MB (limit ${v.residentLimitMb})`,
+    `  attackers: ${v.attackRounds} rounds of 300 connections x 50 unread pipelined requests and 1 x 1,400, ` +
+      '20 CritPt posts of 4 MB and 200 trickling at 10 B/s, 404s with an 8,100-character segment, ' +
+      'stdout unread every other round; ' +
+      `peak resident memory of a server ${v.peakMb.toFixed(0)} MB (limit ${v.residentLimitMb})`,
   );
   console.log(
     `  access log: ${v.droppedLines} lines dropped while stdout went unread, said in ${v.dropNotices} notices`,
