@@ -83,6 +83,11 @@ const COMMANDS: Record<string, { operands: readonly string[]; options: readonly 
 
 const CONSOLE: Output = { out: (text) => console.log(text), err: (text) => console.error(text) };
 
+/** The commands, a group's (`admin-token create`, `admin-token list`...) as one entry. */
+function commandNames(): string[] {
+  return [...new Set(Object.keys(COMMANDS).map((name) => name.replace(/ .*/, ' create|list|revoke')))];
+}
+
 function parse(argv: string[]) {
   const { values, given, positionals, help } = readFlags(KEYS_FLAGS, argv, process.env, { positionals: true });
   if (help) return { command: 'help', operands: [], values };
@@ -94,10 +99,7 @@ function parse(argv: string[]) {
       : [first, ...rest];
   if (command === undefined) throw new UsageError('no command given');
   const spec = COMMANDS[command];
-  if (!spec)
-    throw new UsageError(
-      `unknown command ${JSON.stringify(command)}; commands: ${[...new Set(Object.keys(COMMANDS).map((name) => name.replace(/ .*/, ' create|list|revoke')))].join(', ')}`,
-    );
+  if (!spec) throw new UsageError(`unknown command ${JSON.stringify(command)}; commands: ${commandNames().join(', ')}`);
   if (operands.length !== spec.operands.length) {
     const expected = spec.operands.length === 0 ? 'no arguments' : spec.operands.join(' ');
     throw new UsageError(
@@ -170,7 +172,8 @@ function usageLimits(recorded: RecordedLimits | null, where: string, io: Output)
   }
   const limits = environmentLimits();
   io.err(
-    `no server has recorded its limits in ${where} yet; counting against the environment's (QUOTA_*) or the defaults: ${describe(limits)}`,
+    `no server has recorded its limits in ${where} yet; ` +
+      `counting against the environment's (QUOTA_*) or the defaults: ${describe(limits)}`,
   );
   return limits;
 }
@@ -341,7 +344,8 @@ function execute(argv: string[], io: Output): Eventually<void> {
 function failed(error: unknown, io: Output): number {
   if (error instanceof UsageError || error instanceof KeyInputError) {
     io.err(
-      `keys: ${error.message}\n(npm run -s keys -- --help, or node dist/keys.mjs --help, lists the commands and options)`,
+      `keys: ${error.message}\n` +
+        '(npm run -s keys -- --help, or node dist/keys.mjs --help, lists the commands and options)',
     );
     return 2;
   }

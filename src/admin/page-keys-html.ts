@@ -90,7 +90,8 @@ ${option('', 'default', scope)}${option('user', 'user', scope)}${option('org', '
 <label>Quota, requests / 24 h (commercial only; empty: server default) <input type="number" name="quota" min="1" ` +
     `max="1000000000" step="1" value="${text('quota')}"></label>
 <label class="wide">Grants: provider slugs, separated by commas or spaces (commercial only)
-<textarea name="grants" rows="2" spellcheck="false" placeholder="${escapeHtml(page.providers.slice(0, 2).join(', '))}">${text('grants')}</textarea></label>
+<textarea name="grants" rows="2" spellcheck="false" ` +
+    `placeholder="${escapeHtml(page.providers.slice(0, 2).join(', '))}">${text('grants')}</textarea></label>
 <label class="check"><input type="checkbox" name="critpt" ` +
     `value="true"${values.get('critpt') === 'true' ? ' checked' : ''}> Approved for CritPt grading</label>
 <div><button type="submit" class="primary">Create key</button></div>
