@@ -16,10 +16,17 @@ import { loadKeys } from '../../src/keys/file.ts';
 import { get, type Reply } from '../helpers/http.ts';
 import { ROOT, spawnServer, START_GUARD_MS, stopProcess, type ServerProcess } from '../helpers/process.ts';
 import { buildFixture } from '../helpers/server.ts';
+import { stagedBundle } from '../helpers/staged-bundle.ts';
 import { otherUser } from '../helpers/users.ts';
 import { until } from '../helpers/wait.ts';
 
 const other = otherUser();
+/**
+ * The server as the other user runs bundled (dist/server.mjs), staged where that user can read it:
+ * it may not reach the checkout or its node_modules (a clone in a 0700 folder). As the test's own
+ * user it runs from source.
+ */
+const entry = other ? [(await stagedBundle()).server] : undefined;
 const PAGE = '/api/v2/language/models/free';
 
 /** Removed at exit too, so a failed assertion leaves nothing behind (root removes any owner's files). */
@@ -58,7 +65,7 @@ function giveBack(): void {
 }
 
 function start(grace: number): Promise<ServerProcess> {
-  return spawnServer(['--port', '0', '--snapshot', snapshotDir, '--state', state, '--keys-grace', String(grace), '--quiet'], undefined, START_GUARD_MS, other?.runAs);
+  return spawnServer(['--port', '0', '--snapshot', snapshotDir, '--state', state, '--keys-grace', String(grace), '--quiet'], entry, START_GUARD_MS, other?.runAs);
 }
 
 const lines = (server: ServerProcess, pattern: RegExp) => server.output().split('\n').filter((line) => pattern.test(line));
@@ -124,7 +131,7 @@ unreadable('should say so in /readyz at once, never answer from the keys before,
 
 unreadable('should refuse to start naming the owner, then hold a keyed request until the file reads and answer it from the file', async () => {
   revokeUnreadably('carol');
-  const refused = spawnServer(['--port', '0', '--snapshot', snapshotDir, '--state', state, '--quiet'], undefined, START_GUARD_MS, other?.runAs);
+  const refused = spawnServer(['--port', '0', '--snapshot', snapshotDir, '--state', state, '--quiet'], entry, START_GUARD_MS, other?.runAs);
   const failure = await refused.then(
     async (server) => (await stopProcess(server.child), 'it started'),
     (error: Error) => error.message,
