@@ -18,10 +18,12 @@
  * The small fixture (test/fixtures/sample-small) is built once per run the same way, for the
  * files that start a test server or build that fixture through test/helpers/server.ts (found by
  * `startTestServer`, `buildFixture` or `helpers/redis-servers.ts` in their text), which copy it
- * instead of building it each (test/helpers/small-build.ts, BDA_TEST_SMALL).
+ * instead of building it each (test/helpers/small-build.ts, BDA_TEST_SMALL); and the bundle
+ * (dist/server.mjs, dist/keys.mjs) once, world-readable, for the files that use
+ * test/helpers/staged-bundle.ts (BDA_TEST_BUNDLE).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
@@ -31,6 +33,8 @@ const UNIT_DIR = join(ROOT, 'test/unit/');
 const SAMPLE_ENV = 'BDA_TEST_SAMPLE';
 /** What test/helpers/small-build.ts reads the shared small build's folder from (its SMALL_ENV). */
 const SMALL_ENV = 'BDA_TEST_SMALL';
+/** What test/helpers/staged-bundle.ts reads the staged bundle's folder from (its BUNDLE_ENV). */
+const BUNDLE_ENV = 'BDA_TEST_BUNDLE';
 /**
  * A hang guard, not a performance check: a file (or the unit run) still going after this long
  * is stuck, and is killed and counted as failed. Far above what any file takes on a busy
@@ -131,16 +135,21 @@ class SharedBuild {
 
   /**
    * `what` names it in the report, `env` is the variable its path goes to the files in, `script`
-   * builds it (`node --import tsx SCRIPT OUT_DIR`), `users` counts the files that use it.
+   * builds it (`node --import tsx SCRIPT OUT_DIR`), `users` counts the files that use it;
+   * `folder` is OUT_DIR's name in this run's temporary folder, which `forAnyUser` opens to every
+   * user (mode 0755: the bundle, which tests run as another user).
    */
   constructor(
     private readonly what: string,
     private readonly env: string,
     private readonly script: string,
     private readonly users: number,
+    folder = 'snapshot',
+    forAnyUser = false,
   ) {
     this.root = mkdtempSync(join(tmpdir(), `bda-test-${env.toLowerCase().replace(/^bda_test_/, '')}-`));
-    this.outDir = join(this.root, 'snapshot');
+    if (forAnyUser) chmodSync(this.root, 0o755);
+    this.outDir = join(this.root, folder);
     this.built = new Promise((resolve) => (this.resolve = resolve));
     process.on('exit', () => rmSync(this.root, { recursive: true, force: true }));
   }
@@ -188,15 +197,17 @@ async function main(): Promise<void> {
   const texts = new Map(blackBox.map((f) => [f, readFileSync(f, 'utf8')]));
   const usesSample = blackBox.filter((f) => texts.get(f)!.includes('helpers/sample.ts'));
   const usesSmall = blackBox.filter((f) => /startTestServer|buildFixture|helpers\/redis-servers\.ts/.test(texts.get(f)!));
+  const usesBundle = blackBox.filter((f) => texts.get(f)!.includes('helpers/staged-bundle.ts'));
   // Files run alone build their own; under this run only the ones built here are used.
-  delete process.env[SAMPLE_ENV];
-  delete process.env[SMALL_ENV];
+  for (const env of [SAMPLE_ENV, SMALL_ENV, BUNDLE_ENV]) delete process.env[env];
   const sample = usesSample.length ? new SharedBuild('data/', SAMPLE_ENV, 'test/helpers/sample.ts', usesSample.length) : null;
   const small = usesSmall.length ? new SharedBuild('test/fixtures/sample-small', SMALL_ENV, 'test/helpers/small-build.ts', usesSmall.length) : null;
-  const shared = [sample, small].filter((build): build is SharedBuild => build !== null);
+  const staged = usesBundle.length ? new SharedBuild('the bundle', BUNDLE_ENV, 'test/helpers/staged-bundle.ts', usesBundle.length, 'dist', true) : null;
+  const shared = [sample, small, staged].filter((build): build is SharedBuild => build !== null);
   const jobs: Job[] = [];
-  // The small one first: quick, and most files wait for it.
+  // The small ones first: quick, and most files wait for them.
   if (small) jobs.push({ run: () => small.build(), needs: [] });
+  if (staged) jobs.push({ run: () => staged.build(), needs: [] });
   if (sample) jobs.push({ run: () => sample.build(), needs: [] });
   if (unit.length) jobs.push({ run: () => uvuProcess(`test/unit (${unit.length} file${unit.length === 1 ? '' : 's'} in one process)`, ['scripts/test-unit.ts', ...unit]), needs: [] });
   // Longest first, so no long file starts last while the other workers sit idle.
@@ -204,7 +215,9 @@ async function main(): Promise<void> {
   const order = (file: string) => (rank(file) < 0 ? SLOWEST.length : rank(file));
   blackBox.sort((a, b) => order(a) - order(b));
   for (const file of blackBox) {
-    const needs = [usesSample.includes(file) ? sample : null, usesSmall.includes(file) ? small : null].filter((build): build is SharedBuild => build !== null);
+    const needs = [usesSample.includes(file) ? sample : null, usesSmall.includes(file) ? small : null, usesBundle.includes(file) ? staged : null].filter(
+      (build): build is SharedBuild => build !== null,
+    );
     jobs.push({ run: () => uvuProcess(relative(ROOT, file), [file]), needs });
   }
   const results: Outcome[] = [];
