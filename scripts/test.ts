@@ -17,7 +17,7 @@
  *
  * The small fixture (test/fixtures/sample-small) is built once per run the same way, for the
  * files that start a test server or build that fixture through test/helpers/server.ts (found by
- * `startTestServer`, `buildFixture` or `helpers/redis-servers.ts` in their text), which copy it
+ * `startTestServer`, `buildFixture`, `builtTree` or `helpers/redis-servers.ts` in their text), which copy it
  * instead of building it each (test/helpers/small-build.ts, BDA_TEST_SMALL); and the bundle
  * (dist/server.mjs, dist/keys.mjs) once, world-readable, for the files that use
  * test/helpers/staged-bundle.ts (BDA_TEST_BUNDLE).
@@ -196,7 +196,7 @@ async function main(): Promise<void> {
   const blackBox = files.filter((f) => !f.startsWith(UNIT_DIR));
   const texts = new Map(blackBox.map((f) => [f, readFileSync(f, 'utf8')]));
   const usesSample = blackBox.filter((f) => texts.get(f)!.includes('helpers/sample.ts'));
-  const usesSmall = blackBox.filter((f) => /startTestServer|buildFixture|helpers\/redis-servers\.ts/.test(texts.get(f)!));
+  const usesSmall = blackBox.filter((f) => /startTestServer|buildFixture|builtTree|helpers\/redis-servers\.ts/.test(texts.get(f)!));
   const usesBundle = blackBox.filter((f) => texts.get(f)!.includes('helpers/staged-bundle.ts'));
   // Files run alone build their own; under this run only the ones built here are used.
   for (const env of [SAMPLE_ENV, SMALL_ENV, BUNDLE_ENV]) delete process.env[env];
