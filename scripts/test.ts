@@ -166,9 +166,15 @@ class SharedBuild {
     this.ready = true;
     this.resolve(ok);
     // Counted only when it fails (the files that need it then build it themselves, and say how they fail).
+    const files = `${this.users} file${this.users === 1 ? '' : 's'}`;
     return ok
-      ? { passed: 0, failed: 0, skipped: 0, output: `${this.what} built once for ${this.users} file${this.users === 1 ? '' : 's'}, ${seconds} s\n` }
-      : { passed: 0, failed: 1, skipped: 0, output: `${this.what} could not be built for the files that share it${timedOut ? ' (hung)' : ''}:\n${output}` };
+      ? { passed: 0, failed: 0, skipped: 0, output: `${this.what} built once for ${files}, ${seconds} s\n` }
+      : {
+          passed: 0,
+          failed: 1,
+          skipped: 0,
+          output: `${this.what} could not be built for the files that share it${timedOut ? ' (hung)' : ''}:\n${output}`,
+        };
   }
 
   /** After the run: a failure if a test file changed the shared folder. */
@@ -179,7 +185,8 @@ class SharedBuild {
     const before = new Set(this.state);
     const after = new Set(now);
     const changed = [...[...before].filter((line) => !after.has(line)).map((line) => `  was: ${line}`), ...[...after].filter((line) => !before.has(line)).map((line) => `  now: ${line}`)];
-    return { passed: 0, failed: 1, skipped: 0, output: `the shared ${this.what} at ${this.outDir} was changed by a test file (it is read-only: copy it):\n${changed.slice(0, 20).join('\n')}\n` };
+    const what = `the shared ${this.what} at ${this.outDir} was changed by a test file (it is read-only: copy it)`;
+    return { passed: 0, failed: 1, skipped: 0, output: `${what}:\n${changed.slice(0, 20).join('\n')}\n` };
   }
 }
 
@@ -196,13 +203,16 @@ async function main(): Promise<void> {
   const blackBox = files.filter((f) => !f.startsWith(UNIT_DIR));
   const texts = new Map(blackBox.map((f) => [f, readFileSync(f, 'utf8')]));
   const usesSample = blackBox.filter((f) => texts.get(f)!.includes('helpers/sample.ts'));
-  const usesSmall = blackBox.filter((f) => /startTestServer|buildFixture|builtTree|helpers\/redis-servers\.ts/.test(texts.get(f)!));
+  const usesSmall = blackBox.filter((f) =>
+    /startTestServer|buildFixture|builtTree|helpers\/redis-servers\.ts/.test(texts.get(f)!));
   const usesBundle = blackBox.filter((f) => texts.get(f)!.includes('helpers/staged-bundle.ts'));
   // Files run alone build their own; under this run only the ones built here are used.
   for (const env of [SAMPLE_ENV, SMALL_ENV, BUNDLE_ENV]) delete process.env[env];
-  const sample = usesSample.length ? new SharedBuild('data/', SAMPLE_ENV, 'test/helpers/sample.ts', usesSample.length) : null;
-  const small = usesSmall.length ? new SharedBuild('test/fixtures/sample-small', SMALL_ENV, 'test/helpers/small-build.ts', usesSmall.length) : null;
-  const staged = usesBundle.length ? new SharedBuild('the bundle', BUNDLE_ENV, 'test/helpers/staged-bundle.ts', usesBundle.length, 'dist', true) : null;
+  const share = (files: string[], what: string, env: string, script: string, folder?: string, forAnyUser?: boolean) =>
+    files.length ? new SharedBuild(what, env, script, files.length, folder, forAnyUser) : null;
+  const sample = share(usesSample, 'data/', SAMPLE_ENV, 'test/helpers/sample.ts');
+  const small = share(usesSmall, 'test/fixtures/sample-small', SMALL_ENV, 'test/helpers/small-build.ts');
+  const staged = share(usesBundle, 'the bundle', BUNDLE_ENV, 'test/helpers/staged-bundle.ts', 'dist', true);
   const shared = [sample, small, staged].filter((build): build is SharedBuild => build !== null);
   const jobs: Job[] = [];
   // The small ones first: quick, and most files wait for them.
@@ -215,10 +225,13 @@ async function main(): Promise<void> {
   const order = (file: string) => (rank(file) < 0 ? SLOWEST.length : rank(file));
   blackBox.sort((a, b) => order(a) - order(b));
   for (const file of blackBox) {
-    const needs = [usesSample.includes(file) ? sample : null, usesSmall.includes(file) ? small : null, usesBundle.includes(file) ? staged : null].filter(
-      (build): build is SharedBuild => build !== null,
-    );
-    jobs.push({ run: () => uvuProcess(relative(ROOT, file), [file]), needs });
+    const needs = [
+      usesSample.includes(file) ? sample : null,
+      usesSmall.includes(file) ? small : null,
+      usesBundle.includes(file) ? staged : null,
+    ];
+    const waits = needs.filter((build): build is SharedBuild => build !== null);
+    jobs.push({ run: () => uvuProcess(relative(ROOT, file), [file]), needs: waits });
   }
   const results: Outcome[] = [];
   const tsc = typeCheck().then((r) => {

@@ -37,7 +37,11 @@ export interface BuiltFixture {
  * and its snapshot copied here: the build is deterministic, so the copy holds the bytes a build
  * here would write. `rebuild` builds here, as ever.
  */
-export async function buildFixture(root: string, fixture = SMALL_FIXTURE, pageSize = SMALL_PAGE_SIZE): Promise<BuiltFixture> {
+export async function buildFixture(
+  root: string,
+  fixture = SMALL_FIXTURE,
+  pageSize = SMALL_PAGE_SIZE,
+): Promise<BuiltFixture> {
   const dataDir = join(root, 'data');
   const snapshotDir = join(root, 'snapshot');
   cpSync(isAbsolute(fixture) ? fixture : join(FIXTURES, fixture), dataDir, { recursive: true });

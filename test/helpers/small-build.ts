@@ -66,7 +66,10 @@ export function smallBuild(): Promise<SmallBuild> {
     if (given) {
       shared = Promise.resolve().then(() => {
         const manifest = join(given, CURRENT_LINK, MANIFEST_FILE);
-        if (!existsSync(manifest)) throw new Error(`no built small fixture at ${given} (${SMALL_ENV}, set by scripts/test.ts): ${manifest} is missing`);
+        const from = `${SMALL_ENV}, set by scripts/test.ts`;
+        if (!existsSync(manifest)) {
+          throw new Error(`no built small fixture at ${given} (${from}): ${manifest} is missing`);
+        }
         return { snapshotDir: given };
       });
     } else {

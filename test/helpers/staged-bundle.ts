@@ -57,7 +57,10 @@ export function stagedBundle(): Promise<StagedBundle> {
     if (given) {
       staged = Promise.resolve().then(() => {
         const files = filesIn(given);
-        for (const file of [files.server, files.keys]) if (!existsSync(file)) throw new Error(`no staged bundle at ${given} (${BUNDLE_ENV}, set by scripts/test.ts): ${file} is missing`);
+        for (const file of [files.server, files.keys]) {
+          const from = `${BUNDLE_ENV}, set by scripts/test.ts`;
+          if (!existsSync(file)) throw new Error(`no staged bundle at ${given} (${from}): ${file} is missing`);
+        }
         return files;
       });
     } else {
@@ -69,7 +72,7 @@ export function stagedBundle(): Promise<StagedBundle> {
   return staged;
 }
 
-/** The bundle's two files copied into `outdir` (made if missing): [server.mjs, keys.mjs], as `bundle(outdir)` returns them. */
+/** The bundle's two files copied into `outdir` (made if missing): [server.mjs, keys.mjs], as bundle(outdir) returns. */
 export async function bundleCopy(outdir: string): Promise<string[]> {
   const from = await stagedBundle();
   mkdirSync(outdir, { recursive: true });
