@@ -51,6 +51,7 @@ const SLOWEST = [
   'state/redis-failover.test.ts',
   'ops/readme.test.ts',
   'build/pipeline.test.ts',
+  'build/import-legacy.test.ts',
   'ops/start.test.ts',
   'state/redis-sentinel.test.ts',
   'build/check.test.ts',
