@@ -11,6 +11,9 @@
  *   staged.keys     dist/keys.mjs, world-readable: node staged.keys create ...
  *   staged.dir      the folder holding both (mode 0755), a cwd any user may use
  *
+ *   cannotRun(staged, other)   why that user cannot run the staged bundle (a private temporary
+ *                   folder), or null: a test that needs it skips with that reason
+ *
  *   const [serverFile, keysFile] = await bundleCopy(join(root, 'dist'));
  *                   the two files copied into that folder, as `bundle(dir)` returns them
  *
@@ -24,11 +27,13 @@
  * `node --import tsx test/helpers/staged-bundle.ts OUT_DIR` bundles into OUT_DIR, world-readable
  * (the runner's way).
  */
+import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { bundle } from '../../scripts/bundle.ts';
+import type { OtherUser } from './users.ts';
 
 /** The environment variable scripts/test.ts passes the staged bundle's folder in. */
 export const BUNDLE_ENV = 'BDA_TEST_BUNDLE';
@@ -70,6 +75,19 @@ export function stagedBundle(): Promise<StagedBundle> {
     }
   }
   return staged;
+}
+
+/**
+ * Why `user` cannot run the staged bundle (`node keys.mjs --help` in its folder, as that user),
+ * or null when it can: it cannot when node or the temporary folder is closed to it.
+ */
+export function cannotRun(staged: StagedBundle, user: OtherUser): string | null {
+  const [command, ...before] = [...user.runAs, process.execPath];
+  const child = spawnSync(command, [...before, staged.keys, '--help'], { cwd: staged.dir, encoding: 'utf8' });
+  if (child.status === 0) return null;
+  const lines = (child.stderr || child.error?.message || `exit status ${child.status}`).trim().split('\n');
+  const said = lines.find((line) => /error|denied/i.test(line))?.trim() ?? lines[0];
+  return `${user.name} cannot run node ${process.execPath} on the bundle staged in ${staged.dir}: ${said}`;
 }
 
 /** The bundle's two files copied into `outdir` (made if missing): [server.mjs, keys.mjs], as bundle(outdir) returns. */

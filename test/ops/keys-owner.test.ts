@@ -12,7 +12,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createKey } from '../../src/keys/changes.ts';
 import { FileKeys } from '../../src/keys/file-keys.ts';
-import { stagedBundle } from '../helpers/staged-bundle.ts';
+import { cannotRun, stagedBundle } from '../helpers/staged-bundle.ts';
 import { otherUser, skipWithout } from '../helpers/users.ts';
 
 const other = otherUser();
@@ -21,6 +21,7 @@ const other = otherUser();
  * where the other user can read it: that user may not reach the checkout or its node_modules.
  */
 const staged = other ? await stagedBundle() : null;
+const cannot = other && staged ? cannotRun(staged, other) : null;
 
 /** Removed at exit too, so a failed assertion leaves nothing behind (root removes any owner's files). */
 const tempRoots: string[] = [];
@@ -53,6 +54,7 @@ const NAMES = {
 const owner = suite('the keys command and the store\'s owner');
 
 if (!other) skipWithout(owner, Object.values(NAMES), 'the keys command\'s owner checks need root, to own files as another user (setpriv and the user nobody)');
+else if (cannot) skipWithout(owner, Object.values(NAMES), `the keys command's owner checks run it as another user, and ${cannot}`);
 else {
   owner(NAMES.root, () => {
     const s = store(other);
