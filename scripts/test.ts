@@ -14,9 +14,16 @@
  * name in their text; they start once it is built, the others at once). Its path goes to them
  * in BDA_TEST_SAMPLE; the folder is removed at the end, and a run in which a test file changed
  * it fails. Two runs at the same time build a sample each, so neither sees the other's.
+ *
+ * The small fixture (test/fixtures/sample-small) is built once per run the same way, for the
+ * files that start a test server or build that fixture through test/helpers/server.ts (found by
+ * `startTestServer`, `buildFixture`, `builtTree` or `helpers/redis-servers.ts` in their text), which copy it
+ * instead of building it each (test/helpers/small-build.ts, BDA_TEST_SMALL); and the bundle
+ * (dist/server.mjs, dist/keys.mjs) once, world-readable, for the files that use
+ * test/helpers/staged-bundle.ts (BDA_TEST_BUNDLE).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
@@ -24,12 +31,37 @@ const ROOT = new URL('..', import.meta.url).pathname;
 const UNIT_DIR = join(ROOT, 'test/unit/');
 /** What test/helpers/sample.ts reads the shared sample's folder from (its SAMPLE_ENV). */
 const SAMPLE_ENV = 'BDA_TEST_SAMPLE';
+/** What test/helpers/small-build.ts reads the shared small build's folder from (its SMALL_ENV). */
+const SMALL_ENV = 'BDA_TEST_SMALL';
+/** What test/helpers/staged-bundle.ts reads the staged bundle's folder from (its BUNDLE_ENV). */
+const BUNDLE_ENV = 'BDA_TEST_BUNDLE';
 /**
  * A hang guard, not a performance check: a file (or the unit run) still going after this long
  * is stuck, and is killed and counted as failed. Far above what any file takes on a busy
  * machine; how fast things are is for `npm run bench` and `npm run soak`, not for this.
  */
 const FILE_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * The slowest files, slowest first (by their times with the shared builds, quiet and busy): started
+ * before the rest, so no long file starts last while the other worker sits idle. The Redis
+ * failover files mostly wait (on timeouts and elections), the others mostly compute.
+ */
+const SLOWEST = [
+  'state/redis-failover.test.ts',
+  'ops/readme.test.ts',
+  'build/pipeline.test.ts',
+  'build/import-legacy.test.ts',
+  'ops/start.test.ts',
+  'state/redis-sentinel.test.ts',
+  'build/check.test.ts',
+  'http/admin-page.test.ts',
+  'state/crash.test.ts',
+  'ops/help.test.ts',
+  'ops/redis-keys-cli.test.ts',
+  'ops/keys-cli.test.ts',
+  'http/linger.test.ts',
+];
 
 interface Outcome {
   passed: number;
@@ -110,35 +142,57 @@ function treeState(dir: string, prefix = ''): string[] {
     });
 }
 
-/** The shared sample of this run: built by a job of its own, then handed to the files that use it. */
-class SharedSample {
-  readonly root = mkdtempSync(join(tmpdir(), 'bda-test-sample-'));
-  readonly outDir = join(this.root, 'snapshot');
+/** A build shared by the files of this run that use it: built by a job of its own, then handed to them. */
+class SharedBuild {
+  readonly root: string;
+  readonly outDir: string;
   private state: string[] = [];
   ready = false;
   readonly built: Promise<boolean>;
   private resolve!: (ok: boolean) => void;
 
-  constructor(private readonly users: number) {
+  /**
+   * `what` names it in the report, `env` is the variable its path goes to the files in, `script`
+   * builds it (`node --import tsx SCRIPT OUT_DIR`), `users` counts the files that use it;
+   * `folder` is OUT_DIR's name in this run's temporary folder, which `forAnyUser` opens to every
+   * user (mode 0755: the bundle, which tests run as another user).
+   */
+  constructor(
+    private readonly what: string,
+    private readonly env: string,
+    private readonly script: string,
+    private readonly users: number,
+    folder = 'snapshot',
+    forAnyUser = false,
+  ) {
+    this.root = mkdtempSync(join(tmpdir(), `bda-test-${env.toLowerCase().replace(/^bda_test_/, '')}-`));
+    if (forAnyUser) chmodSync(this.root, 0o755);
+    this.outDir = join(this.root, folder);
     this.built = new Promise((resolve) => (this.resolve = resolve));
     process.on('exit', () => rmSync(this.root, { recursive: true, force: true }));
   }
 
   async build(): Promise<Outcome> {
     const started = performance.now();
-    const { code, output, timedOut } = await run(process.execPath, ['--import', 'tsx', 'test/helpers/sample.ts', this.outDir]);
+    const { code, output, timedOut } = await run(process.execPath, ['--import', 'tsx', this.script, this.outDir]);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     const ok = code === 0 && !timedOut;
     if (ok) {
       this.state = treeState(this.outDir);
-      process.env[SAMPLE_ENV] = this.outDir;
+      process.env[this.env] = this.outDir;
     }
     this.ready = true;
     this.resolve(ok);
     // Counted only when it fails (the files that need it then build it themselves, and say how they fail).
+    const files = `${this.users} file${this.users === 1 ? '' : 's'}`;
     return ok
-      ? { passed: 0, failed: 0, skipped: 0, output: `data/ built once for ${this.users} file${this.users === 1 ? '' : 's'}, ${seconds} s\n` }
-      : { passed: 0, failed: 1, skipped: 0, output: `data/ could not be built for the files that share it${timedOut ? ' (hung)' : ''}:\n${output}` };
+      ? { passed: 0, failed: 0, skipped: 0, output: `${this.what} built once for ${files}, ${seconds} s\n` }
+      : {
+          passed: 0,
+          failed: 1,
+          skipped: 0,
+          output: `${this.what} could not be built for the files that share it${timedOut ? ' (hung)' : ''}:\n${output}`,
+        };
   }
 
   /** After the run: a failure if a test file changed the shared folder. */
@@ -149,14 +203,15 @@ class SharedSample {
     const before = new Set(this.state);
     const after = new Set(now);
     const changed = [...[...before].filter((line) => !after.has(line)).map((line) => `  was: ${line}`), ...[...after].filter((line) => !before.has(line)).map((line) => `  now: ${line}`)];
-    return { passed: 0, failed: 1, skipped: 0, output: `the shared sample at ${this.outDir} was changed by a test file (it is read-only: use privateSampleCopy):\n${changed.slice(0, 20).join('\n')}\n` };
+    const what = `the shared ${this.what} at ${this.outDir} was changed by a test file (it is read-only: copy it)`;
+    return { passed: 0, failed: 1, skipped: 0, output: `${what}:\n${changed.slice(0, 20).join('\n')}\n` };
   }
 }
 
 interface Job {
   run: () => Promise<Outcome>;
-  /** Waits for the shared sample. */
-  needsSample: boolean;
+  /** The shared builds it waits for. */
+  needs: SharedBuild[];
 }
 
 async function main(): Promise<void> {
@@ -164,26 +219,50 @@ async function main(): Promise<void> {
   const files = findTests(join(ROOT, 'test')).filter((f) => !pattern || f.includes(pattern));
   const unit = files.filter((f) => f.startsWith(UNIT_DIR));
   const blackBox = files.filter((f) => !f.startsWith(UNIT_DIR));
-  const usesSample = new Set(blackBox.filter((f) => readFileSync(f, 'utf8').includes('helpers/sample.ts')));
-  // Files run alone build their own sample; under this run only the one built here is used.
-  delete process.env[SAMPLE_ENV];
-  const sample = usesSample.size ? new SharedSample(usesSample.size) : null;
+  const texts = new Map(blackBox.map((f) => [f, readFileSync(f, 'utf8')]));
+  const usesSample = blackBox.filter((f) => texts.get(f)!.includes('helpers/sample.ts'));
+  const usesSmall = blackBox.filter((f) =>
+    /startTestServer|buildFixture|builtTree|helpers\/redis-servers\.ts/.test(texts.get(f)!));
+  const usesBundle = blackBox.filter((f) => texts.get(f)!.includes('helpers/staged-bundle.ts'));
+  // Files run alone build their own; under this run only the ones built here are used.
+  for (const env of [SAMPLE_ENV, SMALL_ENV, BUNDLE_ENV]) delete process.env[env];
+  const share = (files: string[], what: string, env: string, script: string, folder?: string, forAnyUser?: boolean) =>
+    files.length ? new SharedBuild(what, env, script, files.length, folder, forAnyUser) : null;
+  const sample = share(usesSample, 'data/', SAMPLE_ENV, 'test/helpers/sample.ts');
+  const small = share(usesSmall, 'test/fixtures/sample-small', SMALL_ENV, 'test/helpers/small-build.ts');
+  const staged = share(usesBundle, 'the bundle', BUNDLE_ENV, 'test/helpers/staged-bundle.ts', 'dist', true);
+  const shared = [sample, small, staged].filter((build): build is SharedBuild => build !== null);
   const jobs: Job[] = [];
-  if (sample) jobs.push({ run: () => sample.build(), needsSample: false });
-  if (unit.length) jobs.push({ run: () => uvuProcess(`test/unit (${unit.length} file${unit.length === 1 ? '' : 's'} in one process)`, ['scripts/test-unit.ts', ...unit]), needsSample: false });
-  for (const file of blackBox) jobs.push({ run: () => uvuProcess(relative(ROOT, file), [file]), needsSample: usesSample.has(file) });
+  // The shared builds first: the small one, which most files wait for, beside the sample, the longest.
+  if (small) jobs.push({ run: () => small.build(), needs: [] });
+  if (sample) jobs.push({ run: () => sample.build(), needs: [] });
+  if (staged) jobs.push({ run: () => staged.build(), needs: [] });
+  if (unit.length) jobs.push({ run: () => uvuProcess(`test/unit (${unit.length} file${unit.length === 1 ? '' : 's'} in one process)`, ['scripts/test-unit.ts', ...unit]), needs: [] });
+  // Longest first, so no long file starts last while the other workers sit idle.
+  const rank = (file: string) => SLOWEST.findIndex((slow) => file.endsWith(slow));
+  const order = (file: string) => (rank(file) < 0 ? SLOWEST.length : rank(file));
+  blackBox.sort((a, b) => order(a) - order(b));
+  for (const file of blackBox) {
+    const needs = [
+      usesSample.includes(file) ? sample : null,
+      usesSmall.includes(file) ? small : null,
+      usesBundle.includes(file) ? staged : null,
+    ];
+    const waits = needs.filter((build): build is SharedBuild => build !== null);
+    jobs.push({ run: () => uvuProcess(relative(ROOT, file), [file]), needs: waits });
+  }
   const results: Outcome[] = [];
   const tsc = typeCheck().then((r) => {
     process.stdout.write(r.output);
     results.push(r);
   });
-  // Each worker takes the first job it can start; one that needs the sample waits for it only
-  // when nothing else is left.
+  // Each worker takes the first job it can start; one that needs a shared build waits for it
+  // only when nothing else is left.
   const next = async (): Promise<Job | undefined> => {
-    const at = jobs.findIndex((job) => !job.needsSample || sample?.ready);
+    const at = jobs.findIndex((job) => job.needs.every((build) => build.ready));
     if (at >= 0) return jobs.splice(at, 1)[0];
     if (jobs.length === 0) return undefined;
-    await sample!.built;
+    await Promise.race(shared.filter((build) => !build.ready).map((build) => build.built));
     return next();
   };
   const workers = Array.from({ length: Math.max(2, availableParallelism()) }, async () => {
@@ -194,10 +273,12 @@ async function main(): Promise<void> {
     }
   });
   await Promise.all([tsc, ...workers]);
-  const changed = sample?.check();
-  if (changed) {
-    process.stdout.write(changed.output);
-    results.push(changed);
+  for (const build of shared) {
+    const changed = build.check();
+    if (changed) {
+      process.stdout.write(changed.output);
+      results.push(changed);
+    }
   }
   const passed = results.reduce((n, r) => n + r.passed, 0);
   const failed = results.reduce((n, r) => n + r.failed, 0);

@@ -8,13 +8,12 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PACK_FILE } from '../../src/shared/manifest.ts';
-import { build, cli, editJson, editMeasurements, fixtureTree } from '../helpers/fixture-tree.ts';
+import { builtTree, cli, editJson, editMeasurements, fixtureTree } from '../helpers/fixture-tree.ts';
 
 const errors = suite('a broken dataset');
 
 errors('should name file, record and pointer of every problem at once, exit non-zero and leave the snapshot alone', async () => {
-  const tree = fixtureTree();
-  await build(tree);
+  const tree = await builtTree();
   const before = readlinkSync(join(tree.out, 'current'));
   const packBefore = readFileSync(join(tree.out, before, PACK_FILE));
   const builds = readdirSync(tree.out).sort();

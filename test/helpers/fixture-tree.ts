@@ -4,6 +4,7 @@
  * edits tests make to its files.
  *
  *   const tree = fixtureTree();           tree.root (remove it after), tree.data, tree.out
+ *   const tree = await builtTree();       the same with tree.out built as `await build(tree)` builds it
  *   await build(tree, { force: true })    runBuild with fast compression
  *   cli(tree, '--force')                  build/main.ts as a process (status, stdout, stderr)
  *   editJson(path, (value) => ...)        rewrite a JSON file
@@ -17,6 +18,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { DEFAULT_BUILD_OPTIONS, runBuild, type BuildOptions } from '../../build/build.ts';
 import { ROOT } from './process.ts';
 import { FIXTURES } from './server.ts';
+import { smallBuild } from './small-build.ts';
 
 export interface Tree {
   root: string;
@@ -29,6 +31,18 @@ export function fixtureTree(): Tree {
   const data = join(root, 'data');
   cpSync(join(FIXTURES, 'sample-small'), data, { recursive: true });
   return { root, data, out: join(root, 'snapshot') };
+}
+
+/**
+ * fixtureTree() with its snapshot built, for a test whose subject is what comes after the build:
+ * a copy of the small fixture's shared build (test/helpers/small-build.ts), the bytes
+ * `await build(tree)` would write there (the build is deterministic).
+ */
+export async function builtTree(): Promise<Tree> {
+  const tree = fixtureTree();
+  // Symlinks as they are: `current` names its build relatively, so the copy's names the copy's.
+  cpSync((await smallBuild()).snapshotDir, tree.out, { recursive: true, verbatimSymlinks: true });
+  return tree;
 }
 
 export function build(tree: Tree, options: Partial<BuildOptions> = {}) {

@@ -10,6 +10,7 @@ import { DEFAULT_OPTIONS, type ServerOptions } from '../../src/config.ts';
 import { createKey } from '../../src/keys/changes.ts';
 import type { NewKey } from '../../src/keys/record.ts';
 import { startServer, type RunningServer, type StartHooks } from '../../src/start.ts';
+import { SMALL_FIXTURE, SMALL_PAGE_SIZE, smallBuild } from './small-build.ts';
 
 export const FIXTURES = new URL('../fixtures/', import.meta.url).pathname;
 
@@ -30,14 +31,26 @@ export interface BuiltFixture {
   rebuild: (force?: boolean) => Promise<BuildSummary>;
 }
 
-/** Copy a fixture tree (a name under test/fixtures, or an absolute path) into a temp folder and build it. */
-export async function buildFixture(root: string, fixture = 'sample-small', pageSize = 200): Promise<BuiltFixture> {
+/**
+ * Copy a fixture tree (a name under test/fixtures, or an absolute path) into a temp folder and build it.
+ * The default fixture at the default page size is built once per run (test/helpers/small-build.ts)
+ * and its snapshot copied here: the build is deterministic, so the copy holds the bytes a build
+ * here would write. `rebuild` builds here, as ever.
+ */
+export async function buildFixture(
+  root: string,
+  fixture = SMALL_FIXTURE,
+  pageSize = SMALL_PAGE_SIZE,
+): Promise<BuiltFixture> {
   const dataDir = join(root, 'data');
   const snapshotDir = join(root, 'snapshot');
   cpSync(isAbsolute(fixture) ? fixture : join(FIXTURES, fixture), dataDir, { recursive: true });
   const rebuild = (force = true) =>
     runBuild({ ...DEFAULT_BUILD_OPTIONS, dataDir, outDir: snapshotDir, pageSize, force, levels: { gzip: 1, brotli: 1 }, log: () => {} });
-  await rebuild();
+  if (fixture === SMALL_FIXTURE && pageSize === SMALL_PAGE_SIZE) {
+    // Symlinks as they are: `current` names its build relatively, so the copy's names the copy's.
+    cpSync((await smallBuild()).snapshotDir, snapshotDir, { recursive: true, verbatimSymlinks: true });
+  } else await rebuild();
   return { dataDir, snapshotDir, rebuild };
 }
 

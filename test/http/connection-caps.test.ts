@@ -11,12 +11,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { slowFlood } from '../../scripts/attackers.ts';
-import { bundle } from '../../scripts/bundle.ts';
 import { createKey } from '../../src/keys/changes.ts';
 import { get } from '../helpers/http.ts';
 import { spawnServer, stopProcess } from '../helpers/process.ts';
 import { buildFixture, startTestServer } from '../helpers/server.ts';
 import { HANG_GUARD_MS, until } from '../helpers/wait.ts';
+import { bundleCopy } from '../helpers/staged-bundle.ts';
 
 /** One request on a connection of its own, read to the server's close: what came back, and whether the close was a reset. */
 function exchange(port: number, text: string): Promise<{ answer: string; reset: boolean }> {
@@ -100,7 +100,7 @@ function exchangeKeptAlive(port: number): Promise<import('node:net').Socket> {
 caps('should answer /healthz, /readyz and a keyed request on new connections under ulimit -n 1024 while one client holds 1,100 slow connections', async () => {
   const root = mkdtempSync(join(tmpdir(), 'descriptors-'));
   const { snapshotDir } = await buildFixture(root);
-  const [serverFile] = await bundle(join(root, 'dist'));
+  const [serverFile] = await bundleCopy(join(root, 'dist'));
   const stateDir = join(root, 'state');
   const { key } = createKey(stateDir, { tier: 'pro', org: 'caps', user: 'c' });
   // The bundle as a process of its own, with 1,024 descriptors.

@@ -7,11 +7,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipelineFlood, residentBytes, watchResident } from '../../scripts/attackers.ts';
-import { bundle } from '../../scripts/bundle.ts';
 import { get } from '../helpers/http.ts';
 import { spawnServer, stopProcess } from '../helpers/process.ts';
 import { buildFixture, startTestServer } from '../helpers/server.ts';
 import { HANG_GUARD_MS, until } from '../helpers/wait.ts';
+import { bundleCopy } from '../helpers/staged-bundle.ts';
 
 const readers = suite('clients that never read');
 
@@ -120,7 +120,7 @@ if (residentBytes(process.pid) === null) {
     const root = mkdtempSync(join(tmpdir(), 'flood-'));
     const { snapshotDir } = await buildFixture(root);
     // The one-file server, as operators run it (tsx alone would add 35 MB of its own).
-    const [serverFile] = await bundle(join(root, 'dist'));
+    const [serverFile] = await bundleCopy(join(root, 'dist'));
     const server = await spawnServer(['--port', '0', '--snapshot', snapshotDir, '--state', join(root, 'state'), '--quiet', '--send-timeout', '1'], [serverFile]);
     try {
       const pid = server.child.pid!;

@@ -10,12 +10,12 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { residentBytes, uploadFlood, watchResident } from '../../scripts/attackers.ts';
-import { bundle } from '../../scripts/bundle.ts';
 import { createKey } from '../../src/keys/changes.ts';
 import { get } from '../helpers/http.ts';
 import { spawnServer, stopProcess } from '../helpers/process.ts';
 import { buildFixture, startTestServer, type TestServer } from '../helpers/server.ts';
 import { HANG_GUARD_MS, until } from '../helpers/wait.ts';
+import { bundleCopy } from '../helpers/staged-bundle.ts';
 
 const KIB = 1024;
 const PATH = '/api/v2/critpt/evaluate';
@@ -219,7 +219,7 @@ if (residentBytes(process.pid) === null) {
     const stateDir = join(root, 'state');
     const key = createKey(stateDir, { tier: 'commercial', org: 'x', user: 'mallory', critpt: true }).key;
     // The one-file server, as operators run it; an 8 MiB budget, two bodies of 4 MiB.
-    const [serverFile] = await bundle(join(root, 'dist'));
+    const [serverFile] = await bundleCopy(join(root, 'dist'));
     const budget = 8 * MIB;
     const server = await spawnServer(['--port', '0', '--snapshot', snapshotDir, '--state', stateDir, '--quiet', '--critpt-max-body-mb', '4', '--critpt-upload-budget-mb', '8', '--critpt-user-upload-mb', '8'], [serverFile]);
     try {

@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { bundle } from '../../scripts/bundle.ts';
 import { createKey } from '../../src/keys/changes.ts';
 import { get } from '../helpers/http.ts';
 import { spawnServer } from '../helpers/process.ts';
 import { buildFixture } from '../helpers/server.ts';
+import { bundleCopy } from '../helpers/staged-bundle.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'bundle-'));
 process.on('exit', () => rmSync(root, { recursive: true, force: true }));
@@ -64,7 +64,7 @@ function assertExitedAtOnce(run: { lingerMs: number }, usageLifeMs: number): voi
 const bundled = suite('the one-file bundle');
 
 bundled.before(async () => {
-  await bundle(outdir);
+  await bundleCopy(outdir);
   ({ snapshotDir } = await buildFixture(root));
 });
 

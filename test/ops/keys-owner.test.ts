@@ -12,10 +12,16 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createKey } from '../../src/keys/changes.ts';
 import { FileKeys } from '../../src/keys/file-keys.ts';
-import { ROOT } from '../helpers/process.ts';
+import { cannotRun, stagedBundle } from '../helpers/staged-bundle.ts';
 import { otherUser, skipWithout } from '../helpers/users.ts';
 
 const other = otherUser();
+/**
+ * The keys command as an operator runs it beside the bundled server (node dist/keys.mjs), staged
+ * where the other user can read it: that user may not reach the checkout or its node_modules.
+ */
+const staged = other ? await stagedBundle() : null;
+const cannot = other && staged ? cannotRun(staged, other) : null;
 
 /** Removed at exit too, so a failed assertion leaves nothing behind (root removes any owner's files). */
 const tempRoots: string[] = [];
@@ -34,7 +40,7 @@ function store(owner: { uid: number; gid: number }) {
   /** The keys command as a process, as this test's user or (with runAs) another. */
   const keys = (runAs: readonly string[], ...args: string[]) => {
     const [command, ...before] = [...runAs, process.execPath];
-    const child = spawnSync(command, [...before, '--import', 'tsx', 'scripts/keys.ts', ...args, '--state', state], { cwd: ROOT, encoding: 'utf8' });
+    const child = spawnSync(command, [...before, staged!.keys, ...args, '--state', state], { cwd: staged!.dir, encoding: 'utf8' });
     return { status: child.status, stdout: child.stdout, stderr: child.stderr };
   };
   return { state, file, first, keys };
@@ -48,6 +54,7 @@ const NAMES = {
 const owner = suite('the keys command and the store\'s owner');
 
 if (!other) skipWithout(owner, Object.values(NAMES), 'the keys command\'s owner checks need root, to own files as another user (setpriv and the user nobody)');
+else if (cannot) skipWithout(owner, Object.values(NAMES), `the keys command's owner checks run it as another user, and ${cannot}`);
 else {
   owner(NAMES.root, () => {
     const s = store(other);
