@@ -20,7 +20,9 @@ const UNIT_DIR = join(ROOT, 'test/unit');
 /** Every `*.test.ts` below a folder, sorted. */
 function findTests(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true })
-    .flatMap((e) => (e.isDirectory() ? findTests(join(dir, e.name)) : e.name.endsWith('.test.ts') ? [join(dir, e.name)] : []))
+    .flatMap((e) =>
+      e.isDirectory() ? findTests(join(dir, e.name)) : e.name.endsWith('.test.ts') ? [join(dir, e.name)] : [],
+    )
     .sort();
 }
 

@@ -72,7 +72,9 @@ interface Outcome {
 
 function findTests(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true })
-    .flatMap((e) => (e.isDirectory() ? findTests(join(dir, e.name)) : e.name.endsWith('.test.ts') ? [join(dir, e.name)] : []))
+    .flatMap((e) =>
+      e.isDirectory() ? findTests(join(dir, e.name)) : e.name.endsWith('.test.ts') ? [join(dir, e.name)] : [],
+    )
     .sort();
 }
 
@@ -84,7 +86,11 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => 
 
 function run(command: string, args: string[]): Promise<{ code: number | null; output: string; timedOut: boolean }> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd: ROOT,
+      env: { ...process.env, FORCE_COLOR: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.add(child);
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
@@ -107,14 +113,25 @@ function parseUvu(output: string, code: number | null, timedOut: boolean): Omit<
   const total = Number(/Total:\s+(\d+)/.exec(output)?.[1] ?? NaN);
   const passed = Number(/Passed:\s+(\d+)/.exec(output)?.[1] ?? NaN);
   const skipped = Number(/Skipped:\s+(\d+)/.exec(output)?.[1] ?? 0);
-  if (timedOut || Number.isNaN(total) || Number.isNaN(passed)) return { passed: Number.isNaN(passed) ? 0 : passed, failed: 1, skipped: 0 };
+  if (timedOut || Number.isNaN(total) || Number.isNaN(passed))
+    return { passed: Number.isNaN(passed) ? 0 : passed, failed: 1, skipped: 0 };
   const failed = total - passed; // uvu counts skipped tests outside its total
   return { passed, failed: code !== 0 && failed === 0 ? 1 : failed, skipped };
 }
 
 async function typeCheck(): Promise<Outcome> {
-  const { code, output } = await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', ROOT]);
-  return { passed: code === 0 ? 1 : 0, failed: code === 0 ? 0 : 1, skipped: 0, output: code === 0 ? 'type check: ok\n' : `type check failed:\n${output}` };
+  const { code, output } = await run(process.execPath, [
+    join(ROOT, 'node_modules/typescript/bin/tsc'),
+    '--noEmit',
+    '-p',
+    ROOT,
+  ]);
+  return {
+    passed: code === 0 ? 1 : 0,
+    failed: code === 0 ? 0 : 1,
+    skipped: 0,
+    output: code === 0 ? 'type check: ok\n' : `type check failed:\n${output}`,
+  };
 }
 
 /** One uvu process: a test file, or scripts/test-unit.ts with the unit files. */
@@ -124,20 +141,33 @@ async function uvuProcess(label: string, args: string[]): Promise<Outcome> {
   const outcome = parseUvu(output, code, timedOut);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   const skipped = outcome.skipped ? `, ${outcome.skipped} skipped` : '';
-  const status = timedOut ? `HUNG: killed after ${FILE_TIMEOUT_MS / 60_000} min (the hang guard)` : `${outcome.passed} passed, ${outcome.failed} failed${skipped}, ${seconds} s`;
-  const reasons = outcome.skipped ? output.split('\n').filter((line) => line.startsWith('skipped: ')).map((line) => `  ${line}\n`).join('') : '';
+  const status = timedOut
+    ? `HUNG: killed after ${FILE_TIMEOUT_MS / 60_000} min (the hang guard)`
+    : `${outcome.passed} passed, ${outcome.failed} failed${skipped}, ${seconds} s`;
+  const reasons = outcome.skipped
+    ? output
+        .split('\n')
+        .filter((line) => line.startsWith('skipped: '))
+        .map((line) => `  ${line}\n`)
+        .join('')
+    : '';
   const show = outcome.failed > 0 ? output : reasons;
   return { ...outcome, output: `${label}: ${status}\n${show}` };
 }
 
-/** Every entry below a folder with its type, size, time of change and link target: what a test file might have changed. */
+/**
+ * Every entry below a folder with its type, size, time of change and link target: what a test file
+ * might have changed.
+ */
 function treeState(dir: string, prefix = ''): string[] {
   return readdirSync(join(dir, prefix), { withFileTypes: true })
     .sort((a, b) => (a.name < b.name ? -1 : 1))
     .flatMap((entry) => {
       const name = join(prefix, entry.name);
       const stat = lstatSync(join(dir, name));
-      const line = `${name} ${stat.mode} ${stat.size} ${stat.mtimeMs} ${stat.ctimeMs}${entry.isSymbolicLink() ? ` -> ${readlinkSync(join(dir, name))}` : ''}`;
+      const line =
+        `${name} ${stat.mode} ${stat.size} ${stat.mtimeMs} ` +
+        `${stat.ctimeMs}${entry.isSymbolicLink() ? ` -> ${readlinkSync(join(dir, name))}` : ''}`;
       return [line, ...(entry.isDirectory() ? treeState(dir, name) : [])];
     });
 }
@@ -202,7 +232,10 @@ class SharedBuild {
     if (now.join('\n') === this.state.join('\n')) return null;
     const before = new Set(this.state);
     const after = new Set(now);
-    const changed = [...[...before].filter((line) => !after.has(line)).map((line) => `  was: ${line}`), ...[...after].filter((line) => !before.has(line)).map((line) => `  now: ${line}`)];
+    const changed = [
+      ...[...before].filter((line) => !after.has(line)).map((line) => `  was: ${line}`),
+      ...[...after].filter((line) => !before.has(line)).map((line) => `  now: ${line}`),
+    ];
     const what = `the shared ${this.what} at ${this.outDir} was changed by a test file (it is read-only: copy it)`;
     return { passed: 0, failed: 1, skipped: 0, output: `${what}:\n${changed.slice(0, 20).join('\n')}\n` };
   }
@@ -222,7 +255,8 @@ async function main(): Promise<void> {
   const texts = new Map(blackBox.map((f) => [f, readFileSync(f, 'utf8')]));
   const usesSample = blackBox.filter((f) => texts.get(f)!.includes('helpers/sample.ts'));
   const usesSmall = blackBox.filter((f) =>
-    /startTestServer|buildFixture|builtTree|helpers\/redis-servers\.ts/.test(texts.get(f)!));
+    /startTestServer|buildFixture|builtTree|helpers\/redis-servers\.ts/.test(texts.get(f)!),
+  );
   const usesBundle = blackBox.filter((f) => texts.get(f)!.includes('helpers/staged-bundle.ts'));
   // Files run alone build their own; under this run only the ones built here are used.
   for (const env of [SAMPLE_ENV, SMALL_ENV, BUNDLE_ENV]) delete process.env[env];
@@ -237,7 +271,15 @@ async function main(): Promise<void> {
   if (small) jobs.push({ run: () => small.build(), needs: [] });
   if (sample) jobs.push({ run: () => sample.build(), needs: [] });
   if (staged) jobs.push({ run: () => staged.build(), needs: [] });
-  if (unit.length) jobs.push({ run: () => uvuProcess(`test/unit (${unit.length} file${unit.length === 1 ? '' : 's'} in one process)`, ['scripts/test-unit.ts', ...unit]), needs: [] });
+  if (unit.length)
+    jobs.push({
+      run: () =>
+        uvuProcess(`test/unit (${unit.length} file${unit.length === 1 ? '' : 's'} in one process)`, [
+          'scripts/test-unit.ts',
+          ...unit,
+        ]),
+      needs: [],
+    });
   // Longest first, so no long file starts last while the other workers sit idle.
   const rank = (file: string) => SLOWEST.findIndex((slow) => file.endsWith(slow));
   const order = (file: string) => (rank(file) < 0 ? SLOWEST.length : rank(file));
