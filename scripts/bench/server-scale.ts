@@ -26,6 +26,7 @@ import { bundle } from '../bundle.ts';
 import { ROOT, spawnServer } from '../processes.ts';
 import { writeScaleKeys, writeScaleWindows } from '../scale-state.ts';
 import { firstBuild } from '../soak/snapshot.ts';
+import { pathsScript } from './wrk.ts';
 
 const USAGE = `usage: npx tsx scripts/bench/server-scale.ts [--keys N] [--windows N]
 
@@ -130,18 +131,7 @@ async function wrk(
   work: string,
 ): Promise<{ requests: number; non2xx: number }> {
   const script = join(work, 'load.lua');
-  writeFileSync(
-    script,
-    [
-      `local paths = {${paths.map((p) => JSON.stringify(p)).join(',')}}`,
-      'local i = 0',
-      'request = function()',
-      '  i = i + 1',
-      '  return wrk.format("GET", paths[(i % #paths) + 1])',
-      'end',
-      '',
-    ].join('\n'),
-  );
+  writeFileSync(script, pathsScript(paths));
   const { stdout } = await run('wrk', [
     '-t1',
     `-c${WRK_CONNECTIONS}`,

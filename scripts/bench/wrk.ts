@@ -17,6 +17,19 @@ function toMs(value: string): number {
   return Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1);
 }
 
+/** A wrk Lua script asking for `paths` in turn, one a request. */
+export function pathsScript(paths: readonly string[]): string {
+  return [
+    `local paths = {${paths.map((p) => JSON.stringify(p)).join(',')}}`,
+    'local i = 0',
+    'request = function()',
+    '  i = i + 1',
+    '  return wrk.format("GET", paths[(i % #paths) + 1])',
+    'end',
+    '',
+  ].join('\n');
+}
+
 /**
  * Load one URL (or a list of paths, round robin) with wrk, keep-alive, one thread (on the load
  * generator's core when `pin`).
@@ -31,18 +44,7 @@ export function wrk(
   pin = false,
 ): Load {
   const script = join(work, `paths-${paths.length}.lua`);
-  writeFileSync(
-    script,
-    [
-      `local paths = {${paths.map((p) => JSON.stringify(p)).join(',')}}`,
-      'local i = 0',
-      'request = function()',
-      '  i = i + 1',
-      '  return wrk.format("GET", paths[(i % #paths) + 1])',
-      'end',
-      '',
-    ].join('\n'),
-  );
+  writeFileSync(script, pathsScript(paths));
   const args = [
     '-t1',
     `-c${connections}`,
