@@ -191,7 +191,11 @@ function repeated(path: string, records: readonly KeyRecord[], i: number, field:
   return invalidStore(path, `/keys/${i}/${field} repeats /keys/${first}/${field}`);
 }
 
-/** A record as a line, the id first: the keys command finds a key's latest line by its start. */
+/**
+ * A record as a line, the id first: the keys command finds a key's latest line by its start. The
+ * fields are spelt out rather than spread from publicRecord: the spread took 258-312 ms per
+ * 100,000 lines against 135-166 ms, which compaction at 100,000 keys would feel.
+ */
 export function recordLine(r: KeyRecord): string {
   const ordered: KeyRecord = {
     id: r.id,
