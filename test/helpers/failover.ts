@@ -63,6 +63,25 @@ export async function createKeyOn(set: SentinelSet, ...args: string[]): Promise<
   return (JSON.parse(made.stdout) as { key: string }).key;
 }
 
+/**
+ * Every replica holds the key store the keys command wrote, so that a failover cannot promote one
+ * that had not yet synced: on a starved machine (two suites at once) the first sync can still be
+ * under way when a test kills the primary, and the promoted replica then rightly reads as reset.
+ */
+export async function replicasHoldKeys(set: SentinelSet): Promise<void> {
+  const primary = await set.primary();
+  const replicas = set.nodes.filter((node) => node.port !== primary.port);
+  await until(
+    async () => {
+      const held = await Promise.all(replicas.map((node) => set.askNode(node.port, 'EXISTS', 'bda:store')));
+      return held.every((reply) => Number(reply) === 1);
+    },
+    'every replica holds the key store',
+    undefined,
+    100,
+  );
+}
+
 /** Every replica of the primary online (synced and acknowledging), as WAIT counts them. */
 export async function replicasOnline(set: SentinelSet, count: number): Promise<void> {
   await until(
