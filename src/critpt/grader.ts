@@ -26,8 +26,7 @@ import { relayLines } from '../lib/ndjson.ts';
 import { JSON_TYPE, send, sendPart, type Headers } from '../http/respond.ts';
 import type { QuotaCounter, QuotaStatus, Reservation } from '../state/quota-counter.ts';
 import { JournalUnavailable, StateUnavailable } from '../state/errors.ts';
-
-export const VERDICT_FIELDS = ['accuracy', 'timeout_rate', 'server_timeout_count', 'judge_error_count'] as const;
+import { asVerdict, VERDICT_FIELDS, type Verdict } from './verdict.ts';
 
 export interface CritptOptions {
   upstream: string | null;
@@ -47,23 +46,6 @@ interface Grading {
   scope: string;
   reservation: Reservation;
   headers: Headers;
-}
-
-export type Verdict = Record<(typeof VERDICT_FIELDS)[number], number>;
-
-/** A verdict has the four numbers in their ranges; anything else is an invalid answer from the grader. */
-export function asVerdict(value: unknown): Verdict | null {
-  if (!value || typeof value !== 'object') return null;
-  const record = value as Record<string, unknown>;
-  const share = (v: unknown) => typeof v === 'number' && v >= 0 && v <= 1;
-  const count = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
-  // The grader is not trusted blindly: rates are shares, counts are whole and not negative.
-  const valid =
-    share(record.accuracy) &&
-    share(record.timeout_rate) &&
-    count(record.server_timeout_count) &&
-    count(record.judge_error_count);
-  return valid ? (record as Verdict) : null;
 }
 
 /** The quota headers of CritPt: the reset is a human-readable date here, as the contract says. */
