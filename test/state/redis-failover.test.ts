@@ -213,7 +213,7 @@ if (!SENTINEL_INSTALLED) {
       assert.is((await get(url, FREE_LIST, key)).status, 200);
       assert.match(String(await warned()), new RegExp(`^2 of 3 sentinels name .* the others disagree or did not answer: 127\\.0\\.0\\.1:${set.sentinelPorts[2]} no answer within 1000 ms$`));
       const primary = await promoted(set, await manualFailover(set));
-      await until(async () => (await get(url, FREE_LIST, key)).status === 200 && (await countIn(set, primary, 'silentco')) > 0, 'served and counted on the promoted replica');
+      await until(async () => (await get(url, FREE_LIST, key)).status === 200 && (await countIn(set, primary, 'silentco')) > 0, () => `served and counted on the promoted replica; the server's log:\n${lines.join('\n')}`);
     } finally {
       silent.kill('SIGCONT');
     }
@@ -298,7 +298,7 @@ if (!SENTINEL_INSTALLED) {
       const { url, lines } = await serve(set, { probeMs: 60_000 });
       assert.is((await get(url, FREE_LIST, key)).status, 200);
       const primary = await promoted(set, await manualFailover(set));
-      await until(async () => (await get(url, FREE_LIST, key)).status === 200 && (await countIn(set, primary, 'aclco')) > 0, 'served and counted on the promoted replica');
+      await until(async () => (await get(url, FREE_LIST, key)).status === 200 && (await countIn(set, primary, 'aclco')) > 0, () => `served and counted on the promoted replica; the server's log:\n${lines.join('\n')}`);
       assert.ok(lines.some((l) => /^redis: .* not used \(a failover of benchprimary is under way at sentinel .*announced \+try-failover/.test(l)), lines.join('\n'));
     } finally {
       await closeAll();

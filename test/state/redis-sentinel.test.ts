@@ -17,7 +17,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LuaScript, RedisClient, RedisCommandError, RedisNotReplicated, RedisUnavailable } from '../../src/redis/client.ts';
 import { FailoverLoad } from '../../scripts/failover-load.ts';
-import { createKeyOn, replicasHoldKeys, serveOn, type LoggedServer } from '../helpers/failover.ts';
+import { createKeyOn, serveOn, type LoggedServer } from '../helpers/failover.ts';
 import { countIn, promoted } from '../../scripts/sentinel-faults.ts';
 import { get, type Reply } from '../helpers/http.ts';
 import { keysCommand, REDIS_INSTALLED, skipWithoutRedis, startRedis, type RedisServer } from '../helpers/redis.ts';
@@ -232,7 +232,6 @@ if (!SENTINEL_INSTALLED) {
     let started: LoggedServer | undefined;
     try {
       const key = await createKeyOn(own, '--tier', 'commercial', '--org', 'failco', '--quota', '1000000');
-      await replicasHoldKeys(own);
       const { server, lines } = (started = await serve(own));
       const running = new FailoverLoad([server.url], key, 8);
       try {
@@ -266,7 +265,6 @@ if (!SENTINEL_INSTALLED) {
     let started: LoggedServer | undefined;
     try {
       const key = await createKeyOn(own, '--tier', 'commercial', '--org', 'waitco', '--quota', String(QUOTA), '--store-replicas', '1');
-      await replicasHoldKeys(own);
       const { server, lines } = (started = await serve(own, { storeReplicas: { count: 1, timeoutMs: 500 } }));
       const running = new FailoverLoad([server.url], key, 8);
       try {
