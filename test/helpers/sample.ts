@@ -22,9 +22,11 @@
  * other test files read it at the same time. `npm test` compares the folder after the run with
  * the folder it built and fails the run if anything in it changed.
  *
- * What it is: data/ built the way `npm start` builds it, with fast compression (the bodies are
- * the same; only the gzip and brotli bytes differ):
- * `runBuild({ ...DEFAULT_BUILD_OPTIONS, dataDir: 'data', outDir, levels: { gzip: 1, brotli: 1 } })`.
+ * What it is: data/ built exactly as `npm start` builds it (scripts/start.ts),
+ * `runBuild({ ...DEFAULT_BUILD_OPTIONS, dataDir: 'data', outDir })`, compression levels included:
+ * test/ops/start.test.ts starts `npm start` on a copy, which finds it up to date rather than
+ * building the sample a second time in the run (about 30 s of CPU; fast compression would save
+ * only 7 of them here).
  *
  * Where it comes from: under `npm test` (and `npm test -- PATTERN`), scripts/test.ts builds it
  * once, before the first file that needs it starts, into a temporary folder of that run (two
@@ -55,7 +57,7 @@ export interface SampleSnapshot {
 
 /** Build data/ into `outDir` (which must not hold a build yet). */
 export async function buildSample(outDir: string): Promise<SampleSnapshot> {
-  const built = await runBuild({ ...DEFAULT_BUILD_OPTIONS, dataDir: join(ROOT, 'data'), outDir, levels: { gzip: 1, brotli: 1 }, log: () => {} });
+  const built = await runBuild({ ...DEFAULT_BUILD_OPTIONS, dataDir: join(ROOT, 'data'), outDir, log: () => {} });
   return { outDir, buildDir: built.snapshotDir, buildId: built.buildId };
 }
 
