@@ -49,18 +49,22 @@ const FILE_TIMEOUT_MS = 10 * 60_000;
  */
 const SLOWEST = [
   'state/redis-failover.test.ts',
-  'ops/readme.test.ts',
   'build/pipeline.test.ts',
-  'build/import-legacy.test.ts',
-  'ops/start.test.ts',
   'state/redis-sentinel.test.ts',
-  'build/check.test.ts',
-  'http/admin-page.test.ts',
+  'ops/readme.test.ts',
   'state/crash.test.ts',
-  'ops/help.test.ts',
   'ops/redis-keys-cli.test.ts',
+  'build/check.test.ts',
+  'state/quota-compaction.test.ts',
   'ops/keys-cli.test.ts',
+  'build/import-legacy.test.ts',
+  'http/no-key-answers.test.ts',
+  'build/dataset-errors.test.ts',
+  'state/redis-health.test.ts',
+  'build/repository.test.ts',
   'http/linger.test.ts',
+  'ops/start.test.ts',
+  'ops/help.test.ts',
 ];
 
 interface Outcome {

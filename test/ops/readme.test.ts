@@ -95,11 +95,19 @@ const keys: Record<string, string> = {};
 /** The shipped sample's snapshot, built once per test run and shared read-only (test/helpers/sample.ts). */
 let snapshotDir = '';
 
-/** `npm run -s SCRIPT -- --help`, once per script (started early: each is a second or two). */
+/**
+ * What `npm run -s SCRIPT -- --help` prints, once per script (started early: each is a second or
+ * two): the script's own `tsx FILE` run as `node --import tsx FILE --help`, the same program
+ * without npm and tsx's launcher process, half the CPU; test/ops/help.test.ts runs each through npm.
+ */
 const helps = new Map<string, Promise<string>>();
 function helpOf(script: string): Promise<string> {
   let help = helps.get(script);
-  if (!help) helps.set(script, (help = run('npm', ['run', '-s', script, '--', '--help'], { cwd: ROOT }).then(({ stdout }) => stdout)));
+  if (!help) {
+    const file = /^tsx (\S+)$/.exec(SCRIPTS[script] ?? '')?.[1];
+    assert.ok(file, `package.json's ${script} script is not \`tsx FILE\`: ${SCRIPTS[script]}`);
+    helps.set(script, (help = run(process.execPath, ['--import', 'tsx', file, '--help'], { cwd: ROOT }).then(({ stdout }) => stdout)));
+  }
   return help;
 }
 
