@@ -4,6 +4,8 @@
 import { flagsUsage } from '../src/shared/flag-help.ts';
 import { readFlags } from '../src/shared/flag-table.ts';
 import { UsageError } from '../src/shared/flags.ts';
+import { MANIFEST_FORMAT } from '../src/shared/manifest.ts';
+import { versionLine } from '../src/shared/version.ts';
 import { runBuild, type BuildOptions } from './build.ts';
 import { BUILD_FLAGS } from './flags.ts';
 import { BodySchemaError } from './check-bodies.ts';
@@ -31,13 +33,13 @@ function sourceDateEpoch(text: string | undefined): number | undefined {
   return Number(text);
 }
 
-/** The options of a build, whether only to check (`--check`), or 'help' when the usage was asked for. */
+/** The options of a build, whether only to check (`--check`), or 'help' or 'version' when that was asked for. */
 export function parseBuildArgs(
   argv: string[],
   env: NodeJS.ProcessEnv = process.env,
-): (BuildOptions & { check: boolean }) | 'help' {
-  const { values: v, help } = readFlags(BUILD_FLAGS, argv);
-  if (help) return 'help';
+): (BuildOptions & { check: boolean }) | 'help' | 'version' {
+  const { values: v, help, version } = readFlags(BUILD_FLAGS, argv);
+  if (help || version) return help ? 'help' : 'version';
   return {
     dataDir: v.data,
     outDir: v.out,
@@ -59,6 +61,7 @@ async function main(): Promise<void> {
   try {
     const options = parseBuildArgs(process.argv.slice(2));
     if (options === 'help') console.log(USAGE);
+    else if (options === 'version') console.log(versionLine({ snapshot: MANIFEST_FORMAT }));
     else if ((checking = options.check)) checkData(options);
     else await runBuild(options);
   } catch (error) {

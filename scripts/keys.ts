@@ -48,6 +48,8 @@ import { checkServed } from '../src/key-admin/served-providers.ts';
 import type { Tier } from '../src/shared/routes.ts';
 import { describe, keyTable, printIssued, printRecord, usageTable, type Output } from './keys-print.ts';
 import { USAGE } from './keys-help.ts';
+import { FORMATS } from '../src/formats.ts';
+import { versionLine } from '../src/shared/version.ts';
 
 export type { Output } from './keys-print.ts';
 
@@ -89,8 +91,8 @@ function commandNames(): string[] {
 }
 
 function parse(argv: string[]) {
-  const { values, given, positionals, help } = readFlags(KEYS_FLAGS, argv, process.env, { positionals: true });
-  if (help) return { command: 'help', operands: [], values };
+  const { values, given, positionals, help, version } = readFlags(KEYS_FLAGS, argv, process.env, { positionals: true });
+  if (help || version) return { command: help ? 'help' : 'version', operands: [], values };
   // `admin-token ACTION ...` is one command of the table, named with its action.
   const [first, ...rest] = positionals;
   const [command, ...operands] =
@@ -182,14 +184,14 @@ function usageLimits(recorded: RecordedLimits | null, where: string, io: Output)
 function environmentLimits(): QuotaLimits {
   try {
     const options = resolveOptions([], process.env);
-    if (options !== 'help') return options.limits;
+    if (typeof options === 'object') return options.limits;
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     throw new UsageError(
       error.message.replace(/^--(\S+)/, (_, flag: string) => flag.toUpperCase().replaceAll('-', '_')),
     );
   }
-  throw new Error('unreachable: no --help in an empty argument list');
+  throw new Error('unreachable: no --help or --version in an empty argument list');
 }
 
 /** A command on an open store: at once on the file store, later on Redis. */
@@ -323,6 +325,7 @@ function settingsOf(record: KeyRecord): Record<string, unknown> {
 function execute(argv: string[], io: Output): Eventually<void> {
   const { command, operands, values } = parse(argv);
   if (command === 'help') return io.out(USAGE);
+  if (command === 'version') return io.out(versionLine(FORMATS));
   // The server's rows, read from the environment as the server reads it: the same files, the same refusals.
   const { store, replicas } = storeOf(values);
   if (store === 'file') {

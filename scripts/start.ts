@@ -11,6 +11,8 @@ import { DEFAULT_BUILD_OPTIONS, runBuild } from '../build/build.ts';
 import { DatasetError, formatProblem } from '../build/problems.ts';
 import { readCurrentManifest } from '../build/pack/snapshot-dir.ts';
 import { DEFAULT_OPTIONS, resolveOptions, usage } from '../src/config.ts';
+import { FORMATS } from '../src/formats.ts';
+import { versionLine } from '../src/shared/version.ts';
 import { UsageError } from '../src/shared/flags.ts';
 import { ensureDemoKeys } from '../src/keys/changes.ts';
 import type { IssuedKey } from '../src/keys/record.ts';
@@ -54,8 +56,12 @@ async function prepare(): Promise<{ demo: IssuedKey[] | null; stateDir: string }
     console.log(
       'usage: npm start [-- options]\n\n' +
         'Builds data/ into the snapshot folder when it changed, creates demo keys on the first start,\n' +
-        `then runs the server with these options:\n\n${usage()}`,
+        `then runs the server with these options:\n\n${usage(null)}`,
     );
+    process.exit(0);
+  }
+  if (options === 'version') {
+    console.log(versionLine(FORMATS));
     process.exit(0);
   }
   try {

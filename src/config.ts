@@ -234,16 +234,19 @@ export function storeEnvironment(
   return variable === undefined ? undefined : env[variable];
 }
 
-/** The server's --help: every flag of the table with its help, variable and default. */
-export function usage(): string {
-  return `usage: node dist/server.mjs [options]\n${flagsUsage(SERVER_FLAGS)}`;
+/**
+ * The server's --help: every flag of the table with its help, variable and default, under the
+ * bundle's usage line (`npm start --help` gives null: it says its own).
+ */
+export function usage(command: string | null = 'node dist/server.mjs'): string {
+  return `${command ? `usage: ${command} [options]\n` : ''}${flagsUsage(SERVER_FLAGS)}`;
 }
 
 /** Resolve options from argv and env; throws UsageError with a message for the user. */
 export function resolveOptions(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
-): ServerOptions | 'help' {
-  const { values, help } = readFlags(SERVER_FLAGS, argv, env);
-  return help ? 'help' : serverOptions(values);
+): ServerOptions | 'help' | 'version' {
+  const { values, help, version } = readFlags(SERVER_FLAGS, argv, env);
+  return help ? 'help' : version ? 'version' : serverOptions(values);
 }

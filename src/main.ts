@@ -4,6 +4,9 @@
  * SIGTERM or SIGINT; refuses to start with a message: exit 2 on bad flags, 1 on bad state.
  */
 import { resolveOptions, usage } from './config.ts';
+import { FORMATS } from './formats.ts';
+import { MANIFEST_FORMAT } from './shared/manifest.ts';
+import { PROGRAM, VERSION, versionLine } from './shared/version.ts';
 import { UsageError } from './shared/flags.ts';
 import { startServer, type RunningServer } from './start.ts';
 
@@ -26,6 +29,10 @@ export async function main(
     console.log(usage());
     return;
   }
+  if (options === 'version') {
+    console.log(versionLine(FORMATS));
+    return;
+  }
   let running;
   try {
     running = await startServer(options);
@@ -42,7 +49,9 @@ export async function main(
   // find the handlers in place, or the signal's default action kills the process mid-write.
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
-  console.log(`serving snapshot ${running.snapshots.current.buildId}`);
+  console.log(
+    `${PROGRAM} ${VERSION} serving snapshot ${running.snapshots.current.buildId} (format ${MANIFEST_FORMAT})`,
+  );
   started?.(running);
   console.log(`listening on ${running.url}`);
 }

@@ -15,6 +15,11 @@ import { whenReady, type Eventually } from './lib/eventually.ts';
 import { entryName, PUBLIC_BODY_TIER, type AnswerKind } from './shared/routes.ts';
 import type { Body, Snapshot } from './snapshot/snapshot.ts';
 import type { VerificationStatus } from './snapshot/verifier.ts';
+import { MANIFEST_FORMAT } from './shared/manifest.ts';
+import { VERSION } from './shared/version.ts';
+
+/** What /readyz says of the program, ready or not: its version and the snapshot format it reads. */
+const RUNNING = { version: VERSION, snapshot_format: MANIFEST_FORMAT } as const;
 
 export interface OperationalParts {
   bodies: Bodies;
@@ -81,13 +86,21 @@ export function operationalAnswers({
       const open = connections ? { connections: connectionsShown(connections()) } : {};
       if (reasons.length > 0)
         throw new HttpError(503, 'Not ready', {
-          details: { reason: reasons.join('; '), reasons, verification: checked, warnings: warned, ...open },
+          details: {
+            reason: reasons.join('; '),
+            reasons,
+            ...RUNNING,
+            verification: checked,
+            warnings: warned,
+            ...open,
+          },
         });
       answerPlain(
         exchange,
         JSON_TYPE,
         JSON.stringify({
           status: 'ready',
+          ...RUNNING,
           snapshot: exchange.snapshot.buildId,
           verification: checked,
           warnings: warned,

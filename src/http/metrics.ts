@@ -4,6 +4,8 @@
  */
 import type { ConnectionStats } from './connection-caps.ts';
 import type { FirstReadStats } from './first-read.ts';
+import { MANIFEST_FORMAT } from '../shared/manifest.ts';
+import { VERSION } from '../shared/version.ts';
 
 /** Upper bounds (seconds) of the latency histogram buckets. */
 export const LATENCY_BUCKETS = [
@@ -160,6 +162,9 @@ export class Metrics {
     const integrity = this.sources.integrity();
     const lookups = cache.hits + cache.misses;
     const gauges = [
+      "# HELP bda_version_info The program's version and the snapshot format it reads.",
+      '# TYPE bda_version_info gauge',
+      `bda_version_info${labelText({ version: VERSION, snapshot_format: String(MANIFEST_FORMAT) })} 1`,
       '# HELP bda_snapshot_info The snapshot being served.',
       '# TYPE bda_snapshot_info gauge',
       `bda_snapshot_info${labelText({ build_id: buildId })} 1`,

@@ -24,6 +24,8 @@ export const ADMIN_TOKEN_PREFIX = 'bdat_';
 export const ADMIN_TOKEN_PATTERN = /^bdat_[A-Za-z0-9_-]{43}$/;
 export const ADMIN_TOKEN_ID_PATTERN = /^adm_[0-9a-f]{12}$/;
 export const ADMIN_TOKENS_FILE = 'admin-tokens.json';
+/** Format of admin-tokens.json as written (and read: the only one so far). */
+export const ADMIN_TOKENS_FORMAT = 1;
 export const ADMIN_TOKENS_REDIS_KEY = `${REDIS_PREFIX}admin-tokens`;
 
 export interface AdminTokenRecord {
@@ -132,7 +134,7 @@ export function fileTokenStore(stateDir: string): AdminTokenStore {
     return parsed.tokens.map((t, i) => parseRecord(t, `${path}, token ${i + 1}`));
   };
   const write = (records: AdminTokenRecord[], keep: Parameters<typeof writeFileAtomic>[2]) =>
-    writeFileAtomic(path, `${JSON.stringify({ format: 1, tokens: records }, null, 1)}\n`, keep);
+    writeFileAtomic(path, `${JSON.stringify({ format: ADMIN_TOKENS_FORMAT, tokens: records }, null, 1)}\n`, keep);
   return {
     list: read,
     create: (name, clock) =>

@@ -47,7 +47,7 @@ function wrapped(head: string, indent: string, text: string, width: number): str
   return [...lines, line];
 }
 
-/** The options part of --help: each flag with its help, variable and default; `--help` last. */
+/** The options part of --help: each flag with its help, variable and default; `--help` and `--version` last. */
 export function flagsUsage(table: FlagTable): string {
   const labels = Object.entries(table).map(([name, flag]) => label(name, flag));
   const column = Math.max(...labels.map((l) => l.length), '--help, -h'.length) + 4;
@@ -59,7 +59,11 @@ export function flagsUsage(table: FlagTable): string {
     const help = plainText(said ? `${flag.help} (${said})` : flag.help);
     return wrapped(`  ${labels[i]}`.padEnd(column), ' '.repeat(column), help, HELP_WIDTH);
   });
-  return [...lines, `${'  --help, -h'.padEnd(column)}this text`].join('\n');
+  return [
+    ...lines,
+    `${'  --help, -h'.padEnd(column)}this text`,
+    `${'  --version'.padEnd(column)}the version, and the format of each file it reads and writes`,
+  ].join('\n');
 }
 
 /** docs/operating.md's options table: flag (variable), default, meaning. */

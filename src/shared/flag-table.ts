@@ -37,6 +37,8 @@ export interface ReadFlags<F extends FlagTable> {
   positionals: string[];
   /** `--help` (or `-h`) was given: the caller prints the usage instead. */
   help: boolean;
+  /** `--version` was given (and not `--help`): the caller prints its version line instead. */
+  version: boolean;
 }
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -69,7 +71,7 @@ export function flagDefaults<F extends FlagTable>(table: F): FlagValues<F> {
 /**
  * The command line, then the environment, then the defaults (a flag wins over its variable). An
  * unknown flag is a UsageError with the one it most likely meant; operands only when allowed.
- * `--help` and `-h` are every command's, so no table lists them.
+ * `--help` (`-h`) and `--version` are every command's, so no table lists them.
  */
 export function readFlags<F extends FlagTable>(
   table: F,
@@ -85,13 +87,17 @@ export function readFlags<F extends FlagTable>(
   );
   const parsed = parseFlags({
     args: [...args],
-    options: { ...options, help: { type: 'boolean', short: 'h' } } as Record<string, { type: 'string' | 'boolean' }>,
+    options: { ...options, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' } } as Record<
+      string,
+      { type: 'string' | 'boolean' }
+    >,
     allowPositionals,
   });
   const given = new Set<keyof F & string>();
   // --help answers with the usage even when a variable holds what the command would refuse.
-  if (parsed.values.help === true) {
-    return { values: flagDefaults(table), given, positionals: parsed.positionals, help: true };
+  if (parsed.values.help === true || parsed.values.version === true) {
+    const help = parsed.values.help === true;
+    return { values: flagDefaults(table), given, positionals: parsed.positionals, help, version: !help };
   }
   const values: Record<string, unknown> = {};
   for (const [name, flag] of Object.entries(table)) {
@@ -99,7 +105,7 @@ export function readFlags<F extends FlagTable>(
     if (found !== undefined) given.add(name);
     values[name] = found === undefined ? fromEnvironment(name, flag, env) : fromCommandLine(name, flag, found);
   }
-  return { values: values as FlagValues<F>, given, positionals: parsed.positionals, help: false };
+  return { values: values as FlagValues<F>, given, positionals: parsed.positionals, help: false, version: false };
 }
 
 function fromCommandLine(name: string, flag: Flag<unknown>, found: unknown): unknown {

@@ -3,6 +3,8 @@
  * it: through npm.
  */
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ROOT } from '../helpers/process.ts';
@@ -30,12 +32,27 @@ help('should print the usage and exit 0 for every npm command', async () => {
   });
 });
 
-help('should print the bundled server\'s usage and exit 0', async () => {
-  const run = await new Promise<{ code: number; stdout: string }>((resolve) =>
-    execFile(process.execPath, ['--import', 'tsx', 'src/bin.ts', '--help'], { cwd: ROOT }, (error, stdout) => resolve({ code: error ? 1 : 0, stdout })),
-  );
-  assert.is(run.code, 0);
-  assert.match(run.stdout, /^usage: node dist\/server\.mjs/);
+help('should print the version line and exit 0 for the server, npm start, the keys command and the build', async () => {
+  const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  const scripts = ['start', 'keys', 'build'];
+  const runs = await Promise.all(scripts.map((script) => npmRun(script, '--version')));
+  runs.forEach((run, i) => {
+    assert.is(run.code, 0, `${scripts[i]}: ${run.stderr}`);
+    assert.match(run.stdout, new RegExp(`^benchmark-data-api ${version.replaceAll('.', '\\.')} \\(snapshot format \\d+`), scripts[i]);
+  });
+  assert.match(runs[0]!.stdout, /keys file format \d+, admin tokens format \d+, quota counts format \d+\)\n$/);
+});
+
+help('should print the bundled server\'s usage and version, exiting 0', async () => {
+  const server = (flag: string) =>
+    new Promise<{ code: number; stdout: string }>((resolve) =>
+      execFile(process.execPath, ['--import', 'tsx', 'src/bin.ts', flag], { cwd: ROOT }, (error, stdout) => resolve({ code: error ? 1 : 0, stdout })),
+    );
+  const [usage, version] = await Promise.all([server('--help'), server('--version')]);
+  assert.equal([usage.code, version.code], [0, 0]);
+  assert.match(usage.stdout, /^usage: node dist\/server\.mjs/);
+  assert.match(usage.stdout, /\n {2}--version +the version, and the format of each file it reads and writes\n$/);
+  assert.match(version.stdout, /^benchmark-data-api \d+\.\d+\.\d+ \(snapshot format \d+, keys file format \d+/);
 });
 
 help.run();

@@ -1,15 +1,21 @@
-import { renameSync } from 'node:fs';
+import { readFileSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
 import { brotliDecompressSync } from 'node:zlib';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAjv } from '../../src/shared/ajv.ts';
 import { MEDIA_ARENAS, ROUTES, type Route } from '../../src/shared/routes.ts';
+import { MANIFEST_FORMAT } from '../../src/shared/manifest.ts';
 import { get, request } from '../helpers/http.ts';
+import { ROOT } from '../helpers/process.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { until } from '../helpers/wait.ts';
 
 let t: TestServer;
 let doc: Record<string, any>;
+/** The version package.json gives: /readyz and /metrics must say it. */
+const PACKAGE_VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
 const setup = async () => {
   if (t) return;
   t = await startTestServer({
@@ -153,8 +159,11 @@ health('should answer /healthz and /readyz without a key and without counting', 
   assert.equal(alive.json(), { status: 'ok' });
   const ready = await get(t.url, '/readyz');
   assert.is(ready.status, 200);
-  const { status, snapshot, verification } = ready.json();
-  assert.equal({ status, snapshot }, { status: 'ready', snapshot: t.running.snapshots.current.buildId });
+  const { status, version, snapshot_format, snapshot, verification } = ready.json();
+  assert.equal(
+    { status, version, snapshot_format, snapshot },
+    { status: 'ready', version: PACKAGE_VERSION, snapshot_format: MANIFEST_FORMAT, snapshot: t.running.snapshots.current.buildId },
+  );
   // The build's checksums are checked in the background: under way or done, never a reason to wait.
   assert.ok(['verifying', 'verified'].includes(verification.state), verification.state);
   assert.is(ready.headers['x-ratelimit-limit'], undefined);
@@ -166,6 +175,7 @@ health('should answer /readyz 503 with the reason when the state folder is gone'
     const reply = await get(t.url, '/readyz');
     assert.is(reply.status, 503);
     assert.match(reply.json().details.reason, /state folder .* is not writable: ENOENT/);
+    assert.equal([reply.json().details.version, reply.json().details.snapshot_format], [PACKAGE_VERSION, MANIFEST_FORMAT]);
   } finally {
     renameSync(`${t.stateDir}.away`, t.stateDir);
   }
@@ -195,6 +205,7 @@ metrics('should count requests by route and status, latency, rejections, snapsho
   assert.ok(metric(text, 'bda_http_request_duration_seconds_count{route="language.models.free"}') >= 4);
   assert.match(text, /bda_http_request_duration_seconds_bucket\{route="language\.models\.free",le="\+Inf"\} \d+/);
   assert.is(metric(text, `bda_snapshot_info{build_id="${t.running.snapshots.current.buildId}"}`), 1);
+  assert.is(metric(text, `bda_version_info{version="${PACKAGE_VERSION}",snapshot_format="${MANIFEST_FORMAT}"}`), 1);
   assert.ok(metric(text, 'bda_cache_hit_ratio') > 0);
   // The age on the server's clock: the test's, set 90.5 s past the served build's time. (The
   // test clock starts days before any real build, where the age reads 0, clamped.)

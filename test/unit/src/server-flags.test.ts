@@ -30,6 +30,11 @@ defaults('should be the options of an empty command line and environment', () =>
   assert.equal(resolveOptions([], {}), DEFAULT_OPTIONS);
 });
 
+defaults('should answer --help and --version with what was asked, not options', () => {
+  assert.is(resolveOptions(['--help'], {}), 'help');
+  assert.is(resolveOptions(['--version'], { PORT: 'eighty' }), 'version');
+});
+
 defaults('should come from the table, in the units its flags are given in', () => {
   assert.is(DEFAULT_OPTIONS.port, SERVER_FLAGS.port.default);
   assert.is(DEFAULT_OPTIONS.cacheBytes, SERVER_FLAGS['cache-mb'].default * MIB);

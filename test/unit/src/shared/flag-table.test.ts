@@ -36,6 +36,13 @@ read('should refuse a bad value, operands unless allowed, and take --help and -h
   assert.is(readFlags(TABLE, ['--help']).help, true);
 });
 
+read('should take --version, the usage winning when both are asked, even past a value it would refuse', () => {
+  const asked = readFlags(TABLE, ['--version'], { SIZE: 'many' });
+  assert.equal([asked.version, asked.help], [true, false]);
+  assert.equal([readFlags(TABLE, ['--version', '-h']).help, readFlags(TABLE, ['--version', '-h']).version], [true, false]);
+  assert.is(readFlags(TABLE, []).version, false);
+});
+
 read('should name the flag a mistyped one meant, even before the value it took', () => {
   throwsWith(() => readFlags(TABLE, ['--siez', '4']), UsageError, /^unknown option --siez; did you mean --size\?$/);
   throwsWith(() => readFlags(TABLE, ['--laud']), UsageError, /^unknown option --laud; did you mean --loud\?$/);
