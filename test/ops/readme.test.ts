@@ -446,6 +446,42 @@ const BLOCKS: Listed[] = [
   },
   {
     doc: 'docs/operating.md',
+    heading: 'Upgrade and roll back',
+    first: 'node /srv/benchmark-api/dist/server.mjs --version',
+    handling: {
+      check:
+        "the folders are the systemd unit's and the build's flags npm run build's; test/ops/upgrade.test.ts runs these steps from a build and keys file of the previous formats (not as written: they name /srv, /var/lib and systemctl)",
+      by: async (block) => {
+        const lines = commands(block);
+        const unit = unitLines().join('\n');
+        for (const folder of ['/srv/benchmark-api/snapshot', '/var/lib/benchmark-api', '/srv/benchmark-api'])
+          assert.ok(unit.includes(folder), `the unit names ${folder}`);
+        assert.equal(lines.filter((line) => line.startsWith('npm ')), ['npm run build -- --out /srv/benchmark-api/snapshot']);
+        await flagsKnown('npm run build -- --out /srv/benchmark-api/snapshot');
+        assert.ok(lines.includes('systemctl restart benchmark-api'), 'the unit is restarted');
+        assert.match(lines.at(-1)!, /^curl -s http:\/\/127\.0\.0\.1:8080\/readyz$/);
+      },
+    },
+  },
+  {
+    doc: 'docs/operating.md',
+    heading: 'Upgrade and roll back',
+    first: 'install -m 0644 /srv/benchmark-api/dist.previous/server.mjs',
+    handling: {
+      check:
+        'the switch is the one the shipping block makes, the copies are those the upgrade block made; test/ops/upgrade.test.ts runs the switch and the keys file put back (not as written: /srv, /var/lib and systemctl)',
+      by: (block) => {
+        const lines = commands(block);
+        assert.is(lines.length, 3, 'the bundle, the build, the keys file');
+        assert.match(lines[1], /&& ln -sfn PREVIOUS_BUILD current\.next && mv -T current\.next current$/);
+        assert.ok(lines[2].includes('/var/lib/benchmark-api.previous/keys.json'), lines[2]);
+        const upgrade = commands(blocksOf('docs/operating.md').find((b) => b.lines[0]?.startsWith('node /srv/benchmark-api/dist/server.mjs --version'))!);
+        assert.ok(upgrade.includes('cp -a /var/lib/benchmark-api /var/lib/benchmark-api.previous'), 'the upgrade made the copy');
+      },
+    },
+  },
+  {
+    doc: 'docs/operating.md',
     heading: 'Snapshots and upgrades without downtime',
     first: 'BUILD=$(readlink snapshot/current)',
     handling: {
@@ -514,7 +550,7 @@ const BLOCKS: Listed[] = [
         const [line] = commands(block);
         await flagsKnown(line);
         const documented = new Set(npmCommand(line)!.flags);
-        for (const flag of (await helpOf('build')).match(/--[a-z][a-z0-9-]*/g) ?? []) assert.ok(flag === '--help' || documented.has(flag), `the synopsis lacks ${flag}`);
+        for (const flag of (await helpOf('build')).match(/--[a-z][a-z0-9-]*/g) ?? []) assert.ok(['--help', '--version'].includes(flag) || documented.has(flag), `the synopsis lacks ${flag}`);
       },
     },
   },
