@@ -16,6 +16,7 @@ import { MEDIA_DIR } from '../build/load/media.ts';
 import { mediaFile } from '../build/schemas/media.ts';
 import { generateMedia } from './sample/media.ts';
 import { UsageError } from '../src/shared/flags.ts';
+import { versionLine } from '../src/shared/version.ts';
 import { type SampleOptions, USAGE, parseSampleArgs } from './sample/options.ts';
 import { generateCreators } from './sample/creators.ts';
 import { generateModels } from './sample/models.ts';
@@ -122,17 +123,17 @@ export function generateSample(options: SampleOptions): Summary {
 
 async function main(): Promise<void> {
   const started = performance.now();
-  let options: SampleOptions | 'help';
+  let options: SampleOptions | 'help' | 'version';
   try {
     options = parseSampleArgs(process.argv.slice(2));
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    console.error(`${error.message}\n${USAGE}`);
+    console.error(`${error.message}\n(npm run generate:sample -- --help lists the options)`);
     process.exitCode = 2;
     return;
   }
-  if (options === 'help') {
-    console.log(USAGE);
+  if (options === 'help' || options === 'version') {
+    console.log(options === 'help' ? USAGE : versionLine({}));
     return;
   }
   const { counts, bytes } = generateSample(options);

@@ -1,6 +1,8 @@
 /** The generator's options: defaults (the committed sample), flags and scaling. */
 import { isCalendarDate } from '../../src/shared/ajv.ts';
-import { integerFlag, parseFlags, UsageError } from '../../src/shared/flags.ts';
+import { flagsUsage } from '../../src/shared/flag-help.ts';
+import { asText, flagRow, integerFrom, readFlags, type Flag, type FlagTable } from '../../src/shared/flag-table.ts';
+import { UsageError } from '../../src/shared/flags.ts';
 
 export interface SampleOptions {
   out: string;
@@ -18,10 +20,6 @@ export interface SampleOptions {
 export const BASE_COUNTS = { models: 320, creators: 45, providers: 45, arenaEntries: 52 } as const;
 export const DEFAULT_OPTIONS: SampleOptions = { out: 'data', seed: 20261120, asOf: '2026-11-20', ...BASE_COUNTS };
 
-export const USAGE =
-  'usage: npm run generate:sample -- [--out DIR] [--seed N] [--as-of YYYY-MM-DD] [--scale F] ' +
-  '[--models N] [--creators N] [--providers N] [--arena-entries N]';
-
 /** The counts of a dataset `scale` times the committed sample's (at least one of each). */
 export function scaledCounts(scale: number): Pick<SampleOptions, 'models' | 'creators' | 'providers' | 'arenaEntries'> {
   const scaled = (base: number) => Math.max(1, Math.round(base * scale));
@@ -36,37 +34,70 @@ export function scaledCounts(scale: number): Pick<SampleOptions, 'models' | 'cre
 /** Largest count a flag takes: far past any dataset this generator is meant for. */
 const MAX_COUNT = 1_000_000;
 
-/** The generator's options, or 'help' when the usage was asked for. */
-export function parseSampleArgs(argv: string[]): SampleOptions | 'help' {
-  const { values } = parseFlags({
-    args: argv,
-    options: {
-      out: { type: 'string' },
-      seed: { type: 'string' },
-      'as-of': { type: 'string' },
-      scale: { type: 'string' },
-      models: { type: 'string' },
-      creators: { type: 'string' },
-      providers: { type: 'string' },
-      'arena-entries': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
+/** A count's flag: by default the committed sample's count times `--scale`. */
+function countFlag(base: number, min: number, what: string): Flag<number | undefined> {
+  return flagRow<number | undefined>({
+    value: 'N',
+    default: undefined,
+    shownDefault: `${base} times --scale`,
+    parse: integerFrom(min, MAX_COUNT),
+    help: what,
   });
-  if (values.help) return 'help';
-  const scale = values.scale === undefined ? 1 : Number(values.scale);
-  if (!(scale > 0) || !Number.isFinite(scale))
-    throw new UsageError(`--scale must be a positive number, got ${JSON.stringify(values.scale)}`);
-  const seed = integerFlag('seed', values.seed, DEFAULT_OPTIONS.seed, 0, Number.MAX_SAFE_INTEGER);
-  const asOf = values['as-of'] ?? DEFAULT_OPTIONS.asOf;
-  if (!isCalendarDate(asOf)) throw new UsageError(`--as-of must be a date YYYY-MM-DD, got ${JSON.stringify(asOf)}`);
-  const scaled = scaledCounts(scale);
+}
+
+/** The generator's flags, in the form of src/shared/flag-table.ts: its --help lists them. */
+export const SAMPLE_FLAGS = {
+  out: { value: 'DIR', default: DEFAULT_OPTIONS.out, parse: asText, help: 'the folder the datasets are written to' },
+  seed: {
+    value: 'N',
+    default: DEFAULT_OPTIONS.seed,
+    parse: integerFrom(0, Number.MAX_SAFE_INTEGER),
+    help: 'the seed every value is drawn from: the same seed and options give the same bytes',
+  },
+  'as-of': {
+    value: 'YYYY-MM-DD',
+    default: DEFAULT_OPTIONS.asOf,
+    parse: calendarDate,
+    help: 'the last day of the measurements; nothing is dated after it',
+  },
+  scale: {
+    value: 'F',
+    default: 1,
+    parse: positiveNumber,
+    help: "the counts below as a multiple of the committed sample's (at least one of each)",
+  },
+  models: countFlag(BASE_COUNTS.models, 0, 'language models'),
+  creators: countFlag(BASE_COUNTS.creators, 1, 'model creators (the media arenas add their own)'),
+  providers: countFlag(BASE_COUNTS.providers, 0, 'API providers (their endpoints follow from the models)'),
+  'arena-entries': countFlag(BASE_COUNTS.arenaEntries, 1, 'entries in each media arena'),
+} satisfies FlagTable;
+
+export const USAGE = `usage: npm run generate:sample -- [options]\n${flagsUsage(SAMPLE_FLAGS)}`;
+
+function positiveNumber(text: string, name: string): number {
+  const value = Number(text);
+  if (!(value > 0) || !Number.isFinite(value))
+    throw new UsageError(`--${name} must be a positive number, got ${JSON.stringify(text)}`);
+  return value;
+}
+
+function calendarDate(text: string, name: string): string {
+  if (!isCalendarDate(text)) throw new UsageError(`--${name} must be a date YYYY-MM-DD, got ${JSON.stringify(text)}`);
+  return text;
+}
+
+/** The generator's options, or 'help' or 'version' when that was asked for. */
+export function parseSampleArgs(argv: string[]): SampleOptions | 'help' | 'version' {
+  const { values: v, help, version } = readFlags(SAMPLE_FLAGS, argv);
+  if (help || version) return help ? 'help' : 'version';
+  const scaled = scaledCounts(v.scale);
   return {
-    out: values.out ?? DEFAULT_OPTIONS.out,
-    seed,
-    asOf,
-    models: integerFlag('models', values.models, scaled.models, 0, MAX_COUNT),
-    creators: integerFlag('creators', values.creators, scaled.creators, 1, MAX_COUNT),
-    providers: integerFlag('providers', values.providers, scaled.providers, 0, MAX_COUNT),
-    arenaEntries: integerFlag('arena-entries', values['arena-entries'], scaled.arenaEntries, 1, MAX_COUNT),
+    out: v.out,
+    seed: v.seed,
+    asOf: v['as-of'],
+    models: v.models ?? scaled.models,
+    creators: v.creators ?? scaled.creators,
+    providers: v.providers ?? scaled.providers,
+    arenaEntries: v['arena-entries'] ?? scaled.arenaEntries,
   };
 }

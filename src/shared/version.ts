@@ -7,8 +7,11 @@ export const VERSION = '0.2.0';
 
 export const PROGRAM = 'benchmark-data-api';
 
-/** `--version`'s line: the version, then the format of each file it reads and writes (`snapshot format 3, ...`). */
+/**
+ * `--version`'s line: the version, then the format of each file it reads and writes (`snapshot
+ * format 3, ...`), if any.
+ */
 export function versionLine(formats: Readonly<Record<string, number>>): string {
   const written = Object.entries(formats).map(([what, format]) => `${what.replaceAll('_', ' ')} format ${format}`);
-  return `${PROGRAM} ${VERSION} (${written.join(', ')})`;
+  return written.length ? `${PROGRAM} ${VERSION} (${written.join(', ')})` : `${PROGRAM} ${VERSION}`;
 }

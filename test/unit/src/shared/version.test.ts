@@ -19,6 +19,7 @@ version('should be the version package.json gives, and CHANGELOG.md\'s newest', 
 version('should name each format in the version line', () => {
   assert.is(versionLine({ snapshot: 3 }), `benchmark-data-api ${VERSION} (snapshot format 3)`);
   assert.is(versionLine({ keys_file: 2, quota_counts: 3 }), `benchmark-data-api ${VERSION} (keys file format 2, quota counts format 3)`);
+  assert.is(versionLine({}), `benchmark-data-api ${VERSION}`);
   assert.is(FORMATS.snapshot, MANIFEST_FORMAT);
 });
 
