@@ -26,6 +26,8 @@ export const CACHE_CONTROL = 'private, max-age=300';
 export interface BodyType {
   contentType: string;
   vary: string;
+  /** More header fields, as name, value pairs (the front door page's Content-Security-Policy). */
+  extra?: readonly string[];
 }
 
 export const JSON_BODY: BodyType = { contentType: JSON_TYPE, vary: 'Accept-Encoding' };
@@ -82,6 +84,7 @@ export function answerBody(exchange: Exchange, body: Body, type: BodyType = JSON
   fields.push('Content-Type', type.contentType);
   cacheFields(fields, body, type.vary);
   if (body.encoding !== 'identity') fields.push('Content-Encoding', body.encoding);
+  if (type.extra) fields.push(...type.extra);
   send(exchange.res, 200, fields, body.bytes, exchange.req.method === 'HEAD');
 }
 

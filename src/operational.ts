@@ -15,6 +15,7 @@ import { whenReady, type Eventually } from './lib/eventually.ts';
 import { entryName, PUBLIC_BODY_TIER, type AnswerKind } from './shared/routes.ts';
 import type { Body, Snapshot } from './snapshot/snapshot.ts';
 import type { VerificationStatus } from './snapshot/verifier.ts';
+import { FRONT_DOOR_CSP } from './shared/front-door-page.ts';
 import { MANIFEST_FORMAT } from './shared/manifest.ts';
 import { VERSION } from './shared/version.ts';
 
@@ -36,7 +37,11 @@ export interface OperationalParts {
 
 type OperationalAnswer = (exchange: Exchange, plan: Plan) => Eventually<void>;
 
-const HTML_BODY: BodyType = { contentType: 'text/html; charset=utf-8', vary: 'Accept-Encoding, Accept' };
+const HTML_BODY: BodyType = {
+  contentType: 'text/html; charset=utf-8',
+  vary: 'Accept-Encoding, Accept',
+  extra: ['Content-Security-Policy', FRONT_DOOR_CSP],
+};
 const JSON_BY_ACCEPT: BodyType = { ...JSON_BODY, vary: 'Accept-Encoding, Accept' };
 
 /** A precomputed public body: 304 when the client's copy is current, else 200. */

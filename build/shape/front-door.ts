@@ -7,6 +7,7 @@
  */
 import { ROUTES, type Route } from '../../src/shared/routes.ts';
 import type { BuildContext } from './route-builder.ts';
+import { FRONT_DOOR_SCRIPT, FRONT_DOOR_STYLE } from '../../src/shared/front-door-page.ts';
 
 export const SERVICE_NAME = 'Benchmark Data API';
 
@@ -82,19 +83,16 @@ export function frontDoor(ctx: BuildContext, served: ReadonlySet<string>, option
   };
 }
 
-/** The page's only styling, inline so there is nothing more to fetch. */
-const STYLE =
-  'body{font-family:sans-serif;max-width:70em;margin:2em auto;padding:0 1em}' +
-  'td{vertical-align:top;padding:.2em .5em}' +
-  'pre{margin:0 0 .6em;background:#f4f4f4;padding:.3em;overflow-x:auto}';
-
 const VIEWPORT = '<meta name="viewport" content="width=device-width, initial-scale=1">';
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** The same index as a page a person reads: no script, no style sheet to fetch. */
+/**
+ * The same index as a page a person reads: nothing to fetch, and one script, which fills in the
+ * address the page was reached on (src/shared/front-door-page.ts says why there).
+ */
 export function frontDoorHtml(door: FrontDoor): string {
   const e = escapeHtml;
   const rows = door.routes
@@ -116,16 +114,21 @@ export function frontDoorHtml(door: FrontDoor): string {
   ].join(' &middot; ');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">${VIEWPORT}<title>${e(door.service)}</title>
-<style>${STYLE}</style>
+<style>${FRONT_DOOR_STYLE}</style>
 </head><body>
 <h1>${e(door.service)}</h1>
 <p>${e(door.description)}</p>
+<p>This server is at <code data-origin="">http://HOST:PORT</code>. For the curl lines:</p>
+<pre>API=<span data-origin="${API_ROOT}">http://HOST:PORT${API_ROOT}</span>
+BASE=<span data-origin="">http://HOST:PORT</span>
+KEY=your-key</pre>
 <p>Snapshot <code>${e(door.snapshot.build_id)}</code>, data as of ${e(door.snapshot.data_as_of)}.
 ${links}</p>
 <table>
 <tr><th>Route</th><th>What</th><th>Tiers</th><th>Query</th></tr>
 ${rows}
 </table>
+<script>${FRONT_DOOR_SCRIPT}</script>
 </body></html>
 `;
 }

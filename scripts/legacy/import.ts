@@ -2,7 +2,8 @@
  * The legacy importer's work (the command is scripts/import-legacy.ts): merge a saved body of the
  * legacy language route into a data folder: creators, models (with their evaluations and
  * published index values), a first-party provider and endpoint per priced or measured model,
- * and measurement records that reproduce the dump's medians. The merged folder is validated in full before anything is written; on any problem nothing is.
+ * and measurement records that reproduce the dump's medians. The merged folder is validated in
+ * full before anything is written; on any problem nothing is.
  *
  * The build takes medians over a window that ends at the newest measurement of the folder, so
  * records dated at the dump's own date would fall outside it when the folder already holds newer

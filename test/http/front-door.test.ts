@@ -1,6 +1,9 @@
 /** The front door and the 404s that point to a route, over real HTTP. */
+import { createHash } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { FRONT_DOOR_CSP, FRONT_DOOR_SCRIPT } from '../../src/shared/front-door-page.ts';
+import { CHROMIUM, launchBrowser, skipWithoutChromium } from '../helpers/chromium.ts';
 import { request } from '../helpers/http.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -46,10 +49,32 @@ door('should answer a browser with a plain HTML page with a curl example per rou
   assert.ok(reply.text.includes(t.running.snapshots.current.buildId));
   assert.ok(reply.text.includes('<a href="/api/v2/openapi.json">'));
   assert.is((reply.text.match(/<pre>curl /g) ?? []).length, (await request(t.url, '/api/v2')).json().routes.length);
-  assert.not.match(reply.text, /<script/);
+  // One script, the one the page's policy allows by its hash (and nothing else to fetch or run).
+  assert.equal([...reply.text.matchAll(/<script>([^<]*)<\/script>/g)].map((m) => m[1]), [FRONT_DOOR_SCRIPT]);
+  assert.is(reply.headers['content-security-policy'], FRONT_DOOR_CSP);
+  const hash = createHash('sha256').update(FRONT_DOOR_SCRIPT).digest('base64');
+  assert.ok(FRONT_DOOR_CSP.includes(`script-src 'sha256-${hash}';`) && FRONT_DOOR_CSP.startsWith("default-src 'none';"));
+  assert.is((await request(t.url, '/')).headers['content-security-policy'], undefined, 'the JSON has no page to guard');
   assert.match((await request(t.url, '/api/v2?format=json', { headers: { accept: 'text/html' } })).text, /^\{/);
   assert.match((await request(t.url, '/api/v2?format=html')).text, /^<!doctype html>/);
   assert.is((await request(t.url, '/?format=xml')).status, 400);
+});
+
+const ADDRESS_SHOWN = 'should show a browser the address it reached the page on, under the page\'s own policy';
+if (!CHROMIUM) skipWithoutChromium(door, [ADDRESS_SHOWN]);
+else door(ADDRESS_SHOWN, async () => {
+  const browser = await launchBrowser();
+  try {
+    // 127.0.0.1 and localhost are two addresses of one server: each page names the one it was reached on.
+    for (const origin of [t.url, t.url.replace('127.0.0.1', 'localhost')]) {
+      assert.is(await browser.goto(`${origin}/`), 200);
+      assert.is(await browser.text('code[data-origin]'), origin);
+      assert.match(await browser.text('pre'), new RegExp(`^API=${origin}/api/v2\nBASE=${origin}\nKEY=your-key$`));
+      assert.is(await browser.evaluate('getComputedStyle(document.body).fontFamily'), 'sans-serif', 'the style applies');
+    }
+  } finally {
+    await browser.close();
+  }
 });
 
 door('should list /metrics, in JSON and in HTML, only on a server that serves it', async () => {
