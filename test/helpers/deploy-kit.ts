@@ -32,13 +32,19 @@ export function passwordStep(): string {
  * replacement that finds nothing fails, so a renamed setting cannot leave the shipped value in place.
  */
 export function placeShipped(path: string, dir: string, name: string, changes: [string | RegExp, string][]): string {
-  let text = shippedText(path);
+  const file = join(dir, name);
+  writeFileSync(file, shippedText(path));
+  return changes.length ? rewrite(file, changes) : file;
+}
+
+/** A placed file with more made this machine's, in place (each change must find something, as above). */
+export function rewrite(file: string, changes: [string | RegExp, string][]): string {
+  let text = readFileSync(file, 'utf8');
   for (const [from, to] of changes) {
     const next = typeof from === 'string' ? text.replaceAll(from, to) : text.replace(from, to);
-    assert.is.not(next, text, `${path}: ${from} is there to replace`);
+    assert.is.not(next, text, `${file}: ${from} is there to replace`);
     text = next;
   }
-  const file = join(dir, name);
   writeFileSync(file, text);
   return file;
 }

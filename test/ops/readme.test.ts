@@ -301,7 +301,7 @@ const BLOCKS: Listed[] = [
   {
     doc: 'docs/operating.md',
     heading: 'Running under systemd, behind TLS',
-    first: `# ${UNIT}`,
+    first: text(UNIT).split('\n')[0],
     handling: {
       check: `identical to ${UNIT}, \`systemd-analyze verify\` finds nothing to say about it, and the ExecStart flags parse with the server's own option parser; not run: a systemd unit needs root and systemd (test/ops/deploy-kit.test.ts scores it)`,
       by: async (block) => {
