@@ -9,7 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ROOT } from '../helpers/process.ts';
 
-const SCRIPTS = ['build', 'start', 'keys', 'import:legacy', 'bench', 'soak', 'bundle', 'generate:sample'];
+const SCRIPTS = ['build', 'start', 'keys', 'import:legacy', 'bench', 'soak', 'bundle', 'generate:sample', 'certs'];
 
 /** A hang guard, not a performance bound: eight npm runs at once on a busy machine stay far under it. */
 const HANG_GUARD_MS = 5 * 60_000;

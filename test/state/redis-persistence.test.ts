@@ -2,17 +2,18 @@
  * Redis as operators run it, against real redis-servers: a Redis that keeps nothing on disk
  * (`--save '' --appendonly no`) is reported, one log line at start and /readyz 200 listing it
  * under `warnings`, and the report follows it when AOF is turned on and off; AOF or RDB save
- * points are not reported. The ACL user docs/operating.md gives (read from that page) runs the
- * server and the keys command, and without CONFIG the server says it cannot tell rather than guess.
+ * points are not reported. The ACL user deploy/redis/users.acl ships (its line read from a copy
+ * whose password deploy/README.md's step set) runs the server and the keys command, and without
+ * CONFIG the server says it cannot tell rather than guess.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { RedisClient } from '../../src/redis/client.ts';
 import { get, request, type Reply } from '../helpers/http.ts';
-import { ROOT } from '../helpers/process.ts';
+import { placeShipped, setPasswords } from '../helpers/deploy-kit.ts';
 import { keysCommand, REDIS_INSTALLED, skipWithoutRedis, startRedis, type RedisServer } from '../helpers/redis.ts';
 import { createFreeKey, RedisTestBed, type LoggedServer } from '../helpers/redis-servers.ts';
 import { until } from '../helpers/wait.ts';
@@ -26,12 +27,12 @@ const NAMES = {
   off: 'should report a Redis that keeps nothing on disk: one log line at start, /readyz 200 with it under warnings, keyed requests still 200',
   follows: 'should follow AOF turned on and off at runtime: the warning ends and begins again, one log line each',
   on: 'should report nothing with AOF on, or with RDB save points and AOF off',
-  acl: 'should run the server and the keys command as the ACL user docs/operating.md gives, with AOF on: ready, no warning, requests counted',
+  acl: 'should run the server and the keys command as the ACL user deploy/redis/users.acl ships, with AOF on: ready, no warning, requests counted',
   cannotTell: 'should say it cannot tell, not guess, when AOF is off and the ACL refuses CONFIG GET save',
 };
 
 const persistence = suite('Redis persistence reported');
-const acl = suite('Redis ACL user from the docs');
+const acl = suite('Redis ACL user as shipped');
 
 /** SETs Redis has run: the probe writes one a round (nothing else here runs SET), so this counts rounds. */
 async function probeWrites(admin: RedisClient): Promise<number> {
@@ -54,12 +55,20 @@ async function untilWarnings(url: string, match: (warnings: string[]) => boolean
 
 const NOTHING_ON_DISK = /keeps nothing on disk \(appendonly no, no save points\): a restart loses every key and quota window; set `appendonly yes`/;
 
-/** The ACL SETUSER line of docs/operating.md, as arguments, with this password. */
-function documentedAcl(password: string): string[] {
-  const docs = readFileSync(join(ROOT, 'docs/operating.md'), 'utf8');
-  const line = /^\s*(ACL SETUSER bda .*)$/m.exec(docs)?.[1];
-  assert.ok(line, 'docs/operating.md gives an ACL SETUSER bda line');
-  return line!.split(/\s+/).map((word) => (word === '>PASSWORD' ? `>${password}` : word));
+/**
+ * The `bda` user of deploy/redis/users.acl as an ACL SETUSER command, and its password: a copy of
+ * the shipped files, the documented password step run on it, the user's line read back.
+ */
+function shippedAcl(): { command: string[]; password: string } {
+  const dir = join(root, 'deploy-redis');
+  mkdirSync(dir);
+  for (const file of ['users.acl', 'redis.conf', 'sentinel.conf']) placeShipped(`redis/${file}`, dir, file, []);
+  const { bda: password } = setPasswords(dir, ['bda']);
+  const line = readFileSync(join(dir, 'users.acl'), 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('user bda '));
+  assert.ok(line, 'deploy/redis/users.acl has a user bda line');
+  return { command: ['ACL', 'SETUSER', ...line!.split(/\s+/).slice(1)], password };
 }
 
 if (!REDIS_INSTALLED) {
@@ -134,12 +143,14 @@ if (!REDIS_INSTALLED) {
     bed.closeOperators();
   });
 
-  /** A Redis with the documented ACL user; the server's URL logs in as it (database 1, so SELECT is used too). */
+  let shipped: ReturnType<typeof shippedAcl> | undefined;
+  /** A Redis with the shipped ACL user; the server's URL logs in as it (database 1, so SELECT is used too). */
   async function withAclUser(args: readonly string[]): Promise<{ redis: RedisServer; url: string }> {
     const redis = await startRedis({ args, db: 1 });
     const admin = await bed.operator(redis);
-    assert.is(await admin.send(documentedAcl('s3cret-acl')), 'OK');
-    return { redis, url: `redis://bda:s3cret-acl@127.0.0.1:${redis.port}/1` };
+    const { command, password } = (shipped ??= shippedAcl());
+    assert.is(await admin.send(command), 'OK');
+    return { redis, url: `redis://bda:${password}@127.0.0.1:${redis.port}/1` };
   }
 
   acl(NAMES.acl, async () => {
