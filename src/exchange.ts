@@ -11,7 +11,7 @@ import { answerOf, errorBody, HttpError } from './http/error.ts';
 import { answeringEarly } from './http/linger.ts';
 import type { Metrics } from './http/metrics.ts';
 import { bytesSent, headersOf, JSON_TYPE, send, type HeaderFields, type Headers } from './http/respond.ts';
-import { outcomeStatus } from './http/server.ts';
+import { outcomeStatus } from './http/unroutable.ts';
 import type { Clock } from './lib/clock.ts';
 import type { KeyRecord } from './state/key-record.ts';
 import type { QuotaStatus } from './state/quota-counter.ts';

@@ -19,7 +19,8 @@ import { CAP_TIMES, ConnectionCaps, type CapTimes } from './http/connection-caps
 import { readDescriptorLimit } from './http/descriptor-limit.ts';
 import { capsFor } from './http/shed-order.ts';
 import { FirstReads } from './http/first-read.ts';
-import { createHttpServer, HTTP_LIMITS, listenAt } from './http/server.ts';
+import { HTTP_LIMITS } from './http/limits.ts';
+import { createHttpServer, listenAt } from './http/server.ts';
 import { App } from './app.ts';
 import { SnapshotStore } from './snapshot/store.ts';
 import { openStateStore, type StateStore } from './state-store.ts';
