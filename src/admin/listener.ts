@@ -26,7 +26,8 @@ import { ADMIN_BODY_LIMIT, API_PREFIX, checkQuery, httpErrorOf } from './input.t
 import { JsonPieces } from './operation.ts';
 import { OPERATIONS, runOperation, type AdminContext, type Operation } from './operations.ts';
 import { adminOpenApi } from './openapi.ts';
-import { isPagePath, PAGE_COOKIE, servePage } from './page.ts';
+import { PAGE_COOKIE, servePage } from './page.ts';
+import { isPagePath } from './page-routes.ts';
 
 const JSON_LIMITS = { depth: 8, values: 20_000 };
 

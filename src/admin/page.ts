@@ -14,17 +14,16 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { PublicKeyRecord } from '../keys/record.ts';
-import type { KeyAdmin } from '../key-admin/stores.ts';
-import type { ScopeUsage } from '../key-admin/usage.ts';
-import type { AuditEntry } from '../keys/audit.ts';
 import { HttpError } from '../http/error.ts';
 import { httpErrorOf } from './input.ts';
 import { operationById, runOperation, type AdminContext, type Caller } from './operations.ts';
 import { csrfToken, csrfValid, fromThisPage } from './page-csrf.ts';
-import { actionCall, createCall, doneMessage, KEY_ACTIONS, type FormCall, type KeyAction } from './page-forms.ts';
+import { actionCall, createCall, doneMessage, type FormCall } from './page-forms.ts';
 import { LOGIN_REFUSED, renderLoginPage, renderMessagePage } from './page-html.ts';
 import { renderKeysPage, type KeysPage } from './page-keys-html.ts';
 import { flashOfQuery, viewOfForm, viewOfQuery, viewUrl, type PageView } from './page-view.ts';
+import { methodsOf, routeOf, type Route } from './page-routes.ts';
+import { readStore } from './page-store.ts';
 import { ADMIN_TOKEN_PATTERN, type AdminTokenRecord } from '../keys/admin-tokens.ts';
 
 export interface PageDeps {
@@ -62,9 +61,6 @@ export interface PageAnswer {
 
 export const PAGE_COOKIE = 'bda_admin';
 
-/** How many audit entries the page shows. */
-const AUDIT_SHOWN = 20;
-
 /*
  * No `Secure`: the admin listener speaks plain HTTP (on loopback unless the operator says
  * otherwise), and a browser would not send a Secure cookie back over it. Path=/admin keeps it
@@ -74,39 +70,6 @@ const COOKIE_ATTRIBUTES = 'Path=/admin; HttpOnly; SameSite=Strict';
 const CLEAR_COOKIE = `${PAGE_COOKIE}=; ${COOKIE_ATTRIBUTES}; Max-Age=0`;
 
 const FORM_REFUSED = 'The form has expired or did not come from this page; reload and try again';
-
-type Route =
-  | { kind: 'page' }
-  | { kind: 'login' }
-  | { kind: 'logout' }
-  | { kind: 'create' }
-  | { kind: 'action'; id: string; action: KeyAction };
-
-const FIXED_ROUTES: Record<string, Route> = {
-  '/admin/': { kind: 'page' },
-  '/admin/login': { kind: 'login' },
-  '/admin/logout': { kind: 'logout' },
-  '/admin/ui/keys': { kind: 'create' },
-};
-const ACTION_PATH = /^\/admin\/ui\/keys\/([^/]+)\/([a-z]+)$/;
-
-/** Every path the page answers (its forms' targets under /admin/ui/, unknown ones a 404 page). */
-export function isPagePath(path: string): boolean {
-  return Object.hasOwn(FIXED_ROUTES, path) || path.startsWith('/admin/ui/');
-}
-
-/** The page a path names, or null (404). The key id is checked by the operation, which says what is wrong with it. */
-export function routeOf(path: string): Route | null {
-  const fixed = FIXED_ROUTES[path];
-  if (fixed !== undefined) return fixed;
-  const match = ACTION_PATH.exec(path);
-  if (match === null || !(KEY_ACTIONS as readonly string[]).includes(match[2])) return null;
-  return { kind: 'action', id: match[1], action: match[2] as KeyAction };
-}
-
-function methodsOf(route: Route): string[] {
-  return route.kind === 'page' ? ['GET', 'HEAD'] : ['POST'];
-}
 
 /**
  * The headers of every answer: the policy runs only the nonce'd stylesheet and script, and posts
@@ -293,58 +256,4 @@ async function showPage(deps: PageDeps, session: Session, view: PageView, extras
     createValues: extras.createValues ?? null,
   };
   return html(status, session.nonce, renderKeysPage(page), Object.assign({}, ...failures.map((f) => f.headers)));
-}
-
-interface StoreView {
-  keys: PublicKeyRecord[];
-  usage: ScopeUsage[];
-  audit: AuditEntry[];
-}
-
-/**
- * The store as one view reads it: every key read once, for the keys and the usage operations
- * both (they ask for the same org's keys). With 100,000 keys in the state folder (written by
- * `scripts/bench/keys-scale.ts`) a read took 780 ms, and a view 1.75 to 1.92 s with a read
- * each, 0.98 to 1.20 s with one.
- */
-function listedOnce(keys: KeyAdmin): KeyAdmin {
-  const listed = new Map<string, ReturnType<KeyAdmin['list']>>();
-  return {
-    ...keys,
-    list: (filter = {}) => {
-      const key = JSON.stringify(filter);
-      if (!listed.has(key)) listed.set(key, keys.list(filter));
-      return listed.get(key)!;
-    },
-  };
-}
-
-/**
- * The keys, usage and audit entries of a view, through the same operations as GET /admin/api/keys,
- * /usage and /audit.
- */
-async function readStore(context: AdminContext, caller: Caller, view: PageView): Promise<StoreView | HttpError> {
-  const viewContext: AdminContext = { ...context, keys: listedOnce(context.keys) };
-  const run = async <T>(id: string, query: Record<string, string>): Promise<T> => {
-    const answer = await runOperation(operationById(id), viewContext, {
-      params: {},
-      query: new URLSearchParams(query),
-      body: undefined,
-      caller,
-    });
-    return (answer.body as { data: T }).data;
-  };
-  const org: Record<string, string> = view.org === null ? {} : { org: view.org };
-  try {
-    const [keys, usage, audit] = await Promise.all([
-      run<PublicKeyRecord[]>('listKeys', view.showRevoked ? org : { ...org, revoked: 'false' }),
-      run<ScopeUsage[]>('listUsage', org),
-      run<AuditEntry[]>('listAudit', { limit: String(AUDIT_SHOWN) }),
-    ]);
-    return { keys, usage, audit };
-  } catch (error) {
-    const failure = httpErrorOf(error);
-    if (!failure) throw error;
-    return failure;
-  }
 }
