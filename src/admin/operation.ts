@@ -6,7 +6,7 @@
 import type { Clock } from '../lib/clock.ts';
 import type { KeyAdmin } from '../key-admin/stores.ts';
 import { usageRows, withStatus, type ScopeUsage } from '../key-admin/usage.ts';
-import { KEY_ID_PATTERN, KeyNotFound, publicRecord, type KeyFilter } from '../keys/record.ts';
+import { KEY_ID_PATTERN, KeyNotFound, NAME_PATTERN, publicRecord, type KeyFilter } from '../keys/record.ts';
 import type { KeyRecord } from '../state/key-record.ts';
 import type { KeyChange } from '../keys/table.ts';
 import type { QuotaCounter } from '../state/quota-counter.ts';
@@ -64,6 +64,9 @@ export interface Operation {
   answer: { status: number; schema: string };
   run(context: AdminContext, call: AdminCall): Promise<AdminAnswer>;
 }
+
+/** An org's or a user's name, as a query parameter or body field. */
+export const NAME = { type: 'string' as const, pattern: NAME_PATTERN.source };
 
 export const ok = (body: unknown): AdminAnswer => ({ status: 200, body });
 
