@@ -15,16 +15,16 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { BodyBudget } from '../http/body-budget.ts';
-import { answerOf, errorBody, HttpError } from '../http/error.ts';
+import { answerOf, HttpError } from '../http/error.ts';
 import { Unavailable } from '../lib/unavailable.ts';
 import { checkJsonLimits } from '../http/json-limits.ts';
-import { nearestRoute } from '../http/nearest-route.ts';
 import { PUBLIC_REFUSALS, readBody, type BodyLimits, type BodyRefusals } from '../http/read-body.ts';
-import { paramsOf, Router } from '../http/router.ts';
 import { ADMIN_TOKEN_PATTERN, matchToken, type AdminTokenRecord } from '../keys/admin-tokens.ts';
 import { ADMIN_BODY_LIMIT, API_PREFIX, checkQuery, httpErrorOf } from './input.ts';
 import { JsonPieces } from './operation.ts';
-import { OPERATIONS, runOperation, type AdminContext, type Operation } from './operations.ts';
+import { runOperation, type AdminContext } from './operations.ts';
+import { API_ROUTER, decodedParams } from './api-routes.ts';
+import { sendError, sendJson, sendPieces, sendRedirect } from './send.ts';
 import { adminOpenApi } from './openapi.ts';
 import { PAGE_COOKIE, servePage } from './page.ts';
 import { isPagePath } from './page-routes.ts';
@@ -44,96 +44,6 @@ const ADMIN_REFUSALS: BodyRefusals = {
   tooLarge: (maxBytes) => new HttpError(413, 'Body too large', { details: { limit_bytes: maxBytes } }),
 };
 
-const COMMON_HEADERS = {
-  'Cache-Control': 'no-store',
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
-};
-const JSON_TYPE = 'application/json; charset=utf-8';
-
-/** A row of the admin API's route table: an operation at its full path. */
-interface OperationRoute {
-  readonly method: string;
-  readonly path: string;
-  readonly operation: Operation;
-}
-
-const OPERATION_ROUTES: readonly OperationRoute[] = OPERATIONS.map((operation) => ({
-  method: operation.method,
-  path: `${API_PREFIX}${operation.path}`,
-  operation,
-}));
-
-/** The 404 under /admin/api, naming the operations, and the one meant when a path is a typo away from it. */
-function noOperation(path: string): HttpError {
-  const nearest = nearestRoute(path, OPERATION_ROUTES, API_PREFIX);
-  const operations = `${API_PREFIX}/keys, ${API_PREFIX}/usage, ${API_PREFIX}/audit; see /admin/openapi.json`;
-  return new HttpError(404, 'Not found', {
-    details: { path, operations, ...(nearest === null ? {} : { did_you_mean: nearest }) },
-  });
-}
-
-function methodNotAllowed(_method: string, _path: string, routes: readonly OperationRoute[]): HttpError {
-  const allowed = routes.map((route) => route.method);
-  return new HttpError(405, 'Method not allowed', { details: { allowed }, headers: { Allow: allowed.join(', ') } });
-}
-
-/** The admin API's operations in the public server's Router: HEAD is not GET here (no operation answers it). */
-const API_ROUTER = new Router<OperationRoute>(OPERATION_ROUTES, {
-  headAsGet: false,
-  notFound: noOperation,
-  notAllowed: methodNotAllowed,
-});
-
-function sendText(
-  res: ServerResponse,
-  status: number,
-  text: string,
-  headers: Record<string, string | number> = {},
-): void {
-  res.writeHead(status, {
-    ...COMMON_HEADERS,
-    'Content-Type': JSON_TYPE,
-    'Content-Length': Buffer.byteLength(text),
-    ...headers,
-  });
-  res.end(text);
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  sendText(res, status, JSON.stringify(body));
-}
-
-/**
- * An answer made as it is sent (chunked), its pieces taken as fast as the client reads them; a
- * client gone stops it.
- */
-async function sendPieces(res: ServerResponse, status: number, body: JsonPieces): Promise<void> {
-  res.writeHead(status, { ...COMMON_HEADERS, 'Content-Type': JSON_TYPE });
-  for await (const text of body.texts) {
-    if (!res.write(text)) await drained(res);
-    if (res.destroyed) return;
-  }
-  res.end();
-}
-
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
-}
-
-/** The one error path's answer: the public server's JSON error body (errorBody), with the error's headers. */
-function sendError(res: ServerResponse, error: HttpError): void {
-  sendText(res, error.status, errorBody(error), error.headers);
-}
-
 function mediaType(req: IncomingMessage): string {
   return (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
 }
@@ -145,19 +55,6 @@ function cookie(req: IncomingMessage, name: string): string | null {
     if (at !== -1 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
   }
   return null;
-}
-
-/** The operation's parameters, percent-decoded (a key id or provider slug in the path). */
-function decodedParams(route: OperationRoute, path: string): Record<string, string> {
-  const params = paramsOf(route, path);
-  for (const [name, segment] of Object.entries(params)) {
-    try {
-      params[name] = decodeURIComponent(segment);
-    } catch {
-      throw new HttpError(400, 'Invalid request target', { details: { segment: segment.slice(0, 100) } });
-    }
-  }
-  return params;
 }
 
 /** A client that went away before its request was read: there is no one to answer, and it is no bug. */
@@ -280,8 +177,7 @@ export function createAdminListener({ context, logError }: AdminListenerOptions)
       return sendJson(res, 200, adminOpenApi());
     }
     if (path === '/admin' || path === '/') {
-      res.writeHead(308, { ...COMMON_HEADERS, Location: '/admin/', 'Content-Length': 0 });
-      return void res.end();
+      return sendRedirect(res, '/admin/');
     }
     if (isPagePath(path)) return page(req, res, path, url.searchParams);
     throw new HttpError(404, 'Not found', {

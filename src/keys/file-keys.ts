@@ -4,7 +4,7 @@
  * file-append.ts and changes.ts.
  */
 import { closeSync, fstatSync, statSync } from 'node:fs';
-import { headerAt, parseRecordLine, invalidStore, type KeysHeader } from './file-format.ts';
+import { headerAt, parseRecordLine, type KeysHeader } from './file-format.ts';
 import {
   KeyFileUnreadable,
   openKeysFile,
@@ -19,6 +19,7 @@ import {
 import { hashKey, KEY_PATTERN, keysPath, KeyStoreError } from './record.ts';
 import type { KeyLookup, KeyRecord } from '../state/key-record.ts';
 import { ensurePrivateDir } from '../shared/state-files.ts';
+import { ActiveKeys } from './active-keys.ts';
 import { replacedLines } from './file-replaced.ts';
 import { settled } from './file-settled.ts';
 
@@ -27,29 +28,6 @@ export interface FileKeysOptions {
   recheck?: 'every-lookup' | 'every-turn';
   /** Called before each read of the file, whole or its new lines (a test counts them, or makes one fail). */
   beforeRead?: (path: string, what: 'whole' | 'lines') => void;
-}
-
-/**
- * The active keys by hash, as the lines read so far leave them. Revoked keys are not kept: the
- * server never answers from them, and at 100,000 keys every byte per key counts.
- */
-class ActiveKeys {
-  readonly byHash = new Map<string, KeyRecord>();
-  private readonly hashOfId = new Map<string, string>();
-
-  /** A record as its latest line says: it replaces the id's earlier one, and a revoked one is dropped. */
-  apply(path: string, record: KeyRecord, line: number): void {
-    const previous = this.hashOfId.get(record.id);
-    if (previous !== undefined) {
-      this.byHash.delete(previous);
-      this.hashOfId.delete(record.id);
-    }
-    if (record.revoked_at !== null) return;
-    const holder = this.byHash.get(record.hash);
-    if (holder) throw invalidStore(path, `line ${line}: key ${record.id} has the hash of key ${holder.id}`);
-    this.byHash.set(record.hash, record);
-    this.hashOfId.set(record.id, record.hash);
-  }
 }
 
 /** The file the index was read from, held open: when it is replaced, what it gained meanwhile can still be read. */

@@ -1,0 +1,70 @@
+/**
+ * How the admin listener writes its answers: JSON with headers that keep it out of caches and
+ * sniffers, whole or in pieces as the client reads them, and the one error path's body (the public
+ * server's errorBody).
+ */
+import type { ServerResponse } from 'node:http';
+import { errorBody, type HttpError } from '../http/error.ts';
+import type { JsonPieces } from './operation.ts';
+
+const COMMON_HEADERS = {
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+};
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export function sendText(
+  res: ServerResponse,
+  status: number,
+  text: string,
+  headers: Record<string, string | number> = {},
+): void {
+  res.writeHead(status, {
+    ...COMMON_HEADERS,
+    'Content-Type': JSON_TYPE,
+    'Content-Length': Buffer.byteLength(text),
+    ...headers,
+  });
+  res.end(text);
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  sendText(res, status, JSON.stringify(body));
+}
+
+/**
+ * An answer made as it is sent (chunked), its pieces taken as fast as the client reads them; a
+ * client gone stops it.
+ */
+export async function sendPieces(res: ServerResponse, status: number, body: JsonPieces): Promise<void> {
+  res.writeHead(status, { ...COMMON_HEADERS, 'Content-Type': JSON_TYPE });
+  for await (const text of body.texts) {
+    if (!res.write(text)) await drained(res);
+    if (res.destroyed) return;
+  }
+  res.end();
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/** The one error path's answer: the public server's JSON error body (errorBody), with the error's headers. */
+export function sendError(res: ServerResponse, error: HttpError): void {
+  sendText(res, error.status, errorBody(error), error.headers);
+}
+
+/** 308 to where the page is (`/admin` and `/` go to `/admin/`). */
+export function sendRedirect(res: ServerResponse, location: string): void {
+  res.writeHead(308, { ...COMMON_HEADERS, Location: location, 'Content-Length': 0 });
+  res.end();
+}
