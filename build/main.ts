@@ -1,6 +1,8 @@
 /**
  * `npm run build -- [options]`: the datasets of a data folder into a snapshot (see USAGE).
  */
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { flagsUsage } from '../src/shared/flag-help.ts';
 import { readFlags } from '../src/shared/flag-table.ts';
 import { UsageError } from '../src/shared/flags.ts';
@@ -85,4 +87,5 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+// Run as the command, not when a test imports parseBuildArgs.
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();
