@@ -7,7 +7,8 @@
  * the type check counting as one test, with `, N skipped` after it when a test could not run
  * here (it says why in its output).
  *
- * `npm test -- PATTERN` runs only the test files whose path contains PATTERN.
+ * `npm test -- PATTERN` runs only the test files whose path in the repository contains PATTERN (the checkout's
+ * own folder name is not matched).
  *
  * The full committed sample (data/) is built once per run, by the first free worker, into a
  * temporary folder of this run, for the files that use test/helpers/sample.ts (found by that
@@ -253,7 +254,7 @@ interface Job {
 
 async function main(): Promise<void> {
   const pattern = process.argv[2];
-  const files = findTests(join(ROOT, 'test')).filter((f) => !pattern || f.includes(pattern));
+  const files = findTests(join(ROOT, 'test')).filter((f) => !pattern || relative(ROOT, f).includes(pattern));
   const unit = files.filter((f) => f.startsWith(UNIT_DIR));
   const blackBox = files.filter((f) => !f.startsWith(UNIT_DIR));
   const texts = new Map(blackBox.map((f) => [f, readFileSync(f, 'utf8')]));
