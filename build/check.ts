@@ -8,7 +8,9 @@ import { parseDataset, readDataFiles } from './load/datasets.ts';
 import { produceBodies } from './shape/bodies.ts';
 import { BodyChecker } from './check-bodies.ts';
 import { buildIdOf } from './pack/snapshot-dir.ts';
-import { inputDigest, shapingContext, type BuildOptions } from './build.ts';
+import type { BuildOptions } from './build-options.ts';
+import { inputDigest } from './input-digest.ts';
+import { shapingContext } from './shaping-context.ts';
 
 export interface CheckSummary {
   files: number;

@@ -4,7 +4,8 @@
 import { flagsUsage } from '../src/shared/flag-help.ts';
 import { readFlags } from '../src/shared/flag-table.ts';
 import { UsageError } from '../src/shared/flags.ts';
-import { runBuild, type BuildOptions } from './build.ts';
+import type { BuildOptions } from './build-options.ts';
+import { runBuild } from './build.ts';
 import { BUILD_FLAGS } from './flags.ts';
 import { BodySchemaError } from './check-bodies.ts';
 import { checkData } from './check.ts';
