@@ -11,7 +11,8 @@ import { manifestText, MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, type Manifest 
 import { corruptionSummary, verifyBuildSync } from '../src/shared/verify-build.ts';
 import { builtRouteIds, produceBodies } from './shape/bodies.ts';
 import { publishedIndexCount } from './derive/language.ts';
-import { parseDataset, readDataFiles } from './load/datasets.ts';
+import { readDataFiles } from './load/data-files.ts';
+import { parseDataset } from './load/datasets.ts';
 import { PackWriter, previousPack, type RawHandle } from './pack/pack.ts';
 import { writeRouteIndexes } from './pack/route-indexes.ts';
 import { BodyChecker } from './check-bodies.ts';

@@ -4,7 +4,8 @@
  * shaped and each is held to its route's schema, and the summary says what was checked. No lock,
  * no snapshot folder: it can run beside a build, or where the data is kept and nothing is served.
  */
-import { parseDataset, readDataFiles } from './load/datasets.ts';
+import { readDataFiles } from './load/data-files.ts';
+import { parseDataset } from './load/datasets.ts';
 import { produceBodies } from './shape/bodies.ts';
 import { BodyChecker } from './check-bodies.ts';
 import { buildIdOf } from './pack/snapshot-dir.ts';
