@@ -4,7 +4,8 @@
  */
 import { resolveDataDate } from './as-of.ts';
 import type { BuildOptions } from './build-options.ts';
-import { createBuildContext, type BuildContext } from './shape/bodies.ts';
+import { createBuildContext } from './shape/build-context.ts';
+import type { BuildContext } from './shape/route-builder.ts';
 import type { Dataset } from './types.ts';
 
 /**
