@@ -4,36 +4,24 @@
  * new snapshot folder -> verified -> `current` switched atomically.
  * On any problem it throws before touching `current`; the previous snapshot keeps serving.
  */
-import { createHash } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fsyncDir } from '../src/shared/state-files.ts';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import {
-  checksumOf,
-  INDEX_DIR,
-  indexEntry,
-  manifestText,
-  MANIFEST_FILE,
-  MANIFEST_FORMAT,
-  PACK_FILE,
-  indexFile,
-  type CheckedSpan,
-  type Manifest,
-  type RouteIndex,
-} from '../src/shared/manifest.ts';
+import { manifestText, MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, type Manifest } from '../src/shared/manifest.ts';
 import { corruptionSummary, verifyBuildSync } from '../src/shared/verify-build.ts';
-import { builtRouteIds, createBuildContext, produceBodies, type BuildContext } from './shape/bodies.ts';
-import type { Dataset } from './types.ts';
+import { produceBodies } from './shape/bodies.ts';
+import { builtRouteIds } from './shape/route-builders.ts';
 import { publishedIndexCount } from './derive/language.ts';
-import { DEFAULT_ARENA_OPTIONS, type ArenaOptions } from './derive/media.ts';
-import { parseDataset, readDataFiles, type DataFile } from './load/datasets.ts';
-import { DEFAULT_LEVELS, PackWriter, previousPack, type CompressionLevels, type RawHandle } from './pack/pack.ts';
+import { readDataFiles } from './load/data-files.ts';
+import { parseDataset } from './load/datasets.ts';
+import { PackWriter, previousPack, type RawHandle } from './pack/pack.ts';
+import { writeRouteIndexes } from './pack/route-indexes.ts';
 import { BodyChecker } from './check-bodies.ts';
-import { resolveDataDate } from './as-of.ts';
+import type { BuildOptions } from './build-options.ts';
+import { inputDigest } from './input-digest.ts';
+import { shapingContext } from './shaping-context.ts';
 import {
   findIdenticalBuild,
-  KEEP_PREVIOUS,
   lockSnapshots,
   newBuildId,
   publishSnapshot,
@@ -42,43 +30,6 @@ import {
   switchCurrent,
   verifySnapshot,
 } from './pack/snapshot-dir.ts';
-
-export interface BuildOptions {
-  dataDir: string;
-  outDir: string;
-  /** Items per page of paginated lists. */
-  pageSize: number;
-  /** Days of measurements the medians and percentiles are taken over. */
-  statsDays: number;
-  /** End of the statistics windows; by default the time of the newest measurement. */
-  asOf?: string;
-  /** Rebuild even when the inputs are unchanged. */
-  force: boolean;
-  /** Leaderboard eligibility of media arena entries. */
-  arena: ArenaOptions;
-  levels: CompressionLevels;
-  /** Builds kept besides the current one (older ones are removed after a switch). */
-  keep: number;
-  /**
-   * The time the build's id and manifest carry, in seconds since 1970 (`SOURCE_DATE_EPOCH`); by
-   * default the data's as-of time. Never the wall clock: two builds of the same inputs into two
-   * empty folders are byte-identical, file for file.
-   */
-  sourceDateEpoch?: number;
-  /** Progress and summary lines. */
-  log: (line: string) => void;
-}
-
-export const DEFAULT_BUILD_OPTIONS: Omit<BuildOptions, 'log'> = {
-  dataDir: 'data',
-  outDir: 'snapshot',
-  pageSize: 200,
-  statsDays: 14,
-  force: false,
-  arena: DEFAULT_ARENA_OPTIONS,
-  levels: DEFAULT_LEVELS,
-  keep: KEEP_PREVIOUS,
-};
 
 export interface BuildSummary {
   /** False when the inputs were unchanged and nothing was written. */
@@ -93,98 +44,9 @@ export interface BuildSummary {
   seconds: number;
 }
 
-const CODE_DIRS = ['build', 'src'];
-
-/** Hash of the build's own source, so a changed build rebuilds an unchanged dataset. */
-function codeDigest(): string {
-  const root = fileURLToPath(new URL('..', import.meta.url));
-  const hash = createHash('sha256');
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (/\.(ts|mjs|js|json)$/.test(entry.name)) hash.update(relative(root, path)).update(readFileSync(path));
-    }
-  };
-  for (const dir of CODE_DIRS) walk(join(root, dir));
-  return hash.digest('hex');
-}
-
-/**
- * The digest of a build's inputs: the format, the build's code, the options that change its
- * bytes and the data files. SOURCE_DATE_EPOCH is not among them: it changes only the id.
- */
-export function inputDigest(
-  files: readonly DataFile[],
-  options: Pick<BuildOptions, 'pageSize' | 'statsDays' | 'asOf' | 'levels' | 'arena'>,
-): string {
-  const { pageSize, statsDays, asOf, levels, arena } = options;
-  const hash = createHash('sha256')
-    .update(`format ${MANIFEST_FORMAT}\n`)
-    .update(codeDigest())
-    .update(JSON.stringify({ pageSize, statsDays, asOf, levels, arena }));
-  for (const file of files) hash.update(`\n${file.path}\n${file.bytes.length}\n`).update(file.bytes);
-  return hash.digest('hex');
-}
-
 /** The log's note of the snapshots a switch or a build removed, or nothing when none was. */
 function prunedNote(removed: string[]): string {
   return removed.length ? `; pruned ${removed.length} old snapshot${removed.length === 1 ? '' : 's'}` : '';
-}
-
-/** One index file per route: key -> [hash, spans..., checksums]; returns the checksum of each route's file. */
-function writeRouteIndexes(
-  dir: string,
-  entries: Record<string, string>,
-  bodies: Record<string, [number, CheckedSpan, CheckedSpan]>,
-): Record<string, string> {
-  const byRoute = new Map<string, RouteIndex>();
-  for (const [key, hash] of Object.entries(entries)) {
-    const routeId = key.slice(0, key.indexOf(' '));
-    let index = byRoute.get(routeId);
-    if (!index) byRoute.set(routeId, (index = {}));
-    const [identityLength, gz, br] = bodies[hash];
-    index[key] = indexEntry(hash, identityLength, gz, br);
-  }
-  mkdirSync(join(dir, INDEX_DIR));
-  const sums: Record<string, string> = {};
-  for (const [routeId, index] of byRoute) {
-    const bytes = Buffer.from(JSON.stringify(index));
-    writeFileSync(join(dir, indexFile(routeId)), bytes, { mode: 0o644 });
-    sums[routeId] = checksumOf(bytes);
-  }
-  fsyncDir(join(dir, INDEX_DIR));
-  return sums;
-}
-
-/**
- * What shaping needs, as a build and `--check` both make it: the data date (said in the log,
- * with its warning), the time the build carries (SOURCE_DATE_EPOCH when given, else the data's),
- * the build id `idOf` makes of that time, and the context the bodies are shaped in.
- */
-export function shapingContext(
-  dataset: Dataset,
-  options: BuildOptions,
-  idOf: (builtAt: Date) => string,
-): { asOf: Date; builtAt: Date; ctx: BuildContext & { buildId: string } } {
-  const { asOf, reason, warning } = resolveDataDate(dataset, options.asOf);
-  options.log(`data date ${asOf.toISOString()}: ${reason}`);
-  if (warning) options.log(`warning: ${warning}`);
-  const builtAt = options.sourceDateEpoch === undefined ? asOf : new Date(options.sourceDateEpoch * 1000);
-  const buildId = idOf(builtAt);
-  return {
-    asOf,
-    builtAt,
-    ctx: {
-      ...createBuildContext(dataset, {
-        asOf: asOf.getTime(),
-        statsDays: options.statsDays,
-        pageSize: options.pageSize,
-        arenaOptions: options.arena,
-      }),
-      buildId,
-    },
-  };
 }
 
 export async function runBuild(options: BuildOptions): Promise<BuildSummary> {

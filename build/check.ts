@@ -4,11 +4,14 @@
  * shaped and each is held to its route's schema, and the summary says what was checked. No lock,
  * no snapshot folder: it can run beside a build, or where the data is kept and nothing is served.
  */
-import { parseDataset, readDataFiles } from './load/datasets.ts';
+import { readDataFiles } from './load/data-files.ts';
+import { parseDataset } from './load/datasets.ts';
 import { produceBodies } from './shape/bodies.ts';
 import { BodyChecker } from './check-bodies.ts';
 import { buildIdOf } from './pack/snapshot-dir.ts';
-import { inputDigest, shapingContext, type BuildOptions } from './build.ts';
+import type { BuildOptions } from './build-options.ts';
+import { inputDigest } from './input-digest.ts';
+import { shapingContext } from './shaping-context.ts';
 
 export interface CheckSummary {
   files: number;

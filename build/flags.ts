@@ -4,7 +4,7 @@
  * command line from it and writes the options part of its --help from it.
  */
 import { asText, flagRow, integerFrom, switchFlag, type FlagTable } from '../src/shared/flag-table.ts';
-import { DEFAULT_BUILD_OPTIONS } from './build.ts';
+import { DEFAULT_BUILD_OPTIONS } from './build-options.ts';
 
 const d = DEFAULT_BUILD_OPTIONS;
 

@@ -11,7 +11,7 @@ import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { DATASET_FILES } from '../build/load/datasets.ts';
+import { DATASET_FILES } from '../build/load/data-files.ts';
 import { MEDIA_DIR } from '../build/load/media.ts';
 import { mediaFile } from '../build/schemas/media.ts';
 import { generateMedia } from './sample/media.ts';

@@ -7,7 +7,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_BUILD_OPTIONS, runBuild } from '../build/build.ts';
+import { DEFAULT_BUILD_OPTIONS } from '../build/build-options.ts';
+import { runBuild } from '../build/build.ts';
 import { DatasetError, formatProblem } from '../build/problems.ts';
 import { readCurrentManifest } from '../build/pack/snapshot-dir.ts';
 import { DEFAULT_OPTIONS, resolveOptions, usage } from '../src/config.ts';

@@ -1,21 +1,13 @@
 /**
- * Load `data/`: read every dataset, validate it against its schema, then check every reference
- * between datasets. All problems are collected and thrown together as one DatasetError.
+ * Load `data/`: parse every dataset (read by build/load/data-files.ts), validate it against its
+ * schema, then check every reference between datasets. All problems are collected and thrown
+ * together as one DatasetError.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv } from '../../src/shared/ajv.ts';
-import {
-  HEADLINE_INDICES,
-  LEGACY_EVALUATIONS,
-  OMNISCIENCE_DOMAINS,
-  OMNISCIENCE_METRICS,
-  OPENNESS_COMPONENTS,
-  RAW_EVALUATIONS,
-  TOKEN_COUNT_EVALUATIONS,
-} from '../fields.ts';
-import { MEDIA_DIR, parseMedia } from './media.ts';
+import { DATASET_FILES, readDataFiles } from './data-files.ts';
+import { checkIndexDefinitions } from './index-definitions.ts';
+import { parseMedia } from './media.ts';
 import { checkMeasurements, measurementRecordNamer, seriesOf, type MeasurementContext } from './measurements.ts';
 import { DatasetError, pointerOf, type Problem } from '../problems.ts';
 import {
@@ -48,18 +40,6 @@ import type {
   ProviderEndpoint,
 } from '../types.ts';
 
-export const DATASET_FILES = {
-  creators: 'model-creators.json',
-  models: 'language-models.json',
-  providers: 'providers.json',
-  endpoints: 'provider-endpoints.json',
-  indices: 'indices.json',
-  critptProblems: 'critpt-problems.json',
-  measurements: 'measurements',
-} as const;
-
-export type { DataFile } from './validate.ts';
-
 // Verbose: an error carries its parent schema, whose fields name what a misspelt one meant.
 const ajv = createAjv({ verbose: true });
 const validators = {
@@ -74,124 +54,6 @@ const validators = {
 
 /** The public CritPt problem set when the data names none: Challenge_1_main .. Challenge_70_main. */
 export const DEFAULT_CRITPT_PROBLEMS = Array.from({ length: 70 }, (_, i) => `Challenge_${i + 1}_main`);
-
-/** Every pointer an index component may read: the numeric scores of a language model. */
-export const SCORE_POINTERS: ReadonlySet<string> = new Set([
-  ...RAW_EVALUATIONS.map((k) => pointerOf('evaluations', k)),
-  ...LEGACY_EVALUATIONS.map((k) => pointerOf('evaluations', k)),
-  ...OMNISCIENCE_DOMAINS.flatMap((d) => OMNISCIENCE_METRICS.map((m) => pointerOf('omniscience_breakdown', d, m))),
-  ...OPENNESS_COMPONENTS.map((c) => pointerOf('openness', c)),
-]);
-
-/** List the files the build reads, in a fixed order (the input digest depends on it). */
-export function listDataFiles(dir: string): string[] {
-  const fixed = [
-    DATASET_FILES.creators,
-    DATASET_FILES.models,
-    DATASET_FILES.providers,
-    DATASET_FILES.endpoints,
-    DATASET_FILES.indices,
-  ];
-  let measurementFiles: string[] = [];
-  try {
-    measurementFiles = readdirSync(join(dir, DATASET_FILES.measurements))
-      .filter((f) => f.endsWith('.json') || f.endsWith('.json.gz'))
-      .sort()
-      .map((f) => `${DATASET_FILES.measurements}/${f}`);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  const optional = existsSync(join(dir, DATASET_FILES.critptProblems)) ? [DATASET_FILES.critptProblems] : [];
-  return [...fixed, ...optional, ...measurementFiles, ...optionalFolder(dir, MEDIA_DIR)];
-}
-
-/** The JSON files of an optional sub-folder, sorted, as paths relative to the data folder. */
-function optionalFolder(dir: string, folder: string): string[] {
-  try {
-    return readdirSync(join(dir, folder))
-      .filter((f) => f.endsWith('.json'))
-      .sort()
-      .map((f) => `${folder}/${f}`);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    return [];
-  }
-}
-
-export function readDataFiles(dir: string): { files: DataFile[]; problems: Problem[] } {
-  const files: DataFile[] = [];
-  const problems: Problem[] = [];
-  for (const path of listDataFiles(dir)) {
-    try {
-      files.push({ path, bytes: readFileSync(join(dir, path)) });
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      problems.push({
-        file: path,
-        pointer: '',
-        message: code === 'ENOENT' ? 'file is missing' : `cannot read: ${(error as Error).message}`,
-      });
-    }
-  }
-  return { files, problems };
-}
-
-function checkIndexDefinitions(path: string, defs: IndexDefinitions, problems: Problem[]): void {
-  const report = (pointer: string, message: string) => problems.push({ file: path, pointer, message });
-  const checkComponents = (base: (string | number)[], components: IndexDefinitions['openness_index']['components']) => {
-    const ids = new Set<string>();
-    components.forEach((c, i) => {
-      if (!SCORE_POINTERS.has(c.score))
-        report(pointerOf(...base, i, 'score'), `${c.score} does not name a numeric score of a language model`);
-      if (!(c.max > c.min)) report(pointerOf(...base, i, 'max'), 'max must be greater than min');
-      if (ids.has(c.id)) report(pointerOf(...base, i, 'id'), `duplicate component id ${c.id}`);
-      ids.add(c.id);
-    });
-  };
-  const intelligence = defs.intelligence_index;
-  checkComponents(['intelligence_index', 'components'], intelligence.components);
-  const componentIds = new Set(intelligence.components.map((c) => c.id));
-  intelligence.components.forEach((c, i) => {
-    // The index's token counts are the sum of its components' evaluation token counts.
-    if (!(TOKEN_COUNT_EVALUATIONS as readonly string[]).includes(c.id)) {
-      report(
-        pointerOf('intelligence_index', 'components', i, 'id'),
-        `must be an evaluation_token_counts key (${TOKEN_COUNT_EVALUATIONS.join(', ')})`,
-      );
-    }
-    if (c.tasks === undefined)
-      report(
-        pointerOf('intelligence_index', 'components', i, 'tasks'),
-        'intelligence index components need a task count (for cost per task)',
-      );
-  });
-  intelligence.subsets.forEach((subset, s) =>
-    subset.components.forEach((id, i) => {
-      if (!componentIds.has(id))
-        report(
-          pointerOf('intelligence_index', 'subsets', s, 'components', i),
-          `${id} is not a component of the intelligence index`,
-        );
-    }),
-  );
-  defs.capability_indices.indices.forEach((index, i) =>
-    checkComponents(['capability_indices', 'indices', i, 'components'], index.components),
-  );
-  checkComponents(['openness_index', 'components'], defs.openness_index.components);
-  if (defs.math_index) checkComponents(['math_index', 'components'], defs.math_index.components);
-
-  const defined = [
-    intelligence.key,
-    ...intelligence.subsets.map((s) => s.key),
-    ...defs.capability_indices.indices.map((i) => i.key),
-  ];
-  for (const key of HEADLINE_INDICES) if (!defined.includes(key)) report('', `no definition for ${key}`);
-  for (const key of defined)
-    if (!(HEADLINE_INDICES as readonly string[]).includes(key))
-      report('', `${key} is not an index the API publishes (${HEADLINE_INDICES.join(', ')})`);
-  if (defs.openness_index.key !== 'platform_openness_index')
-    report(pointerOf('openness_index', 'key'), 'must be platform_openness_index');
-}
 
 /**
  * Load and check the whole data folder. Throws DatasetError listing every problem; returns the

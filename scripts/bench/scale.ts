@@ -2,7 +2,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_BUILD_OPTIONS, runBuild } from '../../build/build.ts';
+import { DEFAULT_BUILD_OPTIONS } from '../../build/build-options.ts';
+import { runBuild } from '../../build/build.ts';
 import { createKey } from '../../src/keys/changes.ts';
 import { bundle } from '../bundle.ts';
 import { DEFAULT_OPTIONS, generateSample } from '../generate-sample.ts';

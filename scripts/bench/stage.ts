@@ -5,7 +5,8 @@
 import { chmodSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_BUILD_OPTIONS, runBuild } from '../../build/build.ts';
+import { DEFAULT_BUILD_OPTIONS } from '../../build/build-options.ts';
+import { runBuild } from '../../build/build.ts';
 import { createKey } from '../../src/keys/changes.ts';
 import { MANIFEST_FILE, PACK_FILE, readAllEntries, variantOf, type Manifest } from '../../src/shared/manifest.ts';
 import { bundle } from '../bundle.ts';

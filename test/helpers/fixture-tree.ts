@@ -15,7 +15,8 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { DEFAULT_BUILD_OPTIONS, runBuild, type BuildOptions } from '../../build/build.ts';
+import { DEFAULT_BUILD_OPTIONS, type BuildOptions } from '../../build/build-options.ts';
+import { runBuild } from '../../build/build.ts';
 import { ROOT } from './process.ts';
 import { FIXTURES } from './server.ts';
 import { smallBuild } from './small-build.ts';

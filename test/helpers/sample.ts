@@ -42,7 +42,8 @@ import { cpSync, existsSync, mkdtempSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DEFAULT_BUILD_OPTIONS, runBuild } from '../../build/build.ts';
+import { DEFAULT_BUILD_OPTIONS } from '../../build/build-options.ts';
+import { runBuild } from '../../build/build.ts';
 import { CURRENT_LINK, MANIFEST_FILE } from '../../src/shared/manifest.ts';
 import { ROOT } from './process.ts';
 

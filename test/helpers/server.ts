@@ -5,7 +5,8 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import { DEFAULT_BUILD_OPTIONS, runBuild, type BuildSummary } from '../../build/build.ts';
+import { DEFAULT_BUILD_OPTIONS } from '../../build/build-options.ts';
+import { runBuild, type BuildSummary } from '../../build/build.ts';
 import { DEFAULT_OPTIONS, type ServerOptions } from '../../src/config.ts';
 import { createKey } from '../../src/keys/changes.ts';
 import type { NewKey } from '../../src/keys/record.ts';

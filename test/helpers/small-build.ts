@@ -24,7 +24,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DEFAULT_BUILD_OPTIONS, runBuild } from '../../build/build.ts';
+import { DEFAULT_BUILD_OPTIONS } from '../../build/build-options.ts';
+import { runBuild } from '../../build/build.ts';
 import { CURRENT_LINK, MANIFEST_FILE } from '../../src/shared/manifest.ts';
 
 /** The environment variable scripts/test.ts passes the shared small build's snapshot folder in. */

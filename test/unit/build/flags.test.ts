@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DEFAULT_BUILD_OPTIONS } from '../../../build/build.ts';
+import { DEFAULT_BUILD_OPTIONS } from '../../../build/build-options.ts';
 import { BUILD_FLAGS } from '../../../build/flags.ts';
 import { readFlags } from '../../../src/shared/flag-table.ts';
 import { UsageError } from '../../../src/shared/flags.ts';

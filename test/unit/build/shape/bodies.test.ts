@@ -1,6 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { builtRouteIds, createBuildContext, emptyPageTemplate, keyParamCombinations, paginate, produceBodies, routeBuilders, type BuildContext, type EmptyPage, type ProducedBody } from '../../../../build/shape/bodies.ts';
+import { produceBodies, type EmptyPage, type ProducedBody } from '../../../../build/shape/bodies.ts';
+import { createBuildContext } from '../../../../build/shape/build-context.ts';
+import { keyParamCombinations } from '../../../../build/shape/key-params.ts';
+import { emptyPageTemplate, paginate } from '../../../../build/shape/pages.ts';
+import type { BuildContext } from '../../../../build/shape/route-builder.ts';
+import { builtRouteIds, routeBuilders } from '../../../../build/shape/route-builders.ts';
 import { PROMPT_TYPES, routeById } from '../../../../src/shared/routes.ts';
 import { TINY_STATS, tinyDataset } from '../../../helpers/tiny-dataset.ts';
 
