@@ -15,7 +15,9 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { DATASET_FILES, parseDataset, readDataFiles, type DataFile } from '../../build/load/datasets.ts';
+import { DATASET_FILES, readDataFiles } from '../../build/load/data-files.ts';
+import { parseDataset } from '../../build/load/datasets.ts';
+import type { DataFile } from '../../build/load/validate.ts';
 import { groupBy } from '../../build/collections.ts';
 import { DatasetError, type Problem } from '../../build/problems.ts';
 import type {
