@@ -5,9 +5,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import { formatProblem } from '../build/problems.ts';
-import { isCalendarDate } from '../src/shared/ajv.ts';
 import { flagsUsage } from '../src/shared/flag-help.ts';
-import { asText, flagRow, readFlags, switchFlag, type FlagTable } from '../src/shared/flag-table.ts';
+import { asText, calendarDate, flagRow, readFlags, switchFlag, type FlagTable } from '../src/shared/flag-table.ts';
 import { UsageError } from '../src/shared/flags.ts';
 import { versionLine } from '../src/shared/version.ts';
 import { ImportError, importLegacy } from './legacy/import.ts';
@@ -30,11 +29,6 @@ const USAGE =
   'usage: npm run import:legacy -- FILE [options]\n' +
   'FILE is a saved body of the legacy language route (/api/v2/data/llms/models), as JSON.\n' +
   flagsUsage(IMPORT_FLAGS);
-
-function calendarDate(text: string, name: string): string {
-  if (!isCalendarDate(text)) throw new UsageError(`--${name} must be a date YYYY-MM-DD, got ${JSON.stringify(text)}`);
-  return text;
-}
 
 function main(): void {
   let read;

@@ -1,7 +1,14 @@
 /** The generator's options: defaults (the committed sample), flags and scaling. */
-import { isCalendarDate } from '../../src/shared/ajv.ts';
 import { flagsUsage } from '../../src/shared/flag-help.ts';
-import { asText, flagRow, integerFrom, readFlags, type Flag, type FlagTable } from '../../src/shared/flag-table.ts';
+import {
+  asText,
+  calendarDate,
+  flagRow,
+  integerFrom,
+  readFlags,
+  type Flag,
+  type FlagTable,
+} from '../../src/shared/flag-table.ts';
 import { UsageError } from '../../src/shared/flags.ts';
 
 export interface SampleOptions {
@@ -79,11 +86,6 @@ function positiveNumber(text: string, name: string): number {
   if (!(value > 0) || !Number.isFinite(value))
     throw new UsageError(`--${name} must be a positive number, got ${JSON.stringify(text)}`);
   return value;
-}
-
-function calendarDate(text: string, name: string): string {
-  if (!isCalendarDate(text)) throw new UsageError(`--${name} must be a date YYYY-MM-DD, got ${JSON.stringify(text)}`);
-  return text;
 }
 
 /** The generator's options, or 'help' or 'version' when that was asked for. */

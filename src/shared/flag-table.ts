@@ -5,7 +5,8 @@
  * options table (src/shared/flag-help.ts): a flag is stated once. The server's table is
  * src/server-flags.ts, the keys command's scripts/keys-flags.ts, the build's build/flags.ts.
  */
-import { integerFlag, parseFlags } from './flags.ts';
+import { isCalendarDate } from './ajv.ts';
+import { integerFlag, parseFlags, UsageError } from './flags.ts';
 
 export interface Flag<T> {
   /** What its value is called in help (`N`, `DIR`); a flag without one is a switch, true when given. */
@@ -56,6 +57,12 @@ export function switchFlag(help: string, env?: string): Flag<boolean> {
 /** A parser for a whole number from `min` to `max`, refusing anything else with the flag's name. */
 export function integerFrom(min: number, max: number): (text: string, name: string) => number {
   return (text, name) => integerFlag(name, text, 0, min, max);
+}
+
+/** A calendar date written YYYY-MM-DD (2026-02-30 is refused), naming the flag. */
+export function calendarDate(text: string, name: string): string {
+  if (!isCalendarDate(text)) throw new UsageError(`--${name} must be a date YYYY-MM-DD, got ${JSON.stringify(text)}`);
+  return text;
 }
 
 /** The text as it is: a folder, a name, an address. */

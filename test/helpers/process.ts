@@ -3,9 +3,15 @@
  * `listening on` line, as an operator would see it. The helpers are shared with the bench and
  * the soak (scripts/processes.ts).
  */
-import { spawnServer as spawnServerProcess, type ServerProcess } from '../../scripts/processes.ts';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, spawnServer as spawnServerProcess, type ServerProcess } from '../../scripts/processes.ts';
 
 export { ROOT, stopProcess, type ServerProcess } from '../../scripts/processes.ts';
+
+/** The version package.json gives: what --version, /readyz and /metrics must say. */
+export const PACKAGE_VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string })
+  .version;
 
 /**
  * How long a test waits for the `listening on` line by default: a hang guard, not a performance

@@ -3,24 +3,30 @@
  * it: through npm.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ROOT } from '../helpers/process.ts';
+import { PACKAGE_VERSION, ROOT } from '../helpers/process.ts';
 
 const SCRIPTS = ['build', 'start', 'keys', 'import:legacy', 'bench', 'soak', 'bundle', 'generate:sample', 'certs'];
 
 /** A hang guard, not a performance bound: eight npm runs at once on a busy machine stay far under it. */
 const HANG_GUARD_MS = 5 * 60_000;
 
-function npmRun(script: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+type Ran = { code: number; stdout: string; stderr: string };
+
+/** `command args` in the checkout: its exit status and output (a run past the hang guard is killed, and says so). */
+function runIn(command: string, args: string[]): Promise<Ran> {
   return new Promise((resolve) =>
-    execFile('npm', ['run', '-s', script, '--', ...args], { cwd: ROOT, timeout: HANG_GUARD_MS }, (error, stdout, stderr) =>
+    execFile(command, args, { cwd: ROOT, timeout: HANG_GUARD_MS }, (error, stdout, stderr) =>
       resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr: error?.killed ? `${stderr}\nkilled after ${HANG_GUARD_MS / 60_000} min (a hang guard)` : stderr }),
     ),
   );
 }
+
+/** `npm run -s SCRIPT -- ARGS`, as an operator runs it. */
+const npmRun = (script: string, ...args: string[]) => runIn('npm', ['run', '-s', script, '--', ...args]);
+/** A program of the checkout through tsx, as npm's script runs it, without npm. */
+const tsxRun = (file: string, ...args: string[]) => runIn(process.execPath, ['--import', 'tsx', file, ...args]);
 
 const help = suite('--help');
 
@@ -33,33 +39,19 @@ help('should print the usage and exit 0 for every npm command', async () => {
 });
 
 help('should print the version line and exit 0 for the server, npm start, the keys command and the build', async () => {
-  const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
   // The programs npm runs for them (the test above runs each through npm; once is enough).
   const files: Record<string, string> = { start: 'scripts/start.ts', keys: 'scripts/keys.ts', build: 'build/main.ts' };
   const scripts = Object.keys(files);
-  const runs = await Promise.all(
-    scripts.map(
-      (script) =>
-        new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-          execFile(process.execPath, ['--import', 'tsx', files[script]!, '--version'], { cwd: ROOT }, (error, stdout, stderr) =>
-            resolve({ code: error ? 1 : 0, stdout, stderr }),
-          ),
-        ),
-    ),
-  );
+  const runs = await Promise.all(scripts.map((script) => tsxRun(files[script]!, '--version')));
   runs.forEach((run, i) => {
     assert.is(run.code, 0, `${scripts[i]}: ${run.stderr}`);
-    assert.match(run.stdout, new RegExp(`^benchmark-data-api ${version.replaceAll('.', '\\.')} \\(snapshot format \\d+`), scripts[i]);
+    assert.match(run.stdout, new RegExp(`^benchmark-data-api ${PACKAGE_VERSION.replaceAll('.', '\\.')} \\(snapshot format \\d+`), scripts[i]);
   });
   assert.match(runs[0]!.stdout, /keys file format \d+, admin tokens format \d+, quota counts format \d+\)\n$/);
 });
 
 help('should print the bundled server\'s usage and version, exiting 0', async () => {
-  const server = (flag: string) =>
-    new Promise<{ code: number; stdout: string }>((resolve) =>
-      execFile(process.execPath, ['--import', 'tsx', 'src/bin.ts', flag], { cwd: ROOT }, (error, stdout) => resolve({ code: error ? 1 : 0, stdout })),
-    );
-  const [usage, version] = await Promise.all([server('--help'), server('--version')]);
+  const [usage, version] = await Promise.all([tsxRun('src/bin.ts', '--help'), tsxRun('src/bin.ts', '--version')]);
   assert.equal([usage.code, version.code], [0, 0]);
   assert.match(usage.stdout, /^usage: node dist\/server\.mjs/);
   assert.match(usage.stdout, /\n {2}--version +the version, and the format of each file it reads and writes\n$/);

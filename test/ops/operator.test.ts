@@ -1,5 +1,4 @@
-import { readFileSync, renameSync } from 'node:fs';
-import { join } from 'node:path';
+import { renameSync } from 'node:fs';
 import { brotliDecompressSync } from 'node:zlib';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -7,15 +6,12 @@ import { createAjv } from '../../src/shared/ajv.ts';
 import { MEDIA_ARENAS, ROUTES, type Route } from '../../src/shared/routes.ts';
 import { MANIFEST_FORMAT } from '../../src/shared/manifest.ts';
 import { get, request } from '../helpers/http.ts';
-import { ROOT } from '../helpers/process.ts';
+import { PACKAGE_VERSION } from '../helpers/process.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { until } from '../helpers/wait.ts';
 
 let t: TestServer;
 let doc: Record<string, any>;
-/** The version package.json gives: /readyz and /metrics must say it. */
-const PACKAGE_VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-
 const setup = async () => {
   if (t) return;
   t = await startTestServer({

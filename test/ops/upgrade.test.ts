@@ -16,12 +16,11 @@ import { loadKeys } from '../../src/keys/file.ts';
 import { MANIFEST_FILE, MANIFEST_FORMAT } from '../../src/shared/manifest.ts';
 import { builtTree, cli } from '../helpers/fixture-tree.ts';
 import { get } from '../helpers/http.ts';
-import { ROOT, spawnServer, START_GUARD_MS } from '../helpers/process.ts';
+import { PACKAGE_VERSION as VERSION, spawnServer, START_GUARD_MS } from '../helpers/process.ts';
 import { stagedBundle } from '../helpers/staged-bundle.ts';
 import { until } from '../helpers/wait.ts';
 
 const PREVIOUS_FORMAT = MANIFEST_FORMAT - 1;
-const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 const upgrade = suite('upgrade and roll back');
 
