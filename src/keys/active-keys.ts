@@ -1,6 +1,6 @@
 /**
- * The index the server authenticates against (file-keys.ts): the active keys by hash, built line by
- * line from keys.json, each id's latest line winning.
+ * The index the server authenticates against: the active keys by hash, as the lines of
+ * `keys.json` read so far leave them.
  */
 import { invalidStore } from './file-format.ts';
 import type { KeyRecord } from '../state/key-record.ts';

@@ -1,27 +1,15 @@
 /**
  * API keys as the server sees them: the in-memory index it authenticates against, kept as
- * `keys.json` says. The file's format is file-format.ts, the keys command's changes
- * file-append.ts and changes.ts.
+ * `keys.json` says. The file's format is file-format.ts, how the index reads it file-follow.ts,
+ * the keys command's changes file-append.ts and changes.ts.
  */
-import { closeSync, fstatSync, statSync } from 'node:fs';
-import { headerAt, parseRecordLine, type KeysHeader } from './file-format.ts';
-import {
-  KeyFileUnreadable,
-  openKeysFile,
-  readBytes,
-  readLines,
-  readWhole,
-  sameStamp,
-  stampOf,
-  unreadable,
-  type FileStamp,
-} from './file.ts';
+import { statSync } from 'node:fs';
+import { ActiveKeys } from './active-keys.ts';
+import { FollowedKeysFile } from './file-follow.ts';
+import { KeyFileUnreadable, sameStamp, stampOf, unreadable, type FileStamp } from './file.ts';
 import { hashKey, KEY_PATTERN, keysPath, KeyStoreError } from './record.ts';
 import type { KeyLookup, KeyRecord } from '../state/key-record.ts';
 import { ensurePrivateDir } from '../shared/state-files.ts';
-import { ActiveKeys } from './active-keys.ts';
-import { replacedLines } from './file-replaced.ts';
-import { settled } from './file-settled.ts';
 
 export interface FileKeysOptions {
   /** How often to look for changes to the file (see refresh); default every lookup. */
@@ -29,23 +17,6 @@ export interface FileKeysOptions {
   /** Called before each read of the file, whole or its new lines (a test counts them, or makes one fail). */
   beforeRead?: (path: string, what: 'whole' | 'lines') => void;
 }
-
-/** The file the index was read from, held open: when it is replaced, what it gained meanwhile can still be read. */
-interface Followed {
-  fd: number;
-  /** Its stamp when last looked at. */
-  stamp: FileStamp;
-  /** Its header's name; null for format 1, read whole and never read on. */
-  file: string | null;
-  /** Just past the last line read (a line not yet finished is read once it is). */
-  offset: number;
-  /** Lines read, the header's included: a bad line's number. */
-  lines: number;
-  /** The bytes just before `offset`: an append leaves them, an edit in place seldom does. */
-  tail: Buffer;
-}
-
-const TAIL_BYTES = 64;
 
 /**
  * The keys the server authenticates against (revoked ones are not found). Every check first
@@ -59,7 +30,7 @@ const TAIL_BYTES = 64;
  */
 export class FileKeys implements KeyLookup {
   private index = new ActiveKeys();
-  private followed: Followed | null = null;
+  private readonly file: FollowedKeysFile;
   /** A version of the file found broken (a bad hand edit), by its stamp: not read again until it changes. */
   private broken: { stamp: FileStamp; error: KeyStoreError } | null = null;
   /** Why the keys in memory may not be the file's now; null when they are. */
@@ -77,8 +48,10 @@ export class FileKeys implements KeyLookup {
   private constructor(
     private readonly path: string,
     private readonly recheck: 'every-lookup' | 'every-turn',
-    private readonly beforeRead: (path: string, what: 'whole' | 'lines') => void,
-  ) {}
+    beforeRead: (path: string, what: 'whole' | 'lines') => void,
+  ) {
+    this.file = new FollowedKeysFile(path, beforeRead);
+  }
 
   /** Load the store; throws KeyStoreError when the file is unreadable or invalid. No file: no keys yet. */
   static open(stateDir: string, options: FileKeysOptions = {}): FileKeys {
@@ -130,7 +103,7 @@ export class FileKeys implements KeyLookup {
 
   /** Let go of the file. */
   close(): void {
-    this.follow(null);
+    this.file.close();
   }
 
   /**
@@ -159,7 +132,7 @@ export class FileKeys implements KeyLookup {
     if (current === null) {
       // No file (never created, or deleted while running) means no keys: failing closed is the
       // safe reading of a deleted store.
-      this.follow(null);
+      this.file.close();
       this.use(new ActiveKeys());
       return;
     }
@@ -168,8 +141,9 @@ export class FileKeys implements KeyLookup {
       return;
     }
     try {
-      if (this.readOn(current)) return;
-      this.readAll();
+      // After a failure, the whole file decides.
+      if (this.problem === null && this.file.readOn(current, this.index)) return;
+      this.use(this.file.readAll());
     } catch (error) {
       const failure =
         error instanceof KeyStoreError
@@ -183,119 +157,6 @@ export class FileKeys implements KeyLookup {
       // version (a bad hand edit) is remembered, and read again once it changes.
       if (!(failure instanceof KeyFileUnreadable)) this.broken = { stamp: current, error: failure };
     }
-  }
-
-  /** Bring the index up to the file by reading only what changed; false when only a whole read can. */
-  private readOn(current: FileStamp): boolean {
-    const f = this.followed;
-    if (f === null || this.problem !== null) return false; // after a failure, the whole file decides
-    if (current.ino === f.stamp.ino) {
-      if (sameStamp(current, f.stamp)) return true;
-      if (f.file !== null && current.size === f.offset) current = settled(this.path, current);
-      return f.file !== null && current.size > f.offset && this.appended(f, current);
-    }
-    // Replaced. What the old file gained before that is read first; then, if the new one is a
-    // compaction of the old one as read, the index is already the new one's up to its `end`.
-    if (f.file !== null && !this.appended(f, stampOf(fstatSync(f.fd)) as FileStamp)) return false;
-    const fd = openKeysFile(this.path);
-    if (fd === null) return false;
-    let header: KeysHeader | null;
-    let stamp: FileStamp;
-    try {
-      stamp = stampOf(fstatSync(fd)) as FileStamp;
-      header = this.headerOf(fd, stamp.size);
-    } catch (error) {
-      closeSync(fd);
-      throw error;
-    }
-    const replaced = header?.replaces;
-    if (
-      !header ||
-      !replaced ||
-      replaced.ino !== f.stamp.ino ||
-      replaced.size !== f.offset ||
-      replaced.file !== f.file ||
-      header.end > stamp.size
-    ) {
-      closeSync(fd);
-      return false;
-    }
-    const adopted: Followed = {
-      fd,
-      stamp,
-      file: header.file,
-      offset: header.end,
-      lines: header.records + 1,
-      tail: this.tailOf(fd, header.end),
-    };
-    this.follow(adopted);
-    return stamp.size === header.end || this.appended(adopted, stamp);
-  }
-
-  /** Read the lines a format 2 file gained; false when what is there is not an append to what was read. */
-  private appended(f: Followed, current: FileStamp): boolean {
-    if (current.size === f.offset && current.mtimeMs === f.stamp.mtimeMs) return true;
-    if (current.size < f.offset || !this.tailOf(f.fd, f.offset).equals(f.tail)) return false;
-    this.beforeRead(this.path, 'lines');
-    try {
-      let lines = f.lines;
-      const records: [KeyRecord, number][] = [];
-      const offset = readLines(f.fd, this.path, f.offset, current.size, (text) =>
-        records.push([parseRecordLine(this.path, text, ++lines), lines]),
-      );
-      for (const [record, line] of records) this.index.apply(this.path, record, line);
-      Object.assign(f, { stamp: current, offset, lines, tail: this.tailOf(f.fd, offset) });
-      return true;
-    } catch (error) {
-      if (error instanceof KeyFileUnreadable) throw error;
-      return false; // a line that does not read: the whole file says whether it is broken
-    }
-  }
-
-  /** Read the whole file into a new index, which replaces the one in use only once all of it has read. */
-  private readAll(): void {
-    const fd = openKeysFile(this.path);
-    if (fd === null) {
-      this.follow(null);
-      this.use(new ActiveKeys());
-      return;
-    }
-    try {
-      this.beforeRead(this.path, 'whole');
-      const stamp = stampOf(fstatSync(fd)) as FileStamp;
-      const index = new ActiveKeys();
-      // Records a later line replaces are not held meanwhile (file-replaced.ts: 153 -> 130-131 MB at 100,000 keys).
-      const replaced = replacedLines(fd, this.path, this.headerOf(fd, stamp.size), stamp.size);
-      const read = readWhole(fd, this.path, stamp.size, (record, line, at) => {
-        if (!replaced(record.id, at)) index.apply(this.path, record, line);
-      });
-      this.follow({
-        fd,
-        stamp,
-        file: read.header?.file ?? null,
-        offset: read.end,
-        lines: read.lines,
-        tail: this.tailOf(fd, read.end),
-      });
-      this.use(index);
-    } catch (error) {
-      if (this.followed?.fd !== fd) closeSync(fd);
-      throw error;
-    }
-  }
-
-  private headerOf(fd: number, size: number): KeysHeader | null {
-    return headerAt(this.path, readBytes(fd, this.path, 0, Math.min(size, 4096)));
-  }
-
-  private tailOf(fd: number, offset: number): Buffer {
-    const from = Math.max(0, offset - TAIL_BYTES);
-    return readBytes(fd, this.path, from, offset - from);
-  }
-
-  private follow(next: Followed | null): void {
-    if (this.followed && this.followed.fd !== next?.fd) closeSync(this.followed.fd);
-    this.followed = next;
   }
 
   private use(index: ActiveKeys): void {

@@ -1,6 +1,6 @@
 /**
  * Which record lines of a whole read of `keys.json` a later line of the same key replaces, for
- * the server's index (file-keys.ts), which then never holds them. Read whole at start, a file with a
+ * the server's index (file-follow.ts), which then never holds them. Read whole at start, a file with a
  * change line for each of its 100,000 keys (as many as a file holds before it is compacted) took
  * the bundled server to 153 MB resident, where a compacted one took it to 125-128: every
  * replaced record had lived long enough to be moved to the old generation before its

@@ -1,10 +1,11 @@
 /**
- * The key file's stamp once a write under way shows its size, for the server's index (file-keys.ts),
- * which reads only the lines a change appended unless the file changed otherwise. A write moves
- * the file's time before its size: a look between sees the new time on the old size (131,773 of
- * 865,164 stats of a file appended to in a loop, ext4), which is what an edit in place of the same
- * size looks like, and was read whole: at 100,000 keys, one of ten runs of 100 admin revokes held
- * every request 724 ms and took the server to 171 MB (scripts/bench/admin-scale.ts --only revokes).
+ * The key file's stamp once a write under way shows its size, for the server's index
+ * (file-follow.ts), which reads only the lines a change appended unless the file changed
+ * otherwise. A write moves the file's time before its size: a look between sees the new time on
+ * the old size (131,773 of 865,164 stats of a file appended to in a loop, ext4), which is what an
+ * edit in place of the same size looks like, and was read whole: at 100,000 keys, one of ten runs
+ * of 100 admin revokes held every request 724 ms and took the server to 171 MB
+ * (scripts/bench/admin-scale.ts --only revokes).
  */
 import { statSync } from 'node:fs';
 import { stampOf, type FileStamp } from './file.ts';
