@@ -32,7 +32,7 @@ import { residentBytes } from '../attackers.ts';
 import { freePort, ROOT, spawnServer, stopProcess } from '../processes.ts';
 import { scaleKeyId, writeScaleKeys } from '../scale-state.ts';
 import { smallStage } from './stage.ts';
-import { readKeysFile } from '../../src/keys/file.ts';
+import { readKeysFile } from '../../src/keys/file-read.ts';
 import { recordLine } from '../../src/keys/file-format.ts';
 
 const USAGE = `usage: npx tsx scripts/bench/admin-scale.ts [--keys N] [--revokes N] [--at-once N] [--lists N]

@@ -16,7 +16,7 @@ import { counterParts } from '../quota/window.ts';
 import { fileTokenStore, importTokens } from '../keys/admin-tokens.ts';
 import { AUDIT_FILE } from '../keys/audit.ts';
 import { carryAudit } from '../keys/audit-carry.ts';
-import { loadKeys } from '../keys/file.ts';
+import { loadKeys } from '../keys/file-read.ts';
 import { KeyStoreError } from '../keys/record.ts';
 import type { RedisKeys } from '../keys/redis-keys.ts';
 

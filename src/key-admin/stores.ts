@@ -8,7 +8,7 @@
  */
 import { systemClock, type Clock } from '../lib/clock.ts';
 import type { Eventually } from '../lib/eventually.ts';
-import { loadKeys, readKeysFileInTurns } from '../keys/file.ts';
+import { loadKeys, readKeysFileInTurns } from '../keys/file-read.ts';
 import { changeKeysInTurns, keyInTurns } from '../keys/file-change.ts';
 import { keyPiecesInTurns, type KeyPieces } from '../keys/file-list.ts';
 import { updateKeys } from '../keys/file-append.ts';

@@ -1,7 +1,7 @@
 /** The changes the keys command makes to the store: issue, revoke, regenerate, grants, CritPt approval, demo keys. */
 import { randomBytes } from 'node:crypto';
 import { systemClock, type Clock } from '../lib/clock.ts';
-import { loadKeys } from './file.ts';
+import { loadKeys } from './file-read.ts';
 import { withStoreLock } from './store-lock.ts';
 import { updateKeys, writeKeysFile } from './file-append.ts';
 import { listTable, type KeyChange, type KeyTable } from './table.ts';

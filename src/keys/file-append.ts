@@ -9,7 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { firstFree, listTable, type KeyChange, type KeyTable } from './table.ts';
-import { readBytes, readKeysFile, unreadable } from './file.ts';
+import { readBytes, unreadable } from './file.ts';
+import { readKeysFile } from './file-read.ts';
 import { withStoreLock } from './store-lock.ts';
 import {
   headerAt,

@@ -6,16 +6,8 @@
 import { closeSync, fstatSync } from 'node:fs';
 import { ActiveKeys } from './active-keys.ts';
 import { headerAt, parseRecordLine, type KeysHeader } from './file-format.ts';
-import {
-  KeyFileUnreadable,
-  openKeysFile,
-  readBytes,
-  readLines,
-  readWhole,
-  sameStamp,
-  stampOf,
-  type FileStamp,
-} from './file.ts';
+import { KeyFileUnreadable, openKeysFile, readBytes, sameStamp, stampOf, type FileStamp } from './file.ts';
+import { readLines, readWhole } from './file-lines.ts';
 import { replacedLines } from './file-replaced.ts';
 import { settled } from './file-settled.ts';
 import type { KeyRecord } from '../state/key-record.ts';

@@ -15,20 +15,13 @@
  */
 import { closeSync } from 'node:fs';
 import { invalidStore, parseRecordLine } from './file-format.ts';
-import {
-  drainInTurns,
-  linesOf,
-  MAX_LINE_BYTES,
-  openKeysFile,
-  readBytes,
-  readKeysFileInTurns,
-  recordsOf,
-  stampOfOpen,
-  READ_SLICE_MS,
-} from './file.ts';
+import { openKeysFile, readBytes, stampOfOpen } from './file.ts';
+import { linesOf, MAX_LINE_BYTES, recordsOf } from './file-lines.ts';
+import { readKeysFileInTurns, READ_SLICE_MS } from './file-read.ts';
 import { idNumber, idNumberOfLine } from './file-replaced.ts';
 import { matchesFilter, type KeyFilter } from './record.ts';
 import type { KeyRecord } from '../state/key-record.ts';
+import { drainInTurns } from '../lib/drain.ts';
 
 /**
  * The keys a filter lets through, a piece for every 256 lines of the file at most, a turn of the

@@ -12,7 +12,7 @@
  * over: a line before `end` is passed over only when a line of its key starts after it, and of
  * the lines from `end` on all but the last one counted.
  */
-import { readLines } from './file.ts';
+import { readLines } from './file-lines.ts';
 import type { KeysHeader } from './file-format.ts';
 
 /** A record id's number: `key_` and 12 hex digits, 48 bits, exact in a double. */

@@ -13,7 +13,7 @@ const NEWLINE = 10;
 const CHUNK_BYTES = 1 << 20;
 /** Where the last line ends is found in the file's last bytes: a line is some hundreds of bytes. */
 const TAIL_BYTES = 1 << 16;
-/** Longer lines than this are refused (as file.ts does): a record is some hundreds of bytes. */
+/** Longer lines than this are refused (as file-lines.ts does): a record is some hundreds of bytes. */
 const MAX_LINE_BYTES = 1 << 20;
 
 /** `length` bytes of the file from `position` (fewer where it ends), read off the event loop. */

@@ -27,7 +27,7 @@ export type PublicKeyRecord = Omit<KeyRecord, 'hash'>;
 /**
  * Which keys a list is for, by fields no change to a key alters (its id, org, user and tier):
  * each one given must be equal. A store may keep only those keys as it reads, instead of every
- * key at once (src/keys/file.ts); the caller still checks what it is given.
+ * key at once (src/keys/file-read.ts); the caller still checks what it is given.
  */
 export type KeyFilter = Partial<Pick<KeyRecord, 'id' | 'org' | 'user' | 'tier'>>;
 

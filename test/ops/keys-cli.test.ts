@@ -13,7 +13,7 @@ import { run } from '../../scripts/keys.ts';
 import { hashKey, KEY_ID_PATTERN, KEY_PATTERN } from '../../src/keys/record.ts';
 import { ADMIN_TOKEN_PREFIX } from '../../src/keys/admin-tokens.ts';
 import { FileKeys } from '../../src/keys/file-keys.ts';
-import { loadKeys } from '../../src/keys/file.ts';
+import { loadKeys } from '../../src/keys/file-read.ts';
 import { quotaScope } from '../../src/quota/scopes.ts';
 import { get } from '../helpers/http.ts';
 import { buildFixture, startTestServer } from '../helpers/server.ts';

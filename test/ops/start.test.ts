@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { run as keysCommand } from '../../scripts/keys.ts';
-import { loadKeys } from '../../src/keys/file.ts';
+import { loadKeys } from '../../src/keys/file-read.ts';
 import { get } from '../helpers/http.ts';
 import { spawnServer } from '../helpers/process.ts';
 import { privateSampleCopy } from '../helpers/sample.ts';

@@ -12,7 +12,7 @@ import { cpSync, existsSync, readFileSync, readlinkSync, rmSync, writeFileSync }
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadKeys } from '../../src/keys/file.ts';
+import { loadKeys } from '../../src/keys/file-read.ts';
 import { MANIFEST_FILE, MANIFEST_FORMAT } from '../../src/shared/manifest.ts';
 import { builtTree, cli } from '../helpers/fixture-tree.ts';
 import { get } from '../helpers/http.ts';

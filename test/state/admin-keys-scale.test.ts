@@ -17,7 +17,7 @@ import { freePort } from '../../scripts/processes.ts';
 import { scaleKeyId, writeScaleKeys } from '../../scripts/scale-state.ts';
 import { fileTokenStore } from '../../src/keys/admin-tokens.ts';
 import { createKey } from '../../src/keys/changes.ts';
-import { readKeysFile } from '../../src/keys/file.ts';
+import { readKeysFile } from '../../src/keys/file-read.ts';
 import { keysPath, publicRecord } from '../../src/keys/record.ts';
 import { get, request } from '../helpers/http.ts';
 import { spawnServer, stopProcess } from '../helpers/process.ts';

@@ -11,7 +11,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createKey, critptApproval, revokeKey } from '../../src/keys/changes.ts';
 import { updateKeys } from '../../src/keys/file-append.ts';
-import { loadKeys } from '../../src/keys/file.ts';
+import { loadKeys } from '../../src/keys/file-read.ts';
 import { recordLine, type KeysHeader } from '../../src/keys/file-format.ts';
 import type { IssuedKey } from '../../src/keys/record.ts';
 import { FileKeys } from '../../src/keys/file-keys.ts';

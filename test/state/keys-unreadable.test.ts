@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createKey } from '../../src/keys/changes.ts';
-import { loadKeys } from '../../src/keys/file.ts';
+import { loadKeys } from '../../src/keys/file-read.ts';
 import { get, type Reply } from '../helpers/http.ts';
 import { ROOT, spawnServer, START_GUARD_MS, stopProcess, type ServerProcess } from '../helpers/process.ts';
 import { buildFixture } from '../helpers/server.ts';

@@ -17,7 +17,8 @@ import {
 } from '../../src/keys/record.ts';
 import type { KeyRecord } from '../../src/state/key-record.ts';
 import { FileKeys } from '../../src/keys/file-keys.ts';
-import { KeyFileUnreadable, loadKeys } from '../../src/keys/file.ts';
+import { KeyFileUnreadable } from '../../src/keys/file.ts';
+import { loadKeys } from '../../src/keys/file-read.ts';
 import { quotaScope } from '../../src/quota/scopes.ts';
 import { throwsWith } from '../helpers/throws.ts';
 

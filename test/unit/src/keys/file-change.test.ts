@@ -16,7 +16,7 @@ import { updateKeys } from '../../../../src/keys/file-append.ts';
 import { changeKeysInTurns, keyInTurns } from '../../../../src/keys/file-change.ts';
 import { recordLine, type KeysHeader } from '../../../../src/keys/file-format.ts';
 import { lastLinesOf } from '../../../../src/keys/file-search.ts';
-import { readKeysFile } from '../../../../src/keys/file.ts';
+import { readKeysFile } from '../../../../src/keys/file-read.ts';
 import { KeyConflict, KeyNotFound, KeyStoreError, keysPath } from '../../../../src/keys/record.ts';
 import { FileKeys } from '../../../../src/keys/file-keys.ts';
 import type { KeyChange } from '../../../../src/keys/table.ts';

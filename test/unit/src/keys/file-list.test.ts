@@ -14,7 +14,7 @@ import { creation, critptApproval, providerGrant, revocation } from '../../../..
 import { COMPACT_AFTER_LINES, updateKeys } from '../../../../src/keys/file-append.ts';
 import { recordLine } from '../../../../src/keys/file-format.ts';
 import { keyPiecesInTurns } from '../../../../src/keys/file-list.ts';
-import { readKeysFile, readKeysFileInTurns } from '../../../../src/keys/file.ts';
+import { readKeysFile, readKeysFileInTurns } from '../../../../src/keys/file-read.ts';
 import { KeyStoreError, keysPath, type KeyFilter } from '../../../../src/keys/record.ts';
 import type { KeyRecord } from '../../../../src/state/key-record.ts';
 

@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { writeScaleKeys } from '../../../../scripts/scale-state.ts';
 import { revocation } from '../../../../src/keys/changes.ts';
-import { readKeysFile, readKeysFileInTurns } from '../../../../src/keys/file.ts';
+import { readKeysFile, readKeysFileInTurns } from '../../../../src/keys/file-read.ts';
 import { updateKeys } from '../../../../src/keys/file-append.ts';
 import { recordLine } from '../../../../src/keys/file-format.ts';
 import { KeyStoreError, keysPath } from '../../../../src/keys/record.ts';

@@ -6,7 +6,8 @@ import * as assert from 'uvu/assert';
 import { writeScaleKeys } from '../../../../scripts/scale-state.ts';
 import { headerAt, recordLine, type KeysHeader } from '../../../../src/keys/file-format.ts';
 import { replacedLines } from '../../../../src/keys/file-replaced.ts';
-import { readKeysFile, readWhole } from '../../../../src/keys/file.ts';
+import { readKeysFile } from '../../../../src/keys/file-read.ts';
+import { readWhole } from '../../../../src/keys/file-lines.ts';
 import { keysPath } from '../../../../src/keys/record.ts';
 import { FileKeys } from '../../../../src/keys/file-keys.ts';
 
