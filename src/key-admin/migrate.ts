@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import type { Clock } from '../lib/clock.ts';
 import type { RedisClient } from '../redis/client.ts';
-import { readWindows } from '../quota/file-quota.ts';
+import { readWindows } from '../quota/replay.ts';
 import type { RedisQuota } from '../quota/redis-quota.ts';
 import { counterParts } from '../quota/window.ts';
 import { fileTokenStore, importTokens } from '../keys/admin-tokens.ts';

@@ -16,8 +16,7 @@
  *
  * The journal also notes the answers served, for a reader beside the running server (keys
  * usage): each lease line carries the window's answers so far, and once a second a served mark
- * (`[KIND, SCOPE, AT, 0, SERVED]`) goes for each window served since without a lease line. So a
- * reader is at most a second behind the server's own figure, not up to a lease ahead of it.
+ * goes for each window served since without a lease line (served-marks.ts).
  */
 import type { Clock } from '../lib/clock.ts';
 import {
@@ -32,54 +31,17 @@ import {
   type QuotaStatus,
 } from '../state/quota-counter.ts';
 import { journalLine, QuotaJournal, type JournalOptions } from './journal.ts';
-import { readLeases } from './replay.ts';
-import { counterId, counterParts, Coverage, WindowCounts, type Window, type WindowsCopy } from './window.ts';
+import { Batch } from './lease-batch.ts';
+import { ServedMarks } from './served-marks.ts';
+import { counterId, Coverage, WindowCounts, type WindowsCopy } from './window.ts';
 
 /** Compact when the journal has grown past this many lines. */
 const COMPACT_AFTER_LINES = 50_000;
 /** Window slots looked at for expiry in one turn, during a background compaction. */
 const EXPIRE_SLOTS_A_TURN = 10_000;
-/** How often the answers served since are noted in the journal (served marks). */
-export const MARK_SERVED_EVERY_MS = 1000;
 
 export interface FileQuotaOptions extends JournalOptions {
   clock: Clock;
-}
-
-/** The leases of one event-loop turn, written together, and the answers they cover, settled together. */
-class Batch implements Durable {
-  text = '';
-  /** The counters of its lease lines, one a line. */
-  readonly leases: string[] = [];
-  /** The counters of the answers waiting for it, one an answer (taken back when the write fails). */
-  readonly answers: string[] = [];
-  private waiting: ((error: Error | null) => void)[] = [];
-  /** Undefined until written; then null, or why the write failed. */
-  private outcome: Error | null | undefined = undefined;
-
-  addLease(counter: string, line: string): void {
-    this.text += line;
-    this.leases.push(counter);
-  }
-
-  onSettled(done: (error: Error | null) => void): void {
-    if (this.outcome === undefined) this.waiting.push(done);
-    else done(this.outcome);
-  }
-
-  /** Call every waiter; one that throws is reported and does not keep the others waiting. */
-  settle(outcome: Error | null, report: (error: unknown) => void): void {
-    this.outcome = outcome;
-    const waiting = this.waiting;
-    this.waiting = [];
-    for (const done of waiting) {
-      try {
-        done(outcome);
-      } catch (error) {
-        report(error);
-      }
-    }
-  }
 }
 
 /** The counts a state folder holds: its counts file, then its journals. */
@@ -95,14 +57,11 @@ export class FileQuota implements QuotaCounter {
   private readonly journal: QuotaJournal;
   /** The turn's counts not yet written; null when there are none. */
   private pending: Batch | null = null;
-  /** Counters that served an answer since the last served marks. */
-  private readonly served = new Set<string>();
-  private readonly markTimer: NodeJS.Timeout;
+  private readonly marks: ServedMarks;
 
   private constructor(private readonly options: FileQuotaOptions) {
     this.journal = new QuotaJournal(options);
-    this.markTimer = setInterval(() => this.markServed(), MARK_SERVED_EVERY_MS);
-    this.markTimer.unref();
+    this.marks = new ServedMarks(this.counts, this.journal, options, () => this.flush());
   }
 
   /**
@@ -131,7 +90,7 @@ export class FileQuota implements QuotaCounter {
     const at = this.options.clock.now();
     const status = this.counts.take(counter, limit, at);
     if (!status) return { status: this.counts.status(counter, limit, at), durable: null };
-    this.served.add(counter);
+    this.marks.add(counter);
     return { status, durable: this.cover(kind, scope, counter, limit, at) };
   }
 
@@ -157,7 +116,7 @@ export class FileQuota implements QuotaCounter {
         if (!settle()) return Promise.resolve();
         const at = this.options.clock.now();
         this.counts.countServed(counter, at);
-        this.served.add(counter);
+        this.marks.add(counter);
         return settled(this.cover(kind, scope, counter, limit, at));
       },
       release: () => void settle(),
@@ -216,43 +175,10 @@ export class FileQuota implements QuotaCounter {
       outcome = error as Error;
       for (const counter of batch.leases) this.counts.leaseFailed(counter);
       for (const counter of batch.answers) this.counts.undo(counter);
-      for (const counter of batch.leases) this.served.add(counter);
+      for (const counter of batch.leases) this.marks.add(counter);
       this.options.log(`quota journal write failed: ${outcome.message}`);
     }
     batch.settle(outcome, this.reportWaiter);
-  }
-
-  /**
-   * Note in the journal the answers served since the last marks, for each window whose lease
-   * lines have not already said them. What is pending goes first, so no mark is followed by a
-   * lease line written before it with fewer answers. A failed write is said, and tried again.
-   */
-  markServed(): void {
-    if (this.served.size === 0) return;
-    this.flush();
-    const now = this.options.clock.now();
-    let text = '';
-    const marked: string[] = [];
-    for (const counter of this.served) {
-      const served = this.counts.unnoted(counter, now);
-      if (served < 0) continue;
-      text += journalLine(...counterParts(counter), now, 0, served);
-      marked.push(counter);
-    }
-    this.served.clear();
-    if (marked.length === 0) return;
-    try {
-      this.journal.append(text, marked.length);
-    } catch (error) {
-      for (const counter of marked) {
-        this.counts.unnote(counter);
-        this.served.add(counter);
-      }
-      this.options.log(
-        `quota journal write of served marks failed (keys usage lags until one is written): ` +
-          `${(error as Error).message}`,
-      );
-    }
   }
 
   /**
@@ -290,17 +216,7 @@ export class FileQuota implements QuotaCounter {
 
   /** Write and fsync everything; compact with the exact counts served; stop the timer. For graceful shutdown. */
   close(): void {
-    clearInterval(this.markTimer);
+    this.marks.stop();
     this.journal.close(this.current(true));
   }
-}
-
-/**
- * The windows open at `now` in a state folder, by counter, read without writing to it (keys
- * migrate): each as a server starting now would count it, leases in full, so never below what was served.
- */
-export function readWindows(stateDir: string, now: number, log: (line: string) => void): Record<string, Window> {
-  const counts = readLeases(stateDir, log);
-  counts.expire(now);
-  return counts.toRecord();
 }

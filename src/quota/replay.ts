@@ -1,7 +1,8 @@
 /**
  * Reading the quota counters from the state folder: the counts file (`quota.json`) and the
- * journals after it, replayed line by line. Only reads: the server at start (journal.ts)
- * and the keys command's usage, beside a running server (src/key-admin/usage.ts).
+ * journals after it, replayed line by line. Only reads: the server at start (journal.ts),
+ * the keys command's usage, beside a running server (src/key-admin/usage.ts), and keys migrate
+ * (readWindows).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -154,4 +155,14 @@ function readAs(stateDir: string, log: (line: string) => void, served: boolean):
     `the quota state in ${stateDir} kept changing while it was read ` +
       `(${lastError?.message ?? 'compactions under way'}); try again`,
   );
+}
+
+/**
+ * The windows open at `now` in a state folder, by counter, read without writing to it (keys
+ * migrate): each as a server starting now would count it, leases in full, so never below what was served.
+ */
+export function readWindows(stateDir: string, now: number, log: (line: string) => void): Record<string, Window> {
+  const counts = readLeases(stateDir, log);
+  counts.expire(now);
+  return counts.toRecord();
 }
