@@ -21,7 +21,8 @@
  * `startTestServer`, `buildFixture`, `builtTree` or `helpers/redis-servers.ts` in their text), which copy it
  * instead of building it each (test/helpers/small-build.ts, BDA_TEST_SMALL); and the bundle
  * (dist/server.mjs, dist/keys.mjs) once, world-readable, for the files that use
- * test/helpers/staged-bundle.ts (BDA_TEST_BUNDLE).
+ * test/helpers/staged-bundle.ts, or start the server or the keys command as a process through
+ * `spawnServer` or `keysProcess`, which run it (BDA_TEST_BUNDLE).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
@@ -262,7 +263,8 @@ async function main(): Promise<void> {
   const usesSmall = blackBox.filter((f) =>
     /startTestServer|buildFixture|builtTree|helpers\/redis-servers\.ts/.test(texts.get(f)!),
   );
-  const usesBundle = blackBox.filter((f) => texts.get(f)!.includes('helpers/staged-bundle.ts'));
+  // spawnServer (test/helpers/process.ts) and keysProcess (test/helpers/redis.ts) run the staged bundle too.
+  const usesBundle = blackBox.filter((f) => /helpers\/staged-bundle\.ts|spawnServer\(|keysProcess\(/.test(texts.get(f)!));
   // Files run alone build their own; under this run only the ones built here are used.
   for (const env of [SAMPLE_ENV, SMALL_ENV, BUNDLE_ENV]) delete process.env[env];
   const share = (files: string[], what: string, env: string, script: string, folder?: string, forAnyUser?: boolean) =>

@@ -10,8 +10,13 @@
 import { statSync } from 'node:fs';
 import { stampOf, type FileStamp } from './file.ts';
 
-/** Longest a look waits for the size: it follows the time within microseconds. */
-const SETTLE_MS = 5;
+/**
+ * Longest a look waits for the size. It follows the time within microseconds, unless the writer
+ * is taken off the CPU between the two: 5 ms was once too short for that on a busy machine (load
+ * about 4 on 2 cores: one whole read in 14,823 looks of test/state/keys-file.test.ts). The wait is
+ * spent only when the file changed; a file edited in place pays it once, before its whole read.
+ */
+const SETTLE_MS = 50;
 
 /**
  * `seen` (the file's time moved, its size not) looked at again until its size moves, for at most

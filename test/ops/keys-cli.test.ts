@@ -17,6 +17,7 @@ import { loadKeys } from '../../src/keys/file-read.ts';
 import { quotaScope } from '../../src/quota/scopes.ts';
 import { get } from '../helpers/http.ts';
 import { buildFixture, startTestServer } from '../helpers/server.ts';
+import { stagedBundle } from '../helpers/staged-bundle.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const RECORD_FIELDS = ['id', 'tier', 'org', 'user', 'scope', 'quota', 'grants', 'critpt', 'created_at', 'revoked_at'];
@@ -27,6 +28,7 @@ process.on('exit', () => tempRoots.forEach((root) => rmSync(root, { recursive: t
 
 // Grants are checked against the served snapshot's providers: a real build of the fixture,
 // found as the server finds it (SNAPSHOT_DIR).
+const staged = await stagedBundle();
 const snapshotRoot = mkdtempSync(join(tmpdir(), 'keys-cli-snapshot-'));
 tempRoots.push(snapshotRoot);
 process.env.SNAPSHOT_DIR = (await buildFixture(snapshotRoot)).snapshotDir;
@@ -48,9 +50,9 @@ function fixture() {
   const state = join(root, 'state');
   const file = join(state, 'keys.json');
   const keys = (...args: string[]) => keysIn(state, ...args);
-  /** The same, as a real process. */
+  /** The same, as a real process (the run's staged dist/keys.mjs). */
   const keysProcess = (...args: string[]) => {
-    const child = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/keys.ts', ...args, '--state', state], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
+    const child = spawnSync(process.execPath, [staged.keys, ...args, '--state', state], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
     return { status: child.status, stdout: child.stdout, stderr: child.stderr };
   };
   /** Create a key with --json and return the printed object. */

@@ -22,14 +22,13 @@ import { until } from '../helpers/wait.ts';
 
 const other = otherUser();
 /**
- * The server as the other user runs bundled (dist/server.mjs), staged where that user can read it:
- * it may not reach the checkout or its node_modules (a clone in a 0700 folder). As the test's own
- * user it runs from source.
+ * The server and the keys command run bundled (dist/server.mjs, dist/keys.mjs), staged where the
+ * other user can read them: it may not reach the checkout or its node_modules (a clone in a 0700
+ * folder).
  */
-const staged = other ? await stagedBundle() : null;
-const entry = staged ? [staged.server] : undefined;
+const staged = await stagedBundle();
 /** Why the other user cannot run the staged bundle (a private temporary folder): the tests are skipped, saying so. */
-const cannot = other && staged ? cannotRun(staged, other) : null;
+const cannot = other ? cannotRun(staged, other) : null;
 const PAGE = '/api/v2/language/models/free';
 
 /** Removed at exit too, so a failed assertion leaves nothing behind (root removes any owner's files). */
@@ -47,7 +46,7 @@ const keys = Object.fromEntries(['alice', 'bob', 'carol', 'dave'].map((user) => 
 
 /** The keys command as a process, as the test's user (root when `other` is set). */
 function keysCommand(...args: string[]) {
-  const child = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/keys.ts', ...args, '--state', state], { cwd: ROOT, encoding: 'utf8' });
+  const child = spawnSync(process.execPath, [staged.keys, ...args, '--state', state], { cwd: ROOT, encoding: 'utf8' });
   return { status: child.status, stdout: child.stdout, stderr: child.stderr };
 }
 
@@ -68,7 +67,7 @@ function giveBack(): void {
 }
 
 function start(grace: number): Promise<ServerProcess> {
-  return spawnServer(['--port', '0', '--snapshot', snapshotDir, '--state', state, '--keys-grace', String(grace), '--quiet'], entry, START_GUARD_MS, other?.runAs);
+  return spawnServer(['--port', '0', '--snapshot', snapshotDir, '--state', state, '--keys-grace', String(grace), '--quiet'], [staged.server], START_GUARD_MS, other?.runAs);
 }
 
 const lines = (server: ServerProcess, pattern: RegExp) => server.output().split('\n').filter((line) => pattern.test(line));
@@ -137,7 +136,7 @@ unreadable('should say so in /readyz at once, never answer from the keys before,
 
 unreadable('should refuse to start naming the owner, then hold a keyed request until the file reads and answer it from the file', async () => {
   revokeUnreadably('carol');
-  const refused = spawnServer(['--port', '0', '--snapshot', snapshotDir, '--state', state, '--quiet'], entry, START_GUARD_MS, other?.runAs);
+  const refused = spawnServer(['--port', '0', '--snapshot', snapshotDir, '--state', state, '--quiet'], [staged.server], START_GUARD_MS, other?.runAs);
   const failure = await refused.then(
     async (server) => (await stopProcess(server.child), 'it started'),
     (error: Error) => error.message,
