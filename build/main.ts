@@ -5,13 +5,13 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { flagsUsage } from '../src/shared/flag-help.ts';
 import { readFlags } from '../src/shared/flag-table.ts';
+import { CONSOLE_OUTPUT, type CommandOutput } from '../src/shared/command-output.ts';
 import { UsageError } from '../src/shared/flags.ts';
 import { MANIFEST_FORMAT } from '../src/shared/manifest.ts';
 import { versionLine } from '../src/shared/version.ts';
 import type { BuildOptions } from './build-options.ts';
 import { runBuild } from './build.ts';
 import { BUILD_FLAGS } from './flags.ts';
-import { BodySchemaError } from './check-bodies.ts';
 import { checkData } from './check.ts';
 import { DatasetError, formatProblem } from './problems.ts';
 
@@ -36,10 +36,14 @@ function sourceDateEpoch(text: string | undefined): number | undefined {
   return Number(text);
 }
 
-/** The options of a build, whether only to check (`--check`), or 'help' or 'version' when that was asked for. */
+/**
+ * The options of a build, whether only to check (`--check`), or 'help' or 'version' when that was
+ * asked for; its progress lines go to `out`.
+ */
 export function parseBuildArgs(
   argv: string[],
   env: NodeJS.ProcessEnv = process.env,
+  out: (line: string) => void = CONSOLE_OUTPUT.out,
 ): (BuildOptions & { check: boolean }) | 'help' | 'version' {
   const { values: v, help, version } = readFlags(BUILD_FLAGS, argv);
   if (help || version) return help ? 'help' : 'version';
@@ -54,39 +58,40 @@ export function parseBuildArgs(
     levels: { gzip: v['gzip-level'], brotli: v['brotli-level'] },
     keep: v.keep,
     sourceDateEpoch: sourceDateEpoch(env.SOURCE_DATE_EPOCH),
-    log: v.quiet ? () => {} : (line) => console.log(line),
+    log: v.quiet ? () => {} : out,
     check: v.check,
   };
 }
 
-async function main(): Promise<void> {
+/**
+ * The build command: what it prints goes to `io`, and its exit status is returned (0 done, 1 the
+ * build or check failed, 2 a usage error). The process runs it; tests run it in-process too.
+ */
+export async function run(argv: string[], io: CommandOutput = CONSOLE_OUTPUT, env = process.env): Promise<number> {
   let checking = false;
   try {
-    const options = parseBuildArgs(process.argv.slice(2));
-    if (options === 'help') console.log(USAGE);
-    else if (options === 'version') console.log(versionLine({ snapshot: MANIFEST_FORMAT }));
+    const options = parseBuildArgs(argv, env, io.out);
+    if (options === 'help') io.out(USAGE);
+    else if (options === 'version') io.out(versionLine({ snapshot: MANIFEST_FORMAT }));
     else if ((checking = options.check)) checkData(options);
     else await runBuild(options);
+    return 0;
   } catch (error) {
     const failed = checking ? 'check failed' : 'build failed';
     if (error instanceof UsageError) {
-      console.error(`${error.message}\n(npm run build -- --help lists the options)`);
-      process.exitCode = 2;
-    } else if (error instanceof DatasetError) {
+      io.err(`${error.message}\n(npm run build -- --help lists the options)`);
+      return 2;
+    }
+    if (error instanceof DatasetError) {
       const unchanged = failed === 'build failed' ? '; the current snapshot is unchanged' : '';
       const problems = `${error.problems.length} problem${error.problems.length === 1 ? '' : 's'}`;
-      console.error(`${failed}: ${problems} in the datasets${unchanged}`);
-      for (const problem of error.problems) console.error(`  ${formatProblem(problem)}`);
-      process.exitCode = 1;
-    } else if (error instanceof BodySchemaError) {
-      console.error(`${failed}: ${error.message}`);
-      process.exitCode = 1;
-    } else {
-      console.error(`${failed}: ${(error as Error).message}`);
-      process.exitCode = 1;
-    }
+      io.err(`${failed}: ${problems} in the datasets${unchanged}`);
+      for (const problem of error.problems) io.err(`  ${formatProblem(problem)}`);
+    } else io.err(`${failed}: ${(error as Error).message}`); // a BodySchemaError's message names the body
+    return 1;
   }
 }
 
-// Run as the command, not when a test imports parseBuildArgs.
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();
+// Run as the command, not when a test imports run or parseBuildArgs.
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url))
+  process.exitCode = await run(process.argv.slice(2));

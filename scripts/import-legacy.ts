@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { formatProblem } from '../build/problems.ts';
 import { flagsUsage } from '../src/shared/flag-help.ts';
 import { asText, calendarDate, flagRow, readFlags, switchFlag, type FlagTable } from '../src/shared/flag-table.ts';
+import { CONSOLE_OUTPUT, type CommandOutput } from '../src/shared/command-output.ts';
 import { UsageError } from '../src/shared/flags.ts';
 import { versionLine } from '../src/shared/version.ts';
 import { ImportError, importLegacy } from './legacy/import.ts';
@@ -30,33 +31,36 @@ const USAGE =
   'FILE is a saved body of the legacy language route (/api/v2/data/llms/models), as JSON.\n' +
   flagsUsage(IMPORT_FLAGS);
 
-function main(): void {
+/**
+ * The import command: what it prints goes to `io`, and its exit status is returned (0 done, 1 the
+ * import failed and wrote nothing, 2 a usage error). The process runs it; tests run it in-process too.
+ */
+export function run(argv: string[], io: CommandOutput = CONSOLE_OUTPUT): number {
   let read;
   try {
-    read = readFlags(IMPORT_FLAGS, process.argv.slice(2), {}, { positionals: true });
+    read = readFlags(IMPORT_FLAGS, argv, {}, { positionals: true });
     if (!read.help && !read.version && read.positionals.length !== 1)
       throw new UsageError(`give one FILE, the saved body; got ${read.positionals.length}`);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    console.error(`${error.message}\n(npm run import:legacy -- --help lists the options)`);
-    process.exitCode = 2;
-    return;
+    io.err(`${error.message}\n(npm run import:legacy -- --help lists the options)`);
+    return 2;
   }
   const { positionals, values, help, version } = read;
   if (help || version) {
-    console.log(help ? USAGE : versionLine({}));
-    return;
+    io.out(help ? USAGE : versionLine({}));
+    return 0;
   }
   try {
-    importLegacy(positionals[0]!, values.data, { asOf: values['as-of'], dryRun: values['dry-run'] }, (l) =>
-      console.log(l),
-    );
+    importLegacy(positionals[0]!, values.data, { asOf: values['as-of'], dryRun: values['dry-run'] }, io.out);
+    return 0;
   } catch (error) {
     if (!(error instanceof ImportError)) throw error;
-    console.error(`import failed: ${error.message}`);
-    for (const problem of error.problems) console.error(`  ${formatProblem(problem)}`);
-    process.exitCode = 1;
+    io.err(`import failed: ${error.message}`);
+    for (const problem of error.problems) io.err(`  ${formatProblem(problem)}`);
+    return 1;
   }
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main();
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1])
+  process.exitCode = run(process.argv.slice(2));

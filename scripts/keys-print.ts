@@ -5,12 +5,10 @@
 import { publicRecord, type IssuedKey, type PublicKeyRecord } from '../src/keys/record.ts';
 import type { KeyRecord } from '../src/state/key-record.ts';
 import type { ScopeUsage } from '../src/key-admin/usage.ts';
+import type { CommandOutput as Output } from '../src/shared/command-output.ts';
 
 /** Where the command writes: `out` is what a script captures (a key, JSON), `err` the notes. */
-export interface Output {
-  out: (text: string) => void;
-  err: (text: string) => void;
-}
+export type { CommandOutput as Output } from '../src/shared/command-output.ts';
 
 export function describe(r: PublicKeyRecord): string {
   const quota = r.quota === null ? '' : `, quota ${r.quota}`;

@@ -16,6 +16,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolveOptions, storeOf } from '../src/config.ts';
 import { readFlags } from '../src/shared/flag-table.ts';
+import { CONSOLE_OUTPUT } from '../src/shared/command-output.ts';
 import { UsageError } from '../src/shared/flags.ts';
 import { KEYS_FLAGS, type KeysFlag } from './keys-flags.ts';
 import type { QuotaLimits } from '../src/quota/scopes.ts';
@@ -82,8 +83,6 @@ const COMMANDS: Record<string, { operands: readonly string[]; options: readonly 
   'admin-token revoke': { operands: ['ID'], options: [] },
   audit: { operands: [], options: ['limit'] },
 };
-
-const CONSOLE: Output = { out: (text) => console.log(text), err: (text) => console.error(text) };
 
 /** The commands, a group's (`admin-token create`, `admin-token list`...) as one entry. */
 function commandNames(): string[] {
@@ -360,7 +359,7 @@ function failed(error: unknown, io: Output): number {
 }
 
 /** Run one keys command; the exit status (see the top of this file), later when the store is Redis. */
-export function run(argv: string[], io: Output = CONSOLE): Eventually<number> {
+export function run(argv: string[], io: Output = CONSOLE_OUTPUT): Eventually<number> {
   let done: Eventually<void>;
   try {
     done = execute(argv, io);

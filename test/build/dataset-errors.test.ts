@@ -1,14 +1,15 @@
 /**
- * A broken data folder, built as a maintainer builds it (`npm run build` as a process): every
- * problem at once, each naming file, record and pointer, saying what was meant and what was
- * found; the snapshot left alone.
+ * A broken data folder, built as a maintainer builds it (`npm run build`: as a process once, for
+ * its exit status and console, then the same command in-process): every problem at once, each
+ * naming file, record and pointer, saying what was meant and what was found; the snapshot left
+ * alone.
  */
 import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PACK_FILE } from '../../src/shared/manifest.ts';
-import { builtTree, cli, editJson, editMeasurements, fixtureTree } from '../helpers/fixture-tree.ts';
+import { builtTree, cli, command, editJson, editMeasurements, fixtureTree } from '../helpers/fixture-tree.ts';
 
 const errors = suite('a broken dataset');
 
@@ -45,7 +46,7 @@ errors('should name the file of malformed JSON and of a missing dataset', async 
   const tree = fixtureTree();
   writeFileSync(join(tree.data, 'providers.json'), '[{"id": ');
   rmSync(join(tree.data, 'indices.json'));
-  const result = cli(tree);
+  const result = await command(tree);
   assert.is(result.status, 1);
   assert.match(result.stderr, /providers\.json:1:9: not valid JSON: /);
   assert.match(result.stderr, /indices\.json \/: file is missing/);
@@ -53,7 +54,7 @@ errors('should name the file of malformed JSON and of a missing dataset', async 
   rmSync(tree.root, { recursive: true, force: true });
 });
 
-errors('should report a trailing comma once, with line, column and the line, and no knock-on reference errors', () => {
+errors('should report a trailing comma once, with line, column and the line, and no knock-on reference errors', async () => {
   const tree = fixtureTree();
   const path = join(tree.data, 'language-models.json');
   const lines = readFileSync(path, 'utf8').split('\n');
@@ -61,7 +62,7 @@ errors('should report a trailing comma once, with line, column and the line, and
   const close = lines.map((line, i) => (line === '  },' ? i : -1)).filter((i) => i >= 0)[2];
   lines[close - 1] += ',';
   writeFileSync(path, lines.join('\n'));
-  const result = cli(tree);
+  const result = await command(tree);
   assert.is(result.status, 1);
   const [head, ...rest] = result.stderr.trimEnd().split('\n');
   assert.is(head, 'build failed: 1 problem in the datasets; the current snapshot is unchanged');
@@ -72,13 +73,13 @@ errors('should report a trailing comma once, with line, column and the line, and
   rmSync(tree.root, { recursive: true, force: true });
 });
 
-errors('should not check references into a missing file, and still check the others', () => {
+errors('should not check references into a missing file, and still check the others', async () => {
   const tree = fixtureTree();
   rmSync(join(tree.data, 'providers.json'));
   editJson(join(tree.data, 'provider-endpoints.json'), (endpoints) => {
     endpoints[0].model_id = '00000000-0000-4000-8000-000000000000';
   });
-  const result = cli(tree);
+  const result = await command(tree);
   assert.is(result.status, 1);
   const problems = result.stderr.trimEnd().split('\n').slice(1);
   assert.equal(problems.map((line) => line.replace(/\[.*\] /, '')), ['  providers.json /: file is missing', '  provider-endpoints.json /0/model_id: unknown language model 00000000-0000-4000-8000-000000000000']);
@@ -96,13 +97,13 @@ errors('should reject measurements of an endpoint in another provider\'s file', 
   const other = endpoints.find((e: { provider_id: string }) => e.provider_id !== file.provider_id).provider_id;
   file.provider_id = other;
   writeFileSync(path, gzipSync(JSON.stringify(file)));
-  const result = cli(tree);
+  const result = await command(tree);
   assert.is(result.status, 1);
   assert.match(result.stderr, new RegExp(`measurements/${files[0]} \\[endpoint [0-9a-f-]{36} \\w+\\] /series/0/endpoint_id: endpoint belongs to provider`));
   rmSync(tree.root, { recursive: true, force: true });
 });
 
-errors('should say what a misspelt field meant, show a value of the wrong kind, and where a duplicate id was first', () => {
+errors('should say what a misspelt field meant, show a value of the wrong kind, and where a duplicate id was first', async () => {
   const tree = fixtureTree();
   let slugs: string[] = [];
   editJson(join(tree.data, 'language-models.json'), (models) => {
@@ -112,7 +113,7 @@ errors('should say what a misspelt field meant, show a value of the wrong kind, 
     models[3].id = models[2].id;
     slugs = models.slice(0, 4).map((m: { slug: string }) => m.slug);
   });
-  const result = cli(tree);
+  const result = await command(tree);
   assert.is(result.status, 1);
   const stderr = result.stderr;
   assert.ok(stderr.includes(`language-models.json [${slugs[0]}] /0/creator_idd: unknown field; did you mean "creator_id"?`), stderr);
@@ -122,14 +123,14 @@ errors('should say what a misspelt field meant, show a value of the wrong kind, 
   rmSync(tree.root, { recursive: true, force: true });
 });
 
-errors('should report a measurement file\'s other problems along with its schema errors', () => {
+errors('should report a measurement file\'s other problems along with its schema errors', async () => {
   const tree = fixtureTree();
   const name = editMeasurements(tree.data, 0, (file) => {
     const records = file.series[0].records;
     records[0].output_tokens_per_second = 'fast'; // the schema's
     records[2].timestamp = records[1].timestamp; // the check's: two records at one time
   });
-  const result = cli(tree);
+  const result = await command(tree);
   assert.is(result.status, 1);
   assert.match(result.stderr, new RegExp(`measurements/${name} \\[endpoint [^\\]]+\\] /series/0/records/0/output_tokens_per_second: must be number or null, got "fast"`));
   assert.match(result.stderr, new RegExp(`measurements/${name} \\[endpoint [^\\]]+\\] /series/0/records/2/timestamp: two records of one series at the same time`));

@@ -5,14 +5,24 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadDataset } from '../../build/load/datasets.ts';
+import { run } from '../../scripts/import-legacy.ts';
 import { get } from '../helpers/http.ts';
 import { ROOT } from '../helpers/process.ts';
 import { FIXTURES, startTestServer } from '../helpers/server.ts';
 
 const REFERENCE = new URL('../../../shared/reference/legacy-data-llms-models-2026-07-31.json', import.meta.url).pathname;
 
+/** `npm run import:legacy` as a process: its exit status and console (one success, one failure). */
 function importer(file: string, dataDir: string, ...extra: string[]) {
   return spawnSync(process.execPath, ['--import', 'tsx', 'scripts/import-legacy.ts', file, '--data', dataDir, ...extra], { cwd: ROOT, encoding: 'utf8' });
+}
+
+/** The same command in-process (scripts/import-legacy.ts's run): what the process would print, for a second less CPU a run. */
+function importIn(file: string, dataDir: string, ...extra: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const status = run([file, '--data', dataDir, ...extra], { out: (text) => (stdout += `${text}\n`), err: (text) => (stderr += `${text}\n`) });
+  return { status, stdout, stderr };
 }
 
 function tempDir(): string {
@@ -78,7 +88,7 @@ imports('should write loadable datasets with zeros as null, published indices an
   const tiny2 = dataset.endpoints.find((e) => e.model_id === SMALL.data[1].id)!;
   assert.is(tiny2.price_1m_input_tokens, 1);
   assert.equal(dataset.series.map((s) => s.endpoint_id), [dataset.endpoints.find((e) => e.model_id === SMALL.data[0].id)!.id], 'only the measured model has records');
-  const again = importer(file, data);
+  const again = importIn(file, data);
   assert.match(again.stdout, /models\s+0 added, 0 changed, 3 unchanged/);
   rmSync(dir, { recursive: true, force: true });
 });
@@ -90,7 +100,7 @@ imports('should never serve a zero the dump gave for an unmeasured figure: a suc
     const partly = item('dddddddd-dddd-4ddd-8ddd-dddddddddddd', 'tiny-4', { median_output_tokens_per_second: 90.5, median_time_to_first_token_seconds: 0, median_time_to_first_answer_token: 1.5 });
     writeFileSync(file, JSON.stringify({ ...SMALL, data: [partly] }));
     const data = join(dir, 'data');
-    assert.is(importer(file, data).status, 0);
+    assert.is(importIn(file, data).status, 0);
     const t = await startTestServer({ fixture: data, keys: { free: { tier: 'free', org: 'x' } } });
     try {
       const [served] = (await get(t.url, '/api/v2/data/llms/models', t.keys.free)).json().data;
@@ -111,7 +121,7 @@ imports('should merge into an existing folder, keeping what was there', () => {
   const data = join(dir, 'data');
   cpSync(join(FIXTURES, 'sample-small'), data, { recursive: true });
   const before = loadDataset(data).dataset;
-  assert.is(importer(file, data).status, 0);
+  assert.is(importIn(file, data).status, 0);
   const after = loadDataset(data).dataset;
   assert.is(after.models.length, before.models.length + 3);
   assert.is(after.creators.length, before.creators.length + 1);
@@ -134,7 +144,7 @@ imports('should refuse a malformed body naming record and field, and write nothi
   assert.match(result.stderr, /\[tiny-2\] \/data\/1\/evaluations\/hle: must be number or null, got "high"/);
   assert.match(result.stderr, /\[tiny-3\] \/data\/2\/id: required field is missing/);
   writeFileSync(file, '{"data": [');
-  const bad = importer(file, data);
+  const bad = importIn(file, data);
   assert.is(bad.status, 1);
   assert.match(bad.stderr, /cannot read it as JSON/);
   assert.equal(snapshotOf(data), before);
@@ -145,7 +155,7 @@ imports('should write nothing on a dry run', () => {
   const dir = tempDir();
   const file = join(dir, 'legacy.json');
   writeFileSync(file, JSON.stringify(SMALL));
-  const result = importer(file, join(dir, 'data'), '--dry-run');
+  const result = importIn(file, join(dir, 'data'), '--dry-run');
   assert.is(result.status, 0);
   assert.match(result.stdout, /would import 3 models/);
   assert.not.ok(existsSync(join(dir, 'data')));
@@ -236,12 +246,12 @@ if (!existsSync(REFERENCE)) {
     try {
       const data = join(dir, 'imported');
       const first = reference();
-      assert.is(importer(REFERENCE, data).status, 0);
+      assert.is(importIn(REFERENCE, data).status, 0);
       await assertServedAsDumped(data, first.data, first.data.length);
       const second = { ...first, data: newerDump(first.data) };
       const file = join(dir, 'newer.json');
       writeFileSync(file, JSON.stringify(second));
-      const result = importer(file, data, '--as-of', '2026-08-05');
+      const result = importIn(file, data, '--as-of', '2026-08-05');
       assert.is(result.status, 0, result.stderr);
       assert.match(result.stdout, /dated 2026-08-05T12:00:00\.000Z: the dump's date/);
       await assertServedAsDumped(data, second.data, first.data.length);
@@ -259,7 +269,7 @@ if (!existsSync(REFERENCE)) {
       const data = join(dir, 'shipped');
       cpSync(join(FIXTURES, 'sample-small'), data, { recursive: true });
       const sampleModels = loadDataset(data).dataset.models.length;
-      const result = importer(REFERENCE, data);
+      const result = importIn(REFERENCE, data);
       assert.is(result.status, 0, result.stderr);
       assert.match(result.stdout, /dated \S+: the newest measurement already in/);
       const first = reference();

@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { ENCODINGS, MANIFEST_FILE, PACK_FILE, readAllEntries, spanOf, variantOf, type Manifest } from '../../src/shared/manifest.ts';
 import { runBuild } from '../../build/build.ts';
 import { parseBuildArgs } from '../../build/main.ts';
-import { build, cli, editJson, fixtureTree, type Tree } from '../helpers/fixture-tree.ts';
+import { build, builtTree, command, editJson, fixtureTree, type Tree } from '../helpers/fixture-tree.ts';
 import { ROOT } from '../helpers/process.ts';
 
 function readSnapshot(dir: string) {
@@ -66,8 +66,8 @@ determinism('should reuse only compressed bodies that pass their checksum', asyn
 });
 
 determinism('should build again, not call up to date or switch back to, a build that fails its check', async () => {
-  const tree = fixtureTree();
-  const first = await build(tree);
+  const tree = await builtTree();
+  const first = { buildId: readlinkSync(join(tree.out, 'current')) };
   rot(tree, 'language.model', 'gzip');
   const lines: string[] = [];
   const again = await build(tree, { log: (line) => lines.push(line) });
@@ -87,13 +87,12 @@ determinism('should build again, not call up to date or switch back to, a build 
 });
 
 determinism('should not rebuild unchanged inputs without --force, and rebuild when data changes', async () => {
-  const tree = fixtureTree();
-  await build(tree);
-  const unchanged = cli(tree);
+  const tree = await builtTree();
+  const unchanged = await command(tree);
   assert.is(unchanged.status, 0);
   assert.match(unchanged.stdout, /is up to date/);
   editJson(join(tree.data, 'providers.json'), (providers) => (providers[0].name = 'Renamed Cloud'));
-  const changed = cli(tree);
+  const changed = await command(tree);
   assert.match(changed.stdout, /built snapshot/);
   rmSync(tree.root, { recursive: true, force: true });
 });
@@ -106,17 +105,17 @@ determinism('should switch current to the new build and keep only the previous o
   assert.equal(readdirSync(tree.out).filter((n) => n !== 'current').sort(), ids.slice(1).sort());
   ids.push((await build(tree, { force: true, keep: 2 })).buildId);
   assert.equal(readdirSync(tree.out).filter((n) => n !== 'current').sort(), ids.slice(1).sort(), '--keep 2 keeps two before the current one');
-  const kept = cli(tree, '--force', '--keep', '0');
+  const kept = await command(tree, '--force', '--keep', '0');
   assert.is(kept.status, 0, kept.stderr);
   assert.equal(readdirSync(tree.out).filter((n) => n !== 'current'), [readlinkSync(join(tree.out, 'current'))], '--keep 0 keeps the current build only');
   rmSync(tree.root, { recursive: true, force: true });
 });
 
 determinism('should switch back to a kept build of identical inputs instead of writing a copy', async () => {
-  const tree = fixtureTree();
+  const tree = await builtTree();
   const path = join(tree.data, 'providers.json');
   const original = readFileSync(path);
-  const first = await build(tree);
+  const first = { buildId: readlinkSync(join(tree.out, 'current')) };
   editJson(path, (providers) => (providers[0].name = 'Renamed Cloud'));
   const changed = await build(tree);
   assert.ok(changed.built);
@@ -144,9 +143,10 @@ function filesOf(dir: string): Map<string, Buffer> {
 }
 
 determinism('should write byte-identical files into two empty folders from the same inputs, the id carrying the data\'s time', async () => {
-  const tree = fixtureTree();
+  // The run's shared build of the fixture (made by another process) against one made here.
+  const tree = await builtTree();
   const other = join(tree.root, 'elsewhere');
-  const first = await build(tree);
+  const first = { buildId: readlinkSync(join(tree.out, 'current')) };
   const second = await build(tree, { outDir: other });
   assert.is(second.buildId, first.buildId);
   const [a, b] = [filesOf(tree.out), filesOf(other)];

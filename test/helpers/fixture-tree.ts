@@ -7,6 +7,10 @@
  *   const tree = await builtTree();       the same with tree.out built as `await build(tree)` builds it
  *   await build(tree, { force: true })    runBuild with fast compression
  *   cli(tree, '--force')                  build/main.ts as a process (status, stdout, stderr)
+ *   await command(tree, '--force')        the same command in-process (build/main.ts's run), its
+ *                                         output caught: what a process of it would print. A file
+ *                                         runs one process for the exit status and the console;
+ *                                         a process costs 1-2 s of CPU more (tsx, a cold start)
  *   editJson(path, (value) => ...)        rewrite a JSON file
  *   editMeasurements(tree.data, 0, ...)   rewrite the first measurements file (gzip-compressed JSON)
  */
@@ -17,6 +21,7 @@ import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { DEFAULT_BUILD_OPTIONS, type BuildOptions } from '../../build/build-options.ts';
 import { runBuild } from '../../build/build.ts';
+import { run } from '../../build/main.ts';
 import { ROOT } from './process.ts';
 import { FIXTURES } from './server.ts';
 import { smallBuild } from './small-build.ts';
@@ -50,8 +55,18 @@ export function build(tree: Tree, options: Partial<BuildOptions> = {}) {
   return runBuild({ ...DEFAULT_BUILD_OPTIONS, dataDir: tree.data, outDir: tree.out, levels: { gzip: 1, brotli: 1 }, log: () => {}, ...options });
 }
 
+/** The build command's arguments for a tree, fast compression (a `--check` takes the levels too). */
+const commandArgs = (tree: Tree, extra: string[]) => ['--data', tree.data, '--out', tree.out, '--gzip-level', '1', '--brotli-level', '1', ...extra];
+
 export function cli(tree: Tree, ...extra: string[]) {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'build/main.ts', '--data', tree.data, '--out', tree.out, '--gzip-level', '1', '--brotli-level', '1', ...extra], { cwd: ROOT, encoding: 'utf8' });
+  return spawnSync(process.execPath, ['--import', 'tsx', 'build/main.ts', ...commandArgs(tree, extra)], { cwd: ROOT, encoding: 'utf8' });
+}
+
+export async function command(tree: Tree, ...extra: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const status = await run(commandArgs(tree, extra), { out: (text) => (stdout += `${text}\n`), err: (text) => (stderr += `${text}\n`) });
+  return { status, stdout, stderr };
 }
 
 export function editJson(path: string, edit: (value: any) => void): void {

@@ -92,20 +92,26 @@ const keys: Record<string, string> = {};
 let snapshotDir = '';
 
 /**
- * What `npm run -s SCRIPT -- --help` prints, once per script (started early: each is a second or
- * two): the script's own `tsx FILE` run as `node --import tsx FILE --help`, the same program
- * without npm and tsx's launcher process, half the CPU; test/ops/help.test.ts runs each through npm.
+ * What `npm run -s SCRIPT -- --help` prints, run as a reader runs it, once per script (started
+ * early: each is a second or two of CPU). A run that fails or prints no usage rejects, saying so.
+ * Every program's --help runs here, not also in test/ops/help.test.ts: the two ran each twice.
  */
 const helps = new Map<string, Promise<string>>();
 function helpOf(script: string): Promise<string> {
   let help = helps.get(script);
   if (!help) {
-    const file = /^tsx (\S+)$/.exec(SCRIPTS[script] ?? '')?.[1];
-    assert.ok(file, `package.json's ${script} script is not \`tsx FILE\`: ${SCRIPTS[script]}`);
-    helps.set(script, (help = run(process.execPath, ['--import', 'tsx', file, '--help'], { cwd: ROOT }).then(({ stdout }) => stdout)));
+    assert.ok(/^tsx \S+$/.test(SCRIPTS[script] ?? ''), `package.json's ${script} script is not \`tsx FILE\`: ${SCRIPTS[script]}`);
+    help = run('npm', ['run', '-s', script, '--', '--help'], { cwd: ROOT }).then(({ stdout }) => {
+      if (!stdout.startsWith('usage: ')) throw new Error(`npm run -s ${script} -- --help printed no usage first:\n${stdout}`);
+      return stdout;
+    });
+    helps.set(script, help);
   }
   return help;
 }
+
+/** The npm scripts that run a program of the repository (`tsx FILE`), which all answer --help. */
+const PROGRAMS = () => Object.keys(SCRIPTS).filter((script) => /^tsx \S+$/.test(SCRIPTS[script]) && !script.startsWith('test'));
 
 const KEYS_PREFIX = 'npm run -s keys -- ';
 
@@ -630,10 +636,7 @@ function blockOf(listed: Listed): Block {
 const docs = suite('the documents, run as written');
 
 docs.before(async () => {
-  for (const block of blocks) for (const line of commands(block)) {
-    const npm = npmCommand(line);
-    if (npm && npm.flags.length && SCRIPTS[npm.script]) void helpOf(npm.script).catch(() => {});
-  }
+  for (const script of PROGRAMS()) void helpOf(script).catch(() => {});
   snapshotDir = (await sampleSnapshot()).outDir;
   const stateDir = join(root, 'state');
   const providers = (JSON.parse(text('data/providers.json')) as { slug: string }[]).map((p) => p.slug);
@@ -643,6 +646,12 @@ docs.before(async () => {
 });
 
 docs.after(() => server.close());
+
+docs('should print the usage and exit 0 for every npm command given --help, run through npm', async () => {
+  const programs = PROGRAMS();
+  assert.ok(programs.length >= 9, programs.join(' '));
+  for (const script of programs) assert.match(await helpOf(script), /^usage: /, script); // a failed run rejects (execFile)
+});
 
 docs('should list every code block of the documents as run, checked or skipped with a reason, and no block that is gone', () => {
   const unlisted = blocks.filter((b) => !listedOf(b)).map((b) => `${b.doc}:${b.at} § ${b.heading}: ${b.lines[0]}`);
