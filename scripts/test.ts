@@ -264,7 +264,9 @@ async function main(): Promise<void> {
     /startTestServer|buildFixture|builtTree|helpers\/redis-servers\.ts/.test(texts.get(f)!),
   );
   // spawnServer (test/helpers/process.ts) and keysProcess (test/helpers/redis.ts) run the staged bundle too.
-  const usesBundle = blackBox.filter((f) => /helpers\/staged-bundle\.ts|spawnServer\(|keysProcess\(/.test(texts.get(f)!));
+  const usesBundle = blackBox.filter((f) =>
+    /helpers\/staged-bundle\.ts|spawnServer\(|keysProcess\(/.test(texts.get(f)!),
+  );
   // Files run alone build their own; under this run only the ones built here are used.
   for (const env of [SAMPLE_ENV, SMALL_ENV, BUNDLE_ENV]) delete process.env[env];
   const share = (files: string[], what: string, env: string, script: string, folder?: string, forAnyUser?: boolean) =>

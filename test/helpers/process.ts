@@ -26,6 +26,11 @@ export const START_GUARD_MS = 120_000;
  * a start there costs 0.25 s of CPU, through tsx 1.2 s, and the suite starts some twenty. The
  * source through tsx is started by test/ops/start.test.ts (npm start) and test/ops/help.test.ts.
  */
-export async function spawnServer(args: string[], entry?: string[], timeoutMs = START_GUARD_MS, runAs?: readonly string[]): Promise<ServerProcess> {
+export async function spawnServer(
+  args: string[],
+  entry?: string[],
+  timeoutMs = START_GUARD_MS,
+  runAs?: readonly string[],
+): Promise<ServerProcess> {
   return spawnServerProcess(args, entry ?? [(await stagedBundle()).server], timeoutMs, runAs);
 }
