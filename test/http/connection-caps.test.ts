@@ -130,7 +130,14 @@ caps('should answer /healthz, /readyz and a keyed request on new connections und
     assert.match(metrics, /^bda_descriptor_limit 1024$/m);
     assert.match(metrics, new RegExp(`^bda_connections_cap ${cap}$`, 'm'));
     const shed = [...metrics.matchAll(/^bda_connections_shed_total\{reason="[a-z_]+"\} (\d+)$/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
-    assert.ok(shed >= 1100 - cap, `${shed} connections shed to make room`);
+    // Counted by outcome, not assumed: how many of the 1,100 were shed, rather than answered (a 401,
+    // or a 503 while none was past the grace), depends on how fast the machine let the flood in.
+    const outcomes = floods.flatMap((flood) => flood.outcomes());
+    const held = outcomes.filter((o) => o === 'open').length;
+    const answered = outcomes.filter((o) => typeof o === 'number').length;
+    const tally = `${held} still open, ${answered} answered, ${shed} shed, cap ${cap}`;
+    assert.ok(shed > 0, `connections were shed to make room: ${tally}`);
+    assert.ok(held <= cap, `the flood holds no more than the cap: ${tally}`);
     // Nothing was closed unanswered at accept: what could not be let in was answered 503.
     assert.match(metrics, /^bda_connections_refused_total\{answer="none"\} 0$/m);
     // The slow connections that got an answer got JSON: the keyless POSTs a 401, or a 503 while nothing could be shed yet.
