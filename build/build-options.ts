@@ -22,6 +22,8 @@ export interface BuildOptions {
   levels: CompressionLevels;
   /** Builds kept besides the current one (older ones are removed after a switch). */
   keep: number;
+  /** Builds the history remembers (build/history/): past it, the oldest is folded into its base. */
+  historyBuilds: number;
   /**
    * The time the build's id and manifest carry, in seconds since 1970 (`SOURCE_DATE_EPOCH`); by
    * default the data's as-of time. Never the wall clock: two builds of the same inputs into two
@@ -41,4 +43,5 @@ export const DEFAULT_BUILD_OPTIONS: Omit<BuildOptions, 'log'> = {
   arena: DEFAULT_ARENA_OPTIONS,
   levels: DEFAULT_LEVELS,
   keep: KEEP_PREVIOUS,
+  historyBuilds: 30,
 };

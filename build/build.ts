@@ -20,6 +20,9 @@ import { BodyChecker } from './check-bodies.ts';
 import type { BuildOptions } from './build-options.ts';
 import { inputDigest } from './input-digest.ts';
 import { shapingContext } from './shaping-context.ts';
+import { extendHistory, servedStates } from './history/history.ts';
+import { continuedHistory, historyBytes } from './history/stored.ts';
+import { changeCounts, changeSummary } from './history/summary.ts';
 import {
   findIdenticalBuild,
   lockSnapshots,
@@ -105,6 +108,12 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
     const publishedNote = published ? `; took ${published} published index values as given` : '';
     log(`derived indices, prices and performance as of ${asOf.toISOString()}${publishedNote} (${elapsed()} s)`);
 
+    const { history, record } = extendHistory(
+      continuedHistory(current, log),
+      { buildId, asOf, states: servedStates(ctx) },
+      options.historyBuilds,
+    );
+
     tmpDir = join(options.outDir, `.tmp-${buildId}`);
     mkdirSync(tmpDir);
     // A previous build of another format lays its entries out differently, and --force asks for
@@ -137,6 +146,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
       }
       if (++count % 5000 === 0) log(`  ${count} bodies shaped, ${pack.stats.bodies} written (${elapsed()} s)`);
     }
+    const historyPart = await pack.addFragment(historyBytes(history));
     await pack.finish();
     checker.throwFailures();
 
@@ -157,6 +167,8 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
       empty_pages: emptyPages,
       critpt_problems: dataset.critptProblems,
       fragments: Object.fromEntries(fragments.map((f) => [f.key, { data: f.data.span!, index: f.index.span! }])),
+      history: historyPart.span!,
+      changes: changeCounts(record),
     };
     writeFileSync(join(tmpDir, MANIFEST_FILE), manifestText(manifest), { mode: 0o644 });
     fsyncDir(join(tmpDir, MANIFEST_FILE));
@@ -183,6 +195,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
         `(${summary.reused} compressed bodies reused), ${(summary.identityBytes / 1e6).toFixed(1)} MB of JSON, ` +
         `pack ${(summary.packBytes / 1e6).toFixed(1)} MB, in ${summary.seconds} s${corruptNote}${prunedNote(removed)}`,
     );
+    for (const line of changeSummary(record)) log(line);
     return summary;
   } finally {
     if (tmpDir) rmSync(tmpDir, { recursive: true, force: true });

@@ -12,6 +12,10 @@ import { buildIdOf } from './pack/snapshot-dir.ts';
 import type { BuildOptions } from './build-options.ts';
 import { inputDigest } from './input-digest.ts';
 import { shapingContext } from './shaping-context.ts';
+import { readCurrentManifest } from './pack/snapshot-dir.ts';
+import { extendHistory, servedStates } from './history/history.ts';
+import { continuedHistory } from './history/stored.ts';
+import { changeSummary } from './history/summary.ts';
 
 export interface CheckSummary {
   files: number;
@@ -49,5 +53,13 @@ export function checkData(options: BuildOptions): CheckSummary {
       `${summary.answers} answers held to their schemas; a build would be ${buildId}; ` +
       `nothing written (${summary.seconds} s)`,
   );
+  // What a build would change against the current one (its history's last lists).
+  const current = readCurrentManifest(options.outDir);
+  const { record } = extendHistory(
+    continuedHistory(current, log),
+    { buildId, asOf: new Date(ctx.asOf), states: servedStates(ctx) },
+    options.historyBuilds,
+  );
+  for (const line of changeSummary(record)) log(`a build would say: ${line.trimStart()}`);
   return summary;
 }

@@ -55,5 +55,11 @@ export const BUILD_FLAGS = {
   },
   'image-first-party-only': switchFlag('list only first-party entries on the image leaderboards'),
   keep: { value: 'N', default: d.keep, parse: integerFrom(0, 100), help: 'earlier builds kept beside the current one' },
+  history: {
+    value: 'N',
+    default: d.historyBuilds,
+    parse: integerFrom(1, 1000),
+    help: "builds the history of changes remembers (GET /api/v2/changes, a model's history); older ones are folded in",
+  },
   quiet: switchFlag('no progress lines'),
 } satisfies FlagTable;

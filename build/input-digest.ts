@@ -34,13 +34,13 @@ function codeDigest(): string {
  */
 export function inputDigest(
   files: readonly DataFile[],
-  options: Pick<BuildOptions, 'pageSize' | 'statsDays' | 'asOf' | 'levels' | 'arena'>,
+  options: Pick<BuildOptions, 'pageSize' | 'statsDays' | 'asOf' | 'levels' | 'arena' | 'historyBuilds'>,
 ): string {
-  const { pageSize, statsDays, asOf, levels, arena } = options;
+  const { pageSize, statsDays, asOf, levels, arena, historyBuilds } = options;
   const hash = createHash('sha256')
     .update(`format ${MANIFEST_FORMAT}\n`)
     .update(codeDigest())
-    .update(JSON.stringify({ pageSize, statsDays, asOf, levels, arena }));
+    .update(JSON.stringify({ pageSize, statsDays, asOf, levels, arena, historyBuilds }));
   for (const file of files) hash.update(`\n${file.path}\n${file.bytes.length}\n`).update(file.bytes);
   return hash.digest('hex');
 }

@@ -57,6 +57,7 @@ export function parseBuildArgs(
     arena: { minSamples: v['min-samples'], imageFirstPartyOnly: v['image-first-party-only'] },
     levels: { gzip: v['gzip-level'], brotli: v['brotli-level'] },
     keep: v.keep,
+    historyBuilds: v.history,
     sourceDateEpoch: sourceDateEpoch(env.SOURCE_DATE_EPOCH),
     log: v.quiet ? () => {} : out,
     check: v.check,

@@ -31,6 +31,17 @@ export type Span = [number, number];
 /** A byte range of the pack and the checksum (checksumOf) its bytes must have. */
 export type CheckedSpan = [number, number, string];
 
+/** What a build changed against the one before it, counted: the maintainer's summary (build/history/summary.ts). */
+export interface BuildChangeCounts {
+  previous_build_id: string | null;
+  added: number;
+  removed: number;
+  /** Models with a changed field in any list shape. */
+  changed: number;
+  /** Changed fields of the Pro list (default prompt type) by their first name (`pricing`, `performance`...). */
+  fields_by_kind: Record<string, number>;
+}
+
 export interface Manifest {
   format: number;
   build_id: string;
@@ -56,6 +67,13 @@ export interface Manifest {
   fragments: Record<string, { data: CheckedSpan; index: CheckedSpan }>;
   /** The CritPt problem set a grading batch must cover exactly. */
   critpt_problems: string[];
+  /**
+   * The history of builds this one carries (build/history/), gzip-compressed in the pack; absent
+   * in builds made before there was one.
+   */
+  history?: CheckedSpan;
+  /** What this build changed against the build before it, counted (build/history/summary.ts); absent with `history`. */
+  changes?: BuildChangeCounts;
   /**
    * Written last by manifestText: the checksum of the manifest's text before it (its empty-page
    * templates are served bytes too).
