@@ -53,6 +53,8 @@ const RULES: Record<string, readonly string[]> = {
   'build/shape/': ['build/shape/', 'build/derive/', 'build/schemas/', 'build/types.ts', 'build/fields.ts', 'build/columns.ts', 'build/collections.ts', 'src/shared/'],
   'build/schemas/': ['build/schemas/', 'build/fields.ts', 'src/shared/'],
   'build/pack/': ['build/pack/', 'src/shared/'],
+  // The history of changes: the lists as the list routes shape them, diffed and replayed.
+  'build/history/': ['build/history/', 'build/shape/', 'src/shared/'],
 };
 
 /** The pipeline at the root of src/ (app.ts and the stages beside it) and the entry points: only the root imports them. */
