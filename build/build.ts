@@ -22,6 +22,7 @@ import { inputDigest } from './input-digest.ts';
 import { shapingContext } from './shaping-context.ts';
 import { extendHistory, servedStates } from './history/history.ts';
 import { continuedHistory, historyBytes } from './history/stored.ts';
+import { changesBodies, changesManifest, changesParts } from './history/changes-parts.ts';
 import { changeCounts, changeSummary } from './history/summary.ts';
 import {
   findIdenticalBuild,
@@ -146,7 +147,10 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
       }
       if (++count % 5000 === 0) log(`  ${count} bodies shaped, ${pack.stats.bodies} written (${elapsed()} s)`);
     }
+    for (const produced of changesBodies(history)) checker.check(produced, ctx);
     const historyPart = await pack.addFragment(historyBytes(history));
+    const changeParts: RawHandle[] = [];
+    for (const { bytes } of changesParts(history)) changeParts.push(await pack.addFragment(bytes));
     await pack.finish();
     checker.throwFailures();
 
@@ -169,6 +173,10 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
       fragments: Object.fromEntries(fragments.map((f) => [f.key, { data: f.data.span!, index: f.index.span! }])),
       history: historyPart.span!,
       changes: changeCounts(record),
+      changes_parts: changesManifest(
+        history,
+        changeParts.map((part) => part.span!),
+      ),
     };
     writeFileSync(join(tmpDir, MANIFEST_FILE), manifestText(manifest), { mode: 0o644 });
     fsyncDir(join(tmpDir, MANIFEST_FILE));

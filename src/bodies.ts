@@ -10,9 +10,9 @@ import type { Eventually } from './lib/eventually.ts';
 import type { Clock } from './lib/clock.ts';
 import type { KeyRecord } from './state/key-record.ts';
 import { admitProvider } from './policy.ts';
-import { etagOf, type Encoding } from './shared/manifest.ts';
+import { etagOf, storedPart, type Encoding } from './shared/manifest.ts';
 import { measurementsStartDay } from './shared/measurements.ts';
-import { entryName, type Route, type Tier } from './shared/routes.ts';
+import { entryName, isPrecomputed, type Route, type Tier } from './shared/routes.ts';
 import type { Body, Snapshot } from './snapshot/snapshot.ts';
 import type { BodyReader } from './snapshot/reader.ts';
 
@@ -24,9 +24,10 @@ export class Bodies {
 
   /** The body answering a keyed data request: precomputed for the key's tier, or measurements. */
   forKey(snapshot: Snapshot, plan: Plan, key: KeyRecord, encodings: readonly Encoding[]): Eventually<Body> {
-    return plan.route.answer === 'fragments'
-      ? this.measurements(snapshot, plan, key, encodings[0])
-      : this.precomputed(snapshot, plan, key.tier, encodings);
+    const { answer } = plan.route;
+    if (answer === 'fragments') return this.measurements(snapshot, plan, key, encodings[0]);
+    if (answer === 'changes') return this.changes(snapshot, plan, key.tier, encodings[0]);
+    return this.precomputed(snapshot, plan, key.tier, encodings);
   }
 
   /**
@@ -67,9 +68,45 @@ export class Bodies {
     encodings: readonly Encoding[],
     name?: string,
   ): string | undefined {
-    if (plan.route.answer === 'fragments' || !snapshot.serves(plan.route.id)) return undefined;
+    if (!isPrecomputed(plan.route) || !snapshot.serves(plan.route.id)) return undefined;
     const entry = snapshot.entry(plan.route.id, name ?? plan.entryName(tier));
     return entry ? etagOf(entry[0], encodings[0]) : undefined;
+  }
+
+  /**
+   * The builds after `since` (without it, every build the history holds), a page of them, joined
+   * from the stored changes of the key's list: the Free list, or the Pro list of the prompt type.
+   * A `since` the history does not hold is a 404 naming the oldest it does.
+   */
+  private changes(snapshot: Snapshot, plan: Plan, tier: Tier, encoding: Encoding): Eventually<Body> {
+    ensureServed(snapshot, plan.route);
+    const history = snapshot.manifest.changes_parts!;
+    const {
+      since,
+      prompt_type: promptType,
+      page,
+    } = plan.values() as { since?: string; prompt_type: string; page: number };
+    let start = 0;
+    if (since !== undefined && since !== history.before) {
+      const at = history.builds.indexOf(since);
+      if (at < 0)
+        throw new HttpError(404, `Build not found: ${since}`, {
+          details: { since, oldest_build_id: history.before ?? history.builds[0] ?? null },
+        });
+      start = at + 1;
+    }
+    const shape = tier === 'free' ? 'free' : `pro ${promptType}`;
+    const listed = history.builds.slice(start);
+    const size = history.page_size;
+    const totalPages = Math.ceil(listed.length / size);
+    const shown = listed.slice((page - 1) * size, page * size);
+    const pagination = { page, page_size: size, total_pages: totalPages, has_more: page < totalPages };
+    const parts = shown.map((buildId, i) => ({
+      span: history.parts[shape]![start + (page - 1) * size + i]!,
+      what: storedPart.changes(shape, buildId),
+    }));
+    const envelope = `{"tier":${JSON.stringify(tier)},"pagination":${JSON.stringify(pagination)},"data":[`;
+    return this.reader.joined(snapshot, plan.entryName(tier), parts, [envelope, ']}'], encoding);
   }
 
   /**

@@ -122,6 +122,8 @@ export function responsesOf(
           : "The key's tier does not cover this route",
       );
     if (route.slugOf) out['404'] = errorResponse(`${route.slugOf} not found`);
+    if (route.answer === 'changes')
+      out['404'] = errorResponse('Build not found: `since` names a build the history does not hold');
     if (route.answer === 'critpt') {
       out['413'] = errorResponse('Body larger than the limit');
       out['415'] = errorResponse('Content-Type is not application/json');
@@ -134,7 +136,7 @@ export function responsesOf(
       },
       content: jsonContent(route.answer === 'critpt' ? { $ref: '#/components/schemas/CritptLimitError' } : ERROR),
     };
-    if (route.answer === 'snapshot' || route.answer === 'fragments')
+    if (route.answer === 'snapshot' || route.answer === 'fragments' || route.answer === 'changes')
       out['501'] = errorResponse('Known route the current snapshot has no data for');
     if (route.answer === 'critpt') {
       out['502'] = errorResponse('Invalid response from the evaluation system');

@@ -15,6 +15,7 @@ import {
   providerPerformance,
 } from './language-responses.ts';
 import { LEGACY_RESPONSE_SCHEMAS } from './legacy-responses.ts';
+import { changesData } from './changes-responses.ts';
 import { freeMediaItem, proMediaItem } from './media-responses.ts';
 
 const SCHEMA = 'https://json-schema.org/draft/2020-12/schema';
@@ -57,6 +58,7 @@ const RESPONSE_SCHEMAS: Record<string, (tier: Tier) => Schema> = {
   'language.provider.performance': (tier) => plainEnvelope(tier, providerPerformance),
   'language.provider.measurements': (tier) => plainEnvelope(tier, providerMeasurements),
   'critpt.problems': (tier) => plainEnvelope(tier, { type: 'array', items: string, uniqueItems: true }),
+  changes: (tier) => plainEnvelope(tier, changesData, true),
 };
 
 for (const { arena, family } of MEDIA_ARENAS) {

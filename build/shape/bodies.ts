@@ -48,7 +48,8 @@ export function* produceBodies(
 ): Generator<ProducedBody | EmptyPage | ProducedFragments> {
   for (const route of ROUTES) {
     const builder = builders[route.id];
-    if (!builder || builder.available?.(ctx) === false) continue;
+    // The changes are joined by the server from the history's parts (build/history/changes-parts.ts).
+    if (!builder || builder.available?.(ctx) === false || route.answer === 'changes') continue;
     const headOf = builder.head ?? tierOnly;
     for (const tier of route.tiers) {
       for (const params of route.slugOf ? [] : keyParamCombinations(route)) {

@@ -25,6 +25,7 @@ import { modelPerformance, providerDetail, providerListItem, providerPerformance
 import { EMPTY_COLUMNS } from '../columns.ts';
 import { EXAMPLE_AS_OF, EXAMPLE_STATS_DAYS, exampleDataset } from './example-dataset.ts';
 import { exampleBodies } from './openapi-examples.ts';
+import { exampleChanges } from './example-changes.ts';
 import { frontDoor, frontDoorHtml } from './front-door.ts';
 import { createBuildContext } from './build-context.ts';
 import { perContext } from './per-context.ts';
@@ -149,6 +150,9 @@ export function routeBuilders(): Record<string, RouteBuilder> {
     const index = frontDoor(ctx, new Set(builtRouteIds(ctx, builders)), { metrics: params.metrics === true });
     return params.format === 'html' ? frontDoorHtml(index) : index;
   };
+  // Joined by the server from the history every build carries (build/history/); the items here are
+  // the OpenAPI document's example only (build/shape/bodies.ts makes no body of this route).
+  builders.changes = { items: (ctx, tier, params) => exampleChanges(ctx, tier, params) };
   builders.index = { body: door };
   builders['index.api'] = { body: door };
   // The document is public: its examples are shaped from the made-up example dataset, never

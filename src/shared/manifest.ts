@@ -42,6 +42,20 @@ export interface BuildChangeCounts {
   fields_by_kind: Record<string, number>;
 }
 
+/**
+ * The parts `GET /api/v2/changes` is assembled from: for each list shape (`free`, `pro PROMPT_TYPE`),
+ * one part per build of the history, oldest first, each the JSON of one item of the answer's
+ * `data`, gzip-compressed in the pack. A `since` names one of `builds` or `before`, the build before
+ * the oldest (null where the history starts).
+ */
+export interface ChangesParts {
+  builds: string[];
+  before: string | null;
+  /** Builds per page of the answer. */
+  page_size: number;
+  parts: Record<string, CheckedSpan[]>;
+}
+
 export interface Manifest {
   format: number;
   build_id: string;
@@ -74,6 +88,8 @@ export interface Manifest {
   history?: CheckedSpan;
   /** What this build changed against the build before it, counted (build/history/summary.ts); absent with `history`. */
   changes?: BuildChangeCounts;
+  /** What `GET /api/v2/changes` is assembled from; absent with `history`. */
+  changes_parts?: ChangesParts;
   /**
    * Written last by manifestText: the checksum of the manifest's text before it (its empty-page
    * templates are served bytes too).
@@ -173,6 +189,8 @@ export function storedSpanOf(entry: IndexEntry, encoding: Encoding): CheckedSpan
 export const storedPart = {
   variant: (encoding: StoredEncoding, hash: string) => `${encoding} variant of body ${hash}`,
   fragment: (kind: 'records' | 'index', name: string) => `${kind} fragment of ${name}`,
+  history: () => 'the history of changes',
+  changes: (shape: string, buildId: string) => `changes of build ${buildId} (${shape})`,
   indexFile: (routeId: string) => `index file ${indexFile(routeId)}`,
 };
 

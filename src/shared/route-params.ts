@@ -39,6 +39,13 @@ export const interval: ParamSpec = {
   defaultFrom: { param: 'window', map: { '7d': 'daily', '30d': 'daily', '90d': 'weekly' } },
 };
 
+export const since: ParamSpec = {
+  type: 'string',
+  description:
+    'A build id (the build_id of an earlier answer): the builds after it. Without it, every build the history ' +
+    'holds; an id it does not hold is a 404 naming the oldest it does.',
+};
+
 export const startDate: ParamSpec = {
   type: 'string',
   description: 'First day of records (YYYY-MM-DD); defaults to, and is clamped to, one month before the request.',

@@ -43,11 +43,14 @@ export interface ParamSpec {
  * - `snapshot`: one precomputed body per tier, key parameter values and slug;
  * - `fragments`: assembled at request time from precomputed fragments (answers that depend on
  *   the request's own date);
+ * - `changes`: joined at request time from the build's history of changes, one stored part per
+ *   build listed (src/shared/manifest.ts, ChangesParts);
  * - `critpt`: forwarded to the upstream grader;
  * - `front-door`: a precomputed body in the format the client prefers (JSON or HTML);
  * - `health`, `ready`, `metrics`: the server's own state, for operators.
  */
-export type AnswerKind = 'snapshot' | 'fragments' | 'critpt' | 'front-door' | 'health' | 'ready' | 'metrics';
+export type AnswerKind =
+  'snapshot' | 'fragments' | 'changes' | 'critpt' | 'front-door' | 'health' | 'ready' | 'metrics';
 
 /** Answered with a body the build precomputed (and so with an ETag, a 304 and a 406). */
 export function isPrecomputed(route: Route): boolean {
@@ -109,7 +112,8 @@ export function keyParamValues(spec: ParamSpec): readonly (string | number | boo
 /** The name of one precomputed body in its route's index. Build and server both call this. */
 export function entryName(route: Route, tier: Tier, params: Readonly<Record<string, unknown>>, slug?: string): string {
   let key = `${route.id} ${tier}`;
-  for (const name of route.keyParams) key += ` ${name}=${String(params[name])}`;
+  // A key parameter without a default (`since`) is empty when not given.
+  for (const name of route.keyParams) key += ` ${name}=${String(params[name] ?? '')}`;
   if (route.optionParams) for (const name of route.optionParams) if (params[name] === true) key += ` ${name}=on`;
   if (slug !== undefined) key += ` slug=${slug}`;
   return key;

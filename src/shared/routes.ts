@@ -6,16 +6,17 @@
  * it to match a request, validate its query and find the snapshot entry that answers it.
  * Nothing else decides which routes exist.
  */
-import { ANY_TIER, COMMERCIAL_ONLY, PRO_TIERS, type ParamSpec, type Route, type Tier } from './route.ts';
+import { ANY_TIER, COMMERCIAL_ONLY, PRO_TIERS, type Route, type Tier } from './route.ts';
+import { mediaRoutes } from './media-routes.ts';
 import {
   frontDoorFormat,
   includeCategories,
-  includeGenres,
   interval,
   legacyParallelQueries,
   legacyPromptLength,
   page,
   promptType,
+  since,
   startDate,
   window,
 } from './route-params.ts';
@@ -23,6 +24,7 @@ import {
 // What a route is, and the names of its bodies, for the many modules that import them with the table.
 export * from './route.ts';
 export { FRONT_DOOR_FORMATS } from './route-params.ts';
+export { MEDIA_ARENAS, mediaRouteId, type MediaArena } from './media-routes.ts';
 
 function languageRoutes(): Route[] {
   return [
@@ -123,67 +125,6 @@ function languageRoutes(): Route[] {
   ];
 }
 
-/** The media arenas, as data: path segment, the query flag it takes, and its family. */
-export const MEDIA_ARENAS = [
-  { arena: 'text-to-image', family: 'image', flag: 'include_categories' },
-  { arena: 'image-editing', family: 'image', flag: 'include_categories' },
-  { arena: 'text-to-video', family: 'video', flag: 'include_categories' },
-  { arena: 'image-to-video', family: 'video', flag: 'include_categories' },
-  { arena: 'text-to-video-audio', family: 'video', flag: 'include_categories' },
-  { arena: 'image-to-video-audio', family: 'video', flag: 'include_categories' },
-  { arena: 'text-to-speech', family: 'text-to-speech', flag: null },
-  { arena: 'speech-to-speech', family: 'speech-to-speech', flag: null },
-  { arena: 'speech-to-text', family: 'speech-to-text', flag: null },
-  { arena: 'music/instrumental', family: 'music', flag: 'include_genres' },
-  { arena: 'music/with-vocals', family: 'music', flag: 'include_genres' },
-] as const;
-
-export type MediaArena = (typeof MEDIA_ARENAS)[number]['arena'];
-
-/** Route id of an arena's Pro route; its Free sibling adds `.free`. */
-export function mediaRouteId(arena: string): string {
-  return `media.${arena.replace('/', '.')}`;
-}
-
-function mediaRoutes(): Route[] {
-  return MEDIA_ARENAS.flatMap(({ arena, flag }): Route[] => {
-    const path = `/api/v2/media/${arena}/models`;
-    const id = mediaRouteId(arena);
-    const query: Record<string, ParamSpec> =
-      flag === 'include_categories'
-        ? { include_categories: includeCategories }
-        : flag === 'include_genres'
-          ? { include_genres: includeGenres }
-          : {};
-    return [
-      {
-        id: `${id}.free`,
-        method: 'GET',
-        path: `${path}/free`,
-        summary: `${arena} arena, Free shape.`,
-        tiers: ANY_TIER,
-        // Accepted (and checked) so one client URL works on both routes, but ignored here: it
-        // is not a key parameter, and the Free shape has no categories or genres.
-        query,
-        answer: 'snapshot',
-        keyParams: [],
-        paginated: false,
-      },
-      {
-        id,
-        method: 'GET',
-        path,
-        summary: `${arena} arena, Pro shape.`,
-        tiers: PRO_TIERS,
-        query,
-        answer: 'snapshot',
-        keyParams: Object.keys(query),
-        paginated: false,
-      },
-    ];
-  });
-}
-
 /** Legacy prompt options that were measured: each names one prompt type of today's routes. */
 export const LEGACY_PROMPT_OPTIONS = [
   { prompt_length: 'medium', parallel_queries: 1, prompt_type: 'medium' },
@@ -258,6 +199,25 @@ function critptRoutes(): Route[] {
   ];
 }
 
+/** What changed from build to build (build/history/). */
+function historyRoutes(): Route[] {
+  return [
+    {
+      id: 'changes',
+      method: 'GET',
+      path: '/api/v2/changes',
+      summary:
+        'What changed from build to build, oldest first: models added and removed, and every changed field of the ' +
+        "key's list (Free: the Free list; Pro and Commercial: the Pro list of the prompt type), paginated by build.",
+      tiers: ANY_TIER,
+      query: { since, prompt_type: promptType, page },
+      answer: 'changes',
+      keyParams: ['since', 'prompt_type', 'page'],
+      paginated: true,
+    },
+  ];
+}
+
 /** The tier under which public bodies (the OpenAPI document) are stored in the snapshot. */
 export const PUBLIC_BODY_TIER: Tier = 'free';
 
@@ -321,6 +281,7 @@ export const ROUTES: readonly Route[] = [
   ...mediaRoutes(),
   ...legacyRoutes(),
   ...critptRoutes(),
+  ...historyRoutes(),
   ...operatorRoutes(),
 ];
 

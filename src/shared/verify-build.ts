@@ -85,6 +85,9 @@ export function* verification(
     add(data, storedPart.fragment('records', name));
     add(index, storedPart.fragment('index', name));
   }
+  if (manifest.history) add(manifest.history, storedPart.history());
+  for (const [shape, spans] of Object.entries(manifest.changes_parts?.parts ?? {}))
+    spans.forEach((span, i) => add(span, storedPart.changes(shape, manifest.changes_parts!.builds[i]!)));
   const ordered = [...parts.values()].sort((a, b) => a.offset - b.offset);
   progress.bytes = ordered.reduce((sum, part) => sum + part.length, 0);
   for (let i = 0; i < ordered.length;) {

@@ -154,11 +154,42 @@ export class BodyReader {
    * kilobytes per request would cost more than sending them); compressed variants by content.
    */
   measurements(snapshot: Snapshot, name: string, startDay: string, encoding: Encoding): Eventually<Body> {
-    const assemblyId = `${snapshot.buildId} ${name} ${startDay}`;
+    return this.assembledOnce(`${snapshot.buildId} ${name} ${startDay}`, encoding, () =>
+      this.assemble(snapshot, name, startDay),
+    );
+  }
+
+  /**
+   * An answer joined from stored parts (the changes of the builds it lists, each stored JSON
+   * text): `before`, the parts with commas between them, `after`. Cached as a measurements answer
+   * is, by `assemblyId` (the build and the request that chose the parts).
+   */
+  joined(
+    snapshot: Snapshot,
+    assemblyId: string,
+    parts: readonly { span: CheckedSpan; what: string }[],
+    [before, after]: [string, string],
+    encoding: Encoding,
+  ): Eventually<Body> {
+    return this.assembledOnce(`${snapshot.buildId} ${assemblyId}`, encoding, async () => {
+      const texts = await Promise.all(parts.map(({ span, what }) => this.fragmentBytes(snapshot, span, what)));
+      const pieces: Buffer[] = [Buffer.from(before)];
+      texts.forEach((text, i) => pieces.push(...(i ? [Buffer.from(','), text] : [text])));
+      const identity = Buffer.concat([...pieces, Buffer.from(after)]);
+      return { identity, hash: contentHash(identity) };
+    });
+  }
+
+  /** An assembled answer from the cache, else made once however many requests ask at once, then cached. */
+  private assembledOnce(
+    assemblyId: string,
+    encoding: Encoding,
+    make: () => Promise<{ identity: Buffer; hash: string }>,
+  ): Eventually<Body> {
     const assembly = this.assemblies.get(assemblyId);
     if (assembly) return this.assembled(assembly.identity, encoding, assembly.hash);
     const assembling = shared(this.assembling, assemblyId, () =>
-      this.assemble(snapshot, name, startDay).then((made) => {
+      make().then((made) => {
         this.assemblies.set(assemblyId, made);
         return made;
       }),
