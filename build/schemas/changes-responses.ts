@@ -5,7 +5,8 @@
  */
 import { closed, named, nullableString, string, uuid, type Schema } from './json-schema.ts';
 
-const buildId = { type: 'string', pattern: '^\\d{8}T\\d{6}Z-[0-9a-f]{8}$' };
+/** A build id: its time, the start of its input digest, `-N` for a forced rebuild (build/pack/snapshot-dir.ts). */
+const buildId = { type: 'string', pattern: '^\\d{8}T\\d{6}Z-[0-9a-f]{8}(-\\d+)?$' };
 
 export const modelRef = named('ModelRef', closed({ id: uuid, slug: string, name: string }));
 

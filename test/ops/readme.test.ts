@@ -563,6 +563,7 @@ const BLOCKS: Listed[] = [
   },
   { doc: 'data/README.md', heading: 'Building a snapshot', first: 'build failed: 1 problem', handling: { skip: 'output of a failed build, not a command (test/build/dataset-errors.test.ts checks these messages)' } },
   { doc: 'data/README.md', heading: 'Building a snapshot', first: 'build failed: 5 problems', handling: { skip: 'output of a failed build, not a command (test/build/dataset-errors.test.ts checks these messages)' } },
+  { doc: 'data/README.md', heading: 'What changed between builds', first: 'changes since ', handling: { skip: 'the end of a build\'s log, not a command (test/unit/build/history-summary.test.ts checks these lines)' } },
   {
     doc: 'data/README.md',
     heading: 'Importing a legacy dump',
