@@ -1,8 +1,9 @@
 /**
  * Which body answers a request, in the encoding chosen: a precomputed body from the snapshot's
- * index, the empty page past a list's last, or a measurements answer assembled from fragments.
- * Never a file path from the request: only entry names of the manifest. 404 for an unknown slug,
- * 403 for a provider the key has no grant for, 501 for a known route the snapshot does not serve.
+ * index, the empty page past a list's last, a measurements answer assembled from fragments, or
+ * the changes between builds joined from the history's parts. Never a file path from the request:
+ * only entry names and spans of the manifest. 404 for an unknown slug or build, 403 for a provider
+ * the key has no grant for, 501 for a known route the snapshot does not serve.
  */
 import { HttpError } from './http/error.ts';
 import type { Plan } from './http/request-plans.ts';
@@ -22,7 +23,7 @@ export class Bodies {
     private readonly clock: Clock,
   ) {}
 
-  /** The body answering a keyed data request: precomputed for the key's tier, or measurements. */
+  /** The body answering a keyed data request: precomputed for the key's tier, measurements, or changes. */
   forKey(snapshot: Snapshot, plan: Plan, key: KeyRecord, encodings: readonly Encoding[]): Eventually<Body> {
     const { answer } = plan.route;
     if (answer === 'fragments') return this.measurements(snapshot, plan, key, encodings[0]);

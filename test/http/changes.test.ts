@@ -14,6 +14,7 @@ import { PROMPT_TYPES } from '../../src/shared/routes.ts';
 import { get } from '../helpers/http.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { until } from '../helpers/wait.ts';
+import { seededRandom } from '../helpers/random.ts';
 
 type Item = Record<string, any>;
 type Lists = Map<string, Item[]>;
@@ -47,17 +48,8 @@ async function servedBuild(): Promise<string> {
   return (await get(t.url, '/readyz')).json().snapshot;
 }
 
-/** A seeded generator (mulberry32): the same sequence every run. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let r = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    r = (r + Math.imul(r ^ (r >>> 7), 61 | r)) ^ r;
-    return ((r ^ (r >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
-const next = random(50);
+const next = seededRandom(50);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
 const hex = (n: number) => Array.from({ length: n }, () => Math.floor(next() * 16).toString(16)).join('');
 const readJson = (file: string) => JSON.parse(readFileSync(join(t.dataDir, file), 'utf8'));

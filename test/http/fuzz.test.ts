@@ -3,16 +3,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { get, request } from '../helpers/http.ts';
 import { startTestServer } from '../helpers/server.ts';
+import { seededRandom } from '../helpers/random.ts';
 
-/** A small seeded generator, so a failure can be replayed. */
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PIECES = ['api', 'v2', 'language', 'models', 'free', 'providers', 'media', 'music', 'data', 'llms', '%', '%zz', '%E0%A4', '..', '.', '', '%2F', 'ü', '%00', 'a'.repeat(300), '{slug}', 'performance', 'measurements', 'critpt', 'evaluate'];
 const QUERY_NAMES = ['page', 'prompt_type', 'window', 'interval', 'start_date', 'include_categories', 'x', '', '%', 'page[]', '__proto__', 'constructor'];
@@ -23,7 +15,7 @@ const fuzz = suite('malformed input never produces a 500');
 
 fuzz('should answer thousands of random requests without a 500 and stay up', async () => {
   const t = await startTestServer();
-  const random = rng(20261123);
+  const random = seededRandom(20261123);
   const pick = <T>(items: T[]) => items[Math.floor(random() * items.length)];
   const statuses = new Map<number, number>();
   const keys = [t.keys.free, t.keys.pro, t.keys.commercial, 'bdk_short', '', 'x'.repeat(500)];

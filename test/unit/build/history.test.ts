@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { applyShape, diffShape, fieldChanges, type Item } from '../../../build/history/diff.ts';
 import { extendHistory, replay, SHAPES, type History, type States } from '../../../build/history/history.ts';
+import { seededRandom } from '../../helpers/random.ts';
 
 const diff = suite('what changed between two lists');
 
@@ -43,15 +44,6 @@ diff('should list added models whole, removed ones by reference, and only models
   assert.equal(diffShape([model('a')], [model('a')]), { added: [], removed: [], changed: [] });
 });
 
-/** A seeded generator (mulberry32): the same runs every time. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The next list: some fields changed (leaves, nulled objects, arrays), some models gone, some new, the order shuffled a little. */
 function mutate(items: readonly Item[], next: () => number, fresh: () => string): { items: Item[]; fieldEdits: number } {
@@ -79,7 +71,7 @@ function mutate(items: readonly Item[], next: () => number, fresh: () => string)
 }
 
 diff('should replay every list from the changes, exactly, over random sequences (at least 1,000 field changes)', () => {
-  const next = random(20261129);
+  const next = seededRandom(20261129);
   let id = 0;
   const fresh = () => `m${++id}`;
   let list: Item[] = Array.from({ length: 40 }, () => model(fresh()));
@@ -101,7 +93,7 @@ const history = suite('the history a build carries');
 const statesOf = (items: Item[]): States => Object.fromEntries(SHAPES.map((shape) => [shape, items])) as unknown as States;
 
 history('should hold each build\'s record against the one before, and fold the oldest into its base past the retention', () => {
-  const next = random(7);
+  const next = seededRandom(7);
   let id = 0;
   const fresh = () => `m${++id}`;
   let list: Item[] = Array.from({ length: 10 }, () => model(fresh()));
