@@ -23,6 +23,7 @@ import { shapingContext } from './shaping-context.ts';
 import { extendHistory, servedStates } from './history/history.ts';
 import { continuedHistory, historyBytes } from './history/stored.ts';
 import { changesBodies, changesManifest, changesParts } from './history/changes-parts.ts';
+import { modelHistories } from './history/model-history.ts';
 import { changeCounts, changeSummary } from './history/summary.ts';
 import {
   findIdenticalBuild,
@@ -114,6 +115,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
       { buildId, asOf, states: servedStates(ctx) },
       options.historyBuilds,
     );
+    ctx.modelHistory = modelHistories(history);
 
     tmpDir = join(options.outDir, `.tmp-${buildId}`);
     mkdirSync(tmpDir);

@@ -1,9 +1,11 @@
 /**
- * The answer of `GET /api/v2/changes`: each build of the history with what it changed in the
- * key's list. A field's `from` and `to` are whatever the list item holds there (a number, a
- * string, a boolean, an array, an object that came or went, or null).
+ * The answers made of the history of builds: `GET /api/v2/changes`, each build with what it
+ * changed in the key's list (a field's `from` and `to` are whatever the list item holds there: a
+ * number, a string, a boolean, an array, an object that came or went, or null), and
+ * `GET /api/v2/language/models/{slug}/history`, a model as each build that changed it listed it.
  */
 import { closed, named, nullableString, string, uuid, type Schema } from './json-schema.ts';
+import { proLanguageModel } from './language-responses.ts';
 
 /** A build id: its time, the start of its input digest, `-N` for a forced rebuild (build/pack/snapshot-dir.ts). */
 const buildId = { type: 'string', pattern: '^\\d{8}T\\d{6}Z-[0-9a-f]{8}(-\\d+)?$' };
@@ -38,3 +40,19 @@ export const buildChanges = named(
 );
 
 export const changesData: Schema = { type: 'array', items: buildChanges };
+
+export const modelHistory = named(
+  'ModelHistory',
+  closed({
+    id: uuid,
+    slug: string,
+    name: string,
+    points: {
+      type: 'array',
+      items: named(
+        'HistoryPoint',
+        closed({ build_id: buildId, data_as_of: { type: 'string', format: 'date-time' }, model: proLanguageModel }),
+      ),
+    },
+  }),
+);

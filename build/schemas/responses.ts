@@ -15,7 +15,7 @@ import {
   providerPerformance,
 } from './language-responses.ts';
 import { LEGACY_RESPONSE_SCHEMAS } from './legacy-responses.ts';
-import { changesData } from './changes-responses.ts';
+import { changesData, modelHistory } from './changes-responses.ts';
 import { freeMediaItem, proMediaItem } from './media-responses.ts';
 
 const SCHEMA = 'https://json-schema.org/draft/2020-12/schema';
@@ -52,6 +52,7 @@ const RESPONSE_SCHEMAS: Record<string, (tier: Tier) => Schema> = {
   'language.models.free': (tier) => languageEnvelope(tier, { type: 'array', items: freeLanguageModel }, true),
   'language.models': (tier) => languageEnvelope(tier, { type: 'array', items: proLanguageModel }, true),
   'language.model': (tier) => languageEnvelope(tier, languageModelDetail(tier), false),
+  'language.model.history': (tier) => plainEnvelope(tier, modelHistory),
   'language.model.performance': (tier) => plainEnvelope(tier, modelPerformance),
   'language.providers': (tier) => plainEnvelope(tier, { type: 'array', items: provider('List') }, true),
   'language.provider': (tier) => plainEnvelope(tier, provider('Detail')),

@@ -4,6 +4,7 @@
  * which routes they answer in a build.
  */
 import {
+  DEFAULT_PROMPT_TYPE,
   LEGACY_PROMPT_OPTIONS,
   MEDIA_ARENAS,
   ROUTES,
@@ -26,6 +27,7 @@ import { EMPTY_COLUMNS } from '../columns.ts';
 import { EXAMPLE_AS_OF, EXAMPLE_STATS_DAYS, exampleDataset } from './example-dataset.ts';
 import { exampleBodies } from './openapi-examples.ts';
 import { exampleChanges } from './example-changes.ts';
+import { modelHistoryOf } from './model-history.ts';
 import { frontDoor, frontDoorHtml } from './front-door.ts';
 import { createBuildContext } from './build-context.ts';
 import { perContext } from './per-context.ts';
@@ -75,6 +77,10 @@ export function routeBuilders(): Record<string, RouteBuilder> {
       slugs: (ctx) => ctx.models.map((m) => m.model.slug),
       data: (ctx, tier, params, slug) =>
         languageModelDetail(modelsBySlug(ctx, '').get(slug)!, params.prompt_type as PromptType, tier),
+    },
+    'language.model.history': {
+      slugs: (ctx) => [...(ctx.modelHistory?.get(DEFAULT_PROMPT_TYPE)?.keys() ?? ctx.models.map((m) => m.model.slug))],
+      data: (ctx, _tier, params, slug) => modelHistoryOf(ctx, params.prompt_type as PromptType, slug),
     },
     'language.model.performance': {
       slugs: (ctx) => ctx.models.map((m) => m.model.slug),

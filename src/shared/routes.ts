@@ -63,6 +63,20 @@ function languageRoutes(): Route[] {
       slugOf: 'Model',
     },
     {
+      id: 'language.model.history',
+      method: 'GET',
+      path: '/api/v2/language/models/{slug}/history',
+      summary:
+        'One language model over the builds the history holds: a point wherever the Pro list of the prompt type ' +
+        'changed it, with the model as that build listed it.',
+      tiers: PRO_TIERS,
+      query: { prompt_type: promptType },
+      answer: 'snapshot',
+      keyParams: ['prompt_type'],
+      paginated: false,
+      slugOf: 'Model',
+    },
+    {
       id: 'language.model.performance',
       method: 'GET',
       path: '/api/v2/language/models/{slug}/performance',

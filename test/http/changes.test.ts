@@ -4,7 +4,8 @@
  * each build served by the running server. What the route says changed is held, build by build
  * and list by list, to what the server's own list routes served before and after: applying each
  * build's changes to the previous lists must give the next lists exactly, and nothing else may
- * have moved. Then `since`, pages, the 404, the free 304 and the tier's own fields.
+ * have moved. Then `since`, pages, the 404, the free 304 and the tier's own fields. And each
+ * model's history: a point exactly where its item in a Pro list changed, the item as served then.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,7 +21,6 @@ type Item = Record<string, any>;
 type Lists = Map<string, Item[]>;
 
 const t = await startTestServer();
-process.on('exit', () => void t.close());
 
 /** Every page of a list route, as a key reads it. */
 async function allPages(path: string, key: string): Promise<Item[]> {
@@ -127,6 +127,8 @@ const builds: string[] = [await servedBuild()];
 const lists: Lists[] = [await servedLists()];
 let edits = 0;
 
+changes.after(() => t.close());
+
 changes.before(async () => {
   for (let n = 0; n < 11; n++) {
     edits += editData(95);
@@ -198,6 +200,34 @@ changes('should name only fields of the Free list to a Free key', async () => {
   const fields = (await allChanges(t.keys.free)).flatMap((c) => c.changed.flatMap((m: Item) => m.changes.map((f: Item) => f.field.split('.')[0])));
   assert.ok(fields.length > 0);
   for (const field of fields) assert.not.ok(proOnly.includes(field), `a Free key was told of ${field}`);
+});
+
+changes('should give each model a point at every build that changed it in the Pro list, the model as that build served it', async () => {
+  const slugs = new Set(lists.flatMap((l) => l.get(`pro ${PROMPT_TYPES[0]}`)!.map((m) => m.slug)));
+  let points = 0;
+  for (const type of [PROMPT_TYPES[0], PROMPT_TYPES[3]]) {
+    const shape = `pro ${type}`;
+    const current = new Set(lists.at(-1)!.get(shape)!.map((m) => m.slug));
+    for (const slug of slugs) {
+      // Where it moved, by the lists the server served: listed first, or listed differently from the build before.
+      const expected = builds.flatMap((buildId, k) => {
+        const now = lists[k]!.get(shape)!.find((m) => m.slug === slug);
+        const was = k > 0 ? lists[k - 1]!.get(shape)!.find((m) => m.id === now?.id) : undefined;
+        return now && JSON.stringify(now) !== JSON.stringify(was) ? [{ build_id: buildId, model: now }] : [];
+      });
+      const reply = await get(t.url, `/api/v2/language/models/${slug}/history?prompt_type=${type}`, t.keys.commercial);
+      if (!current.has(slug) && expected.length === 0) continue;
+      assert.is(reply.status, 200, `${slug} ${type}`);
+      const body = reply.json();
+      assert.is(body.tier, 'commercial');
+      assert.equal(body.data.points.map((p: Item) => ({ build_id: p.build_id, model: p.model })), expected, `${slug} ${type}`);
+      points += expected.length;
+    }
+  }
+  assert.ok(points > 2 * slugs.size, `${points} points`);
+  const slug = lists[0]!.get('free')![0]!.slug;
+  assert.is((await get(t.url, `/api/v2/language/models/${slug}/history`, t.keys.free)).status, 403, 'Pro and Commercial only');
+  assert.equal((await get(t.url, '/api/v2/language/models/no-such-model/history', t.keys.pro)).json().error, 'Model not found: no-such-model');
 });
 
 changes.run();

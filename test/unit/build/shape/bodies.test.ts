@@ -215,7 +215,7 @@ producing.run();
 const built = suite('builtRouteIds');
 
 built('should list the routes the build answers, in route table order, leaving out arenas without data', () => {
-  assert.equal(builtRouteIds(tinyContext()), ['language.models.free', 'language.models', 'language.model', 'language.model.performance', 'language.providers', 'language.provider', 'language.provider.performance', 'language.provider.measurements', 'legacy.llms.models', 'critpt.problems', 'changes', 'index', 'index.api', 'openapi']);
+  assert.equal(builtRouteIds(tinyContext()), ['language.models.free', 'language.models', 'language.model', 'language.model.history', 'language.model.performance', 'language.providers', 'language.provider', 'language.provider.performance', 'language.provider.measurements', 'legacy.llms.models', 'critpt.problems', 'changes', 'index', 'index.api', 'openapi']);
 });
 
 built('should follow the builders given, in route table order', () => {
