@@ -567,9 +567,18 @@ const BLOCKS: Listed[] = [
   {
     doc: 'data/README.md',
     heading: 'Importing a legacy dump',
-    first: 'npm run import:legacy --',
+    first: 'npm run import:legacy -- saved-llms-models.json',
     handling: {
       check: 'the flags are those of npm run import:legacy -- --help; not run: it needs a saved legacy body, which the repository does not ship (test/build/import-legacy.test.ts runs the importer)',
+      by: everyFlagKnown,
+    },
+  },
+  {
+    doc: 'data/README.md',
+    heading: 'Importing a legacy dump',
+    first: 'npm run import:legacy -- dump-2026-07-31.json',
+    handling: {
+      check: 'the flags are those of each command\'s --help; not run: it needs two saved legacy bodies, which the repository does not ship',
       by: everyFlagKnown,
     },
   },
