@@ -9,6 +9,7 @@ import { run } from '../../scripts/import-legacy.ts';
 import { get } from '../helpers/http.ts';
 import { ROOT } from '../helpers/process.ts';
 import { FIXTURES, startTestServer } from '../helpers/server.ts';
+import { until } from '../helpers/wait.ts';
 
 const REFERENCE = new URL('../../../shared/reference/legacy-data-llms-models-2026-07-31.json', import.meta.url).pathname;
 
@@ -193,7 +194,16 @@ type Item = Record<string, any>;
 async function assertServedAsDumped(dataDir: string, dump: Item[], expectedModels: number): Promise<void> {
   const t = await startTestServer({ fixture: dataDir, keys: { free: { tier: 'free', org: 'x' } } });
   try {
-    const served = new Map<string, Item>((await get(t.url, '/api/v2/data/llms/models', t.keys.free)).json().data.map((m: Item) => [m.id, m]));
+    await assertServing(t.url, t.keys.free, dump, expectedModels);
+  } finally {
+    await t.close();
+  }
+}
+
+/** Check every item of a dump against the legacy route a server serves now. */
+async function assertServing(url: string, key: string, dump: Item[], expectedModels: number): Promise<void> {
+  {
+    const served = new Map<string, Item>((await get(url, '/api/v2/data/llms/models', key)).json().data.map((m: Item) => [m.id, m]));
     assert.is(served.size, expectedModels);
     const orNull = (v: number) => (v === 0 ? null : v);
     let measured = 0;
@@ -213,8 +223,6 @@ async function assertServedAsDumped(dataDir: string, dump: Item[], expectedModel
       if (s.median_output_tokens_per_second !== null) measured++;
     }
     assert.ok(measured > 100, `${measured} models served with medians`);
-  } finally {
-    await t.close();
   }
 }
 
@@ -241,21 +249,42 @@ if (!existsSync(REFERENCE)) {
 } else {
   const reference = () => JSON.parse(readFileSync(REFERENCE, 'utf8')) as { data: Item[] };
 
-  roundTrip('should serve back every model, evaluation, price and median of the reference body imported into an empty folder, and of a newer dump over it', async () => {
+  roundTrip('should serve back every model, evaluation, price and median of the reference body imported into an empty folder, and of a newer dump over it, with a build per dump in the history of changes', async () => {
     const dir = tempDir();
+    const first = reference();
+    assert.is(importIn(REFERENCE, join(dir, 'imported')).status, 0);
+    // The server builds its own copy of the folder; the newer dump goes into that copy, rebuilt
+    // into the same snapshot folder, as data/README.md says to seed the history from old dumps.
+    const t = await startTestServer({ fixture: join(dir, 'imported'), keys: { free: { tier: 'free', org: 'x' } } });
     try {
-      const data = join(dir, 'imported');
-      const first = reference();
-      assert.is(importIn(REFERENCE, data).status, 0);
-      await assertServedAsDumped(data, first.data, first.data.length);
+      await assertServing(t.url, t.keys.free, first.data, first.data.length);
+      const firstBuild = (await get(t.url, '/readyz')).json().snapshot;
       const second = { ...first, data: newerDump(first.data) };
       const file = join(dir, 'newer.json');
       writeFileSync(file, JSON.stringify(second));
-      const result = importIn(file, data, '--as-of', '2026-08-05');
+      const result = importIn(file, t.dataDir, '--as-of', '2026-08-05');
       assert.is(result.status, 0, result.stderr);
       assert.match(result.stdout, /dated 2026-08-05T12:00:00\.000Z: the dump's date/);
-      await assertServedAsDumped(data, second.data, first.data.length);
+      const built = await t.rebuild(false);
+      await until(async () => (await get(t.url, '/readyz')).json().snapshot === built.buildId, 'the server serves the newer dump');
+      await assertServing(t.url, t.keys.free, second.data, first.data.length);
+      // One build per dump, each dated by its dump; the changes between them are the dumps' differences.
+      const [change, ...more] = (await get(t.url, `/api/v2/changes?since=${firstBuild}`, t.keys.free)).json().data;
+      assert.equal(more, []);
+      assert.equal([change.previous_build_id, change.build_id, change.data_as_of], [firstBuild, built.buildId, '2026-08-05T12:00:00.000Z']);
+      assert.ok(firstBuild.startsWith('20260731T120000Z-'), firstBuild);
+      const before = new Map(first.data.map((m) => [m.id, m]));
+      const changed = new Map<string, Item>(change.changed.map((m: Item) => [m.id, m]));
+      const differs = (a: Item | undefined, b: Item) => JSON.stringify(a) !== JSON.stringify(b);
+      const modified = new Set([...second.data.filter((m) => differs(before.get(m.id), m)).map((m) => m.id), ...first.data.slice(-10).map((m) => m.id)]);
+      for (const id of changed.keys()) assert.ok(modified.has(id), `${changed.get(id)!.slug} changed though neither dump moved it`);
+      for (const m of second.data.filter((m) => m.name !== before.get(m.id)!.name))
+        assert.equal(changed.get(m.id)?.changes.find((c: Item) => c.field === 'name'), { field: 'name', from: before.get(m.id)!.name, to: m.name }, m.slug);
+      for (const m of second.data.filter((m) => m.pricing.price_1m_input_tokens !== before.get(m.id)!.pricing.price_1m_input_tokens))
+        assert.ok(changed.get(m.id)?.changes.some((c: Item) => c.field === 'pricing.price_1m_input_tokens'), `${m.slug}: its input price`);
+      assert.equal([change.added, change.removed], [[], []], 'the importer merges by id: a model a later dump leaves out stays');
     } finally {
+      await t.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
