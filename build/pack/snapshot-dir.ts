@@ -20,6 +20,7 @@ import { takePidLock } from '../../src/shared/pid-lock.ts';
 import { CURRENT_LINK, readManifest, type Manifest } from '../../src/shared/manifest.ts';
 import { corruptionSummary, verifyBuildSync } from '../../src/shared/verify-build.ts';
 import { fsyncDir } from '../../src/shared/state-files.ts';
+import { buildIdOf } from '../../src/shared/build-id.ts';
 
 export { CURRENT_LINK };
 
@@ -49,14 +50,6 @@ export function lockSnapshots(outDir: string): () => void {
   const taken = takePidLock(lock, 0o644);
   if (typeof taken === 'function') return taken;
   throw new Error(`another build (pid ${taken.holder}) is writing ${outDir}; remove ${lock} if it is not running`);
-}
-
-/** The id of a build: its time (see BuildOptions.sourceDateEpoch) and a prefix of the digest of its inputs. */
-export function buildIdOf(builtAt: Date, inputDigest: string): string {
-  return `${builtAt
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d+Z$/, 'Z')}-${inputDigest.slice(0, 8)}`;
 }
 
 /** That id, or with -2, -3 ... after it when a folder of that name is there already (a --force rebuild). */

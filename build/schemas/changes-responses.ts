@@ -4,11 +4,11 @@
  * number, a string, a boolean, an array, an object that came or went, or null), and
  * `GET /api/v2/language/models/{slug}/history`, a model as each build that changed it listed it.
  */
+import { BUILD_ID_PATTERN } from '../../src/shared/build-id.ts';
 import { closed, named, nullableString, string, uuid, type Schema } from './json-schema.ts';
 import { proLanguageModel } from './language-responses.ts';
 
-/** A build id: its time, the start of its input digest, `-N` for a forced rebuild (build/pack/snapshot-dir.ts). */
-const buildId = { type: 'string', pattern: '^\\d{8}T\\d{6}Z-[0-9a-f]{8}(-\\d+)?$' };
+const buildId = { type: 'string', pattern: BUILD_ID_PATTERN };
 
 export const modelRef = named('ModelRef', closed({ id: uuid, slug: string, name: string }));
 

@@ -4,16 +4,11 @@
  */
 import { freeLanguageModel, proLanguageModel } from './language.ts';
 import type { BuildContext, Params } from './route-builder.ts';
+import { buildIdOf } from '../../src/shared/build-id.ts';
 import type { PromptType, Tier } from '../../src/shared/routes.ts';
 
+/** The example's builds are a day apart; their digest parts are made up. */
 const DAY_MS = 86_400_000;
-
-/** A build id of that time (as build/pack/snapshot-dir.ts makes them), its digest part made up. */
-const exampleId = (at: number, digit: string) =>
-  `${new Date(at)
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d+Z$/, 'Z')}-${digit.repeat(8)}`;
 
 export function exampleChanges(ctx: BuildContext, tier: Tier, params: Params): Record<string, unknown>[] {
   const items = ctx.models.map((m) =>
@@ -24,9 +19,9 @@ export function exampleChanges(ctx: BuildContext, tier: Tier, params: Params): R
   const price = (first.pricing as Record<string, number | null>).price_1m_input_tokens;
   return [
     {
-      build_id: exampleId(ctx.asOf, 'e'),
+      build_id: buildIdOf(new Date(ctx.asOf), 'e'.repeat(8)),
       data_as_of: new Date(ctx.asOf).toISOString(),
-      previous_build_id: exampleId(ctx.asOf - DAY_MS, 'd'),
+      previous_build_id: buildIdOf(new Date(ctx.asOf - DAY_MS), 'd'.repeat(8)),
       added: items.length > 1 ? [ref(items[items.length - 1]!)] : [],
       removed: [],
       changed: [
