@@ -20,7 +20,7 @@ import { BodyChecker } from './check-bodies.ts';
 import type { BuildOptions } from './build-options.ts';
 import { inputDigest } from './input-digest.ts';
 import { shapingContext } from './shaping-context.ts';
-import { extendHistory, servedStates } from './history/history.ts';
+import { extendHistory, servedStates, type ShapeName } from './history/history.ts';
 import { continuedHistory, historyBytes } from './history/stored.ts';
 import { changesBodies, changesManifest, changesParts } from './history/changes-parts.ts';
 import { modelHistories } from './history/model-history.ts';
@@ -149,10 +149,15 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
       }
       if (++count % 5000 === 0) log(`  ${count} bodies shaped, ${pack.stats.bodies} written (${elapsed()} s)`);
     }
-    for (const produced of changesBodies(history)) checker.check(produced, ctx);
+    const parts = changesParts(history);
+    for (const produced of changesBodies(history, parts)) checker.check(produced, ctx);
     const historyPart = await pack.addFragment(historyBytes(history));
-    const changeParts: RawHandle[] = [];
-    for (const { bytes } of changesParts(history)) changeParts.push(await pack.addFragment(bytes));
+    const changeParts = new Map<ShapeName, RawHandle[]>();
+    for (const [shape, shapeParts] of parts) {
+      const handles: RawHandle[] = [];
+      for (const bytes of shapeParts) handles.push(await pack.addFragment(bytes));
+      changeParts.set(shape, handles);
+    }
     await pack.finish();
     checker.throwFailures();
 
@@ -177,7 +182,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
       changes: changeCounts(record),
       changes_parts: changesManifest(
         history,
-        changeParts.map((part) => part.span!),
+        new Map([...changeParts].map(([shape, handles]) => [shape, handles.map((handle) => handle.span!)])),
       ),
     };
     writeFileSync(join(tmpDir, MANIFEST_FILE), manifestText(manifest), { mode: 0o644 });

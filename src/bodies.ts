@@ -12,6 +12,7 @@ import type { Clock } from './lib/clock.ts';
 import type { KeyRecord } from './state/key-record.ts';
 import { admitProvider } from './policy.ts';
 import { etagOf, storedPart, type Encoding } from './shared/manifest.ts';
+import { changesEnvelope, changesPage, changesShape } from './shared/changes-page.ts';
 import { measurementsStartDay } from './shared/measurements.ts';
 import { entryName, isPrecomputed, type Route, type Tier } from './shared/routes.ts';
 import type { Body, Snapshot } from './snapshot/snapshot.ts';
@@ -87,27 +88,23 @@ export class Bodies {
       prompt_type: promptType,
       page,
     } = plan.values() as { since?: string; prompt_type: string; page: number };
-    let start = 0;
-    if (since !== undefined && since !== history.before) {
-      const at = history.builds.indexOf(since);
-      if (at < 0)
-        throw new HttpError(404, `Build not found: ${since}`, {
-          details: { since, oldest_build_id: history.before ?? history.builds[0] ?? null },
-        });
-      start = at + 1;
-    }
-    const shape = tier === 'free' ? 'free' : `pro ${promptType}`;
-    const listed = history.builds.slice(start);
-    const size = history.page_size;
-    const totalPages = Math.ceil(listed.length / size);
-    const shown = listed.slice((page - 1) * size, page * size);
-    const pagination = { page, page_size: size, total_pages: totalPages, has_more: page < totalPages };
-    const parts = shown.map((buildId, i) => ({
-      span: history.parts[shape]![start + (page - 1) * size + i]!,
-      what: storedPart.changes(shape, buildId),
+    const answer = changesPage(history, since, page);
+    if (!answer)
+      throw new HttpError(404, `Build not found: ${since}`, {
+        details: { since, oldest_build_id: history.before ?? history.builds[0] ?? null },
+      });
+    const shape = changesShape(tier, promptType);
+    const parts = answer.positions.map((at) => ({
+      span: history.parts[shape]![at]!,
+      what: storedPart.changes(shape, history.builds[at]!),
     }));
-    const envelope = `{"tier":${JSON.stringify(tier)},"pagination":${JSON.stringify(pagination)},"data":[`;
-    return this.reader.joined(snapshot, plan.entryName(tier), parts, [envelope, ']}'], encoding);
+    return this.reader.joined(
+      snapshot,
+      plan.entryName(tier),
+      parts,
+      changesEnvelope(tier, answer.pagination),
+      encoding,
+    );
   }
 
   /**

@@ -7,7 +7,8 @@
  * the seven shapes), 30 daily builds came to some 465 copies, hundreds of megabytes. A build's
  * changes are stored once instead, and the server joins the ones an answer lists.
  */
-import type { CheckedSpan } from '../../src/shared/manifest.ts';
+import { changesEnvelope, changesPage, changesShape } from '../../src/shared/changes-page.ts';
+import type { ChangesParts, CheckedSpan } from '../../src/shared/manifest.ts';
 import { PROMPT_TYPES, routeById, TIERS, type Route, type Tier } from '../../src/shared/routes.ts';
 import { refOf } from './diff.ts';
 import { SHAPES, type BuildRecord, type History, type ShapeName } from './history.ts';
@@ -28,37 +29,43 @@ export function changesItem(record: BuildRecord, shape: ShapeName): Record<strin
   };
 }
 
-/** Every part, shape by shape and build by build (oldest first), for the pack. */
-export function* changesParts(history: History): Generator<{ shape: ShapeName; bytes: Buffer }> {
-  for (const shape of SHAPES)
-    for (const record of history.builds)
-      yield { shape, bytes: Buffer.from(JSON.stringify(changesItem(record, shape))) };
+/** Every part, by shape, build by build (oldest first): the bytes the pack stores. */
+export function changesParts(history: History): Map<ShapeName, Buffer[]> {
+  return new Map(
+    SHAPES.map((shape) => [
+      shape,
+      history.builds.map((record) => Buffer.from(JSON.stringify(changesItem(record, shape)))),
+    ]),
+  );
 }
 
-/** The manifest's `changes_parts`, from the history and each part's span in the order changesParts gave them. */
-export function changesManifest(history: History, spans: readonly CheckedSpan[]) {
-  const n = history.builds.length;
+/** The manifest's `changes_parts`: the history's builds, and each part's span by shape, as changesParts has them. */
+export function changesManifest(history: History, spans: ReadonlyMap<ShapeName, CheckedSpan[]>): ChangesParts {
   return {
     builds: history.builds.map((record) => record.build_id),
     before: history.builds[0]?.previous_build_id ?? null,
     page_size: CHANGES_PAGE_SIZE,
-    parts: Object.fromEntries(SHAPES.map((shape, s) => [shape, spans.slice(s * n, (s + 1) * n)])),
+    parts: Object.fromEntries(spans),
   };
 }
 
 /**
- * The first page of every list's changes, as the server joins it (every build the history holds),
- * for the build to hold each to the route's schema before anything is written.
+ * The first page of every list's changes, joined from `parts` as the server joins them
+ * (src/shared/changes-page.ts: every build the history holds), for the build to hold each to the
+ * route's schema before anything is written.
  */
-export function* changesBodies(history: History): Generator<{ key: string; route: Route; tier: Tier; body: unknown }> {
+export function* changesBodies(
+  history: History,
+  parts: ReadonlyMap<ShapeName, Buffer[]>,
+): Generator<{ key: string; route: Route; tier: Tier; body: unknown }> {
   const route = routeById('changes');
-  const builds = history.builds.slice(0, CHANGES_PAGE_SIZE);
-  const totalPages = Math.ceil(history.builds.length / CHANGES_PAGE_SIZE);
-  const pagination = { page: 1, page_size: CHANGES_PAGE_SIZE, total_pages: totalPages, has_more: totalPages > 1 };
+  const builds = history.builds.map((record) => record.build_id);
+  const { pagination, positions } = changesPage({ builds, before: null, page_size: CHANGES_PAGE_SIZE }, undefined, 1)!;
   for (const tier of TIERS)
     for (const type of tier === 'free' ? [PROMPT_TYPES[0]] : PROMPT_TYPES) {
-      const shape: ShapeName = tier === 'free' ? 'free' : `pro ${type}`;
-      const data = builds.map((record) => changesItem(record, shape));
-      yield { key: `changes ${tier} ${shape}`, route, tier, body: { tier, pagination, data } };
+      const shape = changesShape(tier, type) as ShapeName;
+      const [before, after] = changesEnvelope(tier, pagination);
+      const listed = positions.map((at) => parts.get(shape)![at]!.toString('utf8'));
+      yield { key: `changes ${tier} ${shape}`, route, tier, body: JSON.parse(`${before}${listed.join(',')}${after}`) };
     }
 }
