@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { loadDataset } from '../../build/load/datasets.ts';
 import { run } from '../../scripts/import-legacy.ts';
 import { get } from '../helpers/http.ts';
-import { ROOT } from '../helpers/process.ts';
+import { caught, ROOT } from '../helpers/process.ts';
 import { FIXTURES, startTestServer } from '../helpers/server.ts';
 import { until } from '../helpers/wait.ts';
 
@@ -20,10 +20,7 @@ function importer(file: string, dataDir: string, ...extra: string[]) {
 
 /** The same command in-process (scripts/import-legacy.ts's run): what the process would print, for a second less CPU a run. */
 function importIn(file: string, dataDir: string, ...extra: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const status = run([file, '--data', dataDir, ...extra], { out: (text) => (stdout += `${text}\n`), err: (text) => (stderr += `${text}\n`) });
-  return { status, stdout, stderr };
+  return caught((io) => run([file, '--data', dataDir, ...extra], io));
 }
 
 function tempDir(): string {

@@ -22,7 +22,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { DEFAULT_BUILD_OPTIONS, type BuildOptions } from '../../build/build-options.ts';
 import { runBuild } from '../../build/build.ts';
 import { run } from '../../build/main.ts';
-import { ROOT } from './process.ts';
+import { caught, ROOT, type Said } from './process.ts';
 import { FIXTURES } from './server.ts';
 import { smallBuild } from './small-build.ts';
 
@@ -62,11 +62,8 @@ export function cli(tree: Tree, ...extra: string[]) {
   return spawnSync(process.execPath, ['--import', 'tsx', 'build/main.ts', ...commandArgs(tree, extra)], { cwd: ROOT, encoding: 'utf8' });
 }
 
-export async function command(tree: Tree, ...extra: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const status = await run(commandArgs(tree, extra), { out: (text) => (stdout += `${text}\n`), err: (text) => (stderr += `${text}\n`) });
-  return { status, stdout, stderr };
+export function command(tree: Tree, ...extra: string[]): Promise<Said> {
+  return caught((io) => run(commandArgs(tree, extra), io));
 }
 
 export function editJson(path: string, edit: (value: any) => void): void {

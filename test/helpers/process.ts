@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, spawnServer as spawnServerProcess, type ServerProcess } from '../../scripts/processes.ts';
 import { stagedBundle } from './staged-bundle.ts';
+import type { CommandOutput } from '../../src/shared/command-output.ts';
 
 export { ROOT, stopProcess, type ServerProcess } from '../../scripts/processes.ts';
 
@@ -33,4 +34,27 @@ export async function spawnServer(
   runAs?: readonly string[],
 ): Promise<ServerProcess> {
   return spawnServerProcess(args, entry ?? [(await stagedBundle()).server], timeoutMs, runAs);
+}
+
+/** What a command said: its exit status and its two outputs, a line for each line it wrote. */
+export interface Said {
+  status: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * A command run in-process through its `run(argv, io)` (the keys command, the build, import:legacy),
+ * what it writes caught as a process of it would print it: at once for a status, or once a promised
+ * one settles.
+ */
+export function caught(run: (io: CommandOutput) => number): Said;
+export function caught(run: (io: CommandOutput) => Promise<number>): Promise<Said>;
+export function caught(run: (io: CommandOutput) => Promise<number> | number): Promise<Said> | Said;
+export function caught(run: (io: CommandOutput) => Promise<number> | number): Promise<Said> | Said {
+  let stdout = '';
+  let stderr = '';
+  const status = run({ out: (text) => (stdout += `${text}\n`), err: (text) => (stderr += `${text}\n`) });
+  const said = (code: number): Said => ({ status: code, stdout, stderr });
+  return typeof status === 'number' ? said(status) : status.then(said);
 }

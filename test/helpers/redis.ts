@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import type { Test } from 'uvu';
 import { run } from '../../scripts/keys.ts';
 import { startRedisProcess, type RedisProcess } from '../../scripts/redis-server.ts';
-import { ROOT, START_GUARD_MS } from './process.ts';
+import { caught, ROOT, START_GUARD_MS, type Said } from './process.ts';
 import { stagedBundle } from './staged-bundle.ts';
 import { parseRedisUrl, type RedisAddress } from '../../src/redis/client.ts';
 import type { RedisTls } from '../../src/redis/connection.ts';
@@ -24,11 +24,8 @@ export function skipWithoutRedis(s: Test, names: readonly string[]): void {
 }
 
 /** The keys command, in-process (give it `--store`); its status and what it printed. */
-export async function keysCommand(...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const status = await run(args, { out: (text) => (stdout += `${text}\n`), err: (text) => (stderr += `${text}\n`) });
-  return { status, stdout, stderr };
+export async function keysCommand(...args: string[]): Promise<Said> {
+  return caught((io) => run(args, io));
 }
 
 /**

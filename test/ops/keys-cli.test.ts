@@ -18,6 +18,7 @@ import { quotaScope } from '../../src/quota/scopes.ts';
 import { get } from '../helpers/http.ts';
 import { buildFixture, startTestServer } from '../helpers/server.ts';
 import { stagedBundle } from '../helpers/staged-bundle.ts';
+import { caught } from '../helpers/process.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const RECORD_FIELDS = ['id', 'tier', 'org', 'user', 'scope', 'quota', 'grants', 'critpt', 'created_at', 'revoked_at'];
@@ -37,11 +38,8 @@ const [CAPSTAN, HANGAR, LARCH, YELLOWFIN] = ['capstan-serve', 'hangar-inference'
 
 /** Run the keys command in-process with these arguments and `--state`, collecting what it prints. */
 function keysIn(state: string, ...args: string[]) {
-  let stdout = '';
-  let stderr = '';
   // The file store answers at once: the status is a number, not a promise.
-  const status = run([...args, '--state', state], { out: (text) => (stdout += `${text}\n`), err: (text) => (stderr += `${text}\n`) }) as number;
-  return { status, stdout, stderr };
+  return caught((io) => run([...args, '--state', state], io) as number);
 }
 
 function fixture() {
