@@ -20,8 +20,8 @@ import { BodyChecker } from './check-bodies.ts';
 import type { BuildOptions } from './build-options.ts';
 import { inputDigest } from './input-digest.ts';
 import { shapingContext } from './shaping-context.ts';
-import { extendHistory, servedStates, type ShapeName } from './history/history.ts';
-import { continuedHistory, historyBytes } from './history/stored.ts';
+import type { ShapeName } from './history/history.ts';
+import { historyBytes, nextHistory } from './history/stored.ts';
 import { changesBodies, changesManifest, changesParts } from './history/changes-parts.ts';
 import { modelHistories } from './history/model-history.ts';
 import { changeCounts, changeSummary } from './history/summary.ts';
@@ -110,11 +110,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
     const publishedNote = published ? `; took ${published} published index values as given` : '';
     log(`derived indices, prices and performance as of ${asOf.toISOString()}${publishedNote} (${elapsed()} s)`);
 
-    const { history, record } = extendHistory(
-      continuedHistory(current, log),
-      { buildId, asOf, states: servedStates(ctx) },
-      options.historyBuilds,
-    );
+    const { history, record } = nextHistory(current, ctx, options.historyBuilds, log);
     ctx.modelHistory = modelHistories(history);
 
     tmpDir = join(options.outDir, `.tmp-${buildId}`);

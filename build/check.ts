@@ -13,8 +13,7 @@ import { readCurrentManifest } from './pack/snapshot-dir.ts';
 import type { BuildOptions } from './build-options.ts';
 import { inputDigest } from './input-digest.ts';
 import { shapingContext } from './shaping-context.ts';
-import { extendHistory, servedStates } from './history/history.ts';
-import { continuedHistory } from './history/stored.ts';
+import { nextHistory } from './history/stored.ts';
 import { changeSummary } from './history/summary.ts';
 
 export interface CheckSummary {
@@ -55,11 +54,7 @@ export function checkData(options: BuildOptions): CheckSummary {
   );
   // What a build would change against the current one (its history's last lists).
   const current = readCurrentManifest(options.outDir);
-  const { record } = extendHistory(
-    continuedHistory(current, log),
-    { buildId, asOf: new Date(ctx.asOf), states: servedStates(ctx) },
-    options.historyBuilds,
-  );
+  const { record } = nextHistory(current, ctx, options.historyBuilds, log);
   for (const line of changeSummary(record)) log(`a build would say: ${line.trimStart()}`);
   return summary;
 }

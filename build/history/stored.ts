@@ -7,7 +7,8 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { checksumOf, PACK_FILE, type Manifest } from '../../src/shared/manifest.ts';
-import { HISTORY_FORMAT, type History } from './history.ts';
+import type { BuildContext } from '../shape/route-builder.ts';
+import { extendHistory, HISTORY_FORMAT, servedStates, type BuildRecord, type History } from './history.ts';
 
 /** The history's bytes as the build stores them (one JSON text, the same for the same sequence of builds). */
 export function historyBytes(history: History): Buffer {
@@ -53,4 +54,19 @@ export function continuedHistory(
     log(`warning: ${(error as Error).message}: a new history of changes starts at this build`);
     return null;
   }
+}
+
+/**
+ * The history the build of `ctx` carries, and its own record: the current build's history
+ * continued (continuedHistory), the lists `ctx` shapes added, folded past `retention` builds. A
+ * build writes it; `--check` says what it would record.
+ */
+export function nextHistory(
+  current: { dir: string; manifest: Manifest } | null,
+  ctx: BuildContext & { buildId: string },
+  retention: number,
+  log: (line: string) => void,
+): { history: History; record: BuildRecord } {
+  const build = { buildId: ctx.buildId, asOf: new Date(ctx.asOf), states: servedStates(ctx) };
+  return extendHistory(continuedHistory(current, log), build, retention);
 }
