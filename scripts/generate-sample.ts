@@ -1,11 +1,12 @@
 /**
- * `npm run generate:sample -- [--out DIR] [--seed N] [--as-of YYYY-MM-DD] [--scale F]
+ * `npm run generate:sample -- [--out DIR] [--seed N] [--as-of YYYY-MM-DD] [--day K] [--scale F]
  *  [--models N] [--creators N] [--providers N] [--arena-entries N]`
  *
  * Writes a SYNTHETIC dataset in the formats of `build/schemas/datasets.ts`: fictional creators,
- * models, providers, endpoints and 90 days of raw measurements ending at the as-of date. Every
- * value comes from a seeded PRNG, so the same seed and options give byte-identical files; with
- * no flags it reproduces the committed `data/` sample. `data/README.md` explains the fields.
+ * models, providers, endpoints and 90 days of raw measurements ending at the as-of date (or K
+ * days later, with `--day K`: a sequence of daily data). Every value comes from a seeded PRNG,
+ * so the same seed and options give byte-identical files; with no flags it reproduces the
+ * committed `data/` sample. `data/README.md` explains the fields.
  */
 import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -22,6 +23,7 @@ import { generateCreators } from './sample/creators.ts';
 import { generateModels } from './sample/models.ts';
 import { generateEndpoints, generateProviders } from './sample/providers.ts';
 import { measurementsFile } from './sample/measurements.ts';
+import { changePrices, dataDate } from './sample/later-days.ts';
 
 export { DEFAULT_OPTIONS, parseSampleArgs, type SampleOptions } from './sample/options.ts';
 
@@ -50,6 +52,7 @@ export function generateSample(options: SampleOptions): Summary {
   const models = generateModels(options, creators);
   const providers = generateProviders(options, creators, models);
   const endpoints = generateEndpoints(options, models, providers);
+  changePrices(endpoints, options);
   const media = generateMedia({
     seed: options.seed,
     asOfMs: Date.parse(`${options.asOf}T23:59:59.999Z`),
@@ -138,7 +141,7 @@ async function main(): Promise<void> {
   }
   const { counts, bytes } = generateSample(options);
   const mb = (n: number) => `${(n / 1e6).toFixed(2)} MB`;
-  console.log(`wrote synthetic sample to ${options.out} (seed ${options.seed}, as of ${options.asOf})`);
+  console.log(`wrote synthetic sample to ${options.out} (seed ${options.seed}, as of ${dataDate(options)})`);
   console.log(
     `  ${Object.entries(counts)
       .map(([k, v]) => `${v} ${k}`)

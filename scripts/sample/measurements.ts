@@ -1,4 +1,8 @@
-/** Raw measurement records: 90 days per endpoint and prompt type, denser in the last 30. */
+/**
+ * Raw measurement records: 90 days per endpoint and prompt type, denser in the last 30. With
+ * `--day K` the window has moved on K days: the same records for the days both windows hold,
+ * and K more days, each drawn from its own stream, so every day's data extends the day before's.
+ */
 import { round } from '../../build/derive/stats.ts';
 import { Rng } from './rng.ts';
 import type { MeasurementRecord, MeasurementsFile } from '../../build/types.ts';
@@ -31,31 +35,44 @@ export interface ServingProfile {
   thinking: number;
   /** Some APIs do not stream reasoning: the first token seen is the first answer token. */
   hidesReasoning: boolean;
-  /** Per-day multipliers: a slow drift plus day-to-day noise, shared by all prompt types. */
+  /**
+   * Per-day multipliers: a slow drift plus day-to-day noise, shared by all prompt types. One per
+   * measured day of the as-of date's window, then one per later day.
+   */
   speedByDay: number[];
   ttftByDay: number[];
 }
 
-/** Speed falls with active parameters (closed tiers by their estimated size), scaled by the provider's hardware. */
-export function servingProfile(endpoint: EndpointDraft, rng: Rng): ServingProfile {
+/**
+ * Speed falls with active parameters (closed tiers by their estimated size), scaled by the
+ * provider's hardware. `laterDay(day, what)` gives the stream of a day after the window's last.
+ */
+export function servingProfile(
+  endpoint: EndpointDraft,
+  rng: Rng,
+  laterDays = 0,
+  laterDay: (day: number, what: string) => Rng = () => rng,
+): ServingProfile {
   const { model, provider } = endpoint;
   const speed = clamp((260 / model.variant.active ** 0.33) * provider.speed * rng.lognormal(1, 0.2), 20, 350);
   const ttft = clamp(rng.lognormal(0.45, 0.35) * provider.latency * (1 + model.variant.active / 400), 0.2, 3);
-  const drift = () => {
+  const drift = (what: string) => {
     const slope = rng.normal() * 0.12;
     const phase = rng.uniform(0, 2 * Math.PI);
     const period = rng.uniform(20, 60);
-    return Array.from({ length: MEASURED_DAYS }, (_, d) =>
-      Math.exp(slope * (d / MEASURED_DAYS) + 0.04 * Math.sin(phase + (2 * Math.PI * d) / period) + rng.normal() * 0.04),
-    );
+    const at = (d: number, noise: number) =>
+      Math.exp(slope * (d / MEASURED_DAYS) + 0.04 * Math.sin(phase + (2 * Math.PI * d) / period) + noise * 0.04);
+    const byDay = Array.from({ length: MEASURED_DAYS }, (_, d) => at(d, rng.normal()));
+    for (let day = 1; day <= laterDays; day++) byDay.push(at(MEASURED_DAYS - 1 + day, laterDay(day, what).normal()));
+    return byDay;
   };
   return {
     speed,
     ttft,
     thinking: model.thinkingTokens,
     hidesReasoning: rng.chance(0.25),
-    speedByDay: drift(),
-    ttftByDay: drift(),
+    speedByDay: drift('speed'),
+    ttftByDay: drift('ttft'),
   };
 }
 
@@ -77,34 +94,62 @@ export function failedRecord(timestamp: string, ttft: number, rng: Rng): Measure
   };
 }
 
+/** One day's records: `d` counts days from the first of the as-of date's window. */
+function dayRecords(
+  profile: ServingProfile,
+  promptType: PromptType,
+  dayStart: number,
+  d: number,
+  perDay: number,
+  rng: Rng,
+): MeasurementRecord[] {
+  const effect = PROMPT_EFFECTS[promptType];
+  const records: MeasurementRecord[] = [];
+  for (const at of measurementTimes(dayStart, perDay, rng)) {
+    const timestamp = new Date(at).toISOString();
+    const speed = Math.max(1, profile.speed * effect.speed * profile.speedByDay[d] * rng.lognormal(1, 0.1));
+    const ttft = (profile.ttft * effect.ttftScale + effect.ttftAdd) * profile.ttftByDay[d] * rng.lognormal(1, 0.15);
+    if (rng.chance(FAILURE_RATE)) {
+      records.push(failedRecord(timestamp, ttft, rng));
+      continue;
+    }
+    const thinkingSeconds = profile.thinking > 0 ? (profile.thinking * rng.lognormal(1, 0.4)) / speed : 0;
+    const answerAt = ttft + thinkingSeconds;
+    records.push({
+      timestamp,
+      success: true,
+      output_tokens_per_second: round(speed, 1),
+      time_to_first_token_seconds: round(profile.hidesReasoning ? answerAt : ttft, 3),
+      time_to_first_answer_token_seconds: round(answerAt, 3),
+    });
+  }
+  return records;
+}
+
+/**
+ * The records of the window that ends `laterDays` after the as-of date's: the as-of window's
+ * (all drawn from `rng`, in order, whichever are kept) without its first `laterDays` days, then
+ * each later day's, measured as often as the last days are, from the day's own stream.
+ */
 export function seriesRecords(
   profile: ServingProfile,
   promptType: PromptType,
   firstDay: number,
   rng: Rng,
+  laterDays = 0,
+  laterDay: (day: number, what: string) => Rng = () => rng,
 ): MeasurementRecord[] {
-  const effect = PROMPT_EFFECTS[promptType];
   const records: MeasurementRecord[] = [];
   for (let d = 0; d < MEASURED_DAYS; d++) {
     const perDay = d >= MEASURED_DAYS - DENSE_DAYS ? DENSE_PER_DAY : 1;
-    for (const at of measurementTimes(firstDay + d * DAY_MS, perDay, rng)) {
-      const timestamp = new Date(at).toISOString();
-      const speed = Math.max(1, profile.speed * effect.speed * profile.speedByDay[d] * rng.lognormal(1, 0.1));
-      const ttft = (profile.ttft * effect.ttftScale + effect.ttftAdd) * profile.ttftByDay[d] * rng.lognormal(1, 0.15);
-      if (rng.chance(FAILURE_RATE)) {
-        records.push(failedRecord(timestamp, ttft, rng));
-        continue;
-      }
-      const thinkingSeconds = profile.thinking > 0 ? (profile.thinking * rng.lognormal(1, 0.4)) / speed : 0;
-      const answerAt = ttft + thinkingSeconds;
-      records.push({
-        timestamp,
-        success: true,
-        output_tokens_per_second: round(speed, 1),
-        time_to_first_token_seconds: round(profile.hidesReasoning ? answerAt : ttft, 3),
-        time_to_first_answer_token_seconds: round(answerAt, 3),
-      });
-    }
+    const day = dayRecords(profile, promptType, firstDay + d * DAY_MS, d, perDay, rng);
+    if (d >= laterDays) records.push(...day);
+  }
+  for (let day = 1; day <= laterDays; day++) {
+    const d = MEASURED_DAYS - 1 + day;
+    records.push(
+      ...dayRecords(profile, promptType, firstDay + d * DAY_MS, d, DENSE_PER_DAY, laterDay(day, promptType)),
+    );
   }
   return records;
 }
@@ -119,12 +164,14 @@ export function measurementsFile(
   return {
     provider_id: provider.record.id,
     series: endpoints.flatMap((endpoint) => {
-      const rng = new Rng(options.seed, `measurements/${endpoint.record.id}`);
-      const profile = servingProfile(endpoint, rng);
+      const label = `measurements/${endpoint.record.id}`;
+      const rng = new Rng(options.seed, label);
+      const laterDay = (day: number, what: string) => new Rng(options.seed, `${label}/day ${day}/${what}`);
+      const profile = servingProfile(endpoint, rng, options.day, laterDay);
       return PROMPT_TYPES.map((prompt_type) => ({
         endpoint_id: endpoint.record.id,
         prompt_type,
-        records: seriesRecords(profile, prompt_type, firstDay, rng),
+        records: seriesRecords(profile, prompt_type, firstDay, rng, options.day, laterDay),
       }));
     }),
   };

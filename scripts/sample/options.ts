@@ -21,11 +21,25 @@ export interface SampleOptions {
   providers: number;
   /** Entries per media arena. */
   arenaEntries: number;
+  /**
+   * Days after `asOf`: the data a daily build that many days later reads (the same world, the
+   * measurement window moved on, and each later day's price changes). 0 is the as-of date's.
+   */
+  day: number;
 }
 
 /** Counts at `--scale 1`, the committed sample. Endpoints follow from models and providers. */
 export const BASE_COUNTS = { models: 320, creators: 45, providers: 45, arenaEntries: 52 } as const;
-export const DEFAULT_OPTIONS: SampleOptions = { out: 'data', seed: 20261120, asOf: '2026-11-20', ...BASE_COUNTS };
+export const DEFAULT_OPTIONS: SampleOptions = {
+  out: 'data',
+  seed: 20261120,
+  asOf: '2026-11-20',
+  ...BASE_COUNTS,
+  day: 0,
+};
+
+/** Most days `--day` takes: a year of daily builds. */
+export const MAX_DAY = 366;
 
 /** The counts of a dataset `scale` times the committed sample's (at least one of each). */
 export function scaledCounts(scale: number): Pick<SampleOptions, 'models' | 'creators' | 'providers' | 'arenaEntries'> {
@@ -67,6 +81,14 @@ export const SAMPLE_FLAGS = {
     parse: calendarDate,
     help: 'the last day of the measurements; nothing is dated after it',
   },
+  day: {
+    value: 'K',
+    default: DEFAULT_OPTIONS.day,
+    parse: integerFrom(0, MAX_DAY),
+    help:
+      'the data K days after --as-of, as a daily build would read it: the same models and providers, ' +
+      'K more days of measurements (the oldest K dropped) and some price changes each day',
+  },
   scale: {
     value: 'F',
     default: 1,
@@ -101,5 +123,6 @@ export function parseSampleArgs(argv: string[]): SampleOptions | 'help' | 'versi
     creators: v.creators ?? scaled.creators,
     providers: v.providers ?? scaled.providers,
     arenaEntries: v['arena-entries'] ?? scaled.arenaEntries,
+    day: v.day,
   };
 }
