@@ -20,10 +20,9 @@ import { BodyChecker } from './check-bodies.ts';
 import type { BuildOptions } from './build-options.ts';
 import { inputDigest } from './input-digest.ts';
 import { shapingContext } from './shaping-context.ts';
-import type { ShapeName } from './history/history.ts';
-import { historyBytes, nextHistory } from './history/stored.ts';
-import { changesBodies, changesManifest, changesParts } from './history/changes-parts.ts';
-import { modelHistories } from './history/model-history.ts';
+import { nextHistory } from './history/stored.ts';
+import { historyBodies } from './history/changes-parts.ts';
+import { historyPartsBytes, historyTexts, writeHistory } from './history/write-history.ts';
 import { changeCounts, changeSummary } from './history/summary.ts';
 import {
   findIdenticalBuild,
@@ -46,6 +45,8 @@ export interface BuildSummary {
   reused: number;
   identityBytes: number;
   packBytes: number;
+  /** Bytes of the pack the history of builds takes (build/history/). */
+  historyBytes: number;
   seconds: number;
 }
 
@@ -73,6 +74,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
       reused: 0,
       identityBytes: 0,
       packBytes: 0,
+      historyBytes: 0,
       seconds: Number(elapsed()),
     });
     if (current && current.manifest.input_digest === digest && !options.force) {
@@ -110,8 +112,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
     const publishedNote = published ? `; took ${published} published index values as given` : '';
     log(`derived indices, prices and performance as of ${asOf.toISOString()}${publishedNote} (${elapsed()} s)`);
 
-    const { history, record } = nextHistory(current, ctx, options.historyBuilds, log);
-    ctx.modelHistory = modelHistories(history);
+    const next = nextHistory(current, ctx, options.historyBuilds, log);
 
     tmpDir = join(options.outDir, `.tmp-${buildId}`);
     mkdirSync(tmpDir);
@@ -145,15 +146,9 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
       }
       if (++count % 5000 === 0) log(`  ${count} bodies shaped, ${pack.stats.bodies} written (${elapsed()} s)`);
     }
-    const parts = changesParts(history);
-    for (const produced of changesBodies(history, parts)) checker.check(produced, ctx);
-    const historyPart = await pack.addFragment(historyBytes(history));
-    const changeParts = new Map<ShapeName, RawHandle[]>();
-    for (const [shape, shapeParts] of parts) {
-      const handles: RawHandle[] = [];
-      for (const bytes of shapeParts) handles.push(await pack.addFragment(bytes));
-      changeParts.set(shape, handles);
-    }
+    const texts = historyTexts(next);
+    for (const produced of historyBodies(next.history, texts)) checker.check(produced, ctx);
+    const historyParts = await writeHistory(pack, next, texts);
     await pack.finish();
     checker.throwFailures();
 
@@ -174,12 +169,8 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
       empty_pages: emptyPages,
       critpt_problems: dataset.critptProblems,
       fragments: Object.fromEntries(fragments.map((f) => [f.key, { data: f.data.span!, index: f.index.span! }])),
-      history: historyPart.span!,
-      changes: changeCounts(record),
-      changes_parts: changesManifest(
-        history,
-        new Map([...changeParts].map(([shape, handles]) => [shape, handles.map((handle) => handle.span!)])),
-      ),
+      history: historyParts(),
+      changes: changeCounts(next.record),
     };
     writeFileSync(join(tmpDir, MANIFEST_FILE), manifestText(manifest), { mode: 0o644 });
     fsyncDir(join(tmpDir, MANIFEST_FILE));
@@ -196,6 +187,7 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
       reused: pack.stats.reused,
       identityBytes: pack.stats.identityBytes,
       packBytes: pack.stats.packBytes,
+      historyBytes: historyPartsBytes(manifest.history!),
       seconds: Number(elapsed()),
     };
     const corruptNote = pack.stats.corruptPrevious
@@ -204,9 +196,11 @@ export async function runBuild(options: BuildOptions): Promise<BuildSummary> {
     log(
       `built snapshot ${buildId}: ${summary.entries} entries, ${summary.bodies} distinct bodies ` +
         `(${summary.reused} compressed bodies reused), ${(summary.identityBytes / 1e6).toFixed(1)} MB of JSON, ` +
-        `pack ${(summary.packBytes / 1e6).toFixed(1)} MB, in ${summary.seconds} s${corruptNote}${prunedNote(removed)}`,
+        `pack ${(summary.packBytes / 1e6).toFixed(1)} MB (${(summary.historyBytes / 1e6).toFixed(1)} MB of it ` +
+        `the history of ${next.history.builds.length} builds), in ${summary.seconds} s` +
+        `${corruptNote}${prunedNote(removed)}`,
     );
-    for (const line of changeSummary(record)) log(line);
+    for (const line of changeSummary(next.record)) log(line);
     return summary;
   } finally {
     if (tmpDir) rmSync(tmpDir, { recursive: true, force: true });

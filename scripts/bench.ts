@@ -9,17 +9,22 @@
  * the repository and reports build time, snapshot size, start-up time and resident memory for
  * each, with growth ratios (bench/scale.json).
  *
+ * `npm run bench -- --history [--days 30]` instead builds a month of daily data one day after
+ * another, reports build time and the pack's growth, and loads the routes joined from the
+ * history against the model detail route (bench/history.json).
+ *
  * The modules, one concern each, are in scripts/bench/.
  */
 import { compare } from './bench/compare.ts';
 import { pinningProblem } from './bench/pinning.ts';
 import { killAll } from './bench/processes.ts';
 import { scale } from './bench/scale.ts';
+import { history } from './bench/history.ts';
 import { flagsOrExit } from '../src/shared/flags.ts';
 
 const USAGE =
   'usage: npm run bench -- [--duration S] [--connections N,N,...] [--rounds N] [--baseline DIR] [--pin] ' +
-  `[--scale [--factors F,F,...]]
+  `[--scale [--factors F,F,...]] [--history [--days N]]
 
   --duration S         seconds of load per run (default 6)
   --connections N,...  wrk connection counts (default 16,64)
@@ -27,7 +32,9 @@ const USAGE =
   --baseline DIR       also load an earlier checkout (bundled and built by its own code) in the same rounds
   --pin                wrk on core 0 and every server (and Redis) on core 1 (taskset; two cores or more)
   --scale              build, size and start the 1x, 3x and 10x datasets instead
-  --factors F,...      the dataset sizes of --scale (default 1,3,10)`;
+  --factors F,...      the dataset sizes of --scale (default 1,3,10)
+  --history            build a month of daily data, one day after another, and load the history's routes instead
+  --days N             the days of --history after the first (default 30)`;
 
 // Five rounds of 6 s (30 s of load a server, as three of 10 s were): each ratio is the median of
 // the rounds' own (scripts/bench/rounds.ts, roundRatio), and five rounds give it a middle that
@@ -40,6 +47,8 @@ const { values } = flagsOrExit(
       rounds: { type: 'string', default: '5' },
       scale: { type: 'boolean', default: false },
       factors: { type: 'string', default: '1,3,10' },
+      history: { type: 'boolean', default: false },
+      days: { type: 'string', default: '30' },
       baseline: { type: 'string' },
       pin: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
@@ -49,6 +58,13 @@ const { values } = flagsOrExit(
 );
 try {
   if (values.scale) await scale(values.factors.split(',').map(Number));
+  else if (values.history)
+    await history({
+      days: Number(values.days),
+      seconds: Number(values.duration),
+      connections: values.connections.split(',').map(Number),
+      rounds: Number(values.rounds),
+    });
   else {
     const pinning = values.pin ? pinningProblem() : null;
     if (pinning) {

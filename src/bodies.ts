@@ -1,9 +1,10 @@
 /**
  * Which body answers a request, in the encoding chosen: a precomputed body from the snapshot's
  * index, the empty page past a list's last, a measurements answer assembled from fragments, or
- * the changes between builds joined from the history's parts. Never a file path from the request:
- * only entry names and spans of the manifest. 404 for an unknown slug or build, 403 for a provider
- * the key has no grant for, 501 for a known route the snapshot does not serve.
+ * the changes between builds and a model's history joined from the history's parts. Never a
+ * file path from the request: only entry names and spans of the manifest. 404 for an unknown
+ * slug or build, 403 for a provider the key has no grant for, 501 for a known route the snapshot
+ * does not serve.
  */
 import { HttpError } from './http/error.ts';
 import type { Plan } from './http/request-plans.ts';
@@ -11,8 +12,8 @@ import type { Eventually } from './lib/eventually.ts';
 import type { Clock } from './lib/clock.ts';
 import type { KeyRecord } from './state/key-record.ts';
 import { admitProvider } from './policy.ts';
-import { etagOf, storedPart, type Encoding } from './shared/manifest.ts';
-import { changesEnvelope, changesPage, changesShape } from './shared/changes-page.ts';
+import { etagOf, historyOf, storedPart, type Encoding, type HistoryParts } from './shared/manifest.ts';
+import { changesEnvelope, changesPage, changesShape, modelHistoryEnvelope } from './shared/changes-page.ts';
 import { measurementsStartDay } from './shared/measurements.ts';
 import { entryName, isPrecomputed, type Route, type Tier } from './shared/routes.ts';
 import type { Body, Snapshot } from './snapshot/snapshot.ts';
@@ -24,11 +25,12 @@ export class Bodies {
     private readonly clock: Clock,
   ) {}
 
-  /** The body answering a keyed data request: precomputed for the key's tier, measurements, or changes. */
+  /** The body answering a keyed data request: precomputed for the key's tier, measurements, changes or a history. */
   forKey(snapshot: Snapshot, plan: Plan, key: KeyRecord, encodings: readonly Encoding[]): Eventually<Body> {
     const { answer } = plan.route;
     if (answer === 'fragments') return this.measurements(snapshot, plan, key, encodings[0]);
     if (answer === 'changes') return this.changes(snapshot, plan, key.tier, encodings[0]);
+    if (answer === 'history') return this.modelHistory(snapshot, plan, key.tier, encodings[0]);
     return this.precomputed(snapshot, plan, key.tier, encodings);
   }
 
@@ -81,8 +83,7 @@ export class Bodies {
    * A `since` the history does not hold is a 404 naming the oldest it does.
    */
   private changes(snapshot: Snapshot, plan: Plan, tier: Tier, encoding: Encoding): Eventually<Body> {
-    ensureServed(snapshot, plan.route);
-    const history = snapshot.manifest.changes_parts!;
+    const history = servedHistory(snapshot, plan.route);
     const {
       since,
       prompt_type: promptType,
@@ -93,18 +94,30 @@ export class Bodies {
       throw new HttpError(404, `Build not found: ${since}`, {
         details: { since, oldest_build_id: history.before ?? history.builds[0] ?? null },
       });
-    const shape = changesShape(tier, promptType);
-    const parts = answer.positions.map((at) => ({
-      span: history.parts[shape]![at]!,
-      what: storedPart.changes(shape, history.builds[at]!),
+    const section = changesShape(tier, promptType);
+    const texts = answer.positions.map((at) => ({
+      part: history.changes[at]!,
+      section,
+      what: storedPart.changes(history.builds[at]!),
     }));
     return this.reader.joined(
       snapshot,
       plan.entryName(tier),
-      parts,
+      texts,
       changesEnvelope(tier, answer.pagination),
       encoding,
     );
+  }
+
+  /** A model's history in the Pro list of the prompt type: 404 for a slug the history does not hold. */
+  private modelHistory(snapshot: Snapshot, plan: Plan, tier: Tier, encoding: Encoding): Eventually<Body> {
+    const { route, slug } = plan;
+    const { models } = servedHistory(snapshot, route);
+    const section = plan.values().prompt_type as string;
+    const part = Object.hasOwn(models, slug!) ? models[slug!] : undefined;
+    if (!part?.sections[section]) throw new HttpError(404, `Model not found: ${slug}`, { details: { slug } });
+    const texts = [{ part, section, what: storedPart.modelHistory(slug!) }];
+    return this.reader.joined(snapshot, plan.entryName(tier), texts, modelHistoryEnvelope(tier), encoding);
   }
 
   /**
@@ -123,9 +136,16 @@ export class Bodies {
   }
 }
 
+/** The history the route is joined from: 501 without one this server reads (a build of older code). */
+function servedHistory(snapshot: Snapshot, route: Route): HistoryParts {
+  const history = historyOf(snapshot.manifest);
+  ensureServed(snapshot, route, snapshot.serves(route.id) && history !== null);
+  return history!;
+}
+
 /** A route of the table that the current snapshot does not answer is known but not served: 501. */
-function ensureServed(snapshot: Snapshot, route: Route): void {
-  if (!snapshot.serves(route.id))
+function ensureServed(snapshot: Snapshot, route: Route, served = snapshot.serves(route.id)): void {
+  if (!served)
     throw new HttpError(
       501,
       `${route.method} ${route.path} is not served yet: the current snapshot has no data for it`,

@@ -1,17 +1,19 @@
 /**
- * The parts `GET /api/v2/changes` is assembled from (src/shared/manifest.ts, ChangesParts): one
- * per build of the history and list shape, the JSON of that build's item of the answer's `data`.
+ * The answers joined from the history, as the build holds them to their schemas before anything
+ * is written: the first page of every list's changes (`GET /api/v2/changes`) and every model's
+ * history in every Pro list, joined from the texts the pack stores as the server joins them
+ * (src/shared/changes-page.ts).
  *
  * Whole answers per `since` and page would each repeat every later build's changes: with a day's
- * drift of the sample's performance figures (1.6 MB of changes a build, 0.37 MB compressed, over
- * the seven shapes), 30 daily builds came to some 465 copies, hundreds of megabytes. A build's
- * changes are stored once instead, and the server joins the ones an answer lists.
+ * drift of the sample's performance figures (1.6 MB of changes a build), 30 daily builds came to
+ * some 465 copies, hundreds of megabytes. A build's changes are stored once instead, and the
+ * server joins the ones an answer lists.
  */
-import { changesEnvelope, changesPage, changesShape } from '../../src/shared/changes-page.ts';
-import type { ChangesParts, CheckedSpan } from '../../src/shared/manifest.ts';
-import { PROMPT_TYPES, routeById, TIERS, type Route, type Tier } from '../../src/shared/routes.ts';
+import { changesEnvelope, changesPage, changesShape, modelHistoryEnvelope } from '../../src/shared/changes-page.ts';
+import { PRO_TIERS, PROMPT_TYPES, routeById, TIERS, type Route, type Tier } from '../../src/shared/routes.ts';
 import { refOf } from './diff.ts';
-import { SHAPES, type BuildRecord, type History, type ShapeName } from './history.ts';
+import type { BuildRecord, History, ShapeName } from './history.ts';
+import { sectionText, type Sectioned } from './sectioned.ts';
 
 /** Builds per page of `GET /api/v2/changes`: a build of the sample may list a quarter of a megabyte of changes. */
 export const CHANGES_PAGE_SIZE = 10;
@@ -29,43 +31,34 @@ export function changesItem(record: BuildRecord, shape: ShapeName): Record<strin
   };
 }
 
-/** Every part, by shape, build by build (oldest first): the bytes the pack stores. */
-export function changesParts(history: History): Map<ShapeName, Buffer[]> {
-  return new Map(
-    SHAPES.map((shape) => [
-      shape,
-      history.builds.map((record) => Buffer.from(JSON.stringify(changesItem(record, shape)))),
-    ]),
-  );
+/** The texts a build's history is joined from: each remembered build's changes (oldest first), each model's history. */
+export interface HistoryTexts {
+  changes: Sectioned[];
+  models: Map<string, Sectioned>;
 }
 
-/** The manifest's `changes_parts`: the history's builds, and each part's span by shape, as changesParts has them. */
-export function changesManifest(history: History, spans: ReadonlyMap<ShapeName, CheckedSpan[]>): ChangesParts {
-  return {
-    builds: history.builds.map((record) => record.build_id),
-    before: history.builds[0]?.previous_build_id ?? null,
-    page_size: CHANGES_PAGE_SIZE,
-    parts: Object.fromEntries(spans),
-  };
-}
+type Joined = { key: string; route: Route; tier: Tier; body: unknown };
 
-/**
- * The first page of every list's changes, joined from `parts` as the server joins them
- * (src/shared/changes-page.ts: every build the history holds), for the build to hold each to the
- * route's schema before anything is written.
- */
-export function* changesBodies(
-  history: History,
-  parts: ReadonlyMap<ShapeName, Buffer[]>,
-): Generator<{ key: string; route: Route; tier: Tier; body: unknown }> {
-  const route = routeById('changes');
-  const builds = history.builds.map((record) => record.build_id);
+const joined = ([before, after]: [string, string], texts: string[]) =>
+  JSON.parse(`${before}${texts.join(',')}${after}`);
+
+/** Every answer to hold to its schema: the first page of each key's changes, each model's history for each Pro tier. */
+export function* historyBodies(history: History, texts: HistoryTexts): Generator<Joined> {
+  const changes = routeById('changes');
+  const builds = history.builds.map((entry) => entry.build_id);
   const { pagination, positions } = changesPage({ builds, before: null, page_size: CHANGES_PAGE_SIZE }, undefined, 1)!;
   for (const tier of TIERS)
     for (const type of tier === 'free' ? [PROMPT_TYPES[0]] : PROMPT_TYPES) {
-      const shape = changesShape(tier, type) as ShapeName;
-      const [before, after] = changesEnvelope(tier, pagination);
-      const listed = positions.map((at) => parts.get(shape)![at]!.toString('utf8'));
-      yield { key: `changes ${tier} ${shape}`, route, tier, body: JSON.parse(`${before}${listed.join(',')}${after}`) };
+      const shape = changesShape(tier, type);
+      const listed = positions.map((at) => sectionText(texts.changes[at]!.bytes, texts.changes[at]!.sections[shape]!));
+      const body = joined(changesEnvelope(tier, pagination), listed);
+      yield { key: `changes ${tier} ${shape}`, route: changes, tier, body };
     }
+  const route = routeById('language.model.history');
+  for (const [slug, { bytes, sections }] of texts.models)
+    for (const [type, section] of Object.entries(sections))
+      for (const tier of PRO_TIERS) {
+        const body = joined(modelHistoryEnvelope(tier), [sectionText(bytes, section)]);
+        yield { key: `history ${tier} ${type} ${slug}`, route, tier, body };
+      }
 }

@@ -1,45 +1,37 @@
 /**
- * The history a build carries: what every build it remembers changed, against the build before
- * it, in each list shape a tier reads (the Free list; the Pro list of each prompt type, which
- * Commercial keys read too). Each build writes the whole history into its own pack, so it outlives
- * the builds themselves (only the last few are kept), travels with a build folder copied to
- * another host, and is the same bytes wherever the same sequence of data is built.
+ * The history a build carries: the builds it remembers, what each changed against the build
+ * before it in each list shape a tier reads (the Free list; the Pro list of each prompt type,
+ * which Commercial keys read too), and each model's history in each Pro list. Each build writes
+ * the whole history into its own pack (build/history/stored.ts), so it outlives the builds
+ * themselves (only the last few are kept), travels with a build folder copied to another host,
+ * and is the same bytes wherever the same sequence of data is built.
  *
- * It holds the state before its oldest build (`base`: whole items) and each build's changes from
- * there on; replaying them gives every build's lists, which the model history route serves. Past
- * `retention` builds, the oldest is folded into the base.
+ * A build continues the current build's history: its changes are the difference between the
+ * lists the current build served (`latest`) and its own, and a model's history gains a point
+ * wherever its item in a Pro list changed. Past `retention` builds the oldest are forgotten,
+ * with the points they made. Pure: the build calls it, and so do its tests.
  */
-import { PROMPT_TYPES, type PromptType } from '../../src/shared/routes.ts';
+import { HISTORY_FORMAT } from '../../src/shared/manifest.ts';
+import { PROMPT_TYPES } from '../../src/shared/routes.ts';
 import { freeLanguageModel, proLanguageModel } from '../shape/language.ts';
 import type { BuildContext } from '../shape/route-builder.ts';
-import { applyShape, diffShape, type Item, type ShapeChanges } from './diff.ts';
+import { diffShape, type Item, type ShapeChanges } from './diff.ts';
+import { nextModelHistories, type ModelHistories } from './model-history.ts';
+import { SHAPES, type BuildEntry, type BuildRecord, type ShapeName, type States } from './shapes.ts';
 
-/** The history's own format, written in it: a later build that cannot read it starts a new one. */
-export const HISTORY_FORMAT = 1;
+export { HISTORY_FORMAT } from '../../src/shared/manifest.ts';
 
-/** A list shape: `free`, or `pro PROMPT_TYPE` (the Pro list as Pro and Commercial keys read it). */
-export type ShapeName = 'free' | `pro ${PromptType}`;
-export const SHAPES: readonly ShapeName[] = ['free', ...PROMPT_TYPES.map((type) => `pro ${type}` as const)];
-
-export type States = Record<ShapeName, Item[]>;
-
-/** One build of the history: its data date, the build before it, and what changed in each shape. */
-export interface BuildRecord {
-  build_id: string;
-  data_as_of: string;
-  /** Null for the build the history starts at: every model it served is `added`. */
-  previous_build_id: string | null;
-  /** The ids of its lists, in their order (every shape lists the models in one order). */
-  order: string[];
-  shapes: Record<ShapeName, ShapeChanges>;
-}
+export { SHAPES, type BuildEntry, type BuildRecord, type ShapeName, type States } from './shapes.ts';
 
 export interface History {
   format: number;
-  /** The lists before the oldest build (its previous build's, or empty where the history starts). */
-  base: { build_id: string | null; shapes: States };
+  /** The build before the oldest remembered (null where the history starts). */
+  before: string | null;
   /** Oldest first; the last is the build that carries this history. */
-  builds: BuildRecord[];
+  builds: BuildEntry[];
+  /** The lists of the last build: what the next build's changes are against. */
+  latest: States;
+  models: ModelHistories;
 }
 
 /** The lists of a build, as its list routes serve them (the same shaping functions, in the same order). */
@@ -51,61 +43,38 @@ export function servedStates(ctx: BuildContext): States {
 
 const emptyStates = (): States => Object.fromEntries(SHAPES.map((shape) => [shape, []])) as unknown as States;
 
-/** The lists after `record`, from the lists before it. */
-export function applyRecord(before: States, record: BuildRecord): States {
-  return Object.fromEntries(
-    SHAPES.map((shape) => [shape, applyShape(before[shape], record.shapes[shape], record.order)]),
-  ) as unknown as States;
-}
-
-/** Every build's lists, oldest first, replayed from the base. */
-export function* replay(history: History): Generator<{ record: BuildRecord; states: States }> {
-  let states = history.base.shapes;
-  for (const record of history.builds) {
-    states = applyRecord(states, record);
-    yield { record, states };
-  }
-}
-
-/** The lists of the history's newest build (the base's when it holds none). */
-export function latestStates(history: History): States {
-  let states = history.base.shapes;
-  for (const { states: next } of replay(history)) states = next;
-  return states;
-}
-
 /**
  * The history a new build carries: `previous` (the current build's, or null where none can be
- * read) with this build's record added, and the oldest folded into the base past `retention`
- * builds. Without a previous history the history starts here: every model is added, and
+ * read) continued with this build, the oldest forgotten past `retention` builds; this build's
+ * record; and how many of `previous`'s builds were forgotten (their stored changes are not
+ * carried on). Without a previous history the history starts here: every model is added, and
  * `previous_build_id` is null even when a build came before (its lists are not known).
  */
 export function extendHistory(
   previous: History | null,
   build: { buildId: string; asOf: Date; states: States },
   retention: number,
-): { history: History; record: BuildRecord } {
-  const history: History = previous ?? {
-    format: HISTORY_FORMAT,
-    base: { build_id: null, shapes: emptyStates() },
-    builds: [],
-  };
-  const before = previous ? latestStates(previous) : emptyStates();
+): { history: History; record: BuildRecord; forgotten: number } {
+  const before = previous?.latest ?? emptyStates();
   const record: BuildRecord = {
     build_id: build.buildId,
     data_as_of: build.asOf.toISOString(),
     previous_build_id: previous?.builds.at(-1)?.build_id ?? null,
-    order: build.states.free.map((item) => item.id),
     shapes: Object.fromEntries(SHAPES.map((shape) => [shape, diffShape(before[shape], build.states[shape])])) as Record<
       ShapeName,
       ShapeChanges
     >,
   };
-  const builds = [...history.builds, record];
-  let base = history.base;
-  while (builds.length > Math.max(1, retention)) {
-    const oldest = builds.shift()!;
-    base = { build_id: oldest.build_id, shapes: applyRecord(base.shapes, oldest) };
-  }
-  return { history: { format: HISTORY_FORMAT, base, builds }, record };
+  const { shapes: _, ...entry } = record;
+  const builds = [...(previous?.builds ?? []), entry];
+  const forgotten = Math.max(0, builds.length - Math.max(1, retention));
+  const gone = builds.splice(0, forgotten);
+  const history: History = {
+    format: HISTORY_FORMAT,
+    before: gone.at(-1)?.build_id ?? previous?.before ?? null,
+    builds,
+    latest: build.states,
+    models: nextModelHistories(previous?.models ?? null, record, build.states, new Set(gone.map((b) => b.build_id))),
+  };
+  return { history, record, forgotten };
 }

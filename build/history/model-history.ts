@@ -1,39 +1,60 @@
 /**
  * Each model's history in each Pro list, for `GET /api/v2/language/models/{slug}/history`: one
- * point per build of the history at which the model was added or anything of it in that list
- * changed, with the model as that build's list served it (replayed from the history). A model
- * listed now that has not changed in the builds the history remembers has no point; one no longer
- * listed keeps the points it had.
+ * point per remembered build at which the model was added or anything of it in that list
+ * changed, with the model as that build's list served it. A model listed now that has not
+ * changed in the builds the history remembers has no point; one no longer listed keeps the points
+ * it had until they are forgotten, and then goes.
  */
-import { PROMPT_TYPES } from '../../src/shared/routes.ts';
-import type { ModelHistories, ModelHistory } from '../shape/route-builder.ts';
-import { replay, type History, type States } from './history.ts';
+import { PROMPT_TYPES, type PromptType } from '../../src/shared/routes.ts';
+import type { Item } from './diff.ts';
+import type { BuildRecord, States } from './shapes.ts';
 
-export function modelHistories(history: History): ModelHistories {
-  const byType: ModelHistories = new Map(PROMPT_TYPES.map((type) => [type, new Map<string, ModelHistory>()]));
-  const byId = new Map(PROMPT_TYPES.map((type) => [type, new Map<string, ModelHistory>()]));
-  let latest: States | null = null;
-  for (const { record, states } of replay(history)) {
-    latest = states;
-    for (const type of PROMPT_TYPES) {
-      const shape = record.shapes[`pro ${type}`];
-      const moved = new Set([...shape.added.map((m) => m.id), ...shape.changed.map((m) => m.id)]);
-      const histories = byId.get(type)!;
-      for (const item of states[`pro ${type}`]) {
-        if (!moved.has(item.id)) continue;
-        let model = histories.get(item.id);
-        if (!model) histories.set(item.id, (model = { id: item.id, slug: item.slug, name: item.name, points: [] }));
-        Object.assign(model, { slug: item.slug, name: item.name });
-        model.points.push({ build_id: record.build_id, data_as_of: record.data_as_of, model: item });
-      }
-    }
-  }
+/** One build at which what a Pro key reads of a model changed, and the model as that build's list served it. */
+export interface HistoryPoint {
+  build_id: string;
+  data_as_of: string;
+  model: Item;
+}
+
+/** A model's history in one Pro list: as it was last listed, and its points, oldest first. */
+export interface ModelHistory {
+  id: string;
+  slug: string;
+  name: string;
+  points: HistoryPoint[];
+}
+
+/** By prompt type, then by model id (the models of earlier histories first, then new ones, in list order). */
+export type ModelHistories = Record<PromptType, Map<string, ModelHistory>>;
+
+/**
+ * The histories after the build of `record`, whose lists are `states`: `previous` without the
+ * points of the `forgotten` builds, with a point for each model the build added or changed.
+ */
+export function nextModelHistories(
+  previous: ModelHistories | null,
+  record: BuildRecord,
+  states: States,
+  forgotten: ReadonlySet<string>,
+): ModelHistories {
+  const next = {} as ModelHistories;
   for (const type of PROMPT_TYPES) {
-    const histories = byId.get(type)!;
-    for (const item of latest?.[`pro ${type}`] ?? [])
-      if (!histories.has(item.id))
-        histories.set(item.id, { id: item.id, slug: item.slug, name: item.name, points: [] });
-    for (const model of histories.values()) byType.get(type)!.set(model.slug, model);
+    const models = new Map<string, ModelHistory>();
+    for (const [id, model] of previous?.[type] ?? []) {
+      const points = forgotten.size ? model.points.filter((point) => !forgotten.has(point.build_id)) : model.points;
+      models.set(id, { ...model, points });
+    }
+    const { added, changed } = record.shapes[`pro ${type}`];
+    const moved = new Set([...added.map((item) => item.id), ...changed.map((item) => item.id)]);
+    const listed = new Set<string>();
+    for (const item of states[`pro ${type}`]) {
+      listed.add(item.id);
+      const points = [...(models.get(item.id)?.points ?? [])];
+      if (moved.has(item.id)) points.push({ build_id: record.build_id, data_as_of: record.data_as_of, model: item });
+      models.set(item.id, { id: item.id, slug: item.slug, name: item.name, points });
+    }
+    for (const [id, model] of models) if (!listed.has(id) && model.points.length === 0) models.delete(id);
+    next[type] = models;
   }
-  return byType;
+  return next;
 }

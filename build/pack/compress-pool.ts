@@ -4,7 +4,7 @@
  * for 20,000 bodies was five seconds of the build's main thread; a worker compresses with the
  * synchronous calls instead, so the main thread only hands bodies over and takes results back
  * (BENCHMARKS.md, "The build": 21.9 -> 10.2 s). Bodies get gzip and brotli; measurement
- * fragments gzip only.
+ * fragments gzip only, the history's parts brotli only.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -19,9 +19,9 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { brotliCompressSync, constants, gzipSync } = require('node:zlib');
 const { gzip, brotli } = workerData;
-parentPort.on('message', ({ id, bytes, gzipOnly }) => {
-  const gz = owned(gzipSync(bytes, { level: gzip }));
-  if (gzipOnly) return parentPort.postMessage({ id, gz, br: null }, [gz.buffer]);
+parentPort.on('message', ({ id, bytes, only }) => {
+  const gz = only === 'br' ? null : owned(gzipSync(bytes, { level: gzip }));
+  if (only === 'gzip') return parentPort.postMessage({ id, gz, br: null }, [gz.buffer]);
   const br = owned(brotliCompressSync(bytes, {
     params: {
       [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
@@ -29,7 +29,7 @@ parentPort.on('message', ({ id, bytes, gzipOnly }) => {
       [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
     },
   }));
-  parentPort.postMessage({ id, gz, br }, [gz.buffer, br.buffer]);
+  parentPort.postMessage({ id, gz, br }, gz ? [gz.buffer, br.buffer] : [br.buffer]);
 });
 // A result is mostly a view of zlib's 16 KB output chunk. Posted as it is, the whole chunk is
 // cloned, and the main thread gets a new 16 KB array per variant: memory outside its heap that
@@ -44,9 +44,9 @@ function owned(view) {
 }
 `;
 
-/** What a worker sends back: gzip, and brotli unless only gzip was asked for. */
+/** What a worker sends back: gzip and brotli, unless only one was asked for. */
 interface Compressed {
-  gz: Buffer;
+  gz: Buffer | null;
   br: Buffer | null;
 }
 
@@ -67,11 +67,11 @@ export class CompressPool {
   constructor(levels: CompressionLevels, size = Math.max(1, availableParallelism())) {
     this.workers = Array.from({ length: size }, () => {
       const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: levels });
-      worker.on('message', ({ id, gz, br }: { id: number; gz: Uint8Array; br: Uint8Array | null }) => {
+      worker.on('message', ({ id, gz, br }: { id: number; gz: Uint8Array | null; br: Uint8Array | null }) => {
         const job = this.jobs.get(id)!;
         this.jobs.delete(id);
         if (this.jobs.size === 0) this.hold(false);
-        job.resolve({ gz: asBuffer(gz), br: br && asBuffer(br) });
+        job.resolve({ gz: gz && asBuffer(gz), br: br && asBuffer(br) });
       });
       worker.on('error', (error) => this.fail(error));
       worker.unref();
@@ -84,16 +84,17 @@ export class CompressPool {
    * not copied (the caller must not use it afterwards); one that shares a pool is copied.
    */
   async compress(bytes: Buffer): Promise<[Buffer, Buffer]> {
-    const { gz, br } = await this.submit(bytes, false);
-    return [gz, br!];
+    const { gz, br } = await this.submit(bytes, null);
+    return [gz!, br!];
   }
 
-  /** The gzip of some bytes (a measurement fragment), handed over as `compress` hands a body. */
-  async gzip(bytes: Buffer): Promise<Buffer> {
-    return (await this.submit(bytes, true)).gz;
+  /** One compression of some bytes (a fragment, a part of the history), handed over as `compress` hands a body. */
+  async only(bytes: Buffer, encoding: 'gzip' | 'br'): Promise<Buffer> {
+    const { gz, br } = await this.submit(bytes, encoding);
+    return (encoding === 'gzip' ? gz : br)!;
   }
 
-  private submit(bytes: Buffer, gzipOnly: boolean): Promise<Compressed> {
+  private submit(bytes: Buffer, only: 'gzip' | 'br' | null): Promise<Compressed> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.next++;
     if (this.jobs.size === 0) this.hold(true);
@@ -101,7 +102,7 @@ export class CompressPool {
       bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
     return new Promise((resolve, reject) => {
       this.jobs.set(id, { resolve, reject });
-      this.workers[id % this.workers.length].postMessage({ id, bytes: owned, gzipOnly }, [owned.buffer as ArrayBuffer]);
+      this.workers[id % this.workers.length].postMessage({ id, bytes: owned, only }, [owned.buffer as ArrayBuffer]);
     });
   }
 

@@ -112,14 +112,23 @@ export class PackWriter {
   }
 
   /**
-   * Add a fragment the server slices (serialised measurement records, their index): stored
-   * gzip-compressed, not deduplicated, inflated whole by the server on first use. The handle's
-   * span is set once written, at the latest by finish().
+   * Add a fragment the server slices (serialised measurement records, their index; the history's
+   * parts): stored gzip- or brotli-compressed, not deduplicated, decompressed whole by the server
+   * on first use. The handle's span is set once written, at the latest by finish().
    */
-  async addFragment(bytes: Buffer): Promise<RawHandle> {
-    const handle: RawHandle = { span: null };
+  async addFragment(bytes: Buffer, stored: 'gzip' | 'br' = 'gzip'): Promise<RawHandle> {
     // Length first: the bytes may move to a compressor thread.
-    this.pending.push({ fragmentLength: bytes.length, stored: this.compressor.gzip(bytes), handle });
+    return this.queue(bytes.length, this.compressor.only(bytes, stored));
+  }
+
+  /** Add bytes already compressed (a part of the previous build's history, carried on), stored as they are. */
+  async addCompressed(bytes: Buffer): Promise<RawHandle> {
+    return this.queue(0, Promise.resolve(bytes));
+  }
+
+  private async queue(fragmentLength: number, stored: Promise<Buffer>): Promise<RawHandle> {
+    const handle: RawHandle = { span: null };
+    this.pending.push({ fragmentLength, stored, handle });
     while (this.pending.length >= IN_FLIGHT) await this.writeOldest();
     return handle;
   }

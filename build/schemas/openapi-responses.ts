@@ -3,7 +3,7 @@
  * route, with its meaning, headers and schema. The 200's schema is the route's response schema,
  * one per shape its tiers answer with.
  */
-import { isPrecomputed, type Route } from '../../src/shared/routes.ts';
+import { isJoined, isPrecomputed, type Route } from '../../src/shared/routes.ts';
 import type { Schema } from './json-schema.ts';
 import { COMPONENT_REF } from './components.ts';
 import { hasResponseSchema, responseSchema } from './responses.ts';
@@ -93,7 +93,7 @@ export function responsesOf(
         : jsonContent(schema, example),
   };
   const out: Record<string, unknown> = { '200': ok };
-  if (route.method === 'GET' && isPrecomputed(route)) {
+  if (route.method === 'GET' && (isPrecomputed(route) || isJoined(route))) {
     out['304'] = { description: 'Not modified (If-None-Match matched); not counted against the quota' };
     out['406'] = errorResponse('No acceptable content encoding (br, gzip and identity all refused)');
   }
@@ -104,7 +104,7 @@ export function responsesOf(
     ok.headers = {
       'X-Platform-Tier': { $ref: '#/components/headers/X-Platform-Tier' },
       ...QUOTA_HEADERS,
-      ...(route.answer === 'snapshot' ? { ETag: { schema: { type: 'string' } } } : {}),
+      ...(route.answer === 'snapshot' || isJoined(route) ? { ETag: { schema: { type: 'string' } } } : {}),
     };
     out['400'] = errorResponse(
       route.answer === 'critpt'
@@ -136,7 +136,7 @@ export function responsesOf(
       },
       content: jsonContent(route.answer === 'critpt' ? { $ref: '#/components/schemas/CritptLimitError' } : ERROR),
     };
-    if (route.answer === 'snapshot' || route.answer === 'fragments' || route.answer === 'changes')
+    if (route.answer === 'snapshot' || route.answer === 'fragments' || isJoined(route))
       out['501'] = errorResponse('Known route the current snapshot has no data for');
     if (route.answer === 'critpt') {
       out['502'] = errorResponse('Invalid response from the evaluation system');

@@ -4,7 +4,7 @@
  * page or slug. Per-route builders say what the data is; this module does the enumeration,
  * the envelope and the pagination, the same way for every route.
  */
-import { ROUTES, entryName, type Route, type Tier } from '../../src/shared/routes.ts';
+import { ROUTES, entryName, isJoined, type Route, type Tier } from '../../src/shared/routes.ts';
 import type { MeasurementBlob } from './measurements.ts';
 import { keyParamCombinations } from './key-params.ts';
 import { emptyPageTemplate, paginate } from './pages.ts';
@@ -48,8 +48,9 @@ export function* produceBodies(
 ): Generator<ProducedBody | EmptyPage | ProducedFragments> {
   for (const route of ROUTES) {
     const builder = builders[route.id];
-    // The changes are joined by the server from the history's parts (build/history/changes-parts.ts).
-    if (!builder || builder.available?.(ctx) === false || route.answer === 'changes') continue;
+    // The changes and a model's history are joined by the server from the history's parts
+    // (build/history/stored.ts); the build checks them apart (build/history/changes-parts.ts).
+    if (!builder || builder.available?.(ctx) === false || isJoined(route)) continue;
     const headOf = builder.head ?? tierOnly;
     for (const tier of route.tiers) {
       for (const params of route.slugOf ? [] : keyParamCombinations(route)) {

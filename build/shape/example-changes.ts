@@ -1,6 +1,8 @@
 /**
- * The OpenAPI document's example of `GET /api/v2/changes`, from the made-up example dataset: a
- * build that added its last model and repriced its first, against the build the day before.
+ * The OpenAPI document's examples of the answers joined from a build's history (the server joins
+ * them; build/shape/bodies.ts makes none), from the made-up example dataset: for
+ * `GET /api/v2/changes`, a build that added its last model and repriced its first, against the
+ * build the day before; for a model's history, one point, this build.
  */
 import { freeLanguageModel, proLanguageModel } from './language.ts';
 import type { BuildContext, Params } from './route-builder.ts';
@@ -9,6 +11,7 @@ import type { PromptType, Tier } from '../../src/shared/routes.ts';
 
 /** The example's builds are a day apart; their digest parts are made up. */
 const DAY_MS = 86_400_000;
+const exampleBuildId = (at: number, digit: string) => buildIdOf(new Date(at), digit.repeat(8));
 
 export function exampleChanges(ctx: BuildContext, tier: Tier, params: Params): Record<string, unknown>[] {
   const items = ctx.models.map((m) =>
@@ -19,9 +22,9 @@ export function exampleChanges(ctx: BuildContext, tier: Tier, params: Params): R
   const price = (first.pricing as Record<string, number | null>).price_1m_input_tokens;
   return [
     {
-      build_id: buildIdOf(new Date(ctx.asOf), 'e'.repeat(8)),
+      build_id: exampleBuildId(ctx.asOf, 'e'),
       data_as_of: new Date(ctx.asOf).toISOString(),
-      previous_build_id: buildIdOf(new Date(ctx.asOf - DAY_MS), 'd'.repeat(8)),
+      previous_build_id: exampleBuildId(ctx.asOf - DAY_MS, 'd'),
       added: items.length > 1 ? [ref(items[items.length - 1]!)] : [],
       removed: [],
       changed: [
@@ -32,4 +35,14 @@ export function exampleChanges(ctx: BuildContext, tier: Tier, params: Params): R
       ],
     },
   ];
+}
+
+export function exampleModelHistory(ctx: BuildContext, promptType: PromptType, slug: string): Record<string, unknown> {
+  const view = ctx.models.find((m) => m.model.slug === slug)!;
+  const point = {
+    build_id: exampleBuildId(ctx.asOf, 'e'),
+    data_as_of: new Date(ctx.asOf).toISOString(),
+    model: proLanguageModel(view, promptType),
+  };
+  return { id: view.model.id, slug, name: view.model.name, points: [point] };
 }

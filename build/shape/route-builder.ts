@@ -23,27 +23,7 @@ export interface BuildContext {
   arenaOptions: ArenaOptions;
   /** The build being written (the front door names it); absent outside a build. */
   buildId?: string;
-  /** Each model's history in each Pro list (build/history/model-history.ts); absent outside a build. */
-  modelHistory?: ModelHistories;
 }
-
-/** One build at which what a Pro key reads of a model changed, and the model as that build's list served it. */
-export interface HistoryPoint {
-  build_id: string;
-  data_as_of: string;
-  model: Record<string, unknown>;
-}
-
-/** A model's history in one Pro list: as it was last listed, and its points, oldest first. */
-export interface ModelHistory {
-  id: string;
-  slug: string;
-  name: string;
-  points: HistoryPoint[];
-}
-
-/** By prompt type, then by the model's last slug. */
-export type ModelHistories = Map<PromptType, Map<string, ModelHistory>>;
 
 export type Params = Record<string, string | number | boolean>;
 

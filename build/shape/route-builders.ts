@@ -4,7 +4,6 @@
  * which routes they answer in a build.
  */
 import {
-  DEFAULT_PROMPT_TYPE,
   LEGACY_PROMPT_OPTIONS,
   MEDIA_ARENAS,
   ROUTES,
@@ -26,8 +25,7 @@ import { modelPerformance, providerDetail, providerListItem, providerPerformance
 import { EMPTY_COLUMNS } from '../columns.ts';
 import { EXAMPLE_AS_OF, EXAMPLE_STATS_DAYS, exampleDataset } from './example-dataset.ts';
 import { exampleBodies } from './openapi-examples.ts';
-import { exampleChanges } from './example-changes.ts';
-import { modelHistoryOf } from './model-history.ts';
+import { exampleChanges, exampleModelHistory } from './example-changes.ts';
 import { frontDoor, frontDoorHtml } from './front-door.ts';
 import { createBuildContext } from './build-context.ts';
 import { perContext } from './per-context.ts';
@@ -77,10 +75,6 @@ export function routeBuilders(): Record<string, RouteBuilder> {
       slugs: (ctx) => ctx.models.map((m) => m.model.slug),
       data: (ctx, tier, params, slug) =>
         languageModelDetail(modelsBySlug(ctx, '').get(slug)!, params.prompt_type as PromptType, tier),
-    },
-    'language.model.history': {
-      slugs: (ctx) => [...(ctx.modelHistory?.get(DEFAULT_PROMPT_TYPE)?.keys() ?? ctx.models.map((m) => m.model.slug))],
-      data: (ctx, _tier, params, slug) => modelHistoryOf(ctx, params.prompt_type as PromptType, slug),
     },
     'language.model.performance': {
       slugs: (ctx) => ctx.models.map((m) => m.model.slug),
@@ -159,6 +153,10 @@ export function routeBuilders(): Record<string, RouteBuilder> {
   // Joined by the server from the history every build carries (build/history/); the items here are
   // the OpenAPI document's example only (build/shape/bodies.ts makes no body of this route).
   builders.changes = { items: (ctx, tier, params) => exampleChanges(ctx, tier, params) };
+  builders['language.model.history'] = {
+    slugs: (ctx) => ctx.models.map((m) => m.model.slug),
+    data: (ctx, _tier, params, slug) => exampleModelHistory(ctx, params.prompt_type as PromptType, slug),
+  };
   builders.index = { body: door };
   builders['index.api'] = { body: door };
   // The document is public: its examples are shaped from the made-up example dataset, never

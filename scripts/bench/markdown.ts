@@ -4,12 +4,21 @@ import { join } from 'node:path';
 import { ROOT } from '../processes.ts';
 import type { PackSizes } from './pack-sizes.ts';
 import { STARTUP_RUNS } from './processes.ts';
-import { floorRatio, ratio, readResults, readScale, type Results, type ScaleResults } from './results.ts';
+import {
+  floorRatio,
+  ratio,
+  readHistoryResults,
+  readResults,
+  readScale,
+  type Results,
+  type ScaleResults,
+} from './results.ts';
+import { historyMarkdown } from './history-markdown.ts';
 import { countingSeconds } from './counting-cost.ts';
 import { checkTargets, countingCostFigure } from './targets.ts';
 import { exists } from './tools.ts';
 
-/** BENCHMARKS.md from whichever result files exist: the comparison and the scaling run. */
+/** BENCHMARKS.md from whichever result files exist: the comparison, the scaling and the history runs. */
 export function writeBenchmarksMarkdown(): void {
   const compared = readResults();
   const scaled = readScale();
@@ -19,6 +28,8 @@ export function writeBenchmarksMarkdown(): void {
       : '# Benchmarks\n\n(no comparison run in the current format yet: `npm run bench`)\n',
   ];
   if (scaled) parts.push(scaleMarkdown(scaled));
+  const history = readHistoryResults();
+  if (history) parts.push(historyMarkdown(history));
   // The interpretation is written by hand, next to the results it reads.
   const analysis = join(ROOT, 'bench', 'analysis.md');
   if (exists(analysis)) parts.push(readFileSync(analysis, 'utf8'));

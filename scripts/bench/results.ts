@@ -1,6 +1,6 @@
 /**
- * bench/results.json and bench/scale.json: what the last comparison and scaling runs measured, the
- * sources of BENCHMARKS.md.
+ * bench/results.json, bench/scale.json and bench/history.json: what the last comparison, scaling
+ * and history runs measured, the sources of BENCHMARKS.md.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,6 +17,7 @@ import { roundRatio, type Summary } from './rounds.ts';
 export const RESULTS_FORMAT = 4;
 const RESULTS_FILE = join(ROOT, 'bench', 'results.json');
 const SCALE_FILE = join(ROOT, 'bench', 'scale.json');
+const HISTORY_FILE = join(ROOT, 'bench', 'history.json');
 
 export interface Row {
   scenario: string;
@@ -130,6 +131,33 @@ export interface ScaleResults {
   rows: ScaleRow[];
 }
 
+/** One day of `--history`'s month of daily builds. */
+export interface HistoryDay {
+  day: number;
+  seconds: number;
+  packBytes: number;
+  historyBytes: number;
+}
+
+/** One route of `--history`'s load, against the model detail route in the same rounds. */
+export interface HistoryRow {
+  route: string;
+  connections: number;
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  p99VsDetail: number;
+}
+
+export interface HistoryResults {
+  date: string;
+  /** Builds the last build's history holds. */
+  builds: number;
+  days: HistoryDay[];
+  rows: HistoryRow[];
+}
+
 function writeJson(path: string, value: unknown): void {
   mkdirSync(join(ROOT, 'bench'), { recursive: true });
   writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`);
@@ -137,6 +165,11 @@ function writeJson(path: string, value: unknown): void {
 
 export const writeResults = (results: Results) => writeJson(RESULTS_FILE, results);
 export const writeScale = (scale: ScaleResults) => writeJson(SCALE_FILE, scale);
+export const writeHistoryResults = (results: HistoryResults) => writeJson(HISTORY_FILE, results);
+
+export function readHistoryResults(): HistoryResults | null {
+  return existsSync(HISTORY_FILE) ? (JSON.parse(readFileSync(HISTORY_FILE, 'utf8')) as HistoryResults) : null;
+}
 
 export function readScale(): ScaleResults | null {
   return existsSync(SCALE_FILE) ? (JSON.parse(readFileSync(SCALE_FILE, 'utf8')) as ScaleResults) : null;

@@ -1,9 +1,10 @@
 /**
- * One answer of `GET /api/v2/changes`, as the server joins it and the build checks it: which of
- * the history's builds it lists, its pagination, the key's list the changes are of, and the text
- * around the stored parts (src/shared/manifest.ts, ChangesParts).
+ * The answers joined from a build's history (src/shared/manifest.ts, HistoryParts), as the server
+ * joins them and the build checks them: for `GET /api/v2/changes`, which of the history's builds
+ * an answer lists, its pagination, the key's list the changes are of; for both it and a model's
+ * history, the text around the stored sections.
  */
-import type { ChangesParts } from './manifest.ts';
+import type { HistoryParts } from './manifest.ts';
 import type { Tier } from './route.ts';
 
 export interface ChangesPage {
@@ -17,7 +18,7 @@ export interface ChangesPage {
  * before the oldest), `page` of them; null when `since` names a build the history does not hold.
  */
 export function changesPage(
-  history: Pick<ChangesParts, 'builds' | 'before' | 'page_size'>,
+  history: Pick<HistoryParts, 'builds' | 'before' | 'page_size'>,
   since: string | undefined,
   page: number,
 ): ChangesPage | null {
@@ -43,4 +44,9 @@ export function changesShape(tier: Tier, promptType: string): string {
 /** The answer's text before and after its parts, which go between with commas. */
 export function changesEnvelope(tier: Tier, pagination: ChangesPage['pagination']): [string, string] {
   return [`{"tier":${JSON.stringify(tier)},"pagination":${JSON.stringify(pagination)},"data":[`, ']}'];
+}
+
+/** A model's history answer: the text around its stored `data`. */
+export function modelHistoryEnvelope(tier: Tier): [string, string] {
+  return [`{"tier":${JSON.stringify(tier)},"data":`, '}'];
 }

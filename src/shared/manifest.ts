@@ -42,18 +42,37 @@ export interface BuildChangeCounts {
   fields_by_kind: Record<string, number>;
 }
 
+/** The format of the history of builds (build/history/): its parts, and the state stored in them. */
+export const HISTORY_FORMAT = 2;
+
 /**
- * The parts `GET /api/v2/changes` is assembled from: for each list shape (`free`, `pro PROMPT_TYPE`),
- * one part per build of the history, oldest first, each the JSON of one item of the answer's
- * `data`, gzip-compressed in the pack. A `since` names one of `builds` or `before`, the build before
- * the oldest (null where the history starts).
+ * A stored part that holds several texts: brotli-compressed in the pack as one (the texts are
+ * alike, and compress far better together), and where each text is in the decompressed bytes.
  */
-export interface ChangesParts {
+export interface SectionedPart {
+  span: CheckedSpan;
+  /** By name: offset and length in the decompressed bytes. */
+  sections: Record<string, [number, number]>;
+}
+
+/**
+ * The history of builds a build carries (build/history/), as `GET /api/v2/changes` and a model's
+ * history are joined from it. A `since` names one of `builds` or `before`, the build before the
+ * oldest (null where the history starts).
+ */
+export interface HistoryParts {
+  /** HISTORY_FORMAT: a history of another format is read as none. */
+  format: number;
+  /** The history's own state, which the next build continues (build/history/stored.ts), brotli-compressed. */
+  state: CheckedSpan;
   builds: string[];
   before: string | null;
-  /** Builds per page of the answer. */
+  /** Builds per page of `GET /api/v2/changes`. */
   page_size: number;
-  parts: Record<string, CheckedSpan[]>;
+  /** Per build of `builds`: one item of the changes answer's `data` for each list shape (`free`, `pro PROMPT_TYPE`). */
+  changes: SectionedPart[];
+  /** By the model's last slug: the `data` of its history answer for each prompt type. */
+  models: Record<string, SectionedPart>;
 }
 
 export interface Manifest {
@@ -81,20 +100,21 @@ export interface Manifest {
   fragments: Record<string, { data: CheckedSpan; index: CheckedSpan }>;
   /** The CritPt problem set a grading batch must cover exactly. */
   critpt_problems: string[];
-  /**
-   * The history of builds this one carries (build/history/), gzip-compressed in the pack; absent
-   * in builds made before there was one.
-   */
-  history?: CheckedSpan;
+  /** The history of builds this one carries; absent in builds made before there was one. */
+  history?: HistoryParts;
   /** What this build changed against the build before it, counted (build/history/summary.ts); absent with `history`. */
   changes?: BuildChangeCounts;
-  /** What `GET /api/v2/changes` is assembled from; absent with `history`. */
-  changes_parts?: ChangesParts;
   /**
    * Written last by manifestText: the checksum of the manifest's text before it (its empty-page
    * templates are served bytes too).
    */
   manifest_sum?: string;
+}
+
+/** The build's history, or null when it carries none of the format this code reads. */
+export function historyOf(manifest: Manifest): HistoryParts | null {
+  const history = manifest.history;
+  return history && !Array.isArray(history) && history.format === HISTORY_FORMAT ? history : null;
 }
 
 const SEAL = /,"manifest_sum":"([A-Za-z0-9_-]{22})"\}$/;
@@ -190,7 +210,8 @@ export const storedPart = {
   variant: (encoding: StoredEncoding, hash: string) => `${encoding} variant of body ${hash}`,
   fragment: (kind: 'records' | 'index', name: string) => `${kind} fragment of ${name}`,
   history: () => 'the history of changes',
-  changes: (shape: string, buildId: string) => `changes of build ${buildId} (${shape})`,
+  changes: (buildId: string) => `changes of build ${buildId}`,
+  modelHistory: (slug: string) => `history of model ${slug}`,
   indexFile: (routeId: string) => `index file ${indexFile(routeId)}`,
 };
 

@@ -43,14 +43,20 @@ export interface ParamSpec {
  * - `snapshot`: one precomputed body per tier, key parameter values and slug;
  * - `fragments`: assembled at request time from precomputed fragments (answers that depend on
  *   the request's own date);
- * - `changes`: joined at request time from the build's history of changes, one stored part per
- *   build listed (src/shared/manifest.ts, ChangesParts);
+ * - `changes`: joined at request time from the build's history, one stored text per build
+ *   listed (src/shared/manifest.ts, HistoryParts);
+ * - `history`: a model's history, joined at request time from its stored text;
  * - `critpt`: forwarded to the upstream grader;
  * - `front-door`: a precomputed body in the format the client prefers (JSON or HTML);
  * - `health`, `ready`, `metrics`: the server's own state, for operators.
  */
 export type AnswerKind =
-  'snapshot' | 'fragments' | 'changes' | 'critpt' | 'front-door' | 'health' | 'ready' | 'metrics';
+  'snapshot' | 'fragments' | 'changes' | 'history' | 'critpt' | 'front-door' | 'health' | 'ready' | 'metrics';
+
+/** Joined at request time from the texts of the build's history (and so with an ETag, a 304 and a 406). */
+export function isJoined(route: Route): boolean {
+  return route.answer === 'changes' || route.answer === 'history';
+}
 
 /** Answered with a body the build precomputed (and so with an ETag, a 304 and a 406). */
 export function isPrecomputed(route: Route): boolean {

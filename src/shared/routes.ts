@@ -71,7 +71,7 @@ function languageRoutes(): Route[] {
         'changed it, with the model as that build listed it.',
       tiers: PRO_TIERS,
       query: { prompt_type: promptType },
-      answer: 'snapshot',
+      answer: 'history',
       keyParams: ['prompt_type'],
       paginated: false,
       slugOf: 'Model',

@@ -12,6 +12,7 @@ import {
   checkedRouteIndex,
   checksumOf,
   indexFile,
+  historyOf,
   PACK_FILE,
   STORED_ENCODINGS,
   spanOf,
@@ -85,9 +86,12 @@ export function* verification(
     add(data, storedPart.fragment('records', name));
     add(index, storedPart.fragment('index', name));
   }
-  if (manifest.history) add(manifest.history, storedPart.history());
-  for (const [shape, spans] of Object.entries(manifest.changes_parts?.parts ?? {}))
-    spans.forEach((span, i) => add(span, storedPart.changes(shape, manifest.changes_parts!.builds[i]!)));
+  const history = historyOf(manifest);
+  if (history) {
+    add(history.state, storedPart.history());
+    history.changes.forEach(({ span }, i) => add(span, storedPart.changes(history.builds[i]!)));
+    for (const [slug, { span }] of Object.entries(history.models)) add(span, storedPart.modelHistory(slug));
+  }
   const ordered = [...parts.values()].sort((a, b) => a.offset - b.offset);
   progress.bytes = ordered.reduce((sum, part) => sum + part.length, 0);
   for (let i = 0; i < ordered.length;) {

@@ -24,8 +24,14 @@ start('should find the sample built as it builds it, print one demo key per tier
   await privateSampleCopy(join(root, 'snapshot'));
   const args = ['--port', '0', '--snapshot', join(root, 'snapshot'), '--state', join(root, 'state')];
   const entry = ['--import', 'tsx', 'scripts/start.ts'];
+  const started: { child: { kill: () => boolean } }[] = [];
+  const spawned = async (guardMs?: number) => {
+    const server = await spawnServer(args, entry, guardMs);
+    started.push(server);
+    return server;
+  };
   try {
-    const first = await spawnServer(args, entry, FIRST_START_GUARD_MS);
+    const first = await spawned(FIRST_START_GUARD_MS);
     const keys = Object.fromEntries([...first.output().matchAll(/^ {2}(free|pro|commercial) +(bdk_\S+)$/gm)].map((m) => [m[1], m[2]]));
     assert.equal(Object.keys(keys).sort(), ['commercial', 'free', 'pro']);
     assert.ok(first.output().includes(`curl -s -H "x-api-key: ${keys.pro}" "${first.url}/api/v2/language/models?page=1"`), 'the Try line names the port really listened on');
@@ -40,7 +46,7 @@ start('should find the sample built as it builds it, print one demo key per tier
     first.child.kill('SIGINT');
     assert.is(await first.exited, 0);
 
-    const second = await spawnServer(args, entry);
+    const second = await spawned();
     assert.not.match(second.output(), /bdk_/, 'keys are shown once, on the first start only');
     assert.match(second.output(), /is up to date/);
     assert.is((await get(second.url, '/api/v2/language/models/free', keys.free)).status, 200);
@@ -52,13 +58,15 @@ start('should find the sample built as it builds it, print one demo key per tier
     for (const id of (loadKeys(join(root, 'state')) ?? []).map((k) => k.id)) {
       assert.is(keysCommand(['revoke', id, '--state', join(root, 'state')], quiet), 0);
     }
-    const third = await spawnServer(args, entry);
+    const third = await spawned();
     assert.ok(third.output().includes(`warning: the key store in ${join(root, 'state')} holds no usable key (none yet, or every one revoked), so every keyed request is answered 401.`), third.output());
     assert.ok(third.output().includes(`create --tier pro --org ORG --user USER --state ${join(root, 'state')}`));
     assert.is(third.output().split('holds no usable key').length, 2, 'said once');
     third.child.kill('SIGTERM');
     assert.is(await third.exited, 0, third.output());
   } finally {
+    // A failed assertion must not leave a server running (the test would hang on it).
+    for (const server of started) server.child.kill();
     rmSync(root, { recursive: true, force: true });
   }
 });

@@ -1,11 +1,13 @@
 /**
  * Requests that miss the same answer at once share one piece of work: one read of a stored body,
- * one inflation of a measurement fragment, one assembly of a measurements answer, one buffer.
+ * one inflation of a measurement fragment, one assembly of a measurements answer, one compression
+ * of a large assembled answer (on another thread), one buffer.
  * Without that, the requests of one turn that all missed a measurements answer each inflated the
  * provider's records and assembled it anew, and the bench's mix peaked 20 MB higher.
  *
  * On the shared sample build, through the reader a server uses, counting the snapshot's reads.
  */
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readAllEntries } from '../../src/shared/manifest.ts';
@@ -47,6 +49,23 @@ sharing('should read a stored body once for every request that missed it at once
   assert.is(reads(), 1);
   assert.ok(bodies.every((body) => body.bytes === bodies[0].bytes));
   await snapshot.pack.close();
+});
+
+sharing('should compress a large assembled answer once, on another thread, for every request that asked at once', async () => {
+  const reader = new BodyReader(48 * 1024 * 1024);
+  const identity = Buffer.from(JSON.stringify(Array.from({ length: 40_000 }, (_, i) => ({ i, price: (i * 7919) % 1000 / 7 }))));
+  assert.ok(identity.length > 1024 * 1024);
+  for (const encoding of ['br', 'gzip'] as const) {
+    const asked = Array.from({ length: AT_ONCE }, () => reader.assembled(identity, encoding));
+    assert.ok(asked.every((body) => body instanceof Promise), 'no request compresses it on the event loop');
+    const bodies = await Promise.all(asked);
+    assert.ok(bodies.every((body) => body.bytes === bodies[0].bytes), 'one compression, one buffer');
+    assert.equal(encoding === 'br' ? brotliDecompressSync(bodies[0].bytes) : gunzipSync(bodies[0].bytes), identity);
+    const again = reader.assembled(identity, encoding);
+    assert.ok(!(again instanceof Promise) && again.bytes === bodies[0].bytes, 'then from the cache, at once');
+  }
+  const small = reader.assembled(Buffer.from('{"tier":"pro","data":[]}'), 'br');
+  assert.ok(!(small instanceof Promise), 'a small answer is compressed at once');
 });
 
 sharing.run();

@@ -1,7 +1,17 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { applyShape, diffShape, fieldChanges, type Item } from '../../../build/history/diff.ts';
-import { extendHistory, replay, SHAPES, type History, type States } from '../../../build/history/history.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { brotliDecompressSync } from 'node:zlib';
+import { changesItem } from '../../../build/history/changes-parts.ts';
+import { extendHistory, SHAPES, type BuildRecord, type States } from '../../../build/history/history.ts';
+import { sectionText } from '../../../build/history/sectioned.ts';
+import { readStoredHistory, type Continued, type NextHistory } from '../../../build/history/stored.ts';
+import { historyTexts, writeHistory } from '../../../build/history/write-history.ts';
+import { PackWriter } from '../../../build/pack/pack.ts';
+import { PACK_FILE, type Manifest } from '../../../src/shared/manifest.ts';
 import { seededRandom } from '../../helpers/random.ts';
 
 const diff = suite('what changed between two lists');
@@ -92,31 +102,58 @@ const history = suite('the history a build carries');
 
 const statesOf = (items: Item[]): States => Object.fromEntries(SHAPES.map((shape) => [shape, items])) as unknown as States;
 
-history('should hold each build\'s record against the one before, and fold the oldest into its base past the retention', () => {
+/** Write `next` into a pack of its own, as a build does, and read it back as the next build does. */
+async function storedAndReadBack(next: NextHistory, buildId: string): Promise<Continued> {
+  const dir = mkdtempSync(join(tmpdir(), 'bda-history-'));
+  try {
+    const pack = new PackWriter(join(dir, PACK_FILE), { gzip: 6, brotli: 6 }, null);
+    const texts = historyTexts(next);
+    const parts = await writeHistory(pack, next, texts);
+    await pack.finish();
+    return readStoredHistory(dir, { build_id: buildId, history: parts() } as Manifest)!;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+history('should keep each remembered build\'s changes and each model\'s points, as stored and read back, forgetting the oldest past the retention', async () => {
   const next = seededRandom(7);
   let id = 0;
   const fresh = () => `m${++id}`;
   let list: Item[] = Array.from({ length: 10 }, () => model(fresh()));
-  let carried: History | null = null;
-  const served: { buildId: string; items: Item[] }[] = [];
+  let continued: Continued | null = null;
+  const served: { buildId: string; asOf: string; items: Item[]; record: BuildRecord }[] = [];
   for (let n = 1; n <= 8; n++) {
     const buildId = `2026110${n}T000000Z-0000000${n}`;
-    const { history: h, record } = extendHistory(carried, { buildId, asOf: new Date(Date.UTC(2026, 10, n)), states: statesOf(list) }, 5);
+    const asOf = new Date(Date.UTC(2026, 10, n));
+    const { history: h, record, forgotten } = extendHistory(continued?.history ?? null, { buildId, asOf, states: statesOf(list) }, 5);
     assert.is(record.previous_build_id, served.at(-1)?.buildId ?? null);
-    served.push({ buildId, items: list });
-    carried = JSON.parse(JSON.stringify(h)) as History; // as stored and read back
-    assert.is(carried.builds.length, Math.min(n, 5));
-    assert.is(carried.base.build_id, n > 5 ? served[n - 6]!.buildId : null);
-    // Replaying the history gives each remembered build's lists exactly.
-    const replayed = [...replay(carried)];
-    replayed.forEach(({ record: r, states }, i) => {
-      const expected = served[served.length - replayed.length + i]!;
-      assert.is(r.build_id, expected.buildId);
-      assert.equal(states.free, expected.items);
+    served.push({ buildId, asOf: asOf.toISOString(), items: list, record });
+    continued = await storedAndReadBack({ history: h, record, carried: continued?.changes.slice(forgotten) ?? [] }, buildId);
+    const remembered = served.slice(-5);
+    assert.equal(continued.history.builds.map((b) => b.build_id), remembered.map((b) => b.buildId));
+    assert.is(continued.history.before, n > 5 ? served[n - 6]!.buildId : null);
+    assert.equal(continued.history.latest.free, list);
+    // Each remembered build's changes, exactly as that build recorded them.
+    continued.changes.forEach(({ compressed, sections }, i) => {
+      const text = brotliDecompressSync(compressed);
+      for (const shape of SHAPES)
+        assert.equal(JSON.parse(sectionText(text, sections[shape]!)), changesItem(remembered[i]!.record, shape));
     });
+    // A model's points: the remembered builds at which its item differed from the one before, with the item then.
+    for (const item of list) {
+      const points = remembered.flatMap((build) => {
+        const at = served.indexOf(build);
+        const now = build.items.find((m) => m.id === item.id);
+        const before = at > 0 ? served[at - 1]!.items.find((m) => m.id === item.id) : undefined;
+        const moved = now && JSON.stringify(now) !== JSON.stringify(before);
+        return moved ? [{ build_id: build.buildId, data_as_of: build.asOf, model: now }] : [];
+      });
+      assert.equal(continued.history.models.medium.get(item.id), { id: item.id, slug: item.slug, name: item.name, points });
+    }
     list = mutate(list, next, fresh).items;
   }
-  assert.is(carried!.builds[0]!.previous_build_id, served[2]!.buildId, 'the oldest remembered build still names the one before it');
+  assert.is(continued!.history.builds[0]!.previous_build_id, served[2]!.buildId, 'the oldest remembered build still names the one before it');
 });
 
 history.run();

@@ -27,15 +27,18 @@ pool('should give back gzip and brotli variants that inflate to the body, each o
   }
 });
 
-pool('should gzip a fragment alone, byte for byte what zlib makes on this thread, owning exactly its bytes', async () => {
+pool('should gzip or brotli a fragment alone, byte for byte what zlib makes on this thread, owning exactly its bytes', async () => {
   const compressor = new CompressPool({ gzip: 6, brotli: 6 }, 2);
   try {
     for (const items of [1, 20_000]) {
       const fragment = bodyOf(items);
       // Handed over as the build hands it: a buffer that owns its memory moves to the worker.
-      const gz = await compressor.gzip(Buffer.from(fragment));
+      const gz = await compressor.only(Buffer.from(fragment), 'gzip');
       assert.equal(gz, gzipSync(fragment, { level: 6 }), `gzip of ${fragment.length} bytes`);
       assert.is(gz.buffer.byteLength, gz.length, `a ${gz.length}-byte gzip holds ${gz.buffer.byteLength} bytes`);
+      const br = await compressor.only(Buffer.from(fragment), 'br');
+      assert.equal(brotliDecompressSync(br), Buffer.from(fragment), `brotli of ${fragment.length} bytes`);
+      assert.is(br.buffer.byteLength, br.length);
     }
   } finally {
     await compressor.close();
