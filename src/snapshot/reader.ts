@@ -82,6 +82,13 @@ export class BodyReader {
   private readonly inflating = new Map<string, Promise<Buffer>>();
   /** Bodies assembled at request time, with their content hash. */
   private readonly assemblies: LRUCache<string, { identity: Buffer; hash: string }>;
+  /**
+   * The content hash of every answer assembled lately, kept longer than its identity bytes: an
+   * answer whose bytes left `assemblies` is still sent from its compressed variant in the cache.
+   * A model's history at 30 builds of the sample is 45 KB, 14 MB for all 320, while the bench's
+   * whole cache is 16 MiB.
+   */
+  private readonly assemblyHashes = new LRUCache<string, string>({ max: 100_000 });
   private hits = 0;
   private misses = 0;
 
@@ -225,9 +232,13 @@ export class BodyReader {
   ): Eventually<Body> {
     const assembly = this.assemblies.get(assemblyId);
     if (assembly) return this.assembled(assembly.identity, encoding, assembly.hash);
+    const hash = this.assemblyHashes.get(assemblyId);
+    const cached = hash && this.cache.get(`${hash}.${encoding}`);
+    if (cached) return { bytes: cached, encoding, etag: etagOf(hash, encoding) };
     const assembling = shared(this.assembling, assemblyId, () =>
       make().then((made) => {
         this.assemblies.set(assemblyId, made);
+        this.assemblyHashes.set(assemblyId, made.hash);
         return made;
       }),
     );
@@ -262,20 +273,15 @@ export class BodyReader {
 
   /**
    * One text of a part of the history, checked, the part decompressed (it is stored
-   * brotli-compressed), the text copied out and cached; not the whole part, which for a build's
-   * changes in every list holds ten times what one answer reads.
+   * brotli-compressed) on libuv's threads. Not cached: the answers joined from it are, and the
+   * part of a build's changes in every list holds ten times what one answer reads.
    */
-  private sectionBytes(snapshot: Snapshot, { part, section, what }: StoredSection): Promise<Buffer> {
-    const sectionId = `section ${snapshot.buildId} ${part.span[0]} ${section}`;
-    const cached = this.cache.get(sectionId);
-    if (cached) return Promise.resolve(cached);
-    return shared(this.inflating, sectionId, async () => {
-      const whole = await brotliDecompressAsync(await snapshot.read(part.span, what));
-      const [offset, length] = part.sections[section]!;
-      const bytes = Buffer.from(whole.subarray(offset, offset + length));
-      this.cache.set(sectionId, bytes);
-      return bytes;
-    });
+  private async sectionBytes(snapshot: Snapshot, { part, section, what }: StoredSection): Promise<Buffer> {
+    const whole = await shared(this.inflating, `part ${snapshot.buildId} ${part.span[0]}`, async () =>
+      brotliDecompressAsync(await snapshot.read(part.span, what)),
+    );
+    const [offset, length] = part.sections[section]!;
+    return whole.subarray(offset, offset + length);
   }
 
   cacheStats(): { hits: number; misses: number; bytes: number } {

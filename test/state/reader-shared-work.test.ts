@@ -51,6 +51,22 @@ sharing('should read a stored body once for every request that missed it at once
   await snapshot.pack.close();
 });
 
+sharing('should send an assembled answer whose bytes left the cache from its compressed variant, not assemble it again', async () => {
+  const { snapshot, reads } = await countedSnapshot();
+  const name = Object.keys(snapshot.manifest.fragments)[0];
+  const { bytes, etag } = await new BodyReader(48 * 1024 * 1024).measurements(snapshot, name, '2026-10-01', 'br');
+  // Room for the compressed answer, not for its identity bytes (a quarter of the cache) nor the records.
+  const reader = new BodyReader(2 * bytes.length);
+  const before = reads();
+  const first = await reader.measurements(snapshot, name, '2026-10-01', 'br');
+  assert.is(reads() - before, 2, 'assembled once: the index and the records read');
+  const again = reader.measurements(snapshot, name, '2026-10-01', 'br');
+  assert.ok(!(again instanceof Promise), 'at once');
+  assert.is(reads() - before, 2, 'nothing read again');
+  assert.ok(again.bytes === first.bytes && again.etag === etag);
+  await snapshot.pack.close();
+});
+
 sharing('should compress a large assembled answer once, on another thread, for every request that asked at once', async () => {
   const reader = new BodyReader(48 * 1024 * 1024);
   const identity = Buffer.from(JSON.stringify(Array.from({ length: 40_000 }, (_, i) => ({ i, price: (i * 7919) % 1000 / 7 }))));
