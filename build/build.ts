@@ -7,7 +7,14 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fsyncDir } from '../src/shared/state-files.ts';
-import { manifestText, MANIFEST_FILE, MANIFEST_FORMAT, PACK_FILE, type Manifest } from '../src/shared/manifest.ts';
+import {
+  historyPartsBytes,
+  manifestText,
+  MANIFEST_FILE,
+  MANIFEST_FORMAT,
+  PACK_FILE,
+  type Manifest,
+} from '../src/shared/manifest.ts';
 import { corruptionSummary, verifyBuildSync } from '../src/shared/verify-build.ts';
 import { produceBodies } from './shape/bodies.ts';
 import { builtRouteIds } from './shape/route-builders.ts';
@@ -22,7 +29,7 @@ import { inputDigest } from './input-digest.ts';
 import { shapingContext } from './shaping-context.ts';
 import { nextHistory } from './history/stored.ts';
 import { historyBodies } from './history/changes-parts.ts';
-import { historyPartsBytes, historyTexts, writeHistory } from './history/write-history.ts';
+import { historyTexts, writeHistory } from './history/write-history.ts';
 import { changeCounts, changeSummary } from './history/summary.ts';
 import {
   findIdenticalBuild,

@@ -65,13 +65,3 @@ export async function writeHistory(
     models: Object.fromEntries(models.map(([slug, part]) => [slug, part()])),
   });
 }
-
-/** Bytes of the pack the history's parts take. */
-export function historyPartsBytes(parts: HistoryParts): number {
-  const spans = [
-    parts.state,
-    ...parts.changes.map((part) => part.span),
-    ...Object.values(parts.models).map((p) => p.span),
-  ];
-  return spans.reduce((sum, [, length]) => sum + length, 0);
-}

@@ -15,6 +15,7 @@ import { createKey } from '../../src/keys/changes.ts';
 import { bundle } from '../bundle.ts';
 import { DEFAULT_OPTIONS, generateSample } from '../generate-sample.ts';
 import { readCurrentManifest } from '../../build/pack/snapshot-dir.ts';
+import { writeBenchmarksMarkdown } from './markdown.ts';
 import { startServer, stop } from './processes.ts';
 import { writeHistoryResults, type HistoryDay, type HistoryRow } from './results.ts';
 import { roundRatio, runRounds, type Contender } from './rounds.ts';
@@ -115,6 +116,7 @@ export async function history(options: HistoryOptions): Promise<void> {
       `${mb(last.packBytes)} MB (history ${mb(last.historyBytes)} MB of ${builds.length} builds: ` +
       `${((100 * last.historyBytes) / (last.packBytes - last.historyBytes)).toFixed(1)}% of the rest)`,
   );
-  console.log('wrote bench/history.json');
+  writeBenchmarksMarkdown();
+  console.log('wrote bench/history.json and BENCHMARKS.md');
   rmSync(work, { recursive: true, force: true });
 }

@@ -5,6 +5,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  historyOf,
+  historyPartsBytes,
   indexFile,
   MANIFEST_FILE,
   PACK_FILE,
@@ -21,7 +23,7 @@ export interface RouteBytes {
   identityBytes: number;
   gzipBytes: number;
   brBytes: number;
-  /** The route's gzip-compressed measurement fragments (records and their index). */
+  /** The route's compressed fragments: measurement records and their index; the history's parts. */
   fragmentBytes: number;
 }
 
@@ -59,6 +61,9 @@ export function readPackSizes(snapshotDir: string): PackSizes {
   }
   for (const [key, { data, index }] of Object.entries(manifest.fragments))
     routeBytes(routeOf(key)).fragmentBytes += data[1] + index[1];
+  // The history's parts (brotli-compressed), which the changes and model history routes are joined from.
+  const history = historyOf(manifest);
+  if (history) routeBytes('history').fragmentBytes += historyPartsBytes(history);
   const routes = [...byRoute.values()].sort(
     (a, b) => b.gzipBytes + b.brBytes + b.fragmentBytes - (a.gzipBytes + a.brBytes + a.fragmentBytes),
   );

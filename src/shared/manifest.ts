@@ -117,6 +117,16 @@ export function historyOf(manifest: Manifest): HistoryParts | null {
   return history && !Array.isArray(history) && history.format === HISTORY_FORMAT ? history : null;
 }
 
+/** Bytes of the pack the history's parts take. */
+export function historyPartsBytes(parts: HistoryParts): number {
+  const spans = [
+    parts.state,
+    ...parts.changes.map((part) => part.span),
+    ...Object.values(parts.models).map((p) => p.span),
+  ];
+  return spans.reduce((sum, [, length]) => sum + length, 0);
+}
+
 const SEAL = /,"manifest_sum":"([A-Za-z0-9_-]{22})"\}$/;
 
 /** A manifest's text as the build writes it: its JSON with, last, the checksum of the text before. */
