@@ -86,7 +86,8 @@ function setField(item: Record<string, unknown>, field: string, value: unknown):
 }
 
 /**
- * `before` with `changes` applied: what `after` was, item for item, in `after`'s order. The
+ * `before` with `changes` applied (what a client of `GET /api/v2/changes` does, and what the
+ * tests hold the diff to): what `after` was, item for item, in `after`'s order. The
  * newer build's order is that of its list: models kept keep their place relative to each other,
  * and added ones are placed where `order` (the newer list's ids) puts them.
  */
