@@ -11,7 +11,6 @@
  * wherever its item in a Pro list changed. Past `retention` builds the oldest are forgotten,
  * with the points they made. Pure: the build calls it, and so do its tests.
  */
-import { HISTORY_FORMAT } from '../../src/shared/manifest.ts';
 import { PROMPT_TYPES } from '../../src/shared/routes.ts';
 import { freeLanguageModel, proLanguageModel } from '../shape/language.ts';
 import type { BuildContext } from '../shape/route-builder.ts';
@@ -19,12 +18,10 @@ import { diffShape, type Item, type ShapeChanges } from './diff.ts';
 import { nextModelHistories, type ModelHistories } from './model-history.ts';
 import { SHAPES, type BuildEntry, type BuildRecord, type ShapeName, type States } from './shapes.ts';
 
-export { HISTORY_FORMAT } from '../../src/shared/manifest.ts';
-
 export { SHAPES, type BuildEntry, type BuildRecord, type ShapeName, type States } from './shapes.ts';
 
+/** The history a build carries; its format is the manifest's (src/shared/manifest.ts, HISTORY_FORMAT). */
 export interface History {
-  format: number;
   /** The build before the oldest remembered (null where the history starts). */
   before: string | null;
   /** Oldest first; the last is the build that carries this history. */
@@ -70,7 +67,6 @@ export function extendHistory(
   const forgotten = Math.max(0, builds.length - Math.max(1, retention));
   const gone = builds.splice(0, forgotten);
   const history: History = {
-    format: HISTORY_FORMAT,
     before: gone.at(-1)?.build_id ?? previous?.before ?? null,
     builds,
     latest: build.states,

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { brotliDecompressSync } from 'node:zlib';
 import {
   checksumOf,
+  HISTORY_FORMAT,
   historyOf,
   PACK_FILE,
   storedPart,
@@ -25,7 +26,7 @@ import {
 import { PROMPT_TYPES, type PromptType } from '../../src/shared/routes.ts';
 import type { BuildContext } from '../shape/route-builder.ts';
 import { changesItem } from './changes-parts.ts';
-import { extendHistory, HISTORY_FORMAT, servedStates, SHAPES, type BuildRecord, type History } from './history.ts';
+import { extendHistory, servedStates, SHAPES, type BuildRecord, type History } from './history.ts';
 import type { ModelHistories, ModelHistory } from './model-history.ts';
 import { sectioned, sectionText, type Sectioned } from './sectioned.ts';
 
@@ -110,8 +111,6 @@ export function readStoredHistory(dir: string, manifest: Manifest): Continued | 
   const reader = new PartReader(dir, manifest.build_id);
   try {
     const state = JSON.parse(reader.text(parts.state, storedPart.history()).toString('utf8')) as StoredState;
-    if (state.format !== HISTORY_FORMAT)
-      throw new Error(`the history of build ${manifest.build_id} is of format ${state.format}, not ${HISTORY_FORMAT}`);
     const models = Object.fromEntries(PROMPT_TYPES.map((type) => [type, new Map()])) as ModelHistories;
     for (const [slug, part] of Object.entries(parts.models)) {
       const text = reader.text(part.span, storedPart.modelHistory(slug));

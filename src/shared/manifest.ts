@@ -114,7 +114,7 @@ export interface Manifest {
 /** The build's history, or null when it carries none of the format this code reads. */
 export function historyOf(manifest: Manifest): HistoryParts | null {
   const history = manifest.history;
-  return history && !Array.isArray(history) && history.format === HISTORY_FORMAT ? history : null;
+  return history?.format === HISTORY_FORMAT ? history : null;
 }
 
 /** Bytes of the pack the history's parts take. */

@@ -174,10 +174,10 @@ export class BodyReader {
    * one off the event loop, however many requests ask for it at once), cached.
    */
   assembled(identity: Buffer, encoding: Encoding, hash = contentHash(identity)): Eventually<Body> {
+    const cached = this.cachedVariant(hash, encoding);
+    if (cached) return cached;
     const variant = `${hash}.${encoding}`;
     const etag = etagOf(hash, encoding);
-    const cached = this.cache.get(variant);
-    if (cached) return { bytes: cached, encoding, etag };
     if (encoding === 'identity' || identity.length <= COMPRESS_AT_ONCE_BYTES) {
       const bytes = compressNow(identity, encoding);
       this.cache.set(variant, bytes);
@@ -224,6 +224,12 @@ export class BodyReader {
     });
   }
 
+  /** An assembled answer's variant, when the cache holds it. */
+  private cachedVariant(hash: string, encoding: Encoding): Body | undefined {
+    const bytes = this.cache.get(`${hash}.${encoding}`);
+    return bytes && { bytes, encoding, etag: etagOf(hash, encoding) };
+  }
+
   /** An assembled answer from the cache, else made once however many requests ask at once, then cached. */
   private assembledOnce(
     assemblyId: string,
@@ -233,8 +239,8 @@ export class BodyReader {
     const assembly = this.assemblies.get(assemblyId);
     if (assembly) return this.assembled(assembly.identity, encoding, assembly.hash);
     const hash = this.assemblyHashes.get(assemblyId);
-    const cached = hash && this.cache.get(`${hash}.${encoding}`);
-    if (cached) return { bytes: cached, encoding, etag: etagOf(hash, encoding) };
+    const cached = hash && this.cachedVariant(hash, encoding);
+    if (cached) return cached;
     const assembling = shared(this.assembling, assemblyId, () =>
       make().then((made) => {
         this.assemblies.set(assemblyId, made);
