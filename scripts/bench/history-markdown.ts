@@ -1,4 +1,5 @@
 /** BENCHMARKS.md's section on the history of builds, from bench/history.json (`npm run bench -- --history`). */
+import { tableRow } from './markdown-table.ts';
 import type { HistoryDay, HistoryResults } from './results.ts';
 
 /** A model's history and the changes are held to the model detail route's p99, loaded in the same rounds. */
@@ -6,11 +7,12 @@ export const HISTORY_P99_TARGET = 1.1;
 /** A month of daily builds adds at most this share to the pack. */
 export const HISTORY_PACK_TARGET = 0.1;
 
-const tableRow = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
-const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
+export const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
 /** The history's bytes over the rest of the pack. */
 const share = (day: HistoryDay) => day.historyBytes / (day.packBytes - day.historyBytes);
 const percent = (n: number) => `${(100 * n).toFixed(1)}%`;
+/** The history's share of a day's pack, for the log and the table. */
+export const historyShare = (day: HistoryDay) => percent(share(day));
 const met = (ok: boolean) => (ok ? 'met' : '**missed**');
 
 export function historyMarkdown({ date, builds, days, rows }: HistoryResults): string {
@@ -28,9 +30,7 @@ export function historyMarkdown({ date, builds, days, rows }: HistoryResults): s
     '',
     tableRow(['Day', 'Build s', 'Pack MB', 'History MB', 'History / rest of the pack']),
     tableRow(['---:', '---:', '---:', '---:', '---:']),
-    ...shown.map((day) =>
-      tableRow([day.day, day.seconds, mb(day.packBytes), mb(day.historyBytes), percent(share(day))]),
-    ),
+    ...shown.map((day) => tableRow([day.day, day.seconds, mb(day.packBytes), mb(day.historyBytes), historyShare(day)])),
     '',
     tableRow(['Route', 'c', 'rps', 'p50 ms', 'p99 ms', 'p99 / detail']),
     tableRow(['---', '---:', '---:', '---:', '---:', '---:']),

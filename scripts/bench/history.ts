@@ -15,6 +15,7 @@ import { createKey } from '../../src/keys/changes.ts';
 import { bundle } from '../bundle.ts';
 import { DEFAULT_OPTIONS, generateSample } from '../generate-sample.ts';
 import { readCurrentManifest } from '../../build/pack/snapshot-dir.ts';
+import { historyMarkdown, historyShare, mb } from './history-markdown.ts';
 import { writeBenchmarksMarkdown } from './markdown.ts';
 import { startServer, stop } from './processes.ts';
 import { writeHistoryResults, type HistoryDay, type HistoryRow } from './results.ts';
@@ -29,7 +30,6 @@ export interface HistoryOptions {
 }
 
 const local = (port: number) => `http://127.0.0.1:${port}`;
-const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
 
 /** Build the sample's days 0 to `days` into one snapshot folder, a day at a time; each day's figures. */
 async function buildDays(work: string, days: number): Promise<{ snapshot: string; days: HistoryDay[] }> {
@@ -46,10 +46,9 @@ async function buildDays(work: string, days: number): Promise<{ snapshot: string
     });
     const row = { day, seconds: built.seconds, packBytes: built.packBytes, historyBytes: built.historyBytes };
     rows.push(row);
-    const share = (100 * row.historyBytes) / (row.packBytes - row.historyBytes);
     console.log(
       `day ${day}: built in ${row.seconds} s, pack ${mb(row.packBytes)} MB, ` +
-        `history ${mb(row.historyBytes)} MB (${share.toFixed(1)}% of the rest)`,
+        `history ${mb(row.historyBytes)} MB (${historyShare(row)} of the rest)`,
     );
   }
   return { snapshot, days: rows };
@@ -102,21 +101,10 @@ export async function history(options: HistoryOptions): Promise<void> {
     }
   }
   await stop(server.child);
-  writeHistoryResults({ date: new Date().toISOString(), builds: builds.length, days, rows });
-  console.log('\n| route | c | rps | p50 ms | p99 ms | p99 / detail |\n|---|---|---|---|---|---|');
-  for (const r of rows)
-    console.log(
-      `| ${r.route} | ${r.connections} | ${r.rps.toFixed(0)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ` +
-        `${r.p99VsDetail.toFixed(2)} |`,
-    );
-  const first = days[0]!;
-  const last = days.at(-1)!;
-  console.log(
-    `\npack: day 0 ${mb(first.packBytes)} MB (history ${mb(first.historyBytes)} MB), day ${last.day} ` +
-      `${mb(last.packBytes)} MB (history ${mb(last.historyBytes)} MB of ${builds.length} builds: ` +
-      `${((100 * last.historyBytes) / (last.packBytes - last.historyBytes)).toFixed(1)}% of the rest)`,
-  );
+  const results = { date: new Date().toISOString(), builds: builds.length, days, rows };
+  writeHistoryResults(results);
   writeBenchmarksMarkdown();
+  console.log(`\n${historyMarkdown(results)}`);
   console.log('wrote bench/history.json and BENCHMARKS.md');
   rmSync(work, { recursive: true, force: true });
 }

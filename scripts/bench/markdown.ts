@@ -14,6 +14,7 @@ import {
   type ScaleResults,
 } from './results.ts';
 import { historyMarkdown } from './history-markdown.ts';
+import { tableRow } from './markdown-table.ts';
 import { countingSeconds } from './counting-cost.ts';
 import { checkTargets, countingCostFigure } from './targets.ts';
 import { exists } from './tools.ts';
@@ -35,9 +36,6 @@ export function writeBenchmarksMarkdown(): void {
   if (exists(analysis)) parts.push(readFileSync(analysis, 'utf8'));
   writeFileSync(join(ROOT, 'BENCHMARKS.md'), parts.join('\n'));
 }
-
-/** One row of a markdown table. */
-const tableRow = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
 
 function scaleMarkdown({ date, rows }: ScaleResults): string {
   const base = rows[0];
