@@ -43,7 +43,9 @@ export const KEYS_FLAGS = {
   }),
   critpt: switchFlag('create: approve CritPt grading'),
   force: switchFlag('create, grant: grant a provider the served snapshot lacks, with a warning'),
-  name: optionalText('NAME', 'admin-token create: whose token it is'),
+  name: optionalText('NAME', 'create: a label for the key (what it is for); admin-token create: whose token it is'),
+  expires: optionalText('DATE', 'create: when the key stops working, like 2027-01-31T00:00:00Z (default: never)'),
+  overlap: optionalText('DURATION', 'regenerate: how long the old value keeps working, like 24h (default: not at all)'),
   limit: optionalText('N', 'audit: how many entries (default 20, at most 1000)'),
 } satisfies FlagTable;
 

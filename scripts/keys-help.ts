@@ -8,13 +8,22 @@ export const USAGE = `usage: npm run -s keys -- <command> [--state DIR] [--store
 commands:
   create --tier free|pro|commercial --org ORG [--user USER] [--scope user|org]
          [--quota N] [--grant PROVIDER_SLUG]... [--critpt] [--force]
+         [--name NAME] [--expires DATE]
                           issue a key and print it once (scope defaults to user when
                           --user is given, else org; --quota and --grant are for
-                          commercial keys)
-  list                    one line per key (never the key itself); --json for every field
+                          commercial keys; --name labels it, --expires ends it then)
+  list                    one line per key (never the key itself): its label, its first
+                          eight and last four characters, state, expiry and last use (at
+                          most a minute stale); --json for every field
   revoke ID               stop a key at once
-  regenerate ID           replace a key's value, keeping its id, quota scope and grants;
-                          prints the new key once
+  regenerate ID [--overlap DURATION]
+                          replace a key's value, keeping its id, quota scope and grants;
+                          prints the new key once; the old value stops at once, or keeps
+                          working for the overlap (24h, 90m, 7d) so clients can roll over
+  rename ID NAME|none     label a key, or take its label off
+  expire ID DATE|never    set when a key stops working (a date-time with its offset, like
+                          2027-01-31T00:00:00Z), or make it never expire; an expired key
+                          given a later date works again
   grant ID PROVIDER_SLUG [--force]
                           let a commercial key read one provider's measurements; the
                           provider must be in the served snapshot (--force: warn and grant)

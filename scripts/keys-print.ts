@@ -5,6 +5,7 @@
 import { publicRecord, type IssuedKey, type PublicKeyRecord } from '../src/keys/record.ts';
 import type { KeyRecord } from '../src/state/key-record.ts';
 import type { ScopeUsage } from '../src/key-admin/usage.ts';
+import type { KeyView } from '../src/key-admin/key-view.ts';
 import type { CommandOutput as Output } from '../src/shared/command-output.ts';
 
 /** Where the command writes: `out` is what a script captures (a key, JSON), `err` the notes. */
@@ -42,10 +43,22 @@ function columns(rows: readonly (readonly string[])[]): string {
   return rows.map((row) => row.map((cell, c) => (c === last ? cell : cell.padEnd(widths[c]))).join('  ')).join('\n');
 }
 
-/** One line per key; grants as a count (a key may hold dozens; `list --json` names them). */
-export function keyTable(records: readonly PublicKeyRecord[]): string {
-  const rows = records.map((r) => [
+/** What is kept of a key's value, as it shows (`bdk_AbCd…wxyz`); `-` for a key issued before it was kept. */
+export function valueHint(r: { prefix: string | null; last4: string | null }): string {
+  return r.prefix === null || r.last4 === null ? '-' : `${r.prefix}…${r.last4}`;
+}
+
+const HEADINGS = ['id', 'name', 'value', 'tier', 'org', 'user', 'scope', 'quota', 'grants', 'critpt', 'status'];
+
+/**
+ * One line per key; grants as a count (a key may hold dozens; `list --json` names them). A
+ * replaced value still working shows in the status, with the end of its overlap.
+ */
+export function keyTable(views: readonly KeyView[]): string {
+  const rows = views.map((r) => [
     r.id,
+    r.name ?? '-',
+    valueHint(r),
     r.tier,
     r.org,
     r.user ?? '-',
@@ -53,10 +66,12 @@ export function keyTable(records: readonly PublicKeyRecord[]): string {
     r.quota === null ? '-' : String(r.quota),
     String(r.grants.length),
     r.critpt ? 'yes' : 'no',
-    r.revoked_at === null ? 'active' : 'revoked',
+    r.previous && r.state === 'active' ? `active, old value until ${r.previous.until}` : r.state,
+    r.expires_at ?? '-',
+    r.last_used_at ?? '-',
     r.created_at,
   ]);
-  return columns([['id', 'tier', 'org', 'user', 'scope', 'quota', 'grants', 'critpt', 'status', 'created'], ...rows]);
+  return columns([[...HEADINGS, 'expires', 'last_used', 'created'], ...rows]);
 }
 
 export function usageTable(rows: readonly ScopeUsage[]): string {

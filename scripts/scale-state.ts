@@ -46,6 +46,11 @@ function scaleRecords(n: number): KeyRecord[] {
       critpt: tier === 'commercial',
       created_at: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
       revoked_at: i % 10 === 9 ? new Date(Date.UTC(2026, 5, 1) + i * 1000).toISOString() : null,
+      name: i % 5 === 0 ? `integration ${i}` : null,
+      expires_at: null,
+      prefix: null,
+      last4: null,
+      previous: null,
     });
   }
   return keys;

@@ -34,7 +34,7 @@ import type { Step } from './lib/idle-work.ts';
 import { TurnEnd } from './lib/turn-end.ts';
 import { operationalAnswers } from './operational.ts';
 import { HttpError } from './http/error.ts';
-import { admitKey, authenticate, invalidKey } from './policy.ts';
+import { admitKey, authenticate, endedKey, invalidKey } from './policy.ts';
 import { DURABLE_NOW, type QuotaCounter } from './state/quota-counter.ts';
 import { JournalUnavailable, KeyChanged } from './state/errors.ts';
 import { dataLimit, quotaScope } from './quota/scopes.ts';
@@ -45,6 +45,8 @@ export interface AppParts {
   options: ServerOptions;
   clock: Clock;
   keys: KeyLookup;
+  /** Told of every request a key authenticates (src/keys/last-used.ts). */
+  lastUsed: { note(id: string): void };
   quota: QuotaCounter;
   /** The CritPt route's grader (built by start, so a test can give another). */
   grader: Grader;
@@ -125,9 +127,10 @@ export class App {
       validateQuery(plan);
       return this.operational[route.answer]!(exchange, plan);
     }
-    return whenReady(authenticate(req.headers['x-api-key'], this.parts.keys), (key) =>
-      this.answerKey(exchange, plan, key, 1),
-    );
+    return whenReady(authenticate(req.headers['x-api-key'], this.parts.keys, this.parts.clock), (key) => {
+      this.parts.lastUsed.note(key.id);
+      return this.answerKey(exchange, plan, key, 1);
+    });
   }
 
   /**
@@ -144,16 +147,17 @@ export class App {
       exchange.route!.answer === 'critpt' ? this.grade(exchange, plan, key) : this.serveData(exchange, plan, key);
     return recover(answer, (error) => {
       if (!(error instanceof KeyChanged)) throw error;
-      if (!error.record) {
+      const refusal = error.record ? endedKey(error.record, this.parts.clock) : invalidKey();
+      if (refusal) {
         exchange.key = undefined;
         exchange.quota = undefined;
-        throw invalidKey();
+        throw refusal;
       }
       if (decision >= MAX_DECISIONS)
         throw new HttpError(503, 'The API key changed while this request was answered; retry', {
           headers: { 'Retry-After': 1 },
         });
-      return this.answerKey(exchange, plan, error.record, decision + 1);
+      return this.answerKey(exchange, plan, error.record!, decision + 1);
     });
   }
 

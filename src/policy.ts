@@ -5,7 +5,8 @@
  */
 import { HttpError } from './http/error.ts';
 import { whenReady, type Eventually } from './lib/eventually.ts';
-import type { KeyLookup, KeyRecord } from './state/key-record.ts';
+import { isReplacedValue, type KeyLookup, type KeyRecord } from './state/key-record.ts';
+import type { Clock } from './lib/clock.ts';
 import { lowestTier, type Route, type Tier } from './shared/routes.ts';
 
 const TIER_NAMES: Record<Tier, string> = { free: 'Free', pro: 'Pro', commercial: 'Commercial' };
@@ -15,13 +16,52 @@ const TIER_NAMES: Record<Tier, string> = { free: 'Free', pro: 'Pro', commercial:
  * from a shared store. 401 when there is none, or it is not an active key (a header sent twice
  * arrives as a list and is never a key).
  */
-export function authenticate(presented: string | string[] | undefined, keys: KeyLookup): Eventually<KeyRecord> {
+export function authenticate(
+  presented: string | string[] | undefined,
+  keys: KeyLookup,
+  clock: Clock,
+): Eventually<KeyRecord> {
   if (presented === undefined || presented === '')
     throw new HttpError(401, 'API key is required', { details: { header: 'x-api-key' } });
-  return whenReady(typeof presented === 'string' ? keys.lookup(presented) : undefined, (key) => {
-    if (!key) throw invalidKey();
-    return key;
+  if (typeof presented !== 'string') throw invalidKey();
+  return whenReady(keys.lookup(presented), (key) => {
+    // Decided at each request by its clock, not when the store is read: a key that expires, or a
+    // replaced value whose overlap ends, fails at its next request on every server at once.
+    const ended = key && endedKey(key, clock);
+    if (!ended || !keys.lookupAgain) return working(key, clock);
+    return whenReady(keys.lookupAgain(presented), (now) => working(now, clock));
   });
+}
+
+/** A record found that still works now, else the 401 that says why not. */
+function working(key: KeyRecord | undefined, clock: Clock): KeyRecord {
+  if (!key) throw invalidKey();
+  const ended = endedKey(key, clock);
+  if (ended) throw ended;
+  return key;
+}
+
+/** The 401 of a key past its expiry, or of a replaced value past its overlap; null for a key that works. */
+export function endedKey(key: KeyRecord, clock: Clock): HttpError | null {
+  if (key.expires_at === null && key.previous === null) return null; // most keys: no clock read
+  const now = clock.now();
+  if (key.expires_at !== null && now >= Date.parse(key.expires_at))
+    return new HttpError(401, 'API key expired', {
+      details: {
+        header: 'x-api-key',
+        expired_at: key.expires_at,
+        reason: 'the key expired; ask the operator for another',
+      },
+    });
+  if (isReplacedValue(key) && now >= Date.parse(key.previous!.until))
+    return new HttpError(401, 'API key replaced', {
+      details: {
+        header: 'x-api-key',
+        replaced_at: key.previous!.until,
+        reason: "the key was regenerated and this value's overlap has ended; use the new value",
+      },
+    });
+  return null;
 }
 
 /** The 401 of a key that is not (or no longer) an active key. */

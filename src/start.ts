@@ -42,6 +42,8 @@ export interface StartHooks {
   capTimes?: Partial<CapTimes>;
   /** How often the Redis probe runs (default once a second; tests shorten it). */
   redisProbeMs?: number;
+  /** How often the keys' last-used times are written (default twice a minute; tests shorten it). */
+  lastUsedFlushMs?: number;
   /**
    * The quota counter the app and the grader use, made from the state folder's quota (default:
    * that quota itself; not used with Redis).
@@ -192,6 +194,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     options,
     clock,
     keys: store.keys,
+    lastUsed: store.lastUsed,
     quota: counter,
     grader,
     snapshots,
@@ -211,7 +214,15 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     // A burst as large as the caps let in waits in the kernel's queue: past node's 511, a
     // thousand connections at once had hundreds of SYNs dropped and sent again a second later.
     listening = await listenAt(server, options.port, options.host, Math.max(511, caps.total + caps.refusing));
-    admin = await startAdmin(options, { clock, quota: counter, snapshots, log, logError, connections });
+    admin = await startAdmin(options, {
+      clock,
+      quota: counter,
+      snapshots,
+      log,
+      logError,
+      connections,
+      lastUsed: store.lastUsed,
+    });
   } catch (error) {
     // The watch, the poll and the journal's fsync timer would keep a process that cannot serve alive.
     if (server.listening) server.close();
@@ -222,6 +233,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     throw error;
   }
   idle.add(app.warmSteps());
+  store.lastUsed.start(hooks.lastUsedFlushMs);
 
   let closing: Promise<void> | null = null;
   const close = () =>
@@ -234,6 +246,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
         clearTimeout(force);
         accessLog?.flush();
         await adminClosed;
+        await store.lastUsed.flush();
         store.close();
         resolve();
       });

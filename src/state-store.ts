@@ -18,6 +18,7 @@ import { PROBE_INTERVAL_MS, readEvictionPolicy, RedisHealth } from './redis/heal
 import { SentinelWatch } from './redis/sentinel-watch.ts';
 import { Refusals } from './redis/refusals.ts';
 import { RedisKeys } from './keys/redis-keys.ts';
+import { fileLastUsed, LastUsed, redisLastUsed } from './keys/last-used.ts';
 import { RedisQuota } from './quota/redis-quota.ts';
 import { limitsRecord, LIMITS_REDIS_KEY, recordLimitsFile } from './quota/recorded-limits.ts';
 import type { QuotaLimits } from './quota/scopes.ts';
@@ -28,6 +29,8 @@ import { errorCode } from './lib/error-code.ts';
 
 export interface StateStore {
   keys: KeyLookup;
+  /** When each key was last used, noted per request and written twice a minute (src/keys/last-used.ts). */
+  lastUsed: LastUsed;
   quota: QuotaCounter;
   /** The state folder's quota (null with Redis): tests reach into it, the file store closes it. */
   fileQuota: FileQuota | null;
@@ -123,8 +126,10 @@ function openHeldFolder(
     keys.close();
     throw error;
   }
+  const lastUsed = new LastUsed(fileLastUsed(stateDir), clock, logError);
   return {
     keys,
+    lastUsed,
     quota: fileQuota,
     fileQuota,
     problem: () => {
@@ -132,6 +137,7 @@ function openHeldFolder(
       return stateProblem(stateDir) ?? fileQuota.problem();
     },
     close: () => {
+      lastUsed.stop();
       keys.close();
       fileQuota.close();
       release();
@@ -197,12 +203,15 @@ async function openRedisStore(
     void recordLimits();
   };
   await health.start();
+  const lastUsed = new LastUsed(redisLastUsed(client), clock, logError);
   return {
     keys,
+    lastUsed,
     quota: new RedisQuota(client, { clock, leaseMs, keyCheck: keys, watch: refusals }),
     fileQuota: null,
     problem: () => client.problem(),
     close: () => {
+      lastUsed.stop();
       health.stop();
       client.close();
     },

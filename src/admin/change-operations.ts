@@ -8,17 +8,28 @@
 import {
   creation,
   critptApproval,
+  expiryChange,
   providerGrant,
   providerUngrant,
   quotaChange,
   regeneration,
+  renaming,
   revocation,
 } from '../keys/changes.ts';
-import { publicRecord } from '../keys/record.ts';
+import { creationSettings, KEY_NAME_PATTERN, MAX_OVERLAP_MS, publicRecord } from '../keys/record.ts';
 import type { KeyScope } from '../state/key-record.ts';
 import type { Tier } from '../shared/routes.ts';
 import { NAME, activeAnd, audit, idempotent, keyIdParam, ok, type Operation } from './operation.ts';
 import { checkProviders } from './providers.ts';
+
+const KEY_NAME = {
+  type: 'string' as const,
+  pattern: KEY_NAME_PATTERN.source,
+  maxLength: 100,
+  nullable: true,
+};
+const EXPIRY = { type: 'string' as const, format: 'date-time', nullable: true };
+const EXPIRY_DESCRIPTION = 'when the key stops working (a date-time with its offset, in the future); null: never';
 
 export const createKey: Operation = {
   id: 'createKey',
@@ -42,6 +53,8 @@ export const createKey: Operation = {
       description: 'commercial only: provider slugs of the served snapshot whose measurements the key may read',
     },
     critpt: { schema: { type: 'boolean' }, description: 'approved for CritPt grading' },
+    name: { schema: KEY_NAME, description: 'a label for the key (what it is for), 1 to 100 characters' },
+    expires_at: { schema: EXPIRY, description: EXPIRY_DESCRIPTION },
   },
   answer: { status: 201, schema: 'IssuedKey' },
   async run(context, { body, caller }) {
@@ -54,13 +67,14 @@ export const createKey: Operation = {
       quota: (body.quota as number | null | undefined) ?? null,
       grants,
       critpt: (body.critpt as boolean | undefined) ?? false,
+      name: (body.name as string | null | undefined) ?? null,
+      expires_at: (body.expires_at as string | null | undefined) ?? null,
     };
     const change = creation(input, context.clock);
     checkProviders(context.served(), grants);
     const issued = await context.keys.apply(change);
     const record = publicRecord(issued.record);
-    const { id, created_at, revoked_at, ...settings } = record;
-    const noted = await audit(context, caller, 'key.create', id, settings);
+    const noted = await audit(context, caller, 'key.create', record.id, creationSettings(issued.record));
     return { status: 201, body: { key: issued.key, record, ...noted } };
   },
 };
@@ -87,13 +101,66 @@ export const regenerateKey: Operation = {
   id: 'regenerateKey',
   method: 'POST',
   path: '/keys/{id}/regenerate',
-  summary: 'Give a key a new value (the old one fails at its next request); id, scope, quota and grants stay',
+  summary:
+    'Give a key a new value (the old one fails at its next request, or once an overlap ends); id, scope, quota ' +
+    'and grants stay',
+  body: {
+    overlap_seconds: {
+      schema: { type: 'integer', minimum: 0, maximum: MAX_OVERLAP_MS / 1000 },
+      description:
+        'how long the old value keeps working, so clients can roll over (default 0: not at all); a key holds one ' +
+        "old value: regenerating again ends the first one's overlap",
+    },
+  },
   answer: { status: 200, schema: 'IssuedKey' },
   async run(context, call) {
     const id = keyIdParam(call);
-    const issued = await context.keys.apply(regeneration(id));
-    const noted = await audit(context, call.caller, 'key.regenerate', id, {});
+    const overlapSeconds = (call.body.overlap_seconds as number | undefined) ?? 0;
+    const issued = await context.keys.apply(regeneration(id, overlapSeconds * 1000, context.clock));
+    const changes = overlapSeconds > 0 ? { overlap_until: issued.record.previous!.until } : {};
+    const noted = await audit(context, call.caller, 'key.regenerate', id, changes);
     return ok({ key: issued.key, record: publicRecord(issued.record), ...noted });
+  },
+};
+
+export const setName: Operation = {
+  id: 'setName',
+  method: 'PUT',
+  path: '/keys/{id}/name',
+  summary: 'Label a key (null: no label)',
+  body: { name: { schema: KEY_NAME, required: true } },
+  answer: { status: 200, schema: 'KeyChange' },
+  run(context, call) {
+    const name = call.body.name as string | null;
+    return idempotent(
+      context,
+      call,
+      'key.name',
+      activeAnd((r) => r.name === name),
+      renaming(keyIdParam(call), name),
+      { name },
+    );
+  },
+};
+
+export const setExpiry: Operation = {
+  id: 'setExpiry',
+  method: 'PUT',
+  path: '/keys/{id}/expires_at',
+  summary: 'Set when a key stops working (null: never); an expired key given a later time works again',
+  body: { expires_at: { schema: EXPIRY, required: true, description: EXPIRY_DESCRIPTION } },
+  answer: { status: 200, schema: 'KeyChange' },
+  run(context, call) {
+    const asked = call.body.expires_at as string | null;
+    const instant = asked === null ? null : Date.parse(asked);
+    return idempotent(
+      context,
+      call,
+      'key.expiry',
+      activeAnd((r) => (r.expires_at === null ? instant === null : Date.parse(r.expires_at) === instant)),
+      expiryChange(keyIdParam(call), asked, context.clock),
+      { expires_at: asked === null ? null : new Date(instant!).toISOString() },
+    );
   },
 };
 

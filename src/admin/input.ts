@@ -7,6 +7,7 @@
 import { HttpError } from '../http/error.ts';
 import { KeyConflict, KeyInputError, KeyNotFound, KeyStoreError } from '../keys/record.ts';
 import { StoreLocked } from '../keys/store-lock.ts';
+import { isTimestamp } from '../shared/ajv.ts';
 
 /** Where the JSON API lives on the admin listener. */
 export const API_PREFIX = '/admin/api';
@@ -39,8 +40,10 @@ function checkValue(field: string, schema: FieldSpec['schema'], value: unknown):
       if (typeof value !== 'string') throw invalid(field, 'a string', value);
       if (Array.isArray(schema.enum) && !schema.enum.includes(value))
         throw invalid(field, `one of ${schema.enum.join(', ')}`, value);
-      if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern).test(value))
+      if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern, 'u').test(value))
         throw invalid(field, `a string matching ${schema.pattern}`, value);
+      if (schema.format === 'date-time' && !isTimestamp(value))
+        throw invalid(field, 'a date and time with its offset, like 2027-01-31T00:00:00Z', value);
       return;
     case 'integer': {
       const { minimum = -Infinity, maximum = Infinity } = schema as { minimum?: number; maximum?: number };

@@ -2,34 +2,67 @@
  * The admin API's own OpenAPI document (`GET /admin/openapi.json`), made from the operations
  * table, so it cannot drift from what the listener does.
  */
-import { NAME_PATTERN } from '../keys/record.ts';
+import { KEY_NAME_PATTERN, NAME_PATTERN } from '../keys/record.ts';
 import { OPERATIONS, type Operation } from './operations.ts';
 import { ADMIN_BODY_LIMIT, API_PREFIX } from './input.ts';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const nullable = (schema: Record<string, unknown>) => ({ anyOf: [schema, { type: 'null' }] });
 
-const KEY_RECORD = {
-  type: 'object',
-  required: ['id', 'tier', 'org', 'user', 'scope', 'quota', 'grants', 'critpt', 'created_at', 'revoked_at'],
-  additionalProperties: false,
-  properties: {
-    id: { type: 'string', pattern: '^key_[0-9a-f]{12}$', description: 'public, stable id; survives regeneration' },
-    tier: { type: 'string', enum: ['free', 'pro', 'commercial'] },
-    org: { type: 'string', pattern: NAME_PATTERN.source },
-    user: nullable({ type: 'string', pattern: NAME_PATTERN.source }),
-    scope: { type: 'string', enum: ['user', 'org'], description: 'who shares the quota' },
-    quota: nullable({ type: 'integer', minimum: 1 }),
-    grants: {
-      type: 'array',
-      items: { type: 'string' },
-      description: 'provider slugs whose measurements the key may read',
-    },
-    critpt: { type: 'boolean', description: 'approved for CritPt grading' },
-    created_at: { type: 'string', format: 'date-time' },
-    revoked_at: nullable({ type: 'string', format: 'date-time' }),
-  },
+const DISPLAYED = {
+  prefix: nullable({
+    type: 'string',
+    pattern: '^bdk_[A-Za-z0-9_-]{4}$',
+    description: "the value's first eight characters (null: issued before they were kept)",
+  }),
+  last4: nullable({ type: 'string', pattern: '^[A-Za-z0-9_-]{4}$', description: "the value's last four characters" }),
 };
+
+const RECORD_FIELDS = {
+  id: { type: 'string', pattern: '^key_[0-9a-f]{12}$', description: 'public, stable id; survives regeneration' },
+  tier: { type: 'string', enum: ['free', 'pro', 'commercial'] },
+  org: { type: 'string', pattern: NAME_PATTERN.source },
+  user: nullable({ type: 'string', pattern: NAME_PATTERN.source }),
+  scope: { type: 'string', enum: ['user', 'org'], description: 'who shares the quota' },
+  quota: nullable({ type: 'integer', minimum: 1 }),
+  grants: {
+    type: 'array',
+    items: { type: 'string' },
+    description: 'provider slugs whose measurements the key may read',
+  },
+  critpt: { type: 'boolean', description: 'approved for CritPt grading' },
+  created_at: { type: 'string', format: 'date-time' },
+  revoked_at: nullable({ type: 'string', format: 'date-time' }),
+  name: nullable({ type: 'string', pattern: KEY_NAME_PATTERN.source, description: "the operator's label" }),
+  expires_at: nullable({ type: 'string', format: 'date-time', description: 'when the key stops working' }),
+  ...DISPLAYED,
+  previous: nullable({
+    type: 'object',
+    required: ['prefix', 'last4', 'until'],
+    additionalProperties: false,
+    description: 'the value a regeneration replaced, working until `until` (the overlap)',
+    properties: { ...DISPLAYED, until: { type: 'string', format: 'date-time' } },
+  }),
+};
+
+const recordSchema = (properties: Record<string, unknown>) => ({
+  type: 'object',
+  required: Object.keys(properties),
+  additionalProperties: false,
+  properties,
+});
+
+const KEY_RECORD = recordSchema(RECORD_FIELDS);
+/** A key as lists and a key's detail show it: its record, what it is now, and its last use. */
+const KEY_VIEW = recordSchema({
+  ...RECORD_FIELDS,
+  state: { type: 'string', enum: ['active', 'expired', 'revoked'] },
+  last_used_at: nullable({
+    type: 'string',
+    format: 'date-time',
+    description: 'the last request the key authenticated, at most a minute stale (null: none recorded)',
+  }),
+});
 
 const SCOPE_USAGE = {
   type: 'object',
@@ -58,6 +91,8 @@ const AUDIT_ENTRY = {
         'key.create',
         'key.revoke',
         'key.regenerate',
+        'key.name',
+        'key.expiry',
         'key.grant',
         'key.ungrant',
         'key.critpt',
@@ -89,7 +124,8 @@ const listOf = (item: string) => ({
 
 const SCHEMAS = {
   KeyRecord: KEY_RECORD,
-  KeyList: listOf('KeyRecord'),
+  KeyView: KEY_VIEW,
+  KeyList: listOf('KeyView'),
   IssuedKey: {
     type: 'object',
     required: ['key', 'record'],
@@ -106,7 +142,7 @@ const SCHEMAS = {
   KeyDetail: {
     type: 'object',
     required: ['record', 'usage'],
-    properties: { record: ref('KeyRecord'), usage: { type: 'array', items: ref('ScopeUsage') } },
+    properties: { record: ref('KeyView'), usage: { type: 'array', items: ref('ScopeUsage') } },
   },
   KeyChange: {
     type: 'object',

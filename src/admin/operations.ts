@@ -17,6 +17,8 @@ import {
   regenerateKey,
   revokeKey,
   setCritpt,
+  setExpiry,
+  setName,
   setQuota,
   ungrantProvider,
 } from './change-operations.ts';
@@ -31,6 +33,8 @@ export const OPERATIONS: readonly Operation[] = [
   getKey,
   revokeKey,
   regenerateKey,
+  setName,
+  setExpiry,
   grantProvider,
   ungrantProvider,
   setCritpt,

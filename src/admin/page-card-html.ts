@@ -7,6 +7,7 @@
  * it works without JavaScript; the script only adds a confirmation to the revocation.
  */
 import type { PublicKeyRecord } from '../keys/record.ts';
+import type { KeyView } from '../key-admin/key-view.ts';
 import type { ScopeUsage } from '../key-admin/usage.ts';
 import type { QuotaLimits } from '../quota/scopes.ts';
 import { escapeHtml, formatCount, formatTime, hiddenField } from './page-html.ts';
@@ -144,29 +145,48 @@ function renderActions(record: PublicKeyRecord, form: FormContext): string {
   return `<div class="actions">${forms.join('')}</div>`;
 }
 
+/** What is kept of a value (its first eight and last four characters), as the card shows it. */
+function valueText(kept: { prefix: string | null; last4: string | null }): string {
+  if (kept.prefix === null || kept.last4 === null) return '<span class="muted">not kept (issued before it was)</span>';
+  return `<code>${escapeHtml(kept.prefix)}…${escapeHtml(kept.last4)}</code>`;
+}
+
+/** The value a regeneration replaced, and when it stops (or stopped) working. */
+function previousText(previous: NonNullable<PublicKeyRecord['previous']>): string {
+  return `${valueText(previous)} <span class="muted">works until</span> ${formatTime(previous.until)}`;
+}
+
 /** A key's card; `usage` holds the rows of the scopes it counts in (none once it is revoked). */
 export function renderKeyCard(
-  record: PublicKeyRecord,
+  record: KeyView,
   usage: readonly ScopeUsage[],
   limits: QuotaLimits,
   form: FormContext,
 ): string {
   const active = record.revoked_at === null;
+  const expiry = record.expires_at === null ? '<span class="muted">never</span>' : formatTime(record.expires_at);
+  const lastUsed =
+    record.last_used_at === null ? '<span class="muted">not recorded</span>' : formatTime(record.last_used_at);
   const fields = [
+    ['Value', valueText(record)],
+    ...(record.previous ? [['Old value', previousText(record.previous)]] : []),
     ['User', record.user === null ? '<span class="muted">none (an org key)</span>' : escapeHtml(record.user)],
     ['Scope', scopeText(record)],
     ['Quota', quotaText(record, limits)],
     ['Grants', renderGrants(record, form)],
     ['CritPt', record.critpt ? 'approved: yes' : 'approved: no'],
     ['Created', formatTime(record.created_at)],
+    [record.state === 'expired' ? 'Expired' : 'Expires', expiry],
+    ['Last used', lastUsed],
     ...(active ? [] : [['Revoked', formatTime(record.revoked_at!)]]),
   ];
   const tier = escapeHtml(record.tier);
-  const revokedMark = active ? '' : '<span class="state-revoked">revoked</span>';
+  const stateMark = record.state === 'active' ? '' : `<span class="state-${record.state}">${record.state}</span>`;
+  const name = record.name === null ? '' : `<span class="key-name">${escapeHtml(record.name)}</span>`;
   return (
     `<article class="key" data-key-id="${escapeHtml(record.id)}" data-tier="${tier}" ` +
-    `data-state="${active ? 'active' : 'revoked'}" data-critpt="${record.critpt}">
-<h3><code>${escapeHtml(record.id)}</code><span class="tier tier-${tier}">${tier}</span>${revokedMark}</h3>
+    `data-state="${record.state}" data-critpt="${record.critpt}">
+<h3><code>${escapeHtml(record.id)}</code>${name}<span class="tier tier-${tier}">${tier}</span>${stateMark}</h3>
 <dl class="fields">${fields.map(([name, value]) => `<dt>${name}</dt><dd>${value}</dd>`).join('')}</dl>
 ${usage.map(renderUsage).join('\n')}
 ${active ? renderActions(record, form) : ''}

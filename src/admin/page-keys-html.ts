@@ -6,6 +6,7 @@
  */
 import type { AuditEntry } from '../keys/audit.ts';
 import type { PublicKeyRecord } from '../keys/record.ts';
+import type { KeyView } from '../key-admin/key-view.ts';
 import type { ScopeUsage } from '../key-admin/usage.ts';
 import type { QuotaLimits } from '../quota/scopes.ts';
 import { errorBox, escapeHtml, flashBox, formatTime, hiddenField, renderDocument } from './page-html.ts';
@@ -20,7 +21,7 @@ export interface KeysPage {
   tokenName: string;
   view: PageView;
   /** The keys of the view; null when the store could not be read (`error` says why). */
-  keys: readonly PublicKeyRecord[] | null;
+  keys: readonly KeyView[] | null;
   usage: readonly ScopeUsage[];
   audit: readonly AuditEntry[];
   limits: QuotaLimits;
@@ -101,15 +102,15 @@ ${option('', 'default', scope)}${option('user', 'user', scope)}${option('org', '
 }
 
 /** Active keys first, then revoked ones; each group oldest first. */
-function cardOrder(a: PublicKeyRecord, b: PublicKeyRecord): number {
+function cardOrder(a: KeyView, b: KeyView): number {
   const revoked = Number(a.revoked_at !== null) - Number(b.revoked_at !== null);
   if (revoked !== 0) return revoked;
   return a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1;
 }
 
 /** The keys by organisation, organisations in code-point order (the same on every server). */
-export function groupByOrg(keys: readonly PublicKeyRecord[]): [string, PublicKeyRecord[]][] {
-  const groups = new Map<string, PublicKeyRecord[]>();
+export function groupByOrg(keys: readonly KeyView[]): [string, KeyView[]][] {
+  const groups = new Map<string, KeyView[]>();
   for (const record of keys) {
     const group = groups.get(record.org);
     if (group) group.push(record);
@@ -120,7 +121,7 @@ export function groupByOrg(keys: readonly PublicKeyRecord[]): [string, PublicKey
     .map(([org, records]) => [org, records.sort(cardOrder)]);
 }
 
-function renderKeys(page: KeysPage, keys: readonly PublicKeyRecord[]): string {
+function renderKeys(page: KeysPage, keys: readonly KeyView[]): string {
   const { view } = page;
   const form: FormContext = { csrf: page.csrf, view };
   const active = keys.filter((r) => r.revoked_at === null).length;

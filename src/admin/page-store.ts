@@ -3,7 +3,7 @@
  * audit entries, through the same operations as GET /admin/api/keys, /usage and /audit (so the
  * page sees exactly what the API would show the signed-in token).
  */
-import type { PublicKeyRecord } from '../keys/record.ts';
+import type { KeyView } from '../key-admin/key-view.ts';
 import type { KeyAdmin } from '../key-admin/stores.ts';
 import type { ScopeUsage } from '../key-admin/usage.ts';
 import type { AuditEntry } from '../keys/audit.ts';
@@ -16,7 +16,7 @@ import type { PageView } from './page-view.ts';
 const AUDIT_SHOWN = 20;
 
 interface StoreView {
-  keys: PublicKeyRecord[];
+  keys: KeyView[];
   usage: ScopeUsage[];
   audit: AuditEntry[];
 }
@@ -57,7 +57,7 @@ export async function readStore(context: AdminContext, caller: Caller, view: Pag
   const org: Record<string, string> = view.org === null ? {} : { org: view.org };
   try {
     const [keys, usage, audit] = await Promise.all([
-      run<PublicKeyRecord[]>('listKeys', view.showRevoked ? org : { ...org, revoked: 'false' }),
+      run<KeyView[]>('listKeys', view.showRevoked ? org : { ...org, revoked: 'false' }),
       run<ScopeUsage[]>('listUsage', org),
       run<AuditEntry[]>('listAudit', { limit: String(AUDIT_SHOWN) }),
     ]);

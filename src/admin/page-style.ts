@@ -69,7 +69,8 @@ dl.fields dd { margin: 0; overflow-wrap: anywhere; }
 .tier-free { background: #e3ecfa; color: #1d4f91; }
 .tier-pro { background: #efe4fb; color: #6a2fb0; }
 .tier-commercial { background: #fdf0d5; color: #7a4f00; }
-.state-revoked { color: var(--red); font-size: .85rem; font-weight: 600; }
+.state-revoked, .state-expired { color: var(--red); font-size: .85rem; font-weight: 600; }
+.key-name { font-weight: 600; overflow-wrap: anywhere; }
 ul.grants { list-style: none; padding: 0; margin: .25rem 0; }
 ul.grants li { display: flex; align-items: center; justify-content: space-between; gap: .5rem; }
 ul.grants form { margin: 0; }

@@ -6,6 +6,7 @@
 import type { QuotaLimits } from '../quota/scopes.ts';
 import type { RedisAddress, ReplicaConfirmation } from '../redis/client.ts';
 import type { Clock } from '../lib/clock.ts';
+import type { LastUsed } from '../keys/last-used.ts';
 import { redisAdmin, serverFileAdmin } from '../key-admin/stores.ts';
 import { providersOf } from '../key-admin/served-providers.ts';
 import type { QuotaCounter } from '../state/quota-counter.ts';
@@ -41,17 +42,19 @@ export interface AdminDeps {
    * descriptor limit).
    */
   connections?: ConnectionCaps;
+  /** The server's notes of when each key was last used: its admin listener reads them in memory. */
+  lastUsed: LastUsed;
 }
 
 /** Start the admin listener when --admin-port is given; null otherwise. */
 export async function startAdmin(
   options: AdminOptions,
-  { clock, quota, snapshots, log, logError, connections }: AdminDeps,
+  { clock, quota, snapshots, log, logError, connections, lastUsed }: AdminDeps,
 ): Promise<AdminListening | null> {
   if (options.adminPort === null) return null;
   const keys =
     options.store === 'file'
-      ? serverFileAdmin(options.stateDir)
+      ? serverFileAdmin(options.stateDir, lastUsed)
       : await redisAdmin(options.store, clock, options.storeReplicas);
   const server = createAdminListener({
     context: {

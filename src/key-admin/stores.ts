@@ -31,6 +31,8 @@ import { RedisQuota } from '../quota/redis-quota.ts';
 import { fileAudit, redisAudit, type AuditLog } from '../keys/audit.ts';
 import { fileTokenStore, redisTokenStore, type AdminTokenStore } from '../keys/admin-tokens.ts';
 import { migrateFolder } from './migrate.ts';
+import { lastUsedInFile, readLastUsedRedis, type LastUsed } from '../keys/last-used.ts';
+import { errorCode } from '../lib/error-code.ts';
 import { LIMITS_REDIS_KEY, parseLimitsRecord, readLimitsFile, type RecordedLimits } from '../quota/recorded-limits.ts';
 
 export interface KeyAdmin {
@@ -49,6 +51,11 @@ export interface KeyAdmin {
   /** The limits the server last started here recorded (src/quota/recorded-limits.ts); null when none has. */
   recordedLimits(): Eventually<RecordedLimits | null>;
   /**
+   * When these keys (every key without ids) were last used, by id, as the servers last wrote it (at
+   * most a minute stale: src/keys/last-used.ts); a key never used is absent.
+   */
+  lastUsed(ids: readonly string[] | null): Eventually<Map<string, number>>;
+  /**
    * The admin listener's tokens (src/keys/admin-tokens.ts) and the audit trail of changes
    * (src/keys/audit.ts), kept beside the keys.
    */
@@ -64,6 +71,13 @@ export function fileAdmin(stateDir: string): KeyAdmin {
     list: (filter = {}) => loadKeys(stateDir)?.filter((record) => matchesFilter(record, filter)) ?? null,
     usage: (limits, now) => usageOf(loadKeys(stateDir) ?? [], readCounts(stateDir), limits, now),
     recordedLimits: () => readLimitsFile(stateDir),
+    lastUsed: (ids) => {
+      try {
+        return lastUsedInFile(stateDir, ids);
+      } catch (error) {
+        throw new KeyStoreError(`cannot read the keys' last-used times in ${stateDir}: ${errorCode(error)}`);
+      }
+    },
     tokens: fileTokenStore(stateDir),
     audit: fileAudit(stateDir),
     close: () => {},
@@ -78,10 +92,11 @@ export function fileAdmin(stateDir: string): KeyAdmin {
  * keeping only those its filter lets through (readKeysFileInTurns), and a key asked for by its id
  * alone is found by its line, as a change finds it (keyInTurns), not by reading every key.
  */
-export function serverFileAdmin(stateDir: string): KeyAdmin {
+export function serverFileAdmin(stateDir: string, lastUsed: LastUsed): KeyAdmin {
   const path = keysPath(stateDir);
   return {
     ...fileAdmin(stateDir),
+    lastUsed: (ids) => lastUsed.latest(ids),
     async list(filter = {}) {
       const id = idAlone(filter);
       if (id !== null) {
@@ -161,6 +176,7 @@ export async function redisAdmin(
       client
         .send(['GET', LIMITS_REDIS_KEY])
         .then((text) => (typeof text === 'string' ? parseLimitsRecord(text) : null), refused),
+    lastUsed: (ids) => readLastUsedRedis(client, ids).catch(refused),
     tokens: refusing(redisTokenStore(client)),
     audit: refusing(redisAudit(client)),
     close: () => client.close(),

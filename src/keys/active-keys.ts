@@ -3,27 +3,37 @@
  * `keys.json` read so far leave them.
  */
 import { invalidStore } from './file-format.ts';
-import type { KeyRecord } from '../state/key-record.ts';
+import { presentedAs, type KeyRecord } from '../state/key-record.ts';
 
 /**
  * The active keys by hash, as the lines read so far leave them. Revoked keys are not kept: the
- * server never answers from them, and at 100,000 keys every byte per key counts.
+ * server never answers from them, and at 100,000 keys every byte per key counts. A key in its
+ * overlap after a regeneration is found by its replaced value too, as presentedAs(record, hash):
+ * whether that value still works (and whether the key has expired) is the request's to decide,
+ * by its clock (src/policy.ts), so nothing here needs to change when a moment passes.
  */
 export class ActiveKeys {
   readonly byHash = new Map<string, KeyRecord>();
-  private readonly hashOfId = new Map<string, string>();
+  /** The hashes each id is found by: its value's, then its replaced value's during an overlap. */
+  private readonly hashesOfId = new Map<string, string[]>();
 
   /** A record as its latest line says: it replaces the id's earlier one, and a revoked one is dropped. */
   apply(path: string, record: KeyRecord, line: number): void {
-    const previous = this.hashOfId.get(record.id);
-    if (previous !== undefined) {
-      this.byHash.delete(previous);
-      this.hashOfId.delete(record.id);
+    const earlier = this.hashesOfId.get(record.id);
+    if (earlier !== undefined) {
+      for (const hash of earlier) this.byHash.delete(hash);
+      this.hashesOfId.delete(record.id);
     }
     if (record.revoked_at !== null) return;
-    const holder = this.byHash.get(record.hash);
-    if (holder) throw invalidStore(path, `line ${line}: key ${record.id} has the hash of key ${holder.id}`);
-    this.byHash.set(record.hash, record);
-    this.hashOfId.set(record.id, record.hash);
+    const found = record.previous ? [record, presentedAs(record, record.previous.hash)] : [record];
+    for (const entry of found) {
+      const holder = this.byHash.get(entry.hash);
+      if (holder) throw invalidStore(path, `line ${line}: key ${record.id} has the hash of key ${holder.id}`);
+    }
+    for (const entry of found) this.byHash.set(entry.hash, entry);
+    this.hashesOfId.set(
+      record.id,
+      found.map((entry) => entry.hash),
+    );
   }
 }

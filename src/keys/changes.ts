@@ -8,10 +8,13 @@ import { listTable, type KeyChange, type KeyTable } from './table.ts';
 import {
   generateKey,
   hashKey,
+  keyHint,
+  KEY_NAME_PATTERN,
   KeyConflict,
   KeyInputError,
   KeyNotFound,
   keysPath,
+  MAX_OVERLAP_MS,
   MAX_QUOTA,
   NAME_PATTERN,
   PROVIDER_SLUG_PATTERN,
@@ -21,6 +24,7 @@ import {
 } from './record.ts';
 import { KEY_SCOPES, type KeyRecord } from '../state/key-record.ts';
 import { TIERS } from '../shared/routes.ts';
+import { isTimestamp } from '../shared/ajv.ts';
 import { SLUG_MAX_LENGTH } from '../shared/slug.ts';
 
 function checkName(field: 'org' | 'user', value: string): string {
@@ -47,6 +51,35 @@ function checkQuota(quota: number | null): number | null {
   return quota;
 }
 
+/** A key's label: null (none) or 1 to 100 characters, no control characters, not blank. */
+function checkKeyName(name: string | null): string | null {
+  if (name !== null && !KEY_NAME_PATTERN.test(name))
+    throw new KeyInputError(
+      `--name must be 1 to 100 characters, not all blank, with no control characters, got ` +
+        `${JSON.stringify(name.slice(0, 120))}`,
+    );
+  return name;
+}
+
+/**
+ * An expiry: null (never), else an ISO date-time (with its offset) after `now`, kept as the UTC
+ * instant it names. A moment already past would make a key that never works, or end one at once:
+ * revoking says that plainly.
+ */
+function checkExpiry(expiresAt: string | null, now: number): string | null {
+  if (expiresAt === null) return null;
+  if (!isTimestamp(expiresAt))
+    throw new KeyInputError(
+      `--expires must be a date and time with its offset, like 2027-01-31T00:00:00Z, got ${JSON.stringify(expiresAt)}`,
+    );
+  const at = Date.parse(expiresAt);
+  if (at <= now)
+    throw new KeyInputError(
+      `--expires ${expiresAt} is not in the future (now ${new Date(now).toISOString()}); to end a key now, revoke it`,
+    );
+  return new Date(at).toISOString();
+}
+
 function quotaRefusal(tier: string): string {
   return `--quota is only for commercial keys; ${tier} keys have the server's ${tier} quota`;
 }
@@ -59,8 +92,10 @@ function newKeyId(table: KeyTable): string {
   return table.freshId(() => `key_${randomBytes(6).toString('hex')}`);
 }
 
+type Settings = Omit<KeyRecord, 'id' | 'hash' | 'created_at' | 'revoked_at' | 'prefix' | 'last4' | 'previous'>;
+
 /** Check a new key's settings and fill in the defaults; throws KeyInputError. */
-function settingsOf(input: NewKey): Omit<KeyRecord, 'id' | 'hash' | 'created_at' | 'revoked_at'> {
+function settingsOf(input: NewKey, now: number): Settings {
   if (!(TIERS as readonly string[]).includes(input.tier))
     throw new KeyInputError(`--tier must be one of ${TIERS.join(', ')}, got ${JSON.stringify(input.tier)}`);
   const org = checkName('org', input.org);
@@ -73,17 +108,22 @@ function settingsOf(input: NewKey): Omit<KeyRecord, 'id' | 'hash' | 'created_at'
   if (quota !== null && input.tier !== 'commercial') throw new KeyInputError(quotaRefusal(input.tier));
   const grants = sortedUnique((input.grants ?? []).map(checkProviderSlug));
   if (grants.length > 0 && input.tier !== 'commercial') throw new KeyInputError(grantRefusal(input.tier));
-  return { tier: input.tier, org, user, scope, quota, grants, critpt: input.critpt ?? false };
+  const name = checkKeyName(input.name ?? null);
+  const expires_at = checkExpiry(input.expires_at ?? null, now);
+  return { tier: input.tier, org, user, scope, quota, grants, critpt: input.critpt ?? false, name, expires_at };
 }
 
 function issue(table: KeyTable, input: NewKey, clock: Clock): IssuedKey {
   const key = generateKey();
+  const now = clock.now();
   const record = freezeRecord({
     id: newKeyId(table),
     hash: hashKey(key),
-    ...settingsOf(input),
-    created_at: new Date(clock.now()).toISOString(),
+    ...settingsOf(input, now),
+    created_at: new Date(now).toISOString(),
     revoked_at: null,
+    ...keyHint(key),
+    previous: null,
   });
   table.put(record);
   return { key, record };
@@ -99,7 +139,7 @@ function activeRecord(table: KeyTable, id: string): KeyRecord {
 
 /** Issue a key; its settings are checked now, before any store is touched. */
 export function creation(input: NewKey, clock: Clock = systemClock): KeyChange<IssuedKey> {
-  settingsOf(input);
+  settingsOf(input, clock.now());
   return (table) => issue(table, input, clock);
 }
 
@@ -116,14 +156,42 @@ export function revocation(id: string, clock: Clock = systemClock): KeyChange<Ke
   return recordChange(id, (record) => ({ ...record, revoked_at: new Date(clock.now()).toISOString() }));
 }
 
-/** A new plain key for the same record: the old one stops working, id, scope and grants stay. */
-export function regeneration(id: string): KeyChange<IssuedKey> {
+/**
+ * A new plain key for the same record (id, scope, quota and grants stay). The old value stops
+ * working at once, or, given an overlap, keeps working until then so clients can roll over. A
+ * record holds one replaced value: regenerating again during an overlap ends the first one's.
+ */
+export function regeneration(id: string, overlapMs = 0, clock: Clock = systemClock): KeyChange<IssuedKey> {
+  if (!(Number.isSafeInteger(overlapMs) && overlapMs >= 0 && overlapMs <= MAX_OVERLAP_MS))
+    throw new KeyInputError(`--overlap must be from 0 to 30 days, got ${overlapMs / 1000} s`);
   return (table) => {
     const key = generateKey();
-    const record = freezeRecord({ ...activeRecord(table, id), hash: hashKey(key) });
+    const old = activeRecord(table, id);
+    const previous =
+      overlapMs === 0
+        ? null
+        : {
+            hash: old.hash,
+            prefix: old.prefix,
+            last4: old.last4,
+            until: new Date(clock.now() + overlapMs).toISOString(),
+          };
+    const record = freezeRecord({ ...old, hash: hashKey(key), ...keyHint(key), previous });
     table.put(record);
     return { key, record };
   };
+}
+
+/** Label a key (null: no label). */
+export function renaming(id: string, name: string | null): KeyChange<KeyRecord> {
+  checkKeyName(name);
+  return recordChange(id, (record) => ({ ...record, name }));
+}
+
+/** Set when a key stops working (null: never); a moment already past is refused. */
+export function expiryChange(id: string, expiresAt: string | null, clock: Clock = systemClock): KeyChange<KeyRecord> {
+  const expires_at = checkExpiry(expiresAt, clock.now());
+  return recordChange(id, (record) => ({ ...record, expires_at }));
 }
 
 /** Only Commercial keys read measurements, so a grant on any other key could never be used. */

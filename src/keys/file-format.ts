@@ -6,7 +6,15 @@
  * is still read, and the first change rewrites it as format 2.
  */
 import type { ErrorObject } from 'ajv';
-import { KEY_ID_PATTERN, KeyStoreError, MAX_QUOTA, NAME_PATTERN, PROVIDER_SLUG_PATTERN } from './record.ts';
+import {
+  completeRecord,
+  KEY_ID_PATTERN,
+  KEY_NAME_PATTERN,
+  KeyStoreError,
+  MAX_QUOTA,
+  NAME_PATTERN,
+  PROVIDER_SLUG_PATTERN,
+} from './record.ts';
 import { KEY_SCOPES, type KeyRecord } from '../state/key-record.ts';
 import { createAjv, TRUSTED_SCHEMAS } from '../shared/ajv.ts';
 import { TIERS } from '../shared/routes.ts';
@@ -16,13 +24,22 @@ export const KEYS_FORMAT = 2;
 /** The format before, one JSON object: still read. */
 export const WHOLE_FORMAT = 1;
 
+const HASH = { type: 'string', pattern: '^[0-9a-f]{64}$' };
+/** What is kept of a plain key for display (keyHint); null for a key issued before it was kept. */
+const PREFIX = { type: ['string', 'null'], pattern: '^bdk_[A-Za-z0-9_-]{4}$' };
+const LAST4 = { type: ['string', 'null'], pattern: '^[A-Za-z0-9_-]{4}$' };
+
+/**
+ * A record line. The fields after `revoked_at` were added later: a line written before lacks them,
+ * and reads as if each were null (completeRecord).
+ */
 export const keyRecordSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['id', 'hash', 'tier', 'org', 'user', 'scope', 'quota', 'grants', 'critpt', 'created_at', 'revoked_at'],
   properties: {
     id: { type: 'string', pattern: KEY_ID_PATTERN.source },
-    hash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+    hash: HASH,
     tier: { enum: TIERS },
     org: { type: 'string', pattern: NAME_PATTERN.source },
     user: { type: ['string', 'null'], pattern: NAME_PATTERN.source },
@@ -32,6 +49,21 @@ export const keyRecordSchema = {
     critpt: { type: 'boolean' },
     created_at: { type: 'string', format: 'date-time' },
     revoked_at: { type: ['string', 'null'], format: 'date-time' },
+    name: { type: ['string', 'null'], pattern: KEY_NAME_PATTERN.source },
+    expires_at: { type: ['string', 'null'], format: 'date-time' },
+    prefix: PREFIX,
+    last4: LAST4,
+    previous: {
+      oneOf: [
+        { type: 'null' },
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['hash', 'prefix', 'last4', 'until'],
+          properties: { hash: HASH, prefix: PREFIX, last4: LAST4, until: { type: 'string', format: 'date-time' } },
+        },
+      ],
+    },
   },
   allOf: [
     { if: { properties: { scope: { const: 'user' } } }, then: { properties: { user: { type: 'string' } } } },
@@ -140,8 +172,15 @@ const lineWhere = (line: number) => ` at line ${line}`;
 export function parseRecordLine(path: string, text: string, line: number): KeyRecord {
   const data = parseJson(path, text, lineWhere(line));
   if (!validateRecord(data)) throw invalidStore(path, `line ${line}: ${schemaProblems(validateRecord.errors)}`);
-  Object.freeze(data.grants);
-  return Object.freeze(data);
+  return freezeParsed(data);
+}
+
+/** A record fresh from JSON.parse, checked: completed and frozen where it is (nothing else holds it). */
+function freezeParsed(record: KeyRecord): KeyRecord {
+  completeRecord(record);
+  Object.freeze(record.grants);
+  if (record.previous) Object.freeze(record.previous);
+  return Object.freeze(record);
 }
 
 /** The header line, checked. */
@@ -179,9 +218,7 @@ export function parseWholeFile(path: string, text: string): KeyRecord[] {
     ids.add(record.id);
     if (hashes.has(record.hash)) throw repeated(path, data.keys, i, 'hash');
     hashes.add(record.hash);
-    // Fresh from JSON.parse, so nothing else holds it: frozen where it is, not copied.
-    Object.freeze(record.grants);
-    Object.freeze(record);
+    freezeParsed(record);
   }
   return data.keys;
 }
@@ -209,6 +246,11 @@ export function recordLine(r: KeyRecord): string {
     critpt: r.critpt,
     created_at: r.created_at,
     revoked_at: r.revoked_at,
+    name: r.name,
+    expires_at: r.expires_at,
+    prefix: r.prefix,
+    last4: r.last4,
+    previous: r.previous,
   };
   return `${JSON.stringify(ordered)}\n`;
 }

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type { KeyRecord, KeyScope } from '../state/key-record.ts';
+import type { KeyRecord, KeyScope, PreviousValue } from '../state/key-record.ts';
 import type { Tier } from '../shared/routes.ts';
 import { sha256 } from '../shared/sha256.ts';
 import { SLUG_PATTERN } from '../shared/slug.ts';
@@ -22,7 +22,12 @@ export const PROVIDER_SLUG_PATTERN = SLUG_PATTERN;
 export const KEYS_FILE = 'keys.json';
 export const MAX_QUOTA = 1e9;
 
-export type PublicKeyRecord = Omit<KeyRecord, 'hash'>;
+/** A key's label: 1 to 100 characters, no control characters, not blank. */
+export const KEY_NAME_PATTERN = /^(?=.*\S)[^\p{Cc}]{1,100}$/u;
+/** The longest overlap a regeneration may give the replaced value: a rollover, not a second key. */
+export const MAX_OVERLAP_MS = 30 * 24 * 3600 * 1000;
+
+export type PublicKeyRecord = Omit<KeyRecord, 'hash' | 'previous'> & { previous: Omit<PreviousValue, 'hash'> | null };
 
 /**
  * Which keys a list is for, by fields no change to a key alters (its id, org, user and tier):
@@ -52,6 +57,9 @@ export interface NewKey {
   user?: string | null;
   /** Default: `user` when a user is given, else `org`. */
   scope?: KeyScope;
+  name?: string | null;
+  /** An ISO date-time after now; null or absent: never. */
+  expires_at?: string | null;
   quota?: number | null;
   grants?: readonly string[];
   critpt?: boolean;
@@ -74,6 +82,11 @@ export function generateKey(): string {
   return KEY_PREFIX + randomBytes(32).toString('base64url');
 }
 
+/** What is kept of a plain key for display: its first eight characters and its last four. */
+export function keyHint(plainKey: string): { prefix: string; last4: string } {
+  return { prefix: plainKey.slice(0, KEY_PREFIX.length + 4), last4: plainKey.slice(-4) };
+}
+
 /** SHA-256 of a key, in hex. Every keyed request pays it: one call (src/shared/sha256.ts). */
 export const hashKey = (plainKey: string): string => sha256(plainKey, 'hex');
 
@@ -90,10 +103,58 @@ export function publicRecord(r: KeyRecord): PublicKeyRecord {
     critpt: r.critpt,
     created_at: r.created_at,
     revoked_at: r.revoked_at,
+    name: r.name,
+    expires_at: r.expires_at,
+    prefix: r.prefix,
+    last4: r.last4,
+    previous: r.previous && { prefix: r.previous.prefix, last4: r.previous.last4, until: r.previous.until },
+  };
+}
+
+/**
+ * A new key's settings, for its audit entry: what the operator chose (a label and an expiry only
+ * when given), not what every record has or what is kept of its value.
+ */
+export function creationSettings(r: KeyRecord): Record<string, unknown> {
+  const { tier, org, user, scope, quota, grants, critpt, name, expires_at } = r;
+  return {
+    tier,
+    org,
+    user,
+    scope,
+    quota,
+    grants,
+    critpt,
+    ...(name === null ? {} : { name }),
+    ...(expires_at === null ? {} : { expires_at }),
   };
 }
 
 /** A record nothing can change: a change makes a changed copy. */
 export function freezeRecord(record: KeyRecord): KeyRecord {
-  return Object.freeze({ ...record, grants: Object.freeze([...record.grants]) });
+  return Object.freeze({
+    ...record,
+    name: record.name ?? null,
+    expires_at: record.expires_at ?? null,
+    prefix: record.prefix ?? null,
+    last4: record.last4 ?? null,
+    grants: Object.freeze([...record.grants]),
+    previous: record.previous ? Object.freeze({ ...record.previous }) : null,
+  });
+}
+
+/** The fields a record line written before they existed lacks, as null: in place, `record` being fresh from JSON. */
+export function completeRecord(record: KeyRecord): KeyRecord {
+  const fields = record as { -readonly [F in (typeof ADDED_FIELDS)[number]]: KeyRecord[F] };
+  for (const field of ADDED_FIELDS) if (fields[field] === undefined) fields[field] = null;
+  return record;
+}
+const ADDED_FIELDS = ['name', 'expires_at', 'prefix', 'last4', 'previous'] as const;
+
+/** What a key is at `now`: active, expired (past its `expires_at`) or revoked. */
+export type KeyState = 'active' | 'expired' | 'revoked';
+
+export function keyState(record: KeyRecord, now: number): KeyState {
+  if (record.revoked_at !== null) return 'revoked';
+  return record.expires_at !== null && now >= Date.parse(record.expires_at) ? 'expired' : 'active';
 }

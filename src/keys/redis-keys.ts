@@ -22,7 +22,7 @@
 import { LRUCache } from 'lru-cache';
 import { listTable, type KeyChange } from './table.ts';
 import { freezeRecord, hashKey, KEY_PATTERN, KeyStoreError } from './record.ts';
-import type { KeyLookup, KeyRecord } from '../state/key-record.ts';
+import { presentedAs, type KeyLookup, type KeyRecord } from '../state/key-record.ts';
 import { systemClock, type Clock } from '../lib/clock.ts';
 import type { Conditions } from '../lib/conditions.ts';
 import type { RedisClient } from '../redis/client.ts';
@@ -116,6 +116,12 @@ export class RedisKeys implements KeyLookup, RedisKeyCheck {
     return this.client.eval(LOOKUP, LOOKUP_KEYS, [hash, '']).then((reply) => this.found(hash, reply), this.fail);
   }
 
+  /** The record Redis holds now for this value, the one met before forgotten. */
+  lookupAgain(plainKey: string): Eventually<KeyRecord | undefined> {
+    if (KEY_PATTERN.test(plainKey)) this.known.delete(hashKey(plainKey));
+    return this.lookup(plainKey);
+  }
+
   /**
    * What KEY_CHECK_LUA is given to check `record`: its hash and its JSON as this server holds it
    * ('' when it holds another: the check then says changed). The JSON itself, compared as a
@@ -153,9 +159,11 @@ export class RedisKeys implements KeyLookup, RedisKeyCheck {
     if (json !== null && known?.json === json) return known.record;
     this.known.delete(hash);
     if (json === null) return undefined;
-    const record = freezeRecord(JSON.parse(json) as KeyRecord);
-    // The index says active; the record has the last word (and must be this key's).
-    if (record.revoked_at !== null || record.hash !== hash) return undefined;
+    const stored = freezeRecord(JSON.parse(json) as KeyRecord);
+    // The index says active; the record has the last word (and must be this key's, by its value
+    // or by the value its regeneration replaced).
+    if (stored.revoked_at !== null || !(stored.hash === hash || stored.previous?.hash === hash)) return undefined;
+    const record = presentedAs(stored, hash);
     this.known.set(hash, { json, record });
     return record;
   }
@@ -267,9 +275,19 @@ export class RedisKeys implements KeyLookup, RedisKeyCheck {
     const args = [this.markerJson()];
     for (const record of changed) {
       const old = json.get(record.id);
-      const oldHash = old === undefined ? '' : (JSON.parse(old) as KeyRecord).hash;
-      args.push(record.id, old ?? '', JSON.stringify(record), oldHash, record.revoked_at === null ? record.hash : '');
+      const oldHashes = old === undefined ? '' : indexedHashes(JSON.parse(old) as KeyRecord);
+      args.push(record.id, old ?? '', JSON.stringify(record), oldHashes, indexedHashes(record));
     }
     return (await this.client.evalReplicated(PUT, [RECORDS, INDEX, STORE_MARKER], args)) === 1;
   }
+}
+
+/**
+ * The hashes the index finds a record by, comma-separated for the PUT script: none when revoked,
+ * else its value's and, while the record holds one, its replaced value's (the lookup decides
+ * whether that still works, by the request's clock).
+ */
+function indexedHashes(record: KeyRecord): string {
+  if (record.revoked_at !== null) return '';
+  return record.previous ? `${record.hash},${record.previous.hash}` : record.hash;
 }

@@ -42,18 +42,19 @@ export const LOOKUP = new LuaScript(`${KEY_CHECK_LUA}return key_check(KEYS, ARGV
 
 /**
  * KEYS: records, index, marker. ARGV: the marker's JSON (written if absent), then groups of
- * five: id, the JSON it must have now ('' for none), the new JSON, the hash to drop from the
- * index ('' none), the hash to index ('' none: revoked). All or nothing: 0 when any record
- * changed since it was read.
+ * five: id, the JSON it must have now ('' for none), the new JSON, the hashes to drop from the
+ * index and the hashes to index (each comma-separated, '' for none: a key is found by its value
+ * and, during a regeneration's overlap, by the value replaced). All or nothing: 0 when any
+ * record changed since it was read.
  */
 export const PUT = new LuaScript(`
 for i = 2, #ARGV, 5 do
   if (redis.call('HGET', KEYS[1], ARGV[i]) or '') ~= ARGV[i + 1] then return 0 end
 end
 for i = 2, #ARGV, 5 do
-  if ARGV[i + 3] ~= '' then redis.call('HDEL', KEYS[2], ARGV[i + 3]) end
+  for hash in string.gmatch(ARGV[i + 3], '[^,]+') do redis.call('HDEL', KEYS[2], hash) end
   redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 2])
-  if ARGV[i + 4] ~= '' then redis.call('HSET', KEYS[2], ARGV[i + 4], ARGV[i]) end
+  for hash in string.gmatch(ARGV[i + 4], '[^,]+') do redis.call('HSET', KEYS[2], hash, ARGV[i]) end
 end
 redis.call('SET', KEYS[3], ARGV[1], 'NX')
 return 1

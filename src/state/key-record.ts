@@ -27,6 +27,42 @@ export interface KeyRecord {
   readonly critpt: boolean;
   readonly created_at: string;
   readonly revoked_at: string | null;
+  /** The operator's label for the key (what it is for), shown beside its id; null for none. */
+  readonly name: string | null;
+  /** When the key stops working (its next request after is a 401 saying so); null: never. */
+  readonly expires_at: string | null;
+  /**
+   * The plain key's first eight characters (`bdk_` and four) and last four, kept for display so a
+   * leaked key can be matched to its record by eye; null for a key issued before they were kept.
+   */
+  readonly prefix: string | null;
+  readonly last4: string | null;
+  /** The value a regeneration replaced, still working until `until` (an overlap); null for none. */
+  readonly previous: PreviousValue | null;
+}
+
+/** A key's replaced value during its overlap: what a client not yet rolled over still presents. */
+export interface PreviousValue {
+  /** SHA-256 (hex) of the replaced plain key; never shown. */
+  readonly hash: string;
+  readonly prefix: string | null;
+  readonly last4: string | null;
+  /** The replaced value's last moment: a request at or after it is a 401. */
+  readonly until: string;
+}
+
+/**
+ * The record as a lookup finds it by one of its values: the record itself for its value, a frozen
+ * copy whose `hash` is the replaced value's for that (the request's quota step checks the record
+ * by the hash presented, and the policy tells the replaced value by it: isReplacedValue).
+ */
+export function presentedAs(record: KeyRecord, hash: string): KeyRecord {
+  return hash === record.hash ? record : Object.freeze({ ...record, hash });
+}
+
+/** Whether a lookup found this record by the value its regeneration replaced. */
+export function isReplacedValue(found: KeyRecord): boolean {
+  return found.previous !== null && found.hash === found.previous.hash;
 }
 
 /**
@@ -35,4 +71,10 @@ export interface KeyRecord {
  */
 export interface KeyLookup {
   lookup(plainKey: string): Eventually<KeyRecord | undefined>;
+  /**
+   * The record as the store holds it now, for a store whose lookup may answer from a record it
+   * met before (Redis's): the request refuses an expired key only on this, since the key may
+   * have been given a later expiry since. A store read afresh at every lookup has none.
+   */
+  lookupAgain?(plainKey: string): Eventually<KeyRecord | undefined>;
 }

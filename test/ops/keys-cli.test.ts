@@ -21,7 +21,9 @@ import { stagedBundle } from '../helpers/staged-bundle.ts';
 import { caught } from '../helpers/process.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
-const RECORD_FIELDS = ['id', 'tier', 'org', 'user', 'scope', 'quota', 'grants', 'critpt', 'created_at', 'revoked_at'];
+const RECORD_FIELDS = ['id', 'tier', 'org', 'user', 'scope', 'quota', 'grants', 'critpt', 'created_at', 'revoked_at', 'name', 'expires_at', 'prefix', 'last4', 'previous'];
+/** A key as `list --json` shows it: its record, its state and its last use. */
+const VIEW_FIELDS = [...RECORD_FIELDS, 'state', 'last_used_at'];
 
 /** Removed at exit too, so a failed assertion leaves nothing behind. */
 const tempRoots: string[] = [];
@@ -126,7 +128,7 @@ create('should print one JSON object with the id, the key and the record but no 
   assert.equal(Object.keys(printed).sort(), [...RECORD_FIELDS, 'key'].sort());
   assert.match(printed.id, KEY_ID_PATTERN);
   assert.match(printed.key, KEY_PATTERN);
-  assert.equal({ ...printed, id: 0, key: 0, created_at: 0 }, { id: 0, key: 0, tier: 'commercial', org: 'acme', user: 'bob', scope: 'org', quota: 2500, grants: [CAPSTAN, LARCH], critpt: true, created_at: 0, revoked_at: null });
+  assert.equal({ ...printed, id: 0, key: 0, created_at: 0 }, { id: 0, key: 0, tier: 'commercial', org: 'acme', user: 'bob', scope: 'org', quota: 2500, grants: [CAPSTAN, LARCH], critpt: true, created_at: 0, revoked_at: null, name: null, expires_at: null, prefix: printed.key.slice(0, 8), last4: printed.key.slice(-4), previous: null });
   assert.is(FileKeys.open(f.state).lookup(printed.key)?.id, printed.id);
   f.cleanup();
 });
@@ -153,7 +155,7 @@ list('should print records without hashes as a JSON array with --json', () => {
   assert.is(run.status, 0, run.stderr);
   const listed = JSON.parse(run.stdout);
   assert.equal(listed.map((r: { id: string }) => r.id), [a.id, b.id]);
-  for (const record of listed) assert.equal(Object.keys(record).sort(), [...RECORD_FIELDS].sort());
+  for (const record of listed) assert.equal(Object.keys(record).sort(), [...VIEW_FIELDS].sort());
   const hashes = (loadKeys(f.state) ?? []).map((r) => r.hash);
   for (const hash of hashes) assert.not.ok(run.stdout.includes(hash));
   assert.not.ok(run.stdout.includes(a.key) || run.stdout.includes(b.key));
@@ -168,9 +170,9 @@ list('should print one short line per key, grants as a count, and no hash or key
   const run = f.keys('list');
   assert.is(run.status, 0, run.stderr);
   const lines = run.stdout.trimEnd().split('\n').map((line) => line.split(/\s+/));
-  assert.equal(lines[0], ['id', 'tier', 'org', 'user', 'scope', 'quota', 'grants', 'critpt', 'status', 'created']);
-  assert.equal(lines[1].slice(0, 9), [a.id, 'pro', 'acme', 'alice', 'user', '-', '0', 'no', 'revoked']);
-  assert.equal(lines[2].slice(0, 9), [b.id, 'commercial', 'beta', '-', 'org', '40', '2', 'yes', 'active']);
+  assert.equal(lines[0], ['id', 'name', 'value', 'tier', 'org', 'user', 'scope', 'quota', 'grants', 'critpt', 'status', 'expires', 'last_used', 'created']);
+  assert.equal(lines[1].slice(0, 13), [a.id, '-', `${a.key.slice(0, 8)}…${a.key.slice(-4)}`, 'pro', 'acme', 'alice', 'user', '-', '0', 'no', 'revoked', '-', '-']);
+  assert.equal(lines[2].slice(0, 11), [b.id, '-', `${b.key.slice(0, 8)}…${b.key.slice(-4)}`, 'commercial', 'beta', '-', 'org', '40', '2', 'yes', 'active']);
   assert.not.ok(run.stdout.includes(CAPSTAN), 'grants are counted, not named');
   assert.is(lines.length, 3);
   const hashes = (loadKeys(f.state) ?? []).map((r) => r.hash);
@@ -246,7 +248,9 @@ regenerate('should fail the old key at once and take the new one, keeping the id
   const fresh = JSON.parse(run.stdout);
   assert.match(fresh.key, KEY_PATTERN);
   assert.not.equal(fresh.key, old.key);
-  assert.equal({ ...fresh, key: 0 }, { ...old, key: 0 }, 'the record is unchanged');
+  const value = (issued: Record<string, unknown>) => ({ ...issued, key: 0, prefix: 0, last4: 0 });
+  assert.equal(value(fresh), value(old), 'the record is unchanged but for what is kept of its value');
+  assert.equal([fresh.prefix, fresh.last4], [fresh.key.slice(0, 8), fresh.key.slice(-4)]);
   assert.is(store.lookup(old.key), undefined, 'the old key fails on the next lookup');
   const after = store.lookup(fresh.key);
   assert.is(after?.id, old.id);

@@ -127,7 +127,13 @@ create('should record every option', () => {
     critpt: true,
     created_at: '2026-11-20T09:00:00.000Z',
     revoked_at: null,
+    name: null,
+    expires_at: null,
+    prefix: record.prefix,
+    last4: record.last4,
+    previous: null,
   });
+  assert.match(record.prefix!, /^bdk_[A-Za-z0-9_-]{4}$/);
   assert.equal(loadKeys(f.state), [record], 'what is returned is what is stored');
   f.cleanup();
 });
@@ -278,7 +284,9 @@ lookup('should fail a regenerated key at once and take the new one with the same
   const found = store.lookup(fresh.key);
   assert.ok(found);
   assert.not.equal(fresh.key, old.key);
-  assert.equal(publicRecord(found), publicRecord(old.record), 'everything but the hash is kept');
+  const { prefix, last4, ...kept } = publicRecord(found);
+  assert.equal(kept, (({ prefix, last4, ...rest }) => rest)(publicRecord(old.record)), 'everything but the value is kept');
+  assert.equal([prefix, last4], [fresh.key.slice(0, 8), fresh.key.slice(-4)]);
   assert.is(quotaScope(found), quotaScope(old.record));
   f.cleanup();
 });
@@ -344,7 +352,7 @@ changes.run();
 const corrupt = suite('a corrupt keys.json');
 
 function goodRecord(): KeyRecord {
-  return { id: 'key_0123456789ab', hash: 'a'.repeat(64), tier: 'pro', org: 'acme', user: null, scope: 'org', quota: null, grants: [], critpt: false, created_at: '2026-11-20T09:00:00Z', revoked_at: null };
+  return { id: 'key_0123456789ab', hash: 'a'.repeat(64), tier: 'pro', org: 'acme', user: null, scope: 'org', quota: null, grants: [], critpt: false, created_at: '2026-11-20T09:00:00Z', revoked_at: null, name: null, expires_at: null, prefix: null, last4: null, previous: null };
 }
 
 function writeStore(f: ReturnType<typeof fixture>, text: string): void {

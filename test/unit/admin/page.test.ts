@@ -6,14 +6,15 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fileAdmin } from '../../../src/key-admin/stores.ts';
 import { createKey } from '../../../src/keys/changes.ts';
-import { KeyStoreError, type PublicKeyRecord } from '../../../src/keys/record.ts';
+import { KeyStoreError } from '../../../src/keys/record.ts';
+import type { KeyView } from '../../../src/key-admin/key-view.ts';
 import type { ScopeUsage } from '../../../src/key-admin/usage.ts';
 import type { AdminContext } from '../../../src/admin/operations.ts';
 import { HttpError } from '../../../src/http/error.ts';
 import { csrfToken, csrfValid, fromThisPage } from '../../../src/admin/page-csrf.ts';
 import { actionCall, createBody, doneMessage } from '../../../src/admin/page-forms.ts';
 import { escapeHtml, renderLoginPage } from '../../../src/admin/page-html.ts';
-import { renderUsage, usageLevel } from '../../../src/admin/page-card-html.ts';
+import { renderKeyCard, renderUsage, usageLevel } from '../../../src/admin/page-card-html.ts';
 import { renderKeysPage, type KeysPage } from '../../../src/admin/page-keys-html.ts';
 import { flashOfQuery, viewUrl } from '../../../src/admin/page-view.ts';
 import { servePage, type PageRequest } from '../../../src/admin/page.ts';
@@ -21,13 +22,43 @@ import { servePage, type PageRequest } from '../../../src/admin/page.ts';
 const HOSTILE = '<script>alert(1)</script>';
 const LIMITS = { free: 100, pro: 500, commercialDefault: 10_000, critpt: 10 };
 
-function key(over: Partial<PublicKeyRecord> = {}): PublicKeyRecord {
-  return { id: 'key_0123456789ab', tier: 'commercial', org: 'acme', user: 'alice', scope: 'user', quota: null, grants: ['alpha-cloud'], critpt: true, created_at: '2026-11-20T09:00:00.000Z', revoked_at: null, ...over };
+function key(over: Partial<KeyView> = {}): KeyView {
+  return { id: 'key_0123456789ab', tier: 'commercial', org: 'acme', user: 'alice', scope: 'user', quota: null, grants: ['alpha-cloud'], critpt: true, created_at: '2026-11-20T09:00:00.000Z', revoked_at: null, name: null, expires_at: null, prefix: null, last4: null, previous: null, state: 'active', last_used_at: null, ...over };
 }
 
 function keysPage(over: Partial<KeysPage> = {}): KeysPage {
   return { nonce: 'n0nce', csrf: 'c5rf', tokenName: 'ops', view: { org: null, showRevoked: false }, keys: [key()], usage: [], audit: [], limits: LIMITS, providers: [], flash: null, errors: [], issued: null, createValues: null, ...over };
 }
+
+const card = suite('a key\'s card');
+const FORM = { csrf: 'c5rf', view: { org: null, showRevoked: false } };
+
+card('should show the label, what is kept of the value, the old value\'s overlap, the expiry and the last use', () => {
+  const html = renderKeyCard(
+    key({ name: 'nightly export', prefix: 'bdk_AbCd', last4: 'wxyz', expires_at: '2027-01-31T00:00:00.000Z', last_used_at: '2026-11-28T10:15:00.000Z', previous: { prefix: 'bdk_OldV', last4: 'lu3s', until: '2026-11-30T08:00:00.000Z' } }),
+    [],
+    LIMITS,
+    FORM,
+  );
+  assert.match(html, /<span class="key-name">nightly export<\/span>/);
+  assert.match(html, /<dt>Value<\/dt><dd><code>bdk_AbCd…wxyz<\/code><\/dd>/);
+  assert.match(html, /<dt>Old value<\/dt><dd><code>bdk_OldV…lu3s<\/code> <span class="muted">works until<\/span> <time datetime="2026-11-30T08:00:00.000Z">2026-11-30 08:00 UTC<\/time>/);
+  assert.match(html, /<dt>Expires<\/dt><dd><time datetime="2027-01-31T00:00:00.000Z">/);
+  assert.match(html, /<dt>Last used<\/dt><dd><time datetime="2026-11-28T10:15:00.000Z">/);
+  assert.match(html, /data-state="active"/);
+});
+
+card('should mark an expired key, and say when nothing is known', () => {
+  const html = renderKeyCard(key({ state: 'expired', expires_at: '2026-11-01T00:00:00.000Z' }), [], LIMITS, FORM);
+  assert.match(html, /data-state="expired"/);
+  assert.match(html, /<span class="state-expired">expired<\/span>/);
+  assert.match(html, /<dt>Expired<\/dt><dd><time datetime="2026-11-01T00:00:00.000Z">/);
+  assert.match(html, /<dt>Value<\/dt><dd><span class="muted">not kept \(issued before it was\)<\/span>/);
+  assert.match(html, /<dt>Last used<\/dt><dd><span class="muted">not recorded<\/span>/);
+  assert.not.match(html, /Old value/);
+});
+
+card.run();
 
 const escaping = suite('escapeHtml and the pages: every value escaped');
 
@@ -37,7 +68,7 @@ escaping('should escape the five characters that open markup or close an attribu
 });
 
 escaping('should escape a hostile org, user, token name, provider, audit entry, flash, error and new key everywhere', () => {
-  const hostile = key({ org: HOSTILE, user: HOSTILE, grants: [HOSTILE] });
+  const hostile = key({ org: HOSTILE, user: HOSTILE, grants: [HOSTILE], name: HOSTILE });
   const html = renderKeysPage(
     keysPage({
       tokenName: HOSTILE,

@@ -7,7 +7,7 @@ import { critptScope, dataLimit } from '../../../src/quota/scopes.ts';
 import type { Route } from '../../../src/shared/routes.ts';
 
 function key(fields: Partial<KeyRecord> = {}): KeyRecord {
-  return { id: 'key_000000000001', hash: 'h', tier: 'commercial', org: 'acme', user: 'ann', scope: 'user', quota: null, grants: [], critpt: false, created_at: '2026-11-01T00:00:00.000Z', revoked_at: null, ...fields };
+  return { id: 'key_000000000001', hash: 'h', tier: 'commercial', org: 'acme', user: 'ann', scope: 'user', quota: null, grants: [], critpt: false, created_at: '2026-11-01T00:00:00.000Z', revoked_at: null, name: null, expires_at: null, prefix: null, last4: null, previous: null, ...fields };
 }
 
 /** A route of a table made up for the test, carrying the flags under test. */

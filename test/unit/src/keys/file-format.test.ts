@@ -8,7 +8,7 @@ import { throwsWith } from '../../../helpers/throws.ts';
 const PATH = 'state/keys.json';
 
 function record(overrides: Partial<KeyRecord> = {}): KeyRecord {
-  return { grants: ['anvil-hosting'], hash: 'a'.repeat(64), id: 'key_0123456789ab', tier: 'commercial', org: 'acme', user: null, scope: 'org', quota: 50, critpt: true, created_at: '2026-11-20T09:00:00.000Z', revoked_at: null, ...overrides };
+  return { grants: ['anvil-hosting'], hash: 'a'.repeat(64), id: 'key_0123456789ab', tier: 'commercial', org: 'acme', user: null, scope: 'org', quota: 50, critpt: true, created_at: '2026-11-20T09:00:00.000Z', revoked_at: null, name: null, expires_at: null, prefix: null, last4: null, previous: null, ...overrides };
 }
 
 

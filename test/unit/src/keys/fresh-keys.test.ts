@@ -9,7 +9,7 @@ import { until } from '../../../helpers/wait.ts';
 const GRACE_MS = 10_000;
 
 function record(id: string): KeyRecord {
-  return { id, hash: 'a'.repeat(64), tier: 'pro', org: 'acme', user: null, scope: 'org', quota: null, grants: [], critpt: false, created_at: '2026-11-20T09:00:00Z', revoked_at: null };
+  return { id, hash: 'a'.repeat(64), tier: 'pro', org: 'acme', user: null, scope: 'org', quota: null, grants: [], critpt: false, created_at: '2026-11-20T09:00:00Z', revoked_at: null, name: null, expires_at: null, prefix: null, last4: null, previous: null };
 }
 
 /**
