@@ -5,6 +5,8 @@
  * written from this table, in its order.
  */
 import { DEFAULT_LIMITS } from './quota/scopes.ts';
+import { AddressSet } from './lib/address-set.ts';
+import { durationMs, durationText } from './lib/duration.ts';
 import { asText, flagRow, integerFrom, switchFlag, type FlagTable } from './shared/flag-table.ts';
 import { UsageError } from './shared/flags.ts';
 
@@ -25,6 +27,37 @@ function httpUrl(text: string, name: string): string {
   return text;
 }
 
+/**
+ * How long an admin page session lasts: idle, and at most (src/admin/sessions.ts). Half an hour idle
+ * is what operators' consoles commonly allow; twelve hours is a working day and then some.
+ */
+export const ADMIN_SESSION_MS = { idle: 30 * 60_000, lifetime: 12 * 3_600_000 };
+
+const MINUTE_MS = 60_000;
+const DAY_MS = 24 * 60 * MINUTE_MS;
+
+/** A parser for a duration (src/lib/duration.ts) from `min` to `max` milliseconds, naming the flag. */
+function durationFrom(min: number, max: number): (text: string, name: string) => number {
+  return (text, name) => {
+    const ms = durationMs(text);
+    if (ms === null || ms < min || ms > max)
+      throw new UsageError(
+        `--${name} must be a duration from ${durationText(min)} to ${durationText(max)} (such as 90s, 30m, 12h, 7d), ` +
+          `got ${JSON.stringify(text)}`,
+      );
+    return ms;
+  };
+}
+
+/** --trust-proxy's addresses, or a UsageError saying which entry is wrong. */
+function trustedProxies(text: string, name: string): AddressSet {
+  try {
+    return AddressSet.parse(text);
+  } catch (error) {
+    throw new UsageError(`--${name}: ${(error as Error).message}`);
+  }
+}
+
 export const SERVER_FLAGS = {
   port: { value: 'N', env: 'PORT', default: 8080, parse: integerFrom(0, 65535), help: 'TCP port; 0 picks a free one' },
   host: {
@@ -34,6 +67,17 @@ export const SERVER_FLAGS = {
     parse: asText,
     help: 'address to listen on (put a TLS reverse proxy in front)',
   },
+  'trust-proxy': flagRow<AddressSet | null>({
+    value: 'CIDR[,CIDR...]',
+    env: 'TRUST_PROXY',
+    default: null,
+    shownDefault: 'none: `X-Forwarded-For` is ignored',
+    parse: trustedProxies,
+    help:
+      'reverse proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed: IPv4 and IPv6 addresses and ' +
+      'CIDR blocks, and `loopback` (127.0.0.0/8 and ::1); the access log and the audit trail then name the client ' +
+      'they forwarded (see [Behind a reverse proxy](#behind-a-reverse-proxy))',
+  }),
   snapshot: {
     value: 'DIR',
     env: 'SNAPSHOT_DIR',
@@ -169,6 +213,24 @@ export const SERVER_FLAGS = {
     default: '127.0.0.1',
     parse: asText,
     help: 'address of the admin listener',
+  },
+  'admin-session-idle': {
+    value: 'D',
+    env: 'ADMIN_SESSION_IDLE',
+    default: ADMIN_SESSION_MS.idle,
+    shownDefault: durationText(ADMIN_SESSION_MS.idle),
+    parse: durationFrom(MINUTE_MS, DAY_MS),
+    help:
+      'a key-management page session unused this long ends, and the page asks to sign in again (`90s`, `30m`, `2h`; ' +
+      '1m to 1d; see [The admin listener](#the-admin-listener-keys-over-http))',
+  },
+  'admin-session-lifetime': {
+    value: 'D',
+    env: 'ADMIN_SESSION_LIFETIME',
+    default: ADMIN_SESSION_MS.lifetime,
+    shownDefault: durationText(ADMIN_SESSION_MS.lifetime),
+    parse: durationFrom(MINUTE_MS, 30 * DAY_MS),
+    help: 'a key-management page session ends this long after its sign-in, however much it is used (1m to 30d)',
   },
   'quota-free': {
     value: 'N',
