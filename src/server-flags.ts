@@ -5,10 +5,10 @@
  * written from this table, in its order.
  */
 import { DEFAULT_LIMITS } from './quota/scopes.ts';
-import { AddressSet } from './lib/address-set.ts';
-import { durationMs, durationText } from './lib/duration.ts';
+import type { AddressSet } from './lib/address-set.ts';
+import { durationText } from './lib/duration.ts';
 import { asText, flagRow, integerFrom, switchFlag, type FlagTable } from './shared/flag-table.ts';
-import { UsageError } from './shared/flags.ts';
+import { ADMIN_SESSION_MS, DAY_MS, durationFrom, httpUrl, MINUTE_MS, trustedProxies } from './server-flag-parsers.ts';
 
 /**
  * The WAIT timeout's bounds. Its ceiling stays below the Redis client's 2 s command deadline: a
@@ -19,44 +19,6 @@ export const REPLICAS_TIMEOUT_MS = { default: 500, max: 1500 };
 
 /** A whole number up to 10 million, or null (the server works it out) when not given. */
 const CONNECTIONS = integerFrom(1, 10_000_000);
-
-function httpUrl(text: string, name: string): string {
-  if (!URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) {
-    throw new UsageError(`--${name} must be an http(s) URL, got ${JSON.stringify(text)}`);
-  }
-  return text;
-}
-
-/**
- * How long an admin page session lasts: idle, and at most (src/admin/sessions.ts). Half an hour idle
- * is what operators' consoles commonly allow; twelve hours is a working day and then some.
- */
-export const ADMIN_SESSION_MS = { idle: 30 * 60_000, lifetime: 12 * 3_600_000 };
-
-const MINUTE_MS = 60_000;
-const DAY_MS = 24 * 60 * MINUTE_MS;
-
-/** A parser for a duration (src/lib/duration.ts) from `min` to `max` milliseconds, naming the flag. */
-function durationFrom(min: number, max: number): (text: string, name: string) => number {
-  return (text, name) => {
-    const ms = durationMs(text);
-    if (ms === null || ms < min || ms > max)
-      throw new UsageError(
-        `--${name} must be a duration from ${durationText(min)} to ${durationText(max)} (such as 90s, 30m, 12h, 7d), ` +
-          `got ${JSON.stringify(text)}`,
-      );
-    return ms;
-  };
-}
-
-/** --trust-proxy's addresses, or a UsageError saying which entry is wrong. */
-function trustedProxies(text: string, name: string): AddressSet {
-  try {
-    return AddressSet.parse(text);
-  } catch (error) {
-    throw new UsageError(`--${name}: ${(error as Error).message}`);
-  }
-}
 
 export const SERVER_FLAGS = {
   port: { value: 'N', env: 'PORT', default: 8080, parse: integerFrom(0, 65535), help: 'TCP port; 0 picks a free one' },

@@ -16,7 +16,7 @@ import { createAdminListener } from '../../src/admin/listener.ts';
 import { MOST_SESSIONS } from '../../src/admin/sessions.ts';
 import type { AdminContext } from '../../src/admin/operations.ts';
 import { DEFAULT_OPTIONS, type ServerOptions } from '../../src/config.ts';
-import { ADMIN_SESSION_MS } from '../../src/server-flags.ts';
+import { ADMIN_SESSION_MS } from '../../src/server-flag-parsers.ts';
 import { parseRedisUrl } from '../../src/redis/client.ts';
 import { startServer, type RunningServer } from '../../src/start.ts';
 import { createAjv } from '../../src/shared/ajv.ts';
