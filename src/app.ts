@@ -34,6 +34,7 @@ import type { Step } from './lib/idle-work.ts';
 import { TurnEnd } from './lib/turn-end.ts';
 import { operationalAnswers } from './operational.ts';
 import { HttpError } from './http/error.ts';
+import { proxiesOf } from './http/forwarded.ts';
 import { admitKey, authenticate, endedKey, invalidKey } from './policy.ts';
 import { DURABLE_NOW, type QuotaCounter } from './state/quota-counter.ts';
 import { JournalUnavailable, KeyChanged } from './state/errors.ts';
@@ -84,7 +85,7 @@ export class App {
       metrics: parts.metrics,
       connections: parts.connections,
     });
-    this.endings = new Endings(parts);
+    this.endings = new Endings({ ...parts, clientOf: proxiesOf(parts.options.trustProxy).clientOf });
   }
 
   /**

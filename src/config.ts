@@ -3,6 +3,7 @@
  * default and parser are in src/server-flags.ts; here their values become ServerOptions. Nothing
  * else reads process.argv or process.env.
  */
+import type { AddressSet } from './lib/address-set.ts';
 import type { QuotaLimits } from './quota/scopes.ts';
 import { parseRedisUrl, type RedisAddress, type ReplicaConfirmation } from './redis/client.ts';
 import { parseSentinelUrl } from './redis/sentinel-url.ts';
@@ -63,6 +64,14 @@ export interface ServerOptions {
   /** The admin listener's port (src/admin/listener.ts); null: none. */
   adminPort: number | null;
   adminHost: string;
+  /** A key-management page session ends unused this long, or this long after its sign-in (src/admin/sessions.ts). */
+  adminSessionIdleMs: number;
+  adminSessionLifetimeMs: number;
+  /**
+   * The reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are read (src/http/forwarded.ts);
+   * null: none, and those headers are ignored.
+   */
+  trustProxy: AddressSet | null;
   /** Serve Prometheus metrics at /metrics. */
   metrics: boolean;
   /** No access log on stdout. */
@@ -115,6 +124,9 @@ function serverOptions(v: ServerFlagValues): ServerOptions {
     counting: !v['no-counting'],
     adminPort: v['admin-port'],
     adminHost: v['admin-host'],
+    adminSessionIdleMs: v['admin-session-idle'],
+    adminSessionLifetimeMs: v['admin-session-lifetime'],
+    trustProxy: v['trust-proxy'],
     metrics: v.metrics,
     quiet: v.quiet,
   };

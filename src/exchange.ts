@@ -13,6 +13,7 @@ import type { Metrics } from './http/metrics.ts';
 import { bytesSent, headersOf, JSON_TYPE, send, type HeaderFields, type Headers } from './http/respond.ts';
 import { outcomeStatus } from './http/unroutable.ts';
 import type { Clock } from './lib/clock.ts';
+import { IsoTime } from './lib/iso-time.ts';
 import type { KeyRecord } from './state/key-record.ts';
 import type { QuotaStatus } from './state/quota-counter.ts';
 import { Unavailable } from './lib/unavailable.ts';
@@ -101,6 +102,8 @@ export function answerPlain(exchange: Exchange, contentType: string, text: strin
 
 export interface EndingParts {
   clock: Clock;
+  /** The client's address for the access log (src/http/forwarded.ts: the peer, or behind trusted proxies). */
+  clientOf: (req: IncomingMessage) => string;
   logError: (line: string) => void;
   metrics?: Metrics;
   accessLog?: AccessLog;
@@ -108,6 +111,8 @@ export interface EndingParts {
 
 /** How exchanges end: their error answers, and the record of each (access log, metrics). */
 export class Endings {
+  private readonly times = new IsoTime();
+
   constructor(private readonly parts: EndingParts) {}
 
   /**
@@ -161,7 +166,8 @@ export class Endings {
     if (!accessLog) return;
     const [path, query] = (req.url ?? '').split('?', 2);
     accessLog.record({
-      time: new Date(this.parts.clock.now()).toISOString(),
+      time: this.times.of(this.parts.clock.now()),
+      client: this.parts.clientOf(req),
       method: req.method ?? '',
       route: routeId,
       path: redactPath(path.length > 512 ? `${path.slice(0, 512)}...` : path),

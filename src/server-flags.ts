@@ -5,8 +5,10 @@
  * written from this table, in its order.
  */
 import { DEFAULT_LIMITS } from './quota/scopes.ts';
+import type { AddressSet } from './lib/address-set.ts';
+import { durationText } from './lib/duration.ts';
 import { asText, flagRow, integerFrom, switchFlag, type FlagTable } from './shared/flag-table.ts';
-import { UsageError } from './shared/flags.ts';
+import { ADMIN_SESSION_MS, DAY_MS, durationFrom, httpUrl, MINUTE_MS, trustedProxies } from './server-flag-parsers.ts';
 
 /**
  * The WAIT timeout's bounds. Its ceiling stays below the Redis client's 2 s command deadline: a
@@ -18,13 +20,6 @@ export const REPLICAS_TIMEOUT_MS = { default: 500, max: 1500 };
 /** A whole number up to 10 million, or null (the server works it out) when not given. */
 const CONNECTIONS = integerFrom(1, 10_000_000);
 
-function httpUrl(text: string, name: string): string {
-  if (!URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) {
-    throw new UsageError(`--${name} must be an http(s) URL, got ${JSON.stringify(text)}`);
-  }
-  return text;
-}
-
 export const SERVER_FLAGS = {
   port: { value: 'N', env: 'PORT', default: 8080, parse: integerFrom(0, 65535), help: 'TCP port; 0 picks a free one' },
   host: {
@@ -34,6 +29,17 @@ export const SERVER_FLAGS = {
     parse: asText,
     help: 'address to listen on (put a TLS reverse proxy in front)',
   },
+  'trust-proxy': flagRow<AddressSet | null>({
+    value: 'CIDR[,CIDR...]',
+    env: 'TRUST_PROXY',
+    default: null,
+    shownDefault: 'none: `X-Forwarded-For` is ignored',
+    parse: trustedProxies,
+    help:
+      'reverse proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed: IPv4 and IPv6 addresses and ' +
+      'CIDR blocks, and `loopback` (127.0.0.0/8 and ::1); the access log and the audit trail then name the client ' +
+      'they forwarded (see [Behind a reverse proxy](#behind-a-reverse-proxy))',
+  }),
   snapshot: {
     value: 'DIR',
     env: 'SNAPSHOT_DIR',
@@ -169,6 +175,24 @@ export const SERVER_FLAGS = {
     default: '127.0.0.1',
     parse: asText,
     help: 'address of the admin listener',
+  },
+  'admin-session-idle': {
+    value: 'D',
+    env: 'ADMIN_SESSION_IDLE',
+    default: ADMIN_SESSION_MS.idle,
+    shownDefault: durationText(ADMIN_SESSION_MS.idle),
+    parse: durationFrom(MINUTE_MS, DAY_MS),
+    help:
+      'a key-management page session unused this long ends, and the page asks to sign in again (`90s`, `30m`, `2h`; ' +
+      '1m to 1d; see [The admin listener](#the-admin-listener-keys-over-http))',
+  },
+  'admin-session-lifetime': {
+    value: 'D',
+    env: 'ADMIN_SESSION_LIFETIME',
+    default: ADMIN_SESSION_MS.lifetime,
+    shownDefault: durationText(ADMIN_SESSION_MS.lifetime),
+    parse: durationFrom(MINUTE_MS, 30 * DAY_MS),
+    help: 'a key-management page session ends this long after its sign-in, however much it is used (1m to 30d)',
   },
   'quota-free': {
     value: 'N',

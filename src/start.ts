@@ -148,6 +148,8 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
       `warning: --max-connections ${caps.total} leaves no descriptors for files and the store below the limit of ` +
         `${descriptors.limit}: new connections past it are reset, not answered (raise ulimit -n)`,
     );
+  if (options.trustProxy !== null)
+    log(`behind a proxy: X-Forwarded-For and X-Forwarded-Proto believed from ${options.trustProxy.written.join(', ')}`);
   const metrics = options.metrics
     ? new Metrics({
         connections: () => connections.stats(),

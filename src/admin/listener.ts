@@ -3,8 +3,9 @@
  * operator says otherwise, never the public port (the public router has no admin path, so the
  * public port answers them 404). Every request is authenticated by an admin token: the JSON API
  * (`/admin/api/...`) and its OpenAPI document by `Authorization: Bearer`, the key-management
- * page (page.ts) by the cookie its login form sets. Without a valid token: 401, and nothing about
- * the store.
+ * page (page.ts) by the session its login form makes (sessions.ts). Without a valid token or
+ * session: 401, and nothing about the store. The client's address (the audit trail's `from`) is
+ * the socket's peer, or behind trusted proxies (--trust-proxy) the client they name.
  *
  * It is built of the public server's toolkit (src/http/): its API paths are matched by the
  * route table's Router, bodies read by the one bounded reader (ADMIN_BODY_LIMIT, within a
@@ -28,6 +29,9 @@ import { sendError, sendJson, sendPieces, sendRedirect } from './send.ts';
 import { adminOpenApi } from './openapi.ts';
 import { PAGE_COOKIE, servePage } from './page.ts';
 import { isPagePath } from './page-routes.ts';
+import { AdminSessions, type SessionLimits } from './sessions.ts';
+import { proxiesOf } from '../http/forwarded.ts';
+import type { AddressSet } from '../lib/address-set.ts';
 
 const JSON_LIMITS = { depth: 8, values: 20_000 };
 
@@ -66,13 +70,26 @@ export interface AdminListenerOptions {
   context: AdminContext;
   /** Called with the text of a failure that is a bug (a 500), never with a token or a body. */
   logError: (line: string) => void;
+  /** How long the page's sessions last, and how many at once (sessions.ts). */
+  sessions: SessionLimits;
+  /** The reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are read; null: none. */
+  trustProxy: AddressSet | null;
 }
 
-export function createAdminListener({ context, logError }: AdminListenerOptions): Server {
+export function createAdminListener({ context, logError, sessions, trustProxy }: AdminListenerOptions): Server {
   const csrfSecret = randomBytes(32);
   const bodies = new BodyBudget(ADMIN_BODY_BUDGET);
-  const authenticate = async (token: string): Promise<AdminTokenRecord | null> =>
-    ADMIN_TOKEN_PATTERN.test(token) ? matchToken(await context.keys.tokens.list(), token) : null;
+  const { clientOf, overHttps } = proxiesOf(trustProxy);
+  const pageDeps = {
+    context,
+    csrfSecret,
+    sessions: new AdminSessions(context.clock, sessions),
+    authenticate: async (token: string): Promise<AdminTokenRecord | null> =>
+      ADMIN_TOKEN_PATTERN.test(token) ? matchToken(await context.keys.tokens.list(), token) : null,
+    activeToken: async (id: string): Promise<AdminTokenRecord | null> =>
+      (await context.keys.tokens.list()).find((t) => t.id === id && t.revoked_at === null) ?? null,
+  };
+  const { authenticate } = pageDeps;
 
   async function bearer(req: IncomingMessage): Promise<AdminTokenRecord> {
     const match = /^Bearer +(\S+)$/i.exec(req.headers.authorization ?? '');
@@ -89,7 +106,7 @@ export function createAdminListener({ context, logError }: AdminListenerOptions)
 
   /** A body of at most ADMIN_BODY_LIMIT bytes, read by the public server's reader within the listener's budget. */
   function bodyOf(req: IncomingMessage, res: ServerResponse): Promise<Buffer> {
-    return readBody(req, res, bodies, req.socket.remoteAddress ?? 'unknown', ADMIN_BODY_LIMITS, ADMIN_REFUSALS);
+    return readBody(req, res, bodies, clientOf(req), ADMIN_BODY_LIMITS, ADMIN_REFUSALS);
   }
 
   /** The JSON body of an API call: absent (no bytes) is undefined, anything else must be bounded, well-formed JSON. */
@@ -116,7 +133,7 @@ export function createAdminListener({ context, logError }: AdminListenerOptions)
     if (body !== undefined && !route.operation.body) {
       throw new HttpError(400, 'Invalid body', { details: { expected: 'no body' } });
     }
-    const caller = { tokenId: token.id, tokenName: token.name, from: req.socket.remoteAddress ?? 'unknown' };
+    const caller = { tokenId: token.id, tokenName: token.name, from: clientOf(req) };
     const answer = await runOperation(route.operation, context, {
       pieces: true,
       params,
@@ -139,20 +156,18 @@ export function createAdminListener({ context, logError }: AdminListenerOptions)
       }
       form = new URLSearchParams(bytes.toString('utf8'));
     }
-    const answer = await servePage(
-      { context, authenticate, csrfSecret },
-      {
-        method: req.method ?? '',
-        path,
-        query,
-        form,
-        cookieToken: cookie(req, PAGE_COOKIE),
-        from: req.socket.remoteAddress ?? 'unknown',
-        origin: req.headers.origin,
-        fetchSite: req.headers['sec-fetch-site'] as string | undefined,
-        host: req.headers.host,
-      },
-    );
+    const answer = await servePage(pageDeps, {
+      method: req.method ?? '',
+      path,
+      query,
+      form,
+      cookie: cookie(req, PAGE_COOKIE),
+      from: clientOf(req),
+      secure: overHttps(req),
+      origin: req.headers.origin,
+      fetchSite: req.headers['sec-fetch-site'] as string | undefined,
+      host: req.headers.host,
+    });
     res.writeHead(answer.status, { 'Content-Length': Buffer.byteLength(answer.body), ...answer.headers });
     res.end(answer.body);
   }

@@ -106,7 +106,11 @@ const AUDIT_ENTRY = {
       description: 'the key changed (key_...), or the admin token (adm_...) for admin-token.*; never a value',
     },
     changes: { type: 'object' },
-    from: { type: 'string', description: 'the client address, or local (the keys command)' },
+    from: {
+      type: 'string',
+      description:
+        "the client's address (behind a proxy --trust-proxy names, the client it forwarded), or local (keys command)",
+    },
   },
 };
 

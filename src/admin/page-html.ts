@@ -68,6 +68,8 @@ export function errorBox(message: string, details: Record<string, unknown> = {})
 }
 
 export const LOGIN_REFUSED = 'That token is not valid (or was revoked)';
+/** Why a browser whose cookie no longer signs in is asked to: unused too long, signed out, its token revoked. */
+export const SESSION_ENDED = 'Your session has ended; sign in again';
 
 /**
  * The login form and nothing about the store: it is all a visitor without a token may see. The

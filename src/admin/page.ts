@@ -7,10 +7,12 @@
  * the keys only through `runOperation`, with the signed-in token as the caller, so the page and
  * the API check the same things, refuse with the same messages and write the same audit trail.
  *
- * Sign-in puts the admin token in an HttpOnly, SameSite=Strict cookie; every request checks it
- * again, so a token revoked meanwhile signs its page out at the next click. Every POST must come
- * from this page's origin (page-csrf.ts) and every change carry the form token. A new key's value
- * is only ever in the body of the answer that made it: never a URL, a redirect or a cookie.
+ * Sign-in makes a session (sessions.ts) and puts its id, never the token, in an HttpOnly,
+ * SameSite=Strict cookie (page-session.ts); every request checks the session and its token again,
+ * so a token revoked meanwhile signs its pages out at the next click, and sign-out ends the session
+ * on the server. Every POST must come from this page's origin (page-csrf.ts) and every change carry
+ * the form token of its session. A new key's value is only ever in the body of the answer that
+ * made it: never a URL, a redirect or a cookie.
  */
 import { randomBytes } from 'node:crypto';
 import type { PublicKeyRecord } from '../keys/record.ts';
@@ -19,14 +21,17 @@ import { httpErrorOf } from './input.ts';
 import { operationById, runOperation, type AdminContext, type Caller } from './operations.ts';
 import { csrfToken, csrfValid, fromThisPage } from './page-csrf.ts';
 import { actionCall, createCall, doneMessage, type FormCall } from './page-forms.ts';
-import { LOGIN_REFUSED, renderLoginPage, renderMessagePage } from './page-html.ts';
+import { LOGIN_REFUSED, renderLoginPage, renderMessagePage, SESSION_ENDED } from './page-html.ts';
 import { renderKeysPage, type KeysPage } from './page-keys-html.ts';
 import { flashOfQuery, viewOfForm, viewOfQuery, viewUrl, type PageView } from './page-view.ts';
 import { methodsOf, routeOf, type Route } from './page-routes.ts';
 import { readStore } from './page-store.ts';
 import { ADMIN_TOKEN_PATTERN, type AdminTokenRecord } from '../keys/admin-tokens.ts';
+import { clearedCookie, sessionCookie, signedIn, type SessionDeps } from './page-session.ts';
 
-export interface PageDeps {
+export { PAGE_COOKIE } from './page-session.ts';
+
+export interface PageDeps extends SessionDeps {
   context: AdminContext;
   /** The active admin token a presented token matches, or null (constant-time compare inside). */
   authenticate(token: string): Promise<AdminTokenRecord | null>;
@@ -42,10 +47,12 @@ export interface PageRequest {
   query: URLSearchParams;
   /** The parsed application/x-www-form-urlencoded body of a POST (the listener enforces size and type), else null. */
   form: URLSearchParams | null;
-  /** The value of the `bda_admin` cookie, if sent. */
-  cookieToken: string | null;
-  /** The client's address (for the audit trail's `from`). */
+  /** The value of the `bda_admin` cookie (a session id), if sent. */
+  cookie: string | null;
+  /** The client's address (for the audit trail's `from`; src/http/forwarded.ts). */
   from: string;
+  /** Whether the browser speaks HTTPS (a TLS socket, or a trusted proxy's X-Forwarded-Proto): the cookie is Secure. */
+  secure: boolean;
   /** The request's Origin and Sec-Fetch-Site headers, if any (CSRF defence in depth). */
   origin: string | undefined;
   fetchSite: string | undefined;
@@ -58,16 +65,6 @@ export interface PageAnswer {
   headers: Record<string, string | number | string[]>;
   body: string;
 }
-
-export const PAGE_COOKIE = 'bda_admin';
-
-/*
- * No `Secure`: the admin listener speaks plain HTTP (on loopback unless the operator says
- * otherwise), and a browser would not send a Secure cookie back over it. Path=/admin keeps it
- * off the public API; SameSite=Strict keeps it off any request another site starts.
- */
-const COOKIE_ATTRIBUTES = 'Path=/admin; HttpOnly; SameSite=Strict';
-const CLEAR_COOKIE = `${PAGE_COOKIE}=; ${COOKIE_ATTRIBUTES}; Max-Age=0`;
 
 const FORM_REFUSED = 'The form has expired or did not come from this page; reload and try again';
 
@@ -107,7 +104,7 @@ function redirect(nonce: string, location: string, extra: Record<string, string 
 }
 
 /** What every signed-in request works with. */
-interface Session {
+interface SignedIn {
   nonce: string;
   record: AdminTokenRecord;
   caller: Caller;
@@ -155,40 +152,49 @@ async function answer(deps: PageDeps, request: PageRequest, nonce: string): Prom
     return html(403, nonce, renderMessagePage(nonce, 'Refused', FORM_REFUSED));
   if (route.kind === 'login') return signIn(deps, request, nonce);
 
-  const record = await signedIn(deps, request.cookieToken);
-  if (record === null) {
-    // A cookie that no longer signs in (its token revoked) is cleared, so the browser stops sending it.
-    const clear: Record<string, string> = request.cookieToken === null ? {} : { 'Set-Cookie': CLEAR_COOKIE };
+  const found = await signedIn(deps, request.cookie);
+  if (found === null) {
+    // A cookie that no longer signs in (its session ended) is cleared, so the browser stops sending it.
+    if (request.cookie === null) return route.kind === 'logout' ? redirect(nonce, '/admin/') : loginPage(nonce);
+    const clear = { 'Set-Cookie': clearedCookie(request.secure) };
     if (route.kind === 'logout') return redirect(nonce, '/admin/', clear);
-    return html(401, nonce, renderLoginPage(nonce), clear);
+    return loginPage(nonce, SESSION_ENDED, clear);
   }
-  const session: Session = {
+  const { session, record } = found;
+  // The form token is the session's: forms of a session that ended (signed out elsewhere) are refused.
+  const csrf = csrfToken(deps.csrfSecret, session.digest);
+  const signedInAs: SignedIn = {
     nonce,
     record,
     caller: { tokenId: record.id, tokenName: record.name, from: request.from },
-    csrf: csrfToken(deps.csrfSecret, record.id),
+    csrf,
   };
   if (route.kind === 'page')
-    return showPage(deps, session, viewOfQuery(request.query), { flash: flashOfQuery(request.query) });
+    return showPage(deps, signedInAs, viewOfQuery(request.query), { flash: flashOfQuery(request.query) });
 
   const form = request.form ?? new URLSearchParams();
-  if (!csrfValid(deps.csrfSecret, record.id, form.get('csrf')))
+  if (!csrfValid(deps.csrfSecret, session.digest, form.get('csrf')))
     return html(403, nonce, renderMessagePage(nonce, 'Refused', FORM_REFUSED));
-  if (route.kind === 'logout') return redirect(nonce, '/admin/', { 'Set-Cookie': CLEAR_COOKIE });
-  return change(deps, session, route, form);
+  if (route.kind === 'logout') {
+    deps.sessions.end(request.cookie);
+    return redirect(nonce, '/admin/', { 'Set-Cookie': clearedCookie(request.secure) });
+  }
+  return change(deps, signedInAs, route, form);
 }
 
-/** The cookie's token, if it still is an active admin token. A value not shaped like a token is not looked up. */
-async function signedIn(deps: PageDeps, token: string | null): Promise<AdminTokenRecord | null> {
-  return token !== null && ADMIN_TOKEN_PATTERN.test(token) ? deps.authenticate(token) : null;
+/** 401: the login form, with why the visitor is asked to sign in when there is a reason to give. */
+function loginPage(nonce: string, message: string | null = null, extra: Record<string, string> = {}): PageAnswer {
+  return html(401, nonce, renderLoginPage(nonce, message), extra);
 }
 
 async function signIn(deps: PageDeps, request: PageRequest, nonce: string): Promise<PageAnswer> {
   // A pasted token often brings a space or a line end with it.
   const token = request.form?.get('token')?.trim() ?? '';
   const record = ADMIN_TOKEN_PATTERN.test(token) ? await deps.authenticate(token) : null;
-  if (record === null) return html(401, nonce, renderLoginPage(nonce, LOGIN_REFUSED));
-  return redirect(nonce, '/admin/', { 'Set-Cookie': `${PAGE_COOKIE}=${token}; ${COOKIE_ATTRIBUTES}` });
+  if (record === null) return loginPage(nonce, LOGIN_REFUSED);
+  // A session the browser held before is ended, not left to idle out: one sign-in, one session.
+  deps.sessions.end(request.cookie);
+  return redirect(nonce, '/admin/', { 'Set-Cookie': sessionCookie(deps.sessions.open(record.id), request.secure) });
 }
 
 /**
@@ -197,7 +203,7 @@ async function signIn(deps: PageDeps, request: PageRequest, nonce: string): Prom
  */
 async function change(
   deps: PageDeps,
-  session: Session,
+  session: SignedIn,
   route: Extract<Route, { kind: 'create' | 'action' }>,
   form: URLSearchParams,
 ): Promise<PageAnswer> {
@@ -233,7 +239,7 @@ async function change(
  * The keys page for a view. A store that cannot be read still gets the page, saying so (and a new
  * key is still shown: it exists).
  */
-async function showPage(deps: PageDeps, session: Session, view: PageView, extras: Extras): Promise<PageAnswer> {
+async function showPage(deps: PageDeps, session: SignedIn, view: PageView, extras: Extras): Promise<PageAnswer> {
   const read = await readStore(deps.context, session.caller, view);
   const stored = read instanceof HttpError ? null : read;
   const failures = [extras.failure, read instanceof HttpError ? read : undefined].filter(

@@ -14,6 +14,8 @@ import type { SnapshotStore } from '../snapshot/store.ts';
 import type { ConnectionCaps } from '../http/connection-caps.ts';
 import { listenAt } from '../http/server.ts';
 import { createAdminListener } from './listener.ts';
+import { MOST_SESSIONS } from './sessions.ts';
+import type { AddressSet } from '../lib/address-set.ts';
 
 export interface AdminListening {
   url: string;
@@ -29,6 +31,9 @@ export interface AdminOptions {
   stateDir: string;
   storeReplicas: ReplicaConfirmation;
   limits: QuotaLimits;
+  adminSessionIdleMs: number;
+  adminSessionLifetimeMs: number;
+  trustProxy: AddressSet | null;
 }
 
 export interface AdminDeps {
@@ -66,6 +71,8 @@ export async function startAdmin(
       logError,
     },
     logError,
+    sessions: { idleMs: options.adminSessionIdleMs, lifetimeMs: options.adminSessionLifetimeMs, most: MOST_SESSIONS },
+    trustProxy: options.trustProxy,
   });
   // Counted, and shed for like any other; one past every cap is closed (this listener answers no refusal).
   connections?.gate(server, false);

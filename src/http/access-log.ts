@@ -41,6 +41,8 @@ function safeDecode(text: string): string {
 
 export interface AccessEntry {
   time: string;
+  /** The client's address: the socket's peer, or behind trusted proxies the one they name (src/http/forwarded.ts). */
+  client: string;
   method: string;
   /** The route id, or `unmatched`. */
   route: string;

@@ -26,7 +26,7 @@ let offered = 0;
 let peak = 0;
 for (let t = 0; t < turns; t++) {
   for (let i = 0; i < perTurn; i++) {
-    const entry = { time: new Date(0).toISOString(), method: 'GET', route: 'models', path, status: 200, bytes: i, ms: t };
+    const entry = { time: new Date(0).toISOString(), client: '127.0.0.1', method: 'GET', route: 'models', path, status: 200, bytes: i, ms: t };
     offered += JSON.stringify(entry).length + 1;
     accessLog.record(entry);
   }

@@ -13,8 +13,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { AddressInfo } from 'node:net';
 import { createAdminListener } from '../../src/admin/listener.ts';
+import { MOST_SESSIONS } from '../../src/admin/sessions.ts';
 import type { AdminContext } from '../../src/admin/operations.ts';
 import { DEFAULT_OPTIONS, type ServerOptions } from '../../src/config.ts';
+import { ADMIN_SESSION_MS } from '../../src/server-flag-parsers.ts';
 import { parseRedisUrl } from '../../src/redis/client.ts';
 import { startServer, type RunningServer } from '../../src/start.ts';
 import { createAjv } from '../../src/shared/ajv.ts';
@@ -281,7 +283,8 @@ async function listenerThrowing(thrown: Error) {
       },
     },
   } as unknown as AdminContext;
-  const listener = createAdminListener({ context, logError: (line) => logged.push(line) });
+  const sessions = { idleMs: ADMIN_SESSION_MS.idle, lifetimeMs: ADMIN_SESSION_MS.lifetime, most: MOST_SESSIONS };
+  const listener = createAdminListener({ context, logError: (line) => logged.push(line), sessions, trustProxy: null });
   await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
   const close = () => new Promise((resolve) => listener.close(resolve));

@@ -26,7 +26,7 @@ const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs/images')
 const NAMES = {
   person: 'should let a person sign in, create a key, see it, revoke it, and the public port refuse it at the next request',
   phone: 'should be usable on a phone-sized screen: the same sign-in and a key created and shown',
-  forgery: 'should refuse a form posted without its token, from another origin, or after signing out',
+  forgery: 'should refuse a form posted without its token, from another origin, or after signing out (the session ended)',
 };
 
 const test = suite('the key-management page in a browser');
@@ -69,7 +69,9 @@ if (!CHROMIUM) {
     assert.ok(cookie, 'signed in with a cookie');
     assert.is(cookie.httpOnly, true);
     assert.is(cookie.sameSite, 'Strict');
-    assert.is(await browser.evaluate('document.cookie'), '', 'the page script cannot read the token');
+    assert.match(cookie.value, /^[A-Za-z0-9_-]{43}$/, 'a session id');
+    assert.not.ok(cookie.value.includes(token.slice(5)), 'never the admin token');
+    assert.is(await browser.evaluate('document.cookie'), '', 'the page script cannot read the session id');
   }
 
   async function createKey(browser: Browser, org: string, user: string): Promise<{ key: string; id: string }> {
@@ -144,6 +146,7 @@ if (!CHROMIUM) {
       assert.not.ok(await browser.exists(`[data-key-id="${id}"].revoked`), 'nothing was revoked');
       assert.is(await browser.clickAndWait('form#logout button'), 401, 'signed out: the login form');
       assert.not.ok((await browser.cookies()).some((c) => c.name === 'bda_admin'), 'the cookie is gone');
+      assert.is((await post(`csrf=${encodeURIComponent(csrf)}`)).status, 401, 'and its session ended: replayed, it signs in no more');
     } finally {
       await browser.close();
     }

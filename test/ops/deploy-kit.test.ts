@@ -11,6 +11,7 @@
  */
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import type { IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -199,19 +200,20 @@ else {
       });
   }
 
-  /** An HTTPS request to nginx on `port` (trusting the test CA, as `localhost`), with this client certificate if any. */
-  const https = (port: number, path: string, client: 'client' | 'server' | null, headers: Record<string, string> = {}) =>
-    new Promise<{ status: number; text: string }>((resolve, reject) => {
+  /** An HTTPS request to nginx on `port` (trusting the test CA, as `localhost`), with this client certificate if any; a POST with a body. */
+  const https = (port: number, path: string, client: 'client' | 'server' | null, headers: Record<string, string> = {}, body?: string) =>
+    new Promise<{ status: number; text: string; headers: IncomingHttpHeaders }>((resolve, reject) => {
       const tls = trust(client);
+      const method = body === undefined ? 'GET' : 'POST';
       const req = httpsRequest(
-        { host: '127.0.0.1', port, path, servername: 'localhost', ca: tls.ca!, cert: tls.cert ?? undefined, key: tls.key ?? undefined, headers, agent: false },
+        { host: '127.0.0.1', port, path, method, servername: 'localhost', ca: tls.ca!, cert: tls.cert ?? undefined, key: tls.key ?? undefined, headers, agent: false },
         (res) => {
           let text = '';
           res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text, headers: res.headers }));
         },
       );
-      req.on('error', reject).end();
+      req.on('error', reject).end(body);
     });
 
   if (!NGINX) skipAll(kit, [NAMES.nginx, NAMES.admin], 'nginx is not installed (apt-get install nginx-light)');
@@ -224,7 +226,8 @@ else {
       const stateA = join(root, 'state-a');
       const made = await keysCommand('admin-token', 'create', '--name', 'ops', '--state', stateA);
       adminToken = made.stdout.trim();
-      const a = await serve(['--state', stateA, '--metrics'], { adminPort: 0 });
+      // As the shipped unit starts it: nginx, on this host, is the proxy it believes.
+      const a = await serve(['--state', stateA, '--metrics', '--trust-proxy', 'loopback'], { adminPort: 0 });
       const b = await serve(['--state', join(root, 'state-b'), '--metrics']);
       const prefix = join(root, 'nginx');
       mkdirSync(prefix);
@@ -267,6 +270,11 @@ else {
       const answered = await https(adminPort, '/admin/api/keys', 'client', auth);
       assert.is(answered.status, 200, answered.text);
       assert.is((await https(adminPort, '/admin/api/keys', 'client')).status, 401, 'the admin token is still needed');
+      // The page behind TLS: nginx says X-Forwarded-Proto https, the server believes it (--trust-proxy loopback).
+      const form = { 'content-type': 'application/x-www-form-urlencoded', origin: `https://127.0.0.1:${adminPort}` };
+      const signedIn = await https(adminPort, '/admin/login', 'client', form, `token=${encodeURIComponent(adminToken)}`);
+      assert.is(signedIn.status, 303, signedIn.text);
+      assert.match(String(signedIn.headers['set-cookie']), /^bda_admin=[A-Za-z0-9_-]{43}; Path=\/admin; HttpOnly; SameSite=Strict; Secure$/);
     });
   }
 }

@@ -226,7 +226,7 @@ metrics.run();
 const logging = suite('access log');
 logging.before(setup);
 
-logging('should write one JSON line per request with route, status, bytes, time and key id, never the key', async () => {
+logging('should write one JSON line per request with the client, route, status, bytes, time and key id, never the key', async () => {
   const from = t.accessLog.length;
   await get(t.url, '/api/v2/language/models?page=1', t.keys.pro);
   await get(t.url, '/api/v2/nowhere', t.keys.pro);
@@ -235,7 +235,8 @@ logging('should write one JSON line per request with route, status, bytes, time 
   const lines = t.accessLog.slice(from);
   assert.is(lines.length, 3);
   const [list, missing, grading] = lines;
-  assert.equal(Object.keys(list), ['time', 'method', 'route', 'path', 'query', 'status', 'bytes', 'ms', 'key']);
+  assert.equal(Object.keys(list), ['time', 'client', 'method', 'route', 'path', 'query', 'status', 'bytes', 'ms', 'key']);
+  assert.is(list.client, '127.0.0.1', "the connection's address: no proxy is trusted");
   assert.equal([list.route, list.path, list.query, list.status], ['language.models', '/api/v2/language/models', 'page=1', 200]);
   assert.ok(Number(list.bytes) > 1000);
   assert.match(String(list.key), /^key_[0-9a-f]{12}$/);

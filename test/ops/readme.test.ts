@@ -748,8 +748,17 @@ const OUTSIDE: [RegExp, string][] = [
   [/(^|\s)#\d+\b/, 'an issue number'],
   [/shared\/reference/, 'a folder beside the checkout'],
   [/developers' figure/i, "the developers' figure"],
-  [/\bsessions?\b/i, 'a session'],
+  // A working session of whoever wrote the documents; the key-management page's sessions are the product's own word.
+  [/\b(?:this|that|our|my|(?:the|an?) (?:last|previous|next|earlier|later|other)|(?:in|during|from) (?:an?|one|the)) sessions?\b/i, 'a work session'],
 ];
+
+docs('should take the page\'s sessions as the product\'s word, and a work session as before', () => {
+  const flagged = (line: string) => OUTSIDE.some(([pattern]) => pattern.test(line));
+  for (const line of ['as found in a session', 'During the session we', 'the previous session', 'this session', 'an earlier session'])
+    assert.ok(flagged(line), line);
+  for (const line of ['Signing in makes a session on the server', '`--admin-session-idle`', 'every session made with it', 'the session ended'])
+    assert.not.ok(flagged(line), line);
+});
 
 docs('should name nothing outside the repository', () => {
   const found: string[] = [];

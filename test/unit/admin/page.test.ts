@@ -18,6 +18,7 @@ import { renderKeyCard, renderUsage, usageLevel } from '../../../src/admin/page-
 import { renderKeysPage, type KeysPage } from '../../../src/admin/page-keys-html.ts';
 import { flashOfQuery, viewUrl } from '../../../src/admin/page-view.ts';
 import { servePage, type PageRequest } from '../../../src/admin/page.ts';
+import { AdminSessions } from '../../../src/admin/sessions.ts';
 
 const HOSTILE = '<script>alert(1)</script>';
 const LIMITS = { free: 100, pro: 500, commercialDefault: 10_000, critpt: 10 };
@@ -102,7 +103,7 @@ escaping('should show the login page with the form and nothing of the store', ()
 const csrf = suite('csrfValid: the form token');
 const SECRET = randomBytes(32);
 
-csrf('should accept the token of the signed-in admin token', () => {
+csrf('should accept the token of the signed-in session', () => {
   assert.ok(csrfValid(SECRET, 'adm_0123456789ab', csrfToken(SECRET, 'adm_0123456789ab')));
 });
 
@@ -113,7 +114,7 @@ csrf('should refuse a missing, empty, wrong or truncated token', () => {
   }
 });
 
-csrf("should refuse another admin token's form token, and one made under another secret (a restart)", () => {
+csrf("should refuse another session's form token, and one made under another secret (a restart)", () => {
   assert.not.ok(csrfValid(SECRET, 'adm_0123456789ab', csrfToken(SECRET, 'adm_ba9876543210')));
   assert.not.ok(csrfValid(SECRET, 'adm_0123456789ab', csrfToken(randomBytes(32), 'adm_0123456789ab')));
 });
@@ -126,6 +127,13 @@ origin('should accept a post from the same origin, by Origin or by Sec-Fetch-Sit
   assert.ok(fromThisPage({ origin: 'null', fetchSite: 'same-origin', host: HOST }));
   assert.ok(fromThisPage({ origin: 'http://LOCALHOST:9090', fetchSite: undefined, host: 'localhost:9090' }));
   assert.ok(fromThisPage({ origin: undefined, fetchSite: undefined, host: HOST }), 'no browser: the form token decides');
+});
+
+origin('should take https:// as this page\'s origin when the browser speaks HTTPS, and http:// still', () => {
+  assert.ok(fromThisPage({ origin: `https://${HOST}`, fetchSite: 'same-origin', host: HOST, secure: true }));
+  assert.ok(fromThisPage({ origin: `http://${HOST}`, fetchSite: 'same-origin', host: HOST, secure: true }), 'a proxy that rewrites the scheme');
+  assert.not.ok(fromThisPage({ origin: 'https://evil.example', fetchSite: undefined, host: HOST, secure: true }));
+  assert.not.ok(fromThisPage({ origin: `https://${HOST}`, fetchSite: 'cross-site', host: HOST, secure: true }));
 });
 
 origin('should refuse a cross-site or same-site fetch and a foreign Origin', () => {
@@ -206,51 +214,147 @@ const context = {
   limits: LIMITS,
   clock: { now: () => Date.now() },
 } as unknown as AdminContext;
-const DEPS = { context, authenticate: async (token: string) => (token === TOKEN ? ADMIN : null), csrfSecret: SECRET };
-const FORM_TOKEN = csrfToken(SECRET, ADMIN.id);
+const LIMITS_MS = { idleMs: 30 * 60_000, lifetimeMs: 12 * 3_600_000, most: 1000 };
+let revoked = false;
+/** Page dependencies with sessions of their own, on a clock a test moves. */
+function ownDeps() {
+  const clock = { t: Date.UTC(2026, 10, 21, 12), now() { return this.t; } };
+  return {
+    clock,
+    context,
+    authenticate: async (token: string) => (token === TOKEN && !revoked ? ADMIN : null),
+    activeToken: async (id: string) => (id === ADMIN.id && !revoked ? ADMIN : null),
+    sessions: new AdminSessions(clock, LIMITS_MS),
+    csrfSecret: SECRET,
+  };
+}
+const DEPS = ownDeps();
+/** A session signed in as ADMIN, and the form token of its pages. */
+function signIn(deps = DEPS): { cookie: string; formToken: string } {
+  const cookie = deps.sessions.open(ADMIN.id);
+  return { cookie, formToken: csrfToken(SECRET, deps.sessions.use(cookie)!.digest) };
+}
+const { cookie: SESSION, formToken: FORM_TOKEN } = signIn();
 
 function request(over: Partial<PageRequest>): PageRequest {
-  return { method: 'GET', path: '/admin/', query: new URLSearchParams(), form: null, cookieToken: null, from: '127.0.0.1', origin: undefined, fetchSite: undefined, host: HOST, ...over };
+  return { method: 'GET', path: '/admin/', query: new URLSearchParams(), form: null, cookie: null, from: '127.0.0.1', secure: false, origin: undefined, fetchSite: undefined, host: HOST, ...over };
 }
-const post = (path: string, fields: Record<string, string>, over: Partial<PageRequest> = {}) => servePage(DEPS, request({ method: 'POST', path, cookieToken: TOKEN, form: new URLSearchParams(fields), ...over }));
+const post = (path: string, fields: Record<string, string>, over: Partial<PageRequest> = {}) => servePage(DEPS, request({ method: 'POST', path, cookie: SESSION, form: new URLSearchParams(fields), ...over }));
+const cookieOf = (answer: { headers: Record<string, unknown> }) => String(answer.headers['Set-Cookie'] ?? '');
+const sessionIdOf = (answer: { headers: Record<string, unknown> }) => /^bda_admin=([A-Za-z0-9_-]{43});/.exec(cookieOf(answer))?.[1] ?? null;
 
 serve.after(() => rmSync(STATE, { recursive: true, force: true }));
 
 serve('should answer 401 with the login form and nothing of the store without a valid cookie', async () => {
-  for (const cookieToken of [null, `bdat_${'B'.repeat(43)}`, 'junk']) {
-    const answer = await servePage(DEPS, request({ cookieToken }));
+  // No cookie, a session id never made, junk, and the raw admin token (the cookie before sessions).
+  for (const cookie of [null, 'B'.repeat(43), 'junk', TOKEN]) {
+    const answer = await servePage(DEPS, request({ cookie }));
     assert.is(answer.status, 401);
     assert.match(answer.body, /form id="login"/);
     assert.not.ok(answer.body.includes('secret-org') || answer.body.includes(existing.record.id));
-    assert.is(answer.headers['Set-Cookie'] !== undefined, cookieToken !== null, 'a cookie that does not sign in is cleared');
+    assert.is(answer.headers['Set-Cookie'] !== undefined, cookie !== null, 'a cookie that does not sign in is cleared');
+    assert.is(/Your session has ended/.test(answer.body), cookie !== null, 'and the page says why it asks again');
   }
 });
 
-serve('should set the HttpOnly SameSite=Strict cookie on a good login and refuse a bad or cross-site one', async () => {
-  const good = await post('/admin/login', { token: `${TOKEN}\n` }, { cookieToken: null, origin: 'null', fetchSite: 'same-origin' });
+serve('should set a session id, never the token, in an HttpOnly SameSite=Strict cookie, and refuse a bad or cross-site login', async () => {
+  const good = await post('/admin/login', { token: `${TOKEN}\n` }, { cookie: null, origin: 'null', fetchSite: 'same-origin' });
   assert.is(good.status, 303);
   assert.is(good.headers.Location, '/admin/');
-  assert.is(good.headers['Set-Cookie'], `bda_admin=${TOKEN}; Path=/admin; HttpOnly; SameSite=Strict`);
-  const bad = await post('/admin/login', { token: `bdat_${'C'.repeat(43)}` }, { cookieToken: null });
+  assert.match(cookieOf(good), /^bda_admin=[A-Za-z0-9_-]{43}; Path=\/admin; HttpOnly; SameSite=Strict$/);
+  assert.not.ok(cookieOf(good).includes(TOKEN.slice(5)), 'no part of the token');
+  assert.is((await servePage(DEPS, request({ cookie: sessionIdOf(good) }))).status, 200, 'the session signs in');
+  const again = await post('/admin/login', { token: TOKEN }, { cookie: null });
+  assert.is.not(sessionIdOf(again), sessionIdOf(good), 'each sign-in a session of its own');
+  const bad = await post('/admin/login', { token: `bdat_${'C'.repeat(43)}` }, { cookie: null });
   assert.is(bad.status, 401);
   assert.match(bad.body, /That token is not valid \(or was revoked\)/);
-  assert.is((await post('/admin/login', { token: TOKEN }, { cookieToken: null, fetchSite: 'cross-site' })).status, 403);
+  assert.is(bad.headers['Set-Cookie'], undefined);
+  assert.is((await post('/admin/login', { token: TOKEN }, { cookie: null, fetchSite: 'cross-site' })).status, 403);
+});
+
+serve('should make the cookie Secure when the browser speaks HTTPS, and clear it the same way', async () => {
+  const good = await post('/admin/login', { token: TOKEN }, { cookie: null, secure: true, origin: `https://${HOST}` });
+  assert.is(good.status, 303);
+  assert.match(cookieOf(good), /^bda_admin=[A-Za-z0-9_-]{43}; Path=\/admin; HttpOnly; SameSite=Strict; Secure$/);
+  const ended = await servePage(DEPS, request({ cookie: 'D'.repeat(43), secure: true }));
+  assert.is(cookieOf(ended), 'bda_admin=; Path=/admin; HttpOnly; SameSite=Strict; Secure; Max-Age=0');
+});
+
+serve('should ask to sign in again once a session has been unused for the idle time, and not before', async () => {
+  const DEPS = ownDeps();
+  const { clock } = DEPS;
+  const { cookie } = signIn(DEPS);
+  clock.t += LIMITS_MS.idleMs - 1;
+  assert.is((await servePage(DEPS, request({ cookie }))).status, 200, 'used just in time: its idle time starts again');
+  clock.t += LIMITS_MS.idleMs - 1;
+  assert.is((await servePage(DEPS, request({ cookie }))).status, 200);
+  clock.t += LIMITS_MS.idleMs;
+  const ended = await servePage(DEPS, request({ cookie }));
+  assert.is(ended.status, 401);
+  assert.match(ended.body, /Your session has ended; sign in again/);
+  assert.match(cookieOf(ended), /^bda_admin=; .*Max-Age=0$/);
+});
+
+serve('should end a session at its lifetime however much it is used', async () => {
+  const DEPS = ownDeps();
+  const { clock } = DEPS;
+  const { cookie } = signIn(DEPS);
+  const step = LIMITS_MS.idleMs / 2;
+  for (let elapsed = step; elapsed < LIMITS_MS.lifetimeMs; elapsed += step) {
+    clock.t += step;
+    assert.is((await servePage(DEPS, request({ cookie }))).status, 200, `used every ${step} ms, at ${elapsed} ms`);
+  }
+  clock.t += step;
+  assert.is((await servePage(DEPS, request({ cookie }))).status, 401, 'at its lifetime');
+});
+
+serve('should end the session on the server at sign-out: its cookie, sent again, no longer signs in', async () => {
+  const { cookie, formToken } = signIn();
+  const out = await post('/admin/logout', { csrf: formToken }, { cookie });
+  assert.is(out.status, 303);
+  assert.match(cookieOf(out), /^bda_admin=; .*Max-Age=0$/);
+  assert.is((await servePage(DEPS, request({ cookie }))).status, 401, 'replayed');
+  assert.is((await post(`/admin/ui/keys/${existing.record.id}/revoke`, { csrf: formToken }, { cookie })).status, 401);
+});
+
+serve("should refuse a form token of another session, and sign-out without the session's own", async () => {
+  const one = signIn();
+  const other = signIn();
+  assert.is((await post(`/admin/ui/keys/${existing.record.id}/revoke`, { csrf: other.formToken }, { cookie: one.cookie })).status, 403);
+  assert.is((await post('/admin/logout', { csrf: other.formToken }, { cookie: one.cookie })).status, 403);
+  assert.is((await servePage(DEPS, request({ cookie: one.cookie }))).status, 200, 'still signed in');
+});
+
+serve('should end every session of an admin token once it is revoked, at their next request', async () => {
+  const deps = ownDeps();
+  const own = deps.sessions;
+  const [a, b] = [signIn(deps), signIn(deps)];
+  revoked = true;
+  try {
+    assert.is((await servePage(deps, request({ cookie: a.cookie }))).status, 401);
+    assert.is(own.size, 0, 'both sessions of the token ended at the first request that found it revoked');
+    assert.is((await servePage(deps, request({ cookie: b.cookie }))).status, 401);
+  } finally {
+    revoked = false;
+  }
+  assert.is((await servePage(deps, request({ cookie: a.cookie }))).status, 401, 'an ended session stays ended');
 });
 
 serve('should read every key once a view, for its keys and its usage both', async () => {
   let reads = 0;
   const keys = { ...context.keys, list: () => (reads++, context.keys.list()) };
-  const answer = await servePage({ ...DEPS, context: { ...context, keys } }, request({ cookieToken: TOKEN }));
+  const answer = await servePage({ ...DEPS, context: { ...context, keys } }, request({ cookie: SESSION }));
   assert.is(answer.status, 200);
   assert.match(answer.body, new RegExp(`data-key-id="${existing.record.id}"`));
   assert.match(answer.body, /class="usage" data-kind="data"/, 'the usage came from the same read');
   assert.is(reads, 1);
-  await servePage({ ...DEPS, context: { ...context, keys } }, request({ cookieToken: TOKEN }));
+  await servePage({ ...DEPS, context: { ...context, keys } }, request({ cookie: SESSION }));
   assert.is(reads, 2, 'the next view reads the keys afresh');
 });
 
 serve('should show the keys with the policy headers and a nonce that matches the inline style and script', async () => {
-  const answer = await servePage(DEPS, request({ cookieToken: TOKEN }));
+  const answer = await servePage(DEPS, request({ cookie: SESSION }));
   assert.is(answer.status, 200);
   assert.match(answer.body, new RegExp(`data-key-id="${existing.record.id}"`));
   const nonce = /'nonce-([^']+)'/.exec(answer.headers['Content-Security-Policy'] as string)![1];
@@ -287,15 +391,15 @@ serve("should re-render the page with the operation's status and message when it
 
 serve('should answer 404 for an unknown page and 405 with Allow for a wrong method', async () => {
   assert.is((await post('/admin/ui/keys/key_0123456789ab/explode', { csrf: FORM_TOKEN })).status, 404);
-  const wrong = await servePage(DEPS, request({ method: 'DELETE', cookieToken: TOKEN }));
+  const wrong = await servePage(DEPS, request({ method: 'DELETE', cookie: SESSION }));
   assert.is(wrong.status, 405);
   assert.is(wrong.headers.Allow, 'GET, HEAD');
-  assert.is((await servePage(DEPS, request({ path: '/admin/ui/keys', cookieToken: TOKEN }))).headers.Allow, 'POST');
+  assert.is((await servePage(DEPS, request({ path: '/admin/ui/keys', cookie: SESSION }))).headers.Allow, 'POST');
 });
 
 serve('should still show the page, saying why, when the store cannot be read', async () => {
   const broken = { ...context, keys: { ...context.keys, list: () => { throw new KeyStoreError('cannot read keys.json: EACCES'); } } } as AdminContext;
-  const answer = await servePage({ ...DEPS, context: broken }, request({ cookieToken: TOKEN }));
+  const answer = await servePage({ ...DEPS, context: broken }, request({ cookie: SESSION }));
   assert.is(answer.status, 503);
   assert.is(answer.headers['Retry-After'], '5');
   assert.match(answer.body, /class="box error"[\s\S]*Key store unavailable[\s\S]*EACCES/);

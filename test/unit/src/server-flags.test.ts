@@ -52,7 +52,8 @@ defaults('should be what the server took before the table', () => {
     critptUserUploadBytes: 32 * MIB, critptMinUploadBytesPerSecond: 1024, critptUploadGraceSeconds: 10,
     critptConcurrency: 2, critptContact: 'the operator of this server', cacheBytes: 48 * MIB, sendTimeoutSeconds: 30,
     maxConnections: null, maxConnectionsPerClient: null, stopGraceSeconds: 10, keysGraceSeconds: 10, counting: true,
-    adminPort: null, adminHost: '127.0.0.1', metrics: false, quiet: false,
+    adminPort: null, adminHost: '127.0.0.1', adminSessionIdleMs: 30 * 60_000, adminSessionLifetimeMs: 12 * 3_600_000,
+    trustProxy: null, metrics: false, quiet: false,
   });
   assert.equal(limits, { free: 100, pro: 500, commercialDefault: 10000, critpt: 10 });
   assert.equal(storeReplicas, { count: 0, timeoutMs: 500 });
@@ -65,11 +66,12 @@ const variables = suite('environment variables');
 variables('should be the ones the server has always read', () => {
   const named = ROWS.flatMap(([, flag]) => ('env' in flag && flag.env ? [flag.env] : []));
   assert.equal(named.sort(), [
-    'ADMIN_HOST', 'ADMIN_PORT', 'CACHE_MB', 'CRITPT_CONCURRENCY', 'CRITPT_CONTACT', 'CRITPT_MAX_BODY_MB',
+    'ADMIN_HOST', 'ADMIN_PORT', 'ADMIN_SESSION_IDLE', 'ADMIN_SESSION_LIFETIME', 'CACHE_MB', 'CRITPT_CONCURRENCY', 'CRITPT_CONTACT', 'CRITPT_MAX_BODY_MB',
     'CRITPT_TIMEOUT', 'CRITPT_UPLOAD_BUDGET_MB', 'CRITPT_UPLOAD_GRACE', 'CRITPT_UPLOAD_MIN_RATE', 'CRITPT_UPSTREAM',
     'CRITPT_USER_UPLOAD_MB', 'HOST', 'KEYS_GRACE', 'MAX_CONNECTIONS', 'MAX_CONNECTIONS_PER_CLIENT', 'METRICS', 'PORT',
     'QUIET', 'QUOTA_COMMERCIAL', 'QUOTA_CRITPT', 'QUOTA_FREE', 'QUOTA_PRO', 'SEND_TIMEOUT', 'SNAPSHOT_DIR', 'STATE_DIR',
     'STOP_GRACE', 'STORE', 'STORE_CA', 'STORE_CERT', 'STORE_KEY', 'STORE_REPLICAS', 'STORE_REPLICAS_TIMEOUT',
+    'TRUST_PROXY',
   ]);
 });
 
@@ -98,6 +100,19 @@ variables('should turn a switch on only when it is 1, as before', () => {
 variables('should refuse a bad value under the flag\'s name', () => {
   throwsWith(() => resolveOptions([], { PORT: 'eighty' }), UsageError, /^--port must be an integer from 0 to 65535, got "eighty"$/);
   throwsWith(() => resolveOptions([], { CRITPT_UPSTREAM: 'ftp://x' }), UsageError, /^--critpt-upstream must be an http\(s\) URL/);
+  throwsWith(() => resolveOptions([], { TRUST_PROXY: '10.0.0.0/8,proxy' }), UsageError, /^--trust-proxy: "proxy" is not an IP address, a CIDR block or loopback$/);
+  throwsWith(() => resolveOptions(['--admin-session-idle', '30 minutes'], {}), UsageError, /^--admin-session-idle must be a duration from 1m to 1d \(such as 90s, 30m, 12h, 7d\), got "30 minutes"$/);
+  throwsWith(() => resolveOptions(['--admin-session-lifetime', '31d'], {}), UsageError, /from 1m to 30d/);
+});
+
+variables('should read --trust-proxy once into the set of addresses, and durations into milliseconds', () => {
+  const options = resolveOptions(['--trust-proxy', 'loopback, 10.0.0.0/8', '--admin-session-idle', '15m'], { ADMIN_SESSION_LIFETIME: '8h' }) as ServerOptions;
+  assert.ok(options.trustProxy?.has('::ffff:10.1.2.3'));
+  assert.ok(options.trustProxy?.has('::1'));
+  assert.not.ok(options.trustProxy?.has('192.0.2.1'));
+  assert.is(options.adminSessionIdleMs, 15 * 60_000);
+  assert.is(options.adminSessionLifetimeMs, 8 * 3_600_000);
+  assert.is((resolveOptions(['--admin-session-idle', '600'], {}) as ServerOptions).adminSessionIdleMs, 600_000, 'a bare number is seconds');
 });
 
 variables.run();

@@ -5,7 +5,7 @@ import { AccessLog, type AccessEntry } from '../../../../src/http/access-log.ts'
 
 const log = suite('AccessLog');
 
-const entry = (i: number): AccessEntry => ({ time: '2026-11-21T12:00:00.000Z', method: 'GET', route: 'models', path: `/api/v2/language/models?i=${i}`, status: 200, bytes: 1000, ms: 1 });
+const entry = (i: number): AccessEntry => ({ time: '2026-11-21T12:00:00.000Z', client: '127.0.0.1', method: 'GET', route: 'models', path: `/api/v2/language/models?i=${i}`, status: 200, bytes: 1000, ms: 1 });
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 /** A stream whose reader has stopped until `release`: every write is held, so its backlog only grows. */
