@@ -24,6 +24,7 @@ import { JournalUnavailable } from '../../src/state/errors.ts';
 import { get, request, type Reply } from '../helpers/http.ts';
 import { keysCommand, REDIS_INSTALLED, startRedis, type RedisServer } from '../helpers/redis.ts';
 import { buildFixture, TestClock } from '../helpers/server.ts';
+import { until } from '../helpers/wait.ts';
 
 const FREE_LIST = '/api/v2/language/models/free';
 const PRO_LIST = '/api/v2/language/models';
@@ -196,6 +197,17 @@ test('bad input gets a precise 400, 404, 409, 413 or 415 and changes nothing', a
       ['PATCH', `/admin/api/keys/${commercial.id}`, undefined, 405, /Method not allowed/],
       ['GET', '/admin/api/nothing', undefined, 404, /Not found/],
       ['GET', '/admin/api/audit?limit=5000', undefined, 400, /Invalid limit/],
+      ['POST', '/admin/api/keys', { tier: 'pro', org: 'acme', name: '' }, 400, /"field":"name"/],
+      ['POST', '/admin/api/keys', { tier: 'pro', org: 'acme', name: 'bell\u0007' }, 400, /"field":"name"/],
+      ['POST', '/admin/api/keys', { tier: 'pro', org: 'acme', name: 'x'.repeat(101) }, 400, /"field":"name"/],
+      ['POST', '/admin/api/keys', { tier: 'pro', org: 'acme', expires_at: 'tomorrow' }, 400, /"field":"expires_at"/],
+      ['POST', '/admin/api/keys', { tier: 'pro', org: 'acme', expires_at: '2026-02-30T00:00:00Z' }, 400, /"field":"expires_at"/],
+      ['POST', '/admin/api/keys', { tier: 'pro', org: 'acme', expires_at: '2020-01-01T00:00:00Z' }, 400, /not in the future/],
+      ['POST', `/admin/api/keys/${commercial.id}/regenerate`, { overlap_seconds: 31 * 86_400 }, 400, /"field":"overlap_seconds"/],
+      ['POST', `/admin/api/keys/${commercial.id}/regenerate`, { overlap_seconds: -1 }, 400, /"field":"overlap_seconds"/],
+      ['PUT', `/admin/api/keys/${commercial.id}/name`, {}, 400, /"field":"name"/],
+      ['PUT', `/admin/api/keys/${commercial.id}/expires_at`, { expires_at: '2020-01-01T00:00:00Z' }, 400, /not in the future/],
+      ['PUT', `/admin/api/keys/${pro.id}/name`, { name: 'late' }, 409, /was revoked/],
     ];
     for (const [method, path, body, status, pattern, headers] of cases) {
       const reply = await call(server, token, method, path, body, headers);
@@ -374,6 +386,126 @@ test('grants, CritPt, quota and regeneration; idempotent where the method says s
     assert.equal((await call(server, token, 'GET', '/admin/api/audit?limit=100')).json().data.map((e: { action: string }) => e.action), ['key.regenerate', 'key.quota', 'key.critpt', 'key.ungrant', 'key.grant', 'key.create', 'admin-token.create']);
   } finally {
     await server.close();
+  }
+});
+
+/** Servers on one store sharing one clock the test moves, writing last uses every 20 ms. */
+async function startOnClock(store: ServerOptions['store'], stateDirs: string[], clock: TestClock): Promise<RunningServer[]> {
+  const servers: RunningServer[] = [];
+  for (const stateDir of stateDirs)
+    servers.push(
+      await startServer(
+        { ...DEFAULT_OPTIONS, port: 0, adminPort: 0, snapshotDir, stateDir, store, quiet: true },
+        { clock, log: (line) => logged.push(line), logError: (line) => logged.push(line), redisProbeMs: 3_600_000, lastUsedFlushMs: 20 },
+      ),
+    );
+  return servers;
+}
+
+/**
+ * A key's name, expiry, overlap and last use through the admin API of `servers` (one store),
+ * every answer checked against the OpenAPI document, every refusal seen by every server.
+ */
+async function lifetimeThroughApi(servers: RunningServer[], token: string, clock: TestClock): Promise<void> {
+  const [a, b = a] = servers as [RunningServer, RunningServer?];
+  const document = (await call(a, token, 'GET', '/admin/openapi.json')).json();
+  const ajv = createAjv();
+  for (const [name, schema] of Object.entries(document.components.schemas as Record<string, object>)) ajv.addSchema(schema, `#/components/schemas/${name}`);
+  const matches = (reply: Reply, schema: string) => {
+    const validate = ajv.getSchema(`#/components/schemas/${schema}`)!;
+    assert.ok(validate(reply.json()), `${schema}: ${JSON.stringify(validate.errors)} in ${reply.text.slice(0, 300)}`);
+  };
+  const everywhere = async (key: string) =>
+    Promise.all(servers.map(async (server) => {
+      const reply = await get(server.url, PRO_LIST, key);
+      return reply.status === 401 ? reply.json().error : reply.status;
+    }));
+  const view = async (id: string) => {
+    const reply = await call(b, token, 'GET', `/admin/api/keys/${id}`);
+    matches(reply, 'KeyDetail');
+    return reply.json().record;
+  };
+
+  const created = await call(a, token, 'POST', '/admin/api/keys', { tier: 'pro', org: 'named', user: 'nia', name: 'billing export', expires_at: '2026-11-22T14:00:00+02:00' });
+  assert.is(created.status, 201, created.text);
+  matches(created, 'IssuedKey');
+  const { key, record } = created.json();
+  assert.equal([record.name, record.expires_at, record.prefix, record.last4, record.previous], ['billing export', '2026-11-22T12:00:00.000Z', key.slice(0, 8), key.slice(-4), null], 'the expiry kept as the UTC instant it names');
+  assert.equal(await everywhere(key), servers.map(() => 200));
+  const usedAt = new Date(clock.now()).toISOString();
+  await until(async () => (await view(record.id)).last_used_at === usedAt, 'the last use read through the admin API');
+  assert.is((await view(record.id)).state, 'active');
+  const listed = await call(a, token, 'GET', '/admin/api/keys?org=named');
+  matches(listed, 'KeyList');
+  assert.equal(listed.json().data.map((k: { name: string; last_used_at: string }) => [k.name, k.last_used_at]), [['billing export', usedAt]]);
+
+  const renamed = await call(a, token, 'PUT', `/admin/api/keys/${record.id}/name`, { name: 'nightly export' });
+  matches(renamed, 'KeyChange');
+  assert.equal([renamed.json().changed, renamed.json().record.name], [true, 'nightly export']);
+  assert.is((await call(b, token, 'PUT', `/admin/api/keys/${record.id}/name`, { name: 'nightly export' })).json().changed, false, 'PUT again changes nothing');
+  assert.is((await call(b, token, 'PUT', `/admin/api/keys/${record.id}/name`, { name: null })).json().record.name, null);
+
+  const same = await call(a, token, 'PUT', `/admin/api/keys/${record.id}/expires_at`, { expires_at: '2026-11-22T12:00:00Z' });
+  assert.is(same.json().changed, false, 'the same instant, written otherwise, changes nothing');
+  clock.t = Date.parse('2026-11-22T12:00:00Z') - 1;
+  assert.equal(await everywhere(key), servers.map(() => 200), 'works until its last millisecond');
+  clock.t += 1;
+  assert.equal(await everywhere(key), servers.map(() => 'API key expired'), 'refused from then, by every server');
+  assert.is((await view(record.id)).state, 'expired');
+  const extended = await call(a, token, 'PUT', `/admin/api/keys/${record.id}/expires_at`, { expires_at: null });
+  matches(extended, 'KeyChange');
+  assert.equal(await everywhere(key), servers.map(() => 200), 'no expiry: it works again at the next request');
+
+  const regenerated = await call(b, token, 'POST', `/admin/api/keys/${record.id}/regenerate`, { overlap_seconds: 3600 });
+  matches(regenerated, 'IssuedKey');
+  const overlapEnd = new Date(clock.t + 3_600_000).toISOString();
+  assert.equal(regenerated.json().record.previous, { prefix: key.slice(0, 8), last4: key.slice(-4), until: overlapEnd });
+  const fresh = regenerated.json().key;
+  assert.equal([...(await everywhere(key)), ...(await everywhere(fresh))], [...servers, ...servers].map(() => 200), 'both values work during the overlap');
+  clock.t += 3_600_000 - 1;
+  assert.equal(await everywhere(key), servers.map(() => 200));
+  clock.t += 1;
+  assert.equal(await everywhere(key), servers.map(() => 'API key replaced'), 'the old value is refused from the end of the overlap');
+  assert.equal(await everywhere(fresh), servers.map(() => 200));
+  const trail = (await call(a, token, 'GET', '/admin/api/audit?limit=10')).json().data;
+  matches(await call(a, token, 'GET', '/admin/api/audit?limit=10'), 'AuditList');
+  assert.equal(trail.slice(0, 5).map((e: { action: string; changes: object }) => [e.action, e.changes]), [
+    ['key.regenerate', { overlap_until: overlapEnd }],
+    ['key.expiry', { expires_at: null }],
+    ['key.name', { name: null }],
+    ['key.name', { name: 'nightly export' }],
+    ['key.create', { tier: 'pro', org: 'named', user: 'nia', scope: 'user', quota: null, grants: [], critpt: false, name: 'billing export', expires_at: '2026-11-22T12:00:00.000Z' }],
+  ]);
+}
+
+test('a name, an expiry, a regeneration\'s overlap and the last use, on the state folder', async () => {
+  const stateDir = join(root, 'lifetime');
+  const { token } = await adminToken(['--state', stateDir], 'ops');
+  const clock = new TestClock();
+  const servers = await startOnClock('file', [stateDir], clock);
+  try {
+    await lifetimeThroughApi(servers, token, clock);
+  } finally {
+    await Promise.all(servers.map((s) => s.close()));
+  }
+});
+
+test('a name, an expiry, a regeneration\'s overlap and the last use, on Redis with two servers', async () => {
+  if (!REDIS_INSTALLED) {
+    console.log('skipped part: redis-server is not installed (apt-get install redis-server; .ci/run installs it)');
+    return;
+  }
+  let redis: RedisServer | null = null;
+  let servers: RunningServer[] = [];
+  try {
+    redis = await startRedis();
+    const { token } = await adminToken(['--store', redis.url], 'ops');
+    const clock = new TestClock();
+    servers = await startOnClock(parseRedisUrl(redis.url), [join(root, 'lifetime-a'), join(root, 'lifetime-b')], clock);
+    await lifetimeThroughApi(servers, token, clock);
+  } finally {
+    await Promise.all(servers.map((s) => s.close()));
+    await redis?.close();
   }
 });
 
