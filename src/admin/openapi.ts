@@ -129,7 +129,24 @@ const listOf = (item: string) => ({
 const SCHEMAS = {
   KeyRecord: KEY_RECORD,
   KeyView: KEY_VIEW,
-  KeyList: listOf('KeyView'),
+  KeyList: {
+    ...listOf('KeyView'),
+    properties: {
+      ...listOf('KeyView').properties,
+      pagination: {
+        type: 'object',
+        description: 'only for a page (page, per_page, sort, order or q given)',
+        required: ['page', 'per_page', 'total', 'total_pages'],
+        additionalProperties: false,
+        properties: {
+          page: { type: 'integer', minimum: 1 },
+          per_page: { type: 'integer', minimum: 1 },
+          total: { type: 'integer', minimum: 0, description: 'keys the query lets through, on every page' },
+          total_pages: { type: 'integer', minimum: 0 },
+        },
+      },
+    },
+  },
   IssuedKey: {
     type: 'object',
     required: ['key', 'record'],

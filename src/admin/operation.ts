@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../lib/clock.ts';
 import type { KeyAdmin } from '../key-admin/stores.ts';
-import { usageRows, withStatus, type ScopeUsage } from '../key-admin/usage.ts';
+import { usageRows, withStatus, type ScopeUsage, type UsageKey } from '../key-admin/usage.ts';
 import { KEY_ID_PATTERN, KeyNotFound, NAME_PATTERN, publicRecord, type KeyFilter } from '../keys/record.ts';
 import type { KeyRecord } from '../state/key-record.ts';
 import type { KeyChange } from '../keys/table.ts';
@@ -169,10 +169,10 @@ export async function allKeys(context: AdminContext, filter: KeyFilter = {}): Pr
 }
 
 /** Usage rows of the active keys among `records`, with what the server's counter says now. */
-export async function usage(
+export async function usage<K extends UsageKey>(
   context: AdminContext,
-  records: readonly KeyRecord[],
-  keep: (row: ScopeUsage, records: Map<string, KeyRecord>) => boolean,
+  records: readonly K[],
+  keep: (row: ScopeUsage, records: Map<string, K>) => boolean,
 ): Promise<ScopeUsage[]> {
   const byId = new Map(records.map((r) => [r.id, r]));
   const rows = usageRows(records, context.limits).filter((row) => keep(row, byId));

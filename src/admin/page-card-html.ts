@@ -53,6 +53,14 @@ export function renderUsage(row: ScopeUsage): string {
   );
 }
 
+/** The overlaps a regeneration offers: how long the old value keeps working, for clients to roll over. */
+const OVERLAPS: [number, string][] = [
+  [0, 'old value stops now'],
+  [3600, 'old value works 1 hour more'],
+  [86_400, 'old value works 24 hours more'],
+  [7 * 86_400, 'old value works 7 days more'],
+];
+
 const REVOKE_WARNING = 'Its next request is refused, and a revoked key cannot be restored.';
 
 /** A POST form for one change of one key; `fields` and `button` are markup made here. */
@@ -111,7 +119,31 @@ function renderActions(record: PublicKeyRecord, form: FormContext): string {
       '<button type="submit" class="danger">Revoke</button>',
       ` data-confirm="${escapeHtml(`Revoke ${id}? ${REVOKE_WARNING}`)}"`,
     ),
-    actionForm(form, id, 'regenerate', '', '<button type="submit">Regenerate</button>'),
+    actionForm(
+      form,
+      id,
+      'regenerate',
+      '<select name="overlap_seconds" aria-label="How long the old value keeps working">' +
+        OVERLAPS.map(([seconds, label]) => `<option value="${seconds}">${label}</option>`).join('') +
+        '</select>',
+      '<button type="submit">Regenerate</button>',
+    ),
+    actionForm(
+      form,
+      id,
+      'name',
+      `<input type="text" name="name" maxlength="100" placeholder="no name" aria-label="The key's name" ` +
+        `autocomplete="off" value="${escapeHtml(record.name ?? '')}">`,
+      '<button type="submit">Save name</button>',
+    ),
+    actionForm(
+      form,
+      id,
+      'expiry',
+      `<input type="datetime-local" name="expires_at" step="60" aria-label="When the key expires, UTC (empty: never)" ` +
+        `value="${record.expires_at === null ? '' : escapeHtml(record.expires_at.slice(0, 16))}">`,
+      '<button type="submit">Set expiry</button>',
+    ),
     actionForm(
       form,
       id,

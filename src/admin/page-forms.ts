@@ -8,7 +8,7 @@
  */
 import { HttpError } from '../http/error.ts';
 
-export const KEY_ACTIONS = ['revoke', 'regenerate', 'grant', 'ungrant', 'critpt', 'quota'] as const;
+export const KEY_ACTIONS = ['revoke', 'regenerate', 'grant', 'ungrant', 'critpt', 'quota', 'name', 'expiry'] as const;
 export type KeyAction = (typeof KEY_ACTIONS)[number];
 
 const OPERATION_OF: Record<KeyAction, string> = {
@@ -18,6 +18,8 @@ const OPERATION_OF: Record<KeyAction, string> = {
   ungrant: 'ungrantProvider',
   critpt: 'setCritpt',
   quota: 'setQuota',
+  name: 'setName',
+  expiry: 'setExpiry',
 };
 
 /** An operation to run (by id in OPERATIONS) with its path parameters and body. */
@@ -47,6 +49,16 @@ export function booleanOf(text: string): boolean | string {
   return text === 'false' ? false : text;
 }
 
+/**
+ * A browser's date-and-time field sends `2027-01-31T09:30` (no seconds, no offset): the page says
+ * its times are UTC, so that is the instant meant. Anything else stays as it is, for the
+ * operation to refuse or take.
+ */
+export function utcOf(text: string): string {
+  const local = /^(\d{4}-\d\d-\d\dT\d\d:\d\d)(:\d\d)?$/.exec(text);
+  return local ? `${local[1]}${local[2] ?? ':00'}Z` : text;
+}
+
 /** Provider slugs as typed: one a line, or separated by commas or spaces. */
 export function splitGrants(text: string): string[] {
   return text.split(/[\s,]+/).filter(Boolean);
@@ -55,10 +67,12 @@ export function splitGrants(text: string): string[] {
 /** The "Create a key" form as createKey's body. */
 export function createBody(form: URLSearchParams): Record<string, unknown> {
   const body: Record<string, unknown> = {};
-  for (const name of ['tier', 'org', 'user'] as const) {
+  for (const name of ['tier', 'org', 'user', 'name'] as const) {
     const value = fieldOf(form, name);
     if (value !== null) body[name] = value;
   }
+  const expires = fieldOf(form, 'expires_at');
+  if (expires !== null) body.expires_at = utcOf(expires);
   const scope = fieldOf(form, 'scope');
   if (scope !== null && scope !== 'default') body.scope = scope;
   const quota = fieldOf(form, 'quota');
@@ -96,6 +110,16 @@ export function actionCall(action: KeyAction, id: string, form: URLSearchParams)
       const quota = fieldOf(form, 'quota');
       return { operation, params: { id }, body: { quota: quota === null ? null : numberOf(quota) } };
     }
+    case 'name':
+      return { operation, params: { id }, body: { name: fieldOf(form, 'name') } };
+    case 'expiry': {
+      const expires = fieldOf(form, 'expires_at');
+      return { operation, params: { id }, body: { expires_at: expires === null ? null : utcOf(expires) } };
+    }
+    case 'regenerate': {
+      const overlap = fieldOf(form, 'overlap_seconds');
+      return { operation, params: { id }, body: overlap === null ? undefined : { overlap_seconds: numberOf(overlap) } };
+    }
     default:
       return { operation, params: { id }, body: undefined };
   }
@@ -127,5 +151,14 @@ export function doneMessage(action: KeyAction, call: FormCall, changed: boolean)
     }
     case 'regenerate':
       return `regenerated ${id}`;
+    case 'name': {
+      const name = call.body?.name;
+      return name === null ? `took the name off ${id}` : changed ? `renamed ${id}` : `${id} already had that name`;
+    }
+    case 'expiry': {
+      const at = call.body?.expires_at;
+      if (!changed) return `the expiry of ${id} was already so`;
+      return at === null ? `${id} no longer expires` : `set when ${id} expires`;
+    }
   }
 }

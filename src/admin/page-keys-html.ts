@@ -1,16 +1,17 @@
 /**
  * The key-management page for a signed-in operator: the header with the Sign out form, the new
- * key (once, right after it was issued), the message of the last change or its failure, the
- * "Create a key" form, the keys grouped by organisation, and the latest audit entries. A pure
+ * key (once, right after it was issued), the message of the last change or its failure; then the
+ * table of keys (page-table-html.ts) with the "New key" dialog and the latest audit entries, or
+ * one key's own page (its card: details, usage, changes) with its own latest changes. A pure
  * function of what page.ts read through the admin operations.
  */
 import type { AuditEntry } from '../keys/audit.ts';
 import type { PublicKeyRecord } from '../keys/record.ts';
-import type { KeyView } from '../key-admin/key-view.ts';
-import type { ScopeUsage } from '../key-admin/usage.ts';
 import type { QuotaLimits } from '../quota/scopes.ts';
 import { errorBox, escapeHtml, flashBox, formatTime, hiddenField, renderDocument } from './page-html.ts';
 import { renderKeyCard, type FormContext } from './page-card-html.ts';
+import { renderKeyTable } from './page-table-html.ts';
+import type { KeyPageView, StoreView, TableView } from './page-store.ts';
 import { viewFields, viewUrl, type PageView } from './page-view.ts';
 
 export interface KeysPage {
@@ -20,10 +21,8 @@ export interface KeysPage {
   /** The signed-in admin token's name. */
   tokenName: string;
   view: PageView;
-  /** The keys of the view; null when the store could not be read (`error` says why). */
-  keys: readonly KeyView[] | null;
-  usage: readonly ScopeUsage[];
-  audit: readonly AuditEntry[];
+  /** What the view shows; null when the store could not be read (`errors` says why). */
+  store: StoreView | null;
   limits: QuotaLimits;
   /** The served snapshot's provider slugs, offered as the grant inputs' suggestions. */
   providers: readonly string[];
@@ -53,7 +52,10 @@ function renderHeader(page: KeysPage): string {
 function renderNewKey(issued: NonNullable<KeysPage['issued']>): string {
   const { record } = issued;
   const owner = record.user === null ? record.org : `${record.org}/${record.user}`;
-  const what = issued.regenerated ? 'a new value for this key: the old one fails at its next request' : 'a new key';
+  const overlap = record.previous && `the old one keeps working until ${formatTime(record.previous.until)}`;
+  const what = issued.regenerated
+    ? `a new value for this key: ${overlap ?? 'the old one fails at its next request'}`
+    : 'a new key';
   return (
     `<div id="new-key" class="box" role="alert" data-key-id="${escapeHtml(record.id)}">
 <p><strong>New key for ${escapeHtml(owner)} — shown only once</strong></p>
@@ -70,15 +72,18 @@ function option(value: string, label: string, chosen: string | null): string {
   return `<option value="${escapeHtml(value)}"${value === chosen ? ' selected' : ''}>${escapeHtml(label)}</option>`;
 }
 
-function renderCreateForm(page: KeysPage): string {
+function renderCreateDialog(page: KeysPage): string {
   const values = page.createValues ?? new URLSearchParams();
   const text = (name: string) => escapeHtml(values.get(name) ?? '');
   const tier = values.get('tier');
   const scope = values.get('scope');
+  // Open as the page comes when asked for (the "New key" link without JavaScript) or refused.
+  const open = page.view.create || page.createValues !== null;
+  const close = escapeHtml(viewUrl({ ...page.view, create: false }));
   return (
-    `<section id="create">
-<h2>Create a key</h2>
-<form id="create-key" class="box" method="post" action="/admin/ui/keys">
+    `<dialog id="create-dialog" aria-labelledby="create-title"${open ? ' open' : ''}>
+<form id="create-key" method="post" action="/admin/ui/keys">
+<h2 id="create-title">New key</h2>
 ${hiddenField('csrf', page.csrf)}${viewFields(page.view)}
 <label>Tier <select name="tier">${option('free', 'free', tier)}${option('pro', 'pro', tier)}
 ${option('commercial', 'commercial', tier)}</select></label>
@@ -86,6 +91,10 @@ ${option('commercial', 'commercial', tier)}</select></label>
     `value="${text('org')}"></label>
 <label>User (optional) <input type="text" name="user" maxlength="100" spellcheck="false" autocomplete="off" ` +
     `value="${text('user')}"></label>
+<label>Name (optional: what the key is for) <input type="text" name="name" maxlength="100" autocomplete="off" ` +
+    `value="${text('name')}"></label>
+<label>Expires (optional, UTC) <input type="datetime-local" name="expires_at" step="60" ` +
+    `value="${text('expires_at')}"></label>
 <label>Quota shared by (default: the user if given, else the org) <select name="scope">
 ${option('', 'default', scope)}${option('user', 'user', scope)}${option('org', 'org', scope)}</select></label>
 <label>Quota, requests / 24 h (commercial only; empty: server default) <input type="number" name="quota" min="1" ` +
@@ -95,69 +104,32 @@ ${option('', 'default', scope)}${option('user', 'user', scope)}${option('org', '
     `placeholder="${escapeHtml(page.providers.slice(0, 2).join(', '))}">${text('grants')}</textarea></label>
 <label class="check"><input type="checkbox" name="critpt" ` +
     `value="true"${values.get('critpt') === 'true' ? ' checked' : ''}> Approved for CritPt grading</label>
-<div><button type="submit" class="primary">Create key</button></div>
+<div class="row"><button type="submit" class="primary">Create key</button><a class="cancel" href="${close}">` +
+    `Cancel</a></div>
 </form>
-</section>`
+</dialog>`
   );
 }
 
-/** Active keys first, then revoked ones; each group oldest first. */
-function cardOrder(a: KeyView, b: KeyView): number {
-  const revoked = Number(a.revoked_at !== null) - Number(b.revoked_at !== null);
-  if (revoked !== 0) return revoked;
-  return a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1;
-}
-
-/** The keys by organisation, organisations in code-point order (the same on every server). */
-export function groupByOrg(keys: readonly KeyView[]): [string, KeyView[]][] {
-  const groups = new Map<string, KeyView[]>();
-  for (const record of keys) {
-    const group = groups.get(record.org);
-    if (group) group.push(record);
-    else groups.set(record.org, [record]);
-  }
-  return [...groups.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([org, records]) => [org, records.sort(cardOrder)]);
-}
-
-function renderKeys(page: KeysPage, keys: readonly KeyView[]): string {
-  const { view } = page;
-  const form: FormContext = { csrf: page.csrf, view };
-  const active = keys.filter((r) => r.revoked_at === null).length;
-  const groups = groupByOrg(keys);
-  const toggleUrl = escapeHtml(viewUrl({ ...view, showRevoked: !view.showRevoked }));
-  const toggleText = view.showRevoked ? 'Hide revoked keys' : 'Show revoked keys';
-  const toggle = `<a class="revoked-filter" href="${toggleUrl}">${toggleText}</a>`;
-  const scope =
-    view.org === null
-      ? ''
-      : `<span>Only <strong>${escapeHtml(view.org)}</strong>: <a class="all-orgs" ` +
-        `href="${escapeHtml(viewUrl({ ...view, org: null }))}">show every organisation</a></span>`;
-  const counts =
-    `<span>${active} active ` +
-    `key${active === 1 ? '' : 's'}${view.showRevoked ? `, ${keys.length - active} revoked` : ''} in ${groups.length} ` +
-    `organisation${groups.length === 1 ? '' : 's'}</span>`;
-  // Each key's scopes by its id, once: a filter per card would cost keys x scopes.
-  const usageById = new Map<string, ScopeUsage[]>();
-  for (const row of page.usage) for (const id of row.keys) usageById.set(id, [...(usageById.get(id) ?? []), row]);
-  const sections = groups.map(
-    ([org, records]) =>
-      `<section class="org" data-org="${escapeHtml(org)}">
-<h2><a class="org-filter" href="${escapeHtml(viewUrl({ ...view, org }))}">${escapeHtml(org)}</a><span ` +
-      `class="count">${records.length} key${records.length === 1 ? '' : 's'}</span></h2>
-<div class="keys">
-${records.map((record) => renderKeyCard(record, usageById.get(record.id) ?? [], page.limits, form)).join('\n')}
-</div>
-</section>`,
-  );
-  const none = view.org === null ? 'No keys yet: create one above.' : 'No keys in this organisation.';
-  const empty = keys.length > 0 ? '' : `<p class="muted">${none}</p>`;
+function renderTable(page: KeysPage, table: TableView): string {
+  const create = escapeHtml(viewUrl({ ...page.view, create: true }));
   return `<section id="keys">
-<h2>Keys</h2>
-<div class="filters">${counts}${scope}${toggle}</div>
-${empty}${sections.join('\n')}
-</section>`;
+<div class="section-head"><h2>Keys</h2><a id="open-create" class="button primary" href="${create}">New key</a></div>
+${renderKeyTable(page.view, table.keys, table.pagination, table.usage)}
+</section>
+${renderCreateDialog(page)}
+${renderAudit(table.audit)}`;
+}
+
+function renderKeyPage(page: KeysPage, shown: KeyPageView): string {
+  const back = escapeHtml(viewUrl({ ...page.view, key: null }));
+  const form: FormContext = { csrf: page.csrf, view: page.view };
+  const title = shown.key.name === null ? shown.key.id : `${shown.key.name} (${shown.key.id})`;
+  return `<nav class="crumbs"><a id="back" href="${back}">← Keys</a></nav>
+<section id="key" aria-label="${escapeHtml(title)}">
+${renderKeyCard(shown.key, shown.usage, page.limits, form)}
+</section>
+${renderAudit(shown.audit, `Changes to ${shown.key.id}`)}`;
 }
 
 function compactChanges(changes: Record<string, unknown>): string {
@@ -165,9 +137,9 @@ function compactChanges(changes: Record<string, unknown>): string {
   return text.length > CHANGES_SHOWN_MAX ? `${text.slice(0, CHANGES_SHOWN_MAX)}…` : text;
 }
 
-export function renderAudit(entries: readonly AuditEntry[]): string {
+export function renderAudit(entries: readonly AuditEntry[], title = 'Audit trail'): string {
   if (entries.length === 0)
-    return '<section id="audit"><h2>Audit trail</h2><p class="muted">No changes yet.</p></section>';
+    return `<section id="audit"><h2>${escapeHtml(title)}</h2><p class="muted">No changes yet.</p></section>`;
   const rows = entries.map(
     (e) =>
       `<tr class="entry"><td data-label="At">${formatTime(e.at)}</td><td data-label="By">${escapeHtml(e.actor_name)} ` +
@@ -178,7 +150,7 @@ export function renderAudit(entries: readonly AuditEntry[]): string {
       `data-label="From">${escapeHtml(e.from)}</td></tr>`,
   );
   return `<section id="audit">
-<h2>Audit trail</h2>
+<h2>${escapeHtml(title)}</h2>
 <p class="muted">The latest ${entries.length} change${entries.length === 1 ? '' : 's'}, newest first.</p>
 <div class="scroll"><table>
 <thead><tr><th>At</th><th>By</th><th>Action</th><th>Key or token</th><th>Changes</th><th>From</th></tr></thead>
@@ -199,9 +171,7 @@ export function renderKeysPage(page: KeysPage): string {
 ${page.issued === null ? '' : renderNewKey(page.issued)}
 ${page.flash === null ? '' : flashBox(page.flash)}
 ${page.errors.map((error) => errorBox(error.message, error.details)).join('\n')}
-${renderCreateForm(page)}
-${page.keys === null ? '' : renderKeys(page, page.keys)}
-${renderAudit(page.audit)}
+${page.store === null ? '' : page.store.kind === 'table' ? renderTable(page, page.store) : renderKeyPage(page, page.store)}
 </main>
 <datalist id="providers">${providers}</datalist>`;
   return renderDocument({ title: 'Key management', nonce: page.nonce, body });

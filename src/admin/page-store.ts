@@ -1,67 +1,78 @@
 /**
- * What the key-management page reads of the store for a view: its keys, their usage and the latest
- * audit entries, through the same operations as GET /admin/api/keys, /usage and /audit (so the
- * page sees exactly what the API would show the signed-in token).
+ * What the key-management page reads of the store for a view: a page of the table of keys with
+ * their usage, or one key's own page, and the latest audit entries.
  */
 import type { KeyView } from '../key-admin/key-view.ts';
-import type { KeyAdmin } from '../key-admin/stores.ts';
 import type { ScopeUsage } from '../key-admin/usage.ts';
 import type { AuditEntry } from '../keys/audit.ts';
 import type { HttpError } from '../http/error.ts';
 import { httpErrorOf } from './input.ts';
 import { operationById, runOperation, type AdminContext, type Caller } from './operations.ts';
-import type { PageView } from './page-view.ts';
+import { usage as usageOf } from './operation.ts';
+import { listQuery, type PageView } from './page-view.ts';
+import type { Pagination } from '../key-admin/key-query.ts';
+
+function shownUsage(context: AdminContext, keys: readonly KeyView[]): Promise<ScopeUsage[]> {
+  return usageOf(context, keys, (row) => row.kind === 'data');
+}
 
 /** How many audit entries the page shows. */
 const AUDIT_SHOWN = 20;
+/** Entries looked through for a key's own: its latest changes are among the trail's latest, mostly. */
+const AUDIT_SEARCHED = 1000;
+/** Keys a page of the table shows. */
+export const KEYS_PER_PAGE = 50;
 
-interface StoreView {
+/** The table of keys: one page of them, the data usage of each, the latest changes. */
+export interface TableView {
+  kind: 'table';
   keys: KeyView[];
+  pagination: Pagination;
   usage: ScopeUsage[];
   audit: AuditEntry[];
 }
 
-/**
- * The store as one view reads it: every key read once, for the keys and the usage operations
- * both (they ask for the same org's keys). With 100,000 keys in the state folder (written by
- * `scripts/bench/keys-scale.ts`) a read took 780 ms, and a view 1.75 to 1.92 s with a read
- * each, 0.98 to 1.20 s with one.
- */
-function listedOnce(keys: KeyAdmin): KeyAdmin {
-  const listed = new Map<string, ReturnType<KeyAdmin['list']>>();
-  return {
-    ...keys,
-    list: (filter = {}) => {
-      const key = JSON.stringify(filter);
-      if (!listed.has(key)) listed.set(key, keys.list(filter));
-      return listed.get(key)!;
-    },
-  };
+/** One key's own page: the key, every quota scope it counts in, and its own latest changes. */
+export interface KeyPageView {
+  kind: 'key';
+  key: KeyView;
+  usage: ScopeUsage[];
+  audit: AuditEntry[];
 }
 
+export type StoreView = TableView | KeyPageView;
+
 /**
- * The keys, usage and audit entries of a view, through the same operations as GET /admin/api/keys,
- * /usage and /audit.
+ * What a view shows, through the same operations as GET /admin/api/keys, /keys/{id} and /audit (a
+ * key's page through the first's query by its id), so the page sees exactly what the API would
+ * show the signed-in token.
  */
 export async function readStore(context: AdminContext, caller: Caller, view: PageView): Promise<StoreView | HttpError> {
-  const viewContext: AdminContext = { ...context, keys: listedOnce(context.keys) };
-  const run = async <T>(id: string, query: Record<string, string>): Promise<T> => {
-    const answer = await runOperation(operationById(id), viewContext, {
-      params: {},
-      query: new URLSearchParams(query),
-      body: undefined,
-      caller,
-    });
-    return (answer.body as { data: T }).data;
-  };
-  const org: Record<string, string> = view.org === null ? {} : { org: view.org };
+  const run = async <T>(id: string, query: Record<string, string>, params: Record<string, string> = {}) =>
+    (
+      await runOperation(operationById(id), context, {
+        params,
+        query: new URLSearchParams(query),
+        body: undefined,
+        caller,
+      })
+    ).body as T;
   try {
-    const [keys, usage, audit] = await Promise.all([
-      run<KeyView[]>('listKeys', view.showRevoked ? org : { ...org, revoked: 'false' }),
-      run<ScopeUsage[]>('listUsage', org),
-      run<AuditEntry[]>('listAudit', { limit: String(AUDIT_SHOWN) }),
+    if (view.key !== null) {
+      const [detail, audit] = await Promise.all([
+        run<{ record: KeyView; usage: ScopeUsage[] }>('getKey', {}, { id: view.key }),
+        run<{ data: AuditEntry[] }>('listAudit', { limit: String(AUDIT_SEARCHED) }),
+      ]);
+      const own = audit.data.filter((entry) => entry.key === view.key).slice(0, AUDIT_SHOWN);
+      return { kind: 'key', key: detail.record, usage: detail.usage, audit: own };
+    }
+    const [listed, audit] = await Promise.all([
+      run<{ data: KeyView[]; pagination: Pagination }>('listKeys', listQuery(view, KEYS_PER_PAGE)),
+      run<{ data: AuditEntry[] }>('listAudit', { limit: String(AUDIT_SHOWN) }),
     ]);
-    return { keys, usage, audit };
+    // The page's keys' own scopes only: what the table shows, whatever the other keys are.
+    const usage = await shownUsage(context, listed.data);
+    return { kind: 'table', keys: listed.data, pagination: listed.pagination, usage, audit: audit.data };
   } catch (error) {
     const failure = httpErrorOf(error);
     if (!failure) throw error;

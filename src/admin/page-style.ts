@@ -2,7 +2,8 @@
  * The key-management page's stylesheet and its one little script, sent inline under the
  * response's nonce (page-html.ts): the Content-Security-Policy allows nothing else, so the page
  * loads no file and no inline attribute (`style=`, `onclick=`) would run. Without the script the
- * page still works; it only adds the confirmation before a revocation and the Copy button.
+ * page still works; it only adds the confirmation before a revocation, the Copy button, and opens
+ * the "New key" dialog in place instead of loading the page again with it open.
  */
 
 /**
@@ -54,9 +55,30 @@ form#create-key { display: grid; grid-template-columns: repeat(auto-fill, minmax
   align-items: end; }
 form#create-key .wide { grid-column: 1 / -1; }
 .filters { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: baseline; color: var(--muted); }
-section.org > h2 { display: flex; gap: .5rem; align-items: baseline; }
-section.org > h2 .count { font-weight: normal; font-size: .9rem; color: var(--muted); }
-.keys { display: grid; grid-template-columns: repeat(auto-fill, minmax(22rem, 1fr)); gap: .75rem; }
+form.filters { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: .5rem .75rem;
+  align-items: end; }
+form.filters input[type=search] { width: 18rem; }
+.section-head { display: flex; align-items: center; justify-content: space-between; gap: 1rem; }
+a.button { display: inline-flex; align-items: center; min-height: 40px; padding: .4rem .9rem; border-radius: 6px;
+  border: 1px solid var(--accent); text-decoration: none; }
+a.button.primary { background: var(--accent); color: #fff; }
+.pager { display: flex; flex-wrap: wrap; gap: .25rem .9rem; align-items: center; margin: .6rem 0; color: var(--muted); }
+.pager .range { margin-right: auto; }
+.pager a { min-height: 40px; display: inline-flex; align-items: center; }
+table.keys-table th a { color: inherit; text-decoration: none; white-space: nowrap; }
+table.keys-table th[aria-sort] a { color: var(--accent); }
+table.keys-table td { white-space: nowrap; }
+table.keys-table td:nth-child(2) { white-space: normal; min-width: 8rem; overflow-wrap: anywhere; }
+tr.key-row[data-state=revoked] { opacity: .55; }
+.usage-cell meter { width: 4rem; vertical-align: middle; }
+.state-active { color: var(--green); font-size: .85rem; font-weight: 600; }
+dialog { border: 1px solid var(--line); border-radius: 10px; background: var(--card); color: var(--text);
+  max-width: min(56rem, 94vw); padding: 1rem 1.25rem; }
+dialog::backdrop { background: rgb(0 0 0 / .35); }
+dialog h2 { grid-column: 1 / -1; margin: 0; }
+dialog .row { display: flex; gap: .75rem; align-items: center; grid-column: 1 / -1; }
+.crumbs { margin: .25rem 0 .75rem; }
+#key article.key { max-width: 48rem; }
 article.key { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: .75rem 1rem;
   min-width: 0; }
 article.key[data-state=revoked] { opacity: .55; }
@@ -95,7 +117,13 @@ th { color: var(--muted); font-weight: 600; }
 .muted { color: var(--muted); }
 @media (max-width: 640px) {
   main { padding: .6rem; }
-  .keys, form#create-key { grid-template-columns: 1fr; }
+  form#create-key { grid-template-columns: 1fr; }
+  form.filters input[type=search] { width: 100%; }
+  table.keys-table thead { display: none; }
+  table.keys-table, table.keys-table tbody, table.keys-table tr, table.keys-table td { display: block; }
+  table.keys-table tr { border-bottom: 1px solid var(--line); padding: .4rem 0; }
+  table.keys-table td { border: 0; padding: .1rem .5rem; white-space: normal; }
+  table.keys-table td::before { content: attr(data-label) ": "; color: var(--muted); }
   input, select, textarea { width: 100%; }
   input[type=checkbox] { width: 1.25rem; }
   .actions, .actions form { flex-direction: column; align-items: stretch; width: 100%; }
@@ -120,6 +148,15 @@ document.querySelectorAll('form[data-confirm]').forEach(function (form) {
     if (!window.confirm(form.getAttribute('data-confirm'))) event.preventDefault();
   });
 });
+var dialog = document.getElementById('create-dialog');
+var opener = document.getElementById('open-create');
+if (dialog && opener && typeof dialog.showModal === 'function') {
+  opener.addEventListener('click', function (event) { event.preventDefault(); dialog.showModal(); });
+  var cancel = dialog.querySelector('a.cancel');
+  if (cancel) cancel.addEventListener('click', function (event) { event.preventDefault(); dialog.close(); });
+  // Opened by the page (after a refusal, or the link without script): modal, so Escape closes it.
+  if (dialog.hasAttribute('open')) { dialog.removeAttribute('open'); dialog.showModal(); }
+}
 var box = document.getElementById('new-key');
 if (box) {
   var input = box.querySelector('input');

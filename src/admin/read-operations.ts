@@ -1,80 +1,13 @@
 /**
- * The admin API's reading operations (rows of the table in operations.ts): the keys, one key, the
- * usage of their quota scopes and the audit trail. They change nothing.
+ * The admin API's reading operations (rows of the table in operations.ts): one key, the usage of
+ * their quota scopes and the audit trail (the list of keys is list-keys.ts's). They change nothing.
  */
-import type { KeyPieces } from '../keys/file-list.ts';
-import type { KeyFilter } from '../keys/record.ts';
-import { keyView, type KeyView } from '../key-admin/key-view.ts';
-import type { KeyRecord } from '../state/key-record.ts';
+import { keyView } from '../key-admin/key-view.ts';
 import { QUOTA_KINDS } from '../state/quota-counter.ts';
 import { HttpError } from '../http/error.ts';
-import { NAME, allKeys, findKey, JsonPieces, keyIdParam, ok, usage, type Operation } from './operation.ts';
+import { NAME, allKeys, findKey, keyIdParam, ok, usage, type Operation } from './operation.ts';
 
-/**
- * The keys a list's query asks for by their org, user and tier, which the store may keep alone as
- * it reads (revoked is not one: it changes).
- */
-function filterOf(query: URLSearchParams): KeyFilter {
-  const filter: KeyFilter = {};
-  for (const field of ['org', 'user', 'tier'] as const) {
-    const value = query.get(field);
-    if (value !== null) Object.assign(filter, { [field]: value });
-  }
-  return filter;
-}
-/** `{"data":[...]}` of the keys `keep` lets through, as JSON.stringify writes it, a piece of keys at a time. */
-async function* listText(
-  pieces: KeyPieces,
-  keep: (record: KeyRecord) => boolean,
-  view: (record: KeyRecord) => KeyView,
-): AsyncGenerator<string> {
-  yield '{"data":[';
-  let first = true;
-  for await (const piece of pieces) {
-    let text = '';
-    for (const record of piece) {
-      if (!keep(record)) continue;
-      text += (first ? '' : ',') + JSON.stringify(view(record));
-      first = false;
-    }
-    if (text !== '') yield text;
-  }
-  yield ']}';
-}
-const BOOLEAN_TEXT = { type: 'string' as const, enum: ['true', 'false'] };
-
-export const listKeys: Operation = {
-  id: 'listKeys',
-  method: 'GET',
-  path: '/keys',
-  summary: 'List keys (never their values), with their state and last use, filtered by org, user, tier or revocation',
-  query: {
-    org: { description: 'only keys of this organisation', schema: NAME },
-    user: { description: 'only keys of this user', schema: NAME },
-    tier: { description: 'only keys of this tier', schema: { type: 'string', enum: ['free', 'pro', 'commercial'] } },
-    revoked: { description: 'true: only revoked keys; false: only active ones', schema: BOOLEAN_TEXT },
-  },
-  answer: { status: 200, schema: 'KeyList' },
-  async run(context, { query, pieces }) {
-    const revoked = query.get('revoked');
-    const asked = (r: KeyRecord) =>
-      (!query.has('org') || r.org === query.get('org')) &&
-      (!query.has('user') || r.user === query.get('user')) &&
-      (!query.has('tier') || r.tier === query.get('tier')) &&
-      (revoked === null || (r.revoked_at !== null) === (revoked === 'true'));
-    // A list of one org's or user's keys is held whole: the pieces' first read notes every key,
-    // which for a list of org1's 101 keys of 100,000 peaked at 152-160 MB, not 135, and took
-    // 1.4-2.0 s, not 0.8 (scripts/bench/admin-scale.ts --only list, 3 runs each).
-    const many = !query.has('org') && !query.has('user');
-    const given = pieces && many && context.keys.pieces ? await context.keys.pieces(filterOf(query)) : undefined;
-    const lastUsed = await context.keys.lastUsed(null);
-    const now = context.clock.now();
-    const view = (record: KeyRecord) => keyView(record, now, lastUsed);
-    if (given) return ok(new JsonPieces(listText(given, asked, view)));
-    const records = given === null ? [] : await allKeys(context, filterOf(query));
-    return ok({ data: records.filter(asked).map(view) });
-  },
-};
+export { listKeys } from './list-keys.ts';
 
 export const getKey: Operation = {
   id: 'getKey',

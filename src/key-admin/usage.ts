@@ -22,8 +22,11 @@ export interface ScopeUsage {
   resets_at: string | null;
 }
 
+/** What a key's usage rows are made of: its scopes and limits (a record, or a view of one). */
+export type UsageKey = Pick<KeyRecord, 'id' | 'revoked_at' | 'scope' | 'org' | 'user' | 'tier' | 'quota' | 'critpt'>;
+
 /** One row per data scope and CritPt scope of the active keys, in the order of the keys, nothing counted yet. */
-export function usageRows(records: readonly KeyRecord[], limits: QuotaLimits): ScopeUsage[] {
+export function usageRows(records: readonly UsageKey[], limits: QuotaLimits): ScopeUsage[] {
   const rows = new Map<string, ScopeUsage>();
   const add = (kind: QuotaKind, scope: string, id: string, limit: number) => {
     const key = counterId(kind, scope);

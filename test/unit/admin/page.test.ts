@@ -12,11 +12,13 @@ import type { ScopeUsage } from '../../../src/key-admin/usage.ts';
 import type { AdminContext } from '../../../src/admin/operations.ts';
 import { HttpError } from '../../../src/http/error.ts';
 import { csrfToken, csrfValid, fromThisPage } from '../../../src/admin/page-csrf.ts';
-import { actionCall, createBody, doneMessage } from '../../../src/admin/page-forms.ts';
+import { actionCall, createBody, doneMessage, utcOf } from '../../../src/admin/page-forms.ts';
 import { escapeHtml, renderLoginPage } from '../../../src/admin/page-html.ts';
 import { renderKeyCard, renderUsage, usageLevel } from '../../../src/admin/page-card-html.ts';
 import { renderKeysPage, type KeysPage } from '../../../src/admin/page-keys-html.ts';
-import { flashOfQuery, viewUrl } from '../../../src/admin/page-view.ts';
+import { ALL_KEYS, flashOfQuery, listQuery, viewFields, viewOfForm, viewOfQuery, viewUrl } from '../../../src/admin/page-view.ts';
+import type { TableView } from '../../../src/admin/page-store.ts';
+import { compareKeys, matchesQuery, pageOf, type KeyQuery } from '../../../src/key-admin/key-query.ts';
 import { servePage, type PageRequest } from '../../../src/admin/page.ts';
 import { AdminSessions } from '../../../src/admin/sessions.ts';
 
@@ -27,12 +29,16 @@ function key(over: Partial<KeyView> = {}): KeyView {
   return { id: 'key_0123456789ab', tier: 'commercial', org: 'acme', user: 'alice', scope: 'user', quota: null, grants: ['alpha-cloud'], critpt: true, created_at: '2026-11-20T09:00:00.000Z', revoked_at: null, name: null, expires_at: null, prefix: null, last4: null, previous: null, state: 'active', last_used_at: null, ...over };
 }
 
+function table(keys: KeyView[], over: Partial<TableView> = {}): TableView {
+  return { kind: 'table', keys, pagination: { page: 1, per_page: 50, total: keys.length, total_pages: 1 }, usage: [], audit: [], ...over };
+}
+
 function keysPage(over: Partial<KeysPage> = {}): KeysPage {
-  return { nonce: 'n0nce', csrf: 'c5rf', tokenName: 'ops', view: { org: null, showRevoked: false }, keys: [key()], usage: [], audit: [], limits: LIMITS, providers: [], flash: null, errors: [], issued: null, createValues: null, ...over };
+  return { nonce: 'n0nce', csrf: 'c5rf', tokenName: 'ops', view: ALL_KEYS, store: table([key()]), limits: LIMITS, providers: [], flash: null, errors: [], issued: null, createValues: null, ...over };
 }
 
 const card = suite('a key\'s card');
-const FORM = { csrf: 'c5rf', view: { org: null, showRevoked: false } };
+const FORM = { csrf: 'c5rf', view: ALL_KEYS };
 
 card('should show the label, what is kept of the value, the old value\'s overlap, the expiry and the last use', () => {
   const html = renderKeyCard(
@@ -61,6 +67,90 @@ card('should mark an expired key, and say when nothing is known', () => {
 
 card.run();
 
+const views = suite('the table of keys: the view in the query, the list asked for, the rows');
+
+views('should read a view from the query, dropping what cannot match, and write it back the same', () => {
+  const view = viewOfQuery(new URLSearchParams('q=nightly&org=acme&tier=pro&state=expired&sort=last_used&order=desc&page=3'));
+  assert.equal(view, { ...ALL_KEYS, q: 'nightly', org: 'acme', tier: 'pro', state: 'expired', sort: 'last_used', descending: true, page: 3 });
+  assert.equal(viewOfQuery(new URLSearchParams(viewUrl(view).split('?')[1])), view);
+  const fields = new URLSearchParams([...viewFields(view).matchAll(/name="([^"]+)" value="([^"]*)"/g)].map(([, n, v]) => [n!, v!]));
+  assert.equal(viewOfForm(fields), view, 'the hidden fields carry it through a form');
+  assert.equal(viewOfQuery(new URLSearchParams('org=ac me&tier=gold&state=odd&sort=hash&page=-2&key=nope')), ALL_KEYS);
+  assert.equal(viewOfQuery(new URLSearchParams('revoked=show')), { ...ALL_KEYS, state: 'all' }, 'the older link to every key');
+  assert.is(viewUrl(ALL_KEYS), '/admin/');
+});
+
+views('should ask the list for a sorted page: not revoked by default, a state when one is chosen', () => {
+  assert.equal(listQuery(ALL_KEYS, 50), { sort: 'org', order: 'asc', page: '1', per_page: '50', revoked: 'false' });
+  assert.equal(listQuery({ ...ALL_KEYS, state: 'expired', q: 'x', tier: 'pro' }, 50), { sort: 'org', order: 'asc', page: '1', per_page: '50', q: 'x', tier: 'pro', state: 'expired' });
+  assert.not.ok('revoked' in listQuery({ ...ALL_KEYS, state: 'all' }, 50));
+});
+
+views('should filter by text in the id, name, organisation, user or kept characters, any case, and by state', () => {
+  const base: KeyQuery = { org: null, user: null, tier: null, states: ['active', 'expired', 'revoked'], text: null, sort: 'org', descending: false };
+  const named = key({ name: 'Nightly Export', prefix: 'bdk_AbCd', last4: 'wxyz' });
+  for (const text of ['nightly', 'EXPORT', '0123456789', 'acme', 'alice', 'bdk_abcd…wxyz', 'wxyz']) assert.ok(matchesQuery(named, { ...base, text }), text);
+  assert.not.ok(matchesQuery(named, { ...base, text: 'billing' }));
+  assert.not.ok(matchesQuery(named, { ...base, states: ['expired'] }));
+  assert.not.ok(matchesQuery(named, { ...base, tier: 'pro' }));
+});
+
+views('should sort by a column, missing values last both ways, then by id; and page', () => {
+  const keys = [key({ id: 'key_00000000000c', last_used_at: null }), key({ id: 'key_00000000000a', last_used_at: '2026-11-02T00:00:00.000Z' }), key({ id: 'key_00000000000b', last_used_at: '2026-11-01T00:00:00.000Z' })];
+  const ids = (order: KeyView[]) => order.map((k) => k.id.slice(-1)).join('');
+  assert.is(ids([...keys].sort(compareKeys({ sort: 'last_used', descending: false }))), 'bac');
+  assert.is(ids([...keys].sort(compareKeys({ sort: 'last_used', descending: true }))), 'abc');
+  assert.is(ids([...keys].sort(compareKeys({ sort: 'org', descending: false }))), 'abc', 'ties by id');
+  assert.equal(pageOf(['a', 'b', 'c', 'd', 'e'], 2, 2), { items: ['c', 'd'], pagination: { page: 2, per_page: 2, total: 5, total_pages: 3 } });
+  assert.equal(pageOf(['a'], 4, 2).items, []);
+});
+
+views('should show a row a key with its usage, link its id to its own page, and headings that sort', () => {
+  const html = renderKeysPage(keysPage({
+    view: { ...ALL_KEYS, sort: 'name' },
+    store: table([key({ name: 'nightly', prefix: 'bdk_AbCd', last4: 'wxyz', last_used_at: '2026-11-28T10:15:00.000Z' })], {
+      usage: [{ kind: 'data', scope: 'user:acme/alice', keys: ['key_0123456789ab'], limit: 100, used: 80, remaining: 20, resets_at: null }],
+      pagination: { page: 2, per_page: 50, total: 51, total_pages: 2 },
+    }),
+  }));
+  assert.match(html, /<tr class="key-row" data-key-id="key_0123456789ab" data-state="active">/);
+  assert.match(html, /<a class="key-link" href="\/admin\/\?key=key_0123456789ab&amp;sort=name">/);
+  assert.match(html, /<code>bdk_AbCd…wxyz<\/code>/);
+  assert.match(html, /data-level="amber"><meter min="0" max="100"[^>]*value="80"><\/meter> 80 \/ 100/);
+  assert.match(html, /<th scope="col" aria-sort="ascending"><a href="\/admin\/\?sort=name&amp;order=desc">Name ↑<\/a><\/th>/);
+  assert.match(html, /Keys 51–51 of 51/);
+  assert.match(html, /<a rel="prev" href="\/admin\/\?sort=name">‹ Previous<\/a>/);
+  assert.match(html, /<dialog id="create-dialog" aria-labelledby="create-title">/, 'the dialog, closed');
+  assert.match(renderKeysPage(keysPage({ view: { ...ALL_KEYS, create: true } })), /<dialog id="create-dialog" aria-labelledby="create-title" open>/);
+});
+
+views('should show one key\'s own page: its card with its forms, and its own changes', () => {
+  const html = renderKeysPage(keysPage({
+    view: { ...ALL_KEYS, key: 'key_0123456789ab' },
+    store: { kind: 'key', key: key({ name: 'nightly' }), usage: [], audit: [{ at: '2026-11-28T10:00:00.000Z', actor: 'adm_0123456789ab', actor_name: 'ops', action: 'key.name', key: 'key_0123456789ab', changes: { name: 'nightly' }, from: '127.0.0.1' }] },
+  }));
+  assert.match(html, /<a id="back" href="\/admin\/">← Keys<\/a>/);
+  assert.match(html, /<article class="key" data-key-id="key_0123456789ab"/);
+  assert.match(html, /<h2>Changes to key_0123456789ab<\/h2>/);
+  assert.match(html, /name="view_key" value="key_0123456789ab"/, 'a change returns to this page');
+  assert.match(html, /action="\/admin\/ui\/keys\/key_0123456789ab\/name"/);
+  assert.match(html, /action="\/admin\/ui\/keys\/key_0123456789ab\/expiry"/);
+  assert.match(html, /<select name="overlap_seconds"/);
+  assert.not.match(html, /id="create-dialog"/);
+});
+
+views('should read a browser\'s date-and-time field as UTC, and the new forms as their operations\' bodies', () => {
+  assert.is(utcOf('2027-01-31T09:30'), '2027-01-31T09:30:00Z');
+  assert.is(utcOf('2027-01-31T09:30:15'), '2027-01-31T09:30:15Z');
+  assert.is(utcOf('2027-01-31T09:30:00+02:00'), '2027-01-31T09:30:00+02:00');
+  assert.equal(actionCall('expiry', 'key_0123456789ab', new URLSearchParams({ expires_at: '' })).body, { expires_at: null });
+  assert.equal(actionCall('name', 'key_0123456789ab', new URLSearchParams({ name: ' nightly ' })).body, { name: 'nightly' });
+  assert.equal(actionCall('regenerate', 'key_0123456789ab', new URLSearchParams({ overlap_seconds: '86400' })).body, { overlap_seconds: 86400 });
+  assert.equal(createBody(new URLSearchParams({ tier: 'pro', org: 'acme', name: 'x', expires_at: '2027-01-31T09:30' })), { tier: 'pro', org: 'acme', name: 'x', expires_at: '2027-01-31T09:30:00Z' });
+});
+
+views.run();
+
 const escaping = suite('escapeHtml and the pages: every value escaped');
 
 escaping('should escape the five characters that open markup or close an attribute', () => {
@@ -73,15 +163,16 @@ escaping('should escape a hostile org, user, token name, provider, audit entry, 
   const html = renderKeysPage(
     keysPage({
       tokenName: HOSTILE,
-      keys: [hostile],
-      usage: [{ kind: 'data', scope: HOSTILE, keys: [hostile.id], limit: 100, used: 5, remaining: 95, resets_at: null }],
-      audit: [{ at: HOSTILE, actor: HOSTILE, actor_name: HOSTILE, action: HOSTILE, key: HOSTILE, changes: { org: HOSTILE }, from: HOSTILE }],
+      store: table([hostile], {
+        usage: [{ kind: 'data', scope: HOSTILE, keys: [hostile.id], limit: 100, used: 5, remaining: 95, resets_at: null }],
+        audit: [{ at: HOSTILE, actor: HOSTILE, actor_name: HOSTILE, action: HOSTILE, key: HOSTILE, changes: { org: HOSTILE }, from: HOSTILE }],
+      }),
       providers: [HOSTILE],
       flash: HOSTILE,
       errors: [{ message: HOSTILE, details: { got: HOSTILE } }],
       issued: { key: `"><script>x</script>`, record: hostile, regenerated: false },
       createValues: new URLSearchParams({ org: `"${HOSTILE}`, grants: `</textarea>${HOSTILE}` }),
-      view: { org: 'acme', showRevoked: false },
+      view: { ...ALL_KEYS, org: 'acme', q: HOSTILE },
     }),
   );
   // The page's own script is the only one: nothing interpolated opened another.
@@ -177,7 +268,7 @@ forms('should say what changed in a short line that the page shows back', () => 
   const call = actionCall('grant', 'key_0123456789ab', new URLSearchParams({ provider: 'alpha-cloud' }));
   const done = doneMessage('grant', call, true);
   assert.is(done, 'granted alpha-cloud to key_0123456789ab');
-  assert.is(flashOfQuery(new URLSearchParams(viewUrl({ org: 'acme', showRevoked: false }, done).split('?')[1])), done);
+  assert.is(flashOfQuery(new URLSearchParams(viewUrl({ ...ALL_KEYS, org: 'acme' }, done).split('?')[1])), done);
   assert.is(flashOfQuery(new URLSearchParams({ done: 'Your session expired! Call +1 555 0100 <now>' })), null);
 });
 
@@ -341,13 +432,13 @@ serve('should end every session of an admin token once it is revoked, at their n
   assert.is((await servePage(deps, request({ cookie: a.cookie }))).status, 401, 'an ended session stays ended');
 });
 
-serve('should read every key once a view, for its keys and its usage both', async () => {
+serve('should read every key once a view, the usage of the shown keys from their scopes', async () => {
   let reads = 0;
   const keys = { ...context.keys, list: () => (reads++, context.keys.list()) };
   const answer = await servePage({ ...DEPS, context: { ...context, keys } }, request({ cookie: SESSION }));
   assert.is(answer.status, 200);
   assert.match(answer.body, new RegExp(`data-key-id="${existing.record.id}"`));
-  assert.match(answer.body, /class="usage" data-kind="data"/, 'the usage came from the same read');
+  assert.match(answer.body, /class="usage-cell" data-level="green"><meter/, 'the usage of the row, without another read');
   assert.is(reads, 1);
   await servePage({ ...DEPS, context: { ...context, keys } }, request({ cookie: SESSION }));
   assert.is(reads, 2, 'the next view reads the keys afresh');
