@@ -17,6 +17,7 @@ import {
   type KeyQuery,
 } from '../key-admin/key-query.ts';
 import type { KeyRecord } from '../state/key-record.ts';
+import { HttpError } from '../http/error.ts';
 import { NAME, allKeys, JsonPieces, ok, type AdminContext, type Operation } from './operation.ts';
 
 /**
@@ -148,7 +149,11 @@ export const listKeys: Operation = {
     const found = await viewsOf(context, query, pieces === true && !paged, view, keep);
     if (!Array.isArray(found)) return ok(new JsonPieces(listText(found, keep, view)));
     if (!paged) return ok({ data: found });
-    const perPage = Math.min(MAX_PER_PAGE, Number(query.get('per_page') ?? DEFAULT_PER_PAGE));
+    const perPage = Number(query.get('per_page') ?? DEFAULT_PER_PAGE);
+    if (perPage > MAX_PER_PAGE)
+      throw new HttpError(400, 'Invalid query parameter', {
+        details: { parameter: 'per_page', expected: `an integer from 1 to ${MAX_PER_PAGE}`, got: String(perPage) },
+      });
     const { items, pagination } = pageOf(found.sort(compareKeys(keyQuery)), Number(query.get('page') ?? 1), perPage);
     return ok({ data: items, pagination });
   },

@@ -389,6 +389,45 @@ test('grants, CritPt, quota and regeneration; idempotent where the method says s
   }
 });
 
+test('a page of keys: searched, filtered by state, sorted by a column, paged, as the OpenAPI document says', async () => {
+  const stateDir = join(root, 'paged');
+  const where = ['--state', stateDir];
+  const { token } = await adminToken(where, 'ops');
+  const names = ['delta', 'alpha', 'echo', 'charlie', 'bravo', 'foxtrot', 'golf'];
+  const ids: Record<string, string> = {};
+  for (const name of names) ids[name] = JSON.parse(await keys(where, 'create', '--tier', 'free', '--org', 'paged', '--name', `${name} key`, '--json')).id;
+  await keys(where, 'revoke', ids.golf!);
+  const server = await start('file', stateDir);
+  try {
+    const document = (await call(server, token, 'GET', '/admin/openapi.json')).json();
+    const ajv = createAjv();
+    for (const [name, schema] of Object.entries(document.components.schemas as Record<string, object>)) ajv.addSchema(schema, `#/components/schemas/${name}`);
+    const list = async (query: string) => {
+      const reply = await call(server, token, 'GET', `/admin/api/keys?${query}`);
+      assert.is(reply.status, 200, reply.text);
+      const validate = ajv.getSchema('#/components/schemas/KeyList')!;
+      assert.ok(validate(reply.json()), JSON.stringify(validate.errors));
+      return reply.json() as { data: { name: string }[]; pagination?: { page: number; per_page: number; total: number; total_pages: number } };
+    };
+    const shown = (answer: { data: { name: string }[] }) => answer.data.map((k) => k.name.split(' ')[0]);
+    const first = await list('sort=name&per_page=3&revoked=false');
+    assert.equal([shown(first), first.pagination], [['alpha', 'bravo', 'charlie'], { page: 1, per_page: 3, total: 6, total_pages: 2 }]);
+    assert.equal(shown(await list('sort=name&order=desc&per_page=3&page=2&revoked=false')), ['charlie', 'bravo', 'alpha']);
+    assert.equal(shown(await list('q=ECHO')), ['echo'], 'found by its name, in any case');
+    assert.equal(shown(await list(`q=${ids.delta!.slice(4, 10)}`)), ['delta'], 'found by a piece of its id');
+    assert.equal(shown(await list('state=revoked&page=1')), ['golf']);
+    assert.equal((await list('per_page=2&page=9')).data, [], 'a page past the last is empty');
+    assert.is((await list('org=paged')).pagination, undefined, 'without a page, every key, as before');
+    for (const query of ['sort=hash', 'page=0', 'per_page=501', 'order=up', 'state=lost', 'q=']) {
+      const reply = await call(server, token, 'GET', `/admin/api/keys?${query}`);
+      assert.is(reply.status, 400, `${query}: ${reply.text}`);
+      assert.match(reply.text, /Invalid query parameter/);
+    }
+  } finally {
+    await server.close();
+  }
+});
+
 /** Servers on one store sharing one clock the test moves, writing last uses every 20 ms. */
 async function startOnClock(store: ServerOptions['store'], stateDirs: string[], clock: TestClock): Promise<RunningServer[]> {
   const servers: RunningServer[] = [];
