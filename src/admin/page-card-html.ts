@@ -4,14 +4,14 @@
  * (greyed by the stylesheet) but lose their forms: nothing can change them.
  *
  * Every form posts to /admin/ui/keys/{id}/{action} with the CSRF field and the page's view, so
- * it works without JavaScript; the script only adds a confirmation to the revocation.
+ * it works without JavaScript; a revocation is asked for first, and confirmed on the page.
  */
 import type { PublicKeyRecord } from '../keys/record.ts';
 import type { KeyView } from '../key-admin/key-view.ts';
 import type { ScopeUsage } from '../key-admin/usage.ts';
 import type { QuotaLimits } from '../quota/scopes.ts';
 import { escapeHtml, formatCount, formatTime, hiddenField } from './page-html.ts';
-import { viewFields, type PageView } from './page-view.ts';
+import { viewFields, viewUrl, type PageView } from './page-view.ts';
 
 /** What every form of the page carries besides its own fields. */
 export interface FormContext {
@@ -81,8 +81,8 @@ function renderGrants(record: PublicKeyRecord, form: FormContext): string {
             record.id,
             'ungrant',
             hiddenField('provider', slug),
-            `<button type="submit" class="ungrant" title="Take back ${escapeHtml(slug)}" aria-label="Take back the ` +
-              `grant of ${escapeHtml(slug)}">×</button>`,
+            `<button type="submit" class="ungrant" aria-label="Take back the grant of ${escapeHtml(slug)}">` +
+              'Take back</button>',
             ` data-provider="${escapeHtml(slug)}"`,
           )
         : '';
@@ -111,14 +111,8 @@ function scopeText(record: PublicKeyRecord): string {
 function renderActions(record: PublicKeyRecord, form: FormContext): string {
   const id = record.id;
   const forms = [
-    actionForm(
-      form,
-      id,
-      'revoke',
-      '',
-      '<button type="submit" class="danger">Revoke</button>',
-      ` data-confirm="${escapeHtml(`Revoke ${id}? ${REVOKE_WARNING}`)}"`,
-    ),
+    `<a class="button danger ask-revoke" href="${escapeHtml(viewUrl({ ...form.view, confirmRevoke: true }))}">` +
+      'Revoke…</a>',
     actionForm(
       form,
       id,
@@ -186,6 +180,27 @@ function valueText(kept: { prefix: string | null; last4: string | null }): strin
 /** The value a regeneration replaced, and when it stops (or stopped) working. */
 function previousText(previous: NonNullable<PublicKeyRecord['previous']>): string {
   return `${valueText(previous)} <span class="muted">works until</span> ${formatTime(previous.until)}`;
+}
+
+/**
+ * The revocation asked to be confirmed: what it does, and the form that does it beside the way
+ * back. On the page itself, not the browser's confirm(): it works without script, and says what
+ * follows in full.
+ */
+export function renderRevokeConfirmation(record: KeyView, form: FormContext): string {
+  const back = escapeHtml(viewUrl({ ...form.view, confirmRevoke: false }));
+  const what =
+    record.name === null
+      ? `<code>${escapeHtml(record.id)}</code>`
+      : `“${escapeHtml(record.name)}” ` + `(<code>${escapeHtml(record.id)}</code>)`;
+  return (
+    `<div id="confirm-revoke" class="box confirm" role="alertdialog" aria-labelledby="confirm-title">
+<p id="confirm-title"><strong>Revoke ${what} of ${escapeHtml(record.org)}?</strong></p>
+<p>${REVOKE_WARNING}</p>
+<div class="row">${actionForm(form, record.id, 'revoke', '', '<button type="submit" class="danger">Revoke the key</button>')}` +
+    `<a id="cancel-revoke" href="${back}">Keep it</a></div>
+</div>`
+  );
 }
 
 /** A key's card; `usage` holds the rows of the scopes it counts in (none once it is revoked). */

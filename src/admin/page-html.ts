@@ -8,13 +8,10 @@
  * (attributes are always double-quoted). Literal markup is written here and nowhere else.
  */
 import { PAGE_CSS, PAGE_SCRIPT } from './page-style.ts';
+import { escapeHtml } from './html-escape.ts';
+import { errorSentences } from './page-errors.ts';
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Text safe in an element's content and in a double- or single-quoted attribute value. */
-export function escapeHtml(value: unknown): string {
-  return String(value).replace(/[&<>"']/g, (c) => ESCAPES[c]);
-}
+export { escapeHtml } from './html-escape.ts';
 
 /** An ISO time as `2026-05-01 14:03 UTC` in a <time> element; anything else shown as it is. */
 export function formatTime(iso: string): string {
@@ -61,9 +58,10 @@ export function flashBox(text: string): string {
   return `<div class="box flash" role="status">${escapeHtml(text)}</div>`;
 }
 
-/** A failure: its message and, when it has any, its details as indented JSON. */
+/** A failure: its message and what its details say, in sentences (page-errors.ts). */
 export function errorBox(message: string, details: Record<string, unknown> = {}): string {
-  const more = Object.keys(details).length > 0 ? `<pre>${escapeHtml(JSON.stringify(details, null, 2))}</pre>` : '';
+  const said = errorSentences(details);
+  const more = said.length > 0 ? `<p>${said.join(' ')}</p>` : '';
   return `<div class="box error" role="alert"><strong>${escapeHtml(message)}</strong>${more}</div>`;
 }
 

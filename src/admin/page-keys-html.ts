@@ -5,12 +5,12 @@
  * one key's own page (its card: details, usage, changes) with its own latest changes. A pure
  * function of what page.ts read through the admin operations.
  */
-import type { AuditEntry } from '../keys/audit.ts';
 import type { PublicKeyRecord } from '../keys/record.ts';
 import type { QuotaLimits } from '../quota/scopes.ts';
 import { errorBox, escapeHtml, flashBox, formatTime, hiddenField, renderDocument } from './page-html.ts';
-import { renderKeyCard, type FormContext } from './page-card-html.ts';
+import { renderKeyCard, renderRevokeConfirmation, type FormContext } from './page-card-html.ts';
 import { renderKeyTable } from './page-table-html.ts';
+import { renderAudit } from './page-audit-html.ts';
 import type { KeyPageView, StoreView, TableView } from './page-store.ts';
 import { viewFields, viewUrl, type PageView } from './page-view.ts';
 
@@ -37,8 +37,6 @@ export interface KeysPage {
 
 /** Suggestions beyond this many would make every page heavy for little help; the input takes any slug. */
 const PROVIDER_SUGGESTIONS_MAX = 2000;
-/** An audit entry's changes past this length are cut (a key created with thousands of grants). */
-const CHANGES_SHOWN_MAX = 300;
 
 function renderHeader(page: KeysPage): string {
   return `<header class="top">
@@ -127,38 +125,10 @@ function renderKeyPage(page: KeysPage, shown: KeyPageView): string {
   const title = shown.key.name === null ? shown.key.id : `${shown.key.name} (${shown.key.id})`;
   return `<nav class="crumbs"><a id="back" href="${back}">← Keys</a></nav>
 <section id="key" aria-label="${escapeHtml(title)}">
+${page.view.confirmRevoke && shown.key.state !== 'revoked' ? renderRevokeConfirmation(shown.key, form) : ''}
 ${renderKeyCard(shown.key, shown.usage, page.limits, form)}
 </section>
 ${renderAudit(shown.audit, `Changes to ${shown.key.id}`)}`;
-}
-
-function compactChanges(changes: Record<string, unknown>): string {
-  const text = JSON.stringify(changes) ?? '{}';
-  return text.length > CHANGES_SHOWN_MAX ? `${text.slice(0, CHANGES_SHOWN_MAX)}…` : text;
-}
-
-export function renderAudit(entries: readonly AuditEntry[], title = 'Audit trail'): string {
-  if (entries.length === 0)
-    return `<section id="audit"><h2>${escapeHtml(title)}</h2><p class="muted">No changes yet.</p></section>`;
-  const rows = entries.map(
-    (e) =>
-      `<tr class="entry"><td data-label="At">${formatTime(e.at)}</td><td data-label="By">${escapeHtml(e.actor_name)} ` +
-      `<span class="muted mono">(${escapeHtml(e.actor)})</span></td><td ` +
-      `data-label="Action">${escapeHtml(e.action)}</td>` +
-      `<td data-label="Key or token"><code>${escapeHtml(e.key)}</code></td><td data-label="Changes" ` +
-      `class="changes"><code>${escapeHtml(compactChanges(e.changes))}</code></td><td ` +
-      `data-label="From">${escapeHtml(e.from)}</td></tr>`,
-  );
-  return `<section id="audit">
-<h2>${escapeHtml(title)}</h2>
-<p class="muted">The latest ${entries.length} change${entries.length === 1 ? '' : 's'}, newest first.</p>
-<div class="scroll"><table>
-<thead><tr><th>At</th><th>By</th><th>Action</th><th>Key or token</th><th>Changes</th><th>From</th></tr></thead>
-<tbody>
-${rows.join('\n')}
-</tbody>
-</table></div>
-</section>`;
 }
 
 export function renderKeysPage(page: KeysPage): string {

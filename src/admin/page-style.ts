@@ -2,8 +2,8 @@
  * The key-management page's stylesheet and its one little script, sent inline under the
  * response's nonce (page-html.ts): the Content-Security-Policy allows nothing else, so the page
  * loads no file and no inline attribute (`style=`, `onclick=`) would run. Without the script the
- * page still works; it only adds the confirmation before a revocation, the Copy button, and opens
- * the "New key" dialog in place instead of loading the page again with it open.
+ * page still works; it only adds the Copy button, and opens the "New key" dialog in place instead
+ * of loading the page again with it open.
  */
 
 /**
@@ -32,7 +32,8 @@ h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
   margin: .75rem 0; }
 .flash { border-left: 5px solid var(--green); }
 .error { border-left: 5px solid var(--red); }
-.error pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: .5rem 0 0; font-size: .85rem; }
+.error p { overflow-wrap: anywhere; margin: .4rem 0 0; }
+.error code.suggestion { font-weight: 600; }
 #new-key { border: 2px solid var(--amber); background: var(--new); }
 #new-key .row { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
 #new-key input { flex: 1 1 20rem; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
@@ -109,8 +110,11 @@ button.ungrant { min-width: 40px; padding: 0 .6rem; }
 .actions input { width: 11rem; }
 .scroll { overflow-x: auto; }
 #audit td code, #audit td .mono { overflow-wrap: normal; white-space: nowrap; }
-#audit td.changes { min-width: 16rem; }
-#audit td.changes code { white-space: normal; overflow-wrap: anywhere; }
+#audit td.changes { min-width: 16rem; overflow-wrap: anywhere; }
+#audit td.changes .sep { color: var(--muted); }
+.confirm { border: 2px solid var(--red); }
+.confirm .row { display: flex; flex-wrap: wrap; gap: .75rem; align-items: center; }
+a.button.danger { border-color: var(--red); color: var(--red); }
 table { border-collapse: collapse; width: 100%; font-size: .9rem; background: var(--card); }
 th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { color: var(--muted); font-weight: 600; }
@@ -139,15 +143,10 @@ th { color: var(--muted); font-weight: 600; }
 `;
 
 /**
- * Ask before a revocation (form[data-confirm]); copy a new key with the Clipboard API where the
+ * Open the "New key" dialog in place; copy a new key with the Clipboard API where the
  * page is a secure context (loopback is one), else by selecting the input and execCommand('copy').
  */
 export const PAGE_SCRIPT = `
-document.querySelectorAll('form[data-confirm]').forEach(function (form) {
-  form.addEventListener('submit', function (event) {
-    if (!window.confirm(form.getAttribute('data-confirm'))) event.preventDefault();
-  });
-});
 var dialog = document.getElementById('create-dialog');
 var opener = document.getElementById('open-create');
 if (dialog && opener && typeof dialog.showModal === 'function') {

@@ -29,6 +29,8 @@ export interface PageView {
   key: string | null;
   /** The new-key dialog shown open (without JavaScript, the "New key" link opens it so). */
   create: boolean;
+  /** A key's page asking to confirm its revocation before the form that makes it is shown. */
+  confirmRevoke: boolean;
 }
 
 export const ALL_KEYS: PageView = {
@@ -41,6 +43,7 @@ export const ALL_KEYS: PageView = {
   page: 1,
   key: null,
   create: false,
+  confirmRevoke: false,
 };
 
 const QUERY_TEXT = /^[^\p{Cc}]{1,100}$/u;
@@ -64,6 +67,7 @@ function viewOf(get: (name: string) => string | null): PageView {
     page: Number.isSafeInteger(page) && page >= 1 ? page : 1,
     key: key !== null && KEY_ID_PATTERN.test(key) ? key : null,
     create: get('create') === '1',
+    confirmRevoke: key !== null && get('confirm') === 'revoke',
   };
 }
 
@@ -72,7 +76,7 @@ export function viewOfQuery(query: URLSearchParams): PageView {
 }
 
 export function viewOfForm(form: URLSearchParams): PageView {
-  return { ...viewOf((name) => form.get(`view_${name}`)), create: false };
+  return { ...viewOf((name) => form.get(`view_${name}`)), create: false, confirmRevoke: false };
 }
 
 /** The view's fields that differ from the default view's, as text: the query and the hidden fields both. */
@@ -100,6 +104,7 @@ export function viewFields(view: PageView): string {
 export function viewUrl(view: PageView, done: string | null = null): string {
   const query = new URLSearchParams(viewEntries(view));
   if (view.create) query.set('create', '1');
+  if (view.confirmRevoke) query.set('confirm', 'revoke');
   if (done !== null) query.set('done', done);
   const text = query.toString();
   return text ? `/admin/?${text}` : '/admin/';

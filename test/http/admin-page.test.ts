@@ -138,12 +138,17 @@ if (!CHROMIUM) {
       assert.match(await browser.text('#key'), /Old value\s+bdk_\S+…\S{4} works until/);
       await browser.screenshot(join(SHOTS, 'admin-key.png'));
 
-      // Revoke: the button's confirm() is answered yes by the page's own dialog handling being off in headless runs.
-      await browser.evaluate('window.confirm = () => true');
-      assert.is(await browser.clickAndWait('#key form.revoke button'), 200);
+      // Revoke: asked for, then confirmed on the page itself (no confirm() of the browser's).
+      assert.is(await browser.clickAndWait('#key a.ask-revoke'), 200);
+      assert.match(await browser.text('#confirm-revoke'), /Revoke “nightly export” \(key_[0-9a-f]{12}\) of newco\?[\s\S]*cannot be restored/);
+      assert.is(await browser.clickAndWait('#cancel-revoke'), 200, 'kept: back to its page');
+      assert.not.ok(await browser.exists('#confirm-revoke'));
+      assert.is((await get(server.url, PRO_LIST, fresh)).status, 200, 'nothing revoked');
+      assert.is(await browser.clickAndWait('#key a.ask-revoke'), 200);
+      assert.is(await browser.clickAndWait('#confirm-revoke form.revoke button'), 200);
       assert.match(await browser.text('.flash'), /revoked/i);
       assert.equal([(await get(server.url, PRO_LIST, key)).status, (await get(server.url, PRO_LIST, fresh)).status], [401, 401], 'refused at the next request, both values');
-      assert.match(await browser.text('#audit'), /key.revoke[\s\S]*key.regenerate[\s\S]*key.expiry/, "the key's own changes, newest first");
+      assert.match(await browser.text('#audit'), /key.revoke[\s\S]*key.regenerate[\s\S]*old value works until: \d{4}-\d\d-\d\d \d\d:\d\d UTC[\s\S]*key.expiry[\s\S]*expires: 2099-01-31 09:30 UTC/, "the key's own changes in words, newest first");
       assert.match(await browser.text('#audit'), /ops-desk/, 'by the signed-in token');
     } finally {
       await browser.close();
@@ -195,13 +200,13 @@ if (!CHROMIUM) {
     try {
       await signIn(browser);
       const id = await browser.evaluate<string>("document.querySelector('tr.key-row[data-state=active]').dataset.keyId");
-      assert.is(await browser.goto(`${page}?key=${id}`), 200);
+      assert.is(await browser.goto(`${page}?key=${id}&confirm=revoke`), 200);
       // A form that lost its token, and one that comes from another origin: both 403, nothing
       // changed. Posted from outside the page: its Content Security Policy lets its scripts
       // fetch nothing.
       assert.match(await browser.evaluate<string>("fetch('/admin/').then(() => 'fetched', (e) => String(e))"), /Failed to fetch/, 'the page may not fetch');
       const cookie = (await browser.cookies()).find((c) => c.name === 'bda_admin')!;
-      const csrf = await browser.evaluate<string>(`document.querySelector('[data-key-id="${id}"] form.revoke input[name=csrf]').value`);
+      const csrf = await browser.evaluate<string>("document.querySelector('#confirm-revoke form.revoke input[name=csrf]').value");
       const post = (body: string, headers: Record<string, string> = {}) =>
         request(server.admin!.url, `/admin/ui/keys/${id}/revoke`, { method: 'POST', headers: { cookie: `bda_admin=${cookie.value}`, 'content-type': 'application/x-www-form-urlencoded', ...headers }, body });
       assert.is((await post('')).status, 403, 'no form token');

@@ -14,7 +14,10 @@ import { HttpError } from '../../../src/http/error.ts';
 import { csrfToken, csrfValid, fromThisPage } from '../../../src/admin/page-csrf.ts';
 import { actionCall, createBody, doneMessage, utcOf } from '../../../src/admin/page-forms.ts';
 import { escapeHtml, renderLoginPage } from '../../../src/admin/page-html.ts';
-import { renderKeyCard, renderUsage, usageLevel } from '../../../src/admin/page-card-html.ts';
+import { errorSentences } from '../../../src/admin/page-errors.ts';
+import { NAME_PATTERN } from '../../../src/keys/record.ts';
+import { renderKeyCard, renderRevokeConfirmation, renderUsage, usageLevel } from '../../../src/admin/page-card-html.ts';
+import { readableChanges } from '../../../src/admin/page-audit-html.ts';
 import { renderKeysPage, type KeysPage } from '../../../src/admin/page-keys-html.ts';
 import { ALL_KEYS, flashOfQuery, listQuery, viewFields, viewOfForm, viewOfQuery, viewUrl } from '../../../src/admin/page-view.ts';
 import type { TableView } from '../../../src/admin/page-store.ts';
@@ -150,6 +153,45 @@ views('should read a browser\'s date-and-time field as UTC, and the new forms as
 });
 
 views.run();
+
+const sentences = suite('errorSentences: a refusal in words');
+
+sentences('should name a field by its label, say its pattern in words, and what was given', () => {
+  assert.equal(errorSentences({ field: 'org', expected: `a string matching ${NAME_PATTERN.source}`, got: '"ac me"' }), ['Organisation must be 1 to 100 letters, digits or . _ @ + - , starting with a letter or digit. It was &quot;ac me&quot;.']);
+  assert.equal(errorSentences({ field: 'grants[2]', expected: 'a value (required)', got: 'nothing' }), ['Grants must be a value (required). It was left empty.']);
+});
+
+sentences('should offer the nearest served provider as a suggestion, and list what it has no words for', () => {
+  const said = errorSentences({ provider: 'capstan-srve', snapshot: 'b-1', did_you_mean: 'capstan-serve', providers: 12, limit_bytes: 65536 });
+  assert.equal(said, ['The snapshot served now (build <code>b-1</code>) has no provider <code>capstan-srve</code>.', 'Did you mean <code class="suggestion">capstan-serve</code>?', 'limit bytes: 65536.']);
+  assert.equal(errorSentences({ reason: `key key_0123456789ab was revoked at ${HOSTILE}` }), [`Key key_0123456789ab was revoked at ${escapeHtml(HOSTILE)}.`]);
+});
+
+sentences.run();
+
+const trail = suite('the audit trail and the revocation, in words');
+
+trail('should say an entry\'s changes as field: value, grants counted past five, unknown fields as they are', () => {
+  assert.is(readableChanges({ quota: 7, name: 'nightly', critpt: true }), 'quota: <strong>7 / 24 h</strong><span class="sep"> · </span>name: <strong>“nightly”</strong><span class="sep"> · </span>CritPt: <strong>approved</strong>');
+  assert.is(readableChanges({ grants: ['a', 'b', 'c', 'd', 'e', 'f', 'g'] }), 'grants: <strong>a, b, c, d, e and 2 more</strong>');
+  assert.is(readableChanges({ expires_at: null, quota: null }), 'expires: <strong>never</strong><span class="sep"> · </span>quota: <strong>the server default</strong>');
+  assert.is(readableChanges({ colour: '<b>' }), 'colour: &quot;&lt;b&gt;&quot;');
+  assert.is(readableChanges({}), '<span class="muted">-</span>');
+});
+
+trail('should ask to confirm a revocation on the page, with the form that makes it and the way back', () => {
+  const view = { ...ALL_KEYS, key: 'key_0123456789ab', confirmRevoke: true };
+  const html = renderRevokeConfirmation(key({ name: 'nightly' }), { csrf: 'c5rf', view });
+  assert.match(html, /Revoke “nightly” \(<code>key_0123456789ab<\/code>\) of acme\?/);
+  assert.match(html, /<form class="revoke" method="post" action="\/admin\/ui\/keys\/key_0123456789ab\/revoke">/);
+  assert.match(html, /<a id="cancel-revoke" href="\/admin\/\?key=key_0123456789ab">Keep it<\/a>/);
+  const card = renderKeyCard(key(), [], LIMITS, { csrf: 'c5rf', view: { ...ALL_KEYS, key: 'key_0123456789ab' } });
+  assert.match(card, /<a class="button danger ask-revoke" href="\/admin\/\?key=key_0123456789ab&amp;confirm=revoke">Revoke…<\/a>/);
+  assert.not.match(card, /form class="revoke"|data-confirm/, 'no revocation without the confirmation');
+  assert.match(card, />Take back<\/button>/, 'a labelled button');
+});
+
+trail.run();
 
 const escaping = suite('escapeHtml and the pages: every value escaped');
 
@@ -476,7 +518,7 @@ serve('should show a new key once, in the body only, and redirect after other ch
 serve("should re-render the page with the operation's status and message when it refuses", async () => {
   const answer = await post('/admin/ui/keys', { csrf: FORM_TOKEN, tier: 'free', org: 'acme', quota: '5' });
   assert.is(answer.status, 400);
-  assert.match(answer.body, /class="box error"[\s\S]*quota is only for commercial keys/);
+  assert.match(answer.body, /class="box error"[\s\S]*<p>Quota is only for commercial keys; free keys have the server&#39;s free quota\.<\/p>/, 'said as a sentence');
   assert.match(answer.body, /name="quota" min="1" max="1000000000" step="1" value="5"/, 'the form keeps what was typed');
 });
 
