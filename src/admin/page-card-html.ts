@@ -134,7 +134,8 @@ function renderActions(record: PublicKeyRecord, form: FormContext): string {
       form,
       id,
       'expiry',
-      `<input type="datetime-local" name="expires_at" step="60" aria-label="When the key expires, UTC (empty: never)" ` +
+      '<input type="datetime-local" name="expires_at" step="60" ' +
+        `aria-label="When the key expires, UTC (empty: never)" ` +
         `value="${record.expires_at === null ? '' : escapeHtml(record.expires_at.slice(0, 16))}">`,
       '<button type="submit">Set expiry</button>',
     ),
@@ -187,6 +188,8 @@ function previousText(previous: NonNullable<PublicKeyRecord['previous']>): strin
  * back. On the page itself, not the browser's confirm(): it works without script, and says what
  * follows in full.
  */
+const REVOKE_BUTTON = '<button type="submit" class="danger">Revoke the key</button>';
+
 export function renderRevokeConfirmation(record: KeyView, form: FormContext): string {
   const back = escapeHtml(viewUrl({ ...form.view, confirmRevoke: false }));
   const what =
@@ -197,7 +200,7 @@ export function renderRevokeConfirmation(record: KeyView, form: FormContext): st
     `<div id="confirm-revoke" class="box confirm" role="alertdialog" aria-labelledby="confirm-title">
 <p id="confirm-title"><strong>Revoke ${what} of ${escapeHtml(record.org)}?</strong></p>
 <p>${REVOKE_WARNING}</p>
-<div class="row">${actionForm(form, record.id, 'revoke', '', '<button type="submit" class="danger">Revoke the key</button>')}` +
+<div class="row">${actionForm(form, record.id, 'revoke', '', REVOKE_BUTTON)}` +
     `<a id="cancel-revoke" href="${back}">Keep it</a></div>
 </div>`
   );

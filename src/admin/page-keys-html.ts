@@ -131,6 +131,11 @@ ${renderKeyCard(shown.key, shown.usage, page.limits, form)}
 ${renderAudit(shown.audit, `Changes to ${shown.key.id}`)}`;
 }
 
+function renderStore(page: KeysPage): string {
+  if (page.store === null) return '';
+  return page.store.kind === 'table' ? renderTable(page, page.store) : renderKeyPage(page, page.store);
+}
+
 export function renderKeysPage(page: KeysPage): string {
   const providers = page.providers
     .slice(0, PROVIDER_SUGGESTIONS_MAX)
@@ -141,7 +146,7 @@ export function renderKeysPage(page: KeysPage): string {
 ${page.issued === null ? '' : renderNewKey(page.issued)}
 ${page.flash === null ? '' : flashBox(page.flash)}
 ${page.errors.map((error) => errorBox(error.message, error.details)).join('\n')}
-${page.store === null ? '' : page.store.kind === 'table' ? renderTable(page, page.store) : renderKeyPage(page, page.store)}
+${renderStore(page)}
 </main>
 <datalist id="providers">${providers}</datalist>`;
   return renderDocument({ title: 'Key management', nonce: page.nonce, body });

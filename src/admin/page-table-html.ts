@@ -120,7 +120,8 @@ function renderPager(view: PageView, pagination: Pagination, shown: number): str
   return (
     `<nav class="pager" aria-label="Pages of keys"><span class="range">${range} of ${formatCount(total)}</span>
 ${link(1, '« First', 'first')} ${link(page - 1, '‹ Previous', 'prev')} <span>page ${formatCount(page)} of ` +
-    `${formatCount(Math.max(pages, 1))}</span> ${link(page + 1, 'Next ›', 'next')} ${link(pages, 'Last »', 'last')}</nav>`
+    `${formatCount(Math.max(pages, 1))}</span> ${link(page + 1, 'Next ›', 'next')} ` +
+    `${link(pages, 'Last »', 'last')}</nav>`
   );
 }
 
@@ -134,10 +135,8 @@ export function renderKeyTable(
   // Each key's data scope by its id, once: a lookup per row, not a search of every row.
   const usageById = new Map<string, ScopeUsage>();
   for (const scope of usage) for (const id of scope.keys) usageById.set(id, scope);
-  const empty =
-    pagination.total === 0
-      ? `<p class="muted">${view.q === null && view.org === null && view.tier === null ? 'No keys yet.' : 'No key matches.'}</p>`
-      : '';
+  const filtered = view.q !== null || view.org !== null || view.tier !== null;
+  const empty = pagination.total === 0 ? `<p class="muted">${filtered ? 'No key matches.' : 'No keys yet.'}</p>` : '';
   const rows = keys.map((key) => row(view, key, usageById.get(key.id))).join('\n');
   return `${renderFilters(view)}
 ${renderPager(view, pagination, keys.length)}
