@@ -224,6 +224,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
       logError,
       connections,
       lastUsed: store.lastUsed,
+      directory: store.directory,
     });
   } catch (error) {
     // The watch, the poll and the journal's fsync timer would keep a process that cannot serve alive.

@@ -10,7 +10,7 @@ import type { Conditions } from './lib/conditions.ts';
 import type { ServerOptions, StoreReplicas } from './config.ts';
 import { FreshKeys } from './keys/fresh-keys.ts';
 import { FileKeys } from './keys/file-keys.ts';
-import type { KeyLookup } from './state/key-record.ts';
+import type { KeyLookup, KeyRecord } from './state/key-record.ts';
 import { FileQuota } from './quota/file-quota.ts';
 import type { QuotaCounter } from './state/quota-counter.ts';
 import { RedisClient, RedisUnavailable, type RedisAddress } from './redis/client.ts';
@@ -31,6 +31,8 @@ export interface StateStore {
   keys: KeyLookup;
   /** When each key was last used, noted per request and written twice a minute (src/keys/last-used.ts). */
   lastUsed: LastUsed;
+  /** Every key by id as the server holds them (the state folder's: src/keys/file-keys.ts); null on Redis. */
+  directory: (() => ReadonlyMap<string, KeyRecord>) | null;
   quota: QuotaCounter;
   /** The state folder's quota (null with Redis): tests reach into it, the file store closes it. */
   fileQuota: FileQuota | null;
@@ -130,6 +132,7 @@ function openHeldFolder(
   return {
     keys,
     lastUsed,
+    directory: () => fileKeys.directory(),
     quota: fileQuota,
     fileQuota,
     problem: () => {
@@ -207,6 +210,7 @@ async function openRedisStore(
   return {
     keys,
     lastUsed,
+    directory: null,
     quota: new RedisQuota(client, { clock, leaseMs, keyCheck: keys, watch: refusals }),
     fileQuota: null,
     problem: () => client.problem(),

@@ -1,7 +1,7 @@
 /**
  * The admin listener on a large state folder: `npx tsx scripts/bench/admin-scale.ts [--keys
  * 100000] [--revokes 100] [--at-once 10] [--lists 3] [--only
- * revokes,list,list_all,get,compaction]`. The bundled server (`node server.mjs`, as operators run
+ * revokes,list,list_all,get,page,search,deep,compaction]`. The bundled server (`node server.mjs`, as operators run
  * it, its collector sized by src/lib/heap.ts) runs on a build of the small fixture and a state
  * folder of KEYS keys (scripts/scale-state.ts) with its admin listener on; a server of its own for
  * each group below, so that the group's peak is the server's whole life's (start and that group). A
@@ -17,6 +17,9 @@
  * - list_all: one list of every key (`GET /admin/api/keys`): the same figures;
  * - get: LISTS reads of one key with its usage (`GET /admin/api/keys/ID`, a key half-way through
  *   the file): the same figures;
+ * - page, search, deep: LISTS pages of the key-management page's table, one after the other (`GET
+ *   /admin/api/keys?page=1&per_page=50&sort=name`, the same with `q=org7` found in some 100 keys'
+ *   organisations, and page 1,000 sorted by last use, newest first): the same figures;
  * - compaction: on a copy of the folder given a change line for every key (each key's CritPt
  *   approval turned over), one admin change, which compacts the file (src/keys/file-compact.ts):
  *   the file before and after, the change's answer time, the probe meanwhile, the server's peak.
@@ -41,7 +44,8 @@ const USAGE = `usage: npx tsx scripts/bench/admin-scale.ts [--keys N] [--revokes
   --revokes N   admin revokes (default 100)
   --at-once N   revokes under way at once (default 10)
   --lists N     admin lists of every key, one after the other (default 3)
-  --only NAMES  only these groups, comma-separated (revokes, list, list_all, get, compaction)`;
+  --only NAMES  only these groups, comma-separated (revokes, list, list_all, get, page, search, deep,
+                compaction)`;
 const { values } = flagsOrExit(
   {
     options: {
@@ -49,7 +53,7 @@ const { values } = flagsOrExit(
       revokes: { type: 'string', default: '100' },
       'at-once': { type: 'string', default: '10' },
       lists: { type: 'string', default: '3' },
-      only: { type: 'string', default: 'revokes,list,list_all,get,compaction' },
+      only: { type: 'string', default: 'revokes,list,list_all,get,page,search,deep,compaction' },
       help: { type: 'boolean', short: 'h' },
     },
   },
@@ -213,6 +217,9 @@ async function main(work: string): Promise<void> {
   if (only.has('list_all')) await listGroup('list_all', '/keys', 1);
   // Half-way through the file, active (not seeded revoked, nor one of the revokes): its usage is read too.
   if (only.has('get')) await listGroup('get', `/keys/${scaleKeyId(Math.floor(seedKeys / 2) + 1)}`, lists);
+  if (only.has('page')) await listGroup('page', '/keys?page=1&per_page=50&sort=name', lists);
+  if (only.has('search')) await listGroup('search', '/keys?q=org7&page=1&per_page=50', lists);
+  if (only.has('deep')) await listGroup('deep', '/keys?page=1000&per_page=50&sort=last_used&order=desc', lists);
   if (only.has('compaction')) await compactionGroup();
 
   /** One admin change on a copy of the folder with a change line for every key: the change that compacts it. */

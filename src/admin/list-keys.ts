@@ -15,7 +15,10 @@ import {
   pageOf,
   SORT_COLUMNS,
   type KeyQuery,
+  type Pagination,
 } from '../key-admin/key-query.ts';
+import { drainInTurns } from '../lib/drain.ts';
+import { READ_SLICE_MS } from '../keys/file-read.ts';
 import type { KeyRecord } from '../state/key-record.ts';
 import { HttpError } from '../http/error.ts';
 import { NAME, allKeys, JsonPieces, ok, type AdminContext, type Operation } from './operation.ts';
@@ -104,6 +107,46 @@ function pushKept(views: KeyView[], shown: KeyView, keep: (view: KeyView) => boo
   if (keep(shown)) views.push(shown);
 }
 
+interface PageAsked {
+  view: (record: KeyRecord) => KeyView;
+  keep: (view: KeyView) => boolean;
+  compare: (a: KeyView, b: KeyView) => number;
+  page: number;
+  perPage: number;
+}
+
+function* valuesOf<T>(map: ReadonlyMap<string, T>): Generator<T, void> {
+  yield* map.values();
+}
+
+/**
+ * One sorted page of the keys a server holds in memory (its state folder's directory), made
+ * without reading the file: every key looked at in slices between turns (no request waits more
+ * than a slice), the first `page x perPage` in order kept, sorted down whenever twice that many
+ * have gathered. At 100,000 keys see scripts/bench/admin-scale.ts (groups page, search, deep).
+ */
+async function pageOfDirectory(
+  directory: ReadonlyMap<string, KeyRecord>,
+  { view, keep, compare, page, perPage }: PageAsked,
+): Promise<{ data: KeyView[]; pagination: Pagination }> {
+  const need = page * perPage;
+  let kept: KeyView[] = [];
+  let total = 0;
+  await drainInTurns(
+    valuesOf(directory),
+    (record) => {
+      const shown = view(record);
+      if (!keep(shown)) return;
+      total++;
+      kept.push(shown);
+      if (kept.length >= 2 * need) kept = kept.sort(compare).slice(0, need);
+    },
+    READ_SLICE_MS,
+  );
+  const data = kept.sort(compare).slice((page - 1) * perPage, need);
+  return { data, pagination: { page, per_page: perPage, total, total_pages: Math.ceil(total / perPage) } };
+}
+
 /** A query asking for a page, a sort or a text is answered one sorted page at a time. */
 const PAGED_BY = ['page', 'per_page', 'sort', 'order', 'q'];
 
@@ -146,15 +189,21 @@ export const listKeys: Operation = {
     const view = (record: KeyRecord) => keyView(record, now, lastUsed);
     const keep = (shown: KeyView) => matchesQuery(shown, keyQuery);
     const paged = PAGED_BY.some((name) => query.has(name));
-    const found = await viewsOf(context, query, pieces === true && !paged, view, keep);
-    if (!Array.isArray(found)) return ok(new JsonPieces(listText(found, keep, view)));
-    if (!paged) return ok({ data: found });
+    if (!paged) {
+      const found = await viewsOf(context, query, pieces === true, view, keep);
+      return ok(Array.isArray(found) ? { data: found } : new JsonPieces(listText(found, keep, view)));
+    }
     const perPage = Number(query.get('per_page') ?? DEFAULT_PER_PAGE);
     if (perPage > MAX_PER_PAGE)
       throw new HttpError(400, 'Invalid query parameter', {
         details: { parameter: 'per_page', expected: `an integer from 1 to ${MAX_PER_PAGE}`, got: String(perPage) },
       });
-    const { items, pagination } = pageOf(found.sort(compareKeys(keyQuery)), Number(query.get('page') ?? 1), perPage);
+    const page = Number(query.get('page') ?? 1);
+    const compare = compareKeys(keyQuery);
+    const directory = context.keys.directory?.();
+    if (directory) return ok(await pageOfDirectory(directory, { view, keep, compare, page, perPage }));
+    const views = (await viewsOf(context, query, false, view, keep)) as KeyView[];
+    const { items, pagination } = pageOf(views.sort(compare), page, perPage);
     return ok({ data: items, pagination });
   },
 };

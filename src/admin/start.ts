@@ -7,6 +7,7 @@ import type { QuotaLimits } from '../quota/scopes.ts';
 import type { RedisAddress, ReplicaConfirmation } from '../redis/client.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { LastUsed } from '../keys/last-used.ts';
+import type { KeyRecord } from '../state/key-record.ts';
 import { redisAdmin, serverFileAdmin } from '../key-admin/stores.ts';
 import { providersOf } from '../key-admin/served-providers.ts';
 import type { QuotaCounter } from '../state/quota-counter.ts';
@@ -49,17 +50,19 @@ export interface AdminDeps {
   connections?: ConnectionCaps;
   /** The server's notes of when each key was last used: its admin listener reads them in memory. */
   lastUsed: LastUsed;
+  /** Every key as the server holds them (the state folder's); its admin listener's table is made from it. */
+  directory: (() => ReadonlyMap<string, KeyRecord>) | null;
 }
 
 /** Start the admin listener when --admin-port is given; null otherwise. */
 export async function startAdmin(
   options: AdminOptions,
-  { clock, quota, snapshots, log, logError, connections, lastUsed }: AdminDeps,
+  { clock, quota, snapshots, log, logError, connections, lastUsed, directory }: AdminDeps,
 ): Promise<AdminListening | null> {
   if (options.adminPort === null) return null;
   const keys =
     options.store === 'file'
-      ? serverFileAdmin(options.stateDir, lastUsed)
+      ? serverFileAdmin(options.stateDir, lastUsed, directory)
       : await redisAdmin(options.store, clock, options.storeReplicas);
   const server = createAdminListener({
     context: {

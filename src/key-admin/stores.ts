@@ -46,6 +46,11 @@ export interface KeyAdmin {
    * src/keys/file-list.ts); null when no store exists yet.
    */
   pieces?(filter?: KeyFilter): Promise<KeyPieces | null>;
+  /**
+   * Every key by id as a server holds them in memory (its own state folder's), for a view to be
+   * made without reading the store; absent where no server holds them (the keys command, Redis).
+   */
+  directory?(): ReadonlyMap<string, KeyRecord>;
   /** Each quota scope of the active keys at `now`, read beside running servers without writing. */
   usage(limits: QuotaLimits, now: number): Eventually<ScopeUsage[]>;
   /** The limits the server last started here recorded (src/quota/recorded-limits.ts); null when none has. */
@@ -92,10 +97,15 @@ export function fileAdmin(stateDir: string): KeyAdmin {
  * keeping only those its filter lets through (readKeysFileInTurns), and a key asked for by its id
  * alone is found by its line, as a change finds it (keyInTurns), not by reading every key.
  */
-export function serverFileAdmin(stateDir: string, lastUsed: LastUsed): KeyAdmin {
+export function serverFileAdmin(
+  stateDir: string,
+  lastUsed: LastUsed,
+  directory: (() => ReadonlyMap<string, KeyRecord>) | null = null,
+): KeyAdmin {
   const path = keysPath(stateDir);
   return {
     ...fileAdmin(stateDir),
+    ...(directory ? { directory } : {}),
     lastUsed: (ids) => lastUsed.latest(ids),
     async list(filter = {}) {
       const id = idAlone(filter);

@@ -14,6 +14,12 @@ import { presentedAs, type KeyRecord } from '../state/key-record.ts';
  */
 export class ActiveKeys {
   readonly byHash = new Map<string, KeyRecord>();
+  /**
+   * Every key by its id, revoked ones too, as its latest line says: the directory the admin
+   * listener's table is made from without reading the file (src/admin/list-keys.ts). An active
+   * key's record is the one `byHash` holds; a revoked one's, a tenth of the keys at most, is its own.
+   */
+  readonly byId = new Map<string, KeyRecord>();
   /** The hashes each id is found by: its value's, then its replaced value's during an overlap. */
   private readonly hashesOfId = new Map<string, string[]>();
 
@@ -24,6 +30,7 @@ export class ActiveKeys {
       for (const hash of earlier) this.byHash.delete(hash);
       this.hashesOfId.delete(record.id);
     }
+    this.byId.set(record.id, record);
     if (record.revoked_at !== null) return;
     const found = record.previous ? [record, presentedAs(record, record.previous.hash)] : [record];
     for (const entry of found) {

@@ -101,6 +101,16 @@ export class FileKeys implements KeyLookup {
     return this.index.byHash.get(hashKey(plainKey));
   }
 
+  /**
+   * Every key by id, revoked ones too, as the file is now (its new lines read first); throws the
+   * KeyStoreError when the keys in memory may be stale.
+   */
+  directory(): ReadonlyMap<string, KeyRecord> {
+    const problem = this.check();
+    if (problem) throw problem;
+    return this.index.byId;
+  }
+
   /** Let go of the file. */
   close(): void {
     this.file.close();

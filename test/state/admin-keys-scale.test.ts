@@ -6,7 +6,8 @@
  * Counted, not timed: the bytes the server process reads (/proc/PID/io, rchar: every read it
  * makes, the page cache's included) during one admin revoke, less what it reads for an admin call
  * that reads no key (the audit trail's latest entry), against the file's size. A list of every
- * key is sent as it is read, never held whole: chunked, with the bytes the whole list had.
+ * key is sent as it is read, never held whole: chunked, with the bytes the whole list had. A page
+ * of the key-management page's table reads none of the file: it is made from the keys in memory.
  */
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +21,7 @@ import { createKey } from '../../src/keys/changes.ts';
 import { readKeysFile } from '../../src/keys/file-read.ts';
 import { keysPath } from '../../src/keys/record.ts';
 import { keyView } from '../../src/key-admin/key-view.ts';
+import { compareKeys } from '../../src/key-admin/key-query.ts';
 import { get, request } from '../helpers/http.ts';
 import { spawnServer, stopProcess } from '../helpers/process.ts';
 import { buildFixture } from '../helpers/server.ts';
@@ -78,6 +80,35 @@ scale('an admin revoke reads the key\'s line, not keys.json whole, and the next 
     // and 1 MB, where the key's line is.
     assert.ok(read < size / 4, `the revoke read ${read} bytes of a ${size}-byte keys.json (an admin call reading no key: ${baseline})`);
     assert.is((await get(server.url, FREE_LIST, issued.key)).status, 401, 'refused at the next request');
+  } finally {
+    await stopProcess(server.child);
+  }
+});
+
+scale('a page of the table is made from the keys the server holds, reading none of keys.json, in the order a sort gives', async () => {
+  const { snapshotDir } = await buildFixture(join(root, 'page'));
+  const state = join(root, 'page', 'state');
+  writeScaleKeys(state, KEYS);
+  const { token } = fileTokenStore(state).create('scale', { now: () => Date.now() }) as { token: string };
+  const size = statSync(keysPath(state)).size;
+  const adminPort = await freePort();
+  const server = await spawnServer(['--port', '0', '--admin-port', String(adminPort), '--snapshot', snapshotDir, '--state', state, '--quiet']);
+  const admin = (path: string) => request(`http://127.0.0.1:${adminPort}`, `/admin/api${path}`, { headers: { authorization: `Bearer ${token}` } });
+  try {
+    const pid = server.child.pid!;
+    assert.is((await admin('/audit?limit=1')).status, 200);
+    let before = await quiet(pid);
+    assert.is((await admin('/audit?limit=1')).status, 200);
+    const baseline = (await quiet(pid)) - before;
+    before = await quiet(pid);
+    const page = await admin('/keys?page=3&per_page=50&sort=name&order=desc&revoked=false');
+    const read = (await quiet(pid)) - before - baseline;
+    assert.is(page.status, 200, page.text);
+    assert.ok(read < size / 100, `a page read ${read} bytes of a ${size}-byte keys.json (an admin call reading no key: ${baseline})`);
+    const views = readKeysFile(keysPath(state))!.records.map((record) => keyView(record, Date.now(), new Map()));
+    const expected = views.filter((v) => v.state !== 'revoked').sort(compareKeys({ sort: 'name', descending: true }));
+    assert.equal(page.json().data.map((k: { id: string }) => k.id), expected.slice(100, 150).map((k) => k.id), 'the third page of the sort');
+    assert.equal(page.json().pagination, { page: 3, per_page: 50, total: expected.length, total_pages: Math.ceil(expected.length / 50) });
   } finally {
     await stopProcess(server.child);
   }
