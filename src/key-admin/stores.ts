@@ -108,6 +108,9 @@ export function serverFileAdmin(
     ...(directory ? { directory } : {}),
     lastUsed: (ids) => lastUsed.latest(ids),
     async list(filter = {}) {
+      // The keys the server holds, as the file says now: an org's keys for a key's page in
+      // milliseconds, where reading the file for them took a second at 100,000 keys.
+      if (directory) return [...directory().values()].filter((record) => matchesFilter(record, filter));
       const id = idAlone(filter);
       if (id !== null) {
         const found = await keyInTurns(path, id);
