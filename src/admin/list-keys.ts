@@ -44,12 +44,14 @@ function keyQueryOf(query: URLSearchParams): KeyQuery {
     (s) => (state === null || s === state) && (revoked === null || (s === 'revoked') === (revoked === 'true')),
   );
   const text = query.get('q')?.trim();
+  const name = query.get('name')?.trim();
   return {
     org: query.get('org'),
     user: query.get('user'),
     tier: query.get('tier'),
     states,
     text: text ? text : null,
+    name: name ? name : null,
     sort: (query.get('sort') ?? 'org') as KeyQuery['sort'],
     descending: query.get('order') === 'desc',
   };
@@ -168,6 +170,10 @@ export const listKeys: Operation = {
     },
     q: {
       description: 'only keys whose id, name, organisation, user or kept characters hold this text (any case)',
+      schema: { type: 'string', pattern: '^[^\\p{Cc}]{1,100}$' },
+    },
+    name: {
+      description: 'only keys whose name holds this text (any case)',
       schema: { type: 'string', pattern: '^[^\\p{Cc}]{1,100}$' },
     },
     sort: {

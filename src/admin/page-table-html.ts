@@ -37,6 +37,11 @@ function option(value: string, label: string, chosen: string | null): string {
   return `<option value="${escapeHtml(value)}"${value === chosen ? ' selected' : ''}>${escapeHtml(label)}</option>`;
 }
 
+/** Whether the view asks for some keys only (by text, organisation, user, name or tier). */
+function filtered(view: PageView): boolean {
+  return view.q !== null || view.org !== null || view.user !== null || view.name !== null || view.tier !== null;
+}
+
 /** The search and filters: a GET form, its sort kept; a new search starts at page 1. */
 export function renderFilters(view: PageView): string {
   const sortFields =
@@ -46,13 +51,17 @@ export function renderFilters(view: PageView): string {
   const states = Object.entries(STATE_LABELS)
     .map(([state, label]) => option(state, label, view.state))
     .join('');
-  const clear = view.q !== null || view.org !== null || view.tier !== null || view.state !== 'live';
+  const clear = filtered(view) || view.state !== 'live';
   return (
     `<form id="filters" class="filters" method="get" action="/admin/" role="search">
 <label>Search <input type="search" name="q" maxlength="100" value="${escapeHtml(view.q ?? '')}" ` +
     `placeholder="id, name, organisation, user or bdk_…" spellcheck="false" autocomplete="off"></label>
 <label>Organisation <input type="text" name="org" maxlength="100" value="${escapeHtml(view.org ?? '')}" ` +
     `spellcheck="false" autocomplete="off"></label>
+<label>User <input type="text" name="user" maxlength="100" value="${escapeHtml(view.user ?? '')}" ` +
+    `spellcheck="false" autocomplete="off"></label>
+<label>Name <input type="text" name="name" maxlength="100" value="${escapeHtml(view.name ?? '')}" ` +
+    `autocomplete="off"></label>
 <label>Tier <select name="tier">${option('', 'any', view.tier ?? '')}${tiers}</select></label>
 <label>State <select name="state">${states}</select></label>
 ${sortFields}<button type="submit">Show</button>${clear ? '<a class="clear" href="/admin/">Clear</a>' : ''}
@@ -135,8 +144,8 @@ export function renderKeyTable(
   // Each key's data scope by its id, once: a lookup per row, not a search of every row.
   const usageById = new Map<string, ScopeUsage>();
   for (const scope of usage) for (const id of scope.keys) usageById.set(id, scope);
-  const filtered = view.q !== null || view.org !== null || view.tier !== null;
-  const empty = pagination.total === 0 ? `<p class="muted">${filtered ? 'No key matches.' : 'No keys yet.'}</p>` : '';
+  const empty =
+    pagination.total === 0 ? `<p class="muted">${filtered(view) ? 'No key matches.' : 'No keys yet.'}</p>` : '';
   const rows = keys.map((key) => row(view, key, usageById.get(key.id))).join('\n');
   return `${renderFilters(view)}
 ${renderPager(view, pagination, keys.length)}

@@ -1,6 +1,6 @@
 /**
  * What the key-management page is showing: the table of keys as filtered, searched, sorted and
- * paged (`?q=nightly&org=acme&tier=pro&state=expired&sort=last_used&order=desc&page=3`), or one
+ * paged (`?q=nightly&org=acme&user=ana&name=export&tier=pro&state=expired&sort=last_used&order=desc&page=3`), or one
  * key's own page (`?key=key_0123456789ab`), with the new-key dialog open or not (`create=1`). It
  * lives in the page's query and travels in every form as hidden `view_*` fields (`org` is
  * already the new key's organisation), so a change returns the operator to the view they acted
@@ -18,6 +18,9 @@ const TIERS = ['free', 'pro', 'commercial'];
 export interface PageView {
   /** Only this organisation's keys; null: every organisation. */
   org: string | null;
+  user: string | null;
+  /** Text to find in a key's name; null: any. */
+  name: string | null;
   tier: string | null;
   state: ViewState;
   /** Text to find in a key's id, name, organisation, user or kept characters; null: none. */
@@ -35,6 +38,8 @@ export interface PageView {
 
 export const ALL_KEYS: PageView = {
   org: null,
+  user: null,
+  name: null,
   tier: null,
   state: 'live',
   q: null,
@@ -51,6 +56,8 @@ const QUERY_TEXT = /^[^\p{Cc}]{1,100}$/u;
 /** A view from its fields, however they were named (the page's query, or a form's `view_*` fields). */
 function viewOf(get: (name: string) => string | null): PageView {
   const org = get('org');
+  const user = get('user');
+  const name = get('name')?.trim() ?? '';
   const tier = get('tier');
   const state = get('state') ?? (get('revoked') === 'show' ? 'all' : 'live');
   const q = get('q')?.trim() ?? '';
@@ -59,6 +66,8 @@ function viewOf(get: (name: string) => string | null): PageView {
   const key = get('key');
   return {
     org: org !== null && NAME_PATTERN.test(org) ? org : null,
+    user: user !== null && NAME_PATTERN.test(user) ? user : null,
+    name: QUERY_TEXT.test(name) ? name : null,
     tier: tier !== null && TIERS.includes(tier) ? tier : null,
     state: (VIEW_STATES as readonly string[]).includes(state) ? (state as ViewState) : 'live',
     q: QUERY_TEXT.test(q) ? q : null,
@@ -85,6 +94,8 @@ function viewEntries(view: PageView): [string, string][] {
   if (view.key !== null) entries.push(['key', view.key]);
   if (view.q !== null) entries.push(['q', view.q]);
   if (view.org !== null) entries.push(['org', view.org]);
+  if (view.user !== null) entries.push(['user', view.user]);
+  if (view.name !== null) entries.push(['name', view.name]);
   if (view.tier !== null) entries.push(['tier', view.tier]);
   if (view.state !== 'live') entries.push(['state', view.state]);
   if (view.sort !== 'org') entries.push(['sort', view.sort]);
@@ -120,6 +131,8 @@ export function listQuery(view: PageView, perPage: number): Record<string, strin
   };
   if (view.q !== null) query.q = view.q;
   if (view.org !== null) query.org = view.org;
+  if (view.user !== null) query.user = view.user;
+  if (view.name !== null) query.name = view.name;
   if (view.tier !== null) query.tier = view.tier;
   if (view.state === 'live') query.revoked = 'false';
   else if (view.state !== 'all') query.state = view.state;

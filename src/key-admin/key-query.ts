@@ -21,6 +21,8 @@ export interface KeyQuery {
   states: readonly KeyState[];
   /** Found, case-insensitively, in the id, name, organisation, user, or `bdk_AbCd…wxyz`; null: no text. */
   text: string | null;
+  /** Found, case-insensitively, in the key's name; null: any name, or none. */
+  name: string | null;
   sort: SortColumn;
   descending: boolean;
 }
@@ -37,6 +39,7 @@ export function matchesQuery(view: KeyView, query: KeyQuery): boolean {
   if (query.user !== null && view.user !== query.user) return false;
   if (query.tier !== null && view.tier !== query.tier) return false;
   if (!query.states.includes(view.state)) return false;
+  if (query.name !== null && !(view.name ?? '').toLowerCase().includes(query.name.toLowerCase())) return false;
   return query.text === null || searchText(view).includes(query.text.toLowerCase());
 }
 

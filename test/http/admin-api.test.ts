@@ -416,6 +416,7 @@ test('a page of keys: searched, filtered by state, sorted by a column, paged, as
     assert.equal(shown(await list('q=ECHO')), ['echo'], 'found by its name, in any case');
     assert.equal(shown(await list(`q=${ids.delta!.slice(4, 10)}`)), ['delta'], 'found by a piece of its id');
     assert.equal(shown(await list('state=revoked&page=1')), ['golf']);
+    assert.equal(shown(await list('name=HO&sort=name')), ['echo'], 'by a piece of the name alone');
     assert.equal((await list('per_page=2&page=9')).data, [], 'a page past the last is empty');
     assert.is((await list('org=paged')).pagination, undefined, 'without a page, every key, as before');
     for (const query of ['sort=hash', 'page=0', 'per_page=501', 'order=up', 'state=lost', 'q=']) {

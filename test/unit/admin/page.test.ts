@@ -73,8 +73,8 @@ card.run();
 const views = suite('the table of keys: the view in the query, the list asked for, the rows');
 
 views('should read a view from the query, dropping what cannot match, and write it back the same', () => {
-  const view = viewOfQuery(new URLSearchParams('q=nightly&org=acme&tier=pro&state=expired&sort=last_used&order=desc&page=3'));
-  assert.equal(view, { ...ALL_KEYS, q: 'nightly', org: 'acme', tier: 'pro', state: 'expired', sort: 'last_used', descending: true, page: 3 });
+  const view = viewOfQuery(new URLSearchParams('q=nightly&org=acme&user=ana&name=export&tier=pro&state=expired&sort=last_used&order=desc&page=3'));
+  assert.equal(view, { ...ALL_KEYS, q: 'nightly', org: 'acme', user: 'ana', name: 'export', tier: 'pro', state: 'expired', sort: 'last_used', descending: true, page: 3 });
   assert.equal(viewOfQuery(new URLSearchParams(viewUrl(view).split('?')[1])), view);
   const fields = new URLSearchParams([...viewFields(view).matchAll(/name="([^"]+)" value="([^"]*)"/g)].map(([, n, v]) => [n!, v!]));
   assert.equal(viewOfForm(fields), view, 'the hidden fields carry it through a form');
@@ -90,12 +90,15 @@ views('should ask the list for a sorted page: not revoked by default, a state wh
 });
 
 views('should filter by text in the id, name, organisation, user or kept characters, any case, and by state', () => {
-  const base: KeyQuery = { org: null, user: null, tier: null, states: ['active', 'expired', 'revoked'], text: null, sort: 'org', descending: false };
+  const base: KeyQuery = { org: null, user: null, tier: null, states: ['active', 'expired', 'revoked'], text: null, name: null, sort: 'org', descending: false };
   const named = key({ name: 'Nightly Export', prefix: 'bdk_AbCd', last4: 'wxyz' });
   for (const text of ['nightly', 'EXPORT', '0123456789', 'acme', 'alice', 'bdk_abcd…wxyz', 'wxyz']) assert.ok(matchesQuery(named, { ...base, text }), text);
   assert.not.ok(matchesQuery(named, { ...base, text: 'billing' }));
   assert.not.ok(matchesQuery(named, { ...base, states: ['expired'] }));
   assert.not.ok(matchesQuery(named, { ...base, tier: 'pro' }));
+  assert.ok(matchesQuery(named, { ...base, name: 'export', user: 'alice', org: 'acme' }));
+  assert.not.ok(matchesQuery(named, { ...base, name: 'acme' }), 'the name filter looks at the name alone');
+  assert.not.ok(matchesQuery(key(), { ...base, name: 'x' }), 'a key without a name has none to match');
 });
 
 views('should sort by a column, missing values last both ways, then by id; and page', () => {
