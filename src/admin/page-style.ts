@@ -79,6 +79,14 @@ dialog::backdrop { background: rgb(0 0 0 / .35); }
 dialog h2 { grid-column: 1 / -1; margin: 0; }
 dialog .row { display: flex; gap: .75rem; align-items: center; grid-column: 1 / -1; }
 .crumbs { margin: .25rem 0 .75rem; }
+.usage-chart { margin: .75rem 0; max-width: 48rem; }
+.usage-chart svg { width: 100%; height: auto; display: block; background: var(--card); border: 1px solid var(--line);
+  border-radius: 8px; }
+.usage-chart .bar { fill: var(--accent); }
+.usage-chart .grid { stroke: var(--line); stroke-dasharray: 3 3; }
+.usage-chart .baseline { stroke: var(--muted); }
+.usage-chart .axis { fill: var(--muted); font-size: 11px; }
+.usage-chart figcaption { color: var(--muted); font-size: .85rem; margin-top: .25rem; }
 #key article.key { max-width: 48rem; }
 article.key { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: .75rem 1rem;
   min-width: 0; }

@@ -18,6 +18,7 @@ import { errorSentences } from '../../../src/admin/page-errors.ts';
 import { NAME_PATTERN } from '../../../src/keys/record.ts';
 import { renderKeyCard, renderRevokeConfirmation, renderUsage, usageLevel } from '../../../src/admin/page-card-html.ts';
 import { readableChanges } from '../../../src/admin/page-audit-html.ts';
+import { everyDay, renderUsageChart, roundTop } from '../../../src/admin/page-chart-html.ts';
 import { renderKeysPage, type KeysPage } from '../../../src/admin/page-keys-html.ts';
 import { ALL_KEYS, flashOfQuery, listQuery, viewFields, viewOfForm, viewOfQuery, viewUrl } from '../../../src/admin/page-view.ts';
 import type { TableView } from '../../../src/admin/page-store.ts';
@@ -195,6 +196,30 @@ trail('should ask to confirm a revocation on the page, with the form that makes 
 });
 
 trail.run();
+
+const chart = suite('the usage chart: a bar a day, in inline SVG');
+
+chart('should give every day of the range its count, a day without one 0', () => {
+  assert.equal(everyDay('2026-02-27', '2026-03-02', [{ day: '2026-02-28', served: 5 }, { day: '2026-03-02', served: 1 }]), [
+    { day: '2026-02-27', served: 0 }, { day: '2026-02-28', served: 5 }, { day: '2026-03-01', served: 0 }, { day: '2026-03-02', served: 1 },
+  ]);
+  assert.equal(everyDay('2026-03-02', '2026-03-01', []), []);
+});
+
+chart('should round the top up to 1, 2 or 5 times a power of ten', () => {
+  assert.equal([0, 1, 3, 7, 10, 11, 180, 4999, 5001].map(roundTop), [1, 1, 5, 10, 10, 20, 200, 5000, 10000]);
+});
+
+chart('should draw a bar a day to scale, each with its title, and say the total and the busiest day', () => {
+  const html = renderUsageChart('user:acme/<ana>', [{ day: '2026-11-27', served: 0 }, { day: '2026-11-28', served: 150 }, { day: '2026-11-29', served: 75 }]);
+  const heights = [...html.matchAll(/<rect class="bar"[^>]* height="([\d.]+)"><title>([^<]+)<\/title>/g)].map(([, h, t]) => [Number(h), t]);
+  assert.equal(heights, [[0, '2026-11-27: 0'], [97.5, '2026-11-28: 150'], [48.8, '2026-11-29: 75']], 'to scale against the top, 200 (130 px high)');
+  assert.match(html, /225 answers from 2026-11-27 to 2026-11-29, the most on 2026-11-28 \(150\)\./);
+  assert.match(html, /user:acme\/&lt;ana&gt;/);
+  assert.not.match(html, /style=|<script/, 'nothing the page\'s Content Security Policy refuses');
+});
+
+chart.run();
 
 const escaping = suite('escapeHtml and the pages: every value escaped');
 
