@@ -224,6 +224,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
       logError,
       connections,
       lastUsed: store.lastUsed,
+      usage: store.fileQuota?.usage ?? null,
     });
   } catch (error) {
     // The watch, the poll and the journal's fsync timer would keep a process that cannot serve alive.

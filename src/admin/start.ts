@@ -7,6 +7,7 @@ import type { QuotaLimits } from '../quota/scopes.ts';
 import type { RedisAddress, ReplicaConfirmation } from '../redis/client.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { LastUsed } from '../keys/last-used.ts';
+import type { UsageBook } from '../quota/usage-book.ts';
 import { redisAdmin, serverFileAdmin } from '../key-admin/stores.ts';
 import { providersOf } from '../key-admin/served-providers.ts';
 import type { QuotaCounter } from '../state/quota-counter.ts';
@@ -34,6 +35,7 @@ export interface AdminOptions {
   adminSessionIdleMs: number;
   adminSessionLifetimeMs: number;
   trustProxy: AddressSet | null;
+  usageRetentionDays: number;
 }
 
 export interface AdminDeps {
@@ -49,17 +51,19 @@ export interface AdminDeps {
   connections?: ConnectionCaps;
   /** The server's notes of when each key was last used: its admin listener reads them in memory. */
   lastUsed: LastUsed;
+  /** The state folder's usage history as the server keeps it (null on Redis): read with its counts in memory. */
+  usage?: UsageBook | null;
 }
 
 /** Start the admin listener when --admin-port is given; null otherwise. */
 export async function startAdmin(
   options: AdminOptions,
-  { clock, quota, snapshots, log, logError, connections, lastUsed }: AdminDeps,
+  { clock, quota, snapshots, log, logError, connections, lastUsed, usage = null }: AdminDeps,
 ): Promise<AdminListening | null> {
   if (options.adminPort === null) return null;
   const keys =
     options.store === 'file'
-      ? serverFileAdmin(options.stateDir, lastUsed)
+      ? serverFileAdmin(options.stateDir, lastUsed, usage)
       : await redisAdmin(options.store, clock, options.storeReplicas);
   const server = createAdminListener({
     context: {
@@ -69,6 +73,7 @@ export async function startAdmin(
       served: () => providersOf(snapshots.current.manifest),
       clock,
       logError,
+      usageRetentionDays: options.usageRetentionDays,
     },
     logError,
     sessions: { idleMs: options.adminSessionIdleMs, lifetimeMs: options.adminSessionLifetimeMs, most: MOST_SESSIONS },
