@@ -27,9 +27,10 @@ export function historyRange(query: URLSearchParams, now: number, retentionDays:
   const givenTo = dayParam(query, 'to');
   const givenFrom = dayParam(query, 'from');
   const to = givenTo ?? today;
-  const from = givenFrom ?? addDays(to, 1 - DEFAULT_DAYS);
-  if (from > to) throw new HttpError(400, 'Invalid range', { details: { from, to, expected: 'from on or before to' } });
   const oldest = oldestKept(today, retentionDays);
+  // Unasked, the range starts no earlier than the retention does.
+  const from = givenFrom ?? [addDays(to, 1 - DEFAULT_DAYS), oldest].sort()[1]!;
+  if (from > to) throw new HttpError(400, 'Invalid range', { details: { from, to, expected: 'from on or before to' } });
   if (from < oldest)
     throw new HttpError(400, 'Range over the retention', {
       details: { from, to, oldest_kept: oldest, retention_days: retentionDays },
@@ -43,7 +44,10 @@ export const usageHistory: Operation = {
   path: '/usage/history',
   summary: 'Answers served per UTC day and scope (data, and CritPt gradings), as JSON or CSV',
   query: {
-    from: { description: 'first day (UTC, inclusive; default 29 days before to)', schema: DAY },
+    from: {
+      description: 'first day (UTC, inclusive; default 29 days before to, or the oldest day kept)',
+      schema: DAY,
+    },
     to: { description: 'last day (UTC, inclusive; default today)', schema: DAY },
     org: { description: 'only scopes of this organisation (org:ORG, user:ORG/...)', schema: NAME },
     kind: {

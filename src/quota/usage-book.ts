@@ -90,10 +90,7 @@ export class UsageBook {
     const last = usageJournals(book.dir).at(-1) ?? 0;
     const touched = new Set(readJournals(book.dir, () => 0).keys());
     book.journal = last;
-    book.foldNow(
-      readUsageDays(book.dir, (day) => touched.has(day)),
-      true,
-    );
+    book.foldNow(readUsageDays(book.dir, touched), true);
     return book;
   }
 

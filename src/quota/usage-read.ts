@@ -10,17 +10,22 @@ import { readDayFile, readJournals, usageDir, type DayCounts, type DaysCounts } 
 /** Attempts at a consistent read while the server folds (it rewrites day files, then deletes journals). */
 const READ_ATTEMPTS = 10;
 
-/** Each day's totals (file plus journals) of the days `keep` wants, as a server would fold them. */
-export function readUsageDays(dir: string, keep: (day: string) => boolean): DaysCounts {
+/** Each day's totals (file plus journals) of `wanted`, as a server would fold them. */
+export function readUsageDays(dir: string, wanted: ReadonlySet<string>): DaysCounts {
   const files = new Map<string, ReturnType<typeof readDayFile>>();
   const fileOf = (day: string) => {
     if (!files.has(day)) files.set(day, readDayFile(dir, day));
     return files.get(day)!;
   };
-  const deltas = readJournals(dir, (day) => fileOf(day)?.nextJournal ?? 0, keep);
+  for (const day of wanted) fileOf(day);
+  const deltas = readJournals(
+    dir,
+    (day) => fileOf(day)?.nextJournal ?? 0,
+    (day) => wanted.has(day),
+  );
   const days: DaysCounts = new Map();
   for (const [day, file] of files) {
-    if (!file || !keep(day)) continue;
+    if (!file) continue;
     const counts: DayCounts = new Map();
     file.keys.forEach((key, i) => counts.set(key, file.served[i]!));
     days.set(day, counts);
@@ -53,8 +58,7 @@ export function readUsageHistory(stateDir: string, from: string, to: string): Us
     const before = listing(dir);
     let days: DaysCounts;
     try {
-      for (const day of wanted) readDayFile(dir, day); // every file of the range whole, or a retry
-      days = readUsageDays(dir, (day) => wanted.has(day));
+      days = readUsageDays(dir, wanted);
     } catch (error) {
       const gone =
         error instanceof QuotaStateError && (error.cause as { code?: string } | undefined)?.code === 'ENOENT';
