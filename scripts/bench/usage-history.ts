@@ -82,7 +82,8 @@ while (samples.length < 20) await sleep(20);
 
 /** curl in a process of its own, the body thrown away: the answer's status, seconds and bytes. */
 async function fetchExport(format: string): Promise<{ status: number; seconds: number; bytes: number }> {
-  const url = `${server.admin!.url}/admin/api/usage/history?from=${addDays(today, 1 - days)}&to=${today}&format=${format}`;
+  const range = `from=${addDays(today, 1 - days)}&to=${today}`;
+  const url = `${server.admin!.url}/admin/api/usage/history?${range}&format=${format}`;
   // Never spawnSync here: this process is the server's.
   const { stdout } = await execFileAsync('curl', [
     '-s',
