@@ -29,7 +29,7 @@ export const KEYS_FLAGS = {
   },
   json: switchFlag('print JSON instead of text'),
   tier: optionalText('TIER', 'create: free, pro or commercial'),
-  org: optionalText('ORG', 'create: the organisation the key is for'),
+  org: optionalText('ORG', 'create: the organisation the key is for; usage --history: only its scopes'),
   user: optionalText('USER', 'create: the user the key is for'),
   scope: optionalText('SCOPE', 'create: user or org, whose quota the key counts against'),
   quota: optionalText('N', "create: a commercial key's requests per 24 h window"),
@@ -47,6 +47,9 @@ export const KEYS_FLAGS = {
   expires: optionalText('DATE', 'create: when the key stops working, like 2027-01-31T00:00:00Z (default: never)'),
   overlap: optionalText('DURATION', 'regenerate: how long the old value keeps working, like 24h (default: not at all)'),
   limit: optionalText('N', 'audit: how many entries (default 20, at most 1000)'),
+  history: switchFlag('usage: the answers served per UTC day and scope (default: the last 30 days)'),
+  from: optionalText('DAY', 'usage --history: the first UTC day, like 2026-11-01 (default: 29 days before --to)'),
+  to: optionalText('DAY', 'usage --history: the last UTC day (default: today)'),
 } satisfies FlagTable;
 
 export type KeysFlag = keyof typeof KEYS_FLAGS;

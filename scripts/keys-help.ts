@@ -35,6 +35,9 @@ commands:
   usage                   each quota scope of the active keys: requests counted in its
                           current window, its limit and what remains (data and CritPt);
                           read beside the running server, writing nothing
+  usage --history [--from DAY] [--to DAY] [--org ORG]
+                          the answers served (counted 200s, CritPt gradings) per UTC
+                          day and scope, by day then scope
   migrate --state DIR --store redis://...
                           carry the folder's keys, open quota windows, admin tokens and
                           audit trail into Redis (again is harmless: what is there is

@@ -29,6 +29,7 @@ import type { KeyChange } from '../src/keys/table.ts';
 import { KEY_ID_PATTERN, KEY_PREFIX, creationSettings, type IssuedKey } from '../src/keys/record.ts';
 import type { KeyRecord, KeyScope } from '../src/state/key-record.ts';
 import { audited, performTokenOrAudit } from './keys-admin.ts';
+import { printHistory } from './keys-history.ts';
 import { checkServed } from '../src/key-admin/served-providers.ts';
 import type { Tier } from '../src/shared/routes.ts';
 import { describe, keyTable, printIssued, printRecord, usageTable, type Output } from './keys-print.ts';
@@ -269,6 +270,9 @@ export function perform(
       );
     }
     case 'usage':
+      if (values.history) return printHistory(admin, values, Date.now(), io);
+      if (values.from !== undefined || values.to !== undefined)
+        throw new UsageError('--from and --to are options of usage --history');
       return whenReady(admin.recordedLimits(), (recorded) =>
         whenReady(admin.usage(usageLimits(recorded, admin.where, io), Date.now()), (rows) => {
           if (json) io.out(JSON.stringify(rows, null, 2));

@@ -36,7 +36,7 @@ export function printRecord(io: Output, record: KeyRecord, json: boolean, text: 
  * Columns padded to their widest cell; the last one is not padded. Loops, not spreads: a list of
  * 100,000 keys is 100,000 rows.
  */
-function columns(rows: readonly (readonly string[])[]): string {
+export function columns(rows: readonly (readonly string[])[]): string {
   const widths = rows[0].map(() => 0);
   for (const row of rows) for (let c = 0; c < row.length; c++) widths[c] = Math.max(widths[c], row[c].length);
   const last = widths.length - 1;

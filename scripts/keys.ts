@@ -58,7 +58,7 @@ const COMMANDS: Record<string, { operands: readonly string[]; options: readonly 
   ungrant: { operands: ['ID', 'PROVIDER_SLUG'], options: [] },
   critpt: { operands: ['ID', 'on|off'], options: [] },
   quota: { operands: ['ID', 'N|default'], options: [] },
-  usage: { operands: [], options: [] },
+  usage: { operands: [], options: ['history', 'from', 'to', 'org'] },
   migrate: { operands: [], options: [] },
   'admin-token create': { operands: [], options: ['name'] },
   'admin-token list': { operands: [], options: [] },

@@ -58,6 +58,8 @@ export interface ServerOptions {
    * answered 503 (src/keys/fresh-keys.ts).
    */
   keysGraceSeconds: number;
+  /** UTC days the usage history keeps (src/quota/usage-book.ts, src/quota/redis-usage.ts). */
+  usageRetentionDays: number;
   limits: QuotaLimits;
   /** Quota counting; off only for benchmarks that measure its cost. */
   counting: boolean;
@@ -115,6 +117,7 @@ function serverOptions(v: ServerFlagValues): ServerOptions {
     maxConnectionsPerClient: v['max-connections-per-client'],
     stopGraceSeconds: v['stop-grace'],
     keysGraceSeconds: v['keys-grace'],
+    usageRetentionDays: v['usage-retention-days'],
     limits: {
       free: v['quota-free'],
       pro: v['quota-pro'],

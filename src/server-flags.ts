@@ -5,6 +5,7 @@
  * written from this table, in its order.
  */
 import { DEFAULT_LIMITS } from './quota/scopes.ts';
+import { DEFAULT_USAGE_RETENTION_DAYS } from './quota/usage-day.ts';
 import type { AddressSet } from './lib/address-set.ts';
 import { durationText } from './lib/duration.ts';
 import { asText, flagRow, integerFrom, switchFlag, type FlagTable } from './shared/flag-table.ts';
@@ -160,6 +161,15 @@ export const SERVER_FLAGS = {
     help:
       'seconds keyed requests wait for a changed `keys.json` the server cannot read before they are answered 503; ' +
       '0 answers 503 at once (see [Keys](#keys))',
+  },
+  'usage-retention-days': {
+    value: 'N',
+    env: 'USAGE_RETENTION_DAYS',
+    default: DEFAULT_USAGE_RETENTION_DAYS,
+    parse: integerFrom(1, 100_000),
+    help:
+      'UTC days the usage history keeps (answers served per scope and day; older days are dropped) ' +
+      '(see [Usage history](#usage-history))',
   },
   'admin-port': flagRow<number | null>({
     value: 'N',

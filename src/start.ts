@@ -225,6 +225,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
       connections,
       lastUsed: store.lastUsed,
       directory: store.directory,
+      usage: store.fileQuota?.usage ?? null,
     });
   } catch (error) {
     // The watch, the poll and the journal's fsync timer would keep a process that cannot serve alive.

@@ -86,11 +86,14 @@ function holdStateFolder(stateDir: string): () => void {
   );
 }
 
-function openFileStore({ stateDir, keysGraceSeconds, limits }: ServerOptions, hooks: StoreHooks): StateStore {
+function openFileStore(
+  { stateDir, keysGraceSeconds, limits, usageRetentionDays }: ServerOptions,
+  hooks: StoreHooks,
+): StateStore {
   ensurePrivateDir(stateDir);
   const release = holdStateFolder(stateDir);
   try {
-    return openHeldFolder(stateDir, keysGraceSeconds, limits, hooks, release);
+    return openHeldFolder(stateDir, keysGraceSeconds, usageRetentionDays, limits, hooks, release);
   } catch (error) {
     release();
     throw error;
@@ -101,6 +104,7 @@ function openFileStore({ stateDir, keysGraceSeconds, limits }: ServerOptions, ho
 function openHeldFolder(
   stateDir: string,
   keysGraceSeconds: number,
+  usageRetentionDays: number,
   limits: QuotaLimits,
   { clock, conditions, logError }: StoreHooks,
   release: () => void,
@@ -123,7 +127,7 @@ function openHeldFolder(
   const keys = new FreshKeys(fileKeys, { clock, conditions, graceMs: keysGraceSeconds * 1000 });
   let fileQuota: FileQuota;
   try {
-    fileQuota = FileQuota.open({ stateDir, clock, log: logError });
+    fileQuota = FileQuota.open({ stateDir, clock, log: logError, usageRetentionDays });
   } catch (error) {
     keys.close();
     throw error;
@@ -159,6 +163,7 @@ async function openRedisStore(
   address: RedisAddress,
   replicas: StoreReplicas,
   leaseMs: number,
+  usageRetentionDays: number,
   limits: QuotaLimits,
   { clock, log, logError, conditions, warnings, redisProbeMs }: StoreHooks,
 ): Promise<StateStore> {
@@ -211,7 +216,7 @@ async function openRedisStore(
     keys,
     lastUsed,
     directory: null,
-    quota: new RedisQuota(client, { clock, leaseMs, keyCheck: keys, watch: refusals }),
+    quota: new RedisQuota(client, { clock, leaseMs, keyCheck: keys, watch: refusals, usageRetentionDays }),
     fileQuota: null,
     problem: () => client.problem(),
     close: () => {
@@ -271,5 +276,12 @@ export async function openStateStore(options: ServerOptions, hooks: StoreHooks):
   if (options.store === 'file') return openFileStore(options, hooks);
   // A grading holds its slot while it waits for a place and while the grader works.
   const leaseMs = 2 * options.critptTimeoutSeconds * 1000 + 60_000;
-  return openRedisStore(options.store, options.storeReplicas, leaseMs, options.limits, hooks);
+  return openRedisStore(
+    options.store,
+    options.storeReplicas,
+    leaseMs,
+    options.usageRetentionDays,
+    options.limits,
+    hooks,
+  );
 }

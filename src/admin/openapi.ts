@@ -78,6 +78,19 @@ const SCOPE_USAGE = {
   },
 };
 
+/** A row of the usage history: a scope's answers served on one UTC day (CSV: the same columns). */
+const USAGE_DAY = {
+  type: 'object',
+  required: ['day', 'kind', 'scope', 'served'],
+  additionalProperties: false,
+  properties: {
+    day: { type: 'string', format: 'date', description: 'the UTC day' },
+    kind: { type: 'string', enum: ['data', 'critpt'], description: 'data answers, or CritPt gradings' },
+    scope: { type: 'string', description: 'user:ORG/USER, org:ORG, or key:ID (CritPt of a key without a user)' },
+    served: { type: 'integer', minimum: 1, description: 'answers counted against the quota (200s) that day' },
+  },
+};
+
 const AUDIT_ENTRY = {
   type: 'object',
   required: ['at', 'actor', 'actor_name', 'action', 'key', 'changes', 'from'],
@@ -176,6 +189,17 @@ const SCHEMAS = {
   },
   ScopeUsage: SCOPE_USAGE,
   UsageList: listOf('ScopeUsage'),
+  UsageDay: USAGE_DAY,
+  UsageHistory: {
+    type: 'object',
+    required: ['from', 'to', 'data'],
+    additionalProperties: false,
+    properties: {
+      from: { type: 'string', format: 'date' },
+      to: { type: 'string', format: 'date' },
+      data: { type: 'array', items: ref('UsageDay'), description: 'by day, then scope; only rows with answers' },
+    },
+  },
   AuditEntry: AUDIT_ENTRY,
   AuditList: listOf('AuditEntry'),
   Error: {
@@ -204,7 +228,12 @@ function operationObject(operation: Operation): Record<string, unknown> {
   const responses: Record<string, unknown> = {
     [operation.answer.status]: {
       description: operation.summary,
-      content: { 'application/json': { schema: ref(operation.answer.schema) } },
+      content: {
+        'application/json': { schema: ref(operation.answer.schema) },
+        ...(operation.answer.csv
+          ? { 'text/csv': { schema: { type: 'string', description: 'a header line, then a line a row' } } }
+          : {}),
+      },
     },
     400: error('a malformed id, parameter or body, an unknown provider, a value the key cannot take'),
     401: error('no valid admin token'),

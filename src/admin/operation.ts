@@ -26,6 +26,8 @@ export interface AdminContext {
   clock: Clock;
   /** Where a change that could not be written to the audit trail is reported. */
   logError: (line: string) => void;
+  /** Days the usage history keeps (--usage-retention-days): a range asked for beyond them is a 400. */
+  usageRetentionDays: number;
 }
 
 /** Who asks, for the audit trail: the admin token (id and name) and the client's address. */
@@ -60,8 +62,8 @@ export interface Operation {
   query?: Record<string, { description: string; schema: Record<string, unknown> }>;
   /** The JSON body's fields; absent: no body. */
   body?: BodySchema;
-  /** The status of a successful answer, and what it holds (a component of openapi.ts). */
-  answer: { status: number; schema: string };
+  /** The status of a successful answer, and what it holds (a component of openapi.ts); `csv`: also as text/csv. */
+  answer: { status: number; schema: string; csv?: boolean };
   run(context: AdminContext, call: AdminCall): Promise<AdminAnswer>;
 }
 
@@ -76,7 +78,11 @@ export const ok = (body: unknown): AdminAnswer => ({ status: 200, body });
  * 248-251 MB resident (src/keys/file-list.ts has the figures).
  */
 export class JsonPieces {
-  constructor(readonly texts: AsyncIterable<string>) {}
+  constructor(
+    readonly texts: AsyncIterable<string>,
+    /** Headers of an answer that is not JSON (a CSV export's Content-Type and Content-Disposition). */
+    readonly headers: Record<string, string> = {},
+  ) {}
 }
 
 /** A key id from the path: a malformed one is a 400, an unknown one a 404 (from the change or the lookup). */

@@ -23,6 +23,7 @@ import {
   ungrantProvider,
 } from './change-operations.ts';
 import { getKey, listAudit, listKeys, listUsage } from './read-operations.ts';
+import { usageHistory } from './history-operation.ts';
 
 export type { AdminAnswer, AdminCall, AdminContext, Caller, Operation } from './operation.ts';
 
@@ -40,6 +41,7 @@ export const OPERATIONS: readonly Operation[] = [
   setCritpt,
   setQuota,
   listUsage,
+  usageHistory,
   listAudit,
 ];
 

@@ -35,10 +35,10 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
 
 /**
  * An answer made as it is sent (chunked), its pieces taken as fast as the client reads them; a
- * client gone stops it.
+ * client gone stops it. JSON unless its headers say otherwise (a CSV export); errors are JSON.
  */
 export async function sendPieces(res: ServerResponse, status: number, body: JsonPieces): Promise<void> {
-  res.writeHead(status, { ...COMMON_HEADERS, 'Content-Type': JSON_TYPE });
+  res.writeHead(status, { ...COMMON_HEADERS, 'Content-Type': JSON_TYPE, ...body.headers });
   for await (const text of body.texts) {
     if (!res.write(text)) await drained(res);
     if (res.destroyed) return;

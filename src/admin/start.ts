@@ -8,6 +8,7 @@ import type { RedisAddress, ReplicaConfirmation } from '../redis/client.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { LastUsed } from '../keys/last-used.ts';
 import type { KeyRecord } from '../state/key-record.ts';
+import type { UsageBook } from '../quota/usage-book.ts';
 import { redisAdmin, serverFileAdmin } from '../key-admin/stores.ts';
 import { providersOf } from '../key-admin/served-providers.ts';
 import type { QuotaCounter } from '../state/quota-counter.ts';
@@ -35,6 +36,7 @@ export interface AdminOptions {
   adminSessionIdleMs: number;
   adminSessionLifetimeMs: number;
   trustProxy: AddressSet | null;
+  usageRetentionDays: number;
 }
 
 export interface AdminDeps {
@@ -52,17 +54,19 @@ export interface AdminDeps {
   lastUsed: LastUsed;
   /** Every key as the server holds them (the state folder's); its admin listener's table is made from it. */
   directory: (() => ReadonlyMap<string, KeyRecord>) | null;
+  /** The state folder's usage history as the server keeps it (null on Redis): read with its counts in memory. */
+  usage?: UsageBook | null;
 }
 
 /** Start the admin listener when --admin-port is given; null otherwise. */
 export async function startAdmin(
   options: AdminOptions,
-  { clock, quota, snapshots, log, logError, connections, lastUsed, directory }: AdminDeps,
+  { clock, quota, snapshots, log, logError, connections, lastUsed, directory, usage = null }: AdminDeps,
 ): Promise<AdminListening | null> {
   if (options.adminPort === null) return null;
   const keys =
     options.store === 'file'
-      ? serverFileAdmin(options.stateDir, lastUsed, directory)
+      ? serverFileAdmin(options.stateDir, { lastUsed, directory, usage })
       : await redisAdmin(options.store, clock, options.storeReplicas);
   const server = createAdminListener({
     context: {
@@ -72,6 +76,7 @@ export async function startAdmin(
       served: () => providersOf(snapshots.current.manifest),
       clock,
       logError,
+      usageRetentionDays: options.usageRetentionDays,
     },
     logError,
     sessions: { idleMs: options.adminSessionIdleMs, lifetimeMs: options.adminSessionLifetimeMs, most: MOST_SESSIONS },

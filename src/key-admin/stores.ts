@@ -18,6 +18,10 @@ import type { KeyRecord } from '../state/key-record.ts';
 import { usageOf, usageRows, withStatus, type ScopeUsage } from './usage.ts';
 import type { QuotaLimits } from '../quota/scopes.ts';
 import { readCounts } from '../quota/replay.ts';
+import { readUsageHistory } from '../quota/usage-read.ts';
+import { redisUsageHistory } from '../quota/redis-usage.ts';
+import type { UsageBook } from '../quota/usage-book.ts';
+import type { UsageRow } from '../quota/usage-day.ts';
 import {
   RedisClient,
   RedisCommandError,
@@ -53,6 +57,11 @@ export interface KeyAdmin {
   directory?(): ReadonlyMap<string, KeyRecord>;
   /** Each quota scope of the active keys at `now`, read beside running servers without writing. */
   usage(limits: QuotaLimits, now: number): Eventually<ScopeUsage[]>;
+  /**
+   * The answers served per UTC day and scope from `from` to `to` (inclusive), by day then scope,
+   * in pieces (src/quota/usage-book.ts, src/quota/redis-usage.ts); read beside running servers without writing.
+   */
+  usageHistory(from: string, to: string): AsyncIterable<UsageRow[]>;
   /** The limits the server last started here recorded (src/quota/recorded-limits.ts); null when none has. */
   recordedLimits(): Eventually<RecordedLimits | null>;
   /**
@@ -75,6 +84,7 @@ export function fileAdmin(stateDir: string): KeyAdmin {
     apply: (change) => updateKeys(stateDir, change),
     list: (filter = {}) => loadKeys(stateDir)?.filter((record) => matchesFilter(record, filter)) ?? null,
     usage: (limits, now) => usageOf(loadKeys(stateDir) ?? [], readCounts(stateDir), limits, now),
+    usageHistory: (from, to) => onePiece(() => readUsageHistory(stateDir, from, to)),
     recordedLimits: () => readLimitsFile(stateDir),
     lastUsed: (ids) => {
       try {
@@ -97,16 +107,23 @@ export function fileAdmin(stateDir: string): KeyAdmin {
  * keeping only those its filter lets through (readKeysFileInTurns), and a key asked for by its id
  * alone is found by its line, as a change finds it (keyInTurns), not by reading every key.
  */
-export function serverFileAdmin(
-  stateDir: string,
-  lastUsed: LastUsed,
-  directory: (() => ReadonlyMap<string, KeyRecord>) | null = null,
-): KeyAdmin {
+/** What a server holds in memory that its admin listener reads instead of the state folder's files. */
+export interface ServerHeld {
+  lastUsed: LastUsed;
+  /** Every key by id, as the server follows keys.json (src/keys/file-keys.ts). */
+  directory?: (() => ReadonlyMap<string, KeyRecord>) | null;
+  usage?: UsageBook | null;
+}
+
+export function serverFileAdmin(stateDir: string, { lastUsed, directory = null, usage = null }: ServerHeld): KeyAdmin {
   const path = keysPath(stateDir);
+  const admin = fileAdmin(stateDir);
   return {
-    ...fileAdmin(stateDir),
+    ...admin,
     ...(directory ? { directory } : {}),
     lastUsed: (ids) => lastUsed.latest(ids),
+    // The server's own book: its counts in memory with its files, read between turns.
+    usageHistory: (from, to) => (usage ? usage.history(from, to) : admin.usageHistory(from, to)),
     async list(filter = {}) {
       // The keys the server holds, as the file says now: an org's keys for a key's page in
       // milliseconds, where reading the file for them took a second at 100,000 keys.
@@ -124,6 +141,11 @@ export function serverFileAdmin(
   };
 }
 
+/** Rows read at once, as one piece (the keys command's reads; a server reads in turns). */
+async function* onePiece(read: () => UsageRow[]): AsyncGenerator<UsageRow[]> {
+  yield read();
+}
+
 /** The id a filter asks for when it asks for nothing else: that key alone is looked up, not every key read. */
 function idAlone({ id, ...others }: KeyFilter): string | null {
   return id !== undefined && Object.values(others).every((value) => value === undefined) ? id : null;
@@ -133,6 +155,15 @@ function idAlone({ id, ...others }: KeyFilter): string | null {
 function refused(error: unknown): never {
   if (error instanceof RedisUnavailable || error instanceof RedisCommandError) throw new KeyStoreError(error.message);
   throw error;
+}
+
+/** Pieces read from Redis, its failures the store's refusals. */
+async function* refusingPieces<T>(pieces: AsyncIterable<T>): AsyncGenerator<T> {
+  try {
+    yield* pieces;
+  } catch (error) {
+    refused(error);
+  }
 }
 
 /** The same methods, with Redis's failures as the store's refusals. */
@@ -185,6 +216,7 @@ export async function redisAdmin(
           withStatus(usageRows(records, limits), (kind, scope, limit) => quota.status(kind, scope, limit), now),
         )
         .catch(refused),
+    usageHistory: (from, to) => refusingPieces(redisUsageHistory(client, from, to)),
     recordedLimits: () =>
       client
         .send(['GET', LIMITS_REDIS_KEY])

@@ -17,6 +17,8 @@
  * The journal also notes the answers served, for a reader beside the running server (keys
  * usage): each lease line carries the window's answers so far, and once a second a served mark
  * goes for each window served since without a lease line (served-marks.ts).
+ *
+ * Beside the windows, the usage history (usage-book.ts): each answer served, per UTC day and scope.
  */
 import type { Clock } from '../lib/clock.ts';
 import {
@@ -33,7 +35,9 @@ import {
 import { journalLine, QuotaJournal, type JournalOptions } from './journal.ts';
 import { Batch } from './lease-batch.ts';
 import { ServedMarks } from './served-marks.ts';
-import { counterId, Coverage, WindowCounts, type WindowsCopy } from './window.ts';
+import { UsageBook } from './usage-book.ts';
+import { DEFAULT_USAGE_RETENTION_DAYS } from './usage-day.ts';
+import { counterId, counterParts, Coverage, WindowCounts, type WindowsCopy } from './window.ts';
 
 /** Compact when the journal has grown past this many lines. */
 const COMPACT_AFTER_LINES = 50_000;
@@ -42,6 +46,8 @@ const EXPIRE_SLOTS_A_TURN = 10_000;
 
 export interface FileQuotaOptions extends JournalOptions {
   clock: Clock;
+  /** Days the usage history keeps (default DEFAULT_USAGE_RETENTION_DAYS). */
+  usageRetentionDays?: number;
 }
 
 /** The counts a state folder holds: its counts file, then its journals. */
@@ -58,10 +64,14 @@ export class FileQuota implements QuotaCounter {
   /** The turn's counts not yet written; null when there are none. */
   private pending: Batch | null = null;
   private readonly marks: ServedMarks;
+  /** The answers served per UTC day and scope (the admin API's and keys usage --history's). */
+  readonly usage: UsageBook;
 
   private constructor(private readonly options: FileQuotaOptions) {
     this.journal = new QuotaJournal(options);
     this.marks = new ServedMarks(this.counts, this.journal, options, () => this.flush());
+    const retentionDays = options.usageRetentionDays ?? DEFAULT_USAGE_RETENTION_DAYS;
+    this.usage = UsageBook.open({ stateDir: options.stateDir, clock: options.clock, log: options.log, retentionDays });
   }
 
   /**
@@ -91,6 +101,7 @@ export class FileQuota implements QuotaCounter {
     const status = this.counts.take(counter, limit, at);
     if (!status) return { status: this.counts.status(counter, limit, at), durable: null };
     this.marks.add(counter);
+    this.usage.count(kind, scope, at);
     return { status, durable: this.cover(kind, scope, counter, limit, at) };
   }
 
@@ -117,6 +128,7 @@ export class FileQuota implements QuotaCounter {
         const at = this.options.clock.now();
         this.counts.countServed(counter, at);
         this.marks.add(counter);
+        this.usage.count(kind, scope, at);
         return settled(this.cover(kind, scope, counter, limit, at));
       },
       release: () => void settle(),
@@ -174,7 +186,10 @@ export class FileQuota implements QuotaCounter {
       // The requests were not recorded, so they must not be answered with data: undo them.
       outcome = error as Error;
       for (const counter of batch.leases) this.counts.leaseFailed(counter);
-      for (const counter of batch.answers) this.counts.undo(counter);
+      for (const counter of batch.answers) {
+        this.counts.undo(counter);
+        this.usage.uncount(...counterParts(counter));
+      }
       for (const counter of batch.leases) this.marks.add(counter);
       this.options.log(`quota journal write failed: ${outcome.message}`);
     }
@@ -216,6 +231,7 @@ export class FileQuota implements QuotaCounter {
 
   /** Write and fsync everything; compact with the exact counts served; stop the timer. For graceful shutdown. */
   close(): void {
+    this.usage.close();
     this.marks.stop();
     this.journal.close(this.current(true));
   }

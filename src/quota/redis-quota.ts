@@ -38,12 +38,16 @@ import { unavailable } from '../state/redis-errors.ts';
 import { NO_CHECK, NO_KEY_CHECK_LUA, outcomeOf, redisKeysOf, type Outcome } from './redis-counters.ts';
 import type { RedisKeyCheck } from '../state/redis-key-check.ts';
 import { RedisTakes } from './redis-takes.ts';
+import { usageTarget, USAGE_FIELD_LUA } from './redis-usage.ts';
+import { DEFAULT_USAGE_RETENTION_DAYS } from './usage-day.ts';
 
 /**
- * The quota's Lua, after the key check. KEYS: the key check's, then the window and the held
- * slots (the last two). ARGV: the key check's two, operation, now (ms), limit, window length
- * (ms), reservation id, lease end (ms), `slots` when the counter holds slots (CritPt's; the data
- * quota's never does, and skips them; see src/keys/redis-keys.ts, checkOf, for the figure). Returns {allowed (1/0),
+ * The quota's Lua, after the key check. KEYS: the key check's, then the window, the held slots
+ * and the day's usage hash (the last three; redis-usage.ts). ARGV: the key check's two,
+ * operation, now (ms), limit, window length (ms), reservation id, lease end (ms), `slots` when the
+ * counter holds slots (CritPt's; the data quota's never does, and skips them; see
+ * src/keys/redis-keys.ts, checkOf, for the figure), when the usage hash expires (Unix seconds). A
+ * counted answer (take, commit) is added to the usage hash too. Returns {allowed (1/0),
  * count, held, start (-1: no window)}. `merge` (migration) sets the count to the larger of the two, so running
  * it twice adds nothing.
  *
@@ -52,10 +56,10 @@ import { RedisTakes } from './redis-takes.ts';
  * write, and lets every later one through. A cleanup first would let a count past a full Redis;
  * this way a count is refused whole (OOM) and `status` writes nothing at all.
  */
-const QUOTA_LUA = `
+const QUOTA_LUA = `${USAGE_FIELD_LUA}
 local early = key_check(KEYS, ARGV[1], ARGV[2])
 if early then return early end
-local window, slots = KEYS[#KEYS - 1], KEYS[#KEYS]
+local window, slots, usage = KEYS[#KEYS - 2], KEYS[#KEYS - 1], KEYS[#KEYS]
 local op, now, limit, span = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local reservation, extra, slotted = ARGV[7], ARGV[8], ARGV[9] == 'slots'
 local held = 0
@@ -79,6 +83,8 @@ if (op == 'take' and allowed == 1) or op == 'commit' then
   else
     count = redis.call('HINCRBY', window, 'count', 1)
   end
+  redis.call('HINCRBY', usage, usage_field(window), 1)
+  redis.call('EXPIREAT', usage, ARGV[10])
 elseif op == 'reserve' and allowed == 1 then
   redis.call('ZADD', slots, extra, reservation)
   redis.call('PEXPIRE', slots, tonumber(extra) - now)
@@ -111,6 +117,8 @@ export interface RedisQuotaOptions {
   keyCheck?: RedisKeyCheck;
   /** Told of each step's refusals and successes (default: nobody; the keys command reports failures itself). */
   watch?: RefusalWatch;
+  /** Days the usage history keeps (default DEFAULT_USAGE_RETENTION_DAYS). */
+  usageRetentionDays?: number;
 }
 
 const OPERATIONS: readonly Operation[] = ['status', 'take', 'reserve', 'commit', 'release', 'merge'];
@@ -163,6 +171,7 @@ export class RedisQuota implements QuotaCounter {
       options.keyCheck,
       () => watch.answered(COMMAND_NAMES.take),
       this.fail.take,
+      options.usageRetentionDays ?? DEFAULT_USAGE_RETENTION_DAYS,
     );
   }
 
@@ -183,8 +192,19 @@ export class RedisQuota implements QuotaCounter {
       keyCheck?.checked(check[0], reply);
       return outcomeOf(reply, limit, now);
     };
-    const keys = [...this.checkKeys, ...redisKeysOf(kind, scope)];
-    const args = [...check, op, now, limit, WINDOW_MS, id, extra ?? '', kind === SLOTTED ? 'slots' : ''];
+    const usage = usageTarget(now, this.options.usageRetentionDays ?? DEFAULT_USAGE_RETENTION_DAYS);
+    const keys = [...this.checkKeys, ...redisKeysOf(kind, scope), usage.key];
+    const args = [
+      ...check,
+      op,
+      now,
+      limit,
+      WINDOW_MS,
+      id,
+      extra ?? '',
+      kind === SLOTTED ? 'slots' : '',
+      usage.expireAt,
+    ];
     const reply = COUNTS.has(op)
       ? this.client.evalReplicated(this.script, keys, args)
       : this.client.eval(this.script, keys, args);

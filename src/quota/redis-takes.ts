@@ -23,12 +23,14 @@ import type { Reply } from '../redis/resp.ts';
 import { NO_CHECK, NO_KEY_CHECK_LUA, outcomeOf, redisKeysOf, type Outcome } from './redis-counters.ts';
 import type { RedisKeyCheck } from '../state/redis-key-check.ts';
 import { WINDOW_MS } from './window.ts';
+import { usageTarget, USAGE_FIELD_LUA } from './redis-usage.ts';
 import type { QuotaKind } from '../state/quota-counter.ts';
 
 /**
  * After the key check's function. KEYS: the key check's (`first` of them), then the batch's
- * windows, each once. ARGV: now (ms), the window's length (ms), `first`, the number of key
- * checks, the key checks (two values each, checkOf's), then four a group of counts (those of one
+ * windows, each once, then the day's usage hash (redis-usage.ts). ARGV: now (ms), the window's
+ * length (ms), `first`, the number of key checks, when the usage hash expires (Unix seconds),
+ * the key checks (two values each, checkOf's), then four a group of counts (those of one
  * key check, window and limit, in the order they came): its key check (its number, 0 for none),
  * its window (its number), its limit and how many counts it asks for. Returns one reply a
  * group: its key check's early answer, or {granted, count, 0, start}, the counts granted (as
@@ -41,12 +43,13 @@ import type { QuotaKind } from '../state/quota-counter.ts';
  * most of it. A group's first write comes after its reads, and a batch refused by a
  * full Redis (OOM, refused at a script's first write) counts nothing.
  */
-const TAKES_LUA = `
+const TAKES_LUA = `${USAGE_FIELD_LUA}
 local now, span, first, checks = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local usage, served = KEYS[#KEYS], false
 local early = {}
-for c = 1, checks do early[c] = key_check(KEYS, ARGV[3 + 2 * c], ARGV[4 + 2 * c]) or false end
+for c = 1, checks do early[c] = key_check(KEYS, ARGV[4 + 2 * c], ARGV[5 + 2 * c]) or false end
 local replies = {}
-local base = 4 + 2 * checks
+local base = 5 + 2 * checks
 for g = 1, (#ARGV - base) / 4 do
   local at = base + 4 * g - 3
   local c, window = tonumber(ARGV[at]), KEYS[first + tonumber(ARGV[at + 1])]
@@ -64,9 +67,14 @@ for g = 1, (#ARGV - base) / 4 do
     elseif granted > 0 then
       count = redis.call('HINCRBY', window, 'count', granted)
     end
+    if granted > 0 then
+      redis.call('HINCRBY', usage, usage_field(window), granted)
+      served = true
+    end
     replies[g] = {granted, count, 0, start}
   end
 end
+if served then redis.call('EXPIREAT', usage, ARGV[5]) end
 return replies
 `;
 
@@ -100,6 +108,7 @@ function commandOf(
   batch: readonly Pending[],
   checkKeys: readonly string[],
   now: number,
+  retentionDays: number,
 ): { keys: string[]; args: (string | number)[]; groups: Group[] } {
   const checks: string[] = [];
   /** Key check numbers by key hash (a hash met with two records, one changing mid-batch, is checked twice). */
@@ -129,9 +138,10 @@ function commandOf(
       groupArgs.push(c, n, limit, 1);
     }
   }
+  const usage = usageTarget(now, retentionDays);
   return {
-    keys: [...checkKeys, ...windows.keys()],
-    args: [now, WINDOW_MS, checkKeys.length, checks.length / 2, ...checks, ...groupArgs],
+    keys: [...checkKeys, ...windows.keys(), usage.key],
+    args: [now, WINDOW_MS, checkKeys.length, checks.length / 2, usage.expireAt, ...checks, ...groupArgs],
     groups: [...groups.values()],
   };
 }
@@ -149,6 +159,8 @@ export class RedisTakes {
     private readonly answered: () => void,
     /** What a failure of the batch's script becomes (StoreUnavailable), for each of its counts. */
     private readonly fail: (error: unknown) => never,
+    /** Days the usage history keeps. */
+    private readonly retentionDays: number,
   ) {
     this.script = new LuaScript(`${keyCheck?.lua ?? NO_KEY_CHECK_LUA}${TAKES_LUA}`);
     client.load(this.script);
@@ -174,7 +186,7 @@ export class RedisTakes {
 
   /** One script run for `batch`, each count settled from its group's reply. */
   private run(batch: readonly Pending[], now: number): void {
-    const { keys, args, groups } = commandOf(batch, this.checkKeys, now);
+    const { keys, args, groups } = commandOf(batch, this.checkKeys, now, this.retentionDays);
     this.client.evalReplicated(this.script, keys, args).then(
       (reply) => {
         this.answered();

@@ -511,6 +511,7 @@ const BLOCKS: Listed[] = [
       },
     },
   },
+  { doc: 'docs/operating.md', heading: 'Usage history', first: 'curl -H "Authorization: Bearer $ADMIN_TOKEN" \\', handling: { skip: 'needs a running admin listener and a token; test/http/usage-history.test.ts makes these requests and runs keys usage --history' } },
   { doc: 'docs/operating.md', heading: 'Running several servers', first: '                    clients', handling: { skip: 'a diagram of several servers behind a load balancer, not a command' } },
   {
     doc: 'data/README.md',

@@ -325,7 +325,15 @@ durability('should write files only the owner can read', async () => {
   await takeMany(book, 'org:a', 100, 1);
   book.close();
   const { statSync } = await import('node:fs');
-  for (const name of readdirSync(f.dir)) assert.is(statSync(join(f.dir, name)).mode & 0o777, 0o600, name);
+  const check = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const stat = statSync(join(dir, name));
+      // Folders (the usage history's) only the owner can enter, files only the owner can read.
+      assert.is(stat.mode & 0o777, stat.isDirectory() ? 0o700 : 0o600, name);
+      if (stat.isDirectory()) check(join(dir, name));
+    }
+  };
+  check(f.dir);
   f.cleanup();
 });
 

@@ -51,7 +51,7 @@ defaults('should be what the server took before the table', () => {
     critptTimeoutSeconds: 1800, critptMaxBodyBytes: 16 * MIB, critptUploadBudgetBytes: 64 * MIB,
     critptUserUploadBytes: 32 * MIB, critptMinUploadBytesPerSecond: 1024, critptUploadGraceSeconds: 10,
     critptConcurrency: 2, critptContact: 'the operator of this server', cacheBytes: 48 * MIB, sendTimeoutSeconds: 30,
-    maxConnections: null, maxConnectionsPerClient: null, stopGraceSeconds: 10, keysGraceSeconds: 10, counting: true,
+    maxConnections: null, maxConnectionsPerClient: null, stopGraceSeconds: 10, keysGraceSeconds: 10, usageRetentionDays: 400, counting: true,
     adminPort: null, adminHost: '127.0.0.1', adminSessionIdleMs: 30 * 60_000, adminSessionLifetimeMs: 12 * 3_600_000,
     trustProxy: null, metrics: false, quiet: false,
   });
@@ -71,7 +71,7 @@ variables('should be the ones the server has always read', () => {
     'CRITPT_USER_UPLOAD_MB', 'HOST', 'KEYS_GRACE', 'MAX_CONNECTIONS', 'MAX_CONNECTIONS_PER_CLIENT', 'METRICS', 'PORT',
     'QUIET', 'QUOTA_COMMERCIAL', 'QUOTA_CRITPT', 'QUOTA_FREE', 'QUOTA_PRO', 'SEND_TIMEOUT', 'SNAPSHOT_DIR', 'STATE_DIR',
     'STOP_GRACE', 'STORE', 'STORE_CA', 'STORE_CERT', 'STORE_KEY', 'STORE_REPLICAS', 'STORE_REPLICAS_TIMEOUT',
-    'TRUST_PROXY',
+    'TRUST_PROXY', 'USAGE_RETENTION_DAYS',
   ]);
 });
 

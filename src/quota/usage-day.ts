@@ -1,0 +1,68 @@
+/**
+ * UTC calendar days as the usage history names them (`YYYY-MM-DD`), and their arithmetic. Pure;
+ * the file store's history (usage-book.ts), Redis's (redis-usage.ts), the admin API and the keys
+ * command read them.
+ */
+
+export const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** How many days the history keeps by default (`--usage-retention-days`). */
+export const DEFAULT_USAGE_RETENTION_DAYS = 400;
+
+/** The UTC day of a time. */
+export function utcDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** When a day begins (ms, UTC). */
+export function dayStart(day: string): number {
+  return Date.parse(`${day}T00:00:00Z`);
+}
+
+/** Whether the text names a real calendar day (`2026-02-30` does not). */
+export function isDay(text: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}$/.test(text) && !Number.isNaN(dayStart(text)) && utcDay(dayStart(text)) === text;
+}
+
+export function addDays(day: string, n: number): string {
+  return utcDay(dayStart(day) + n * DAY_MS);
+}
+
+/** The days from `from` to `to`, both included (none when `to` is before `from`). */
+export function daysFrom(from: string, to: string): string[] {
+  const days: string[] = [];
+  for (let at = dayStart(from); at <= dayStart(to); at += DAY_MS) days.push(utcDay(at));
+  return days;
+}
+
+/** The oldest day a history of `retentionDays` days still holds on `today` (today is the newest). */
+export function oldestKept(today: string, retentionDays: number): string {
+  return addDays(today, 1 - retentionDays);
+}
+
+/**
+ * A history row's key within a day: the scope, then the kind, so that a day's keys sorted as
+ * strings are sorted by scope (a scope holds no space: NAME_PATTERN, src/keys/record.ts).
+ */
+export function usageKey(kind: string, scope: string): string {
+  return `${scope} ${kind}`;
+}
+
+/** The kind and scope of a usage key (the inverse of usageKey). */
+export function usageKeyParts(key: string): { kind: string; scope: string } {
+  const space = key.lastIndexOf(' ');
+  return { scope: key.slice(0, space), kind: key.slice(space + 1) };
+}
+
+/** One row of the history: a scope's answers served on a day. */
+export interface UsageRow {
+  day: string;
+  kind: string;
+  scope: string;
+  served: number;
+}
+
+/** Whether a scope belongs to an org: `org:ORG`, `user:ORG/USER` (a CritPt `key:ID` names none). */
+export function scopeOfOrg(scope: string, org: string): boolean {
+  return scope === `org:${org}` || scope.startsWith(`user:${org}/`);
+}
