@@ -84,7 +84,7 @@ if (op == 'take' and allowed == 1) or op == 'commit' then
     count = redis.call('HINCRBY', window, 'count', 1)
   end
   redis.call('HINCRBY', usage, usage_field(window), 1)
-  redis.call('EXPIREAT', usage, ARGV[10])
+  redis.call('PEXPIRE', usage, ARGV[10])
 elseif op == 'reserve' and allowed == 1 then
   redis.call('ZADD', slots, extra, reservation)
   redis.call('PEXPIRE', slots, tonumber(extra) - now)
@@ -203,7 +203,7 @@ export class RedisQuota implements QuotaCounter {
       id,
       extra ?? '',
       kind === SLOTTED ? 'slots' : '',
-      usage.expireAt,
+      usage.ttlMs,
     ];
     const reply = COUNTS.has(op)
       ? this.client.evalReplicated(this.script, keys, args)

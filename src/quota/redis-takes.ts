@@ -74,7 +74,7 @@ for g = 1, (#ARGV - base) / 4 do
     replies[g] = {granted, count, 0, start}
   end
 end
-if served then redis.call('EXPIREAT', usage, ARGV[5]) end
+if served then redis.call('PEXPIRE', usage, ARGV[5]) end
 return replies
 `;
 
@@ -141,7 +141,7 @@ function commandOf(
   const usage = usageTarget(now, retentionDays);
   return {
     keys: [...checkKeys, ...windows.keys(), usage.key],
-    args: [now, WINDOW_MS, checkKeys.length, checks.length / 2, usage.expireAt, ...checks, ...groupArgs],
+    args: [now, WINDOW_MS, checkKeys.length, checks.length / 2, usage.ttlMs, ...checks, ...groupArgs],
     groups: [...groups.values()],
   };
 }

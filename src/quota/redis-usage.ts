@@ -17,10 +17,14 @@ export function usageRedisKey(day: string): string {
   return `${REDIS_PREFIX}usage:${day}`;
 }
 
-/** The usage hash of `now`'s day, and when it expires (Unix seconds): its day plus the retention. */
-export function usageTarget(now: number, retentionDays: number): { key: string; expireAt: number } {
+/**
+ * The usage hash of `now`'s day, and how long it has to live (ms): to its day's start plus the
+ * retention, by the server's clock, as its days are. Set by PEXPIRE, which the servers' Redis user
+ * may already run (deploy/redis/users.acl): an upgrade needs no change to it for counting.
+ */
+export function usageTarget(now: number, retentionDays: number): { key: string; ttlMs: number } {
   const day = utcDay(now);
-  return { key: usageRedisKey(day), expireAt: (dayStart(day) + retentionDays * DAY_MS) / 1000 };
+  return { key: usageRedisKey(day), ttlMs: Math.max(1, dayStart(day) + retentionDays * DAY_MS - now) };
 }
 
 /**
