@@ -50,6 +50,10 @@ export const usageHistory: Operation = {
     },
     to: { description: 'last day (UTC, inclusive; default today)', schema: DAY },
     org: { description: 'only scopes of this organisation (org:ORG, user:ORG/...)', schema: NAME },
+    scope: {
+      description: "only this scope (user:ORG/USER, org:ORG, key:ID), as a key's page shows its own",
+      schema: { type: 'string', pattern: '^(user|org|key):[^\\p{Cc}]{1,210}$' },
+    },
     kind: {
       description: 'only data answers or only CritPt gradings',
       schema: { type: 'string', enum: [...QUOTA_KINDS] },
@@ -61,9 +65,12 @@ export const usageHistory: Operation = {
     const range = historyRange(query, context.clock.now(), context.usageRetentionDays);
     const format = (query.get('format') ?? 'json') as ExportFormat;
     const org = query.get('org');
+    const scope = query.get('scope');
     const kind = query.get('kind');
     const keep = (row: UsageRow) =>
-      (kind === null || row.kind === kind) && (org === null || scopeOfOrg(row.scope, org));
+      (kind === null || row.kind === kind) &&
+      (org === null || scopeOfOrg(row.scope, org)) &&
+      (scope === null || row.scope === scope);
     const rows = context.keys.usageHistory(range.from, range.to);
     if (!pieces && format === 'json') {
       const data: UsageRow[] = [];

@@ -16,6 +16,7 @@ export interface DayCount {
 const WIDTH = 640;
 const HEIGHT = 160;
 const LEFT = 44;
+const RIGHT = 20;
 const BOTTOM = 22;
 const TOP = 8;
 const DAY_MS = 86_400_000;
@@ -44,7 +45,7 @@ export function renderUsageChart(scope: string, days: readonly DayCount[]): stri
   const total = days.reduce((sum, d) => sum + d.served, 0);
   const busiest = days.reduce<DayCount | null>((top, d) => (top === null || d.served > top.served ? d : top), null);
   const top = roundTop(busiest?.served ?? 0);
-  const plotWidth = WIDTH - LEFT;
+  const plotWidth = WIDTH - LEFT - RIGHT;
   const plotHeight = HEIGHT - TOP - BOTTOM;
   const slot = plotWidth / Math.max(days.length, 1);
   const bars = days.map((d, i) => {
@@ -56,8 +57,9 @@ export function renderUsageChart(scope: string, days: readonly DayCount[]): stri
       `height="${height.toFixed(1)}"><title>${escapeHtml(d.day)}: ${formatCount(d.served)}</title></rect>`
     );
   });
-  // A date under the first bar, every seventh after it, and the last.
-  const labelled = days.flatMap((d, i) => (i % 7 === 0 || i === days.length - 1 ? [[d, i] as const] : []));
+  // A date under the first bar, every seventh after it, and the last when it has room.
+  const last = days.length - 1;
+  const labelled = days.flatMap((d, i) => (i % 7 === 0 || (i === last && last % 7 >= 3) ? [[d, i] as const] : []));
   const labels = labelled.map(
     ([d, i]) =>
       `<text class="axis" x="${(LEFT + (i + 0.5) * slot).toFixed(1)}" y="${HEIGHT - 6}" ` +
@@ -70,9 +72,9 @@ export function renderUsageChart(scope: string, days: readonly DayCount[]): stri
         (busiest && busiest.served > 0 ? `, the most on ${busiest.day} (${formatCount(busiest.served)}).` : '.');
   return `<figure class="usage-chart">
 <svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="${escapeHtml(`Answers served a day to ${scope}: ${summary}`)}">
-<line class="grid" x1="${LEFT}" y1="${TOP}" x2="${WIDTH}" y2="${TOP}"></line>
-<line class="grid" x1="${LEFT}" y1="${TOP + plotHeight / 2}" x2="${WIDTH}" y2="${TOP + plotHeight / 2}"></line>
-<line class="baseline" x1="${LEFT}" y1="${TOP + plotHeight}" x2="${WIDTH}" y2="${TOP + plotHeight}"></line>
+<line class="grid" x1="${LEFT}" y1="${TOP}" x2="${WIDTH - RIGHT}" y2="${TOP}"></line>
+<line class="grid" x1="${LEFT}" y1="${TOP + plotHeight / 2}" x2="${WIDTH - RIGHT}" y2="${TOP + plotHeight / 2}"></line>
+<line class="baseline" x1="${LEFT}" y1="${TOP + plotHeight}" x2="${WIDTH - RIGHT}" y2="${TOP + plotHeight}"></line>
 <text class="axis" x="${LEFT - 6}" y="${TOP + 4}" text-anchor="end">${formatCount(top)}</text>
 <text class="axis" x="${LEFT - 6}" y="${TOP + plotHeight / 2 + 4}" text-anchor="end">${formatCount(top / 2)}</text>
 <text class="axis" x="${LEFT - 6}" y="${TOP + plotHeight + 4}" text-anchor="end">0</text>

@@ -11,6 +11,7 @@ import { errorBox, escapeHtml, flashBox, formatTime, hiddenField, renderDocument
 import { renderKeyCard, renderRevokeConfirmation, type FormContext } from './page-card-html.ts';
 import { renderKeyTable } from './page-table-html.ts';
 import { renderAudit } from './page-audit-html.ts';
+import { renderUsageChart } from './page-chart-html.ts';
 import type { KeyPageView, StoreView, TableView } from './page-store.ts';
 import { viewFields, viewUrl, type PageView } from './page-view.ts';
 
@@ -127,6 +128,8 @@ function renderKeyPage(page: KeysPage, shown: KeyPageView): string {
 <section id="key" aria-label="${escapeHtml(title)}">
 ${page.view.confirmRevoke && shown.key.state !== 'revoked' ? renderRevokeConfirmation(shown.key, form) : ''}
 ${renderKeyCard(shown.key, shown.usage, page.limits, form)}
+<h2>Answers served a day</h2>
+${renderUsageChart(shown.history.scope, shown.history.days)}
 </section>
 ${renderAudit(shown.audit, `Changes to ${shown.key.id}`)}`;
 }

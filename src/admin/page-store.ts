@@ -11,6 +11,8 @@ import { operationById, runOperation, type AdminContext, type Caller } from './o
 import { usage as usageOf } from './operation.ts';
 import { listQuery, type PageView } from './page-view.ts';
 import type { Pagination } from '../key-admin/key-query.ts';
+import { quotaScope } from '../quota/scopes.ts';
+import { everyDay, type DayCount } from './page-chart-html.ts';
 
 function shownUsage(context: AdminContext, keys: readonly KeyView[]): Promise<ScopeUsage[]> {
   return usageOf(context, keys, (row) => row.kind === 'data');
@@ -32,11 +34,12 @@ export interface TableView {
   audit: AuditEntry[];
 }
 
-/** One key's own page: the key, every quota scope it counts in, and its own latest changes. */
+/** One key's own page: the key, every quota scope it counts in, its data scope's last days, its own latest changes. */
 export interface KeyPageView {
   kind: 'key';
   key: KeyView;
   usage: ScopeUsage[];
+  history: { scope: string; days: DayCount[] };
   audit: AuditEntry[];
 }
 
@@ -64,7 +67,14 @@ export async function readStore(context: AdminContext, caller: Caller, view: Pag
         run<{ data: AuditEntry[] }>('listAudit', { limit: String(AUDIT_SEARCHED) }),
       ]);
       const own = audit.data.filter((entry) => entry.key === view.key).slice(0, AUDIT_SHOWN);
-      return { kind: 'key', key: detail.record, usage: detail.usage, audit: own };
+      // The last 30 days the history holds of the key's data scope (shared with the keys counting in it).
+      const scope = quotaScope(detail.record);
+      const history = await run<{ from: string; to: string; data: DayCount[] }>('usageHistory', {
+        scope,
+        kind: 'data',
+      });
+      const days = everyDay(history.from, history.to, history.data);
+      return { kind: 'key', key: detail.record, usage: detail.usage, history: { scope, days }, audit: own };
     }
     const [listed, audit] = await Promise.all([
       run<{ data: KeyView[]; pagination: Pagination }>('listKeys', listQuery(view, KEYS_PER_PAGE)),

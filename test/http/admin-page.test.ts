@@ -125,6 +125,10 @@ if (!CHROMIUM) {
 
       assert.is(await browser.clickAndWait(`tr.key-row[data-key-id="${id}"] a.key-link`), 200, "the key's own page");
       assert.match(await browser.text('#key'), /nightly export/);
+      const today = new Date().toISOString().slice(0, 10);
+      const chart = await browser.evaluate<string>("document.querySelector('#key .usage-chart').outerHTML");
+      assert.match(chart, new RegExp(`<title>${today}: 2</title>`), 'the chart has today\'s two answers');
+      assert.match(await browser.text('#key figcaption'), new RegExp(`2 answers from \\S+ to ${today}, the most on ${today} \\(2\\)`));
       await browser.fill(`form.expiry input[name=expires_at]`, '2099-01-31T09:30');
       assert.is(await browser.clickAndWait('form.expiry button'), 200);
       assert.match(await browser.text('.flash'), new RegExp(`set when ${id} expires`));

@@ -134,11 +134,12 @@ views('should show a row a key with its usage, link its id to its own page, and 
 views('should show one key\'s own page: its card with its forms, and its own changes', () => {
   const html = renderKeysPage(keysPage({
     view: { ...ALL_KEYS, key: 'key_0123456789ab' },
-    store: { kind: 'key', key: key({ name: 'nightly' }), usage: [], audit: [{ at: '2026-11-28T10:00:00.000Z', actor: 'adm_0123456789ab', actor_name: 'ops', action: 'key.name', key: 'key_0123456789ab', changes: { name: 'nightly' }, from: '127.0.0.1' }] },
+    store: { kind: 'key', key: key({ name: 'nightly' }), usage: [], history: { scope: 'user:acme/alice', days: [{ day: '2026-11-28', served: 4 }] }, audit: [{ at: '2026-11-28T10:00:00.000Z', actor: 'adm_0123456789ab', actor_name: 'ops', action: 'key.name', key: 'key_0123456789ab', changes: { name: 'nightly' }, from: '127.0.0.1' }] },
   }));
   assert.match(html, /<a id="back" href="\/admin\/">← Keys<\/a>/);
   assert.match(html, /<article class="key" data-key-id="key_0123456789ab"/);
   assert.match(html, /<h2>Changes to key_0123456789ab<\/h2>/);
+  assert.match(html, /<figure class="usage-chart">[\s\S]*<title>2026-11-28: 4<\/title>/, 'its usage history');
   assert.match(html, /name="view_key" value="key_0123456789ab"/, 'a change returns to this page');
   assert.match(html, /action="\/admin\/ui\/keys\/key_0123456789ab\/name"/);
   assert.match(html, /action="\/admin\/ui\/keys\/key_0123456789ab\/expiry"/);
