@@ -70,8 +70,9 @@ export function renderUsageChart(scope: string, days: readonly DayCount[]): stri
       ? 'No days to show.'
       : `${formatCount(total)} answers from ${days[0]!.day} to ${days[days.length - 1]!.day}` +
         (busiest && busiest.served > 0 ? `, the most on ${busiest.day} (${formatCount(busiest.served)}).` : '.');
+  const label = `Answers served a day to ${scope}: ${summary}`;
   return `<figure class="usage-chart">
-<svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="${escapeHtml(`Answers served a day to ${scope}: ${summary}`)}">
+<svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="${escapeHtml(label)}">
 <line class="grid" x1="${LEFT}" y1="${TOP}" x2="${WIDTH - RIGHT}" y2="${TOP}"></line>
 <line class="grid" x1="${LEFT}" y1="${TOP + plotHeight / 2}" x2="${WIDTH - RIGHT}" y2="${TOP + plotHeight / 2}"></line>
 <line class="baseline" x1="${LEFT}" y1="${TOP + plotHeight}" x2="${WIDTH - RIGHT}" y2="${TOP + plotHeight}"></line>
