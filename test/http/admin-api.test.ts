@@ -65,6 +65,18 @@ function call(server: RunningServer, token: string | null, method: string, path:
   });
 }
 
+/** The admin OpenAPI document's component schemas, compiled: `matches(reply, 'KeyList')` asserts an answer is one. */
+async function componentSchemas(server: RunningServer, token: string): Promise<{ document: any; ajv: ReturnType<typeof createAjv>; matches: (reply: Reply, schema: string) => void }> {
+  const document = (await call(server, token, 'GET', '/admin/openapi.json')).json();
+  const ajv = createAjv();
+  for (const [name, schema] of Object.entries(document.components.schemas as Record<string, object>)) ajv.addSchema(schema, `#/components/schemas/${name}`);
+  const matches = (reply: Reply, schema: string) => {
+    const validate = ajv.getSchema(`#/components/schemas/${schema}`)!;
+    assert.ok(validate(reply.json()), `${schema}: ${JSON.stringify(validate.errors)} in ${reply.text.slice(0, 300)}`);
+  };
+  return { document, ajv, matches };
+}
+
 test.before(async () => {
   ({ snapshotDir } = await buildFixture(root));
 });
@@ -340,9 +352,7 @@ test('grants, CritPt, quota and regeneration; idempotent where the method says s
   const { token } = await adminToken(['--state', stateDir], 'ops');
   const server = await start('file', stateDir);
   try {
-    const document = (await call(server, token, 'GET', '/admin/openapi.json')).json();
-    const ajv = createAjv();
-    for (const [name, schema] of Object.entries(document.components.schemas as Record<string, object>)) ajv.addSchema(schema, `#/components/schemas/${name}`);
+    const { document, ajv } = await componentSchemas(server, token);
     const matches = (reply: Reply, operationId: string) => {
       const [, operation] = Object.values(document.paths as Record<string, Record<string, { operationId: string; responses: Record<string, { content: { 'application/json': { schema: { $ref: string } } } }> }>>)
         .flatMap((methods) => Object.entries(methods))
@@ -399,14 +409,11 @@ test('a page of keys: searched, filtered by state, sorted by a column, paged, as
   await keys(where, 'revoke', ids.golf!);
   const server = await start('file', stateDir);
   try {
-    const document = (await call(server, token, 'GET', '/admin/openapi.json')).json();
-    const ajv = createAjv();
-    for (const [name, schema] of Object.entries(document.components.schemas as Record<string, object>)) ajv.addSchema(schema, `#/components/schemas/${name}`);
+    const { matches } = await componentSchemas(server, token);
     const list = async (query: string) => {
       const reply = await call(server, token, 'GET', `/admin/api/keys?${query}`);
       assert.is(reply.status, 200, reply.text);
-      const validate = ajv.getSchema('#/components/schemas/KeyList')!;
-      assert.ok(validate(reply.json()), JSON.stringify(validate.errors));
+      matches(reply, 'KeyList');
       return reply.json() as { data: { name: string }[]; pagination?: { page: number; per_page: number; total: number; total_pages: number } };
     };
     const shown = (answer: { data: { name: string }[] }) => answer.data.map((k) => k.name.split(' ')[0]);
@@ -448,13 +455,7 @@ async function startOnClock(store: ServerOptions['store'], stateDirs: string[], 
  */
 async function lifetimeThroughApi(servers: RunningServer[], token: string, clock: TestClock): Promise<void> {
   const [a, b = a] = servers as [RunningServer, RunningServer?];
-  const document = (await call(a, token, 'GET', '/admin/openapi.json')).json();
-  const ajv = createAjv();
-  for (const [name, schema] of Object.entries(document.components.schemas as Record<string, object>)) ajv.addSchema(schema, `#/components/schemas/${name}`);
-  const matches = (reply: Reply, schema: string) => {
-    const validate = ajv.getSchema(`#/components/schemas/${schema}`)!;
-    assert.ok(validate(reply.json()), `${schema}: ${JSON.stringify(validate.errors)} in ${reply.text.slice(0, 300)}`);
-  };
+  const { matches } = await componentSchemas(a, token);
   const everywhere = async (key: string) =>
     Promise.all(servers.map(async (server) => {
       const reply = await get(server.url, PRO_LIST, key);
