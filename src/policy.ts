@@ -25,10 +25,11 @@ export function authenticate(
     throw new HttpError(401, 'API key is required', { details: { header: 'x-api-key' } });
   if (typeof presented !== 'string') throw invalidKey();
   return whenReady(keys.lookup(presented), (key) => {
+    if (!key) throw invalidKey();
     // Decided at each request by its clock, not when the store is read: a key that expires, or a
     // replaced value whose overlap ends, fails at its next request on every server at once.
-    const ended = key && endedKey(key, clock);
-    if (!ended || !keys.lookupAgain) return working(key, clock);
+    if (!endedKey(key, clock)) return key;
+    if (!keys.lookupAgain) return working(key, clock);
     return whenReady(keys.lookupAgain(presented), (now) => working(now, clock));
   });
 }

@@ -18,10 +18,10 @@ export function csvField(value: string): string {
 
 export const CSV_HEADER = 'day,kind,scope,served\r\n';
 
+/** Rows as CSV lines. A day (YYYY-MM-DD) and a kind (data, critpt) never need a guard: only the scope is checked. */
 export function csvRows(rows: readonly UsageRow[]): string {
   let text = '';
-  for (const { day, kind, scope, served } of rows)
-    text += `${csvField(day)},${csvField(kind)},${csvField(scope)},${served}\r\n`;
+  for (const { day, kind, scope, served } of rows) text += `${day},${kind},${csvField(scope)},${served}\r\n`;
   return text;
 }
 

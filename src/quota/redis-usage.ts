@@ -7,7 +7,7 @@
 import { sortInTurns } from '../lib/sort-in-turns.ts';
 import type { RedisClient } from '../redis/client.ts';
 import { REDIS_PREFIX } from '../redis/keyspace.ts';
-import { DAY_MS, dayStart, daysFrom, usageKeyParts, utcDay, type UsageRow } from './usage-day.ts';
+import { DAY_MS, dayStart, daysFrom, usageRow, utcDay, type UsageRow } from './usage-day.ts';
 
 /** Fields asked for in one HSCAN step, and rows in a piece of the answer. */
 const SCAN_COUNT = 5_000;
@@ -56,7 +56,7 @@ async function* dayRows(client: RedisClient, day: string): AsyncGenerator<UsageR
     const piece: UsageRow[] = [];
     for (const key of keys.slice(from, from + ROWS_A_PIECE)) {
       const served = counts.get(key)!;
-      if (served > 0) piece.push({ day, ...usageKeyParts(key), served });
+      if (served > 0) piece.push(usageRow(day, key, served));
     }
     if (piece.length > 0) yield piece;
   }

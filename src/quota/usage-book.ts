@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { Clock } from '../lib/clock.ts';
 import { sortInTurns } from '../lib/sort-in-turns.ts';
 import { fsyncDir, fsyncDirAsync, writeFileAtomic, writeFileAtomicAsync } from '../shared/state-files.ts';
-import { DAY_MS, dayStart, daysFrom, oldestKept, usageKey, usageKeyParts, utcDay, type UsageRow } from './usage-day.ts';
+import { DAY_MS, dayStart, daysFrom, oldestKept, usageKey, usageRow, utcDay, type UsageRow } from './usage-day.ts';
 import {
   dayFileName,
   dayFileText,
@@ -329,7 +329,7 @@ function* mergeDay(day: string, file: DayFile, keys: readonly string[], memory: 
       key = fileKey;
       served = file.served[i++]! + memory.get(keys[j++]!)!;
     }
-    if (served > 0) piece.push({ day, ...usageKeyParts(key), served });
+    if (served > 0) piece.push(usageRow(day, key, served));
     if (piece.length === ROWS_A_PIECE) {
       yield piece;
       piece = [];

@@ -4,7 +4,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { QuotaStateError } from './counts-file.ts';
-import { daysFrom, usageKeyParts, type UsageRow } from './usage-day.ts';
+import { daysFrom, usageRow, type UsageRow } from './usage-day.ts';
 import { readDayFile, readJournals, usageDir, type DayCounts, type DaysCounts } from './usage-files.ts';
 
 /** Attempts at a consistent read while the server folds (it rewrites day files, then deletes journals). */
@@ -82,7 +82,7 @@ export function rowsOf(days: DaysCounts): UsageRow[] {
     const counts = days.get(day)!;
     for (const key of [...counts.keys()].sort()) {
       const served = counts.get(key)!;
-      if (served > 0) rows.push({ day, ...usageKeyParts(key), served });
+      if (served > 0) rows.push(usageRow(day, key, served));
     }
   }
   return rows;
