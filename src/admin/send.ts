@@ -6,6 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import { errorBody, type HttpError } from '../http/error.ts';
 import type { JsonPieces } from './operation.ts';
+import { nextTurn } from '../lib/next-turn.ts';
 
 const COMMON_HEADERS = {
   'Cache-Control': 'no-store',
@@ -40,7 +41,10 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
 export async function sendPieces(res: ServerResponse, status: number, body: JsonPieces): Promise<void> {
   res.writeHead(status, { ...COMMON_HEADERS, 'Content-Type': JSON_TYPE, ...body.headers });
   for await (const text of body.texts) {
+    // A turn between pieces even when the socket took one whole (loopback often does): made from
+    // pieces already in hand, the next would follow in the same turn, holding other requests.
     if (!res.write(text)) await drained(res);
+    else await nextTurn();
     if (res.destroyed) return;
   }
   res.end();

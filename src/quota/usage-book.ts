@@ -34,6 +34,7 @@ import {
   type DaysCounts,
 } from './usage-files.ts';
 import { readUsageDays } from './usage-read.ts';
+import { nextTurn } from '../lib/next-turn.ts';
 
 /** How often what was served goes to the journal (the served marks' rhythm, served-marks.ts). */
 const WRITE_EVERY_MS = 1000;
@@ -46,8 +47,6 @@ export interface UsageBookOptions {
   log: (line: string) => void;
   retentionDays: number;
 }
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 function add(days: DaysCounts, day: string, key: string, n: number): void {
   let counts = days.get(day);
