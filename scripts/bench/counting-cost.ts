@@ -42,8 +42,8 @@ import {
  */
 export const COUNTING_ROUNDS_FACTOR = 3;
 
-/** Seconds of one counting-cost run, for the scenarios' run length. */
-export const countingSeconds = (seconds: number) => Math.max(1, seconds / 2);
+/** Seconds of one counting-cost run, for the scenarios' run length: whole seconds, which is all wrk's -d takes. */
+export const countingSeconds = (seconds: number) => Math.max(1, Math.floor(seconds / 2));
 
 /**
  * Where the median of `values` lies with about 95% confidence, from the values alone: the order

@@ -4,8 +4,9 @@
  * server's folds write them, src/quota/usage-files.ts), the server started on it in this process
  * with its admin listener, and a probe process (healthz-probe.ts) asking `/healthz` every 5 ms.
  * Each round curl (a process of its own) fetches the DAYS-day export as JSON and as CSV; one JSON
- * line a format and round: the export's seconds and bytes, its rows, and the probe's longest and
- * median answer meanwhile (how long a public request was held).
+ * line a format and round: the export's seconds and bytes, its rows, the probe's longest and
+ * median answer meanwhile (how long a public request was held), and the server's own event-loop
+ * delay meanwhile (its longest and 99th percentile, perf_hooks' monitor at 5 ms).
  */
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -14,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { flagsOrExit } from '../../src/shared/flags.ts';
 import { DEFAULT_OPTIONS } from '../../src/config.ts';
 import { startServer } from '../../src/start.ts';
@@ -103,7 +105,12 @@ try {
   for (let round = 1; round <= rounds; round++) {
     for (const format of ['json', 'csv']) {
       const from = Date.now();
+      // The server is this process: its own loop's longest hold, which the probe (a process
+      // competing with curl for the cores) can only approach from outside.
+      const loop = monitorEventLoopDelay({ resolution: 5 });
+      loop.enable();
       const result = await fetchExport(format);
+      loop.disable();
       const to = Date.now();
       const span = samples
         .filter((s) => s.at >= from && s.at - s.ms <= to)
@@ -119,6 +126,8 @@ try {
           probe_answers: span.length,
           probe_longest_ms: span.at(-1),
           probe_median_ms: span[Math.floor(span.length / 2)],
+          loop_delay_max_ms: Math.round(loop.max / 1e5) / 10,
+          loop_delay_p99_ms: Math.round(loop.percentile(99) / 1e5) / 10,
         }),
       );
     }

@@ -22,10 +22,13 @@ const OPERATION_ROUTES: readonly OperationRoute[] = OPERATIONS.map((operation) =
   operation,
 }));
 
+/** The operations' paths without a parameter (`/admin/api/keys`, not `/admin/api/keys/{id}`), once each. */
+const COLLECTIONS = [...new Set(OPERATION_ROUTES.filter((route) => !route.path.includes('{')).map((r) => r.path))];
+
 /** The 404 under /admin/api, naming the operations, and the one meant when a path is a typo away from it. */
 function noOperation(path: string): HttpError {
   const nearest = nearestRoute(path, OPERATION_ROUTES, API_PREFIX);
-  const operations = `${API_PREFIX}/keys, ${API_PREFIX}/usage, ${API_PREFIX}/audit; see /admin/openapi.json`;
+  const operations = `${COLLECTIONS.join(', ')}; see /admin/openapi.json`;
   return new HttpError(404, 'Not found', {
     details: { path, operations, ...(nearest === null ? {} : { did_you_mean: nearest }) },
   });

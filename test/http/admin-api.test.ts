@@ -274,7 +274,7 @@ test('one error path: every way an admin API request fails answers with the publ
       error: 'Not found',
       details: {
         path: '/admin/api/key',
-        operations: '/admin/api/keys, /admin/api/usage, /admin/api/audit; see /admin/openapi.json',
+        operations: '/admin/api/keys, /admin/api/usage, /admin/api/usage/history, /admin/api/audit; see /admin/openapi.json',
         did_you_mean: '/admin/api/keys',
       },
     });
