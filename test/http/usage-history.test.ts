@@ -121,6 +121,11 @@ async function scenario(store: ServerOptions['store'], stateDir: string, where: 
     assert.equal(acme.data, expected.slice(0, 3));
     const critpt = (await admin(server, token, `/admin/api/usage/history?from=${DAY1}&to=${DAY2}&kind=critpt`)).json();
     assert.equal(critpt.data, []);
+    // One scope, as a key's page asks: read by its own lines or fields, the same rows.
+    const pat = (await admin(server, token, `/admin/api/usage/history?from=${DAY1}&to=${DAY2}&scope=user:acme/pat`)).json();
+    assert.equal(pat.data, expected.filter((row) => row.scope === 'user:acme/pat'));
+    const none = (await admin(server, token, `/admin/api/usage/history?from=${DAY1}&to=${DAY2}&scope=user:acme/nobody`)).json();
+    assert.equal(none.data, []);
 
     // Past the retention (3 days ending today, day 2: from day 0), a bad day, a range backwards: 400, JSON.
     const old = await admin(server, token, `/admin/api/usage/history?from=${addDays(DAY2, -RETENTION)}&to=${DAY2}`);
@@ -139,6 +144,7 @@ async function scenario(store: ServerOptions['store'], stateDir: string, where: 
     await server.close();
     server = await start(store, stateDir, clock);
     assert.equal((await admin(server, token, `/admin/api/usage/history?from=${DAY1}&to=${DAY2}`)).json().data, expected);
+    assert.equal((await admin(server, token, `/admin/api/usage/history?from=${DAY1}&to=${DAY2}&scope=user:acme/pat`)).json().data, expected.filter((row) => row.scope === 'user:acme/pat'), 'one scope from the day files, after a restart');
     assert.equal(JSON.parse(await keys(where, 'usage', '--history', '--from', DAY1, '--to', DAY2, '--json')), expected);
 
     // Retention: on Redis each day's hash expires at the start of the day the retention ends it,
