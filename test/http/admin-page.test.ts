@@ -19,6 +19,7 @@ import { get, request } from '../helpers/http.ts';
 import { keysCommand } from '../helpers/redis.ts';
 import { buildFixture } from '../helpers/server.ts';
 import { ROOT } from '../helpers/process.ts';
+import { until } from '../helpers/wait.ts';
 import { writeScaleKeys } from '../../scripts/scale-state.ts';
 
 const PRO_LIST = '/api/v2/language/models';
@@ -43,7 +44,8 @@ if (!CHROMIUM) {
   const stateDir = join(root, 'state');
   const logged: string[] = [];
   let page = '';
-  const started = Date.now();
+  /** When the key made to expire soon after the test begins expires. */
+  let soon = '';
 
   test.before(async () => {
     const { snapshotDir } = await buildFixture(root);
@@ -53,7 +55,7 @@ if (!CHROMIUM) {
     // Some keys to show, with some usage.
     // More keys than a page holds, written at once as a large store is (a tenth revoked, a fifth named).
     writeScaleKeys(stateDir, 60);
-    const soon = new Date(Date.now() + 1500).toISOString();
+    soon = new Date(Date.now() + 1500).toISOString();
     for (const args of [['--tier', 'free', '--org', 'acme', '--user', 'fran'], ['--tier', 'commercial', '--org', 'bigco', '--scope', 'org', '--quota', '20', '--grant', 'capstan-serve', '--critpt'], ['--tier', 'pro', '--org', 'acme', '--name', 'short-lived', '--expires', soon]]) {
       const done = await keysCommand('create', ...args, '--state', stateDir, '--snapshot', snapshotDir);
       assert.is(done.status, 0, done.stderr);
@@ -178,8 +180,8 @@ if (!CHROMIUM) {
       const named = names.filter((name) => name !== '-');
       assert.equal(named, [...named].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)), 'sorted by name, from page 1');
       assert.match(await browser.evaluate<string>('location.search'), /sort=name/);
-      // The key made to expire 1.5 s after the test began has expired by now (the server's own clock).
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1600 - (Date.now() - started))));
+      // The key made to expire 1.5 s after it was made: waited for on the real clock, the server's own.
+      await until(() => Date.now() > Date.parse(soon), 'the short-lived key has expired');
       await browser.goto(`${page}?state=expired`);
       assert.match(await browser.text('table.keys-table tbody'), /short-lived[\s\S]*expired/);
       assert.equal((await get(server.url, PRO_LIST, 'bdk_' + 'x'.repeat(43))).status, 401);
