@@ -194,17 +194,7 @@ export class RedisQuota implements QuotaCounter {
     };
     const usage = usageTarget(now, this.options.usageRetentionDays ?? DEFAULT_USAGE_RETENTION_DAYS);
     const keys = [...this.checkKeys, ...redisKeysOf(kind, scope), usage.key];
-    const args = [
-      ...check,
-      op,
-      now,
-      limit,
-      WINDOW_MS,
-      id,
-      extra ?? '',
-      kind === SLOTTED ? 'slots' : '',
-      usage.ttlMs,
-    ];
+    const args = [...check, op, now, limit, WINDOW_MS, id, extra ?? '', kind === SLOTTED ? 'slots' : '', usage.ttlMs];
     const reply = COUNTS.has(op)
       ? this.client.evalReplicated(this.script, keys, args)
       : this.client.eval(this.script, keys, args);
