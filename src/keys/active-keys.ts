@@ -20,15 +20,14 @@ export class ActiveKeys {
    * key's record is the one `byHash` holds; a revoked one's, a tenth of the keys at most, is its own.
    */
   readonly byId = new Map<string, KeyRecord>();
-  /** The hashes each id is found by: its value's, then its replaced value's during an overlap. */
-  private readonly hashesOfId = new Map<string, string[]>();
 
   /** A record as its latest line says: it replaces the id's earlier one, and a revoked one is dropped. */
   apply(path: string, record: KeyRecord, line: number): void {
-    const earlier = this.hashesOfId.get(record.id);
-    if (earlier !== undefined) {
-      for (const hash of earlier) this.byHash.delete(hash);
-      this.hashesOfId.delete(record.id);
+    // The hashes the id was found by are its earlier record's: its value's, and its replaced value's.
+    const earlier = this.byId.get(record.id);
+    if (earlier !== undefined && earlier.revoked_at === null) {
+      this.byHash.delete(earlier.hash);
+      if (earlier.previous) this.byHash.delete(earlier.previous.hash);
     }
     this.byId.set(record.id, record);
     if (record.revoked_at !== null) return;
@@ -38,9 +37,5 @@ export class ActiveKeys {
       if (holder) throw invalidStore(path, `line ${line}: key ${record.id} has the hash of key ${holder.id}`);
     }
     for (const entry of found) this.byHash.set(entry.hash, entry);
-    this.hashesOfId.set(
-      record.id,
-      found.map((entry) => entry.hash),
-    );
   }
 }
