@@ -68,10 +68,8 @@ export const usageHistory: Operation = {
     const scope = query.get('scope');
     const kind = query.get('kind');
     const keep = (row: UsageRow) =>
-      (kind === null || row.kind === kind) &&
-      (org === null || scopeOfOrg(row.scope, org)) &&
-      (scope === null || row.scope === scope);
-    // One scope (a key's page) is read by its own fields, not from every scope's rows.
+      (kind === null || row.kind === kind) && (org === null || scopeOfOrg(row.scope, org));
+    // One scope (a key's page) is the store's to keep: it reads that scope's lines or fields alone.
     const rows = context.keys.usageHistory(range.from, range.to, scope);
     if (!pieces && format === 'json') {
       const data: UsageRow[] = [];

@@ -60,6 +60,7 @@ export interface KeyAdmin {
   /**
    * The answers served per UTC day and scope from `from` to `to` (inclusive), by day then scope,
    * in pieces (src/quota/usage-book.ts, src/quota/redis-usage.ts); read beside running servers without writing.
+   * Given a scope, that scope's rows only, read by its own lines or fields where the store can.
    */
   usageHistory(from: string, to: string, scope?: string | null): AsyncIterable<UsageRow[]>;
   /** The limits the server last started here recorded (src/quota/recorded-limits.ts); null when none has. */
