@@ -7,6 +7,7 @@ import { HttpError } from './http/error.ts';
 import { whenReady, type Eventually } from './lib/eventually.ts';
 import { isReplacedValue, type KeyLookup, type KeyRecord } from './state/key-record.ts';
 import type { Clock } from './lib/clock.ts';
+import { keyState } from './keys/record.ts';
 import { lowestTier, type Route, type Tier } from './shared/routes.ts';
 
 const TIER_NAMES: Record<Tier, string> = { free: 'Free', pro: 'Pro', commercial: 'Commercial' };
@@ -46,7 +47,7 @@ function working(key: KeyRecord | undefined, clock: Clock): KeyRecord {
 export function endedKey(key: KeyRecord, clock: Clock): HttpError | null {
   if (key.expires_at === null && key.previous === null) return null; // most keys: no clock read
   const now = clock.now();
-  if (key.expires_at !== null && now >= Date.parse(key.expires_at))
+  if (keyState(key, now) === 'expired')
     return new HttpError(401, 'API key expired', {
       details: {
         header: 'x-api-key',
