@@ -2,7 +2,7 @@
  * How the keys command shows things: one short line per key, a new key alone on stdout (notes
  * on stderr), and the usage table. Never a hash, never an existing key.
  */
-import { publicRecord, type IssuedKey, type PublicKeyRecord } from '../src/keys/record.ts';
+import { keptValue, publicRecord, type IssuedKey, type PublicKeyRecord } from '../src/keys/record.ts';
 import type { KeyRecord } from '../src/state/key-record.ts';
 import type { ScopeUsage } from '../src/key-admin/usage.ts';
 import type { KeyView } from '../src/key-admin/key-view.ts';
@@ -43,11 +43,6 @@ export function columns(rows: readonly (readonly string[])[]): string {
   return rows.map((row) => row.map((cell, c) => (c === last ? cell : cell.padEnd(widths[c]))).join('  ')).join('\n');
 }
 
-/** What is kept of a key's value, as it shows (`bdk_AbCd…wxyz`); `-` for a key issued before it was kept. */
-export function valueHint(r: { prefix: string | null; last4: string | null }): string {
-  return r.prefix === null || r.last4 === null ? '-' : `${r.prefix}…${r.last4}`;
-}
-
 const HEADINGS = ['id', 'name', 'value', 'tier', 'org', 'user', 'scope', 'quota', 'grants', 'critpt', 'status'];
 
 /**
@@ -58,7 +53,7 @@ export function keyTable(views: readonly KeyView[]): string {
   const rows = views.map((r) => [
     r.id,
     r.name ?? '-',
-    valueHint(r),
+    keptValue(r) ?? '-',
     r.tier,
     r.org,
     r.user ?? '-',

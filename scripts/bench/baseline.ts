@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { ROOT } from '../processes.ts';
 import { readKeysFile } from '../../src/keys/file-read.ts';
 import { writeKeysFile } from '../../src/keys/file-append.ts';
-import { keysPath } from '../../src/keys/record.ts';
+import { ADDED_FIELDS, keysPath } from '../../src/keys/record.ts';
 
 export interface Baseline {
   /** What the tables call it: the checkout's commit. */
@@ -43,9 +43,6 @@ export function stageBaseline(dir: string, work: string, state: string): Baselin
   console.log(`baseline ${commit} bundled and built from ${checkout}`);
   return { label: commit, bundlePath: join(checkout, 'dist', 'server.mjs'), snapshotRoot, state: baselineState };
 }
-
-/** The record fields added to keys.json after 0.2.0 (a name, an expiry, the kept characters, an overlap). */
-const ADDED_FIELDS = ['name', 'expires_at', 'prefix', 'last4', 'previous'];
 
 /**
  * The baseline's copy of keys.json without the fields added since 0.2.0, which a server of before

@@ -6,7 +6,7 @@
  * Every form posts to /admin/ui/keys/{id}/{action} with the CSRF field and the page's view, so
  * it works without JavaScript; a revocation is asked for first, and confirmed on the page.
  */
-import type { PublicKeyRecord } from '../keys/record.ts';
+import { keptValue, type PublicKeyRecord } from '../keys/record.ts';
 import type { KeyView } from '../key-admin/key-view.ts';
 import type { ScopeUsage } from '../key-admin/usage.ts';
 import type { QuotaLimits } from '../quota/scopes.ts';
@@ -174,8 +174,10 @@ function renderActions(record: PublicKeyRecord, form: FormContext): string {
 
 /** What is kept of a value (its first eight and last four characters), as the card shows it. */
 function valueText(kept: { prefix: string | null; last4: string | null }): string {
-  if (kept.prefix === null || kept.last4 === null) return '<span class="muted">not kept (issued before it was)</span>';
-  return `<code>${escapeHtml(kept.prefix)}…${escapeHtml(kept.last4)}</code>`;
+  const shown = keptValue(kept);
+  return shown === null
+    ? '<span class="muted">not kept (issued before it was)</span>'
+    : `<code>${escapeHtml(shown)}</code>`;
 }
 
 /** The value a regeneration replaced, and when it stops (or stopped) working. */

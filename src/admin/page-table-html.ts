@@ -6,6 +6,7 @@
  */
 import type { Pagination, SortColumn } from '../key-admin/key-query.ts';
 import type { KeyView } from '../key-admin/key-view.ts';
+import { keptValue } from '../keys/record.ts';
 import type { ScopeUsage } from '../key-admin/usage.ts';
 import { escapeHtml, formatCount, formatTime } from './page-html.ts';
 import { usageLevel } from './page-card-html.ts';
@@ -95,7 +96,7 @@ function timeOr(iso: string | null, none: string): string {
 }
 
 function row(view: PageView, key: KeyView, usage: ScopeUsage | undefined): string {
-  const value = key.prefix === null ? '-' : `${key.prefix}…${key.last4}`;
+  const value = keptValue(key) ?? '-';
   const page = escapeHtml(viewUrl({ ...view, key: key.id }));
   const cells = [
     escapeHtml(key.org),

@@ -4,7 +4,7 @@
  * column, a page at a time. Pure: the admin API's list (src/admin/read-operations.ts) and the page
  * run it on the keys a store gives.
  */
-import type { KeyState } from '../keys/record.ts';
+import { keptValue, type KeyState } from '../keys/record.ts';
 import type { KeyView } from './key-view.ts';
 
 export const SORT_COLUMNS = ['org', 'name', 'id', 'tier', 'scope', 'last_used', 'expires', 'state', 'created'] as const;
@@ -44,7 +44,7 @@ export function matchesQuery(view: KeyView, query: KeyQuery): boolean {
 }
 
 function searchText(view: KeyView): string {
-  const value = view.prefix === null ? '' : `${view.prefix}…${view.last4}`;
+  const value = keptValue(view) ?? '';
   return `${view.id}\n${view.name ?? ''}\n${view.org}\n${view.user ?? ''}\n${value}`.toLowerCase();
 }
 

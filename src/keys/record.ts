@@ -87,6 +87,11 @@ export function keyHint(plainKey: string): { prefix: string; last4: string } {
   return { prefix: plainKey.slice(0, KEY_PREFIX.length + 4), last4: plainKey.slice(-4) };
 }
 
+/** What is kept of a value as it is shown, `bdk_AbCd…wxyz`; null for a key issued before it was kept. */
+export function keptValue(kept: { prefix: string | null; last4: string | null }): string | null {
+  return kept.prefix === null || kept.last4 === null ? null : `${kept.prefix}…${kept.last4}`;
+}
+
 /** SHA-256 of a key, in hex. Every keyed request pays it: one call (src/shared/sha256.ts). */
 export const hashKey = (plainKey: string): string => sha256(plainKey, 'hex');
 
@@ -132,16 +137,12 @@ export function creationSettings(r: KeyRecord): Record<string, unknown> {
 
 /** A record nothing can change: a change makes a changed copy. */
 export function freezeRecord(record: KeyRecord): KeyRecord {
-  return Object.freeze({
-    ...record,
-    name: record.name ?? null,
-    expires_at: record.expires_at ?? null,
-    prefix: record.prefix ?? null,
-    last4: record.last4 ?? null,
-    grants: Object.freeze([...record.grants]),
-    previous: record.previous ? Object.freeze({ ...record.previous }) : null,
-  });
+  const copy = completeRecord({ ...record, grants: Object.freeze([...record.grants]) });
+  return Object.freeze({ ...copy, previous: copy.previous && Object.freeze({ ...copy.previous }) });
 }
+
+/** The record fields added after 0.2.0, which a record written before lacks (and 0.2.0 refuses). */
+export const ADDED_FIELDS = ['name', 'expires_at', 'prefix', 'last4', 'previous'] as const;
 
 /** The fields a record line written before they existed lacks, as null: in place, `record` being fresh from JSON. */
 export function completeRecord(record: KeyRecord): KeyRecord {
@@ -149,7 +150,6 @@ export function completeRecord(record: KeyRecord): KeyRecord {
   for (const field of ADDED_FIELDS) if (fields[field] === undefined) fields[field] = null;
   return record;
 }
-const ADDED_FIELDS = ['name', 'expires_at', 'prefix', 'last4', 'previous'] as const;
 
 /** What a key is at `now`: active, expired (past its `expires_at`) or revoked. */
 export type KeyState = 'active' | 'expired' | 'revoked';
