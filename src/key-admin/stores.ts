@@ -35,7 +35,7 @@ import { RedisQuota } from '../quota/redis-quota.ts';
 import { fileAudit, redisAudit, type AuditLog } from '../keys/audit.ts';
 import { fileTokenStore, redisTokenStore, type AdminTokenStore } from '../keys/admin-tokens.ts';
 import { migrateFolder } from './migrate.ts';
-import { lastUsedInFile, readLastUsedRedis, type LastUsed } from '../keys/last-used.ts';
+import { lastUsedInFile, readLastUsedRedis, type LastUsed, type LastUses } from '../keys/last-used.ts';
 import { errorCode } from '../lib/error-code.ts';
 import { LIMITS_REDIS_KEY, parseLimitsRecord, readLimitsFile, type RecordedLimits } from '../quota/recorded-limits.ts';
 
@@ -69,7 +69,7 @@ export interface KeyAdmin {
    * When these keys (every key without ids) were last used, by id, as the servers last wrote it (at
    * most a minute stale: src/keys/last-used.ts); a key never used is absent.
    */
-  lastUsed(ids: readonly string[] | null): Eventually<Map<string, number>>;
+  lastUsed(ids: readonly string[] | null): Eventually<LastUses>;
   /**
    * The admin listener's tokens (src/keys/admin-tokens.ts) and the audit trail of changes
    * (src/keys/audit.ts), kept beside the keys.
@@ -123,7 +123,7 @@ export function serverFileAdmin(stateDir: string, { lastUsed, directory = null, 
   return {
     ...admin,
     ...(directory ? { directory } : {}),
-    lastUsed: (ids) => lastUsed.latest(ids),
+    lastUsed: () => lastUsed.lookup(),
     // The server's own book: its counts in memory with its files, read between turns.
     usageHistory: (from, to, scope = null) => {
       if (!usage) return admin.usageHistory(from, to, scope);

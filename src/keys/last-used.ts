@@ -23,6 +23,9 @@ const LINES_PER_PART = 5_000;
 /** Keys a Redis script takes at once. */
 const KEYS_PER_SCRIPT = 1_000;
 
+/** When each key was last used, by id (milliseconds): a Map, or a lookup over the server's own. */
+export type LastUses = Pick<ReadonlyMap<string, number>, 'get'>;
+
 /** Where the notes go: all of them, to be merged with what is there (the latest time of each key wins). */
 export interface LastUsedSink {
   write(notes: ReadonlyMap<string, number>): Promise<void>;
@@ -69,23 +72,19 @@ export class LastUsed {
   }
 
   /**
-   * The times of these keys (every key without ids) as this server knows them: written and noted
-   * since. Only a sink that holds what it wrote knows every key's: the state folder's, whose
-   * server is its one writer. Read so by the server's own admin listener, in memory, at once.
+   * Each key's time as this server knows it, written or noted since, looked up where it is: a
+   * table of 100,000 keys asks for each, and a copy of both maps would be made for every view. Only a
+   * sink that holds what it wrote knows every key's: the state folder's, whose server is its one
+   * writer. Read so by the server's own admin listener, in memory, at once.
    */
-  latest(ids: readonly string[] | null): Map<string, number> {
-    const written = this.sink.written ?? new Map<string, number>();
-    const times = new Map<string, number>();
-    if (ids === null) {
-      merge(times, written);
-      merge(times, this.notes);
-      return times;
-    }
-    for (const id of ids) {
-      const at = Math.max(written.get(id) ?? -1, this.notes.get(id) ?? -1);
-      if (at >= 0) times.set(id, at);
-    }
-    return times;
+  lookup(): LastUses {
+    const written = this.sink.written;
+    return {
+      get: (id) => {
+        const at = Math.max(written?.get(id) ?? -1, this.notes.get(id) ?? -1);
+        return at < 0 ? undefined : at;
+      },
+    };
   }
 
   /** Stop writing on a timer; a graceful stop then flushes once more, before the store closes. */
