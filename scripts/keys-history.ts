@@ -6,6 +6,7 @@
 import { UsageError } from '../src/shared/flags.ts';
 import type { KeyAdmin } from '../src/key-admin/stores.ts';
 import { addDays, isDay, scopeOfOrg, utcDay, type UsageRow } from '../src/quota/usage-day.ts';
+import { pieceRows } from '../src/quota/usage-history-read.ts';
 import { columns } from './keys-print.ts';
 import type { Output } from './keys-print.ts';
 
@@ -29,7 +30,8 @@ export async function printHistory(
   if (from > to) throw new UsageError(`--from ${from} is after --to ${to}`);
   const rows: UsageRow[] = [];
   for await (const piece of admin.usageHistory(from, to))
-    for (const row of piece) if (values.org === undefined || scopeOfOrg(row.scope, values.org)) rows.push(row);
+    for (const row of pieceRows(piece))
+      if (values.org === undefined || scopeOfOrg(row.scope, values.org)) rows.push(row);
   if (values.json) io.out(JSON.stringify(rows, null, 2));
   else if (rows.length === 0) io.err(`no answers served from ${from} to ${to} in ${admin.where}`);
   else

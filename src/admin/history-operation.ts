@@ -5,9 +5,11 @@
  */
 import { HttpError } from '../http/error.ts';
 import { QUOTA_KINDS } from '../state/quota-counter.ts';
-import { addDays, isDay, oldestKept, scopeOfOrg, utcDay, type UsageRow } from '../quota/usage-day.ts';
+import { addDays, isDay, oldestKept, rowKept, utcDay, type RowFilter, type UsageRow } from '../quota/usage-day.ts';
+import { pieceRows } from '../quota/usage-history-read.ts';
 import { NAME, ok, JsonPieces, type Operation } from './operation.ts';
-import { exportText, type ExportFormat } from './usage-export.ts';
+import type { ExportFormat } from './usage-export.ts';
+import { exportText } from './usage-export-text.ts';
 
 /** The days asked for when the query names none: the last 30, today (UTC) included. */
 const DEFAULT_DAYS = 30;
@@ -64,16 +66,13 @@ export const usageHistory: Operation = {
   async run(context, { query, pieces }) {
     const range = historyRange(query, context.clock.now(), context.usageRetentionDays);
     const format = (query.get('format') ?? 'json') as ExportFormat;
-    const org = query.get('org');
+    const filter: RowFilter = { kind: query.get('kind'), org: query.get('org') };
     const scope = query.get('scope');
-    const kind = query.get('kind');
-    const keep = (row: UsageRow) =>
-      (kind === null || row.kind === kind) && (org === null || scopeOfOrg(row.scope, org));
     // One scope (a key's page) is the store's to keep: it reads that scope's lines or fields alone.
     const rows = context.keys.usageHistory(range.from, range.to, scope);
     if (!pieces && format === 'json') {
       const data: UsageRow[] = [];
-      for await (const piece of rows) data.push(...piece.filter(keep));
+      for await (const piece of rows) for (const row of pieceRows(piece)) if (rowKept(filter, row)) data.push(row);
       return ok({ ...range, data });
     }
     const headers: Record<string, string> =
@@ -83,6 +82,6 @@ export const usageHistory: Operation = {
             'Content-Disposition': `attachment; filename="usage-${range.from}-${range.to}.csv"`,
           }
         : {};
-    return ok(new JsonPieces(exportText(format, range, rows, keep), headers));
+    return ok(new JsonPieces(exportText(format, range, rows, filter), headers));
   },
 };

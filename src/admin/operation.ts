@@ -79,7 +79,7 @@ export const ok = (body: unknown): AdminAnswer => ({ status: 200, body });
  */
 export class JsonPieces {
   constructor(
-    readonly texts: AsyncIterable<string>,
+    readonly texts: AsyncIterable<string | Buffer>,
     /** Headers of an answer that is not JSON (a CSV export's Content-Type and Content-Disposition). */
     readonly headers: Record<string, string> = {},
   ) {}

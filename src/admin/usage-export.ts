@@ -1,6 +1,6 @@
 /**
- * The usage history's answer as text, pure: JSON as JSON.stringify writes `{from, to, data}`, or
- * CSV (`day,kind,scope,served`), each made a piece of rows at a time.
+ * The usage history's rows as the text of an export, pure: JSON as JSON.stringify writes them, or
+ * CSV (`day,kind,scope,served`). usage-export-text.ts makes the whole answer.
  */
 import type { UsageRow } from '../quota/usage-day.ts';
 
@@ -25,25 +25,8 @@ export function csvRows(rows: readonly UsageRow[]): string {
   return text;
 }
 
-/** The rows `keep` lets through, as text pieces of the format, from its head to its tail. */
-export async function* exportText(
-  format: ExportFormat,
-  range: { from: string; to: string },
-  pieces: AsyncIterable<UsageRow[]>,
-  keep: (row: UsageRow) => boolean,
-): AsyncGenerator<string> {
-  if (format === 'csv') yield CSV_HEADER;
-  else yield `{"from":${JSON.stringify(range.from)},"to":${JSON.stringify(range.to)},"data":[`;
-  let first = true;
-  for await (const piece of pieces) {
-    const rows = piece.filter(keep);
-    if (rows.length === 0) continue;
-    if (format === 'csv') yield csvRows(rows);
-    else {
-      const text = JSON.stringify(rows);
-      yield first ? text.slice(1, -1) : `,${text.slice(1, -1)}`;
-      first = false;
-    }
-  }
-  if (format === 'json') yield ']}';
+/** Rows as the format writes them in a piece: CSV lines, or in JSON each row after a comma (`,{...}`). */
+export function rowsText(format: ExportFormat, rows: readonly UsageRow[]): string {
+  if (format === 'csv') return csvRows(rows);
+  return rows.length === 0 ? '' : `,${JSON.stringify(rows).slice(1, -1)}`;
 }

@@ -21,7 +21,7 @@ import { readCounts } from '../quota/replay.ts';
 import { readUsageHistory } from '../quota/usage-read.ts';
 import { redisScopeHistory, redisUsageHistory } from '../quota/redis-usage.ts';
 import type { UsageBook } from '../quota/usage-book.ts';
-import type { UsageRow } from '../quota/usage-day.ts';
+import type { HistoryPiece, UsageRow } from '../quota/usage-day.ts';
 import {
   RedisClient,
   RedisCommandError,
@@ -62,7 +62,7 @@ export interface KeyAdmin {
    * in pieces (src/quota/usage-book.ts, src/quota/redis-usage.ts); read beside running servers without writing.
    * Given a scope, that scope's rows only, read by its own lines or fields where the store can.
    */
-  usageHistory(from: string, to: string, scope?: string | null): AsyncIterable<UsageRow[]>;
+  usageHistory(from: string, to: string, scope?: string | null): AsyncIterable<HistoryPiece>;
   /** The limits the server last started here recorded (src/quota/recorded-limits.ts); null when none has. */
   recordedLimits(): Eventually<RecordedLimits | null>;
   /**

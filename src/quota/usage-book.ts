@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { Clock } from '../lib/clock.ts';
 import { sortInTurns } from '../lib/sort-in-turns.ts';
 import { fsyncDir, fsyncDirAsync, writeFileAtomic, writeFileAtomicAsync } from '../shared/state-files.ts';
-import { DAY_MS, dayStart, oldestKept, usageKey, utcDay, type UsageRow } from './usage-day.ts';
+import { DAY_MS, dayStart, oldestKept, usageKey, utcDay, type HistoryPiece, type UsageRow } from './usage-day.ts';
 import {
   dayFileName,
   dayFileText,
@@ -249,7 +249,7 @@ export class UsageBook {
    * served: each day's file with its counts in memory (usage-history-read.ts), one read at a
    * time and none while a fold runs.
    */
-  async *history(from: string, to: string): AsyncGenerator<UsageRow[]> {
+  async *history(from: string, to: string): AsyncGenerator<HistoryPiece> {
     const previous = this.turn;
     let release = () => {};
     this.turn = new Promise<void>((resolve) => (release = resolve));

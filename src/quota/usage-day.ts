@@ -76,3 +76,32 @@ export interface UsageRow {
 export function scopeOfOrg(scope: string, org: string): boolean {
   return scope === `org:${org}` || scope.startsWith(`user:${org}/`);
 }
+
+/** Which rows an answer keeps: one kind, one organisation's scopes, or every one (null). */
+export interface RowFilter {
+  kind: string | null;
+  org: string | null;
+}
+
+export function rowKept(filter: RowFilter, row: UsageRow): boolean {
+  return (
+    (filter.kind === null || row.kind === filter.kind) && (filter.org === null || scopeOfOrg(row.scope, filter.org))
+  );
+}
+
+/**
+ * Lines of a day file's rows as the server writes them (`["SCOPE KIND",N]`, usage-files.ts), bytes
+ * `start` to `end` of the file, handed on undecoded: an export writes them straight into its text
+ * (src/admin/usage-export-lines.ts), where making a row of each cost most of its time.
+ */
+export interface DayLines {
+  day: string;
+  /** The file, for the error that names a line it cannot read. */
+  path: string;
+  bytes: Buffer;
+  start: number;
+  end: number;
+}
+
+/** A piece of a history: rows, or a day's lines as its file holds them. */
+export type HistoryPiece = UsageRow[] | DayLines;

@@ -93,13 +93,19 @@ export function parseDayRows(path: string, text: string, at: number, most: numbe
   for (let n = 0; n < most && at < text.length; n++) {
     let end = text.indexOf('\n', at);
     if (end < 0) end = text.length;
-    const row = plainRow(text, at, end) ?? jsonRow(text.slice(at, end));
-    if (row === null) throw corrupt(path, `has a bad row: ${text.slice(at, Math.min(end, at + 80))}`);
+    const row = dayRow(path, text, at, end);
     into.keys.push(row[0]);
     into.served.push(row[1]);
     at = end + 1;
   }
   return at;
+}
+
+/** The row of a day file's line (`text` from `at` to `end`): its usage key and count; a bad one throws. */
+export function dayRow(path: string, text: string, at: number, end: number): [string, number] {
+  const row = plainRow(text, at, end) ?? jsonRow(text.slice(at, end));
+  if (row === null) throw corrupt(path, `has a bad row: ${text.slice(at, Math.min(end, at + 80))}`);
+  return row;
 }
 
 /**

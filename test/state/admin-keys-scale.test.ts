@@ -8,14 +8,20 @@
  * that reads no key (the audit trail's latest entry), against the file's size. A list of every
  * key is sent as it is read, never held whole: chunked, with the bytes the whole list had. A page
  * of the key-management page's table reads none of the file: it is made from the keys in memory.
+ * A usage export to a client that reads nothing reads no more of the days than the sockets hold.
  */
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { get as httpGet, type IncomingMessage } from 'node:http';
 import { freePort } from '../../scripts/processes.ts';
-import { scaleKeyId, writeScaleKeys } from '../../scripts/scale-state.ts';
+import { scaleKeyId, scaleWindowScope, writeScaleKeys } from '../../scripts/scale-state.ts';
+import { CSV_HEADER } from '../../src/admin/usage-export.ts';
+import { addDays, usageKey, utcDay } from '../../src/quota/usage-day.ts';
+import { dayFileName, dayFileText, ensureUsageDir } from '../../src/quota/usage-files.ts';
+import { ensurePrivateDir, writeFileAtomic } from '../../src/shared/state-files.ts';
 import { fileTokenStore } from '../../src/keys/admin-tokens.ts';
 import { createKey } from '../../src/keys/changes.ts';
 import { readKeysFile } from '../../src/keys/file-read.ts';
@@ -29,6 +35,9 @@ import { buildFixture } from '../helpers/server.ts';
 /** Some 8 MB of keys.json: eight of the 1 MB chunks a change searches at most at a time. */
 const KEYS = 30_000;
 const FREE_LIST = '/api/v2/language/models/free';
+/** 30 days of 20,000 scopes: some 21 MB of day files, 26 MB of CSV, many times what the sockets hold. */
+const EXPORT_SCOPES = 20_000;
+const EXPORT_DAYS = 30;
 
 const scale = suite('admin changes at scale');
 const root = mkdtempSync(join(tmpdir(), 'admin-keys-scale-'));
@@ -140,6 +149,47 @@ scale('a list of every key is sent as it is read (chunked), the keys a whole rea
     const expected = readKeysFile(keysPath(state))!.records.filter((r) => r.org === 'org7' && r.revoked_at !== null);
     assert.ok(expected.some((r) => r.id === scaleKeyId(7)));
     assert.equal(org.json().data, expected.map((record) => keyView(record, Date.now(), new Map())));
+  } finally {
+    await stopProcess(server.child);
+  }
+});
+
+scale('an export to a client that reads nothing stops reading the days; read, it is whole', async () => {
+  const { snapshotDir } = await buildFixture(join(root, 'export'));
+  const state = join(root, 'export', 'state');
+  ensurePrivateDir(state);
+  const dir = ensureUsageDir(state);
+  const keys = Array.from({ length: EXPORT_SCOPES }, (_, i) => usageKey('data', scaleWindowScope(i))).sort();
+  const counts = new Map(keys.map((key, i) => [key, 1 + i]));
+  const today = utcDay(Date.now());
+  const days = Array.from({ length: EXPORT_DAYS }, (_, d) => addDays(today, d + 1 - EXPORT_DAYS));
+  let size = 0;
+  for (const day of days) {
+    writeFileAtomic(join(dir, dayFileName(day)), dayFileText(day, 1, keys, counts));
+    size += statSync(join(dir, dayFileName(day))).size;
+  }
+  const { token } = fileTokenStore(state).create('scale', { now: () => Date.now() }) as { token: string };
+  const adminPort = await freePort();
+  const server = await spawnServer(['--port', '0', '--admin-port', String(adminPort), '--snapshot', snapshotDir, '--state', state, '--quiet']);
+  try {
+    const pid = server.child.pid!;
+    assert.is((await request(`http://127.0.0.1:${adminPort}`, '/admin/api/audit?limit=1', { headers: { authorization: `Bearer ${token}` } })).status, 200);
+    const before = await quiet(pid);
+    const path = `/admin/api/usage/history?from=${days[0]}&to=${today}&format=csv`;
+    const answer = await new Promise<IncomingMessage>((resolve, reject) =>
+      httpGet({ port: adminPort, host: '127.0.0.1', path, headers: { authorization: `Bearer ${token}` } }, resolve).on('error', reject),
+    );
+    assert.is(answer.statusCode, 200);
+    // Nothing read: the server makes pieces until the socket and its own bound (send.ts) are full, then waits.
+    const read = (await quiet(pid)) - before;
+    assert.ok(read < size / 2, `for a client reading nothing the server read ${read} bytes of ${size} bytes of days`);
+    let text = '';
+    answer.setEncoding('utf8');
+    for await (const piece of answer) text += piece;
+    let expected = CSV_HEADER;
+    for (const day of days) for (const key of keys) expected += `${day},data,${key.split(' ')[0]},${counts.get(key)}\r\n`;
+    // ok, not is: on a mismatch, uvu's diff of two long strings would run for minutes.
+    assert.ok(text === expected, `the export is whole: ${text.length} characters of ${expected.length}`);
   } finally {
     await stopProcess(server.child);
   }
