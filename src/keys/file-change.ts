@@ -25,7 +25,7 @@ import { unreadable } from './file.ts';
 import { KeyStoreError, keysPath } from './record.ts';
 import type { KeyRecord } from '../state/key-record.ts';
 import { withStoreLockInTurns } from './store-lock.ts';
-import { firstFree, type KeyChange, type KeyTable } from './table.ts';
+import { runLookingUp, type KeyChange } from './table.ts';
 import type { Keep } from '../shared/state-files.ts';
 
 const NEWLINE = 10;
@@ -33,8 +33,6 @@ const NEWLINE = 10;
 const HEADER_BYTES = 4096;
 /** No record line is shorter: its id and hash take 100 bytes, the names of its other fields more. */
 const MIN_RECORD_LINE_BYTES = 128;
-/** A change asks for one key, two at most: more runs than this is a bug. */
-const MAX_RUNS = 8;
 
 /** Apply `change` to the state folder's keys under its lock, in turns; what the change returns. */
 export function changeKeysInTurns<T>(stateDir: string, change: KeyChange<T>): Promise<T> {
@@ -81,7 +79,7 @@ async function appendedInTurns<T>(file: FileHandle, path: string, change: KeyCha
   // Format 1, written by earlier versions, is read whole and rewritten as format 2, once.
   if (header === null) return rewritten(path, { file: null, ino: stats.ino, size: stats.size }, change, keep);
   // A line a crashed command left unfinished was never a change: it goes, and the change follows the last whole line.
-  const { result, pending } = await runLookingUp(file, path, from, end, change);
+  const { result, pending } = await runLookingUpInFile(file, path, from, end, change);
   if (pending.size === 0) return result;
   const lines = Buffer.from([...pending.values()].map(recordLine).join(''));
   try {
@@ -126,65 +124,20 @@ export async function keyInTurns(path: string, id: string): Promise<KeyRecord | 
   }
 }
 
-/** Thrown by the table when the change asks for a key not looked up yet. */
-class NotLookedUp extends Error {}
-
-/** A table over the keys looked up so far (null: no such key) that notes each one asked for and not looked up. */
-function lookingUpTable(
-  known: Map<string, KeyRecord | null>,
-  drawn: string[],
-): KeyTable & { pending: Map<string, KeyRecord>; missing: Set<string> } {
-  const pending = new Map<string, KeyRecord>();
-  const missing = new Set<string>();
-  const byId = (id: string): KeyRecord | undefined => {
-    const put = pending.get(id);
-    if (put) return put;
-    const record = known.get(id);
-    if (record !== undefined) return record ?? undefined;
-    missing.add(id);
-    throw new NotLookedUp(id);
-  };
-  let draws = 0;
-  // The ids drawn by the runs before, in the same order, then new ones.
-  const again = (draw: () => string) => () => {
-    if (draws === drawn.length) drawn.push(draw());
-    return drawn[draws++];
-  };
-  return {
-    pending,
-    missing,
-    byId,
-    put: (record) => pending.set(record.id, record),
-    freshId: (draw) => firstFree(byId, again(draw)),
-  };
-}
-
 /**
  * Run the change until every key it reads has been looked up in [from, end); what it returned, and
  * the records it put.
  */
-async function runLookingUp<T>(
-  file: FileHandle,
-  path: string,
-  from: number,
-  end: number,
-  change: KeyChange<T>,
-): Promise<{ result: T; pending: Map<string, KeyRecord> }> {
-  const known = new Map<string, KeyRecord | null>();
-  const drawn: string[] = [];
-  for (let run = 1; ; run++) {
-    const table = lookingUpTable(known, drawn);
-    try {
-      return { result: change(table), pending: table.pending };
-    } catch (error) {
-      if (!(error instanceof NotLookedUp) || run === MAX_RUNS) throw error;
-    }
-    const lines = await lastLinesOf(file, path, table.missing, from, end);
-    for (const id of table.missing) {
+function runLookingUpInFile<T>(file: FileHandle, path: string, from: number, end: number, change: KeyChange<T>) {
+  return runLookingUp(change, async (ids) => {
+    const lines = await lastLinesOf(file, path, ids, from, end);
+    const found = new Map<string, KeyRecord | null>();
+    for (const id of ids) {
       const line = lines.get(id);
-      known.set(id, line ? await parsedLine(file, path, line) : null);
+      found.set(id, line ? await parsedLine(file, path, line) : null);
     }
-  }
+    return found;
+  });
 }
 
 /** A record line, checked; one that is not valid is named by its number, counted only then. */
