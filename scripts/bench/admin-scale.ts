@@ -23,6 +23,9 @@
  * - compaction: on a copy of the folder given a change line for every key (each key's CritPt
  *   approval turned over), one admin change, which compacts the file (src/keys/file-compact.ts):
  *   the file before and after, the change's answer time, the probe meanwhile, the server's peak.
+ * With `--store redis`, the same keys carried into a redis-server of the bench's own (keys migrate)
+ * and every server on it (its admin listener holds every key and follows the changes:
+ * src/keys/redis-mirror.ts); compaction is the state folder's alone.
  * The admin list's stall alone was scripts/bench/admin-list-stall.ts.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -35,6 +38,7 @@ import { residentBytes } from '../attackers.ts';
 import { freePort, ROOT, spawnServer, stopProcess } from '../processes.ts';
 import { scaleKeyId, writeScaleKeys } from '../scale-state.ts';
 import { smallStage } from './stage.ts';
+import { startRedisProcess } from '../redis-server.ts';
 import { readKeysFile } from '../../src/keys/file-read.ts';
 import { recordLine } from '../../src/keys/file-format.ts';
 
@@ -45,7 +49,8 @@ const USAGE = `usage: npx tsx scripts/bench/admin-scale.ts [--keys N] [--revokes
   --at-once N   revokes under way at once (default 10)
   --lists N     admin lists of every key, one after the other (default 3)
   --only NAMES  only these groups, comma-separated (revokes, list, list_all, get, page, search, deep,
-                compaction)`;
+                compaction)
+  --store S     file (default) or redis`;
 const { values } = flagsOrExit(
   {
     options: {
@@ -54,6 +59,7 @@ const { values } = flagsOrExit(
       'at-once': { type: 'string', default: '10' },
       lists: { type: 'string', default: '3' },
       only: { type: 'string', default: 'revokes,list,list_all,get,page,search,deep,compaction' },
+      store: { type: 'string', default: 'file' },
       help: { type: 'boolean', short: 'h' },
     },
   },
@@ -64,6 +70,10 @@ const revokes = Number(values.revokes);
 const atOnce = Number(values['at-once']);
 const lists = Number(values.lists);
 const only = new Set(values.only.split(','));
+const onRedis = values.store === 'redis';
+if (onRedis) only.delete('compaction');
+/** Where the keys are for the keys command and the servers: the state folder, or the bench's Redis. */
+let store: string[] = [];
 
 const PROBE_EVERY_MS = 5;
 const QUIET_MS = 2000;
@@ -85,8 +95,9 @@ const spread = (values: number[]) => ({
   answers: values.length,
 });
 
-/** What must not outlive the bench when it fails: the server and the probe. */
+/** What must not outlive the bench when it fails: the server and the probe, and the bench's Redis. */
 const running: ChildProcess[] = [];
+const closing: (() => Promise<void>)[] = [];
 
 /** The probe process: its answers as they come, and those that ended in a span. */
 function startProbe(port: number, key: string) {
@@ -119,9 +130,10 @@ function startProbe(port: number, key: string) {
   };
 }
 
-/** The bundled keys command on the folder; its stdout. */
+/** The bundled keys command on the folder (or the bench's Redis); its stdout. */
 function keysCommand(work: string, state: string, ...args: string[]): string {
-  const done = spawnSync(process.execPath, [join(work, 'keys.mjs'), ...args, '--state', state], { encoding: 'utf8' });
+  const where = store.length > 0 && args[0] !== 'migrate' ? store : ['--state', state];
+  const done = spawnSync(process.execPath, [join(work, 'keys.mjs'), ...args, ...where], { encoding: 'utf8' });
   if (done.status !== 0) throw new Error(`keys ${args.join(' ')} exited ${done.status}: ${done.stderr}`);
   return done.stdout;
 }
@@ -148,7 +160,7 @@ async function startMeasured(
 ) {
   const spawned = performance.now();
   const server = await spawnServer(
-    ['--port', '0', '--admin-port', String(adminPort), '--snapshot', snapshot, '--state', state, '--quiet'],
+    ['--port', '0', '--admin-port', String(adminPort), '--snapshot', snapshot, '--state', state, ...store, '--quiet'],
     [join(work, 'server.mjs')],
     60_000,
   );
@@ -186,6 +198,13 @@ async function main(work: string): Promise<void> {
   const snapshot = await smallStage(work);
   const state = join(work, 'state');
   writeScaleKeys(state, seedKeys);
+  if (onRedis) {
+    const redis = await startRedisProcess((port, dir) => ['--port', String(port), '--dir', dir, '--save', ''], 10_000);
+    closing.push(() => redis.close());
+    const url = `redis://127.0.0.1:${redis.port}/0`;
+    keysCommand(work, state, 'migrate', '--store', url);
+    store = ['--store', url];
+  }
   const token = /^bdat_\S+$/m.exec(keysCommand(work, state, 'admin-token', 'create', '--name', 'bench'))?.[0];
   if (!token) throw new Error('no admin token');
   // A Commercial key with room for every probe request: each is authenticated and counted.
@@ -336,5 +355,6 @@ try {
   await main(work);
 } finally {
   for (const child of running) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const close of closing) await close();
   rmSync(work, { recursive: true, force: true });
 }

@@ -122,8 +122,8 @@ function* valuesOf<T>(map: ReadonlyMap<string, T>): Generator<T, void> {
 }
 
 /**
- * One sorted page of the keys a server holds in memory (its state folder's directory), made
- * without reading the file: every key looked at in slices between turns (no request waits more
+ * One sorted page of the keys a server holds in memory (its state folder's directory, or Redis's
+ * as its admin listener follows them), made without reading every key: every key looked at in slices between turns (no request waits more
  * than a slice), the first `page x perPage` in order kept, sorted down whenever twice that many
  * have gathered. At 100,000 keys see scripts/bench/admin-scale.ts (groups page, search, deep).
  */
@@ -206,7 +206,7 @@ export const listKeys: Operation = {
       });
     const page = Number(query.get('page') ?? 1);
     const compare = compareKeys(keyQuery);
-    const directory = context.keys.directory?.();
+    const directory = await context.keys.directory?.();
     if (directory) return ok(await pageOfDirectory(directory, { view, keep, compare, page, perPage }));
     const views = (await viewsOf(context, query, false, view, keep)) as KeyView[];
     const { items, pagination } = pageOf(views.sort(compare), page, perPage);

@@ -67,7 +67,7 @@ export async function startAdmin(
   const keys =
     options.store === 'file'
       ? serverFileAdmin(options.stateDir, { lastUsed, directory, usage })
-      : await redisAdmin(options.store, clock, options.storeReplicas);
+      : await redisAdmin(options.store, clock, options.storeReplicas, { held: true });
   const server = createAdminListener({
     context: {
       keys,

@@ -11,6 +11,7 @@ import type { Eventually } from '../lib/eventually.ts';
 import { loadKeys, readKeysFileInTurns } from '../keys/file-read.ts';
 import { changeKeysInTurns, keyInTurns } from '../keys/file-change.ts';
 import { keyPiecesInTurns, type KeyPieces } from '../keys/file-list.ts';
+import { RedisMirror } from '../keys/redis-mirror.ts';
 import { updateKeys } from '../keys/file-append.ts';
 import type { KeyChange } from '../keys/table.ts';
 import { KeyStoreError, keysPath, matchesFilter, type KeyFilter } from '../keys/record.ts';
@@ -51,10 +52,11 @@ export interface KeyAdmin {
    */
   pieces?(filter?: KeyFilter): Promise<KeyPieces | null>;
   /**
-   * Every key by id as a server holds them in memory (its own state folder's), for a view to be
-   * made without reading the store; absent where no server holds them (the keys command, Redis).
+   * Every key by id as a server holds them in memory (its own state folder's, or Redis's as its
+   * admin listener follows them: src/keys/redis-mirror.ts), for a view to be made without reading
+   * every key; absent where no server holds them (the keys command).
    */
-  directory?(): ReadonlyMap<string, KeyRecord>;
+  directory?(): Eventually<ReadonlyMap<string, KeyRecord>>;
   /** Each quota scope of the active keys at `now`, read beside running servers without writing. */
   usage(limits: QuotaLimits, now: number): Eventually<ScopeUsage[]>;
   /**
@@ -132,7 +134,7 @@ export function serverFileAdmin(stateDir: string, { lastUsed, directory = null, 
     async list(filter = {}) {
       // The keys the server holds, as the file says now: an org's keys for a key's page in
       // milliseconds, where reading the file for them took a second at 100,000 keys.
-      if (directory) return [...directory().values()].filter((record) => matchesFilter(record, filter));
+      if (directory) return held(directory(), filter);
       const id = idAlone(filter);
       if (id !== null) {
         const found = await keyInTurns(path, id);
@@ -144,6 +146,11 @@ export function serverFileAdmin(stateDir: string, { lastUsed, directory = null, 
     apply: (change) => changeKeysInTurns(stateDir, change),
     audit: fileAudit(stateDir, true),
   };
+}
+
+/** The keys a filter lets through of those a server holds. */
+function held(directory: ReadonlyMap<string, KeyRecord>, filter: KeyFilter): KeyRecord[] {
+  return [...directory.values()].filter((record) => matchesFilter(record, filter));
 }
 
 /** Rows read at once, as one piece (the keys command's reads; a server reads in turns). */
@@ -191,6 +198,8 @@ export async function redisAdmin(
   address: RedisAddress,
   clock: Clock = systemClock,
   replicas?: ReplicaConfirmation,
+  /** A server's admin listener: every key held and followed (RedisMirror), its table and lists made from them. */
+  { held: holding = false }: { held?: boolean } = {},
 ): Promise<RedisAdmin> {
   const client = new RedisClient({ address, replicas, commandTimeoutMs: 10_000 });
   await client.started();
@@ -206,12 +215,15 @@ export async function redisAdmin(
   // command comes first. Failing that (a read-only replica) keeps no command from reading; a
   // command that writes fails by itself and says why.
   await keys.adopt().catch(() => false);
+  const mirror = holding ? new RedisMirror(client) : null;
   return {
     where,
     apply: (change) => keys.update(change).catch(refused),
+    ...(mirror ? { directory: () => mirror.fresh().catch(refused) } : {}),
     list: (filter = {}) => {
       const id = idAlone(filter);
       if (id !== null) return keys.record(id).then((record) => (record === null ? [] : [record]), refused);
+      if (mirror) return mirror.fresh().then((records) => held(records, filter), refused);
       return keys.records().then((records) => records.filter((record) => matchesFilter(record, filter)), refused);
     },
     usage: (limits, now) =>

@@ -7,7 +7,7 @@
  */
 import type { ErrorObject } from 'ajv';
 import {
-  completeRecord,
+  freezeParsed,
   KEY_ID_PATTERN,
   KEY_NAME_PATTERN,
   KeyStoreError,
@@ -173,14 +173,6 @@ export function parseRecordLine(path: string, text: string, line: number): KeyRe
   const data = parseJson(path, text, lineWhere(line));
   if (!validateRecord(data)) throw invalidStore(path, `line ${line}: ${schemaProblems(validateRecord.errors)}`);
   return freezeParsed(data);
-}
-
-/** A record fresh from JSON.parse, checked: completed and frozen where it is (nothing else holds it). */
-function freezeParsed(record: KeyRecord): KeyRecord {
-  completeRecord(record);
-  Object.freeze(record.grants);
-  if (record.previous) Object.freeze(record.previous);
-  return Object.freeze(record);
 }
 
 /** The header line, checked. */

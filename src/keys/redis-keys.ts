@@ -34,6 +34,8 @@ import type { Eventually } from '../lib/eventually.ts';
 import type { Reply } from '../redis/resp.ts';
 import {
   ADOPT,
+  CHANGE_COUNT,
+  CHANGES,
   INDEX,
   KEY_CHANGED,
   KEY_CHECK_LUA,
@@ -290,7 +292,7 @@ export class RedisKeys implements KeyLookup, RedisKeyCheck {
       const oldHashes = old === undefined ? '' : indexedHashes(JSON.parse(old) as KeyRecord);
       args.push(record.id, old ?? '', JSON.stringify(record), oldHashes, indexedHashes(record));
     }
-    return (await this.client.evalReplicated(PUT, [RECORDS, INDEX, STORE_MARKER], args)) === 1;
+    return (await this.client.evalReplicated(PUT, [RECORDS, INDEX, STORE_MARKER, CHANGES, CHANGE_COUNT], args)) === 1;
   }
 }
 

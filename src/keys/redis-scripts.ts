@@ -10,6 +10,17 @@ export const RECORDS = `${REDIS_PREFIX}keys`;
 export const INDEX = `${REDIS_PREFIX}key-hashes`;
 /** The Redis key whose presence says this Redis holds the key store. */
 export const STORE_MARKER = `${REDIS_PREFIX}store`;
+/**
+ * The keys' changes, a stream (XADD, read by XREVRANGE: commands the servers' Redis user already
+ * runs for the audit trail), one entry a record written: `n` (the count of changes so far, from
+ * CHANGE_COUNT) and `id`. A server's admin listener keeps its table of every key in memory and reads
+ * only the changes since (src/keys/redis-mirror.ts); a gap in `n` (the stream trimmed past it) has
+ * it read every key again.
+ */
+export const CHANGES = `${REDIS_PREFIX}key-changes`;
+export const CHANGE_COUNT = `${REDIS_PREFIX}key-change-count`;
+/** Entries the stream keeps, about (MAXLEN ~): a table further behind than this reads every key again. */
+export const CHANGES_KEPT = 10_000;
 
 /**
  * The key check (RedisKeyCheck) the quota's scripts run first: that a key's record is still the
@@ -41,11 +52,11 @@ export const KEY_CHANGED = -2;
 export const LOOKUP = new LuaScript(`${KEY_CHECK_LUA}return key_check(KEYS, ARGV[1], '')`);
 
 /**
- * KEYS: records, index, marker. ARGV: the marker's JSON (written if absent), then groups of
- * five: id, the JSON it must have now ('' for none), the new JSON, the hashes to drop from the
- * index and the hashes to index (each comma-separated, '' for none: a key is found by its value
- * and, during a regeneration's overlap, by the value replaced). All or nothing: 0 when any
- * record changed since it was read.
+ * KEYS: records, index, marker, changes, change count. ARGV: the marker's JSON (written if absent),
+ * then groups of five: id, the JSON it must have now ('' for none), the new JSON, the hashes to
+ * drop from the index and the hashes to index (each comma-separated, '' for none: a key is found by
+ * its value and, during a regeneration's overlap, by the value replaced). All or nothing: 0 when
+ * any record changed since it was read. Each record written is told to the changes' stream.
  */
 export const PUT = new LuaScript(`
 for i = 2, #ARGV, 5 do
@@ -55,6 +66,8 @@ for i = 2, #ARGV, 5 do
   for hash in string.gmatch(ARGV[i + 3], '[^,]+') do redis.call('HDEL', KEYS[2], hash) end
   redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 2])
   for hash in string.gmatch(ARGV[i + 4], '[^,]+') do redis.call('HSET', KEYS[2], hash, ARGV[i]) end
+  local n = redis.call('HINCRBY', KEYS[5], 'n', 1)
+  redis.call('XADD', KEYS[4], 'MAXLEN', '~', ${CHANGES_KEPT}, '*', 'n', n, 'id', ARGV[i])
 end
 redis.call('SET', KEYS[3], ARGV[1], 'NX')
 return 1

@@ -62,13 +62,32 @@ parser('should refuse bytes that are not RESP', () => {
   assert.throws(() => parse('$abc\r\n'), (error: unknown) => error instanceof RespProtocolError);
 });
 
+parser('should read a long array in many small chunks whole, in order, its nested arrays and long strings too', () => {
+  const items: [string, string[]][] = Array.from({ length: 20_000 }, (_, i) => [`${i}-0`, ['n', String(i), 'id', `key_${i}`]]);
+  const long = 'x'.repeat(300_000);
+  let text = `*${items.length}\r\n`;
+  for (const [at, fields] of items) text += `*2\r\n$${at.length}\r\n${at}\r\n*4\r\n${fields.map((f) => `$${f.length}\r\n${f}\r\n`).join('')}`;
+  text += `$${long.length}\r\n${long}\r\n:5\r\n`;
+  const bytes = Buffer.from(text);
+  const chunks: Buffer[] = [];
+  for (let at = 0; at < bytes.length; at += 1000) chunks.push(bytes.subarray(at, at + 1000));
+  const replies = parse(...chunks);
+  assert.is(replies.length, 3);
+  assert.equal(replies[0], items);
+  assert.ok(replies[1] === long, 'the long string, whole');
+  assert.is(replies[2], 5);
+});
+
 parser('should forget a partial reply on reset', () => {
   const replies: Reply[] = [];
   const p = new RespParser((reply) => replies.push(reply));
   p.push(Buffer.from('$5\r\nhel'));
   p.reset();
   p.push(Buffer.from(':1\r\n'));
-  assert.equal(replies, [1]);
+  p.push(Buffer.from('*3\r\n:1\r\n*2\r\n:2\r\n'));
+  p.reset();
+  p.push(Buffer.from('*1\r\n:3\r\n'));
+  assert.equal(replies, [1, [3]], 'an array half read is forgotten too');
 });
 
 parser.run();
