@@ -5,7 +5,8 @@
  */
 import { UsageError } from '../src/shared/flags.ts';
 import type { KeyAdmin } from '../src/key-admin/stores.ts';
-import { addDays, isDay, scopeOfOrg, utcDay, type UsageRow } from '../src/quota/usage-day.ts';
+import { addDays, isDay, rowKept, utcDay, type UsageRow } from '../src/quota/usage-day.ts';
+import { historyFilter } from '../src/key-admin/history-filter.ts';
 import { pieceRows } from '../src/quota/usage-history-read.ts';
 import { columns } from './keys-print.ts';
 import type { Output } from './keys-print.ts';
@@ -28,10 +29,10 @@ export async function printHistory(
   const to = day(values.to, 'to') ?? utcDay(now);
   const from = day(values.from, 'from') ?? addDays(to, 1 - DEFAULT_DAYS);
   if (from > to) throw new UsageError(`--from ${from} is after --to ${to}`);
+  const filter = await historyFilter(admin, null, values.org ?? null);
   const rows: UsageRow[] = [];
   for await (const piece of admin.usageHistory(from, to))
-    for (const row of pieceRows(piece))
-      if (values.org === undefined || scopeOfOrg(row.scope, values.org)) rows.push(row);
+    for (const row of pieceRows(piece)) if (rowKept(filter, row)) rows.push(row);
   if (values.json) io.out(JSON.stringify(rows, null, 2));
   else if (rows.length === 0) io.err(`no answers served from ${from} to ${to} in ${admin.where}`);
   else

@@ -5,7 +5,8 @@
  */
 import { HttpError } from '../http/error.ts';
 import { QUOTA_KINDS } from '../state/quota-counter.ts';
-import { addDays, isDay, oldestKept, rowKept, utcDay, type RowFilter, type UsageRow } from '../quota/usage-day.ts';
+import { addDays, isDay, oldestKept, rowKept, utcDay, type UsageRow } from '../quota/usage-day.ts';
+import { historyFilter } from '../key-admin/history-filter.ts';
 import { pieceRows } from '../quota/usage-history-read.ts';
 import { NAME, ok, JsonPieces, type Operation } from './operation.ts';
 import type { ExportFormat } from './usage-export.ts';
@@ -51,7 +52,10 @@ export const usageHistory: Operation = {
       schema: DAY,
     },
     to: { description: 'last day (UTC, inclusive; default today)', schema: DAY },
-    org: { description: 'only scopes of this organisation (org:ORG, user:ORG/...)', schema: NAME },
+    org: {
+      description: "only scopes of this organisation (org:ORG, user:ORG/..., and its keys' key:ID)",
+      schema: NAME,
+    },
     scope: {
       description: "only this scope (user:ORG/USER, org:ORG, key:ID), as a key's page shows its own",
       schema: { type: 'string', pattern: '^(user|org|key):[^\\p{Cc}]{1,210}$' },
@@ -66,7 +70,7 @@ export const usageHistory: Operation = {
   async run(context, { query, pieces }) {
     const range = historyRange(query, context.clock.now(), context.usageRetentionDays);
     const format = (query.get('format') ?? 'json') as ExportFormat;
-    const filter: RowFilter = { kind: query.get('kind'), org: query.get('org') };
+    const filter = await historyFilter(context.keys, query.get('kind'), query.get('org'));
     const scope = query.get('scope');
     // One scope (a key's page) is the store's to keep: it reads that scope's lines or fields alone.
     const rows = context.keys.usageHistory(range.from, range.to, scope);

@@ -8,12 +8,13 @@
  * same text (test/unit/admin/usage-export.test.ts compares them).
  */
 import { dayRow } from '../quota/usage-files.ts';
-import { rowKept, usageRow, type DayLines, type RowFilter } from '../quota/usage-day.ts';
+import { KEY_SCOPE, rowKept, usageRow, type DayLines, type RowFilter } from '../quota/usage-day.ts';
 import { rowsText, type ExportFormat } from './usage-export.ts';
 
 const [NEWLINE, CR, SPACE, QUOTE, COMMA, ZERO, NINE, OPEN, CLOSE, BRACE] = [10, 13, 32, 34, 44, 48, 57, 91, 93, 125];
 const KIND_FIELD = Buffer.from('","kind":"');
 const SERVED_FIELD = Buffer.from('","served":');
+const KEY_SCOPE_BYTES = Buffer.from(KEY_SCOPE);
 /** The most a row's text adds to its line's bytes: JSON's field names and the day. */
 const ROW_MOST_ADDED = 64;
 /** The longest count written as it stands: a safe integer has at most 16 digits; 15 are always safe. */
@@ -64,7 +65,10 @@ export function dayLinesText(format: ExportFormat, lines: DayLines, filter: RowF
       space < quote - 1 &&
       !(end - served === 1 && bytes[served] === ZERO) &&
       (kind === null || same(bytes, space + 1, quote, kind)) &&
-      (orgScope === null || same(bytes, scope, space, orgScope) || startsWith(bytes, scope, space, orgUsers!));
+      (orgScope === null ||
+        same(bytes, scope, space, orgScope) ||
+        startsWith(bytes, scope, space, orgUsers!) ||
+        keyOf(bytes, scope, space, filter.orgKeys));
     if (kept) {
       if (o + (end - at) + ROW_MOST_ADDED > out.length) out = grown(out, o, end - at + ROW_MOST_ADDED);
       o = copy(head, 0, head.length, out, o);
@@ -135,6 +139,12 @@ function grown(out: Buffer, used: number, more: number): Buffer {
   const bigger = Buffer.allocUnsafe(Math.max(2 * out.length, used + more));
   out.copy(bigger, 0, 0, used);
   return bigger;
+}
+
+/** Whether the scope is `key:ID` of one of `ids`. */
+function keyOf(bytes: Buffer, from: number, to: number, ids: ReadonlySet<string> | undefined): boolean {
+  if (ids === undefined || !startsWith(bytes, from, to, KEY_SCOPE_BYTES)) return false;
+  return ids.has(bytes.toString('latin1', from + KEY_SCOPE_BYTES.length, to));
 }
 
 function same(bytes: Buffer, from: number, to: number, wanted: Buffer): boolean {

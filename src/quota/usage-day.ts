@@ -72,20 +72,33 @@ export interface UsageRow {
   served: number;
 }
 
-/** Whether a scope belongs to an org: `org:ORG`, `user:ORG/USER` (a CritPt `key:ID` names none). */
+/** Whether a scope names an org: `org:ORG`, `user:ORG/USER` (a CritPt `key:ID` names none: RowFilter's orgKeys). */
 export function scopeOfOrg(scope: string, org: string): boolean {
   return scope === `org:${org}` || scope.startsWith(`user:${org}/`);
 }
 
-/** Which rows an answer keeps: one kind, one organisation's scopes, or every one (null). */
+/**
+ * Which rows an answer keeps: one kind, one organisation's scopes, or every one (null). An
+ * organisation's are its own (`org:ORG`, `user:ORG/...`) and its keys' without a user
+ * (`key:ID`, CritPt's: `orgKeys`, the ids of every key of the organisation, revoked ones too).
+ */
 export interface RowFilter {
   kind: string | null;
   org: string | null;
+  orgKeys?: ReadonlySet<string>;
 }
 
+/** How a scope of a key of its own starts (src/quota/scopes.ts, critptScope): `key:ID`. */
+export const KEY_SCOPE = 'key:';
+
 export function rowKept(filter: RowFilter, row: UsageRow): boolean {
+  return (filter.kind === null || row.kind === filter.kind) && (filter.org === null || ofRowOrg(filter, row.scope));
+}
+
+function ofRowOrg(filter: RowFilter, scope: string): boolean {
+  if (scopeOfOrg(scope, filter.org!)) return true;
   return (
-    (filter.kind === null || row.kind === filter.kind) && (filter.org === null || scopeOfOrg(row.scope, filter.org))
+    scope.startsWith(KEY_SCOPE) && filter.orgKeys !== undefined && filter.orgKeys.has(scope.slice(KEY_SCOPE.length))
   );
 }
 

@@ -115,8 +115,9 @@ csv(
           EVERY,
           { kind: 'data', org: null },
           { kind: null, org: 'acme' },
+          { kind: null, org: 'acme', orgKeys: new Set(['key_0123456789ab', 'key_ffffffffffff']) },
           { kind: 'critpt', org: 'zz' },
-        ]) {
+        ] as RowFilter[]) {
           const range = { from: day, to: day };
           const straight = await text(exportText(format, range, pieces(...lines), filter));
           const byRows = await text(exportText(format, range, pieces(rows), filter));

@@ -19,13 +19,19 @@ sorting('sorts as Array.prototype.sort does, at every size around its runs', asy
   }
 });
 
+sorting('sorts by a comparison as Array.prototype.sort does, stable: equal items keep their order', async () => {
+  const items = random(30_000).map((scope, i) => ({ scope, org: scope.slice(0, scope.indexOf('/')), i }));
+  const byOrg = (a: { org: string }, b: { org: string }) => (a.org < b.org ? -1 : a.org > b.org ? 1 : 0);
+  assert.equal(await sortInTurns(items.slice(), byOrg), items.slice().sort(byOrg));
+});
+
 sorting('gives the loop back between runs and merges', async () => {
   let pauses = 0;
   const pause = () => {
     pauses++;
     return Promise.resolve();
   };
-  await sortInTurns(random(100_000), pause);
+  await sortInTurns(random(100_000), undefined, pause);
   assert.ok(pauses > 10, `${pauses} pauses`);
 });
 
