@@ -119,6 +119,14 @@ interface PageAsked {
 }
 
 /**
+ * How long a page is made between turns: half a read's slice (READ_SLICE_MS), since a request
+ * waiting on Redis waits for two turns or more (its command out, its reply in): while page 1 or a
+ * search of 100,000 keys on Redis was made, a keyed request took up to 52-53 ms with 10 ms slices,
+ * 27-30 ms with 5 ms (scripts/bench/admin-scale.ts --store redis, the views after the first).
+ */
+const PAGE_SLICE_MS = READ_SLICE_MS / 2;
+
+/**
  * One sorted page of the keys a server holds in memory (its state folder's directory, or Redis's
  * as its admin listener follows them), made without reading every key: every key looked at in
  * slices between turns (no request waits more than a slice), the first `page x perPage` in order
@@ -143,7 +151,7 @@ async function pageOfDirectory(
     // Sorted between turns too: page 1,000 sorts 100,000 views, which held the loop 300-380 ms at once.
     if (kept.length >= 2 * need) kept = (await sortInTurns(kept, compare)).slice(0, need);
     // The clock is read every 256 keys: a view takes some microseconds, a clock read some tens of nanoseconds.
-    if ((++looked & 255) === 0 && performance.now() - since >= READ_SLICE_MS) {
+    if ((++looked & 255) === 0 && performance.now() - since >= PAGE_SLICE_MS) {
       await nextTurn();
       since = performance.now();
     }
