@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { SERVER_FLAGS } from '../../src/server-flags.ts';
 import { freePort } from '../processes.ts';
 import { stageBaseline } from './baseline.ts';
-import { startFloor } from './floor.ts';
+import { fastestFloor } from './floor-form.ts';
 import { comparisonMarkdown, writeBenchmarksMarkdown } from './markdown.ts';
 import { exportBody, startNginx } from './nginx.ts';
 import { readPackSizes } from './pack-sizes.ts';
@@ -130,19 +130,22 @@ export async function compare(options: CompareOptions): Promise<void> {
   exportBody(join(stage.docroot, 'measurements.json'), Buffer.from(await measurements.arrayBuffer()));
   const nginxPort = await freePort();
   const nginx = await startNginx(stage.work, stage.docroot, nginxPort);
-  const floorPort = await freePort();
-  const floor = await startFloor(stage.work, stage.docroot, '/list.json', floorPort);
   /** Every server of the rounds; Redis, which the Redis-backed ones use, is stopped after them. */
-  const servers = [
-    ours.child,
-    nginx.child,
-    floor,
-    ...[before, onRedis, onRedisTls].flatMap((s) => (s ? [s.child] : [])),
-  ];
+  const servers = [ours.child, nginx.child, ...[before, onRedis, onRedisTls].flatMap((s) => (s ? [s.child] : []))];
   if (options.pin) {
     for (const child of [...servers, ...(redis ? [redis.child] : [])]) pinServer(child.pid!);
     pinServer(nginx.workerPid());
   }
+  const floor = await fastestFloor(
+    stage.work,
+    stage.docroot,
+    '/list.json',
+    { 'x-api-key': commercial, 'accept-encoding': 'br' },
+    options.connections,
+    { rounds: options.rounds, seconds: options.seconds, work: stage.work, pin: options.pin },
+  );
+  servers.push(floor.child);
+  const floorPort = floor.port;
 
   const listPath = '/api/v2/language/models?page=1';
   const scenarios: Scenario[] = [
@@ -256,6 +259,7 @@ export async function compare(options: CompareOptions): Promise<void> {
     warmUpSeconds: Math.min(WARM_UP_SECONDS, options.seconds),
     rounds: options.rounds,
     pinned: options.pin ?? false,
+    floorForm: { form: floor.form, runs: floor.runs },
     connections: options.connections,
     build: stage.build,
     pack: readPackSizes(stage.snapshotDir),

@@ -1,15 +1,31 @@
-/** The node:http floor: a bare server sending nginx's bodies, the most any node:http server reaches here. */
+/**
+ * The node:http floor: a bare server sending nginx's bodies, the most any node:http server reaches
+ * here, in each form node:http allows for one answer (FLOOR_FORMS). The comparison measures every
+ * form on the list page and keeps the fastest as the floor of every row (compare.ts, floorForm).
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { firstAnswer, track } from './processes.ts';
 
-/** The headers our server sends with a br body, as the floor's source writes them (`body` is the body). */
-const FLOOR_HEADERS =
-  `({ 'Content-Type': 'application/json; charset=utf-8', ETag: '"0123456789abcdef.br"', Vary: 'Accept-Encoding', ` +
-  `'Cache-Control': 'private, max-age=300', 'Content-Encoding': 'br', 'X-Platform-Tier': 'commercial', ` +
-  `'X-RateLimit-Limit': 1000000000, 'X-RateLimit-Remaining': 999999999, 'X-RateLimit-Reset': 1795000000, ` +
-  `'Content-Length': body.length })`;
+/**
+ * How the floor writes an answer's head and body:
+ * - object: `res.writeHead(200, {...})`, which node:http validates and flattens on every answer;
+ * - flat: `res.writeHead(200, [name, value, ...])`, taken as it is (our server's form);
+ * - corked: the same between `res.cork()` and `res.uncork()`, head and body in one write.
+ */
+export const FLOOR_FORMS = ['object', 'flat', 'corked'] as const;
+export type FloorForm = (typeof FLOOR_FORMS)[number];
+
+/**
+ * The fields our server sends with a br body, in its order (src/exchange.ts, answerBody), as the
+ * floor's source writes them (`body` is the body).
+ */
+const FLOOR_FIELDS =
+  `['X-Platform-Tier', 'commercial', 'X-RateLimit-Limit', 1000000000, 'X-RateLimit-Remaining', 999999999, ` +
+  `'X-RateLimit-Reset', 1795000000, 'Content-Type', 'application/json; charset=utf-8', ` +
+  `'ETag', '"0123456789abcdef.br"', 'Vary', 'Accept-Encoding', 'Cache-Control', 'private, max-age=300', ` +
+  `'Content-Encoding', 'br', 'Content-Length', body.length]`;
 
 /**
  * What node:http itself reaches on this machine: no key, no quota, no journal, the body of a
@@ -20,33 +36,51 @@ const FLOOR_HEADERS =
 const FLOOR_SERVER = `import { createServer } from 'node:http';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-const [root, port] = process.argv.slice(2);
-const headersOf = (body) => ${FLOOR_HEADERS};
+const [root, port, form] = process.argv.slice(2);
+const fieldsOf = (body) => ${FLOOR_FIELDS};
+const objectOf = (fields) => {
+  const object = {};
+  for (let i = 0; i < fields.length; i += 2) object[fields[i]] = fields[i + 1];
+  return object;
+};
 const answers = new Map();
 for (const file of readdirSync(root, { recursive: true })) {
   if (!file.endsWith('.br')) continue;
   const body = readFileSync(join(root, file));
-  answers.set('/' + file.slice(0, -3), [headersOf(body), body]);
+  const fields = fieldsOf(body);
+  answers.set('/' + file.slice(0, -3), [form === 'object' ? objectOf(fields) : fields, body]);
 }
+// object and flat differ in the head they were given above, not in how they send it.
+const plain = (res, [head, body]) => {
+  res.writeHead(200, head);
+  res.end(body);
+};
+const corked = (res, [head, body]) => {
+  res.cork();
+  res.writeHead(200, head);
+  res.end(body);
+  res.uncork();
+};
+const answer = form === 'corked' ? corked : plain;
 createServer((req, res) => {
-  const answer = answers.get(req.url);
-  if (!answer) return res.writeHead(404).end();
-  res.writeHead(200, answer[0]);
-  res.end(answer[1]);
+  const found = answers.get(req.url);
+  if (!found) return res.writeHead(404).end();
+  answer(res, found);
 }).listen(Number(port), '127.0.0.1');
 `;
 
-/** Start the floor on nginx's root; it answers once it has read every body. */
+/** Start the floor in one form on nginx's root; it answers once it has read every body. */
 export async function startFloor(
   work: string,
   docroot: string,
   probePath: string,
   port: number,
+  form: FloorForm,
 ): Promise<ChildProcess> {
   const script = join(work, 'floor.mjs');
   writeFileSync(script, FLOOR_SERVER);
   const child = track(
-    spawn(process.execPath, [script, docroot, String(port)], { stdio: ['ignore', 'ignore', 'inherit'] }),
+    spawn(process.execPath, [script, docroot, String(port), form], { stdio: ['ignore', 'ignore', 'inherit'] }),
   );
   await firstAnswer(port, probePath, {}, performance.now(), child);
   return child;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ROOT } from '../processes.ts';
 import type { PackSizes } from './pack-sizes.ts';
 import { STARTUP_RUNS } from './processes.ts';
+import { floorFormLines } from './floor-form.ts';
 import {
   floorRatio,
   ratio,
@@ -226,6 +227,7 @@ export function comparisonMarkdown(r: Results): string {
       'answering each request as soon as it is read; ' +
       'the targets hold our server to it (a key checked and a quota counted for each request).',
     '',
+    ...floorFormLines(r.floorForm),
     ...beforeMarkdown(r),
     ...r.countingCost.map(
       (c) =>

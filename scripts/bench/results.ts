@@ -7,14 +7,17 @@ import { join } from 'node:path';
 import { ROOT } from '../processes.ts';
 import type { PackSizes } from './pack-sizes.ts';
 import { roundRatio, type Summary } from './rounds.ts';
+import type { FloorFormRun } from './floor-form.ts';
+import type { FloorForm } from './floor.ts';
 
 /**
  * 2: rounds with medians, the floor and nginx in every row, pack sizes by route, RSS at two cache
  * sizes. 3: every ratio the median of the rounds' own ratios (rounds.ts, roundRatio), not a ratio
  * of medians; the rows' p99 over the floor's; the shared store's ratios. 4: the counting cost
  * measured in rounds of its own, with a twin counting server, and its interval; counting's own work.
+ * 5: the floor's form (floor-form.ts): every form's figures on the list page, and the one kept.
  */
-export const RESULTS_FORMAT = 4;
+export const RESULTS_FORMAT = 5;
 const RESULTS_FILE = join(ROOT, 'bench', 'results.json');
 const SCALE_FILE = join(ROOT, 'bench', 'scale.json');
 const HISTORY_FILE = join(ROOT, 'bench', 'history.json');
@@ -91,6 +94,8 @@ export interface Results {
   rounds: number;
   /** wrk on one core and every server on another (--pin); absent in runs made before the option. */
   pinned?: boolean;
+  /** The floor's forms on the list page and the fastest, every row's floor (floor-form.ts); absent before format 5. */
+  floorForm?: { form: FloorForm; runs: FloorFormRun[] };
   connections: number[];
   build: { seconds: number; entries: number };
   pack: PackSizes;
