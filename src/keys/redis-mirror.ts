@@ -26,7 +26,7 @@ interface Change {
 }
 
 export class RedisMirror {
-  private readonly records = new Map<string, KeyRecord>();
+  private records = new Map<string, KeyRecord>();
   private loaded = false;
   /** The store's marker as it was when the records were read. */
   private marker: string | null = null;
@@ -38,7 +38,7 @@ export class RedisMirror {
   /** Whole reads so far (a test's and an operator's figure). */
   wholeReads = 0;
 
-  constructor(private readonly client: RedisClient) {}
+  constructor(private readonly client: Pick<RedisClient, 'send'>) {}
 
   /** Every key, revoked ones too, by id, as Redis holds them now. */
   fresh(): Promise<ReadonlyMap<string, KeyRecord>> {
@@ -73,17 +73,21 @@ export class RedisMirror {
   /** Every record, a step at a time, then the changes made while they were read. */
   private async readWhole(): Promise<ReadonlyMap<string, KeyRecord>> {
     this.wholeReads++;
+    // Until this read is done the keys held say nothing: a read that fails is made again whole.
+    this.loaded = false;
     const marker = (await this.client.send(['GET', STORE_MARKER])) as string | null;
     const [newest] = (await this.client.send(['XREVRANGE', CHANGES, '+', '-', 'COUNT', 1])) as StreamEntry[];
     const last = newest ? changeOf(newest) : null;
     const count = last?.n ?? Number((await this.client.send(['HGET', CHANGE_COUNT, 'n'])) ?? 0);
-    this.records.clear();
+    const records = new Map<string, KeyRecord>();
     let cursor = '0';
     do {
       const [next, flat] = (await this.client.send(['HSCAN', RECORDS, cursor, 'COUNT', STEP])) as [string, string[]];
-      for (let i = 1; i < flat.length; i += 2) this.keep(flat[i]!);
+      for (let i = 1; i < flat.length; i += 2) keep(records, flat[i]!);
       cursor = next;
     } while (cursor !== '0');
+    // A new map, not the one held cleared: a page being made from the old one goes on with it.
+    this.records = records;
     this.loaded = true;
     this.marker = marker;
     this.lastAt = last?.at ?? '0-0';
@@ -114,18 +118,18 @@ export class RedisMirror {
       some.forEach((id, i) => {
         const text = texts[i];
         if (text === null || text === undefined) this.records.delete(id);
-        else this.keep(text);
+        else keep(this.records, text);
       });
     }
     const newest = changes.at(-1)!;
     this.lastAt = newest.at;
     this.count = newest.n;
   }
+}
 
-  private keep(text: string): void {
-    const record = freezeParsed(JSON.parse(text) as KeyRecord);
-    this.records.set(record.id, record);
-  }
+function keep(records: Map<string, KeyRecord>, text: string): void {
+  const record = freezeParsed(JSON.parse(text) as KeyRecord);
+  records.set(record.id, record);
 }
 
 function changeOf([at, fields]: StreamEntry): Change {
