@@ -18,6 +18,7 @@ import { PROBE_INTERVAL_MS, readEvictionPolicy, RedisHealth } from './redis/heal
 import { SentinelWatch } from './redis/sentinel-watch.ts';
 import { Refusals } from './redis/refusals.ts';
 import { RedisKeys } from './keys/redis-keys.ts';
+import { RedisRecords } from './keys/redis-records.ts';
 import { fileLastUsed, LastUsed, redisLastUsed } from './keys/last-used.ts';
 import { RedisQuota } from './quota/redis-quota.ts';
 import { limitsRecord, LIMITS_REDIS_KEY, recordLimitsFile } from './quota/recorded-limits.ts';
@@ -182,11 +183,11 @@ async function openRedisStore(
   if (problem) logError(`${problem}; answering 503 until it can be reached`);
   else log(`state store: Redis at ${address.label}`);
   const refusals = new Refusals(conditions, address.label);
-  const keys = new RedisKeys(client, { watch: refusals, conditions, clock });
+  const keys = new RedisKeys(client, { watch: refusals, conditions });
   // A store an older version wrote gets its marker here too, so upgrading the servers before
   // anyone runs the keys command does not make every key a 503. A refusal (a replica) is the
   // probe's to report.
-  if (!problem) await keys.adopt().catch(() => false);
+  if (!problem) await new RedisRecords(client, clock).adopt().catch(() => false);
   // Written again at each reconnection: a Redis that was down at start-up, or lost its data, gets
   // them then. A failure is not logged here: a Redis that refuses writes (a replica, an ACL, a
   // full memory) or cannot be reached is a condition the probe reports once, with what to do.

@@ -18,11 +18,11 @@ import { AUDIT_FILE } from '../keys/audit.ts';
 import { carryAudit } from '../keys/audit-carry.ts';
 import { loadKeys } from '../keys/file-read.ts';
 import { KeyStoreError } from '../keys/record.ts';
-import type { RedisKeys } from '../keys/redis-keys.ts';
+import type { RedisRecords } from '../keys/redis-records.ts';
 
 export interface MigrationTarget {
   client: RedisClient;
-  keys: RedisKeys;
+  keys: RedisRecords;
   quota: RedisQuota;
   clock: Clock;
   /** The Redis, for messages. */

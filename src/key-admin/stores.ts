@@ -3,7 +3,7 @@
  * Redis, take in a state folder (`keys migrate`, ./migrate.ts). The file store works as it always has, at
  * once and under its lock (a server's admin listener, in turns: serverFileAdmin); Redis answers
  * later, and its failures are the store's refusals (KeyStoreError: exit status 1). Every change to
- * Redis, and `keys migrate`, leaves its store marker (src/keys/redis-keys.ts), by which the servers
+ * Redis, and `keys migrate`, leaves its store marker (src/keys/redis-records.ts), by which the servers
  * tell a reset Redis from a bad key.
  */
 import { systemClock, type Clock } from '../lib/clock.ts';
@@ -30,7 +30,7 @@ import {
   type RedisAddress,
   type ReplicaConfirmation,
 } from '../redis/client.ts';
-import { RedisKeys } from '../keys/redis-keys.ts';
+import { RedisRecords } from '../keys/redis-records.ts';
 import { storeLabel } from '../redis/address.ts';
 import { RedisQuota } from '../quota/redis-quota.ts';
 import { fileAudit, redisAudit, type AuditLog } from '../keys/audit.ts';
@@ -209,7 +209,7 @@ export async function redisAdmin(
     throw new KeyStoreError(problem);
   }
   const where = storeLabel(address);
-  const keys = new RedisKeys(client, { clock });
+  const keys = new RedisRecords(client, clock);
   const quota = new RedisQuota(client, { clock, leaseMs: 0 });
   // A store written before the marker existed (src/keys/redis-keys.ts) is adopted by whichever
   // command comes first. Failing that (a read-only replica) keeps no command from reading; a

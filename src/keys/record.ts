@@ -153,6 +153,11 @@ export function freezeParsed(record: KeyRecord): KeyRecord {
   return Object.freeze(record);
 }
 
+/** A record from its JSON (a line, a Redis value), completed and frozen in place. */
+export function parseRecord(json: string): KeyRecord {
+  return freezeParsed(JSON.parse(json) as KeyRecord);
+}
+
 /** The record fields added after 0.2.0, which a record written before lacks (and 0.2.0 refuses). */
 export const ADDED_FIELDS = ['name', 'expires_at', 'prefix', 'last4', 'previous'] as const;
 

@@ -12,18 +12,12 @@
  * persistence) has no marker: the lookup script sees that in the same round trip, and the
  * request is answered 503 (StoreReset), not 401, since the key was not found because the
  * server lost it, not because it is bad. A store written before the marker existed is adopted
- * (the marker added) by the keys command and by a server starting on it.
- *
- * Changes (the keys command) are the same KeyChange functions the file store applies, made
- * safe against concurrent commands by a check-and-set: they are written only if every record
- * they touch is still as it was read, else read and applied again. With --store-replicas a
- * change is confirmed on that many replicas (WAIT) before the command reports it done.
+ * (the marker added) by the keys command and by a server starting on it (redis-records.ts, which
+ * reads and changes the records as the keys command and the admin listener do).
  */
 import { LRUCache } from 'lru-cache';
-import { runLookingUp, type KeyChange } from './table.ts';
-import { freezeRecord, hashKey, KEY_PATTERN, KeyStoreError } from './record.ts';
+import { hashKey, KEY_PATTERN, parseRecord } from './record.ts';
 import { presentedAs, type KeyLookup, type KeyRecord } from '../state/key-record.ts';
-import { systemClock, type Clock } from '../lib/clock.ts';
 import type { Conditions } from '../lib/conditions.ts';
 import type { RedisClient } from '../redis/client.ts';
 import { UNWATCHED, type RefusalWatch } from '../redis/refusals.ts';
@@ -32,20 +26,7 @@ import type { RedisKeyCheck } from '../state/redis-key-check.ts';
 import { KeyChanged, StoreReset } from '../state/errors.ts';
 import type { Eventually } from '../lib/eventually.ts';
 import type { Reply } from '../redis/resp.ts';
-import {
-  ADOPT,
-  CHANGE_COUNT,
-  CHANGES,
-  INDEX,
-  KEY_CHANGED,
-  KEY_CHECK_LUA,
-  LOOKUP,
-  LOOKUP_KEYS,
-  NO_STORE,
-  PUT,
-  RECORDS,
-  STORE_MARKER,
-} from './redis-scripts.ts';
+import { KEY_CHANGED, KEY_CHECK_LUA, LOOKUP, LOOKUP_KEYS, NO_STORE, STORE_MARKER } from './redis-scripts.ts';
 
 /** The condition /readyz reports while the marker is missing. */
 export const RESET_CONDITION = 'redis reset';
@@ -63,22 +44,11 @@ interface Known {
   record: KeyRecord;
 }
 
-/** Reads and writes of a change before it gives up, records changing under it each time. */
-const MAX_ATTEMPTS = 20;
-
-interface Stored {
-  records: KeyRecord[];
-  /** The JSON each record was read as, by id: what a check-and-set compares against. */
-  json: Map<string, string>;
-}
-
 export interface RedisKeysOptions {
   /** Told of the lookup's refusals and successes (default: nobody; the keys command reports failures itself). */
   watch?: RefusalWatch;
   /** Where a missing marker is reported (the server's readiness); the keys command has none. */
   conditions?: Conditions;
-  /** For the marker's `created_at`. */
-  clock?: Clock;
 }
 
 export class RedisKeys implements KeyLookup, RedisKeyCheck {
@@ -161,7 +131,7 @@ export class RedisKeys implements KeyLookup, RedisKeyCheck {
     if (json !== null && known?.json === json) return known.record;
     this.known.delete(hash);
     if (json === null) return undefined;
-    const stored = freezeRecord(JSON.parse(json) as KeyRecord);
+    const stored = parseRecord(json);
     // The index says active; the record has the last word (and must be this key's, by its value
     // or by the value its regeneration replaced).
     if (stored.revoked_at !== null || !(stored.hash === hash || stored.previous?.hash === hash)) return undefined;
@@ -205,103 +175,4 @@ export class RedisKeys implements KeyLookup, RedisKeyCheck {
     }
     return false;
   }
-
-  /** Add the marker to a store written before it existed; true when it did. */
-  async adopt(): Promise<boolean> {
-    return (await this.client.eval(ADOPT, [RECORDS, STORE_MARKER], [this.markerJson()])) === 1;
-  }
-
-  /**
-   * Write the marker if absent: the store is this Redis's from now on, even with no key in it (keys
-   * migrate of an empty folder).
-   */
-  async mark(): Promise<void> {
-    await this.client.sendReplicated(['SET', STORE_MARKER, this.markerJson(), 'NX']);
-  }
-
-  private markerJson(): string {
-    return JSON.stringify({ created_at: new Date((this.options.clock ?? systemClock).now()).toISOString() });
-  }
-
-  /** One key by its id, revoked or not; null when no key has it. */
-  async record(id: string): Promise<KeyRecord | null> {
-    const text = (await this.client.send(['HGET', RECORDS, id])) as string | null;
-    return text === null ? null : freezeRecord(JSON.parse(text) as KeyRecord);
-  }
-
-  /** Every key, revoked ones included, oldest first. */
-  async records(): Promise<KeyRecord[]> {
-    return (await this.read()).records;
-  }
-
-  private async read(): Promise<Stored> {
-    const values = (await this.client.send(['HVALS', RECORDS])) as string[];
-    const json = new Map<string, string>();
-    const records = values.map((text) => {
-      const record = freezeRecord(JSON.parse(text) as KeyRecord);
-      json.set(record.id, text);
-      return record;
-    });
-    records.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
-    return { records, json };
-  }
-
-  /**
-   * Apply a change of the keys command; throws what it throws (KeyStoreError, KeyInputError). It
-   * reads the keys it touches (runLookingUp: HMGET), not every key: at 100,000 keys reading them
-   * all (HVALS) for a change took some 27 MB a change.
-   */
-  async update<T>(change: KeyChange<T>): Promise<T> {
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const json = new Map<string, string>();
-      const { result, pending } = await runLookingUp(change, async (ids) => {
-        const texts = (await this.client.send(['HMGET', RECORDS, ...ids])) as (string | null)[];
-        const found = new Map<string, KeyRecord | null>();
-        [...ids].forEach((id, i) => {
-          const text = texts[i] ?? null;
-          if (text !== null) json.set(id, text);
-          found.set(id, text === null ? null : freezeRecord(JSON.parse(text) as KeyRecord));
-        });
-        return found;
-      });
-      if (pending.size === 0 || (await this.put([...pending.values()], json))) return result;
-    }
-    throw new KeyStoreError(`the keys in Redis kept changing under this command (${MAX_ATTEMPTS} attempts); try again`);
-  }
-
-  /**
-   * Add records from a state folder (keys migrate): each one absent is added, one already
-   * there as it is is left alone, one there with other contents is a conflict (not changed).
-   */
-  async import(records: readonly KeyRecord[]): Promise<{ added: number; present: number; conflicts: string[] }> {
-    const { json } = await this.read();
-    const outcome = { added: 0, present: 0, conflicts: [] as string[] };
-    for (const record of records) {
-      const existing = json.get(record.id);
-      if (existing === undefined && (await this.put([record], json))) outcome.added++;
-      else if (existing === JSON.stringify(record)) outcome.present++;
-      else outcome.conflicts.push(record.id);
-    }
-    return outcome;
-  }
-
-  private async put(changed: readonly KeyRecord[], json: Map<string, string>): Promise<boolean> {
-    const args = [this.markerJson()];
-    for (const record of changed) {
-      const old = json.get(record.id);
-      const oldHashes = old === undefined ? '' : indexedHashes(JSON.parse(old) as KeyRecord);
-      args.push(record.id, old ?? '', JSON.stringify(record), oldHashes, indexedHashes(record));
-    }
-    return (await this.client.evalReplicated(PUT, [RECORDS, INDEX, STORE_MARKER, CHANGES, CHANGE_COUNT], args)) === 1;
-  }
-}
-
-/**
- * The hashes the index finds a record by, comma-separated for the PUT script: none when revoked,
- * else its value's and, while the record holds one, its replaced value's (the lookup decides
- * whether that still works, by the request's clock).
- */
-function indexedHashes(record: KeyRecord): string {
-  if (record.revoked_at !== null) return '';
-  return record.previous ? `${record.hash},${record.previous.hash}` : record.hash;
 }

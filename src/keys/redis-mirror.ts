@@ -11,7 +11,7 @@
  */
 import type { RedisClient } from '../redis/client.ts';
 import type { KeyRecord } from '../state/key-record.ts';
-import { freezeParsed } from './record.ts';
+import { parseRecord } from './record.ts';
 import { CHANGE_COUNT, CHANGES, RECORDS, STORE_MARKER } from './redis-scripts.ts';
 
 /** Records asked for in one HSCAN or HMGET, and changes in one XREVRANGE: a few milliseconds of parsing each. */
@@ -128,7 +128,7 @@ export class RedisMirror {
 }
 
 function keep(records: Map<string, KeyRecord>, text: string): void {
-  const record = freezeParsed(JSON.parse(text) as KeyRecord);
+  const record = parseRecord(text);
   records.set(record.id, record);
 }
 
