@@ -17,7 +17,7 @@ import {
   type KeyQuery,
   type Pagination,
 } from '../key-admin/key-query.ts';
-import { nextTurn } from '../lib/next-turn.ts';
+import { drainInTurns } from '../lib/drain.ts';
 import { sortInTurns } from '../lib/sort-in-turns.ts';
 import { READ_SLICE_MS } from '../keys/file-read.ts';
 import type { KeyRecord } from '../state/key-record.ts';
@@ -140,22 +140,21 @@ async function pageOfDirectory(
   const need = page * perPage;
   let kept: KeyView[] = [];
   let total = 0;
-  let since = performance.now();
-  let looked = 0;
-  for (const record of directory.values()) {
-    const shown = view(record);
-    if (keep(shown)) {
+  await drainInTurns(
+    directory.values(),
+    (record) => {
+      const shown = view(record);
+      if (!keep(shown)) return;
       total++;
       kept.push(shown);
-    }
-    // Sorted between turns too: page 1,000 sorts 100,000 views, which held the loop 300-380 ms at once.
-    if (kept.length >= 2 * need) kept = (await sortInTurns(kept, compare)).slice(0, need);
-    // The clock is read every 256 keys: a view takes some microseconds, a clock read some tens of nanoseconds.
-    if ((++looked & 255) === 0 && performance.now() - since >= PAGE_SLICE_MS) {
-      await nextTurn();
-      since = performance.now();
-    }
-  }
+      // Sorted between turns too: page 1,000 sorts 100,000 views, which held the loop 300-380 ms at once.
+      if (kept.length >= 2 * need)
+        return sortInTurns(kept, compare).then((sorted) => {
+          kept = sorted.slice(0, need);
+        });
+    },
+    PAGE_SLICE_MS,
+  );
   const data = (await sortInTurns(kept, compare)).slice((page - 1) * perPage, need);
   return { data, pagination: { page, per_page: perPage, total, total_pages: Math.ceil(total / perPage) } };
 }

@@ -10,15 +10,7 @@ import { nextTurn } from '../lib/next-turn.ts';
 import { sortInTurns } from '../lib/sort-in-turns.ts';
 import { QUOTA_KINDS } from '../state/quota-counter.ts';
 import { daysFrom, usageKey, usageRow, type DayLines, type HistoryPiece, type UsageRow } from './usage-day.ts';
-import {
-  countInDayBytes,
-  dayFileName,
-  dayHeader,
-  dayRow,
-  parseDayRows,
-  type DayCounts,
-  type DayFile,
-} from './usage-files.ts';
+import { countInDayBytes, dayFileName, dayHeader, parseDayRows, type DayCounts, type DayFile } from './usage-files.ts';
 
 /** Rows of a history answer's piece, and of a day file parsed in one turn. */
 const ROWS_A_PIECE = 5_000;
@@ -87,15 +79,10 @@ async function* dayLines(dir: string, day: string): AsyncGenerator<DayLines> {
 export function pieceRows(piece: HistoryPiece): UsageRow[] {
   if (Array.isArray(piece)) return piece;
   const { day, path, bytes, start, end } = piece;
-  const text = bytes.toString('utf8', start, end);
+  const file: DayFile = { nextJournal: 0, keys: [], served: [] };
+  parseDayRows(path, bytes.toString('utf8', start, end), 0, Infinity, file);
   const rows: UsageRow[] = [];
-  for (let at = 0; at < text.length;) {
-    let newline = text.indexOf('\n', at);
-    if (newline < 0) newline = text.length;
-    const [key, served] = dayRow(path, text, at, newline);
-    if (served > 0) rows.push(usageRow(day, key, served));
-    at = newline + 1;
-  }
+  file.keys.forEach((key, i) => file.served[i]! > 0 && rows.push(usageRow(day, key, file.served[i]!)));
   return rows;
 }
 
