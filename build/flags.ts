@@ -5,6 +5,7 @@
  */
 import { asText, flagRow, integerFrom, switchFlag, type FlagTable } from '../src/shared/flag-table.ts';
 import { DEFAULT_BUILD_OPTIONS } from './build-options.ts';
+import { RELEASE_VALID_DAYS } from './publish/release.ts';
 
 const d = DEFAULT_BUILD_OPTIONS;
 
@@ -60,6 +61,26 @@ export const BUILD_FLAGS = {
     default: d.historyBuilds,
     parse: integerFrom(1, 1000),
     help: "builds the history of changes remembers (GET /api/v2/changes, a model's history); older ones are folded in",
+  },
+  publish: flagRow<string | undefined>({
+    value: 'DIR',
+    default: undefined,
+    shownDefault: 'none',
+    parse: asText,
+    help: 'after the build, publish it to DIR as the next signed release servers pull (--snapshot-from); needs --sign',
+  }),
+  sign: flagRow<string | undefined>({
+    value: 'FILE',
+    default: undefined,
+    shownDefault: 'none',
+    parse: asText,
+    help: 'the private key a published release is signed with (npm run signing-key -- create)',
+  }),
+  'valid-days': {
+    value: 'N',
+    default: RELEASE_VALID_DAYS,
+    parse: integerFrom(1, 3650),
+    help: 'days a published release is valid: publish again before then, or servers warn and take it no more',
   },
   quiet: switchFlag('no progress lines'),
 } satisfies FlagTable;

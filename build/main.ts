@@ -1,6 +1,8 @@
 /**
  * `npm run build -- [options]`: the datasets of a data folder into a snapshot (see USAGE).
  */
+import type { KeyObject } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { flagsUsage } from '../src/shared/flag-help.ts';
@@ -13,6 +15,8 @@ import type { BuildOptions } from './build-options.ts';
 import { runBuild } from './build.ts';
 import { BUILD_FLAGS } from './flags.ts';
 import { checkData } from './check.ts';
+import { publishRelease } from './publish/release.ts';
+import { signingKeyOf } from '../src/shared/release.ts';
 import { DatasetError, formatProblem } from './problems.ts';
 
 const USAGE = `usage: npm run build -- [options]
@@ -36,6 +40,25 @@ function sourceDateEpoch(text: string | undefined): number | undefined {
   return Number(text);
 }
 
+/** Where and how a build is published, read before it is built: a key that cannot sign fails first, not after. */
+interface PublishOptions {
+  to: string;
+  signingKey: KeyObject;
+  validDays: number;
+}
+
+function publishOptions(to: string | undefined, keyFile: string | undefined, validDays: number): PublishOptions | null {
+  if (to === undefined && keyFile === undefined) return null;
+  if (to === undefined || keyFile === undefined) throw new UsageError('--publish DIR and --sign FILE go together');
+  let pem: string;
+  try {
+    pem = readFileSync(keyFile, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--sign ${keyFile}: ${(error as Error).message}`);
+  }
+  return { to, signingKey: signingKeyOf(pem), validDays };
+}
+
 /**
  * The options of a build, whether only to check (`--check`), or 'help' or 'version' when that was
  * asked for; its progress lines go to `out`.
@@ -44,7 +67,7 @@ export function parseBuildArgs(
   argv: string[],
   env: NodeJS.ProcessEnv = process.env,
   out: (line: string) => void = CONSOLE_OUTPUT.out,
-): (BuildOptions & { check: boolean }) | 'help' | 'version' {
+): (BuildOptions & { check: boolean; publish: PublishOptions | null }) | 'help' | 'version' {
   const { values: v, help, version } = readFlags(BUILD_FLAGS, argv);
   if (help || version) return help ? 'help' : 'version';
   return {
@@ -58,6 +81,7 @@ export function parseBuildArgs(
     levels: { gzip: v['gzip-level'], brotli: v['brotli-level'] },
     keep: v.keep,
     historyBuilds: v.history,
+    publish: publishOptions(v.publish, v.sign, v['valid-days']),
     sourceDateEpoch: sourceDateEpoch(env.SOURCE_DATE_EPOCH),
     log: v.quiet ? () => {} : out,
     check: v.check,
@@ -75,7 +99,11 @@ export async function run(argv: string[], io: CommandOutput = CONSOLE_OUTPUT, en
     if (options === 'help') io.out(USAGE);
     else if (options === 'version') io.out(versionLine({ snapshot: MANIFEST_FORMAT }));
     else if ((checking = options.check)) checkData(options);
-    else await runBuild(options);
+    else {
+      const summary = await runBuild(options);
+      if (options.publish)
+        publishRelease({ ...options.publish, buildDir: summary.snapshotDir, now: new Date(), log: io.out });
+    }
     return 0;
   } catch (error) {
     const failed = checking ? 'check failed' : 'build failed';

@@ -41,6 +41,7 @@ import { JournalUnavailable, KeyChanged } from './state/errors.ts';
 import { dataLimit, quotaScope } from './quota/scopes.ts';
 import { ROUTES } from './shared/routes.ts';
 import type { SnapshotStore } from './snapshot/store.ts';
+import type { PullStatus } from './pull/puller.ts';
 
 export interface AppParts {
   options: ServerOptions;
@@ -61,6 +62,8 @@ export interface AppParts {
   accessLog?: AccessLog;
   /** The connections open and their caps (for /readyz). */
   connections?: () => ConnectionStats;
+  /** The origin snapshots are pulled from and the release served (for /readyz); absent without one. */
+  origin?: () => PullStatus;
 }
 
 export class App {
@@ -84,6 +87,7 @@ export class App {
       verification: () => parts.snapshots.verification(),
       metrics: parts.metrics,
       connections: parts.connections,
+      origin: parts.origin,
     });
     this.endings = new Endings({ ...parts, clientOf: proxiesOf(parts.options.trustProxy).clientOf });
   }

@@ -15,6 +15,7 @@ import { whenReady, type Eventually } from './lib/eventually.ts';
 import { entryName, PUBLIC_BODY_TIER, type AnswerKind } from './shared/routes.ts';
 import type { Body, Snapshot } from './snapshot/snapshot.ts';
 import type { VerificationStatus } from './snapshot/verifier.ts';
+import type { PullStatus } from './pull/puller.ts';
 import { FRONT_DOOR_CSP } from './shared/front-door-page.ts';
 import { MANIFEST_FORMAT } from './shared/manifest.ts';
 import { VERSION } from './shared/version.ts';
@@ -33,6 +34,8 @@ export interface OperationalParts {
   metrics?: Metrics;
   /** Connections open, their caps and the descriptor limit they come from. */
   connections?: () => ConnectionStats;
+  /** The origin builds are pulled from (--snapshot-from), and the release served. */
+  origin?: () => PullStatus;
 }
 
 type OperationalAnswer = (exchange: Exchange, plan: Plan) => Eventually<void>;
@@ -72,6 +75,19 @@ function connectionsShown(stats: ConnectionStats): Record<string, number> {
   };
 }
 
+/** /readyz's `origin`: where builds come from, the release served and when the origin was last asked. */
+function originShown(status: PullStatus): Record<string, string | number | null> {
+  return {
+    url: status.origin,
+    release: status.version,
+    expires: status.expires,
+    last_poll: status.lastPoll,
+    last_pull: status.lastPull,
+    pulls: status.pulls,
+    failed_pulls: status.failedPulls,
+  };
+}
+
 export function operationalAnswers({
   bodies,
   readiness,
@@ -79,6 +95,7 @@ export function operationalAnswers({
   verification,
   metrics,
   connections,
+  origin,
 }: OperationalParts): Partial<Record<AnswerKind, OperationalAnswer>> {
   return {
     health: (exchange) => answerPlain(exchange, JSON_TYPE, '{"status":"ok"}'),
@@ -88,7 +105,10 @@ export function operationalAnswers({
       const { state, indexesChecked, indexes, bytesChecked, bytes } = verification();
       const checked = { state, indexes_checked: indexesChecked, indexes, bytes_checked: bytesChecked, bytes };
       const warned = warnings();
-      const open = connections ? { connections: connectionsShown(connections()) } : {};
+      const open = {
+        ...(connections && { connections: connectionsShown(connections()) }),
+        ...(origin && { origin: originShown(origin()) }),
+      };
       if (reasons.length > 0)
         throw new HttpError(503, 'Not ready', {
           details: {

@@ -11,6 +11,7 @@ import { durationText } from './lib/duration.ts';
 import { asText, flagRow, integerFrom, switchFlag, type FlagTable } from './shared/flag-table.ts';
 import { ADMIN_SESSION_MS, DAY_MS, durationFrom, MINUTE_MS, trustedProxies } from './server-flag-parsers.ts';
 import { CRITPT_FLAGS } from './server-flags-critpt.ts';
+import { PULL_FLAGS } from './server-flags-pull.ts';
 
 /**
  * The WAIT timeout's bounds. Its ceiling stays below the Redis client's 2 s command deadline: a
@@ -49,6 +50,7 @@ export const SERVER_FLAGS = {
     parse: asText,
     help: 'folder holding `current` and the builds',
   },
+  ...PULL_FLAGS,
   state: {
     value: 'DIR',
     env: 'STATE_DIR',

@@ -23,6 +23,7 @@ import { HTTP_LIMITS } from './http/limits.ts';
 import { createHttpServer, listenAt } from './http/server.ts';
 import { App } from './app.ts';
 import { SnapshotStore } from './snapshot/store.ts';
+import { SnapshotPuller } from './pull/puller.ts';
 import { openStateStore, type StateStore } from './state-store.ts';
 import { startAdmin, type AdminListening } from './admin/start.ts';
 
@@ -121,14 +122,20 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     conditions,
     quiet: () => idle.quiet(),
   });
+  const puller =
+    options.snapshotFrom &&
+    new SnapshotPuller({ ...options.snapshotFrom, root: options.snapshotDir, log, warnings, now: () => clock.now() });
   try {
+    await puller?.initial();
     await snapshots.start();
   } catch (error) {
+    await puller?.stop();
     store.close();
     removeMadeStateFolder();
     throw error;
   }
   snapshots.follow();
+  puller?.start();
 
   const httpLimits = { ...HTTP_LIMITS, sendStallMs: options.sendTimeoutSeconds * 1000, ...hooks.httpLimits };
   const firstReads = new FirstReads(httpLimits);
@@ -206,6 +213,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     readiness: () => notReady(conditions, store),
     warnings: () => warnings.reasons(),
     connections: () => connections.stats(),
+    ...(puller && { origin: () => puller.status() }),
   });
   const lingering = new Lingering(httpLimits);
   const server = createHttpServer(app.handle, httpLimits, lingering, connections, firstReads);
@@ -230,6 +238,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
   } catch (error) {
     // The watch, the poll and the journal's fsync timer would keep a process that cannot serve alive.
     if (server.listening) server.close();
+    await puller?.stop();
     snapshots.stop();
     idle.stop();
     store.close();
@@ -243,6 +252,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
   const close = () =>
     (closing ??= new Promise<void>((resolve) => {
       snapshots.stop();
+      const pullerStopped = puller?.stop();
       idle.stop();
       const adminClosed = admin?.close();
       const force = setTimeout(() => server.closeAllConnections(), options.stopGraceSeconds * 1000);
@@ -250,6 +260,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
         clearTimeout(force);
         accessLog?.flush();
         await adminClosed;
+        await pullerStopped;
         await store.lastUsed.flush();
         store.close();
         resolve();

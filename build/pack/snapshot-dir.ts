@@ -1,35 +1,21 @@
 /**
  * The snapshot folder: `<out>/<build-id>/` per build and `<out>/current`, a symbolic link
  * switched atomically (rename over the old link) only after a complete, verified write.
- * A lock file keeps two builds from writing at once; old builds are pruned, keeping a few so
- * that a server still finishing requests on one is never pulled from under it.
+ * A lock file keeps two builds from writing at once; switching and pruning are
+ * src/shared/snapshot-folder.ts's, which a pulling server shares.
  */
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readlinkSync,
-  renameSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  utimesSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readlinkSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { takePidLock } from '../../src/shared/pid-lock.ts';
 import { CURRENT_LINK, readManifest, type Manifest } from '../../src/shared/manifest.ts';
 import { corruptionSummary, verifyBuildSync } from '../../src/shared/verify-build.ts';
 import { fsyncDir } from '../../src/shared/state-files.ts';
 import { buildIdOf } from '../../src/shared/build-id.ts';
+import { buildFolders, KEEP_PREVIOUS, pruneSnapshots, switchCurrent } from '../../src/shared/snapshot-folder.ts';
 
-export { CURRENT_LINK };
+export { CURRENT_LINK, KEEP_PREVIOUS, pruneSnapshots, switchCurrent };
 
 const LOCK_FILE = '.build.lock';
-/**
- * Builds kept besides the current one, by default: the one a server may still be finishing
- * requests on right after a switch. Each build of the sample is about 86 MB.
- */
-export const KEEP_PREVIOUS = 1;
 
 /** The manifest of `<out>/current`, or null when there is none or it cannot be read. */
 export function readCurrentManifest(outDir: string): { dir: string; manifest: Manifest } | null {
@@ -86,31 +72,6 @@ export function publishSnapshot(outDir: string, tmpDir: string, buildId: string)
 }
 
 /**
- * Point `current` at a build already in place, atomically (rename over the old link). The build
- * folder's modification time becomes now: build ids carry the data's time, not the build's, so
- * pruning tells the builds last made current by this time instead.
- */
-export function switchCurrent(outDir: string, buildId: string): void {
-  // Later than every other build's, even within one millisecond of the last switch.
-  const latest = Math.max(0, ...buildFolders(outDir).map((name) => statSync(join(outDir, name)).mtimeMs));
-  const at = new Date(Math.max(Date.now(), Math.floor(latest) + 1));
-  utimesSync(join(outDir, buildId), at, at);
-  const link = join(outDir, `.current-${buildId}`);
-  symlinkSync(buildId, link);
-  renameSync(link, join(outDir, CURRENT_LINK));
-  fsyncDir(outDir);
-}
-
-/** The builds of a snapshot folder, the one made current longest ago first. */
-function buildFolders(outDir: string): string[] {
-  return readdirSync(outDir, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && !d.name.startsWith('.'))
-    .map((d) => ({ name: d.name, at: statSync(join(outDir, d.name)).mtimeMs }))
-    .sort((a, b) => a.at - b.at || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    .map((b) => b.name);
-}
-
-/**
  * A kept build made from these very inputs (same digest of data, options and build code), newest
  * first: switching back to it gives the same bytes a rebuild would write, without writing them.
  * Only a build whose every part passes its checksum: a corrupt one is built again instead.
@@ -126,18 +87,4 @@ export function findIdenticalBuild(outDir: string, inputDigest: string): string 
     }
   }
   return null;
-}
-
-/** Remove all but the current build and the `keep` newest others, and temporary folders of dead builds. */
-export function pruneSnapshots(outDir: string, currentId: string, keepPrevious = KEEP_PREVIOUS): string[] {
-  const builds = buildFolders(outDir);
-  const others = builds.filter((b) => b !== currentId);
-  const keep = new Set([currentId, ...(keepPrevious > 0 ? others.slice(-keepPrevious) : [])]);
-  const removed = builds.filter((b) => !keep.has(b));
-  for (const name of removed) rmSync(join(outDir, name), { recursive: true, force: true });
-  for (const name of readdirSync(outDir)) {
-    if (name.startsWith('.tmp-') || name.startsWith('.current-'))
-      rmSync(join(outDir, name), { recursive: true, force: true });
-  }
-  return removed;
 }

@@ -32,6 +32,8 @@ const RULES: Record<string, readonly string[]> = {
   'src/key-admin/': ['src/key-admin/', 'src/keys/', 'src/quota/', 'src/state/', 'src/redis/', 'src/lib/',
     'src/shared/'],
   'src/snapshot/': ['src/snapshot/', 'src/lib/', 'src/shared/'],
+  // Pulling published builds into the snapshot folder: the snapshot store then serves them as any build.
+  'src/pull/': ['src/pull/', 'src/lib/', 'src/shared/'],
   // The admin listener: the keys command's store and changes, the counter and the served snapshot, over HTTP.
   'src/admin/': [
     'src/admin/',
@@ -53,6 +55,7 @@ const RULES: Record<string, readonly string[]> = {
   'build/shape/': ['build/shape/', 'build/derive/', 'build/schemas/', 'build/types.ts', 'build/fields.ts', 'build/columns.ts', 'build/collections.ts', 'src/shared/'],
   'build/schemas/': ['build/schemas/', 'build/fields.ts', 'src/shared/'],
   'build/pack/': ['build/pack/', 'src/shared/'],
+  'build/publish/': ['build/publish/', 'src/shared/'],
   // The history of changes: the lists as the list routes shape them, diffed and replayed.
   'build/history/': ['build/history/', 'build/shape/', 'src/shared/'],
 };
