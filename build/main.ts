@@ -102,7 +102,7 @@ export async function run(argv: string[], io: CommandOutput = CONSOLE_OUTPUT, en
     else {
       const summary = await runBuild(options);
       if (options.publish)
-        publishRelease({ ...options.publish, buildDir: summary.snapshotDir, now: new Date(), log: io.out });
+        publishRelease({ ...options.publish, buildDir: summary.snapshotDir, now: new Date(), log: options.log });
     }
     return 0;
   } catch (error) {

@@ -58,7 +58,9 @@ export function run(argv: string[], io: CommandOutput = CONSOLE_OUTPUT): number 
       io.out(publicKeyText(signingKeyOf(readFileSync(operands[0], 'utf8'))));
       return 0;
     }
-    throw new UsageError(`signing-key takes create --out FILE or public FILE, got ${positionals.join(' ') || 'nothing'}`);
+    throw new UsageError(
+      `signing-key takes create --out FILE or public FILE, got ${positionals.join(' ') || 'nothing'}`,
+    );
   } catch (error) {
     if (error instanceof UsageError) {
       io.err(`${error.message}\n(npm run signing-key -- --help)`);

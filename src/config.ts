@@ -98,7 +98,9 @@ export interface SnapshotSource {
 function snapshotSource(v: ServerFlagValues): SnapshotSource | null {
   const url = v['snapshot-from'];
   if (url === null) {
-    const stray = (['snapshot-key', 'snapshot-ca'] as const).filter((f) => (f === 'snapshot-key' ? v[f].length > 0 : v[f]));
+    const stray = (['snapshot-key', 'snapshot-ca'] as const).filter((f) =>
+      f === 'snapshot-key' ? v[f].length > 0 : v[f],
+    );
     if (stray.length) throw new UsageError(`${stray.map((f) => `--${f}`).join(', ')}: only with --snapshot-from URL`);
     return null;
   }

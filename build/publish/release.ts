@@ -70,7 +70,9 @@ function buildFiles(dir: string): string[] {
         if (inner.isFile()) files.push(`${entry.name}/${inner.name}`);
   }
   // The manifest first: a server reading a release learns the build before it fetches the pack.
-  return files.filter((f) => f !== RELEASE_FILE).sort((a, b) => (a === MANIFEST_FILE ? -1 : b === MANIFEST_FILE ? 1 : a < b ? -1 : 1));
+  return files
+    .filter((f) => f !== RELEASE_FILE)
+    .sort((a, b) => (a === MANIFEST_FILE ? -1 : b === MANIFEST_FILE ? 1 : a < b ? -1 : 1));
 }
 
 /** Write a file whole under a temporary name and rename it into place: a reader never meets half a chunk. */

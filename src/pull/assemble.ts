@@ -48,6 +48,8 @@ export interface Assembled {
   fetchedChunks: number;
   heldBytes: number;
   resumedBytes: number;
+  /** Fetches that failed and were tried again (the origin down a while, a connection cut). */
+  retries: number;
 }
 
 /** A chunk's bytes failed their checksum, as fetched: the origin serves something else than it signed. */
@@ -79,7 +81,7 @@ export async function assemble(release: Release, signed: string, options: Assemb
   const { root } = options;
   const work = join(root, pullFolderName(release));
   await mkdir(work, { recursive: true, mode: DIR_MODE });
-  const tally: Assembled = { folder: '', fetchedBytes: 0, fetchedChunks: 0, heldBytes: 0, resumedBytes: 0 };
+  const tally: Assembled = { folder: '', fetchedBytes: 0, fetchedChunks: 0, heldBytes: 0, resumedBytes: 0, retries: 0 };
   const handles: FileHandle[] = [];
   try {
     const tasks: Task[] = [];
@@ -126,7 +128,8 @@ async function place(task: Task, options: AssembleOptions, tally: Assembled): Pr
   const bytes = held ?? (await fetchChunk(task.chunk, options, tally));
   if (held) tally.heldBytes += length;
   let written = 0;
-  while (written < length) written += (await task.handle.write(bytes, written, length - written, task.offset + written)).bytesWritten;
+  while (written < length)
+    written += (await task.handle.write(bytes, written, length - written, task.offset + written)).bytesWritten;
 }
 
 /** A chunk from the origin, checked; tried again after a wait when the origin fails, not when it lies. */
@@ -141,6 +144,7 @@ async function fetchChunk(chunk: ReleaseChunk, options: AssembleOptions, tally: 
       stored = (await options.origin.get(path, maxBytes)).body;
     } catch (error) {
       if (attempt >= CHUNK_TRIES) throw error;
+      tally.retries += 1;
       if (await options.sleep(FIRST_WAIT_MS * 2 ** (attempt - 1))) throw new PullStopped('the server is stopping');
       continue;
     }

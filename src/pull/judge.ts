@@ -12,7 +12,10 @@ export interface Holding {
   highest: number;
 }
 
-/** `pull`: a build not served yet; `renew`: the served build, signed again (a later version, a later expiry); `none`: nothing new. */
+/**
+ * `pull`: a build not served yet; `renew`: the served build, signed again (a later version, a later
+ * expiry); `none`: nothing new.
+ */
 export type Verdict = 'pull' | 'renew' | 'none';
 
 export function judgeRelease(release: Release, holding: Holding, now: number, snapshotFormat: number): Verdict {
@@ -22,8 +25,8 @@ export function judgeRelease(release: Release, holding: Holding, now: number, sn
   if (release.snapshot_format !== snapshotFormat)
     throw new ReleaseRefused(
       'format',
-      `${named} is of snapshot format ${release.snapshot_format}; this server reads format ${snapshotFormat} (upgrade it, ` +
-        'or publish with a build of its version)',
+      `${named} is of snapshot format ${release.snapshot_format}; this server reads format ${snapshotFormat} ` +
+        '(upgrade it, or publish with a build of its version)',
     );
   const expires = Date.parse(release.expires);
   if (!(expires > now)) throw new ReleaseRefused('expired', `${named} expired at ${release.expires}`);

@@ -41,9 +41,12 @@ export class Origin {
   constructor(private readonly options: OriginOptions) {
     this.base = new URL(options.base.endsWith('/') ? options.base : `${options.base}/`);
     const https = this.base.protocol === 'https:';
-    if (!https && this.base.protocol !== 'http:') throw new Error(`--snapshot-from must be http or https, got ${options.base}`);
+    if (!https && this.base.protocol !== 'http:')
+      throw new Error(`--snapshot-from must be http or https, got ${options.base}`);
     const agentOptions = { keepAlive: true, maxSockets: ORIGIN_CONNECTIONS };
-    this.agent = https ? new HttpsAgent({ ...agentOptions, ...(options.ca && { ca: options.ca }) }) : new HttpAgent(agentOptions);
+    this.agent = https
+      ? new HttpsAgent({ ...agentOptions, ...(options.ca && { ca: options.ca }) })
+      : new HttpAgent(agentOptions);
     this.request = https ? httpsRequest : httpRequest;
   }
 
@@ -64,7 +67,10 @@ export class Origin {
         req.destroy();
         reject(new OriginError(`${url.href}: ${message}`));
       };
-      const deadline = setTimeout(() => fail(`no whole answer within ${this.options.totalMs} ms`), this.options.totalMs);
+      const deadline = setTimeout(
+        () => fail(`no whole answer within ${this.options.totalMs} ms`),
+        this.options.totalMs,
+      );
       const req = this.request(url, { agent: this.agent, headers: { 'accept-encoding': 'identity', ...headers } });
       req.setTimeout(this.options.idleMs, () => fail(`nothing for ${this.options.idleMs} ms`));
       req.on('error', (error) => fail(error.message));
@@ -87,8 +93,14 @@ export class Origin {
         res.on('end', () => {
           clearTimeout(deadline);
           if (!res.complete) return reject(new OriginError(`${url.href}: the answer ended early`));
-          const header = (name: string) => (typeof res.headers[name] === 'string' ? (res.headers[name] as string) : null);
-          resolve({ status, etag: header('etag'), lastModified: header('last-modified'), body: Buffer.concat(parts, length) });
+          const header = (name: string) =>
+            typeof res.headers[name] === 'string' ? (res.headers[name] as string) : null;
+          resolve({
+            status,
+            etag: header('etag'),
+            lastModified: header('last-modified'),
+            body: Buffer.concat(parts, length),
+          });
         });
       });
       req.end();

@@ -61,7 +61,12 @@ export interface PullStatus {
   failedPulls: number;
 }
 
-const WARN = { origin: 'snapshot-origin', release: 'snapshot-release', pull: 'snapshot-pull', expired: 'snapshot-expired' };
+const WARN = {
+  origin: 'snapshot-origin',
+  release: 'snapshot-release',
+  pull: 'snapshot-pull',
+  expired: 'snapshot-expired',
+};
 
 export class SnapshotPuller {
   private readonly origin: Origin;
@@ -71,7 +76,12 @@ export class SnapshotPuller {
   private readonly wakes = new Set<() => void>();
   private validator: { etag: string | null; lastModified: string | null } = { etag: null, lastModified: null };
   private polling: Promise<void> | null = null;
-  private readonly stats = { lastPoll: null as string | null, lastPull: null as string | null, pulls: 0, failedPulls: 0 };
+  private readonly stats = {
+    lastPoll: null as string | null,
+    lastPull: null as string | null,
+    pulls: 0,
+    failedPulls: 0,
+  };
   private current: Release | null = null;
 
   constructor(private readonly options: PullerOptions) {
@@ -84,8 +94,10 @@ export class SnapshotPuller {
    */
   async initial(): Promise<void> {
     if (await this.servedFolder()) return;
-    this.options.log(`no snapshot in ${this.options.root} yet: pulling the first from ${this.origin.urlOf(RELEASE_FILE)}`);
-    for (let wait = FIRST_RETRY_MS; !this.stopping && !(await this.servedFolder()); ) {
+    this.options.log(
+      `no snapshot in ${this.options.root} yet: pulling the first from ${this.origin.urlOf(RELEASE_FILE)}`,
+    );
+    for (let wait = FIRST_RETRY_MS; !this.stopping && !(await this.servedFolder());) {
       await this.poll();
       if (await this.servedFolder()) break;
       if (await this.sleep(wait)) break;
@@ -212,17 +224,21 @@ export class SnapshotPuller {
           `${this.origin.base.href} in ${((performance.now() - started) / 1000).toFixed(1)} s: fetched ` +
           `${done.fetchedChunks} chunks (${mb(done.fetchedBytes)}), ${mb(done.heldBytes)} held here` +
           (done.resumedBytes ? `, ${mb(done.resumedBytes)} from the pull cut off before` : '') +
+          (done.retries ? `, ${done.retries} failed fetches tried again` : '') +
           `; current is ${done.folder}`,
       );
       const removed = pruneSnapshots(root, done.folder);
-      if (removed.length) log(`pruned ${removed.length} old snapshot${removed.length === 1 ? '' : 's'}: ${removed.join(', ')}`);
+      if (removed.length)
+        log(`pruned ${removed.length} old snapshot${removed.length === 1 ? '' : 's'}: ${removed.join(', ')}`);
     } catch (error) {
       if (error instanceof PullStopped) return;
       this.stats.failedPulls += 1;
       const full = errorCode(error) === 'ENOSPC';
       // What cannot be resumed is removed: a full disk needs the room, and a lying origin's bytes are worth nothing.
       if (full || error instanceof TamperedChunk) await discardPull(root, release).catch(() => {});
-      const reason = full ? `no space left in ${root} (the release is ${(releaseSize(release).bytes / 1e6).toFixed(1)} MB)` : (error as Error).message;
+      const reason = full
+        ? `no space left in ${root} (the release is ${(releaseSize(release).bytes / 1e6).toFixed(1)} MB)`
+        : (error as Error).message;
       warnings.report(
         WARN.pull,
         `pulling release ${release.version} (build ${release.build_id}) failed: ${reason}; serving the build held`,

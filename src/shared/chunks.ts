@@ -55,7 +55,7 @@ function nextCut(bytes: Uint8Array, start: number): number {
   // The hash of the bytes before the minimum is not looked at: skipping them saves a quarter of the work.
   for (let i = start + CHUNK_MIN; i < last; i++) {
     hash = ((hash << 1) + GEAR[bytes[i]]) >>> 0;
-    if (((hash & CUT_MASK) >>> 0) === 0) return i + 1;
+    if ((hash & CUT_MASK) >>> 0 === 0) return i + 1;
   }
   return last;
 }

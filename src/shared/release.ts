@@ -194,7 +194,11 @@ export function signRelease(release: Release, privateKey: KeyObject): string {
   const payload = JSON.stringify(release);
   const raw = Buffer.from(publicKeyText(privateKey).slice(PUBLIC_PREFIX.length), 'base64url');
   const sig = sign(null, Buffer.from(SIGNING_PREFIX + payload), privateKey).toString('base64');
-  const envelope: Envelope = { payload_type: RELEASE_PAYLOAD_TYPE, payload, signatures: [{ keyid: keyidOf(raw), sig }] };
+  const envelope: Envelope = {
+    payload_type: RELEASE_PAYLOAD_TYPE,
+    payload,
+    signatures: [{ keyid: keyidOf(raw), sig }],
+  };
   return `${JSON.stringify(envelope, null, 1)}\n`;
 }
 
@@ -232,17 +236,20 @@ export function openRelease(text: string, trusted: readonly TrustedKey[]): { rel
       const validRelease = validate().release;
       if (!validRelease(release)) {
         const first = validRelease.errors?.[0];
-        throw new ReleaseRefused('malformed', `the signed release is malformed: ${first?.instancePath} ${first?.message}`);
+        throw new ReleaseRefused(
+          'malformed',
+          `the signed release is malformed: ${first?.instancePath} ${first?.message}`,
+        );
       }
       return { release: release as Release, keyid: signature.keyid };
     }
   }
-  const named = signatures.map((s) => s.keyid).join(', ');
+  const ids = (list: readonly { keyid: string }[]) => list.map((s) => s.keyid).join(', ');
   throw new ReleaseRefused(
     'signature',
     known.length > 0
-      ? `the signature of key ${known.map((s) => s.keyid).join(', ')} does not verify`
-      : `signed by key ${named}, which this server does not trust (it trusts ${trusted.map((k) => k.keyid).join(', ')})`,
+      ? `the signature of key ${ids(known)} does not verify`
+      : `signed by key ${ids(signatures)}, which this server does not trust (it trusts ${ids(trusted)})`,
   );
 }
 

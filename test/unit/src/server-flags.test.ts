@@ -47,7 +47,7 @@ defaults('should come from the table, in the units its flags are given in', () =
 defaults('should be what the server took before the table', () => {
   const { limits, storeReplicas, ...rest } = DEFAULT_OPTIONS;
   assert.equal(rest, {
-    port: 8080, host: '127.0.0.1', snapshotDir: 'snapshot', stateDir: 'state', store: 'file', critptUpstream: null,
+    port: 8080, host: '127.0.0.1', snapshotDir: 'snapshot', snapshotFrom: null, stateDir: 'state', store: 'file', critptUpstream: null,
     critptTimeoutSeconds: 1800, critptMaxBodyBytes: 16 * MIB, critptUploadBudgetBytes: 64 * MIB,
     critptUserUploadBytes: 32 * MIB, critptMinUploadBytesPerSecond: 1024, critptUploadGraceSeconds: 10,
     critptConcurrency: 2, critptContact: 'the operator of this server', cacheBytes: 48 * MIB, sendTimeoutSeconds: 30,
@@ -69,7 +69,7 @@ variables('should be the ones the server has always read', () => {
     'ADMIN_HOST', 'ADMIN_PORT', 'ADMIN_SESSION_IDLE', 'ADMIN_SESSION_LIFETIME', 'CACHE_MB', 'CRITPT_CONCURRENCY', 'CRITPT_CONTACT', 'CRITPT_MAX_BODY_MB',
     'CRITPT_TIMEOUT', 'CRITPT_UPLOAD_BUDGET_MB', 'CRITPT_UPLOAD_GRACE', 'CRITPT_UPLOAD_MIN_RATE', 'CRITPT_UPSTREAM',
     'CRITPT_USER_UPLOAD_MB', 'HOST', 'KEYS_GRACE', 'MAX_CONNECTIONS', 'MAX_CONNECTIONS_PER_CLIENT', 'METRICS', 'PORT',
-    'QUIET', 'QUOTA_COMMERCIAL', 'QUOTA_CRITPT', 'QUOTA_FREE', 'QUOTA_PRO', 'SEND_TIMEOUT', 'SNAPSHOT_DIR', 'STATE_DIR',
+    'QUIET', 'QUOTA_COMMERCIAL', 'QUOTA_CRITPT', 'QUOTA_FREE', 'QUOTA_PRO', 'SEND_TIMEOUT', 'SNAPSHOT_CA', 'SNAPSHOT_DIR', 'SNAPSHOT_FROM', 'SNAPSHOT_KEYS', 'SNAPSHOT_POLL', 'STATE_DIR',
     'STOP_GRACE', 'STORE', 'STORE_CA', 'STORE_CERT', 'STORE_KEY', 'STORE_REPLICAS', 'STORE_REPLICAS_TIMEOUT',
     'TRUST_PROXY', 'USAGE_RETENTION_DAYS',
   ]);
