@@ -22,8 +22,8 @@ import { FirstReads } from './http/first-read.ts';
 import { HTTP_LIMITS } from './http/limits.ts';
 import { createHttpServer, listenAt } from './http/server.ts';
 import { App } from './app.ts';
-import { SnapshotStore } from './snapshot/store.ts';
-import { SnapshotPuller } from './pull/puller.ts';
+import { openSnapshots, type ServedSnapshots } from './snapshots-served.ts';
+import type { SnapshotStore } from './snapshot/store.ts';
 import { openStateStore, type StateStore } from './state-store.ts';
 import { startAdmin, type AdminListening } from './admin/start.ts';
 
@@ -114,28 +114,15 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     throw error;
   }
   const idle = new IdleWork();
-  const snapshots = new SnapshotStore({
-    root: options.snapshotDir,
-    cacheBytes: options.cacheBytes,
-    log,
-    logError,
-    conditions,
-    quiet: () => idle.quiet(),
-  });
-  const puller =
-    options.snapshotFrom &&
-    new SnapshotPuller({ ...options.snapshotFrom, root: options.snapshotDir, log, warnings, now: () => clock.now() });
+  let served: ServedSnapshots;
   try {
-    await puller?.initial();
-    await snapshots.start();
+    served = await openSnapshots(options, { clock, log, logError, conditions, warnings, quiet: () => idle.quiet() });
   } catch (error) {
-    await puller?.stop();
     store.close();
     removeMadeStateFolder();
     throw error;
   }
-  snapshots.follow();
-  puller?.start();
+  const { snapshots, puller } = served;
 
   const httpLimits = { ...HTTP_LIMITS, sendStallMs: options.sendTimeoutSeconds * 1000, ...hooks.httpLimits };
   const firstReads = new FirstReads(httpLimits);

@@ -11,7 +11,7 @@
  * instead of fetching it again.
  */
 import { createReadStream, existsSync } from 'node:fs';
-import { mkdir, open, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { gunzip } from 'node:zlib';
@@ -58,8 +58,10 @@ export class TamperedChunk extends Error {}
 /** The pull was called off (the server is stopping). */
 export class PullStopped extends Error {}
 
+const PULL_PREFIX = '.pull-';
+
 export function pullFolderName(release: Release): string {
-  return `.pull-${release.build_id}`;
+  return `${PULL_PREFIX}${release.build_id}`;
 }
 
 /** The folder a pulled build goes to: its build id, or with the release's version when that name is taken. */
@@ -169,7 +171,12 @@ async function checkWhole(path: string, file: ReleaseFile): Promise<void> {
   if (hash.digest('hex') !== file.sha256) throw new Error(`${path} read back fails its checksum`);
 }
 
-/** Remove a pull's folder (after a failure that leaves nothing worth resuming, or once it is not wanted). */
-export async function discardPull(root: string, release: Release): Promise<void> {
-  await rm(join(root, pullFolderName(release)), { recursive: true, force: true });
+/**
+ * Remove a release's pull folder (after a failure that leaves nothing worth resuming), or, without
+ * one, every pull folder (after a pull succeeds: one cut off for a release since passed over is
+ * never resumed).
+ */
+export async function discardPulls(root: string, release?: Release): Promise<void> {
+  const names = release ? [pullFolderName(release)] : (await readdir(root)).filter((n) => n.startsWith(PULL_PREFIX));
+  for (const name of names) await rm(join(root, name), { recursive: true, force: true });
 }

@@ -67,11 +67,12 @@ export class Origin {
         req.destroy();
         reject(new OriginError(`${url.href}: ${message}`));
       };
+      // The request first: when it throws (a header it refuses), no deadline is left to fire at a `req` never made.
+      const req = this.request(url, { agent: this.agent, headers: { 'accept-encoding': 'identity', ...headers } });
       const deadline = setTimeout(
         () => fail(`no whole answer within ${this.options.totalMs} ms`),
         this.options.totalMs,
       );
-      const req = this.request(url, { agent: this.agent, headers: { 'accept-encoding': 'identity', ...headers } });
       req.setTimeout(this.options.idleMs, () => fail(`nothing for ${this.options.idleMs} ms`));
       req.on('error', (error) => fail(error.message));
       req.on('response', (res: IncomingMessage) => {

@@ -24,9 +24,9 @@ import {
   type Release,
   type TrustedKey,
 } from '../shared/release.ts';
-import { pruneSnapshots, switchCurrent } from '../shared/snapshot-folder.ts';
+import { KEEP_PREVIOUS, pruneSnapshots, switchCurrent } from '../shared/snapshot-folder.ts';
 import { writeFileAtomicAsync } from '../shared/state-files.ts';
-import { assemble, discardPull, PullStopped, TamperedChunk } from './assemble.ts';
+import { assemble, discardPulls, PullStopped, TamperedChunk } from './assemble.ts';
 import { HeldChunks, heldReleases } from './held-chunks.ts';
 import { expiredReason, judgeRelease, type Holding } from './judge.ts';
 import { Origin } from './origin.ts';
@@ -44,6 +44,11 @@ export interface PullerOptions {
   ca: Buffer | null;
   pollSeconds: number;
   log: (line: string) => void;
+  /**
+   * The folder of the build the server answers from: kept when pulls come faster than the server
+   * checks and switches, so a build is never pruned from under it.
+   */
+  serving: () => string | null;
   /** /readyz's warnings: what is wrong with the origin or its releases. */
   warnings: Conditions;
   now: () => number;
@@ -227,7 +232,9 @@ export class SnapshotPuller {
           (done.retries ? `, ${done.retries} failed fetches tried again` : '') +
           `; current is ${done.folder}`,
       );
-      const removed = pruneSnapshots(root, done.folder);
+      await discardPulls(root).catch(() => {});
+      const serving = this.options.serving();
+      const removed = pruneSnapshots(root, done.folder, KEEP_PREVIOUS, serving ? [serving] : []);
       if (removed.length)
         log(`pruned ${removed.length} old snapshot${removed.length === 1 ? '' : 's'}: ${removed.join(', ')}`);
     } catch (error) {
@@ -235,7 +242,7 @@ export class SnapshotPuller {
       this.stats.failedPulls += 1;
       const full = errorCode(error) === 'ENOSPC';
       // What cannot be resumed is removed: a full disk needs the room, and a lying origin's bytes are worth nothing.
-      if (full || error instanceof TamperedChunk) await discardPull(root, release).catch(() => {});
+      if (full || error instanceof TamperedChunk) await discardPulls(root, release).catch(() => {});
       const reason = full
         ? `no space left in ${root} (the release is ${(releaseSize(release).bytes / 1e6).toFixed(1)} MB)`
         : (error as Error).message;

@@ -40,11 +40,19 @@ export function buildFolders(outDir: string): string[] {
     .map((b) => b.name);
 }
 
-/** Remove all but the current build and the `keep` newest others, and temporary folders of dead builds. */
-export function pruneSnapshots(outDir: string, currentId: string, keepPrevious = KEEP_PREVIOUS): string[] {
+/**
+ * Remove all but the current build, the `keep` newest others and those `alsoKeep` names (the build a
+ * pulling server still serves while it checks the next), and temporary folders of dead builds.
+ */
+export function pruneSnapshots(
+  outDir: string,
+  currentId: string,
+  keepPrevious = KEEP_PREVIOUS,
+  alsoKeep: readonly string[] = [],
+): string[] {
   const builds = buildFolders(outDir);
   const others = builds.filter((b) => b !== currentId);
-  const keep = new Set([currentId, ...(keepPrevious > 0 ? others.slice(-keepPrevious) : [])]);
+  const keep = new Set([currentId, ...alsoKeep, ...(keepPrevious > 0 ? others.slice(-keepPrevious) : [])]);
   const removed = builds.filter((b) => !keep.has(b));
   for (const name of removed) rmSync(join(outDir, name), { recursive: true, force: true });
   for (const name of readdirSync(outDir)) {
