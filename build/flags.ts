@@ -67,7 +67,9 @@ export const BUILD_FLAGS = {
     default: undefined,
     shownDefault: 'none',
     parse: asText,
-    help: 'after the build, publish it to DIR as the next signed release servers pull (--snapshot-from); needs --sign',
+    help:
+      'after the build, publish it to DIR as the next signed release, for servers that pull from an origin; ' +
+      'needs --sign',
   }),
   sign: flagRow<string | undefined>({
     value: 'FILE',

@@ -28,6 +28,7 @@ import { ROOT } from '../helpers/process.ts';
 import { sampleSnapshot } from '../helpers/sample.ts';
 import { stagedBundle } from '../helpers/staged-bundle.ts';
 import { passwordStep } from '../helpers/deploy-kit.ts';
+import { newSigningKey } from '../../src/shared/release.ts';
 
 const run = promisify(execFile);
 const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
@@ -157,6 +158,16 @@ function serverFlagsParse(args: string[]): ServerOptions {
   const options = resolveOptions(args, {});
   assert.ok(typeof options === 'object', args.join(' '));
   return options;
+}
+
+/** A pulling server's words with what a reader fills in filled in: a real public key, and a CA file that is there. */
+function filledPullWords(line: string): string[] {
+  const ca = join(root, 'pull-ca.pem');
+  writeFileSync(ca, 'a CA file is read at start; its contents are checked when the origin is met');
+  return line
+    .replace('ed25519:PUBLIC_KEY', newSigningKey().publicText)
+    .replace('/etc/benchmark-api/tls/ca.pem', ca)
+    .split(' ');
 }
 
 const UNIT = 'deploy/systemd/benchmark-api.service';
@@ -508,6 +519,81 @@ const BLOCKS: Listed[] = [
         await run('sh', ['-c', remote[2]], { cwd: folder, env: { PATH: process.env.PATH, BUILD: '20260201T000000Z-bbbbbbbb' } });
         assert.is(readlinkSync(join(folder, 'current')), '20260201T000000Z-bbbbbbbb');
         assert.not.ok(existsSync(join(folder, 'current.next')), 'nothing left beside it');
+      },
+    },
+  },
+  {
+    doc: 'docs/operating.md',
+    heading: 'Publishing',
+    first: 'npm run -s signing-key -- create --out signing.key',
+    handling: { check: 'the flags npm run signing-key -- --help lists; test/ops/snapshot-pull.test.ts runs it', by: everyFlagKnown },
+  },
+  {
+    doc: 'docs/operating.md',
+    heading: 'Publishing',
+    first: 'npm run build -- --publish published --sign signing.key',
+    handling: { check: 'the flags npm run build -- --help lists; test/ops/snapshot-pull.test.ts publishes this way', by: everyFlagKnown },
+  },
+  {
+    doc: 'docs/operating.md',
+    heading: 'Publishing',
+    first: 'rsync -a --exclude release.json published/',
+    handling: {
+      check: 'the chunks go first and release.json last, to the same folder (not run: it copies to another machine)',
+      by: (block) => {
+        const lines = commands(block);
+        assert.is(lines.length, 3);
+        for (const line of lines.slice(0, 2)) assert.match(line, /--exclude release\.json published\/ origin:\/var\/www\/snapshots\/$/);
+        assert.is(lines[2], 'rsync -a published/release.json origin:/var/www/snapshots/release.json');
+      },
+    },
+  },
+  { doc: 'docs/operating.md', heading: 'Publishing', first: 'server {', handling: { skip: "an origin's server block with the operator's names and certificates; test/ops/snapshot-pull.test.ts serves a published folder from nginx with the same root and locations" } },
+  {
+    doc: 'docs/operating.md',
+    heading: 'Publishing',
+    first: 'aws s3 sync published/',
+    handling: {
+      check: 'the order of the rsync block: the chunks first, release.json last (not run: it needs a bucket and the AWS tool)',
+      by: (block) => {
+        const lines = commands(block);
+        assert.is(lines.length, 3);
+        for (const line of lines.slice(0, 2)) assert.match(line, /^aws s3 sync published\/ s3:\/\/BUCKET\/snapshots\/ .*--exclude release\.json/);
+        assert.match(lines[2], /^aws s3 cp published\/release\.json s3:\/\/BUCKET\/snapshots\/release\.json /);
+      },
+    },
+  },
+  {
+    doc: 'docs/operating.md',
+    heading: 'Pulling',
+    first: 'node dist/server.mjs --snapshot /srv/benchmark-api/snapshot',
+    handling: {
+      check: "the server's own parser takes it, with a real public key in place of PUBLIC_KEY and a CA file there (not run: test/ops/snapshot-pull.test.ts starts servers so)",
+      by: (block) => {
+        const words = filledPullWords(commands(block)[0]);
+        const options = serverFlagsParse(words.slice(2));
+        assert.is(options.snapshotFrom?.url, 'https://snapshots.example.com/');
+        assert.is(options.snapshotFrom?.keys.length, 1);
+      },
+    },
+  },
+  {
+    doc: 'docs/operating.md',
+    heading: 'Pulling',
+    first: '# /etc/systemd/system/benchmark-api.service.d/pull.conf',
+    handling: {
+      check: "its variables are the server's, taken by its parser (a real key in place of PUBLIC_KEY, a CA file there), and the folder it opens is the unit's --snapshot",
+      by: (block) => {
+        const env = Object.fromEntries(
+          block.lines
+            .filter((line) => line.startsWith('Environment='))
+            .map((line) => filledPullWords(line.slice('Environment='.length)).join(' ').split(/=(.*)/s).slice(0, 2)),
+        );
+        const options = resolveOptions([], env);
+        assert.ok(typeof options === 'object');
+        assert.is(options.snapshotFrom?.url, 'https://snapshots.example.com/');
+        const writable = block.lines.find((line) => line.startsWith('ReadWritePaths='))!.slice('ReadWritePaths='.length);
+        assert.ok(unitLines().some((line) => line.includes(`--snapshot ${writable} `)), `the unit serves ${writable}`);
       },
     },
   },

@@ -12,7 +12,17 @@
  * during a pull leaves the old build serving and the room it had.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statfsSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -26,7 +36,7 @@ import { chunkPath, newSigningKey, signingKeyOf, unsignedRelease, type Release }
 import { get } from '../helpers/http.ts';
 import { caught, ROOT, spawnServer, type ServerProcess } from '../helpers/process.ts';
 import { SMALL_FIXTURE, SMALL_PAGE_SIZE, smallBuild } from '../helpers/small-build.ts';
-import { until } from '../helpers/wait.ts';
+import { HANG_GUARD_MS, until } from '../helpers/wait.ts';
 
 const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((path) => spawnSync(path, ['-v']).error === undefined);
 const FIXTURE = join(ROOT, 'test/fixtures', SMALL_FIXTURE);
@@ -111,6 +121,12 @@ async function startOrigin(chunkRate = '0'): Promise<void> {
 async function stopOrigin(): Promise<void> {
   if (origin?.process) await stopProcess(origin.process, 'SIGTERM');
   if (origin) origin.process = null;
+}
+
+/** Publish a build folder as the origin's next release, signed with the servers' key (`now` and `validDays` as given). */
+function publish(buildDir: string, now = new Date(), validDays = 14): void {
+  const signingKey = signingKeyOf(readFileSync(keyFile, 'utf8'));
+  publishRelease({ buildDir, to: published, signingKey, validDays, now, log: () => {} });
 }
 
 async function readyz(server: ServerProcess): Promise<any> {
@@ -251,14 +267,7 @@ else {
   });
 
   pull('should refuse an expired release', async () => {
-    publishRelease({
-      buildDir: currentBuildDir(maker),
-      to: published,
-      signingKey: signingKeyOf(readFileSync(keyFile, 'utf8')),
-      validDays: 1,
-      now: new Date(Date.now() - 3 * 86_400_000),
-      log: () => {},
-    });
+    publish(currentBuildDir(maker), new Date(Date.now() - 3 * 86_400_000), 1);
     await allWarn(/release 4 \(build \S+\) expired at/, 'every server refuses the expired release');
     for (const server of servers) assert.is((await readyz(server)).snapshot, buildB);
   });
@@ -274,14 +283,7 @@ else {
     const flipped = Buffer.from(sound);
     flipped[flipped.length >> 1] ^= 0x01;
     writeFileSync(file, flipped);
-    publishRelease({
-      buildDir: currentBuildDir(maker),
-      to: published,
-      signingKey: signingKeyOf(readFileSync(keyFile, 'utf8')),
-      validDays: 14,
-      now: new Date(),
-      log: () => {},
-    });
+    publish(currentBuildDir(maker));
     await allWarn(
       new RegExp(`pulling release 5 .* failed: .*${fresh[0]} fails its checksum`),
       'every server refuses the chunk',
@@ -295,34 +297,44 @@ else {
     for (const server of servers) assert.equal(snapshotWarnings(await readyz(server)), []);
   });
 
-  pull('should finish a pull the origin broke off, once it is back', async () => {
-    // Chunks slowed to 4 KB/s a connection, so the pull is under way when the origin stops.
+  pull('should finish a pull the origin broke off once it is back, and resume one a restart cut off', async () => {
+    // Chunks slowed to 4 KB/s a connection, so the pulls are under way when the origin stops.
     await stopOrigin();
     await startOrigin('4k');
     const access = join(origin!.prefix, 'access.log');
     const seen = readFileSync(access, 'utf8').length;
-    publishRelease({
-      buildDir: currentBuildDir((await smallBuild()).snapshotDir),
-      to: published,
-      signingKey: signingKeyOf(readFileSync(keyFile, 'utf8')),
-      validDays: 14,
-      now: new Date(),
-      log: () => {},
-    });
+    publish(currentBuildDir((await smallBuild()).snapshotDir));
+    // The third server has written chunks (a pack begins as zeros) and a chunk was fetched whole (nginx logs a
+    // request when it is done): what a restart finds in place.
+    const third = join(root, 'snapshot-c');
+    const written = () => {
+      const pulling = readdirSync(third).find((name) => name.startsWith('.pull-'));
+      return pulling !== undefined && readFileSync(join(third, pulling, 'bodies.pack')).some((byte) => byte !== 0);
+    };
     await until(
-      () => readFileSync(access, 'utf8').slice(seen).includes('/chunks/'),
+      () => readFileSync(access, 'utf8').slice(seen).includes('/chunks/') && written(),
       'the servers begin to fetch chunks',
+      HANG_GUARD_MS,
+      50,
     );
+    await stopProcess(servers[2].child);
     await stopOrigin();
-    const cut = await Promise.all(servers.map(readyz));
+    const cut = await Promise.all(servers.slice(0, 2).map(readyz));
     assert.ok(
       cut.every((r) => r.snapshot === buildC),
       'no server had the whole release when the origin stopped',
     );
     await new Promise((resolve) => setTimeout(resolve, 1500));
     await startOrigin();
+    servers[2] = await startPulling('c', third);
     await allServe(buildA, 'every server finishes release 6 (build A again) once the origin is back');
-    for (const server of servers) assert.match(server.output(), /pulled release 6 .*, \d+ failed fetches tried again/);
+    for (const server of servers.slice(0, 2))
+      assert.match(server.output(), /pulled release 6 .*, \d+ failed fetches tried again/);
+    assert.match(servers[2].output(), /pulled release 6 .* MB from the pull cut off before/, servers[2].output());
+    assert.not.ok(
+      readdirSync(third).some((name) => name.startsWith('.pull-')),
+      'the pull folder became the build',
+    );
   });
 
   pull('should keep serving, and give back the room, when the disk fills during a pull', async () => {
@@ -345,14 +357,7 @@ else {
     const small = await startPulling('small', join(disk, 'snapshot'));
     assert.is((await readyz(small)).snapshot, buildA);
     const free = statfsSync(disk).bavail;
-    publishRelease({
-      buildDir: currentBuildDir(maker),
-      to: published,
-      signingKey: signingKeyOf(readFileSync(keyFile, 'utf8')),
-      validDays: 14,
-      now: new Date(),
-      log: () => {},
-    });
+    publish(currentBuildDir(maker));
     await until(
       async () => snapshotWarnings(await readyz(small)).some((w) => /no space left/.test(w)),
       'the small disk fills',
@@ -364,6 +369,34 @@ else {
     assert.is(statfsSync(disk).bavail, free, 'the part written is removed');
     await allServe(buildC, 'the servers with room take release 7');
   });
+
+  pull(
+    'should take a release of the build it serves as a renewal, fetching nothing, and warn once it expires',
+    async () => {
+      // Valid for four more seconds: signed a day ago, for a day.
+      publish(currentBuildDir(maker), new Date(Date.now() - 86_400_000 + 4000), 1);
+      await until(
+        async () => (await Promise.all(servers.map(readyz))).every((r) => r.origin.release === 8),
+        'every server takes release 8',
+      );
+      for (const server of servers) {
+        assert.match(server.output(), new RegExp(`release 8 renews build ${buildC} until`));
+        assert.not.match(server.output(), /pulled release 8/);
+      }
+      await allWarn(
+        /the release of the served build \S+ \(release 8\) expired at .*publish again/,
+        'the renewal expires',
+      );
+      for (const server of servers) assert.is((await readyz(server)).status, 'ready');
+      publish(currentBuildDir(maker));
+      await until(
+        async () => (await Promise.all(servers.map(readyz))).every((r) => snapshotWarnings(r).length === 0),
+        'a fresh release ends the warning',
+      );
+      const asked = readFileSync(join(origin!.prefix, 'access.log'), 'utf8');
+      assert.match(asked, /"GET \/release\.json HTTP\/1\.1" 304 /, 'an unchanged release.json is a 304');
+    },
+  );
 }
 
 pull.run();
