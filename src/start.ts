@@ -155,6 +155,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
         integrity: () => snapshots.integrity(),
         cache: () => snapshots.reader.cacheStats(),
         now: () => clock.now(),
+        ...(puller && { pulls: () => puller.status() }),
       })
     : undefined;
   const accessLog = options.quiet

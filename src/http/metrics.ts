@@ -90,6 +90,43 @@ export interface MetricsSources {
   connections?: () => ConnectionStats;
   /** New connections' first reads held for their turn (src/http/first-read.ts). */
   firstReads?: () => FirstReadStats;
+  /** With --snapshot-from: the release served and the pulls since start (src/pull/puller.ts). */
+  pulls?: () => PullStats;
+}
+
+/** What the metrics say of pulling from an origin (src/pull/puller.ts's PullStatus has these). */
+export interface PullStats {
+  version: number | null;
+  expires: string | null;
+  pulls: number;
+  failedPulls: number;
+  fetchedBytes: number;
+  heldBytes: number;
+}
+
+function pullLines(stats: PullStats, now: number): string[] {
+  return [
+    '# HELP bda_snapshot_release The version of the release the served build came from (0: built on this host).',
+    '# TYPE bda_snapshot_release gauge',
+    `bda_snapshot_release ${stats.version ?? 0}`,
+    ...(stats.expires === null
+      ? []
+      : [
+          "# HELP bda_snapshot_release_expiry_seconds Seconds until the served build's release expires (below 0: " +
+            'expired; publish again).',
+          '# TYPE bda_snapshot_release_expiry_seconds gauge',
+          `bda_snapshot_release_expiry_seconds ${(Date.parse(stats.expires) - now) / 1000}`,
+        ]),
+    '# HELP bda_snapshot_pulls_total Pulls of a release from the origin since start, by outcome.',
+    '# TYPE bda_snapshot_pulls_total counter',
+    `bda_snapshot_pulls_total{outcome="done"} ${stats.pulls}`,
+    `bda_snapshot_pulls_total{outcome="failed"} ${stats.failedPulls}`,
+    '# HELP bda_snapshot_pulled_bytes_total Bytes of the builds pulled since start, by where they came from: ' +
+      'fetched from the origin (as stored there), or copied from a build held here.',
+    '# TYPE bda_snapshot_pulled_bytes_total counter',
+    `bda_snapshot_pulled_bytes_total{source="origin"} ${stats.fetchedBytes}`,
+    `bda_snapshot_pulled_bytes_total{source="held"} ${stats.heldBytes}`,
+  ];
 }
 
 function firstReadLines(stats: FirstReadStats): string[] {
@@ -192,6 +229,7 @@ export class Metrics {
       `bda_cache_bytes ${cache.bytes}`,
       ...(this.sources.connections ? connectionLines(this.sources.connections()) : []),
       ...(this.sources.firstReads ? firstReadLines(this.sources.firstReads()) : []),
+      ...(this.sources.pulls ? pullLines(this.sources.pulls(), this.sources.now()) : []),
     ];
     const counters = [this.requests, this.latency, this.quotaRejections, this.gradings, this.accessLogDropped];
     return `${[...counters.map((counter) => counter.render()), ...gauges].join('\n')}\n`;

@@ -64,6 +64,9 @@ export interface PullStatus {
   lastPull: string | null;
   pulls: number;
   failedPulls: number;
+  /** Bytes of pulled builds since start: fetched from the origin (as stored there), copied from builds held here. */
+  fetchedBytes: number;
+  heldBytes: number;
 }
 
 const WARN = {
@@ -86,6 +89,8 @@ export class SnapshotPuller {
     lastPull: null as string | null,
     pulls: 0,
     failedPulls: 0,
+    fetchedBytes: 0,
+    heldBytes: 0,
   };
   private current: Release | null = null;
 
@@ -220,6 +225,8 @@ export class SnapshotPuller {
       switchCurrent(root, done.folder);
       this.current = release;
       this.stats.pulls += 1;
+      this.stats.fetchedBytes += done.fetchedBytes;
+      this.stats.heldBytes += done.heldBytes;
       this.stats.lastPull = new Date(this.options.now()).toISOString();
       warnings.report(WARN.pull, null);
       const { bytes, chunks } = releaseSize(release);

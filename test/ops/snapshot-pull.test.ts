@@ -161,7 +161,7 @@ async function startPulling(name: string, snapshotDir: string): Promise<ServerPr
   const server = await spawnServer([
     ...['--port', '0', '--snapshot', snapshotDir, '--state', join(root, `state-${name}`), '--quiet'],
     ...['--snapshot-from', `https://localhost:${origin!.port}/`, '--snapshot-key', publicKey],
-    ...['--snapshot-ca', join(certs, 'ca.pem'), '--snapshot-poll', '1'],
+    ...['--snapshot-ca', join(certs, 'ca.pem'), '--snapshot-poll', '1', '--metrics'],
   ]);
   stops.push(() => stopProcess(server.child));
   return server;
@@ -238,6 +238,13 @@ else {
       assert.is(Number(pulled[2]), Number(line[3]), 'fetched the new chunks only');
       assert.ok(Number(pulled[2]) < Number(pulled[1]) / 2, `${pulled[2]} of ${pulled[1]} chunks fetched`);
     }
+    const metrics = (await get(servers[0].url, '/metrics')).text;
+    assert.match(metrics, /^bda_snapshot_release 2$/m);
+    assert.match(metrics, /^bda_snapshot_pulls_total\{outcome="done"\} 2$/m, 'the first pull and this one');
+    assert.match(metrics, /^bda_snapshot_release_expiry_seconds \d/m);
+    const fetched = Number(/^bda_snapshot_pulled_bytes_total\{source="origin"\} (\d+)$/m.exec(metrics)?.[1]);
+    const held = Number(/^bda_snapshot_pulled_bytes_total\{source="held"\} (\d+)$/m.exec(metrics)?.[1]);
+    assert.ok(fetched > 0 && held > 0, metrics);
   });
 
   pull('should refuse an older version (a rollback) and keep serving', async () => {
