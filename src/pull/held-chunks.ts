@@ -1,12 +1,15 @@
 /**
- * Chunks this server holds already: those of the builds it pulled before (each keeps the release
+ * What a pulling server holds: the served build's release and the highest version taken (holdingOf),
+ * and the chunks it holds already: those of the builds it pulled before (each keeps the release
  * it came from, whose chunk list says where each chunk lies in which file), and of a pull of the
  * same release cut off part way. A chunk is taken from here only when the bytes read back have
  * its checksum: a file changed or rotted since costs a fetch, never a wrong byte.
  */
-import { open, readdir, readFile } from 'node:fs/promises';
+import { open, readdir, readFile, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { CURRENT_LINK } from '../shared/manifest.ts';
 import { RELEASE_FILE, unsignedRelease, type Release } from '../shared/release.ts';
+import type { Holding } from './judge.ts';
 import { sha256 } from '../shared/sha256.ts';
 
 interface Place {
@@ -50,6 +53,31 @@ export async function readChunk(path: string, offset: number, length: number, su
     }
   } catch {
     // Gone or unreadable: the chunk is fetched instead.
+    return null;
+  }
+}
+
+/** What a server holds: the served build's release (null: built here), and the highest version it has taken. */
+export async function holdingOf(root: string): Promise<Holding> {
+  const held = await heldReleases(root);
+  const folder = await servedFolder(root);
+  let current: Release | null = null;
+  if (folder) {
+    try {
+      current = unsignedRelease(await readFile(join(root, folder, RELEASE_FILE), 'utf8'));
+    } catch {
+      // A build made here, or a release that cannot be read: no release is served.
+      current = null;
+    }
+  }
+  return { current, highest: Math.max(0, ...[...held.values()].map((r) => r.version)) };
+}
+
+/** The folder `current` names, or null when there is none. */
+export async function servedFolder(root: string): Promise<string | null> {
+  try {
+    return await readlink(join(root, CURRENT_LINK));
+  } catch {
     return null;
   }
 }

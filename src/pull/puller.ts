@@ -10,29 +10,28 @@
  * when they begin and one when they end, while the build held keeps serving. A server with no
  * build at all waits for its first pull before it starts (initial()).
  */
-import { readFile, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Conditions } from '../lib/conditions.ts';
 import { errorCode } from '../lib/error-code.ts';
-import { CURRENT_LINK, MANIFEST_FORMAT } from '../shared/manifest.ts';
+import { Sleeper } from '../lib/sleeper.ts';
+import { MANIFEST_FORMAT } from '../shared/manifest.ts';
 import {
   openRelease,
   RELEASE_FILE,
   ReleaseRefused,
   releaseSize,
-  unsignedRelease,
   type Release,
   type TrustedKey,
 } from '../shared/release.ts';
 import { KEEP_PREVIOUS, pruneSnapshots, switchCurrent } from '../shared/snapshot-folder.ts';
 import { writeFileAtomicAsync } from '../shared/state-files.ts';
-import { assemble, discardPulls, PullStopped, TamperedChunk } from './assemble.ts';
-import { HeldChunks, heldReleases } from './held-chunks.ts';
-import { expiredReason, judgeRelease, type Holding } from './judge.ts';
+import { assemble, discardPulls, PullStopped, TamperedChunk, type Assembled } from './assemble.ts';
+import { HeldChunks, heldReleases, holdingOf, servedFolder } from './held-chunks.ts';
+import { expiredReason, judgeRelease } from './judge.ts';
 import { Origin } from './origin.ts';
 
 /** release.json is a few hundred KB for the sample; past this it is not a release. */
-const RELEASE_MAX_BYTES = 32 * 1024 * 1024;
+const RELEASE_MAX_BYTES = 16 * 1024 * 1024;
 /** The first pull of a server with nothing to serve is tried again after this, doubling up to the poll interval. */
 const FIRST_RETRY_MS = 1000;
 
@@ -80,8 +79,8 @@ export class SnapshotPuller {
   private readonly origin: Origin;
   private timer: NodeJS.Timeout | null = null;
   private stopping = false;
-  /** The waits under way (a first pull's, a chunk's retries): each ends at once when the puller stops. */
-  private readonly wakes = new Set<() => void>();
+  /** The waits (a first pull's, a chunk's retries): each ends at once when the puller stops. */
+  private readonly sleeper = new Sleeper();
   private validator: { etag: string | null; lastModified: string | null } = { etag: null, lastModified: null };
   private polling: Promise<void> | null = null;
   private readonly stats = {
@@ -103,14 +102,14 @@ export class SnapshotPuller {
    * until one is in place, trying again (each failure logged once) until it is.
    */
   async initial(): Promise<void> {
-    if (await this.servedFolder()) return;
+    if (await servedFolder(this.options.root)) return;
     this.options.log(
       `no snapshot in ${this.options.root} yet: pulling the first from ${this.origin.urlOf(RELEASE_FILE)}`,
     );
-    for (let wait = FIRST_RETRY_MS; !this.stopping && !(await this.servedFolder());) {
+    for (let wait = FIRST_RETRY_MS; !this.stopping && !(await servedFolder(this.options.root));) {
       await this.poll();
-      if (await this.servedFolder()) break;
-      if (await this.sleep(wait)) break;
+      if (await servedFolder(this.options.root)) break;
+      if (await this.sleeper.sleep(wait)) break;
       wait = Math.min(wait * 2, this.options.pollSeconds * 1000);
     }
   }
@@ -131,7 +130,7 @@ export class SnapshotPuller {
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.timer) clearTimeout(this.timer);
-    for (const wake of this.wakes) wake();
+    this.sleeper.wakeAll();
     this.origin.close();
     await this.polling?.catch(() => {});
   }
@@ -147,12 +146,18 @@ export class SnapshotPuller {
 
   /** One look at the origin, and a pull when it offers a newer build; never throws. */
   poll(): Promise<void> {
-    return (this.polling ??= this.pollOnce().finally(() => (this.polling = null)));
+    return (this.polling ??= this.pollOnce()
+      .catch((error: unknown) =>
+        // What no check foresaw (the renewed release not written: a full disk, a folder made read-only):
+        // said like a failed pull, and tried again at the next poll.
+        this.options.warnings.report(WARN.pull, `taking the origin's release failed: ${(error as Error).message}`),
+      )
+      .finally(() => (this.polling = null)));
   }
 
   private async pollOnce(): Promise<void> {
     const { warnings, now } = this.options;
-    const holding = await this.holding();
+    const holding = await holdingOf(this.options.root);
     this.current = holding.current;
     let text: string | null;
     try {
@@ -202,48 +207,29 @@ export class SnapshotPuller {
 
   /** The served build signed again: its new release is kept beside it, nothing is fetched. */
   private async renew(release: Release, signed: string): Promise<void> {
-    const folder = await this.servedFolder();
+    const folder = await servedFolder(this.options.root);
     if (!folder) return;
     await writeFileAtomicAsync(join(this.options.root, folder, RELEASE_FILE), signed);
     this.current = release;
+    this.options.warnings.report(WARN.pull, null);
     this.options.log(`release ${release.version} renews build ${release.build_id} until ${release.expires}`);
   }
 
   private async pull(release: Release, signed: string): Promise<void> {
-    const { root, log, warnings } = this.options;
+    const { root, warnings } = this.options;
     const held = new HeldChunks();
     for (const [folder, kept] of await heldReleases(root)) held.add(kept, join(root, folder));
     const started = performance.now();
+    let done: Assembled;
     try {
-      const done = await assemble(release, signed, {
+      done = await assemble(release, signed, {
         root,
         origin: this.origin,
         held,
-        sleep: (ms) => this.sleep(ms),
+        sleep: (ms) => this.sleeper.sleep(ms),
         stopped: () => this.stopping,
       });
       switchCurrent(root, done.folder);
-      this.current = release;
-      this.stats.pulls += 1;
-      this.stats.fetchedBytes += done.fetchedBytes;
-      this.stats.heldBytes += done.heldBytes;
-      this.stats.lastPull = new Date(this.options.now()).toISOString();
-      warnings.report(WARN.pull, null);
-      const { bytes, chunks } = releaseSize(release);
-      const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
-      log(
-        `pulled release ${release.version} (build ${release.build_id}, ${chunks} chunks, ${mb(bytes)}) from ` +
-          `${this.origin.base.href} in ${((performance.now() - started) / 1000).toFixed(1)} s: fetched ` +
-          `${done.fetchedChunks} chunks (${mb(done.fetchedBytes)}), ${mb(done.heldBytes)} held here` +
-          (done.resumedBytes ? `, ${mb(done.resumedBytes)} from the pull cut off before` : '') +
-          (done.retries ? `, ${done.retries} failed fetches tried again` : '') +
-          `; current is ${done.folder}`,
-      );
-      await discardPulls(root).catch(() => {});
-      const serving = this.options.serving();
-      const removed = pruneSnapshots(root, done.folder, KEEP_PREVIOUS, serving ? [serving] : []);
-      if (removed.length)
-        log(`pruned ${removed.length} old snapshot${removed.length === 1 ? '' : 's'}: ${removed.join(', ')}`);
     } catch (error) {
       if (error instanceof PullStopped) return;
       this.stats.failedPulls += 1;
@@ -259,48 +245,36 @@ export class SnapshotPuller {
       );
       // Asked again at the next poll, not answered by a 304.
       this.validator = { etag: null, lastModified: null };
+      return;
     }
+    this.current = release;
+    warnings.report(WARN.pull, null);
+    this.pulled(release, done, performance.now() - started);
+    // Pull folders passed over, and builds past the ones kept: what is left of them goes.
+    await discardPulls(root);
+    const serving = this.options.serving();
+    const removed = pruneSnapshots(root, done.folder, KEEP_PREVIOUS, serving ? [serving] : []);
+    if (removed.length)
+      this.options.log(
+        `pruned ${removed.length} old snapshot${removed.length === 1 ? '' : 's'}: ${removed.join(', ')}`,
+      );
   }
 
-  /** What this server holds: the served build's release, and the highest version it has taken. */
-  private async holding(): Promise<Holding> {
-    const held = await heldReleases(this.options.root);
-    const folder = await this.servedFolder();
-    let current: Release | null = null;
-    if (folder) {
-      try {
-        current = unsignedRelease(await readFile(join(this.options.root, folder, RELEASE_FILE), 'utf8'));
-      } catch {
-        current = null;
-      }
-    }
-    const highest = Math.max(0, ...[...held.values()].map((r) => r.version));
-    return { current, highest };
-  }
-
-  /** The folder `current` names, or null when there is none. */
-  private async servedFolder(): Promise<string | null> {
-    try {
-      return await readlink(join(this.options.root, CURRENT_LINK));
-    } catch {
-      return null;
-    }
-  }
-
-  /** Wait; true when woken because the puller is stopping. */
-  private sleep(ms: number): Promise<boolean> {
-    if (this.stopping) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        this.wakes.delete(wake);
-        resolve(true);
-      };
-      const timer = setTimeout(() => {
-        this.wakes.delete(wake);
-        resolve(false);
-      }, ms);
-      this.wakes.add(wake);
-    });
+  /** A pull done: counted, and said in one line. */
+  private pulled(release: Release, done: Assembled, ms: number): void {
+    this.stats.pulls += 1;
+    this.stats.fetchedBytes += done.fetchedBytes;
+    this.stats.heldBytes += done.heldBytes;
+    this.stats.lastPull = new Date(this.options.now()).toISOString();
+    const { bytes, chunks } = releaseSize(release);
+    const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
+    this.options.log(
+      `pulled release ${release.version} (build ${release.build_id}, ${chunks} chunks, ${mb(bytes)}) from ` +
+        `${this.origin.base.href} in ${(ms / 1000).toFixed(1)} s: fetched ` +
+        `${done.fetchedChunks} chunks (${mb(done.fetchedBytes)}), ${mb(done.heldBytes)} held here` +
+        (done.resumedBytes ? `, ${mb(done.resumedBytes)} from the pull cut off before` : '') +
+        (done.retries ? `, ${done.retries} failed fetches tried again` : '') +
+        `; current is ${done.folder}`,
+    );
   }
 }

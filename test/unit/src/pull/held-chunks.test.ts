@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { HeldChunks, heldReleases, readChunk } from '../../../../src/pull/held-chunks.ts';
+import { HeldChunks, heldReleases, holdingOf, readChunk } from '../../../../src/pull/held-chunks.ts';
 import { chunkLengths } from '../../../../src/shared/chunks.ts';
 import {
   newSigningKey,
@@ -201,6 +201,31 @@ releases('should find none in a folder that does not exist', async () => {
   });
 });
 
+const holding = suite('holdingOf');
+
+holding(
+  "should name the served build's release and the highest version held, or none for a build made here",
+  async () => {
+    await inTmp(async (root) => {
+      const key = signingKeyOf(newSigningKey().privatePem);
+      const older = aRelease([releaseFile('manifest.json', Buffer.from('{}'))], { build_id: 'b1', version: 3 });
+      const newer = aRelease([releaseFile('manifest.json', Buffer.from('{"a":1}'))], { build_id: 'b2', version: 5 });
+      assert.equal(await holdingOf(root), { current: null, highest: 0 }, 'an empty folder holds nothing');
+      for (const release of [older, newer]) {
+        mkdirSync(join(root, release.build_id));
+        writeFileSync(join(root, release.build_id, RELEASE_FILE), signRelease(release, key));
+      }
+      symlinkSync('b1', join(root, 'current'));
+      assert.equal(await holdingOf(root), { current: older, highest: 5 }, 'a rolled-back current keeps the highest');
+      mkdirSync(join(root, 'made-here'));
+      rmSync(join(root, 'current'));
+      symlinkSync('made-here', join(root, 'current'));
+      assert.equal(await holdingOf(root), { current: null, highest: 5 });
+    });
+  },
+);
+
 held.run();
 read.run();
 releases.run();
+holding.run();
