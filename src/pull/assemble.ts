@@ -101,10 +101,19 @@ export async function assemble(release: Release, signed: string, options: Assemb
       }
     }
     let next = 0;
+    let failed = false;
     const worker = async () => {
-      while (next < tasks.length) await place(tasks[next++], options, tally);
+      try {
+        while (!failed && next < tasks.length) await place(tasks[next++], options, tally);
+      } catch (error) {
+        // The others stop at their next chunk: the files stay open until every one has.
+        failed = true;
+        throw error;
+      }
     };
-    await Promise.all(Array.from({ length: ORIGIN_CONNECTIONS }, worker));
+    const ended = await Promise.allSettled(Array.from({ length: ORIGIN_CONNECTIONS }, worker));
+    const failure = ended.find((end): end is PromiseRejectedResult => end.status === 'rejected');
+    if (failure) throw failure.reason;
     for (const handle of handles) await handle.sync();
   } finally {
     for (const handle of handles) await handle.close().catch(() => {});

@@ -305,9 +305,9 @@ else {
   });
 
   pull('should finish a pull the origin broke off once it is back, and resume one a restart cut off', async () => {
-    // Chunks slowed to 4 KB/s a connection, so the pulls are under way when the origin stops.
+    // Chunks slowed to 16 KB/s a connection, so the pulls are under way when the origin stops.
     await stopOrigin();
-    await startOrigin('4k');
+    await startOrigin('16k');
     const access = join(origin!.prefix, 'access.log');
     const seen = readFileSync(access, 'utf8').length;
     publish(currentBuildDir((await smallBuild()).snapshotDir));
@@ -380,8 +380,8 @@ else {
   pull(
     'should take a release of the build it serves as a renewal, fetching nothing, and warn once it expires',
     async () => {
-      // Valid for four more seconds: signed a day ago, for a day.
-      publish(currentBuildDir(maker), new Date(Date.now() - 86_400_000 + 4000), 1);
+      // Valid for five more seconds: signed a day ago, for a day.
+      publish(currentBuildDir(maker), new Date(Date.now() - 86_400_000 + 5000), 1);
       await until(
         async () => (await Promise.all(servers.map(readyz))).every((r) => r.origin.release === 8),
         'every server takes release 8',
