@@ -311,15 +311,16 @@ else {
     const access = join(origin!.prefix, 'access.log');
     const seen = readFileSync(access, 'utf8').length;
     publish(currentBuildDir((await smallBuild()).snapshotDir));
-    // The third server has written chunks (a pack begins as zeros) and a chunk was fetched whole (nginx logs a
-    // request when it is done): what a restart finds in place.
-    const third = join(root, 'snapshot-c');
-    const written = () => {
-      const pulling = readdirSync(third).find((name) => name.startsWith('.pull-'));
-      return pulling !== undefined && readFileSync(join(third, pulling, 'bodies.pack')).some((byte) => byte !== 0);
+    // Every server has written chunks (a pack begins as zeros), and a chunk was fetched whole (nginx logs a
+    // request when it is done): each pull is under way, and what a restart finds in place is there.
+    const folders = ['a', 'b', 'c'].map((name) => join(root, `snapshot-${name}`));
+    const third = folders[2];
+    const written = (folder: string) => {
+      const pulling = readdirSync(folder).find((name) => name.startsWith('.pull-'));
+      return pulling !== undefined && readFileSync(join(folder, pulling, 'bodies.pack')).some((byte) => byte !== 0);
     };
     await until(
-      () => readFileSync(access, 'utf8').slice(seen).includes('/chunks/') && written(),
+      () => readFileSync(access, 'utf8').slice(seen).includes('/chunks/') && folders.every(written),
       'the servers begin to fetch chunks',
       HANG_GUARD_MS,
       50,
