@@ -42,6 +42,11 @@ import { dataLimit, quotaScope } from './quota/scopes.ts';
 import { ROUTES } from './shared/routes.ts';
 import type { SnapshotStore } from './snapshot/store.ts';
 import type { PullStatus } from './pull/puller.ts';
+import type { BodyBudget } from './http/body-budget.ts';
+import { McpEndpoint } from './mcp/endpoint.ts';
+import { SelfCaller } from './mcp/self-call.ts';
+import { answerMcp, isMcpPath } from './mcp-door.ts';
+import { VERSION } from './shared/version.ts';
 
 export interface AppParts {
   options: ServerOptions;
@@ -62,6 +67,8 @@ export interface AppParts {
   accessLog?: AccessLog;
   /** The connections open and their caps (for /readyz). */
   connections?: () => ConnectionStats;
+  /** Request bodies in memory (MCP messages take from the CritPt uploads' budget). */
+  uploads: BodyBudget;
   /** The origin snapshots are pulled from and the release served (for /readyz); absent without one. */
   origin?: () => PullStatus;
 }
@@ -74,6 +81,9 @@ export class App {
   private readonly endings: Endings;
   /** Data answers leave together at the end of their turn (src/lib/turn-end.ts says why). */
   private readonly turnEnd: TurnEnd;
+  private readonly mcp: McpEndpoint;
+  /** Where the server listens, once it does: MCP's tool calls are made to it. */
+  private listening: string | null = null;
 
   constructor(private readonly parts: AppParts) {
     this.turnEnd = new TurnEnd((error) =>
@@ -90,6 +100,23 @@ export class App {
       origin: parts.origin,
     });
     this.endings = new Endings({ ...parts, clientOf: proxiesOf(parts.options.trustProxy).clientOf });
+    const { critptMinUploadBytesPerSecond, critptUploadGraceSeconds } = parts.options;
+    this.mcp = new McpEndpoint({
+      caller: new SelfCaller(() => this.listening),
+      uploads: parts.uploads,
+      limits: { minBytesPerSecond: critptMinUploadBytesPerSecond, graceMs: critptUploadGraceSeconds * 1000 },
+      version: VERSION,
+    });
+  }
+
+  /** The server listens at `url` (MCP's tool calls go there). */
+  listeningAt(url: string): void {
+    this.listening = url;
+  }
+
+  /** Close what the app holds open beyond its requests: MCP's connections to the server itself. */
+  close(): void {
+    this.mcp.close();
   }
 
   /**
@@ -125,6 +152,7 @@ export class App {
   /** Synchronous until something must be waited for; throws (or rejects) what the error path answers. */
   private answer(exchange: Exchange): Eventually<void> {
     const { req } = exchange;
+    if (isMcpPath(req.url)) return answerMcp(exchange, { ...this.parts, endpoint: this.mcp });
     const plan = this.plans.plan(req.method ?? 'GET', req.url ?? '/');
     const { route } = plan;
     exchange.route = route;

@@ -201,6 +201,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     readiness: () => notReady(conditions, store),
     warnings: () => warnings.reasons(),
     connections: () => connections.stats(),
+    uploads,
     ...(puller && { origin: () => puller.status() }),
   });
   const lingering = new Lingering(httpLimits);
@@ -212,6 +213,7 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     // A burst as large as the caps let in waits in the kernel's queue: past node's 511, a
     // thousand connections at once had hundreds of SYNs dropped and sent again a second later.
     listening = await listenAt(server, options.port, options.host, Math.max(511, caps.total + caps.refusing));
+    app.listeningAt(listening.url);
     admin = await startAdmin(options, {
       clock,
       quota: counter,
@@ -246,6 +248,8 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
       const force = setTimeout(() => server.closeAllConnections(), options.stopGraceSeconds * 1000);
       server.close(async () => {
         clearTimeout(force);
+        // MCP's connections to this server: closed by it as they fell idle, and now by the app too.
+        app.close();
         accessLog?.flush();
         await adminClosed;
         await pullerStopped;

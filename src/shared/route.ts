@@ -47,11 +47,21 @@ export interface ParamSpec {
  *   listed (src/shared/manifest.ts, HistoryParts);
  * - `history`: a model's history, joined at request time from its stored text;
  * - `critpt`: forwarded to the upstream grader;
+ * - `mcp`: the MCP endpoint (src/mcp/), whose tools call the data routes;
  * - `front-door`: a precomputed body in the format the client prefers (JSON or HTML);
  * - `health`, `ready`, `metrics`: the server's own state, for operators.
  */
 export type AnswerKind =
-  'snapshot' | 'fragments' | 'changes' | 'history' | 'critpt' | 'front-door' | 'health' | 'ready' | 'metrics';
+  | 'snapshot'
+  | 'fragments'
+  | 'changes'
+  | 'history'
+  | 'critpt'
+  | 'mcp'
+  | 'front-door'
+  | 'health'
+  | 'ready'
+  | 'metrics';
 
 /** Joined at request time from the texts of the build's history (and so with an ETag, a 304 and a 406). */
 export function isJoined(route: Route): boolean {

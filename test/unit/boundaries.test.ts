@@ -32,6 +32,8 @@ const RULES: Record<string, readonly string[]> = {
   'src/key-admin/': ['src/key-admin/', 'src/keys/', 'src/quota/', 'src/state/', 'src/redis/', 'src/lib/',
     'src/shared/'],
   'src/snapshot/': ['src/snapshot/', 'src/lib/', 'src/shared/'],
+  // The MCP endpoint: JSON-RPC over the public port's toolkit; its tools call the data routes over HTTP.
+  'src/mcp/': ['src/mcp/', 'src/http/', 'src/lib/', 'src/shared/'],
   // Pulling published builds into the snapshot folder: the snapshot store then serves them as any build.
   'src/pull/': ['src/pull/', 'src/lib/', 'src/shared/'],
   // The admin listener: the keys command's store and changes, the counter and the served snapshot, over HTTP.
