@@ -99,7 +99,8 @@ export class McpEndpoint {
       case 'ping':
         return '{}';
       case 'tools/list':
-        if (params.cursor !== undefined) throw new RpcError(INVALID_PARAMS, 'Invalid cursor: the tools come in one page');
+        if (params.cursor !== undefined)
+          throw new RpcError(INVALID_PARAMS, 'Invalid cursor: the tools come in one page');
         return (await this.toolsOf(build)).lists.get(caller.tier)!;
       case 'tools/call':
         return this.call(params, caller, build);
@@ -158,7 +159,8 @@ export class McpEndpoint {
     if (answer.status !== 200) return toolError(routeErrorText(answer), meta);
     // The route's body as it is: as the text, and (it is a JSON object) as the structured content.
     const text = answer.body.toString('utf8');
-    return `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text},"_meta":${JSON.stringify(meta)}}`;
+    const content = `[{"type":"text","text":${JSON.stringify(text)}}]`;
+    return `{"content":${content},"structuredContent":${text},"_meta":${JSON.stringify(meta)}}`;
   }
 }
 
@@ -202,7 +204,7 @@ function initializeResult(params: Record<string, unknown>, version: string): str
     serverInfo: { name: 'benchmark-data-api', title: 'Benchmark Data API', version },
     instructions:
       'Model benchmark, pricing and performance data. Each tool is one route of the API and answers its JSON ' +
-      'body; each call counts one request of your key\'s daily quota. Lists are paginated (page).',
+      "body; each call counts one request of your key's daily quota. Lists are paginated (page).",
   });
 }
 
@@ -239,7 +241,9 @@ function routeErrorText(answer: SelfAnswer): string {
   const message = typeof body.error === 'string' ? body.error : `HTTP ${answer.status}`;
   const reset = Number(body.details?.reset ?? answer.headers['x-ratelimit-reset']);
   if (answer.status === 429 && Number.isFinite(reset))
-    return `${message}: the quota of ${String(body.details?.limit ?? answer.headers['x-ratelimit-limit'])} ` +
-      `requests a day is used up; the window resets at ${new Date(reset * 1000).toISOString()}`;
+    return (
+      `${message}: the quota of ${String(body.details?.limit ?? answer.headers['x-ratelimit-limit'])} ` +
+      `requests a day is used up; the window resets at ${new Date(reset * 1000).toISOString()}`
+    );
   return `${message} (HTTP ${answer.status})`;
 }

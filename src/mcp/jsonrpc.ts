@@ -35,7 +35,11 @@ export function parseMessage(text: string): Message {
     return { kind: 'invalid', code: PARSE_ERROR, message: `Parse error: ${(error as Error).message}` };
   }
   if (Array.isArray(value))
-    return { kind: 'invalid', code: INVALID_REQUEST, message: 'Invalid Request: batches are not taken (MCP 2025-06-18)' };
+    return {
+      kind: 'invalid',
+      code: INVALID_REQUEST,
+      message: 'Invalid Request: batches are not taken (MCP 2025-06-18)',
+    };
   if (value === null || typeof value !== 'object' || (value as { jsonrpc?: unknown }).jsonrpc !== '2.0')
     return { kind: 'invalid', code: INVALID_REQUEST, message: 'Invalid Request: not a JSON-RPC 2.0 message' };
   const { id, method, params } = value as { id?: unknown; method?: unknown; params?: unknown };
@@ -45,7 +49,8 @@ export function parseMessage(text: string): Message {
   if (params !== undefined && (params === null || typeof params !== 'object' || Array.isArray(params)))
     return { kind: 'invalid', code: INVALID_REQUEST, message: 'Invalid Request: params must be an object' };
   if (id === undefined) return { kind: 'acknowledge' };
-  if (!isId(id)) return { kind: 'invalid', code: INVALID_REQUEST, message: 'Invalid Request: id must be a string or an integer' };
+  if (!isId(id))
+    return { kind: 'invalid', code: INVALID_REQUEST, message: 'Invalid Request: id must be a string or an integer' };
   return { kind: 'request', id, method, params: (params ?? {}) as Record<string, unknown> };
 }
 
