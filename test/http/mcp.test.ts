@@ -5,6 +5,9 @@
  * exactly one request of the key's quota. Then the protocol's edges as raw HTTP: what is no message,
  * what is no method, a used-up quota, the key in a bearer token, the body limit.
  */
+import { execFile } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { toolName, toolRoutes } from '../../src/mcp/tools.ts';
@@ -121,6 +124,32 @@ if (!sdk.available) {
     assert.match(call.result.content[0].text, /Pro access required.*\(HTTP 403\)/);
   });
 }
+
+/** The MCP Inspector's command-line mode, a second real client (npx, outside the repository; Node 22 is its own aim). */
+const INSPECTOR = '@modelcontextprotocol/inspector@2.12.0';
+const execFileAsync = promisify(execFile);
+
+async function inspector(key: string, ...args: string[]): Promise<any> {
+  const command = ['-y', INSPECTOR, '--cli', MCP, '--transport', 'http', '--header', `x-api-key: ${key}`, ...args];
+  // From a folder of no project, so that npx finds nothing of this one's.
+  const { stdout } = await execFileAsync('npx', command, { cwd: tmpdir(), encoding: 'utf8', timeout: 180_000 });
+  return JSON.parse(stdout);
+}
+
+mcp("should answer the MCP Inspector's command line: the tools listed, a call's text the route's body", async () => {
+  let listed: any;
+  try {
+    listed = await inspector(t.keys.pro, '--method', 'tools/list');
+  } catch (error) {
+    const why = String((error as { stderr?: string }).stderr ?? error);
+    if (/ENOTFOUND|ECONNREFUSED|EAI_AGAIN|network/i.test(why) && !/"code":"unreachable"/.test(why))
+      return console.log(`skipped: the MCP Inspector could not be fetched by npx: ${why.slice(0, 200)}`);
+    throw error;
+  }
+  assert.equal(listed.tools.map((tool: { name: string }) => tool.name).sort(), namesOf('pro').sort());
+  const called = await inspector(t.keys.pro, '--method', 'tools/call', '--tool-name', 'language_models');
+  assert.is(called.content[0].text, (await get(t.url, '/api/v2/language/models', t.keys.pro2)).text);
+});
 
 const edges = suite("POST /mcp, the protocol's edges");
 
