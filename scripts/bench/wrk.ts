@@ -30,6 +30,42 @@ export function pathsScript(paths: readonly string[]): string {
   ].join('\n');
 }
 
+/** The wrk command (and its arguments) of one run: `paths` round robin, on the load generator's core when `pin`. */
+export function wrkCommand(
+  base: string,
+  paths: string[],
+  headers: Record<string, string>,
+  connections: number,
+  seconds: number,
+  work: string,
+  pin = false,
+): [string, string[]] {
+  const script = join(work, `paths-${paths.length}.lua`);
+  writeFileSync(script, pathsScript(paths));
+  const args = [
+    '-t1',
+    `-c${connections}`,
+    `-d${seconds}s`,
+    '--latency',
+    '-s',
+    script,
+    ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
+    base,
+  ];
+  return onLoadCore(pin, 'wrk', args);
+}
+
+/** wrk's report (with --latency) as requests per second, latency percentiles and errors. */
+export function parseWrk(out: string): Load {
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const p50Ms = toMs(/\s50%\s+(\S+)/.exec(out)?.[1] ?? '');
+  const p99Ms = toMs(/\s99%\s+(\S+)/.exec(out)?.[1] ?? '');
+  const errors =
+    Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0) +
+    Number(/Socket errors:.*?timeout (\d+)/.exec(out)?.[1] ?? 0);
+  return { rps, p50Ms, p99Ms, errors };
+}
+
 /**
  * Load one URL (or a list of paths, round robin) with wrk, keep-alive, one thread (on the load
  * generator's core when `pin`).
@@ -43,24 +79,6 @@ export function wrk(
   work: string,
   pin = false,
 ): Load {
-  const script = join(work, `paths-${paths.length}.lua`);
-  writeFileSync(script, pathsScript(paths));
-  const args = [
-    '-t1',
-    `-c${connections}`,
-    `-d${seconds}s`,
-    '--latency',
-    '-s',
-    script,
-    ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
-    base,
-  ];
-  const out = execFileSync(...onLoadCore(pin, 'wrk', args), { encoding: 'utf8' });
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
-  const p50Ms = toMs(/\s50%\s+(\S+)/.exec(out)?.[1] ?? '');
-  const p99Ms = toMs(/\s99%\s+(\S+)/.exec(out)?.[1] ?? '');
-  const errors =
-    Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0) +
-    Number(/Socket errors:.*?timeout (\d+)/.exec(out)?.[1] ?? 0);
-  return { rps, p50Ms, p99Ms, errors };
+  const [command, args] = wrkCommand(base, paths, headers, connections, seconds, work, pin);
+  return parseWrk(execFileSync(command, args, { encoding: 'utf8' }));
 }
