@@ -246,6 +246,41 @@ const BLOCKS: Listed[] = [
   },
   {
     doc: 'README.md',
+    heading: 'For agents: MCP',
+    first: 'claude mcp add --transport http benchmark-data',
+    handling: { skip: "an assistant's own command line, not on this machine; test/http/mcp.test.ts runs two MCP clients" },
+  },
+  {
+    doc: 'README.md',
+    heading: 'For agents: MCP',
+    first: '{',
+    handling: {
+      check: 'JSON, naming the /mcp URL and the key header as the endpoint takes them',
+      by: (block) => {
+        const config = JSON.parse(block.lines.join('\n'));
+        const server = config.servers['benchmark-data'];
+        assert.is(server.type, 'http');
+        assert.match(server.url, /\/mcp$/);
+        assert.ok('x-api-key' in server.headers);
+      },
+    },
+  },
+  {
+    doc: 'README.md',
+    heading: 'For agents: MCP',
+    first: 'KEY=bdk_...',
+    handling: {
+      run: async (block) => {
+        const [list, call] = await curls(block, { KEY: keys.pro, BASE: server.url });
+        assert.ok(JSON.parse(list.stdout).result.tools.some((t: { name: string }) => t.name === 'language_models'));
+        const result = JSON.parse(call.stdout).result;
+        assert.not.ok(result.isError, call.stdout.slice(0, 300));
+        assert.ok(result.structuredContent.data.length > 0, 'the first page of the list');
+      },
+    },
+  },
+  {
+    doc: 'README.md',
     heading: 'curl, one per route',
     first: 'KEY=bdk_...',
     handling: {
