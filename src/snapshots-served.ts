@@ -50,6 +50,7 @@ export async function openSnapshots(options: ServerOptions, parts: SnapshotParts
       now: () => clock.now(),
       // Before the first build is served there is none to keep.
       serving: () => (opened ? basename(snapshots.current.dir) : null),
+      quiet,
     });
   try {
     await puller?.initial();

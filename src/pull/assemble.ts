@@ -21,6 +21,7 @@ import { sha256 } from '../shared/sha256.ts';
 import { fsyncDirAsync } from '../shared/state-files.ts';
 import { ORIGIN_CONNECTIONS, type Origin } from './origin.ts';
 import { readChunk, type HeldChunks } from './held-chunks.ts';
+import { Pacer } from './pacer.ts';
 
 const gunzipAsync = promisify(gunzip);
 
@@ -47,6 +48,8 @@ export interface AssembleOptions {
   /** Wait this long (the retries' backoff); resolves early, with true, when the pull is called off. */
   sleep: (ms: number) => Promise<boolean>;
   stopped: () => boolean;
+  /** Whether the server has had no request for a moment: the pull then goes at full speed (pacer.ts). */
+  quiet: () => boolean;
 }
 
 export interface Assembled {
@@ -110,9 +113,13 @@ export async function assemble(release: Release, signed: string, options: Assemb
     }
     let next = 0;
     let failed = false;
+    const pacer = new Pacer(options.quiet, options.sleep);
     const worker = async () => {
       try {
-        while (!failed && next < tasks.length) await place(tasks[next++], options, tally);
+        while (!failed && next < tasks.length) {
+          const task = tasks[next++];
+          await pacer.run(() => place(task, options, tally));
+        }
       } catch (error) {
         // The others stop at their next chunk: the files stay open until every one has.
         failed = true;
@@ -127,7 +134,8 @@ export async function assemble(release: Release, signed: string, options: Assemb
     for (const handle of handles) await handle.close().catch(() => {});
   }
   const readBack = Buffer.allocUnsafeSlow(READ_BACK_BYTES);
-  for (const file of release.files) await checkWhole(join(work, file.path), file, readBack);
+  const pacer = new Pacer(options.quiet, options.sleep);
+  for (const file of release.files) await checkWhole(join(work, file.path), file, readBack, pacer);
   await writeFile(join(work, RELEASE_FILE), signed, { mode: FILE_MODE });
   await fsyncDirAsync(work);
   tally.folder = finalName(root, release);
@@ -183,14 +191,17 @@ async function fetchChunk(chunk: ReleaseChunk, options: AssembleOptions, tally: 
 }
 
 /** Read a written file back whole, through `buffer`: its bytes must be those the release signed. */
-async function checkWhole(path: string, file: ReleaseFile, buffer: Buffer): Promise<void> {
+async function checkWhole(path: string, file: ReleaseFile, buffer: Buffer, pacer: Pacer): Promise<void> {
   const hash = createHash('sha256');
   const handle = await open(path, 'r');
   try {
     for (let offset = 0; ;) {
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, offset);
+      const bytesRead = await pacer.run(async () => {
+        const { bytesRead: read } = await handle.read(buffer, 0, buffer.length, offset);
+        hash.update(buffer.subarray(0, read));
+        return read;
+      });
       if (bytesRead === 0) break;
-      hash.update(buffer.subarray(0, bytesRead));
       offset += bytesRead;
     }
   } finally {

@@ -23,7 +23,7 @@ import {
   type Release,
   type TrustedKey,
 } from '../shared/release.ts';
-import { KEEP_PREVIOUS, pruneSnapshots, switchCurrent } from '../shared/snapshot-folder.ts';
+import { KEEP_PREVIOUS, pruneSnapshotsAsync, switchCurrent } from '../shared/snapshot-folder.ts';
 import { writeFileAtomicAsync } from '../shared/state-files.ts';
 import { assemble, discardPulls, PullStopped, TamperedChunk, type Assembled } from './assemble.ts';
 import { HeldChunks, heldReleases, holdingOf, servedFolder } from './held-chunks.ts';
@@ -48,6 +48,8 @@ export interface PullerOptions {
    * checks and switches, so a build is never pruned from under it.
    */
   serving: () => string | null;
+  /** Whether the server has had no request for a moment (a pull gives way to requests otherwise). */
+  quiet: () => boolean;
   /** /readyz's warnings: what is wrong with the origin or its releases. */
   warnings: Conditions;
   now: () => number;
@@ -228,6 +230,7 @@ export class SnapshotPuller {
         held,
         sleep: (ms) => this.sleeper.sleep(ms),
         stopped: () => this.stopping,
+        quiet: this.options.quiet,
       });
       switchCurrent(root, done.folder);
     } catch (error) {
@@ -253,7 +256,7 @@ export class SnapshotPuller {
     // Pull folders passed over, and builds past the ones kept: what is left of them goes.
     await discardPulls(root);
     const serving = this.options.serving();
-    const removed = pruneSnapshots(root, done.folder, KEEP_PREVIOUS, serving ? [serving] : []);
+    const removed = await pruneSnapshotsAsync(root, done.folder, KEEP_PREVIOUS, serving ? [serving] : []);
     if (removed.length)
       this.options.log(
         `pruned ${removed.length} old snapshot${removed.length === 1 ? '' : 's'}: ${removed.join(', ')}`,

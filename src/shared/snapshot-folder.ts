@@ -5,6 +5,7 @@
  * finishing requests on one is never pulled from under it.
  */
 import { readdirSync, renameSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CURRENT_LINK } from './manifest.ts';
 import { fsyncDir } from './state-files.ts';
@@ -41,23 +42,45 @@ export function buildFolders(outDir: string): string[] {
 }
 
 /**
- * Remove all but the current build, the `keep` newest others and those `alsoKeep` names (the build a
- * pulling server still serves while it checks the next), and temporary folders of dead builds.
+ * The builds pruning removes: all but the current one, the `keep` newest others and those `alsoKeep`
+ * names (the build a pulling server still serves while it checks the next).
  */
+function prunable(outDir: string, currentId: string, keepPrevious: number, alsoKeep: readonly string[]): string[] {
+  const builds = buildFolders(outDir);
+  const others = builds.filter((b) => b !== currentId);
+  const keep = new Set([currentId, ...alsoKeep, ...(keepPrevious > 0 ? others.slice(-keepPrevious) : [])]);
+  return builds.filter((b) => !keep.has(b));
+}
+
+/** Folders a build that died left: its temporary build, or a link it never renamed over `current`. */
+function leftBehind(outDir: string): string[] {
+  return readdirSync(outDir).filter((name) => name.startsWith('.tmp-') || name.startsWith('.current-'));
+}
+
+/** Remove the builds past those kept (see prunable), and what dead builds left; the builds removed. */
 export function pruneSnapshots(
   outDir: string,
   currentId: string,
   keepPrevious = KEEP_PREVIOUS,
   alsoKeep: readonly string[] = [],
 ): string[] {
-  const builds = buildFolders(outDir);
-  const others = builds.filter((b) => b !== currentId);
-  const keep = new Set([currentId, ...alsoKeep, ...(keepPrevious > 0 ? others.slice(-keepPrevious) : [])]);
-  const removed = builds.filter((b) => !keep.has(b));
-  for (const name of removed) rmSync(join(outDir, name), { recursive: true, force: true });
-  for (const name of readdirSync(outDir)) {
-    if (name.startsWith('.tmp-') || name.startsWith('.current-'))
-      rmSync(join(outDir, name), { recursive: true, force: true });
-  }
+  const removed = prunable(outDir, currentId, keepPrevious, alsoKeep);
+  for (const name of [...removed, ...leftBehind(outDir)]) rmSync(join(outDir, name), { recursive: true, force: true });
+  return removed;
+}
+
+/**
+ * The same without holding the event loop, for a serving process: removing a build of the sample
+ * (86 MB) in one call held a pulling server's requests 34 to 90 ms (scripts/bench/pull.ts).
+ */
+export async function pruneSnapshotsAsync(
+  outDir: string,
+  currentId: string,
+  keepPrevious = KEEP_PREVIOUS,
+  alsoKeep: readonly string[] = [],
+): Promise<string[]> {
+  const removed = prunable(outDir, currentId, keepPrevious, alsoKeep);
+  for (const name of [...removed, ...leftBehind(outDir)])
+    await rm(join(outDir, name), { recursive: true, force: true });
   return removed;
 }

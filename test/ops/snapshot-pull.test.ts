@@ -139,7 +139,9 @@ function snapshotWarnings(body: any): string[] {
 }
 
 async function allServe(buildId: string, what: string, group = servers): Promise<void> {
-  await until(async () => (await Promise.all(group.map(readyz))).every((r) => r.snapshot === buildId), what);
+  // Asked every 100 ms, not every 5: a server asked without pause is busy, and its pull gives way (src/pull/pacer.ts).
+  const serving = async () => (await Promise.all(group.map(readyz))).every((r) => r.snapshot === buildId);
+  await until(serving, what, HANG_GUARD_MS, 100);
 }
 
 async function allWarn(pattern: RegExp, what: string): Promise<void> {
