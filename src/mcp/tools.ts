@@ -138,6 +138,8 @@ export function requestOf(route: Route, args: Record<string, unknown>): { path: 
   for (const name of slugs) {
     const value = args[name];
     if (typeof value !== 'string' || value === '') return { refusal: `${name} is required: a non-empty string` };
+    // A dot segment would be resolved away by the URL, naming another path than the route's.
+    if (value === '.' || value === '..') return { refusal: `${name} ${JSON.stringify(value)} is no slug` };
     path = path.replace(`{${name}}`, encodeURIComponent(value));
   }
   for (const [name, value] of Object.entries(args)) {

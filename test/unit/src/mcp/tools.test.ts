@@ -102,6 +102,7 @@ tools("should make a call's request: the slug as one path segment, the rest as t
   });
   assert.equal(requestOf(routeById('language.models'), {}), { path: '/api/v2/language/models' });
   assert.ok('refusal' in requestOf(ADDED, {}));
+  assert.ok('refusal' in requestOf(ADDED, { slug: '..' }), 'a dot segment names another path');
   assert.ok('refusal' in requestOf(ADDED, { slug: 'x', currency: { a: 1 } }));
   assert.equal(inputSchemaOf(routeById('language.models')).required, undefined);
 });
