@@ -20,7 +20,7 @@ import type { BodyBudget } from '../http/body-budget.ts';
 import { HttpError } from '../http/error.ts';
 import { checkJsonLimits } from '../http/json-limits.ts';
 import { readBody, type BodyLimits } from '../http/read-body.ts';
-import { JSON_TYPE, send } from '../http/respond.ts';
+import { JSON_TYPE, send, sendPieces } from '../http/respond.ts';
 import type { Manifest } from '../shared/manifest.ts';
 import { ROUTES, type Tier } from '../shared/routes.ts';
 import {
@@ -89,7 +89,7 @@ export class McpEndpoint {
     const message = parseMessage(body.toString('utf8'));
     if (message.kind === 'acknowledge') return send(res, 202, { 'Cache-Control': 'no-store' }, '', false);
     if (message.kind === 'invalid') return answerJson(res, 400, errorMessage(null, message.code, message.message));
-    let answer: string | Buffer;
+    let answer: string | Buffer[];
     try {
       const result = await this.result(message.method, message.params, caller, build);
       answer = typeof result === 'string' ? resultMessage(message.id, result) : resultBytes(message.id, result);
@@ -179,7 +179,7 @@ export class McpEndpoint {
       CONTENT_BEGINS,
       this.quoted(answer),
       STRUCTURED_BEGINS,
-      answer.body,
+      ...answer.pieces,
       Buffer.from(`,"_meta":${JSON.stringify(meta)}}`),
     ];
   }
@@ -221,15 +221,17 @@ function checkHeaders(req: IncomingMessage): void {
     throw new HttpError(403, 'Forbidden: /mcp takes no request from another origin', { details: { origin } });
 }
 
-/** A result given in pieces of bytes, answering `id`. */
-function resultBytes(id: RequestId, pieces: Buffer[]): Buffer {
-  return Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`), ...pieces, CLOSE_BRACE]);
+/** A result given in pieces of bytes, answering `id`: the pieces of the whole message. */
+function resultBytes(id: RequestId, pieces: Buffer[]): Buffer[] {
+  return [Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`), ...pieces, CLOSE_BRACE];
 }
 
 const CLOSE_BRACE = Buffer.from('}');
 
-function answerJson(res: ServerResponse, status: number, text: string | Buffer): void {
-  send(res, status, { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store' }, text, false);
+function answerJson(res: ServerResponse, status: number, text: string | Buffer[]): void {
+  const headers = { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store' };
+  if (typeof text === 'string') return send(res, status, headers, text, false);
+  sendPieces(res, status, headers, text);
 }
 
 function rpcErrorText(id: RequestId, error: unknown): string {

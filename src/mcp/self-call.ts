@@ -15,7 +15,22 @@ const TIMEOUT_MS = 30_000;
 export interface SelfAnswer {
   status: number;
   headers: IncomingHttpHeaders;
-  body: Buffer;
+  /** The body as it arrived, in pieces: a tool's result writes them on as they are, uncopied. */
+  pieces: Buffer[];
+  /** The body whole (copied together when first asked for). */
+  readonly body: Buffer;
+}
+
+function answerOf(status: number, headers: IncomingHttpHeaders, pieces: Buffer[]): SelfAnswer {
+  let whole: Buffer | null = null;
+  return {
+    status,
+    headers,
+    pieces,
+    get body() {
+      return (whole ??= Buffer.concat(pieces));
+    },
+  };
 }
 
 export class SelfCaller {
@@ -43,7 +58,7 @@ export class SelfCaller {
           else parts.push(part);
         });
         res.on('error', reject);
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts) }));
+        res.on('end', () => resolve(answerOf(res.statusCode ?? 0, res.headers, parts)));
       });
       req.end();
     });
