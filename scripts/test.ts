@@ -51,6 +51,8 @@ const FILE_TIMEOUT_MS = 10 * 60_000;
  */
 const SLOWEST = [
   'state/redis-failover.test.ts',
+  // Forty seconds, most of them waiting on polls and a slowed origin: begun early, it overlaps the rest.
+  'ops/snapshot-pull.test.ts',
   'build/pipeline.test.ts',
   'state/redis-sentinel.test.ts',
   'ops/readme.test.ts',
@@ -61,6 +63,8 @@ const SLOWEST = [
   'ops/keys-cli.test.ts',
   'build/import-legacy.test.ts',
   'http/no-key-answers.test.ts',
+  // The MCP clients are fetched by npm the first time (the SDK's install, the Inspector's npx).
+  'http/mcp.test.ts',
   'build/dataset-errors.test.ts',
   'state/redis-health.test.ts',
   'build/repository.test.ts',
