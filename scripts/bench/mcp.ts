@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { flagsOrExit } from '../../src/shared/flags.ts';
 import { killAll, median, startServer, stop } from './processes.ts';
 import { setStage } from './stage.ts';
-import { parseWrk, wrkCommand, type Load } from './wrk.ts';
+import { parseWrk, wrkCommand, wrkScriptCommand, type Load } from './wrk.ts';
 
 const USAGE = 'usage: npx tsx scripts/bench/mcp.ts [--rounds N] [--seconds S] [--connections N]';
 const { values } = flagsOrExit(
@@ -86,17 +86,8 @@ try {
       return parseWrk(execFileSync(command, args, { encoding: 'utf8' }));
     },
     mcp: () => {
-      const args = [
-        '-t1',
-        `-c${connections}`,
-        `-d${seconds}s`,
-        '--latency',
-        '-s',
-        script,
-        '-H',
-        `x-api-key: ${key['x-api-key']}`,
-      ];
-      return parseWrk(execFileSync('wrk', [...args, `${base}/mcp`], { encoding: 'utf8' }));
+      const [command, args] = wrkScriptCommand(`${base}/mcp`, script, key, connections, seconds);
+      return parseWrk(execFileSync(command, args, { encoding: 'utf8' }));
     },
   };
   ways.route();

@@ -42,6 +42,18 @@ export function wrkCommand(
 ): [string, string[]] {
   const script = join(work, `paths-${paths.length}.lua`);
   writeFileSync(script, pathsScript(paths));
+  return wrkScriptCommand(base, script, headers, connections, seconds, pin);
+}
+
+/** The wrk command of one run of a Lua script of the caller's (a POST's body, say), at `url`. */
+export function wrkScriptCommand(
+  url: string,
+  script: string,
+  headers: Record<string, string>,
+  connections: number,
+  seconds: number,
+  pin = false,
+): [string, string[]] {
   const args = [
     '-t1',
     `-c${connections}`,
@@ -50,7 +62,7 @@ export function wrkCommand(
     '-s',
     script,
     ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
-    base,
+    url,
   ];
   return onLoadCore(pin, 'wrk', args);
 }
