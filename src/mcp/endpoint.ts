@@ -15,12 +15,13 @@
  * a body that is no message at all is a 400.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { LRUCache } from 'lru-cache';
 import type { BodyBudget } from '../http/body-budget.ts';
 import { HttpError } from '../http/error.ts';
 import { checkJsonLimits } from '../http/json-limits.ts';
 import { readBody, type BodyLimits } from '../http/read-body.ts';
+import { rankEncodings } from '../http/negotiate.ts';
 import { JSON_TYPE, send, sendPieces } from '../http/respond.ts';
+import { CallBodies, messagePieces, type CallResult } from './call-bodies.ts';
 import type { Manifest } from '../shared/manifest.ts';
 import { ROUTES, type Tier } from '../shared/routes.ts';
 import {
@@ -42,10 +43,6 @@ export const PROTOCOL_VERSIONS = ['2025-06-18', '2025-03-26'] as const;
 /** A message is a few hundred bytes; nested and wide beyond these it is no message of this protocol. */
 const MESSAGE_JSON_LIMITS = { depth: 32, values: 10_000 };
 export const MCP_BODY_BYTES = 64 * 1024;
-/** The bodies kept as JSON strings: a few dozen list pages; memory stays within the design's bound. */
-const QUOTED_CACHE_BYTES = 8 * 1024 * 1024;
-const CONTENT_BEGINS = Buffer.from('{"content":[{"type":"text","text":');
-const STRUCTURED_BEGINS = Buffer.from('}],"structuredContent":');
 
 /** Who calls: the key's tier, the key itself (a call is made with it) and whose upload budget the body takes. */
 export interface McpCaller {
@@ -72,11 +69,7 @@ export class McpEndpoint {
   /** The tools of the build last asked for, with their tools/list texts by tier. */
   private tools: { buildId: string; made: Promise<{ all: McpTool[]; lists: Map<Tier, string> }> } | null = null;
 
-  /** Bodies as JSON strings, by their ETag (see quoted). */
-  private readonly quotedBodies = new LRUCache<string, Buffer>({
-    maxSize: QUOTED_CACHE_BYTES,
-    sizeCalculation: (quoted) => Math.max(1, quoted.length),
-  });
+  private readonly bodies = new CallBodies();
 
   constructor(private readonly parts: McpParts) {}
 
@@ -89,14 +82,24 @@ export class McpEndpoint {
     const message = parseMessage(body.toString('utf8'));
     if (message.kind === 'acknowledge') return send(res, 202, { 'Cache-Control': 'no-store' }, '', false);
     if (message.kind === 'invalid') return answerJson(res, 400, errorMessage(null, message.code, message.message));
-    let answer: string | Buffer[];
+    // A client that takes gzip is answered a tool's result in it (call-bodies.ts); the rest stays plain.
+    const gzip = rankEncodings(req.headers['accept-encoding']).includes('gzip');
+    let answer: string | CallResult;
     try {
-      const result = await this.result(message.method, message.params, caller, build);
-      answer = typeof result === 'string' ? resultMessage(message.id, result) : resultBytes(message.id, result);
+      const result = await this.result(message.method, message.params, caller, build, gzip);
+      answer = typeof result === 'string' ? resultMessage(message.id, result) : result;
     } catch (error) {
       answer = rpcErrorText(message.id, error);
     }
-    answerJson(res, 200, answer);
+    if (typeof answer === 'string') return answerJson(res, 200, answer);
+    const head = `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":`;
+    const headers = { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', Vary: 'Accept-Encoding' };
+    sendPieces(
+      res,
+      200,
+      answer.gzip ? { ...headers, 'Content-Encoding': 'gzip' } : headers,
+      messagePieces(head, answer),
+    );
   }
 
   close(): void {
@@ -109,7 +112,8 @@ export class McpEndpoint {
     params: Record<string, unknown>,
     caller: McpCaller,
     build: McpBuild,
-  ): Promise<string | Buffer[]> {
+    gzip: boolean,
+  ): Promise<string | CallResult> {
     switch (method) {
       case 'initialize':
         return initializeResult(params, this.parts.version);
@@ -120,7 +124,7 @@ export class McpEndpoint {
           throw new RpcError(INVALID_PARAMS, 'Invalid cursor: the tools come in one page');
         return (await this.toolsOf(build)).lists.get(caller.tier)!;
       case 'tools/call':
-        return this.call(params, caller, build);
+        return this.call(params, caller, build, gzip);
       case 'resources/list':
         if (params.cursor !== undefined)
           throw new RpcError(INVALID_PARAMS, 'Invalid cursor: the resources come in one page');
@@ -156,7 +160,12 @@ export class McpEndpoint {
   }
 
   /** tools/call: the route's request with the caller's key; its answer as the tool's result. */
-  private async call(params: Record<string, unknown>, caller: McpCaller, build: McpBuild): Promise<string | Buffer[]> {
+  private async call(
+    params: Record<string, unknown>,
+    caller: McpCaller,
+    build: McpBuild,
+    gzip: boolean,
+  ): Promise<string | CallResult> {
     const { name } = params;
     const args = params.arguments ?? {};
     if (typeof name !== 'string') throw new RpcError(INVALID_PARAMS, 'Invalid params: name must be a string');
@@ -168,35 +177,14 @@ export class McpEndpoint {
     if ('refusal' in request) return toolError(`Invalid arguments: ${request.refusal}`, { status: 400 });
     let answer: SelfAnswer;
     try {
-      answer = await this.parts.caller.get(request.path, caller.key);
+      answer = await this.parts.caller.get(request.path, caller.key, gzip ? 'gzip' : 'identity');
     } catch (error) {
       throw new RpcError(INTERNAL_ERROR, `The tool's route could not be asked: ${(error as Error).message}`);
     }
     const meta = callMeta(answer, build);
     if (answer.status !== 200) return toolError(routeErrorText(answer), meta);
     // The route's body as it is: as the text, and (it is a JSON object) as the structured content.
-    return [
-      CONTENT_BEGINS,
-      this.quoted(answer),
-      STRUCTURED_BEGINS,
-      ...answer.pieces,
-      Buffer.from(`,"_meta":${JSON.stringify(meta)}}`),
-    ];
-  }
-
-  /**
-   * A body as a JSON string's bytes, made once a body: the route's ETag names its bytes. Decoding,
-   * escaping and encoding the Commercial list page (496 KB) took some 5 ms a call, and the strings
-   * as much again in garbage collection: 111 to 139 calls a second against the route's 5,400
-   * (scripts/bench/mcp.ts).
-   */
-  private quoted(answer: SelfAnswer): Buffer {
-    const etag = answer.headers.etag;
-    const known = etag === undefined ? undefined : this.quotedBodies.get(etag);
-    if (known) return known;
-    const quoted = Buffer.from(JSON.stringify(answer.body.toString('utf8')));
-    if (etag !== undefined) this.quotedBodies.set(etag, quoted);
-    return quoted;
+    return { gzip, middle: this.bodies.middle(answer, gzip), tail: `,"_meta":${JSON.stringify(meta)}` };
   }
 }
 
@@ -221,17 +209,8 @@ function checkHeaders(req: IncomingMessage): void {
     throw new HttpError(403, 'Forbidden: /mcp takes no request from another origin', { details: { origin } });
 }
 
-/** A result given in pieces of bytes, answering `id`: the pieces of the whole message. */
-function resultBytes(id: RequestId, pieces: Buffer[]): Buffer[] {
-  return [Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`), ...pieces, CLOSE_BRACE];
-}
-
-const CLOSE_BRACE = Buffer.from('}');
-
-function answerJson(res: ServerResponse, status: number, text: string | Buffer[]): void {
-  const headers = { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store' };
-  if (typeof text === 'string') return send(res, status, headers, text, false);
-  sendPieces(res, status, headers, text);
+function answerJson(res: ServerResponse, status: number, text: string): void {
+  send(res, status, { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store' }, text, false);
 }
 
 function rpcErrorText(id: RequestId, error: unknown): string {

@@ -39,12 +39,12 @@ export class SelfCaller {
   /** `base`: where this server listens (`http://127.0.0.1:8080`), known once it does. */
   constructor(private readonly base: () => string | null) {}
 
-  /** GET `path` of this server with the caller's key, uncompressed. */
-  get(path: string, key: string | null): Promise<SelfAnswer> {
+  /** GET `path` of this server with the caller's key, uncompressed (or gzipped, when the route stores it so). */
+  get(path: string, key: string | null, encoding: 'identity' | 'gzip' = 'identity'): Promise<SelfAnswer> {
     const base = this.base();
     if (!base) return Promise.reject(new Error('the server is not listening yet'));
     return new Promise((resolve, reject) => {
-      const headers: Record<string, string> = { 'accept-encoding': 'identity', accept: 'application/json' };
+      const headers: Record<string, string> = { 'accept-encoding': encoding, accept: 'application/json' };
       if (key !== null) headers['x-api-key'] = key;
       const req = request(new URL(path, base), { agent: this.agent, headers, timeout: TIMEOUT_MS });
       req.on('timeout', () => req.destroy(new Error(`no answer from ${path} within ${TIMEOUT_MS} ms`)));

@@ -8,6 +8,7 @@
 import { execFile } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
+import { gunzipSync } from 'node:zlib';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { toolName, toolRoutes } from '../../src/mcp/tools.ts';
@@ -214,6 +215,17 @@ edges('should call with the arguments as the route takes them, and say a bad one
     paged.content[0].text,
     (await get(t.url, '/api/v2/language/models?page=2&prompt_type=medium', t.keys.pro2)).text,
   );
+  // A client that takes gzip gets the result in it: the same message, the body's bytes as they were.
+  const zipped = await post(
+    { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'language_models', arguments: { page: 2 } } },
+    { ...key, 'accept-encoding': 'gzip, deflate' },
+  );
+  assert.is(zipped.headers['content-encoding'], 'gzip');
+  assert.is(zipped.headers.vary, 'Accept-Encoding');
+  const unzipped = JSON.parse(gunzipSync(zipped.body).toString('utf8'));
+  assert.is(unzipped.id, 7);
+  assert.is(unzipped.result.content[0].text, paged.content[0].text);
+  assert.equal(unzipped.result.structuredContent, paged.structuredContent);
   const bad = (await call({ page: 0 })).json().result;
   assert.ok(bad.isError);
   assert.match(bad.content[0].text, /page.*\(HTTP 400\)/);
