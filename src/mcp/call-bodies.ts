@@ -1,11 +1,13 @@
 /**
- * A tool call's result as bytes: the route's body twice, as a JSON string (`content[0].text`) and
- * as itself (`structuredContent`), made without decoding it each call. The part that depends on
- * the body alone is made once a body (its ETag names its bytes) and kept:
+ * A tool call's answer as bytes: the route's body twice, as a JSON string (`content[0].text`) and
+ * as itself (`structuredContent`), made without decoding it each call. The message is written
+ * with its `id` last (JSON-RPC's members may come in any order), so that all of it up to the
+ * result's `_meta` depends on the body alone. That part is made once a body (its ETag names its
+ * bytes) and kept:
  *
- * - for a client that takes gzip, that part compressed, as one gzip member (gzip-member.ts): the
- *   Commercial list page's 1.1 MB of result is some 100 KB, and the route is asked for its stored
- *   gzip variant, so no byte of the body is touched while it is kept;
+ * - for a client that takes gzip, deflated, with its CRC (gzip-member.ts): each call adds only its
+ *   own end. The Commercial list page's 1 MB answer is 125 KB, and the route is asked for its
+ *   stored gzip variant, so no byte of the body is touched while it is kept;
  * - for one that does not, the body's JSON string, beside the body as the route sent it.
  *
  * Decoding, escaping and encoding the list page (496 KB) each call took some 5 ms, and as much
@@ -13,21 +15,20 @@
  * (scripts/bench/mcp.ts).
  */
 import { LRUCache } from 'lru-cache';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { gunzipSync } from 'node:zlib';
+import type { RequestId } from './jsonrpc.ts';
 import type { SelfAnswer } from './self-call.ts';
-import { storedMember } from './gzip-member.ts';
+import { gzipEnd, gzipStart, type GzipStart } from './gzip-member.ts';
 
 /** What is kept of the bodies called lately: a few dozen list pages either way. */
 const KEPT_BYTES = 8 * 1024 * 1024;
-const CONTENT_BEGINS = Buffer.from('{"content":[{"type":"text","text":');
+const MESSAGE_BEGINS = Buffer.from('{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":');
 const STRUCTURED_BEGINS = Buffer.from('}],"structuredContent":');
 
-/** A call's result: its body-dependent middle, gzip member or plain pieces, then the rest of its text. */
-export interface CallResult {
-  gzip: boolean;
-  middle: Buffer[];
-  /** After the middle: `,"_meta":{...}}`. */
-  tail: string;
+/** A call's answer: its body-dependent start, deflated or plain, and what follows it. */
+export interface CallAnswer {
+  start: GzipStart | Buffer[];
+  meta: Record<string, unknown>;
 }
 
 /** The body's own name, whatever its encoding: the content hash the ETag carries. */
@@ -36,26 +37,30 @@ function contentOf(etag: string | undefined): string | null {
 }
 
 export class CallBodies {
-  private readonly kept = new LRUCache<string, Buffer>({
+  private readonly deflated = new LRUCache<string, GzipStart>({
+    maxSize: KEPT_BYTES,
+    sizeCalculation: (start) => Math.max(1, start.bytes.length),
+  });
+  private readonly quoted = new LRUCache<string, Buffer>({
     maxSize: KEPT_BYTES,
     sizeCalculation: (bytes) => Math.max(1, bytes.length),
   });
 
-  /** The middle of a call's result from the route's 200 (asked for gzip when `gzip`). */
-  middle(answer: SelfAnswer, gzip: boolean): Buffer[] {
+  /** The start of a call's answer from the route's 200 (asked for gzip when `gzip`). */
+  start(answer: SelfAnswer, gzip: boolean): GzipStart | Buffer[] {
     const content = contentOf(answer.headers.etag as string | undefined);
-    const key = content && `${gzip ? 'gz' : 'text'} ${content}`;
-    const known = key ? this.kept.get(key) : undefined;
     if (gzip) {
-      if (known) return [known];
+      const known = content ? this.deflated.get(content) : undefined;
+      if (known) return known;
       const body = identityOf(answer);
-      const member = gzipSync(Buffer.concat(plainMiddle(body, quote(body))));
-      if (key) this.kept.set(key, member);
-      return [member];
+      const start = gzipStart(Buffer.concat(plainStart(body, quote(body))));
+      if (content) this.deflated.set(content, start);
+      return start;
     }
+    const known = content ? this.quoted.get(content) : undefined;
     const quoted = known ?? quote(answer.body);
-    if (key && !known) this.kept.set(key, quoted);
-    return plainMiddle(answer.pieces, quoted);
+    if (content && !known) this.quoted.set(content, quoted);
+    return plainStart(answer.pieces, quoted);
   }
 }
 
@@ -68,14 +73,12 @@ function quote(body: Buffer): Buffer {
   return Buffer.from(JSON.stringify(body.toString('utf8')));
 }
 
-function plainMiddle(body: Buffer | Buffer[], quoted: Buffer): Buffer[] {
-  return [CONTENT_BEGINS, quoted, STRUCTURED_BEGINS, ...(Array.isArray(body) ? body : [body])];
+function plainStart(body: Buffer | Buffer[], quoted: Buffer): Buffer[] {
+  return [MESSAGE_BEGINS, quoted, STRUCTURED_BEGINS, ...(Array.isArray(body) ? body : [body])];
 }
 
-/** The whole answer to request `head` (`{"jsonrpc":"2.0","id":...,"result":`) with its result. */
-export function messagePieces(head: string, result: CallResult): Buffer[] {
-  // The result's closing brace, and the message's.
-  const tail = Buffer.from(`${result.tail}}}`);
-  if (!result.gzip) return [Buffer.from(head), ...result.middle, tail];
-  return [storedMember(Buffer.from(head)), ...result.middle, storedMember(tail)];
+/** The whole answer to request `id`: its start, then `_meta`, the result's end and the id. */
+export function messagePieces(id: RequestId, answer: CallAnswer): Buffer[] {
+  const end = Buffer.from(`,"_meta":${JSON.stringify(answer.meta)}},"id":${JSON.stringify(id)}}`);
+  return Array.isArray(answer.start) ? [...answer.start, end] : [answer.start.bytes, ...gzipEnd(answer.start, end)];
 }

@@ -21,7 +21,7 @@ import { checkJsonLimits } from '../http/json-limits.ts';
 import { readBody, type BodyLimits } from '../http/read-body.ts';
 import { rankEncodings } from '../http/negotiate.ts';
 import { JSON_TYPE, send, sendPieces } from '../http/respond.ts';
-import { CallBodies, messagePieces, type CallResult } from './call-bodies.ts';
+import { CallBodies, messagePieces, type CallAnswer } from './call-bodies.ts';
 import type { Manifest } from '../shared/manifest.ts';
 import { ROUTES, type Tier } from '../shared/routes.ts';
 import {
@@ -84,7 +84,7 @@ export class McpEndpoint {
     if (message.kind === 'invalid') return answerJson(res, 400, errorMessage(null, message.code, message.message));
     // A client that takes gzip is answered a tool's result in it (call-bodies.ts); the rest stays plain.
     const gzip = rankEncodings(req.headers['accept-encoding']).includes('gzip');
-    let answer: string | CallResult;
+    let answer: string | CallAnswer;
     try {
       const result = await this.result(message.method, message.params, caller, build, gzip);
       answer = typeof result === 'string' ? resultMessage(message.id, result) : result;
@@ -92,13 +92,13 @@ export class McpEndpoint {
       answer = rpcErrorText(message.id, error);
     }
     if (typeof answer === 'string') return answerJson(res, 200, answer);
-    const head = `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":`;
     const headers = { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', Vary: 'Accept-Encoding' };
+    const zipped = !Array.isArray(answer.start);
     sendPieces(
       res,
       200,
-      answer.gzip ? { ...headers, 'Content-Encoding': 'gzip' } : headers,
-      messagePieces(head, answer),
+      zipped ? { ...headers, 'Content-Encoding': 'gzip' } : headers,
+      messagePieces(message.id, answer),
     );
   }
 
@@ -113,7 +113,7 @@ export class McpEndpoint {
     caller: McpCaller,
     build: McpBuild,
     gzip: boolean,
-  ): Promise<string | CallResult> {
+  ): Promise<string | CallAnswer> {
     switch (method) {
       case 'initialize':
         return initializeResult(params, this.parts.version);
@@ -165,7 +165,7 @@ export class McpEndpoint {
     caller: McpCaller,
     build: McpBuild,
     gzip: boolean,
-  ): Promise<string | CallResult> {
+  ): Promise<string | CallAnswer> {
     const { name } = params;
     const args = params.arguments ?? {};
     if (typeof name !== 'string') throw new RpcError(INVALID_PARAMS, 'Invalid params: name must be a string');
@@ -184,7 +184,7 @@ export class McpEndpoint {
     const meta = callMeta(answer, build);
     if (answer.status !== 200) return toolError(routeErrorText(answer), meta);
     // The route's body as it is: as the text, and (it is a JSON object) as the structured content.
-    return { gzip, middle: this.bodies.middle(answer, gzip), tail: `,"_meta":${JSON.stringify(meta)}` };
+    return { start: this.bodies.start(answer, gzip), meta };
   }
 }
 

@@ -226,6 +226,21 @@ edges('should call with the arguments as the route takes them, and say a bad one
   assert.is(unzipped.id, 7);
   assert.is(unzipped.result.content[0].text, paged.content[0].text);
   assert.equal(unzipped.result.structuredContent, paged.structuredContent);
+  // curl reads one gzip member only: the answer must be one.
+  const curl = await execFileAsync('curl', [
+    ...['-s', '--compressed', '-H', `x-api-key: ${t.keys.pro}`, '-H', 'content-type: application/json'],
+    ...[
+      '-d',
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 8,
+        method: 'tools/call',
+        params: { name: 'language_models', arguments: { page: 2 } },
+      }),
+    ],
+    MCP,
+  ]);
+  assert.is(JSON.parse(curl.stdout).result.content[0].text, paged.content[0].text);
   const bad = (await call({ page: 0 })).json().result;
   assert.ok(bad.isError);
   assert.match(bad.content[0].text, /page.*\(HTTP 400\)/);
