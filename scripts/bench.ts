@@ -13,6 +13,11 @@
  * another, reports build time and the pack's growth, and loads the routes joined from the
  * history against the model detail route (bench/history.json).
  *
+ * `npm run bench -- --pull` instead runs the pulled snapshots' bench (scripts/bench/pull.ts: the
+ * delta, the memory of a pull, the list page served during one), and `npm run bench -- --mcp` the
+ * MCP endpoint's against its route (scripts/bench/mcp.ts), each with --rounds, --duration as its
+ * seconds and, for --mcp, the first of --connections; both print their figures and write no file.
+ *
  * The modules, one concern each, are in scripts/bench/.
  */
 import { compare } from './bench/compare.ts';
@@ -20,11 +25,13 @@ import { pinningProblem } from './bench/pinning.ts';
 import { killAll } from './bench/processes.ts';
 import { scale } from './bench/scale.ts';
 import { history } from './bench/history.ts';
+import { mcpBench } from './bench/mcp.ts';
+import { pullBench } from './bench/pull.ts';
 import { flagsOrExit } from '../src/shared/flags.ts';
 
 const USAGE =
   'usage: npm run bench -- [--duration S] [--connections N,N,...] [--rounds N] [--baseline DIR] [--pin] ' +
-  `[--scale [--factors F,F,...]] [--history [--days N]]
+  `[--scale [--factors F,F,...]] [--history [--days N]] [--pull] [--mcp]
 
   --duration S         seconds of load per run (default 6)
   --connections N,...  wrk connection counts (default 16,64)
@@ -34,7 +41,9 @@ const USAGE =
   --scale              build, size and start the 1x, 3x and 10x datasets instead
   --factors F,...      the dataset sizes of --scale (default 1,3,10)
   --history            build a month of daily data, one day after another, and load the history's routes instead
-  --days N             the days of --history after the first (default 30)`;
+  --days N             the days of --history after the first (default 30)
+  --pull               the pulled snapshots' delta, memory and list page during a pull instead (printed, no file)
+  --mcp                the MCP endpoint against its route instead, at the first --connections (printed, no file)`;
 
 // Five rounds of 6 s (30 s of load a server, as three of 10 s were): each ratio is the median of
 // the rounds' own (scripts/bench/rounds.ts, roundRatio), and five rounds give it a middle that
@@ -49,6 +58,8 @@ const { values } = flagsOrExit(
       factors: { type: 'string', default: '1,3,10' },
       history: { type: 'boolean', default: false },
       days: { type: 'string', default: '30' },
+      pull: { type: 'boolean', default: false },
+      mcp: { type: 'boolean', default: false },
       baseline: { type: 'string' },
       pin: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
@@ -64,6 +75,13 @@ try {
       seconds: Number(values.duration),
       connections: values.connections.split(',').map(Number),
       rounds: Number(values.rounds),
+    });
+  else if (values.pull) await pullBench({ rounds: Number(values.rounds), seconds: Number(values.duration) });
+  else if (values.mcp)
+    await mcpBench({
+      rounds: Number(values.rounds),
+      seconds: Number(values.duration),
+      connections: Number(values.connections.split(',')[0]),
     });
   else {
     const pinning = values.pin ? pinningProblem() : null;
