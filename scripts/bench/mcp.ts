@@ -2,9 +2,10 @@
  * The MCP endpoint against the route it calls: `npx tsx scripts/bench/mcp.ts [--rounds 5]
  * [--seconds 5] [--connections 16]`. The sample built and the bundled server started (as `npm run
  * bench` does: scripts/bench/stage.ts), then in alternating rounds wrk loads the Commercial list
- * page, page 1, two ways: as the route (`GET`, uncompressed, as the MCP call asks its route) and
- * as an MCP `tools/call` of `language_models` (`POST /mcp`: the message read, the route asked over
- * loopback, its body put into the result as text and as structured content). One JSON line a
+ * page, page 1, two ways, each as its clients ask: as the route (`GET`, brotli, as the bench's list
+ * scenario asks) and as an MCP `tools/call` of `language_models` (`POST /mcp`, gzip, as the SDK's
+ * fetch asks: the message read, the route asked over loopback, its body put into the result as
+ * text and as structured content). One JSON line a
  * round and way, then the medians: requests per second, p50 and p99, and the call's p99 over the
  * route's (the target: at most 1.5). `npm run bench -- --mcp` runs it with the bench's --rounds,
  * --duration and first --connections.
@@ -76,7 +77,7 @@ export async function mcpBench({ rounds, seconds, connections }: McpBenchOptions
         const [command, args] = wrkCommand(
           base,
           [LIST],
-          { ...key, 'Accept-Encoding': 'identity' },
+          { ...key, 'Accept-Encoding': 'br' },
           connections,
           seconds,
           stage.work,
@@ -84,7 +85,8 @@ export async function mcpBench({ rounds, seconds, connections }: McpBenchOptions
         return parseWrk(execFileSync(command, args, { encoding: 'utf8' }));
       },
       mcp: () => {
-        const [command, args] = wrkScriptCommand(`${base}/mcp`, script, key, connections, seconds);
+        const headers = { ...key, 'Accept-Encoding': 'gzip' };
+        const [command, args] = wrkScriptCommand(`${base}/mcp`, script, headers, connections, seconds);
         return parseWrk(execFileSync(command, args, { encoding: 'utf8' }));
       },
     };
