@@ -43,10 +43,7 @@ import { ROUTES } from './shared/routes.ts';
 import type { SnapshotStore } from './snapshot/store.ts';
 import type { PullStatus } from './pull/puller.ts';
 import type { BodyBudget } from './http/body-budget.ts';
-import { McpEndpoint } from './mcp/endpoint.ts';
-import { SelfCaller } from './mcp/self-call.ts';
-import { answerMcp, isMcpPath } from './mcp-door.ts';
-import { VERSION } from './shared/version.ts';
+import { isMcpPath, McpDoor } from './mcp-door.ts';
 
 export interface AppParts {
   options: ServerOptions;
@@ -81,9 +78,7 @@ export class App {
   private readonly endings: Endings;
   /** Data answers leave together at the end of their turn (src/lib/turn-end.ts says why). */
   private readonly turnEnd: TurnEnd;
-  private readonly mcp: McpEndpoint;
-  /** Where the server listens, once it does: MCP's tool calls are made to it. */
-  private listening: string | null = null;
+  private readonly mcp: McpDoor;
 
   constructor(private readonly parts: AppParts) {
     this.turnEnd = new TurnEnd((error) =>
@@ -100,18 +95,12 @@ export class App {
       origin: parts.origin,
     });
     this.endings = new Endings({ ...parts, clientOf: proxiesOf(parts.options.trustProxy).clientOf });
-    const { critptMinUploadBytesPerSecond, critptUploadGraceSeconds } = parts.options;
-    this.mcp = new McpEndpoint({
-      caller: new SelfCaller(() => this.listening),
-      uploads: parts.uploads,
-      limits: { minBytesPerSecond: critptMinUploadBytesPerSecond, graceMs: critptUploadGraceSeconds * 1000 },
-      version: VERSION,
-    });
+    this.mcp = new McpDoor(parts);
   }
 
   /** The server listens at `url` (MCP's tool calls go there). */
   listeningAt(url: string): void {
-    this.listening = url;
+    this.mcp.listeningAt(url);
   }
 
   /** Close what the app holds open beyond its requests: MCP's connections to the server itself. */
@@ -152,7 +141,7 @@ export class App {
   /** Synchronous until something must be waited for; throws (or rejects) what the error path answers. */
   private answer(exchange: Exchange): Eventually<void> {
     const { req } = exchange;
-    if (isMcpPath(req.url)) return answerMcp(exchange, { ...this.parts, endpoint: this.mcp });
+    if (isMcpPath(req.url)) return this.mcp.answer(exchange);
     const plan = this.plans.plan(req.method ?? 'GET', req.url ?? '/');
     const { route } = plan;
     exchange.route = route;

@@ -3,14 +3,13 @@
  * default and parser are in src/server-flags.ts; here their values become ServerOptions. Nothing
  * else reads process.argv or process.env.
  */
-import { readFileSync } from 'node:fs';
 import type { AddressSet } from './lib/address-set.ts';
-import type { TrustedKey } from './shared/release.ts';
 import type { QuotaLimits } from './quota/scopes.ts';
 import { parseRedisUrl, type RedisAddress, type ReplicaConfirmation } from './redis/client.ts';
 import { parseSentinelUrl } from './redis/sentinel-url.ts';
 import { givenTlsFiles, readTlsFiles, type TlsFiles } from './redis/tls-files.ts';
 import { SERVER_FLAGS, type ServerFlag } from './server-flags.ts';
+import { snapshotSource, type SnapshotSource } from './server-flags-pull.ts';
 import { flagsUsage } from './shared/flag-help.ts';
 import { flagDefaults, readFlags, type Flag, type FlagValues } from './shared/flag-table.ts';
 import { UsageError } from './shared/flags.ts';
@@ -85,37 +84,6 @@ export interface ServerOptions {
 }
 
 export type StoreReplicas = ReplicaConfirmation;
-
-export interface SnapshotSource {
-  url: string;
-  keys: TrustedKey[];
-  /** The CA file's PEM (--snapshot-ca), read once at start; null: the system's roots. */
-  ca: Buffer | null;
-  pollSeconds: number;
-}
-
-/** --snapshot-from and the flags that go with it: an origin needs a key, and the flags of one need an origin. */
-function snapshotSource(v: ServerFlagValues): SnapshotSource | null {
-  const url = v['snapshot-from'];
-  if (url === null) {
-    const stray = (['snapshot-key', 'snapshot-ca'] as const).filter((f) =>
-      f === 'snapshot-key' ? v[f].length > 0 : v[f],
-    );
-    if (stray.length) throw new UsageError(`${stray.map((f) => `--${f}`).join(', ')}: only with --snapshot-from URL`);
-    return null;
-  }
-  if (v['snapshot-key'].length === 0)
-    throw new UsageError('--snapshot-from needs --snapshot-key: the public key its releases are signed with');
-  let ca: Buffer | null = null;
-  if (v['snapshot-ca'] !== undefined) {
-    try {
-      ca = readFileSync(v['snapshot-ca']);
-    } catch (error) {
-      throw new UsageError(`--snapshot-ca ${v['snapshot-ca']}: ${(error as Error).message}`);
-    }
-  }
-  return { url, keys: v['snapshot-key'], ca, pollSeconds: v['snapshot-poll'] };
-}
 
 export { REPLICAS_TIMEOUT_MS } from './server-flags.ts';
 

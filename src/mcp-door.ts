@@ -9,7 +9,11 @@ import type { Exchange } from './exchange.ts';
 import { HttpError } from './http/error.ts';
 import type { Clock } from './lib/clock.ts';
 import { whenReady, type Eventually } from './lib/eventually.ts';
-import type { McpEndpoint } from './mcp/endpoint.ts';
+import type { ServerOptions } from './config.ts';
+import type { BodyBudget } from './http/body-budget.ts';
+import { McpEndpoint } from './mcp/endpoint.ts';
+import { SelfCaller } from './mcp/self-call.ts';
+import { VERSION } from './shared/version.ts';
 import { authenticate } from './policy.ts';
 import { quotaScope } from './quota/scopes.ts';
 import { ANY_TIER, type Route } from './shared/routes.ts';
@@ -40,24 +44,52 @@ function presentedKey(headers: IncomingHttpHeaders): string | string[] | undefin
 }
 
 export interface McpDoorParts {
-  endpoint: McpEndpoint;
+  options: Pick<ServerOptions, 'critptMinUploadBytesPerSecond' | 'critptUploadGraceSeconds'>;
+  /** Request bodies in memory: MCP messages take from the CritPt uploads' budget. */
+  uploads: BodyBudget;
   keys: KeyLookup;
   clock: Clock;
   lastUsed: { note(id: string): void };
 }
 
-export function answerMcp(exchange: Exchange, parts: McpDoorParts): Eventually<void> {
-  const { req, res, snapshot } = exchange;
-  exchange.route = MCP_ROUTE;
-  if (req.method !== 'POST')
-    throw new HttpError(405, 'Method Not Allowed: /mcp takes POST (MCP over Streamable HTTP, answered in JSON)', {
-      headers: { Allow: 'POST' },
+/** The MCP endpoint as the pipeline holds it: made once, told where the server listens, closed with it. */
+export class McpDoor {
+  private readonly endpoint: McpEndpoint;
+  /** Where the server listens, once it does: the tool calls are made to it. */
+  private listening: string | null = null;
+
+  constructor(private readonly parts: McpDoorParts) {
+    const { critptMinUploadBytesPerSecond, critptUploadGraceSeconds } = parts.options;
+    this.endpoint = new McpEndpoint({
+      caller: new SelfCaller(() => this.listening),
+      uploads: parts.uploads,
+      limits: { minBytesPerSecond: critptMinUploadBytesPerSecond, graceMs: critptUploadGraceSeconds * 1000 },
+      version: VERSION,
     });
-  const presented = presentedKey(req.headers);
-  return whenReady(authenticate(presented, parts.keys, parts.clock), (key) => {
-    parts.lastUsed.note(key.id);
-    exchange.key = key;
-    const caller = { tier: key.tier, key: presented as string, scope: quotaScope(key) };
-    return parts.endpoint.answer(req, res, caller, { buildId: snapshot.buildId, manifest: snapshot.manifest });
-  });
+  }
+
+  listeningAt(url: string): void {
+    this.listening = url;
+  }
+
+  close(): void {
+    this.endpoint.close();
+  }
+
+  answer(exchange: Exchange): Eventually<void> {
+    const { req, res, snapshot } = exchange;
+    const { keys, clock, lastUsed } = this.parts;
+    exchange.route = MCP_ROUTE;
+    if (req.method !== 'POST')
+      throw new HttpError(405, 'Method Not Allowed: /mcp takes POST (MCP over Streamable HTTP, answered in JSON)', {
+        headers: { Allow: 'POST' },
+      });
+    const presented = presentedKey(req.headers);
+    return whenReady(authenticate(presented, keys, clock), (key) => {
+      lastUsed.note(key.id);
+      exchange.key = key;
+      const caller = { tier: key.tier, key: presented as string, scope: quotaScope(key) };
+      return this.endpoint.answer(req, res, caller, { buildId: snapshot.buildId, manifest: snapshot.manifest });
+    });
+  }
 }

@@ -1,9 +1,11 @@
 /**
  * The server's flags for pulling published snapshots from an origin (src/pull/), in the form of
  * src/shared/flag-table.ts: a part of src/server-flags.ts's table, in its place there (after
- * --snapshot). src/config.ts reads the CA file and refuses an origin without a key.
+ * --snapshot), and the option they make (snapshotSource, which src/config.ts calls): the CA file read,
+ * an origin without a key refused.
  */
-import { asText, flagRow, integerFrom, type FlagTable } from './shared/flag-table.ts';
+import { readFileSync } from 'node:fs';
+import { asText, flagRow, integerFrom, type FlagTable, type FlagValues } from './shared/flag-table.ts';
 import { UsageError } from './shared/flags.ts';
 import { parsePublicKey, type TrustedKey } from './shared/release.ts';
 import { httpUrl } from './server-flag-parsers.ts';
@@ -60,3 +62,34 @@ export const PULL_FLAGS = {
     help: "seconds between looks at the origin's release.json (a conditional GET)",
   },
 } satisfies FlagTable;
+
+export interface SnapshotSource {
+  url: string;
+  keys: TrustedKey[];
+  /** The CA file's PEM (--snapshot-ca), read once at start; null: the system's roots. */
+  ca: Buffer | null;
+  pollSeconds: number;
+}
+
+/** --snapshot-from and the flags that go with it: an origin needs a key, and the flags of one need an origin. */
+export function snapshotSource(v: FlagValues<typeof PULL_FLAGS>): SnapshotSource | null {
+  const url = v['snapshot-from'];
+  if (url === null) {
+    const stray = (['snapshot-key', 'snapshot-ca'] as const).filter((f) =>
+      f === 'snapshot-key' ? v[f].length > 0 : v[f],
+    );
+    if (stray.length) throw new UsageError(`${stray.map((f) => `--${f}`).join(', ')}: only with --snapshot-from URL`);
+    return null;
+  }
+  if (v['snapshot-key'].length === 0)
+    throw new UsageError('--snapshot-from needs --snapshot-key: the public key its releases are signed with');
+  let ca: Buffer | null = null;
+  if (v['snapshot-ca'] !== undefined) {
+    try {
+      ca = readFileSync(v['snapshot-ca']);
+    } catch (error) {
+      throw new UsageError(`--snapshot-ca ${v['snapshot-ca']}: ${(error as Error).message}`);
+    }
+  }
+  return { url, keys: v['snapshot-key'], ca, pollSeconds: v['snapshot-poll'] };
+}
