@@ -10,7 +10,7 @@
  * Every release gets the next version of the folder's last one and an expiry; a copy stays in
  * `<to>/releases/<version>.json`. Chunks no kept release names are removed.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chunkLengths } from '../../src/shared/chunks.ts';
@@ -19,6 +19,7 @@ import {
   chunkPath,
   RELEASE_FILE,
   RELEASE_FORMAT,
+  releaseSize,
   signRelease,
   unsignedRelease,
   type Release,
@@ -163,8 +164,7 @@ export function publishRelease(options: ReleaseOptions): Published {
   writePublic(join(to, RELEASES_DIR, `${version}.json`), signed);
   writePublic(join(to, RELEASE_FILE), signed);
   const removedChunks = pruneChunks(to);
-  const bytes = files.reduce((sum, f) => sum + f.size, 0);
-  const chunks = files.reduce((sum, f) => sum + f.chunks.length, 0);
+  const { bytes, chunks } = releaseSize(release);
   options.log(
     `published build ${manifest.build_id} as release ${version} to ${to} (valid until ${release.expires}): ` +
       `${chunks} chunks of ${mb(bytes)}, ${stored.chunks} new (${mb(stored.bytes)} stored)` +
@@ -184,13 +184,4 @@ export function publishRelease(options: ReleaseOptions): Published {
 
 function mb(bytes: number): string {
   return `${(bytes / 1e6).toFixed(1)} MB`;
-}
-
-/** A published folder's size on disk, for the bench (bytes under `chunks/`). */
-export function storedChunkBytes(to: string): number {
-  let total = 0;
-  const chunks = join(to, 'chunks');
-  for (const prefix of readdirSync(chunks))
-    for (const name of readdirSync(join(chunks, prefix))) total += statSync(join(chunks, prefix, name)).size;
-  return total;
 }

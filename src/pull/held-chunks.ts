@@ -1,5 +1,5 @@
 /**
- * What a pulling server holds: the served build's release and the highest version taken (holdingOf),
+ * What a pulling server holds: the served build's release and the highest version taken (holdingFrom),
  * and the chunks it holds already: those of the builds it pulled before (each keeps the release
  * it came from, whose chunk list says where each chunk lies in which file), and of a pull of the
  * same release cut off part way. A chunk is taken from here only when the bytes read back have
@@ -57,20 +57,15 @@ export async function readChunk(path: string, offset: number, length: number, su
   }
 }
 
-/** What a server holds: the served build's release (null: built here), and the highest version it has taken. */
-export async function holdingOf(root: string): Promise<Holding> {
-  const held = await heldReleases(root);
-  const folder = await servedFolder(root);
-  let current: Release | null = null;
-  if (folder) {
-    try {
-      current = unsignedRelease(await readFile(join(root, folder, RELEASE_FILE), 'utf8'));
-    } catch {
-      // A build made here, or a release that cannot be read: no release is served.
-      current = null;
-    }
-  }
-  return { current, highest: Math.max(0, ...[...held.values()].map((r) => r.version)) };
+/**
+ * What a server holds, from the releases its kept builds came from (heldReleases) and the folder
+ * `current` names: the served build's release (null: built here), and the highest version taken.
+ */
+export function holdingFrom(releases: ReadonlyMap<string, Release>, served: string | null): Holding {
+  return {
+    current: (served !== null && releases.get(served)) || null,
+    highest: Math.max(0, ...[...releases.values()].map((r) => r.version)),
+  };
 }
 
 /** The folder `current` names, or null when there is none. */

@@ -26,7 +26,7 @@ import {
 import { KEEP_PREVIOUS, pruneSnapshotsAsync, switchCurrent } from '../shared/snapshot-folder.ts';
 import { writeFileAtomicAsync } from '../shared/state-files.ts';
 import { assemble, discardPulls, PullStopped, TamperedChunk, type Assembled } from './assemble.ts';
-import { HeldChunks, heldReleases, holdingOf, servedFolder } from './held-chunks.ts';
+import { HeldChunks, heldReleases, holdingFrom, servedFolder } from './held-chunks.ts';
 import { expiredReason, judgeRelease } from './judge.ts';
 import { Origin } from './origin.ts';
 
@@ -159,7 +159,9 @@ export class SnapshotPuller {
 
   private async pollOnce(): Promise<void> {
     const { warnings, now } = this.options;
-    const holding = await holdingOf(this.options.root);
+    // Read once a poll: what is held decides the release's fate, and offers its chunks to a pull.
+    const releases = await heldReleases(this.options.root);
+    const holding = holdingFrom(releases, await servedFolder(this.options.root));
     this.current = holding.current;
     let text: string | null;
     try {
@@ -181,7 +183,7 @@ export class SnapshotPuller {
       const verdict = judgeRelease(release, holding, now(), MANIFEST_FORMAT);
       warnings.report(WARN.release, null);
       if (verdict === 'renew') await this.renew(release, text);
-      else if (verdict === 'pull') await this.pull(release, text);
+      else if (verdict === 'pull') await this.pull(release, text, releases);
     } catch (error) {
       if (!(error instanceof ReleaseRefused)) throw error;
       // Asked again next time: the origin's validators are forgotten so a fixed release is not a 304.
@@ -217,10 +219,10 @@ export class SnapshotPuller {
     this.options.log(`release ${release.version} renews build ${release.build_id} until ${release.expires}`);
   }
 
-  private async pull(release: Release, signed: string): Promise<void> {
+  private async pull(release: Release, signed: string, releases: ReadonlyMap<string, Release>): Promise<void> {
     const { root, warnings } = this.options;
     const held = new HeldChunks();
-    for (const [folder, kept] of await heldReleases(root)) held.add(kept, join(root, folder));
+    for (const [folder, kept] of releases) held.add(kept, join(root, folder));
     const started = performance.now();
     let done: Assembled;
     try {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { HeldChunks, heldReleases, holdingOf, readChunk } from '../../../../src/pull/held-chunks.ts';
+import { HeldChunks, heldReleases, holdingFrom, servedFolder, readChunk } from '../../../../src/pull/held-chunks.ts';
 import { chunkLengths } from '../../../../src/shared/chunks.ts';
 import {
   newSigningKey,
@@ -201,7 +201,10 @@ releases('should find none in a folder that does not exist', async () => {
   });
 });
 
-const holding = suite('holdingOf');
+const holding = suite('holdingFrom');
+
+/** What a server holds, as the puller reads it from its snapshot folder. */
+const holdingOf = async (root: string) => holdingFrom(await heldReleases(root), await servedFolder(root));
 
 holding(
   "should name the served build's release and the highest version held, or none for a build made here",
