@@ -57,6 +57,8 @@ const servers: ServerProcess[] = [];
 let buildA = '';
 let buildB = '';
 let buildC = '';
+/** How long release 2 took to reach every server, measured here: what a release's short validity is sized by. */
+let reachMs = 0;
 
 function skip(why: string): void {
   pull('pulled snapshots (skipped)', () => console.log(`skipped: ${why}`));
@@ -124,9 +126,9 @@ async function stopOrigin(): Promise<void> {
 }
 
 /** Publish a build folder as the origin's next release, signed with the servers' key (`now` and `validDays` as given). */
-function publish(buildDir: string, now = new Date(), validDays = 14): void {
+function publish(buildDir: string, now = new Date(), validDays = 14): number {
   const signingKey = signingKeyOf(readFileSync(keyFile, 'utf8'));
-  publishRelease({ buildDir, to: published, signingKey, validDays, now, log: () => {} });
+  return publishRelease({ buildDir, to: published, signingKey, validDays, now, log: () => {} }).version;
 }
 
 async function readyz(server: ServerProcess): Promise<any> {
@@ -232,6 +234,7 @@ else {
     buildB = line[1];
     const started = performance.now();
     await allServe(buildB, 'every server serves release 2');
+    reachMs = performance.now() - started;
     console.log(
       `  release 2 reached all three servers ${((performance.now() - started) / 1000).toFixed(1)} s after it was published (poll 1 s)`,
     );
@@ -334,14 +337,14 @@ else {
     const cut = await Promise.all(servers.slice(0, 2).map(readyz));
     assert.ok(
       cut.every((r) => r.snapshot === buildC),
-      'no server had the whole release when the origin stopped',
+      `no server had the whole release when the origin stopped: ${JSON.stringify(cut.map((r) => r.snapshot))}`,
     );
     await new Promise((resolve) => setTimeout(resolve, 1500));
     await startOrigin();
     servers[2] = await startPulling('c', third);
     await allServe(buildA, 'every server finishes release 6 (build A again) once the origin is back');
     for (const server of servers.slice(0, 2))
-      assert.match(server.output(), /pulled release 6 .*, \d+ failed fetches tried again/);
+      assert.match(server.output(), /pulled release 6 .*, \d+ failed fetches tried again/, server.output());
     assert.match(servers[2].output(), /pulled release 6 .* MB from the pull cut off before/, servers[2].output());
     assert.not.ok(
       readdirSync(third).some((name) => name.startsWith('.pull-')),
@@ -385,18 +388,26 @@ else {
   pull(
     'should take a release of the build it serves as a renewal, fetching nothing, and warn once it expires',
     async () => {
-      // Valid for eight more seconds (polls come every second, a loaded machine lags): signed a day ago, for a day.
-      publish(currentBuildDir(maker), new Date(Date.now() - 86_400_000 + 8000), 1);
-      await until(
-        async () => (await Promise.all(servers.map(readyz))).every((r) => r.origin.release === 8),
-        'every server takes release 8',
-      );
+      // Valid briefly: signed a day ago, for a day and a few times what release 2 took to reach every server.
+      // Should a server ask only once it has expired (a machine slower now than then), the release is
+      // published again with twice the time.
+      let renewal = 0;
+      for (let validMs = Math.max(3000, 4 * reachMs); ; validMs *= 2) {
+        renewal = publish(currentBuildDir(maker), new Date(Date.now() - 86_400_000 + validMs), 1);
+        const refused = new RegExp(`release ${renewal} \\(build \\S+\\) expired at`);
+        let states: any[] = [];
+        await until(async () => {
+          states = await Promise.all(servers.map(readyz));
+          return states.every((r) => r.origin.release === renewal || snapshotWarnings(r).some((w) => refused.test(w)));
+        }, `every server takes release ${renewal}, or finds it expired`);
+        if (states.every((r) => r.origin.release === renewal)) break;
+      }
       for (const server of servers) {
-        assert.match(server.output(), new RegExp(`release 8 renews build ${buildC} until`));
-        assert.not.match(server.output(), /pulled release 8/);
+        assert.match(server.output(), new RegExp(`release ${renewal} renews build ${buildC} until`));
+        assert.not.match(server.output(), new RegExp(`pulled release ${renewal}`));
       }
       await allWarn(
-        /the release of the served build \S+ \(release 8\) expired at .*publish again/,
+        new RegExp(`the release of the served build \\S+ \\(release ${renewal}\\) expired at .*publish again`),
         'the renewal expires',
       );
       for (const server of servers) assert.is((await readyz(server)).status, 'ready');
