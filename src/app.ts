@@ -95,17 +95,8 @@ export class App {
       origin: parts.origin,
     });
     this.endings = new Endings({ ...parts, clientOf: proxiesOf(parts.options.trustProxy).clientOf });
-    this.mcp = new McpDoor(parts);
-  }
-
-  /** The server listens at `url` (MCP's tool calls go there). */
-  listeningAt(url: string): void {
-    this.mcp.listeningAt(url);
-  }
-
-  /** Close what the app holds open beyond its requests: MCP's connections to the server itself. */
-  close(): void {
-    this.mcp.close();
+    // A tool call is the route's own request, answered by this handler in this process.
+    this.mcp = new McpDoor({ ...parts, handle: this.handle });
   }
 
   /**

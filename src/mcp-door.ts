@@ -12,7 +12,7 @@ import { whenReady, type Eventually } from './lib/eventually.ts';
 import type { ServerOptions } from './config.ts';
 import type { BodyBudget } from './http/body-budget.ts';
 import { McpEndpoint } from './mcp/endpoint.ts';
-import { SelfCaller } from './mcp/self-call.ts';
+import { RouteCaller, type RequestHandler } from './mcp/route-call.ts';
 import { VERSION } from './shared/version.ts';
 import { authenticate } from './policy.ts';
 import { quotaScope } from './quota/scopes.ts';
@@ -50,30 +50,22 @@ export interface McpDoorParts {
   keys: KeyLookup;
   clock: Clock;
   lastUsed: { note(id: string): void };
+  /** The server's request handler: a tool call is the route's request, answered by it. */
+  handle: RequestHandler;
 }
 
-/** The MCP endpoint as the pipeline holds it: made once, told where the server listens, closed with it. */
+/** The MCP endpoint as the pipeline holds it, made once. */
 export class McpDoor {
   private readonly endpoint: McpEndpoint;
-  /** Where the server listens, once it does: the tool calls are made to it. */
-  private listening: string | null = null;
 
   constructor(private readonly parts: McpDoorParts) {
     const { critptMinUploadBytesPerSecond, critptUploadGraceSeconds } = parts.options;
     this.endpoint = new McpEndpoint({
-      caller: new SelfCaller(() => this.listening),
+      caller: new RouteCaller(parts.handle),
       uploads: parts.uploads,
       limits: { minBytesPerSecond: critptMinUploadBytesPerSecond, graceMs: critptUploadGraceSeconds * 1000 },
       version: VERSION,
     });
-  }
-
-  listeningAt(url: string): void {
-    this.listening = url;
-  }
-
-  close(): void {
-    this.endpoint.close();
   }
 
   answer(exchange: Exchange): Eventually<void> {

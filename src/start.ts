@@ -213,7 +213,6 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     // A burst as large as the caps let in waits in the kernel's queue: past node's 511, a
     // thousand connections at once had hundreds of SYNs dropped and sent again a second later.
     listening = await listenAt(server, options.port, options.host, Math.max(511, caps.total + caps.refusing));
-    app.listeningAt(listening.url);
     admin = await startAdmin(options, {
       clock,
       quota: counter,
@@ -248,8 +247,6 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
       const force = setTimeout(() => server.closeAllConnections(), options.stopGraceSeconds * 1000);
       server.close(async () => {
         clearTimeout(force);
-        // MCP's connections to this server: closed by it as they fell idle, and now by the app too.
-        app.close();
         accessLog?.flush();
         await adminClosed;
         await pullerStopped;

@@ -17,7 +17,7 @@
 import { LRUCache } from 'lru-cache';
 import { gunzipSync } from 'node:zlib';
 import type { RequestId } from './jsonrpc.ts';
-import type { SelfAnswer } from './self-call.ts';
+import type { RouteAnswer } from './route-call.ts';
 import { gzipEnd, gzipStart, type GzipStart } from './gzip-member.ts';
 
 /** What is kept of the bodies called lately: a few dozen list pages either way. */
@@ -47,7 +47,7 @@ export class CallBodies {
   });
 
   /** The start of a call's answer from the route's 200 (asked for gzip when `gzip`). */
-  start(answer: SelfAnswer, gzip: boolean): GzipStart | Buffer[] {
+  start(answer: RouteAnswer, gzip: boolean): GzipStart | Buffer[] {
     const content = contentOf(answer.headers.etag as string | undefined);
     if (gzip) {
       const known = content ? this.deflated.get(content) : undefined;
@@ -60,12 +60,12 @@ export class CallBodies {
     const known = content ? this.quoted.get(content) : undefined;
     const quoted = known ?? quote(answer.body);
     if (content && !known) this.quoted.set(content, quoted);
-    return plainStart(answer.pieces, quoted);
+    return plainStart(answer.body, quoted);
   }
 }
 
 /** The route's body uncompressed (the route sends gzip when asked, unless it has no such variant). */
-function identityOf(answer: SelfAnswer): Buffer {
+function identityOf(answer: RouteAnswer): Buffer {
   return answer.headers['content-encoding'] === 'gzip' ? gunzipSync(answer.body) : answer.body;
 }
 
@@ -73,8 +73,8 @@ function quote(body: Buffer): Buffer {
   return Buffer.from(JSON.stringify(body.toString('utf8')));
 }
 
-function plainStart(body: Buffer | Buffer[], quoted: Buffer): Buffer[] {
-  return [MESSAGE_BEGINS, quoted, STRUCTURED_BEGINS, ...(Array.isArray(body) ? body : [body])];
+function plainStart(body: Buffer, quoted: Buffer): Buffer[] {
+  return [MESSAGE_BEGINS, quoted, STRUCTURED_BEGINS, body];
 }
 
 /** The whole answer to request `id`: its start, then `_meta`, the result's end and the id. */

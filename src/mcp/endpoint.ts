@@ -5,7 +5,7 @@
  *
  * - `initialize`, `ping`;
  * - `tools/list`: the tools the key's tier may call (tools.ts: one a data route);
- * - `tools/call`: the route's own request, made to this server (self-call.ts), so that a call is one
+ * - `tools/call`: the route's own request, answered by this server's handler (route-call.ts), so that a call is one
  *   counted request of the key's quota and its result is the route's body, byte for byte, as text
  *   and as `structuredContent`; what the route answers otherwise (403, 404, 429...) is a tool error
  *   with the route's message;
@@ -19,7 +19,7 @@ import type { BodyBudget } from '../http/body-budget.ts';
 import { HttpError } from '../http/error.ts';
 import { checkJsonLimits } from '../http/json-limits.ts';
 import { readBody, type BodyLimits } from '../http/read-body.ts';
-import { rankEncodings } from '../http/negotiate.ts';
+import { encodingsFor } from '../http/negotiate.ts';
 import { JSON_TYPE, send, sendPieces } from '../http/respond.ts';
 import { CallBodies, messagePieces, type CallAnswer } from './call-bodies.ts';
 import type { Manifest } from '../shared/manifest.ts';
@@ -35,7 +35,7 @@ import {
   type RequestId,
 } from './jsonrpc.ts';
 import { resourceList, readResource } from './resources.ts';
-import type { SelfAnswer, SelfCaller } from './self-call.ts';
+import type { RouteAnswer, RouteAsker, RouteCaller } from './route-call.ts';
 import { mcpTools, requestOf, toolsOfTier, type McpTool } from './tools.ts';
 
 /** The revision this server speaks; an older client's own is answered when it is one of these. */
@@ -51,8 +51,13 @@ export interface McpCaller {
   scope: string;
 }
 
+/** A method's caller, with the request it came in (route calls are made for it). */
+interface Asking extends McpCaller {
+  from: IncomingMessage;
+}
+
 export interface McpParts {
-  caller: SelfCaller;
+  caller: RouteCaller;
   uploads: BodyBudget;
   /** The upload pace CritPt bodies are held to; the size is MCP_BODY_BYTES. */
   limits: Omit<BodyLimits, 'maxBytes'>;
@@ -83,10 +88,10 @@ export class McpEndpoint {
     if (message.kind === 'acknowledge') return send(res, 202, { 'Cache-Control': 'no-store' }, '', false);
     if (message.kind === 'invalid') return answerJson(res, 400, errorMessage(null, message.code, message.message));
     // A client that takes gzip is answered a tool's result in it (call-bodies.ts); the rest stays plain.
-    const gzip = rankEncodings(req.headers['accept-encoding']).includes('gzip');
+    const gzip = encodingsFor(req.headers['accept-encoding']).includes('gzip');
     let answer: string | CallAnswer;
     try {
-      const result = await this.result(message.method, message.params, caller, build, gzip);
+      const result = await this.result(message.method, message.params, { ...caller, from: req }, build, gzip);
       answer = typeof result === 'string' ? resultMessage(message.id, result) : result;
     } catch (error) {
       answer = rpcErrorText(message.id, error);
@@ -102,15 +107,11 @@ export class McpEndpoint {
     );
   }
 
-  close(): void {
-    this.parts.caller.close();
-  }
-
   /** The result of one method, as JSON text (or its bytes in pieces); throws RpcError. */
   private async result(
     method: string,
     params: Record<string, unknown>,
-    caller: McpCaller,
+    caller: Asking,
     build: McpBuild,
     gzip: boolean,
   ): Promise<string | CallAnswer> {
@@ -122,7 +123,7 @@ export class McpEndpoint {
       case 'tools/list':
         if (params.cursor !== undefined)
           throw new RpcError(INVALID_PARAMS, 'Invalid cursor: the tools come in one page');
-        return (await this.toolsOf(build)).lists.get(caller.tier)!;
+        return (await this.toolsOf(build, caller)).lists.get(caller.tier)!;
       case 'tools/call':
         return this.call(params, caller, build, gzip);
       case 'resources/list':
@@ -130,16 +131,16 @@ export class McpEndpoint {
           throw new RpcError(INVALID_PARAMS, 'Invalid cursor: the resources come in one page');
         return JSON.stringify({ resources: resourceList() });
       case 'resources/read':
-        return JSON.stringify(await readResource(params.uri, build.manifest, this.parts.caller));
+        return JSON.stringify(await readResource(params.uri, build.manifest, () => this.openapi(caller)));
       default:
         throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${method}`);
     }
   }
 
   /** The build's tools (made from the table and its OpenAPI document once a build) and each tier's list. */
-  private toolsOf(build: McpBuild): Promise<{ all: McpTool[]; lists: Map<Tier, string> }> {
+  private toolsOf(build: McpBuild, caller: Asking): Promise<{ all: McpTool[]; lists: Map<Tier, string> }> {
     if (this.tools?.buildId !== build.buildId) {
-      const made = this.parts.caller.get('/api/v2/openapi.json', null).then((answer) => {
+      const made = this.openapi(caller).then((answer) => {
         if (answer.status !== 200) throw new Error(`the OpenAPI document answered ${answer.status}`);
         const all = mcpTools(ROUTES, JSON.parse(answer.body.toString('utf8')) as Record<string, unknown>);
         const tiers: Tier[] = ['free', 'pro', 'commercial'];
@@ -159,10 +160,15 @@ export class McpEndpoint {
     });
   }
 
+  /** The served OpenAPI document, as its public route answers it. */
+  private openapi(caller: Asking): Promise<RouteAnswer> {
+    return this.parts.caller.get('/api/v2/openapi.json', { key: null, from: caller.from });
+  }
+
   /** tools/call: the route's request with the caller's key; its answer as the tool's result. */
   private async call(
     params: Record<string, unknown>,
-    caller: McpCaller,
+    caller: Asking,
     build: McpBuild,
     gzip: boolean,
   ): Promise<string | CallAnswer> {
@@ -171,13 +177,14 @@ export class McpEndpoint {
     if (typeof name !== 'string') throw new RpcError(INVALID_PARAMS, 'Invalid params: name must be a string');
     if (args === null || typeof args !== 'object' || Array.isArray(args))
       throw new RpcError(INVALID_PARAMS, 'Invalid params: arguments must be an object');
-    const tool = (await this.toolsOf(build)).all.find((t) => t.name === name);
+    const tool = (await this.toolsOf(build, caller)).all.find((t) => t.name === name);
     if (!tool) throw new RpcError(INVALID_PARAMS, `Unknown tool: ${name}`);
     const request = requestOf(tool.route, args as Record<string, unknown>);
     if ('refusal' in request) return toolError(`Invalid arguments: ${request.refusal}`, { status: 400 });
-    let answer: SelfAnswer;
+    let answer: RouteAnswer;
     try {
-      answer = await this.parts.caller.get(request.path, caller.key, gzip ? 'gzip' : 'identity');
+      const asker: RouteAsker = { key: caller.key, from: caller.from };
+      answer = await this.parts.caller.get(request.path, asker, gzip ? 'gzip' : 'identity');
     } catch (error) {
       throw new RpcError(INTERNAL_ERROR, `The tool's route could not be asked: ${(error as Error).message}`);
     }
@@ -233,7 +240,7 @@ function initializeResult(params: Record<string, unknown>, version: string): str
 }
 
 /** What a result's `_meta` says: the build and data date it comes from, the route's status and the quota left. */
-function callMeta(answer: SelfAnswer, build: McpBuild): Record<string, unknown> {
+function callMeta(answer: RouteAnswer, build: McpBuild): Record<string, unknown> {
   const number = (name: string) => {
     const value = Number(answer.headers[name]);
     return Number.isFinite(value) ? value : null;
@@ -255,7 +262,7 @@ function toolError(text: string, meta: Record<string, unknown>): string {
 }
 
 /** The route's error in words: its message, and for a used-up quota when the window resets. */
-function routeErrorText(answer: SelfAnswer): string {
+function routeErrorText(answer: RouteAnswer): string {
   let body: { error?: unknown; details?: { reset?: unknown; limit?: unknown } } = {};
   try {
     body = JSON.parse(answer.body.toString('utf8')) as typeof body;

@@ -4,7 +4,7 @@
  */
 import type { Manifest } from '../shared/manifest.ts';
 import { RESOURCE_NOT_FOUND, RpcError, INTERNAL_ERROR, INVALID_PARAMS } from './jsonrpc.ts';
-import type { SelfCaller } from './self-call.ts';
+import type { RouteAnswer } from './route-call.ts';
 
 export const OPENAPI_URI = 'bda://openapi.json';
 export const BUILD_URI = 'bda://build';
@@ -45,13 +45,13 @@ export function buildSummary(manifest: Manifest): Record<string, unknown> {
   };
 }
 
-/** resources/read's result; throws RpcError for a URI that is none of these. */
-export async function readResource(uri: unknown, manifest: Manifest, caller: SelfCaller) {
+/** resources/read's result; throws RpcError for a URI that is none of these. `openapi` asks for the served document. */
+export async function readResource(uri: unknown, manifest: Manifest, openapi: () => Promise<RouteAnswer>) {
   if (typeof uri !== 'string') throw new RpcError(INVALID_PARAMS, 'Invalid params: uri must be a string');
   if (uri === BUILD_URI)
     return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(buildSummary(manifest)) }] };
   if (uri !== OPENAPI_URI) throw new RpcError(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`, { uri });
-  const answer = await caller.get('/api/v2/openapi.json', null).catch((error: Error) => {
+  const answer = await openapi().catch((error: Error) => {
     throw new RpcError(INTERNAL_ERROR, `The OpenAPI document cannot be read now: ${error.message}`);
   });
   if (answer.status !== 200)

@@ -16,6 +16,7 @@ import { ROUTES, type Tier } from '../../src/shared/routes.ts';
 import { get, request } from '../helpers/http.ts';
 import { mcpSdkClient } from '../helpers/mcp-sdk.ts';
 import { startTestServer, STANDARD_KEYS } from '../helpers/server.ts';
+import { until } from '../helpers/wait.ts';
 
 const t = await startTestServer({
   keys: {
@@ -247,6 +248,23 @@ edges('should call with the arguments as the route takes them, and say a bad one
   const wrong = (await call({ page: [1] })).json().result;
   assert.match(wrong.content[0].text, /^Invalid arguments: page must be a string, a number or a boolean/);
   assert.is((await call([1])).json().error.code, -32602);
+});
+
+edges("should log a call as the route's own request, from the agent's address, beside the /mcp request", async () => {
+  const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'language_models', arguments: {} } };
+  const before = t.accessLog.length;
+  assert.is((await post(call, { 'x-api-key': t.keys.pro })).status, 200);
+  await until(() => t.accessLog.slice(before).some((line) => line.route === 'mcp'), 'the /mcp request is logged');
+  const lines = t.accessLog.slice(before);
+  const route = lines.find((line) => line.route === 'language.models');
+  const door = lines.find((line) => line.route === 'mcp');
+  assert.ok(route && door, JSON.stringify(lines));
+  assert.is(route.status, 200);
+  assert.is(route.path, '/api/v2/language/models');
+  assert.ok(Number(route.bytes) > 0);
+  assert.is(route.key, t.keyIds.pro);
+  assert.is(door.key, t.keyIds.pro);
+  assert.is(route.client, door.client);
 });
 
 edges.after(() => t.close());
