@@ -97,14 +97,9 @@ export class McpEndpoint {
       answer = rpcErrorText(message.id, error);
     }
     if (typeof answer === 'string') return answerJson(res, 200, answer);
-    const headers = { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', Vary: 'Accept-Encoding' };
-    const zipped = !Array.isArray(answer.start);
-    sendPieces(
-      res,
-      200,
-      zipped ? { ...headers, 'Content-Encoding': 'gzip' } : headers,
-      messagePieces(message.id, answer),
-    );
+    const fields = ['Content-Type', JSON_TYPE, 'Cache-Control', 'no-store', 'Vary', 'Accept-Encoding'];
+    if (!Array.isArray(answer.start)) fields.push('Content-Encoding', 'gzip');
+    sendPieces(res, 200, fields, messagePieces(message.id, answer));
   }
 
   /** The result of one method, as JSON text (or its bytes in pieces); throws RpcError. */

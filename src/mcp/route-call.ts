@@ -45,8 +45,9 @@ export class RouteCaller {
     if (asker.key !== null) req.headers['x-api-key'] = asker.key;
     const forwarded = asker.from.headers['x-forwarded-for'];
     if (forwarded !== undefined) req.headers['x-forwarded-for'] = forwarded;
+    // A GET without a body, read whole; its stream is never read, so it is not ended either (an
+    // ending is scheduled work: 2.4% of the calls' CPU under load).
     req.complete = true;
-    req.push(null);
     return new Promise((resolve, reject) => {
       const res = new HeldResponse(resolve, reject, path);
       this.handle(req, res as unknown as ServerResponse, () => {});
