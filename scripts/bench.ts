@@ -17,6 +17,8 @@
  * delta, the memory of a pull, the list page served during one), and `npm run bench -- --mcp` the
  * MCP endpoint's against its route (scripts/bench/mcp.ts), each with --rounds, --duration as its
  * seconds and, for --mcp, the first of --connections; both print their figures and write no file.
+ * `npm run bench -- --instructions` counts the instructions a request takes under callgrind, ours
+ * against the floor's and a tool call's against its route's (scripts/bench/instructions.ts), printed.
  *
  * The modules, one concern each, are in scripts/bench/.
  */
@@ -25,13 +27,14 @@ import { pinningProblem } from './bench/pinning.ts';
 import { killAll } from './bench/processes.ts';
 import { scale } from './bench/scale.ts';
 import { history } from './bench/history.ts';
+import { instructionsBench } from './bench/instructions.ts';
 import { mcpBench } from './bench/mcp.ts';
 import { pullBench } from './bench/pull.ts';
 import { flagsOrExit } from '../src/shared/flags.ts';
 
 const USAGE =
   'usage: npm run bench -- [--duration S] [--connections N,N,...] [--rounds N] [--baseline DIR] [--pin] ' +
-  `[--scale [--factors F,F,...]] [--history [--days N]] [--pull] [--mcp]
+  `[--scale [--factors F,F,...]] [--history [--days N]] [--pull] [--mcp] [--instructions]
 
   --duration S         seconds of load per run (default 6)
   --connections N,...  wrk connection counts (default 16,64)
@@ -43,7 +46,8 @@ const USAGE =
   --history            build a month of daily data, one day after another, and load the history's routes instead
   --days N             the days of --history after the first (default 30)
   --pull               the pulled snapshots' delta, memory and list page during a pull instead (printed, no file)
-  --mcp                the MCP endpoint against its route instead, at the first --connections (printed, no file)`;
+  --mcp                the MCP endpoint against its route instead, at the first --connections (printed, no file)
+  --instructions       instructions a request under callgrind instead: ours, the floor's, a tool call's (printed)`;
 
 // Five rounds of 6 s (30 s of load a server, as three of 10 s were): each ratio is the median of
 // the rounds' own (scripts/bench/rounds.ts, roundRatio), and five rounds give it a middle that
@@ -60,6 +64,7 @@ const { values } = flagsOrExit(
       days: { type: 'string', default: '30' },
       pull: { type: 'boolean', default: false },
       mcp: { type: 'boolean', default: false },
+      instructions: { type: 'boolean', default: false },
       baseline: { type: 'string' },
       pin: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
@@ -83,6 +88,8 @@ try {
       seconds: Number(values.duration),
       connections: Number(values.connections.split(',')[0]),
     });
+  else if (values.instructions)
+    await instructionsBench({ requests: 4000, warmup: 10000, counts: 3, connections: 1, top: 25 });
   else {
     const pinning = values.pin ? pinningProblem() : null;
     if (pinning) {

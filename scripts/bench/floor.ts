@@ -69,6 +69,13 @@ createServer((req, res) => {
 }).listen(Number(port), '127.0.0.1');
 `;
 
+/** The floor's source, written into `work`: run it as `node SCRIPT DOCROOT PORT FORM`. */
+export function writeFloorScript(work: string): string {
+  const script = join(work, 'floor.mjs');
+  writeFileSync(script, FLOOR_SERVER);
+  return script;
+}
+
 /** Start the floor in one form on nginx's root; it answers once it has read every body. */
 export async function startFloor(
   work: string,
@@ -77,8 +84,7 @@ export async function startFloor(
   port: number,
   form: FloorForm,
 ): Promise<ChildProcess> {
-  const script = join(work, 'floor.mjs');
-  writeFileSync(script, FLOOR_SERVER);
+  const script = writeFloorScript(work);
   const child = track(
     spawn(process.execPath, [script, docroot, String(port), form], { stdio: ['ignore', 'ignore', 'inherit'] }),
   );

@@ -1,4 +1,7 @@
-/** wrk, nginx with brotli_static and redis-server: the bench's outside tools, installed from Debian when missing. */
+/**
+ * wrk, nginx with brotli_static, redis-server and valgrind: the bench's outside tools, installed from
+ * Debian when missing.
+ */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 
@@ -32,6 +35,16 @@ export function ensureRedis(): boolean {
   if (process.getuid?.() !== 0) return false;
   install(['redis-server']);
   return has('redis-server');
+}
+
+/** valgrind (callgrind, callgrind_control) for the instruction counts: installed as root, else what to run is said. */
+export function ensureValgrind(): void {
+  if (has('valgrind') && has('callgrind_control')) return;
+  if (process.getuid?.() !== 0) {
+    console.error('the instruction counts need valgrind. Install it with:\n  sudo apt-get install -y valgrind');
+    process.exit(1);
+  }
+  install(['valgrind']);
 }
 
 function install(packages: string[]): void {
