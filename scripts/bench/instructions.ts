@@ -43,7 +43,10 @@ interface Ask {
   body?: string;
 }
 
-/** Send `ask` once on a kept-alive connection of `port` (node's global agent keeps them alive); the status, the body read and dropped. */
+/**
+ * Send `ask` once on a kept-alive connection of `port` (node's global agent keeps them alive): its
+ * status, the body read and dropped.
+ */
 function askOnce(port: number, ask: Ask): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, method: ask.method, path: ask.path, headers: ask.headers });
