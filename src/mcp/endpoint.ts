@@ -5,10 +5,10 @@
  *
  * - `initialize`, `ping`;
  * - `tools/list`: the tools the key's tier may call (tools.ts: one a data route);
- * - `tools/call`: the route's own request, answered by this server's handler (route-call.ts), so that a call is one
- *   counted request of the key's quota and its result is the route's body, byte for byte, as text
- *   and as `structuredContent`; what the route answers otherwise (403, 404, 429...) is a tool error
- *   with the route's message;
+ * - `tools/call`: the route's own request, answered by this server's handler (route-call.ts), so
+ *   that a call is one counted request of the key's quota and its result is the route's body, byte
+ *   for byte, as text and as `structuredContent`; what the route answers otherwise (403, 404,
+ *   429...) is a tool error with the route's message;
  * - `resources/list`, `resources/read`: the OpenAPI document and the build's summary.
  *
  * JSON-RPC errors of a readable request go out as HTTP 200 (a client reads no JSON-RPC from a 4xx);
