@@ -45,7 +45,10 @@ export function buildSummary(manifest: Manifest): Record<string, unknown> {
   };
 }
 
-/** resources/read's result (`openapi` asks for the served document); throws RpcError for a URI that is none of these. */
+/**
+ * resources/read's result (`openapi` asks for the served document); throws RpcError for a URI that
+ * is none of these.
+ */
 export async function readResource(uri: unknown, manifest: Manifest, openapi: () => Promise<RouteAnswer>) {
   if (typeof uri !== 'string') throw new RpcError(INVALID_PARAMS, 'Invalid params: uri must be a string');
   if (uri === BUILD_URI)
