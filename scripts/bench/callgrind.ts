@@ -68,10 +68,16 @@ export async function topFunctions(file: string, count: number): Promise<string[
   const { stdout } = await run('callgrind_annotate', ['--inclusive=no', `--threshold=100`, file], {
     maxBuffer: 64 * 1024 * 1024,
   });
-  const lines = stdout.split('\n');
-  const first = lines.findIndex((line) => /file:function/.test(line));
+  return topOfAnnotation(stdout, count);
+}
+
+/** The first `count` function lines of callgrind_annotate's report (they follow its `file:function` header). */
+export function topOfAnnotation(report: string, count: number): string[] {
+  const lines = report.split('\n');
+  const header = lines.findIndex((line) => /file:function/.test(line));
+  if (header < 0) return [];
   return lines
-    .slice(first + 2)
-    .filter((line) => line.trim() !== '')
+    .slice(header + 1)
+    .filter((line) => /^\s*[\d,]+ /.test(line))
     .slice(0, count);
 }
