@@ -13,7 +13,6 @@
  * (callgrind_annotate; JIT-compiled JavaScript shows as `???`, node's and V8's own code by name).
  * The kernel's work (writev, epoll) is not counted: this is the user-space cost of a request.
  */
-import { request } from 'node:http';
 import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +20,7 @@ import { freePort } from '../processes.ts';
 import { flagsOrExit } from '../../src/shared/flags.ts';
 import { command, lastDump, startCounted, topFunctions, type Counted } from './callgrind.ts';
 import { writeFloorScript } from './floor.ts';
+import { rawAnswer } from './mcp-bytes.ts';
 import { killAll, sleep, stop } from './processes.ts';
 import { setStage } from './stage.ts';
 import { ensureValgrind } from './tools.ts';
@@ -43,21 +43,9 @@ interface Ask {
   body?: string;
 }
 
-/**
- * Send `ask` once on a kept-alive connection of `port` (node's global agent keeps them alive): its
- * status, the body read and dropped.
- */
-function askOnce(port: number, ask: Ask): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method: ask.method, path: ask.path, headers: ask.headers });
-    req.on('response', (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(ask.body);
-  });
+/** Send `ask` once (node's global agent keeps the connections alive): its status. */
+async function askOnce(port: number, ask: Ask): Promise<number> {
+  return (await rawAnswer(port, ask.method, ask.path, ask.headers, ask.body)).status;
 }
 
 /** `count` requests, `connections` at a time; throws on any answer but a 200. */

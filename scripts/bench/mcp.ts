@@ -17,7 +17,6 @@
  * pair's p99 ratio. `npm run bench -- --mcp` runs it with the bench's --rounds, --duration and
  * first --connections.
  */
-import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,7 +25,7 @@ import { flagsOrExit } from '../../src/shared/flags.ts';
 import { rawAnswer, startBytesServer } from './mcp-bytes.ts';
 import { killAll, median, startServer, stop } from './processes.ts';
 import { setStage } from './stage.ts';
-import { parseWrk, wrkCommand, wrkScriptCommand, type Load } from './wrk.ts';
+import { runWrk, wrk, wrkScriptCommand, type Load } from './wrk.ts';
 
 const LIST = '/api/v2/language/models?page=1';
 const CALL = {
@@ -99,16 +98,12 @@ export async function mcpBench({ rounds, seconds, connections }: McpBenchOptions
     writeFileSync(script, postScript(JSON.stringify(CALL)));
     const get =
       (url: string, headers: Record<string, string>, c = connections) =>
-      () => {
-        const [command, args] = wrkCommand(url, [LIST], headers, c, seconds, stage.work);
-        return parseWrk(execFileSync(command, args, { encoding: 'utf8' }));
-      };
+      () =>
+        wrk(url, [LIST], headers, c, seconds, stage.work);
     const post =
       (url: string, c = connections) =>
-      () => {
-        const [command, args] = wrkScriptCommand(`${url}/mcp`, script, gzip, c, seconds);
-        return parseWrk(execFileSync(command, args, { encoding: 'utf8' }));
-      };
+      () =>
+        runWrk(wrkScriptCommand(`${url}/mcp`, script, gzip, c, seconds));
     const bytesBase = `http://127.0.0.1:${bytesPort}`;
     const ways: Record<Way, () => Load> = {
       'route br': get(base, { ...key, 'Accept-Encoding': 'br' }),

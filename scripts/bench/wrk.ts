@@ -91,6 +91,10 @@ export function wrk(
   work: string,
   pin = false,
 ): Load {
-  const [command, args] = wrkCommand(base, paths, headers, connections, seconds, work, pin);
+  return runWrk(wrkCommand(base, paths, headers, connections, seconds, work, pin));
+}
+
+/** Run one wrk command (wrkCommand's, wrkScriptCommand's) and read its report. */
+export function runWrk([command, args]: [string, string[]]): Load {
   return parseWrk(execFileSync(command, args, { encoding: 'utf8' }));
 }

@@ -75,14 +75,17 @@ export class McpEndpoint {
   private tools: { buildId: string; made: Promise<{ all: McpTool[]; lists: Map<Tier, string> }> } | null = null;
 
   private readonly bodies = new CallBodies();
+  /** What a message body is read within: the upload pace, at most MCP_BODY_BYTES. */
+  private readonly limits: BodyLimits;
 
-  constructor(private readonly parts: McpParts) {}
+  constructor(private readonly parts: McpParts) {
+    this.limits = { ...parts.limits, maxBytes: MCP_BODY_BYTES };
+  }
 
   /** Answer one POST; throws the HttpErrors the error path answers (415, 406, 400, 413...). */
   async answer(req: IncomingMessage, res: ServerResponse, caller: McpCaller, build: McpBuild): Promise<void> {
     checkHeaders(req);
-    const limits = { ...this.parts.limits, maxBytes: MCP_BODY_BYTES };
-    const body = await readBody(req, res, this.parts.uploads, caller.scope, limits);
+    const body = await readBody(req, res, this.parts.uploads, caller.scope, this.limits);
     checkJsonLimits(body, MESSAGE_JSON_LIMITS);
     const message = parseMessage(body.toString('utf8'));
     if (message.kind === 'acknowledge') return send(res, 202, { 'Cache-Control': 'no-store' }, '', false);

@@ -23,14 +23,13 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { HANG_GUARD_MS } from './wait.ts';
 
 /** The SDK version the client runs: pinned, so that a new release cannot change what a test sees. */
 export const MCP_SDK_VERSION = '1.32.2';
 
 /** How long the npm install may take: a hang guard for a registry that does not answer, not a bound. */
 const INSTALL_GUARD_MS = 300_000;
-/** How long one client run may take: a hang guard (a run takes well under a second), not a bound. */
-const RUN_GUARD_MS = 120_000;
 
 /** An error as the client saw it: an McpError's JSON-RPC `code` and `data`, an HTTP status as `code`. */
 export interface McpSdkError {
@@ -319,7 +318,8 @@ function writeScript(dir: string): string {
 }
 
 function runClient(dir: string, script: string, options: McpSdkRunOptions): Promise<McpSdkReport> {
-  const timeoutMs = options.timeoutMs ?? RUN_GUARD_MS;
+  // A hang guard (a run takes well under a second), not a bound.
+  const timeoutMs = options.timeoutMs ?? HANG_GUARD_MS;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [script], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
