@@ -88,7 +88,9 @@ export function floorFormLines(floorForm: { form: FloorForm; runs: FloorFormRun[
   return [
     `The floor's form: \`${floorForm.form}\`, the fastest of the forms node:http allows for one answer ` +
       "(`object`: `writeHead(200, {...})`; `flat`: `writeHead(200, [name, value, ...])`, our server's; `corked`: " +
-      'the same between `cork()` and `uncork()`), loaded on the list page in rounds of their own; ' +
+      'the same between `cork()` and `uncork()`; `deferred`: flat, held to the end of the event-loop turn and ' +
+      "written with the turn's others, as our server sends its data answers), loaded on the list page in rounds " +
+      'of their own; ' +
       `each form's rps and p99, and over the object form's in the same rounds: ${atEach.join('; ')}.`,
     '',
   ];

@@ -4,7 +4,7 @@
  * [--connections 1] [--top 25]`. The sample built and staged as `npm run bench` stages it, then
  * under callgrind, each in one run, counted around exactly the requests measured:
  *
- * - the floor (scripts/bench/floor.ts, its flat form) answering the Commercial list page in brotli;
+ * - the floor (scripts/bench/floor.ts, its deferred form, the fastest) answering the Commercial list page in brotli;
  * - our bundled server answering the same page, with the same headers, to a Commercial key;
  * - our server answering the same page as an MCP `tools/call` in gzip.
  *
@@ -124,7 +124,7 @@ export async function instructionsBench(options: InstructionOptions): Promise<vo
       writeFloorScript(stage.work),
       stage.docroot,
       String(floorPort),
-      'flat',
+      'deferred',
     ]);
     const route: Ask = { method: 'GET', path: LIST, headers: { 'x-api-key': key, 'accept-encoding': 'br' } };
     const call: Ask = {
