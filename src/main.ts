@@ -9,6 +9,7 @@ import { MANIFEST_FORMAT } from './shared/manifest.ts';
 import { PROGRAM, VERSION, versionLine } from './shared/version.ts';
 import { UsageError } from './shared/flags.ts';
 import { startServer, type RunningServer } from './start.ts';
+import { keepTickShape } from './lib/tick-shape.ts';
 
 /** `started` runs once the server listens, before the `listening on` line (which callers wait for). */
 export async function main(
@@ -33,6 +34,8 @@ export async function main(
     console.log(versionLine(FORMATS));
     return;
   }
+  // So that an idle spell does not leave node's tick entries on V8's slow path for good: see tick-shape.ts.
+  keepTickShape();
   let running;
   try {
     running = await startServer(options);
