@@ -224,7 +224,8 @@ export function comparisonMarkdown(r: Results): string {
     ),
     '',
     'The floor columns say what node:http itself reaches against nginx on this machine, ' +
-      'answering each request as soon as it is read; ' +
+      'answering each request from a map of the same bytes, with no key, quota or journal, ' +
+      'in its fastest form (below); ' +
       'the targets hold our server to it (a key checked and a quota counted for each request).',
     '',
     ...floorFormLines(r.floorForm),
