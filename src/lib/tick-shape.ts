@@ -14,8 +14,9 @@
  * `JSObject::MigrateToMap`). Measured on the list page at c=16, after 110 s idle with those
  * collections: those two functions took 1.6 to 1.9 µs a request in the server without this object
  * and 0.01 µs with it; user CPU a request 46 to 56 µs against 40 to 48, 12,012 to 13,442 rps
- * against 13,227 to 14,844, in three alternations (bench/analysis.md). The bench's floor never
- * runs a full collection, so it never met this; our servers met it between the bench's scenarios.
+ * against 13,227 to 14,844, in three alternations (bench/analysis.md). The bench's floor, with a
+ * heap of a few MB, ran no full collection in 3 minutes idle; our servers idle between the bench's
+ * scenarios, and met this there.
  *
  * The symbols are node's own, read off an AsyncResource, which carries the same two. With a
  * node whose tick entries look otherwise, the object is made on a class of its own and does

@@ -53,7 +53,7 @@ floor(
       const docroot = join(work, 'www');
       exportBody(join(docroot, 'list.json'), Buffer.from(JSON.stringify({ data: ['a list'.repeat(500)] })));
       exportBody(join(docroot, 'detail', 'one.json'), Buffer.from(JSON.stringify({ data: { slug: 'one' } })));
-      // Three requests in one write: node:http parses them in one turn, the deferred form holds all three.
+      // Four requests in one write: node:http parses them in one turn, the deferred form holds them all.
       const raw =
         request('/list.json') + request('/detail/one.json') + request('/absent') + request('/list.json', true);
       const answers = new Map<string, string>();
