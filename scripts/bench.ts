@@ -27,7 +27,7 @@ import { pinningProblem } from './bench/pinning.ts';
 import { killAll } from './bench/processes.ts';
 import { scale } from './bench/scale.ts';
 import { history } from './bench/history.ts';
-import { instructionsBench } from './bench/instructions.ts';
+import { INSTRUCTION_DEFAULTS, instructionsBench } from './bench/instructions.ts';
 import { mcpBench } from './bench/mcp.ts';
 import { pullBench } from './bench/pull.ts';
 import { flagsOrExit } from '../src/shared/flags.ts';
@@ -88,8 +88,7 @@ try {
       seconds: Number(values.duration),
       connections: Number(values.connections.split(',')[0]),
     });
-  else if (values.instructions)
-    await instructionsBench({ requests: 4000, warmup: 10000, counts: 3, connections: 1, top: 25 });
+  else if (values.instructions) await instructionsBench(INSTRUCTION_DEFAULTS);
   else {
     const pinning = values.pin ? pinningProblem() : null;
     if (pinning) {

@@ -21,17 +21,12 @@ import { flagsOrExit } from '../../src/shared/flags.ts';
 import { command, lastDump, startCounted, topFunctions, type Counted } from './callgrind.ts';
 import { writeFloorScript } from './floor.ts';
 import { rawAnswer } from './mcp-bytes.ts';
-import { killAll, sleep, stop } from './processes.ts';
+import { CALL, LIST } from './mcp.ts';
+import { killAll, stop } from './processes.ts';
+import { waitFor } from '../sentinel-set.ts';
 import { setStage } from './stage.ts';
 import { ensureValgrind } from './tools.ts';
 
-const LIST = '/api/v2/language/models?page=1';
-const CALL = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'tools/call',
-  params: { name: 'language_models', arguments: { page: 1 } },
-});
 /** Starting under valgrind, our server checks its build at a fiftieth of its speed. */
 const READY_TIMEOUT_MS = 15 * 60_000;
 
@@ -61,15 +56,9 @@ async function askMany(port: number, ask: Ask, count: number, connections: numbe
   await Promise.all(Array.from({ length: connections }, lane));
 }
 
-/** Wait until `done` says yes (a server under valgrind starts slowly). */
-async function until(port: number, done: () => Promise<boolean>): Promise<void> {
-  const since = performance.now();
-  for (;;) {
-    if (performance.now() - since > READY_TIMEOUT_MS) throw new Error(`port ${port} not ready within 15 minutes`);
-    if (await done().catch(() => false)) return;
-    await sleep(500);
-  }
-}
+/** Wait until `done` says yes, a failed ask being a no (a server under valgrind starts slowly). */
+const until = (port: number, done: () => Promise<boolean>) =>
+  waitFor(() => done().catch(() => false), `port ${port} ready`, READY_TIMEOUT_MS, 500);
 
 /**
  * Our server once it has checked its whole build: the background check hashes every byte of the
@@ -131,7 +120,7 @@ export async function instructionsBench(options: InstructionOptions): Promise<vo
       method: 'POST',
       path: '/mcp',
       headers: { 'x-api-key': key, 'accept-encoding': 'gzip', 'content-type': 'application/json' },
-      body: CALL,
+      body: JSON.stringify(CALL),
     };
     const floorAsk: Ask = { method: 'GET', path: '/list.json', headers: route.headers };
     await Promise.all([
@@ -186,6 +175,15 @@ export async function instructionsBench(options: InstructionOptions): Promise<vo
   }
 }
 
+/** The counts `npm run bench -- --instructions` makes, and this script without flags. */
+export const INSTRUCTION_DEFAULTS: InstructionOptions = {
+  requests: 4000,
+  warmup: 10000,
+  counts: 3,
+  connections: 1,
+  top: 25,
+};
+
 // Run as the script, not when imported.
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const USAGE =
@@ -193,11 +191,11 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const { values } = flagsOrExit(
     {
       options: {
-        requests: { type: 'string', default: '4000' },
-        warmup: { type: 'string', default: '10000' },
-        counts: { type: 'string', default: '3' },
-        connections: { type: 'string', default: '1' },
-        top: { type: 'string', default: '25' },
+        requests: { type: 'string', default: String(INSTRUCTION_DEFAULTS.requests) },
+        warmup: { type: 'string', default: String(INSTRUCTION_DEFAULTS.warmup) },
+        counts: { type: 'string', default: String(INSTRUCTION_DEFAULTS.counts) },
+        connections: { type: 'string', default: String(INSTRUCTION_DEFAULTS.connections) },
+        top: { type: 'string', default: String(INSTRUCTION_DEFAULTS.top) },
         help: { type: 'boolean', short: 'h' },
       },
     },

@@ -27,8 +27,9 @@ import { killAll, median, startServer, stop } from './processes.ts';
 import { setStage } from './stage.ts';
 import { runWrk, wrk, wrkScriptCommand, type Load } from './wrk.ts';
 
-const LIST = '/api/v2/language/models?page=1';
-const CALL = {
+/** The page both benches of a call load, and its call (instructions.ts counts the same two). */
+export const LIST = '/api/v2/language/models?page=1';
+export const CALL = {
   jsonrpc: '2.0',
   id: 1,
   method: 'tools/call',
