@@ -49,15 +49,15 @@ export function get(base: string, path: string, key?: string, headers: Record<st
 /**
  * Send raw bytes to the server at `base` on a fresh connection; everything it writes until it
  * closes the connection (the requests that use this are answered with a close; the timer is a
- * hang guard).
+ * hang guard). `latin1` keeps binary bodies byte for byte (one character a byte).
  */
-export function rawExchange(base: string, text: string): Promise<string> {
+export function rawExchange(base: string, text: string, encoding: BufferEncoding = 'utf8'): Promise<string> {
   const { port } = new URL(base);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), '127.0.0.1', () => socket.write(text));
     let got = '';
     const timer = setTimeout(() => socket.destroy(), HANG_GUARD_MS);
-    socket.on('data', (chunk) => (got += chunk));
+    socket.on('data', (chunk: Buffer) => (got += chunk.toString(encoding)));
     socket.on('close', () => {
       clearTimeout(timer);
       resolve(got);

@@ -1,5 +1,4 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -8,19 +7,9 @@ import { freePort } from '../../../scripts/processes.ts';
 import { FLOOR_FORMS, startFloor } from '../../../scripts/bench/floor.ts';
 import { exportBody } from '../../../scripts/bench/nginx.ts';
 import { stop } from '../../../scripts/bench/processes.ts';
+import { rawExchange } from '../../helpers/http.ts';
 
 const floor = suite('the bench floor, in each of its forms');
-
-/** Everything a server answers to `raw` (requests written at once on one connection) until it closes. */
-function exchange(port: number, raw: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.end(raw));
-    const chunks: Buffer[] = [];
-    socket.on('data', (chunk) => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
-  });
-}
 
 /** The status and body of each answer in `raw`, in order (a body with a Content-Length, or an empty chunked one). */
 function answersIn(raw: string): [string, string][] {
@@ -62,7 +51,10 @@ floor(
         const child = await startFloor(work, docroot, '/list.json', port, form);
         try {
           // The Date field is the only one that may differ between two servers.
-          answers.set(form, (await exchange(port, raw)).replace(/\r\nDate: [^\r]*/g, '\r\nDate: -'));
+          answers.set(
+            form,
+            (await rawExchange(`http://127.0.0.1:${port}`, raw, 'latin1')).replace(/\r\nDate: [^\r]*/g, '\r\nDate: -'),
+          );
         } finally {
           await stop(child);
         }
