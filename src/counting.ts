@@ -9,17 +9,18 @@ import type { QuotaStatus } from './state/quota-counter.ts';
 
 /**
  * The rate-limit fields every answer to a valid key carries, for a status (the remaining count
- * changes every request: digits).
+ * changes every request: digits), added to `fields` (an answer's own, so none is copied).
  */
-export function rateLimitFields(status: QuotaStatus): HeaderFields {
-  return [
+export function rateLimitFields(status: QuotaStatus, fields: HeaderFields = []): HeaderFields {
+  fields.push(
     'X-RateLimit-Limit',
     status.limit,
     'X-RateLimit-Remaining',
     digits(status.remaining),
     'X-RateLimit-Reset',
     Math.ceil(status.resetAt / 1000),
-  ];
+  );
+  return fields;
 }
 
 /** The 429 of a used-up data quota, with the seconds until its window ends. */

@@ -4,6 +4,7 @@
  * answer: HttpErrors as they say, storage errors as 503s, anything else as a 500), and the access
  * log line and metrics of the finished exchange.
  */
+import { performance } from 'node:perf_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { rateLimitFields } from './counting.ts';
 import { redactPath, redactQuery, type AccessLog } from './http/access-log.ts';
@@ -51,6 +52,7 @@ export interface Exchange {
   scope?: string;
   /** A grading's counter, shown instead on the CritPt route. */
   critptHeaders?: Headers;
+  /** When it started (performance.now()); 0 when nothing records its time (Endings.record). */
   started: number;
 }
 
@@ -58,7 +60,7 @@ export interface Exchange {
 function keyFields({ key, quota }: Exchange): HeaderFields {
   if (!key) return [];
   const fields: HeaderFields = ['X-Platform-Tier', key.tier];
-  if (quota) fields.push(...rateLimitFields(quota));
+  if (quota) rateLimitFields(quota, fields);
   return fields;
 }
 

@@ -20,7 +20,7 @@ import { readDescriptorLimit } from './http/descriptor-limit.ts';
 import { capsFor } from './http/shed-order.ts';
 import { FirstReads } from './http/first-read.ts';
 import { HTTP_LIMITS } from './http/limits.ts';
-import { createHttpServer, listenAt } from './http/server.ts';
+import { createHttpServer, listenAt, type RequestHandler } from './http/server.ts';
 import { App } from './app.ts';
 import { openSnapshots, type ServedSnapshots } from './snapshots-served.ts';
 import type { SnapshotStore } from './snapshot/store.ts';
@@ -205,8 +205,13 @@ export async function startServer(options: ServerOptions, hooks: StartHooks = {}
     ...(puller && { origin: () => puller.status() }),
   });
   const lingering = new Lingering(httpLimits);
-  const server = createHttpServer(app.handle, httpLimits, lingering, connections, firstReads);
-  server.on('request', () => idle.busy());
+  // Each request tells the idle work it came, in the one request listener (a second made node copy
+  // its listeners for every request).
+  const handle: RequestHandler = (req, res, closed) => {
+    idle.busy();
+    app.handle(req, res, closed);
+  };
+  const server = createHttpServer(handle, httpLimits, lingering, connections, firstReads);
   let listening: { port: number; url: string };
   let admin: AdminListening | null;
   try {

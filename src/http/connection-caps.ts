@@ -12,6 +12,7 @@
  * unanswered. Every listener of the process is counted (the admin one too): they share its
  * descriptors.
  */
+import { performance } from 'node:perf_hooks';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { HttpError } from './error.ts';
@@ -50,7 +51,8 @@ export interface ConnectionStats {
   refused: { answered: number; closed: number };
 }
 
-interface Connection {
+/** A connection under the caps (requestBegan gives it, requestEnded takes it back). */
+export interface Connection {
   socket: Socket;
   address: string;
   openedAt: number;
@@ -87,31 +89,46 @@ export class ConnectionCaps {
    * refusal itself (the admin one): there a connection past the caps is closed. `firstReads`:
    * what looks at a connection's first read before node:http does (src/http/first-read.ts).
    */
-  gate(server: Server, refuses = true, firstReads?: FirstReads): void {
+  gate(server: Server, refuses = true, firstReads?: FirstReads, requests: 'listened' | 'told' = 'listened'): void {
     const toNode = takeNodeConnectionListener(server);
     server.on('connection', (socket: Socket) => {
       if (!this.admit(socket, refuses)) return;
       if (firstReads) firstReads.take(socket, () => toNode(socket));
       else toNode(socket);
     });
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      const connection = this.open.get(req.socket);
-      if (!connection) return;
-      connection.requests++;
-      res.on('close', () => {
-        if (--connection.requests > 0) return;
-        connection.quietSince = performance.now();
-        connection.quietMark = connection.socket.bytesRead;
-      });
-    });
+    // `told`: the server tells of its requests itself (src/http/server.ts), which spares each
+    // request a listener and a 'close' listener of its own.
+    if (requests === 'listened')
+      server.on('request', (req: IncomingMessage, res: ServerResponse) => this.watch(req, res));
+  }
+
+  /** Count a request on its connection until its answer closes. */
+  watch(req: IncomingMessage, res: ServerResponse): void {
+    const connection = this.requestBegan(req.socket);
+    if (connection) res.on('close', () => this.requestEnded(connection));
   }
 
   /**
-   * The answer for `req` when its connection was let in only to be refused: a 503 (the probes
-   * excepted, which are answered and then close it). Null: answer it as ever.
+   * A request under way on `socket`: its connection, to give to requestEnded once the answer
+   * closes; undefined for a connection not under the caps.
    */
-  refusal(req: IncomingMessage, res: ServerResponse): HttpError | null {
-    const connection = this.open.get(req.socket);
+  requestBegan(socket: Socket): Connection | undefined {
+    const connection = this.open.get(socket);
+    if (connection) connection.requests++;
+    return connection;
+  }
+
+  requestEnded(connection: Connection): void {
+    if (--connection.requests > 0) return;
+    connection.quietSince = performance.now();
+    connection.quietMark = connection.socket.bytesRead;
+  }
+
+  /**
+   * The answer for `req` when its connection (requestBegan's) was let in only to be refused: a 503
+   * (the probes excepted, which are answered and then close it). Null: answer it as ever.
+   */
+  refusal(connection: Connection | undefined, req: IncomingMessage, res: ServerResponse): HttpError | null {
     if (!connection?.refused) return null;
     const path = (req.url ?? '').split('?', 1)[0];
     if ((req.method === 'GET' || req.method === 'HEAD') && PROBES.has(path)) {

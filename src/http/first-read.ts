@@ -20,6 +20,7 @@
  * waiting budget. The connection is never paused here: node:http and the lanes stop reading by
  * pausing it, which only takes effect on a flowing one.
  */
+import { performance } from 'node:perf_hooks';
 import type { Socket } from 'node:net';
 
 export interface FirstReadLimits {

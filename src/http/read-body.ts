@@ -10,6 +10,7 @@
  * concurrent 15 MB posts (answered 400, so free to repeat) took a gigabyte, and each small chunk
  * of a trickled body cost hundreds of times its size until the request ended.
  */
+import { performance } from 'node:perf_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError } from './error.ts';
 import type { BodyBudget, BodyReservation, BudgetRefusal } from './body-budget.ts';

@@ -3,10 +3,11 @@
  * one client can make it hold (lanes of pipelined requests, stalled sends), and a JSON answer for
  * everything node:http would otherwise answer on its own or not at all (src/http/unroutable.ts).
  */
+import { performance } from 'node:perf_hooks';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { ConnectionCaps } from './connection-caps.ts';
+import type { Connection, ConnectionCaps } from './connection-caps.ts';
 import type { FirstReads } from './first-read.ts';
 import { HttpError } from './error.ts';
 import { HTTP_LIMITS } from './limits.ts';
@@ -15,12 +16,13 @@ import { answerAsterisk, answerClientError, answerUnroutable, endSocket, request
 
 /** Answers a request, and calls `closed` once when its response has closed (sent, or cut short). */
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse, closed: () => void) => void;
-type Dispatch = (req: IncomingMessage, res: ServerResponse) => void;
+/** `capped`: the request's connection under the caps, told when its answer closes. */
+type Dispatch = (req: IncomingMessage, res: ServerResponse, capped: Connection | undefined) => void;
 
 /** A connection's answers under way and its pipelined requests waiting for a turn. */
 interface Lane {
   inFlight: number;
-  waiting: [IncomingMessage, ServerResponse][];
+  waiting: Parameters<Dispatch>[];
 }
 
 /**
@@ -40,7 +42,12 @@ type LaneSocket = Socket & { [LANE]?: Lane | null };
  * progress for `sendStallMs` is closed, so a client that never reads cannot pin its answers in
  * memory (a slow CritPt stream lives while it moves).
  */
-function boundClients(handle: RequestHandler, server: Server, limits: typeof HTTP_LIMITS): Dispatch {
+function boundClients(
+  handle: RequestHandler,
+  server: Server,
+  limits: typeof HTTP_LIMITS,
+  caps: ConnectionCaps | undefined,
+): Dispatch {
   let waiting = 0;
   // A closed connection's waiting requests leave the budget, and its lane, once: answers still
   // under way on it close after this and must find nothing left to dispatch.
@@ -51,7 +58,7 @@ function boundClients(handle: RequestHandler, server: Server, limits: typeof HTT
     lane.waiting.length = 0;
     socket[LANE] = null;
   };
-  const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
+  const dispatch = (req: IncomingMessage, res: ServerResponse, capped: Connection | undefined): void => {
     const socket = req.socket as LaneSocket;
     // A request read before its connection closed has no one left to answer.
     if (socket.destroyed) return drop(socket);
@@ -60,13 +67,14 @@ function boundClients(handle: RequestHandler, server: Server, limits: typeof HTT
       // node:http has already parsed these; what bounds them is closing the connection that
       // pipelines past the server-wide budget (its parsed requests go with it).
       if (waiting >= limits.maxWaiting) return void socket.destroy();
-      lane.waiting.push([req, res]);
+      lane.waiting.push([req, res, capped]);
       waiting++;
       socket.pause();
       return;
     }
     lane.inFlight++;
     handle(req, res, () => {
+      if (capped) caps!.requestEnded(capped);
       lane.inFlight--;
       const next = lane.waiting.shift();
       if (next) {
@@ -127,22 +135,37 @@ export function createHttpServer(
   // past the limit is enough to tell a request over it.
   server.maxHeadersCount = limits.maxHeaderLines + 1;
   // First, before node:http's parser sees a connection: one closed at a cap never reaches it.
-  caps?.gate(server, true, firstReads);
-  const bounded = boundClients(handle, server, limits);
+  caps?.gate(server, true, firstReads, 'told');
+  const bounded = boundClients(handle, server, limits, caps);
   server.on('connection', lingering.watch);
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+  // A request answered here, not by the handler (which tells the caps itself once it closes).
+  const answeredHere = (req: IncomingMessage, res: ServerResponse, capped: Connection | undefined): boolean => {
     // A request after the answer that closed its connection (it came behind a body that was
     // refused, while the connection closes in stages) is not answered.
-    if (req.socket.writableEnded) return void req.socket.destroy();
+    if (req.socket.writableEnded) {
+      req.socket.destroy();
+      return true;
+    }
     const problem = requestProblem(req, limits);
-    if (problem) return answerUnroutable(res, problem);
-    if (req.url === '*') return answerAsterisk(req, res);
-    // A connection let in past a cap only to be told so.
-    const refusal = caps?.refusal(req, res);
-    if (refusal) return answerUnroutable(res, refusal);
+    if (!problem && req.url === '*') {
+      answerAsterisk(req, res);
+      return true;
+    }
+    // Else a connection let in past a cap only to be told so.
+    const refusal = problem ?? caps?.refusal(capped, req, res);
+    if (!refusal) return false;
+    answerUnroutable(res, refusal);
+    return true;
+  };
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const capped = caps?.requestBegan(req.socket);
+    if (answeredHere(req, res, capped)) {
+      if (capped) res.on('close', () => caps!.requestEnded(capped));
+      return;
+    }
     // No GET or HEAD route reads a body: one declared is not waited for after the answer.
     if ((req.method === 'GET' || req.method === 'HEAD') && declaresBody(req)) answeringEarly(req, res);
-    bounded(req, res);
+    bounded(req, res, capped);
   });
   // Long gradings must not be cut by an idle timer; request and header timeouts still apply.
   server.timeout = 0;

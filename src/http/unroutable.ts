@@ -83,12 +83,16 @@ export function requestProblem(
   if (req.rawHeaders.length / 2 > limits.maxHeaderLines)
     return new HttpError(431, 'Too many header lines', { details: { limit: limits.maxHeaderLines } });
   let hosts = 0;
-  for (let i = 0; i < req.rawHeaders.length; i += 2)
-    if (req.rawHeaders[i].length === 4 && req.rawHeaders[i].toLowerCase() === 'host') hosts++;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (isHostField(req.rawHeaders[i])) hosts++;
   if (hosts > 1) return new HttpError(400, 'More than one Host header', { details: { header: 'host' } });
   if (hosts === 0 && req.httpVersionMinor >= 1)
     return new HttpError(400, 'Host header is required', { details: { header: 'host' } });
   return null;
+}
+
+/** A header field named Host, in any case; the usual spellings without making a lowercased copy. */
+function isHostField(name: string): boolean {
+  return name.length === 4 && (name === 'Host' || name === 'host' || name.toLowerCase() === 'host');
 }
 
 /** Methods some route answers: what `OPTIONS *` says the server offers. */

@@ -28,6 +28,9 @@ export interface FileKeysOptions {
  * and cannot be read, or no longer holds valid keys, the keys in memory are known to be stale:
  * lookup refuses to answer from them (the server decides how long to wait: fresh-keys.ts).
  */
+/** What foundThisTurn holds for a key that found none (one Map read a lookup, not two). */
+const NOT_FOUND = Symbol('not found');
+
 export class FileKeys implements KeyLookup {
   private index = new ActiveKeys();
   private readonly file: FollowedKeysFile;
@@ -43,7 +46,7 @@ export class FileKeys implements KeyLookup {
    * (bench/analysis.md, "What stops the floor targets"). Cleared when the turn ends and when the
    * keys change, so a plain key stays no longer than the requests that carried it.
    */
-  private readonly foundThisTurn = new Map<string, KeyRecord | undefined>();
+  private readonly foundThisTurn = new Map<string, KeyRecord | typeof NOT_FOUND>();
 
   private constructor(
     private readonly path: string,
@@ -90,10 +93,9 @@ export class FileKeys implements KeyLookup {
   find(plainKey: string): KeyRecord | undefined {
     // Only while a turn's check stands: its end (scheduled with it) clears what was found.
     if (!this.checkedThisTurn) return this.findNow(plainKey);
-    if (this.foundThisTurn.has(plainKey)) return this.foundThisTurn.get(plainKey);
-    const found = this.findNow(plainKey);
-    this.foundThisTurn.set(plainKey, found);
-    return found;
+    let found = this.foundThisTurn.get(plainKey);
+    if (found === undefined) this.foundThisTurn.set(plainKey, (found = this.findNow(plainKey) ?? NOT_FOUND));
+    return found === NOT_FOUND ? undefined : found;
   }
 
   private findNow(plainKey: string): KeyRecord | undefined {

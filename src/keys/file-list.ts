@@ -13,6 +13,7 @@
  * from it (should two differ only past those bits, the list is read whole instead, which tells).
  * The second gives each key at its first line, reading its last line there when another follows.
  */
+import { performance } from 'node:perf_hooks';
 import { closeSync } from 'node:fs';
 import { invalidStore, parseRecordLine } from './file-format.ts';
 import { openKeysFile, readBytes, stampOfOpen } from './file.ts';

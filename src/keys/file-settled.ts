@@ -7,6 +7,7 @@
  * of 100 admin revokes held every request 724 ms and took the server to 171 MB
  * (scripts/bench/admin-scale.ts --only revokes).
  */
+import { performance } from 'node:perf_hooks';
 import { statSync } from 'node:fs';
 import { stampOf, type FileStamp } from './file.ts';
 

@@ -5,6 +5,7 @@
  * keep the store's owner is refused before anything is made or changed (store-owner.ts); the
  * change is told what the files it writes keep.
  */
+import { performance } from 'node:perf_hooks';
 import { takePidLock } from '../shared/pid-lock.ts';
 import { ensurePrivateDir, PRIVATE_FILE_MODE, type Keep } from '../shared/state-files.ts';
 import { KeyStoreError, keysPath } from './record.ts';

@@ -2,6 +2,7 @@
  * Running a generator to its end, giving each value to a callback: at once, or in slices with a
  * turn of the event loop between them, so a long read does not hold a server's other work.
  */
+import { performance } from 'node:perf_hooks';
 
 /** Every value of a generator to `each`; what it returns. */
 export function drain<T, R>(values: Generator<T, R>, each: (value: T) => void): R {

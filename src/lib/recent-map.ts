@@ -31,3 +31,18 @@ export class RecentMap<K, V> {
     return this.newer.size + this.older.size;
   }
 }
+
+/**
+ * `make`, remembering its last results (two generations of `limit`): for names the request path
+ * builds from a string again and again (a quota counter's id from its scope). The name is the
+ * same string each time, so the Maps it keys find it by the hash it already holds, where a name
+ * built anew is first flattened and hashed (bench/analysis.md, "A shorter path").
+ */
+export function remembered(make: (from: string) => string, limit = 4096): (from: string) => string {
+  const made = new RecentMap<string, string>(limit);
+  return (from) => {
+    let name = made.get(from);
+    if (name === undefined) made.set(from, (name = make(from)));
+    return name;
+  };
+}

@@ -6,6 +6,7 @@
  * day's scopes of the usage history while it serves (src/quota/usage-book.ts); one of 100,000
  * keys' views by a comparison, for a deep page of the admin table, held it 300-380 ms.
  */
+import { performance } from 'node:perf_hooks';
 
 /** Items sorted at once: a millisecond or two by a comparison. */
 const RUN = 1024;

@@ -5,15 +5,22 @@
  * times the requests a second of the same server writing each answer as soon as it was decided
  * (Pro list page, c=16 and c=64, alternating runs; bench/analysis.md, "Answers at the turn's end").
  */
-export class TurnEnd {
-  private queued: (() => void)[] = [];
+export class TurnEnd<T> {
+  private queued: T[] = [];
   private scheduled = false;
 
-  /** `report` hears what a piece of work threw; the rest of the turn's work still runs. */
-  constructor(private readonly report: (error: unknown) => void) {}
+  /**
+   * `work` is what is done with each item at the turn's end (one function for every item, so that
+   * deferring makes no closure a request); `report` hears what it threw for an item, and the rest
+   * of the turn's items are still worked.
+   */
+  constructor(
+    private readonly work: (item: T) => void,
+    private readonly report: (error: unknown) => void,
+  ) {}
 
-  defer(work: () => void): void {
-    this.queued.push(work);
+  defer(item: T): void {
+    this.queued.push(item);
     if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(this.run);
@@ -23,9 +30,9 @@ export class TurnEnd {
     this.scheduled = false;
     const queued = this.queued;
     this.queued = [];
-    for (const work of queued) {
+    for (const item of queued) {
       try {
-        work();
+        this.work(item);
       } catch (error) {
         this.report(error);
       }

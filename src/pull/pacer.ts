@@ -5,6 +5,7 @@
  * of one core from the answers. scripts/bench/pull.ts measured the list page at 0.44 to 0.69 of its
  * rate while a full pull ran unpaced on two cores.
  */
+import { performance } from 'node:perf_hooks';
 
 /** A step's pause while busy, in times its own length: one part work to nine parts rest. */
 const BUSY_SHARE_FACTOR = 9;

@@ -10,6 +10,7 @@
  * when they begin and one when they end, while the build held keeps serving. A server with no
  * build at all waits for its first pull before it starts (initial()).
  */
+import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import type { Conditions } from '../lib/conditions.ts';
 import { errorCode } from '../lib/error-code.ts';

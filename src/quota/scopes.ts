@@ -17,8 +17,19 @@ export const DEFAULT_LIMITS: QuotaLimits = { free: 100, pro: 500, commercialDefa
 
 /** The id under which the data quota counts this key's requests; regeneration keeps it. */
 export function quotaScope(record: Pick<KeyRecord, 'scope' | 'org' | 'user'>): string {
-  return record.scope === 'org' ? `org:${record.org}` : `user:${record.org}/${record.user}`;
+  let scope = scopes.get(record);
+  if (scope === undefined) {
+    scope = record.scope === 'org' ? `org:${record.org}` : `user:${record.org}/${record.user}`;
+    scopes.set(record, scope);
+  }
+  return scope;
 }
+
+/**
+ * Each record's data scope, made once a record (its fields are read-only): the quota's Maps then
+ * find the same string by the hash it holds (src/lib/recent-map.ts, remembered).
+ */
+const scopes = new WeakMap<object, string>();
 
 /**
  * CritPt counts per user, whatever the key's data scope: every key of one user in one org shares

@@ -3,6 +3,7 @@
  * the file store's history (usage-book.ts), Redis's (redis-usage.ts), the admin API and the keys
  * command read them.
  */
+import { remembered } from '../lib/recent-map.ts';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -45,8 +46,13 @@ export function oldestKept(today: string, retentionDays: number): string {
  * strings are sorted by scope (a scope holds no space: NAME_PATTERN, src/keys/record.ts).
  */
 export function usageKey(kind: string, scope: string): string {
-  return `${scope} ${kind}`;
+  let keyOf = usageKeys.get(kind);
+  if (keyOf === undefined) usageKeys.set(kind, (keyOf = remembered((of) => `${of} ${kind}`)));
+  return keyOf(scope);
 }
+
+/** Usage keys by kind, made once a scope (src/lib/recent-map.ts says why). */
+const usageKeys = new Map<string, (scope: string) => string>();
 
 /** The kind and scope of a usage key (the inverse of usageKey). */
 export function usageKeyParts(key: string): { kind: string; scope: string } {

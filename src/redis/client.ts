@@ -13,6 +13,7 @@
  * not be told apart from the next command's, and a Redis that stopped answering is not one
  * to keep sending to.
  */
+import { performance } from 'node:perf_hooks';
 import type { Socket } from 'node:net';
 import { afterIo } from '../lib/after-io.ts';
 import { endpointLabel, type Endpoint, type RedisAddress } from './address.ts';

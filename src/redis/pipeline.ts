@@ -4,6 +4,7 @@
  * since Redis replies in order. The connection's life (connect, handshake, reconnect) is the
  * client's (client.ts); this is what travels on it.
  */
+import { performance } from 'node:perf_hooks';
 import type { Socket } from 'node:net';
 import { RedisUnavailable } from './errors.ts';
 import { encodeCommand } from './resp.ts';

@@ -13,6 +13,7 @@
  * Every verdict that differs from the last is handed to the followers: the client connects to
  * the primary named, leaves one no longer named, and refuses commands while none is.
  */
+import { performance } from 'node:perf_hooks';
 import { endpointLabel, type Endpoint, type SentinelTarget } from './address.ts';
 import type { RedisTls } from './connection.ts';
 import { ask } from './sentinel-ask.ts';

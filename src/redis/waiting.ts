@@ -4,6 +4,7 @@
  * confirmation of writes on replicas: the WAIT that ends a write with replicated commands in it
  * answers for them all (src/redis/client.ts sends it).
  */
+import { performance } from 'node:perf_hooks';
 import type { Reply } from './resp.ts';
 import { RedisCommandError } from './errors.ts';
 

@@ -11,7 +11,6 @@ import type { Eventually } from '../lib/eventually.ts';
 import { assembleMeasurements, type MeasurementIndex } from '../shared/measurements.ts';
 import {
   contentHash,
-  etagOf,
   spanOf,
   storedPart,
   type CheckedSpan,
@@ -20,6 +19,7 @@ import {
   type SectionedPart,
 } from '../shared/manifest.ts';
 import { CorruptPart, type Body, type Snapshot } from './snapshot.ts';
+import { VariantNames } from './variant-names.ts';
 
 /** One text of a stored part of the history (src/shared/manifest.ts, SectionedPart), and the part's name for logs. */
 export interface StoredSection {
@@ -89,6 +89,7 @@ export class BodyReader {
    * 320 models, while the bench's whole cache is 16 MiB.
    */
   private readonly assemblyHashes = new LRUCache<string, string>({ max: 100_000 });
+  private readonly names = new VariantNames();
   private hits = 0;
   private misses = 0;
 
@@ -134,9 +135,7 @@ export class BodyReader {
   }
 
   private variant(snapshot: Snapshot, entry: IndexEntry, encoding: Encoding): Eventually<Body> {
-    const hash = entry[0];
-    const variant = `${hash}.${encoding}`;
-    const etag = etagOf(hash, encoding);
+    const { key: variant, etag } = this.names.of(entry[0], encoding);
     const cached = this.cache.get(variant);
     if (cached) {
       this.hits++;
@@ -176,8 +175,7 @@ export class BodyReader {
   assembled(identity: Buffer, encoding: Encoding, hash = contentHash(identity)): Eventually<Body> {
     const cached = this.cachedVariant(hash, encoding);
     if (cached) return cached;
-    const variant = `${hash}.${encoding}`;
-    const etag = etagOf(hash, encoding);
+    const { key: variant, etag } = this.names.of(hash, encoding);
     if (encoding === 'identity' || identity.length <= COMPRESS_AT_ONCE_BYTES) {
       const bytes = compressNow(identity, encoding);
       this.cache.set(variant, bytes);
@@ -226,8 +224,9 @@ export class BodyReader {
 
   /** An assembled answer's variant, when the cache holds it. */
   private cachedVariant(hash: string, encoding: Encoding): Body | undefined {
-    const bytes = this.cache.get(`${hash}.${encoding}`);
-    return bytes && { bytes, encoding, etag: etagOf(hash, encoding) };
+    const { key, etag } = this.names.of(hash, encoding);
+    const bytes = this.cache.get(key);
+    return bytes && { bytes, encoding, etag };
   }
 
   /** An assembled answer from the cache, else made once however many requests ask at once, then cached. */

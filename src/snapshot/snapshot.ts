@@ -111,8 +111,10 @@ export class Snapshot {
    * with the snapshot.
    */
   entry(routeId: string, name: string): IndexEntry | undefined {
-    const index = this.indexFor(routeId);
-    return index && Object.hasOwn(index, name) ? index[name] : undefined;
+    // One read: an entry is an array, which nothing an index inherits is (`constructor`,
+    // `__proto__`), so no own-property check is needed (bench/analysis.md, "A shorter path").
+    const entry = this.indexFor(routeId)?.[name];
+    return Array.isArray(entry) ? entry : undefined;
   }
 
   private indexFor(routeId: string): RouteIndex | null {

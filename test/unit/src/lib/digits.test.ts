@@ -13,10 +13,11 @@ same('should write what String writes, for integers, the edges of safe integers 
 
 /** Major collections while 2 million new timestamps become strings one way or the other, with a 1 MB young generation. */
 function majorCollections(way: 'digits' | 'String'): number {
-  // The module's own function, by its source: the child runs plain node.
-  const convert = way === 'digits' ? `(${digits.toString()})` : '(n) => String(n)';
+  const module = new URL('../../../../src/lib/digits.ts', import.meta.url).pathname;
+  const convert = way === 'digits' ? `(await import(${JSON.stringify(module)})).digits` : '(n) => String(n)';
   const program = `const f = ${convert}; let sink = 0; for (let i = 0; i < 2e6; i++) sink += f(1764000000000 + i).length; if (!sink) throw new Error();`;
-  const run = spawnSync(process.execPath, ['--trace-gc', '--max-semi-space-size=1', '-e', program], { encoding: 'utf8' });
+  const flags = ['--import', 'tsx', '--input-type=module', '--trace-gc', '--max-semi-space-size=1'];
+  const run = spawnSync(process.execPath, [...flags, '-e', program], { encoding: 'utf8' });
   assert.is(run.status, 0, run.stderr);
   return run.stdout.split('\n').filter((line) => line.includes('Mark-Compact')).length;
 }
