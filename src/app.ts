@@ -5,8 +5,8 @@
  *   public route: its operational answer (health, readiness, metrics, front door, OpenAPI)
  *   authenticate (401)
  *   CritPt: the grader's counter, authorise (403), grade
- *   data: decide the answer: authorise (403), query (400), encoding (406), body (404, 403, 501),
- *         304 when the client's copy is current, else a 200 to count;
+ *   data (src/data-answers.ts): decide the answer: authorise (403), query (400), encoding (406),
+ *         body (404, 403, 501), 304 when the client's copy is current, else a 200 to count;
  *         then one quota step: count the 200 (429, 503), or read the quota any other answer shows
  *   on a shared store, the quota step also checks the key's record: changed, decide again
  *
@@ -18,30 +18,26 @@ import { performance } from 'node:perf_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Bodies } from './bodies.ts';
 import type { ServerOptions } from './config.ts';
-import { quotaExceeded } from './counting.ts';
 import type { Grader } from './critpt/grader.ts';
-import { answerBody, answerNotModified, Endings, keyHeaders, type Exchange } from './exchange.ts';
+import { DataAnswers, type Underway } from './data-answers.ts';
+import { Endings, keyHeaders } from './exchange.ts';
 import type { AccessLog } from './http/access-log.ts';
 import type { Metrics } from './http/metrics.ts';
 import type { ConnectionStats } from './http/connection-caps.ts';
-import { acceptedEncodings, etagMatches, matchesAny } from './http/negotiate.ts';
 import { QueryValidator } from './http/query.ts';
-import { RequestPlans, validateQuery, type Plan } from './http/request-plans.ts';
+import { RequestPlans, validateQuery } from './http/request-plans.ts';
 import { Router } from './http/router.ts';
 import type { KeyLookup, KeyRecord } from './state/key-record.ts';
 import type { Clock } from './lib/clock.ts';
 import { after, recoverWith, whenReady, type Eventually } from './lib/eventually.ts';
 import type { Step } from './lib/idle-work.ts';
-import { TurnEnd } from './lib/turn-end.ts';
 import { operationalAnswers } from './operational.ts';
 import { HttpError } from './http/error.ts';
 import { proxiesOf } from './http/forwarded.ts';
 import { admitKey, authenticate, endedKey, invalidKey } from './policy.ts';
-import { DURABLE_NOW, type QuotaCounter, type QuotaStatus, type Taken } from './state/quota-counter.ts';
-import { JournalUnavailable, KeyChanged } from './state/errors.ts';
-import { dataLimit, quotaScope } from './quota/scopes.ts';
+import type { QuotaCounter } from './state/quota-counter.ts';
+import { KeyChanged } from './state/errors.ts';
 import { ROUTES } from './shared/routes.ts';
-import type { Body } from './snapshot/snapshot.ts';
 import type { SnapshotStore } from './snapshot/store.ts';
 import type { PullStatus } from './pull/puller.ts';
 import type { BodyBudget } from './http/body-budget.ts';
@@ -78,18 +74,13 @@ export class App {
   private readonly bodies: Bodies;
   private readonly operational: ReturnType<typeof operationalAnswers>;
   private readonly endings: Endings;
-  /** Data answers leave together at the end of their turn (src/lib/turn-end.ts says why). */
-  private readonly turnEnd: TurnEnd<Underway>;
+  private readonly data: DataAnswers;
   private readonly mcp: McpDoor;
   /** Whether an exchange's time is recorded (the access log, the metrics). */
   private readonly timed: boolean;
 
   constructor(private readonly parts: AppParts) {
     this.timed = parts.accessLog !== undefined || parts.metrics !== undefined;
-    this.turnEnd = new TurnEnd<Underway>(
-      (exchange) => this.sendOrFail(exchange, null),
-      (error) => parts.logError(`an answer failed at the turn's end: ${(error as Error)?.stack ?? String(error)}`),
-    );
     this.bodies = new Bodies(parts.snapshots.reader, parts.clock);
     this.operational = operationalAnswers({
       bodies: this.bodies,
@@ -101,6 +92,7 @@ export class App {
       origin: parts.origin,
     });
     this.endings = new Endings({ ...parts, clientOf: proxiesOf(parts.options.trustProxy).clientOf });
+    this.data = new DataAnswers(parts, this.bodies, this.endings);
     // A tool call is the route's own request, answered by this handler in this process.
     this.mcp = new McpDoor({ ...parts, handle: this.handle });
   }
@@ -170,6 +162,7 @@ export class App {
     );
   }
 
+  /** The key found: noted as used, and everything after authentication decided on its record. */
   private readonly authenticated = (exchange: Underway, key: KeyRecord): Eventually<void> => {
     this.parts.lastUsed.note(key.id);
     return this.answerKey(exchange, key);
@@ -189,9 +182,11 @@ export class App {
     return recoverWith(this.answerKeyed, this.keyChanged, exchange);
   }
 
+  /** A keyed route's answer: a grading, or data. */
   private readonly answerKeyed = (exchange: Underway): Eventually<void> =>
-    exchange.route!.answer === 'critpt' ? this.grade(exchange) : this.serveData(exchange);
+    exchange.route!.answer === 'critpt' ? this.grade(exchange) : this.data.serve(exchange);
 
+  /** What answerKeyed threw: a record that changed is decided on again (at most MAX_DECISIONS times). */
   private readonly keyChanged = (exchange: Underway, error: unknown): Eventually<void> => {
     if (!(error instanceof KeyChanged)) throw error;
     const refusal = error.record ? endedKey(error.record, this.parts.clock) : invalidKey();
@@ -228,104 +223,7 @@ export class App {
       );
     });
   }
-
-  /**
-   * A data route: the answer is decided first, from the key's record and the snapshot alone (403,
-   * 400, 406, the body, 304), then one quota step both checks the key and counts the 200 (429
-   * when the quota is used up) or reads the quota every other answer shows.
-   */
-  private serveData(exchange: Underway): Eventually<void> {
-    exchange.scope = quotaScope(exchange.key!);
-    return after(recoverWith(this.decide, decisionFailed, exchange), this.quotaStep, exchange);
-  }
-
-  private readonly quotaStep = (exchange: Underway, decision: Decision): Eventually<void> => {
-    exchange.decided = decision;
-    const { quota, options } = this.parts;
-    const key = exchange.key!;
-    const limit = dataLimit(key, options.limits);
-    if ('body' in decision && options.counting && exchange.req.method !== 'HEAD')
-      return after(quota.take('data', exchange.scope!, limit, key), this.counted, exchange);
-    return after(quota.status('data', exchange.scope!, limit, key), this.quotaRead, exchange);
-  };
-
-  /**
-   * What a data request's answer is, before the quota is asked: its query, encoding and body, and
-   * whether it counts.
-   */
-  private readonly decide = (exchange: Underway): Eventually<Decision> => {
-    const { req, snapshot } = exchange;
-    const plan = exchange.plan!;
-    const key = exchange.key!;
-    admitKey(plan.route, key, this.parts.options.critptContact);
-    validateQuery(plan); // a 400 for a bad query comes after the key's 403s
-    const encodings = acceptedEncodings(req.headers['accept-encoding']);
-    // `*` is met by any current body: its tag is in the index, so the body is neither read nor inflated.
-    const etag = matchesAny(req.headers['if-none-match'])
-      ? this.bodies.knownTag(snapshot, plan, key.tier, encodings)
-      : undefined;
-    if (etag) return { notModified: etag };
-    return after(this.bodies.forKey(snapshot, plan, key, encodings), bodyDecision, exchange);
-  };
-
-  /**
-   * The quota after counting the answer (durably, before it is sent): the answer is sent showing
-   * it, or a 429 when it is used up. A count durable at once (inside a written lease, or counted by
-   * Redis) waits only for the turn's end; one past its lease is answered when the turn's write
-   * settles, which is the turn's end too.
-   */
-  private readonly counted = (exchange: Underway, { status, durable }: Taken): void => {
-    exchange.quota = status;
-    if (!durable) throw quotaExceeded(status, this.parts.clock.now());
-    if (durable === DURABLE_NOW) this.turnEnd.defer(exchange);
-    else durable.onSettled((error) => this.sendOrFail(exchange, error));
-  };
-
-  /** The quota as it stands, for an answer not counted (HEAD, a 304, an error, or counting off for a benchmark). */
-  private readonly quotaRead = (exchange: Underway, status: QuotaStatus): void => {
-    exchange.quota = status;
-    const decision = exchange.decided!;
-    if ('error' in decision) throw decision.error;
-    // Not counted, but never past a used-up quota.
-    if ('body' in decision && status.exhausted) throw quotaExceeded(status, this.parts.clock.now());
-    this.turnEnd.defer(exchange);
-  };
-
-  /** Send a decided answer, or the error path's answer when its count could not be recorded or the sending threw. */
-  private sendOrFail(exchange: Underway, countFailed: Error | null): void {
-    try {
-      if (countFailed) throw new JournalUnavailable({ cause: countFailed });
-      const decision = exchange.decided!;
-      if ('body' in decision) answerBody(exchange, decision.body);
-      else if ('notModified' in decision) answerNotModified(exchange, { etag: decision.notModified });
-    } catch (thrown) {
-      this.endings.fail(exchange, thrown);
-    }
-  }
 }
 
 /** How many times one request is decided on a key's record that keeps changing under it before it is answered 503. */
 const MAX_DECISIONS = 3;
-
-/**
- * An exchange as the pipeline carries it: what its later steps need, so that each step is a method
- * taking it rather than a closure made for each request.
- */
-interface Underway extends Exchange {
-  plan: Plan | undefined;
-  /** How many times the request was decided (a shared store's record may change under it). */
-  decisions: number;
-  decided: Decision | undefined;
-}
-
-/**
- * A data answer decided: a 200 with its body, which the quota counts; a 304 for the tag the client
- * holds, which it does not; or an error, answered once the quota it shows is read.
- */
-type Decision = { body: Body } | { notModified: string } | { error: unknown };
-
-const decisionFailed = (_exchange: Underway, error: unknown): Decision => ({ error });
-
-/** The body found: a 304 when the client's copy is current, else the 200 that sends it. */
-const bodyDecision = (exchange: Underway, body: Body): Decision =>
-  etagMatches(exchange.req.headers['if-none-match'], body.etag) ? { notModified: body.etag } : { body };

@@ -11,7 +11,8 @@
  * One JSON line a count (instructions in all and a request), each way's figure, their ratios
  * (ours over the floor, the call over the route), and the functions that executed the most in each
  * (callgrind_annotate; JIT-compiled JavaScript shows as `???`, node's and V8's own code by name).
- * The kernel's work (writev, epoll) is not counted: this is the user-space cost of a request.
+ * The kernel's work (writev, epoll) is not counted, nor that of V8's helper threads (callgrind.ts):
+ * this is what a request costs the event loop's thread.
  */
 import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -43,17 +44,18 @@ async function askOnce(port: number, ask: Ask): Promise<number> {
   return (await rawAnswer(port, ask.method, ask.path, ask.headers, ask.body)).status;
 }
 
-/** `count` requests, `connections` at a time; throws on any answer but a 200. */
+/**
+ * `count` requests in rounds of `connections`: one on each connection at once, and the next round
+ * once all are answered, so that each turn of the server holds the same requests (lanes each
+ * asking again as soon as answered made the figure at c=16 swing between 64k and 90k a request
+ * with how many requests a turn happened to hold). Throws on any answer but a 200.
+ */
 async function askMany(port: number, ask: Ask, count: number, connections: number): Promise<void> {
-  let left = count;
-  const lane = async () => {
-    while (left > 0) {
-      left--;
-      const status = await askOnce(port, ask);
+  for (let asked = 0; asked < count; asked += connections) {
+    const round = Array.from({ length: Math.min(connections, count - asked) }, () => askOnce(port, ask));
+    for (const status of await Promise.all(round))
       if (status !== 200) throw new Error(`${ask.method} ${ask.path} answered ${status}`);
-    }
-  };
-  await Promise.all(Array.from({ length: connections }, lane));
+  }
 }
 
 /** Wait until `done` says yes, a failed ask being a no (a server under valgrind starts slowly). */

@@ -7,18 +7,20 @@ import { lastDump, topOfAnnotation, type Counted } from '../../../scripts/bench/
 
 const dumps = suite('callgrind dumps');
 
-dumps('should read the last dump by its number, not its name, and its totals', () => {
+dumps("should read the main thread's last dump by its number, not its name, and its totals", () => {
   const folder = mkdtempSync(join(tmpdir(), 'callgrind-'));
   try {
     const counted = { outFile: join(folder, 'ours.cg') } as Counted;
     assert.throws(() => lastDump(counted), /wrote no dump/);
-    writeFileSync(join(folder, 'ours.cg.2'), 'events: Ir\nsummary: 200\n');
-    writeFileSync(join(folder, 'ours.cg.10'), 'events: Ir\nfn=main\n1 5\ntotals: 1000\n');
-    writeFileSync(join(folder, 'ours.cg.10.tmp'), 'totals: 7\n');
-    writeFileSync(join(folder, 'floor.cg.11'), 'totals: 9\n');
-    assert.equal(lastDump(counted), { file: join(folder, 'ours.cg.10'), instructions: 1000 });
-    writeFileSync(join(folder, 'ours.cg.11'), 'events: Ir\n');
-    assert.throws(() => lastDump(counted), /ours\.cg\.11 has no totals/);
+    writeFileSync(join(folder, 'ours.cg.2-01'), 'events: Ir\nsummary: 200\n');
+    writeFileSync(join(folder, 'ours.cg.10-01'), 'events: Ir\nfn=main\n1 5\ntotals: 1000\n');
+    writeFileSync(join(folder, 'ours.cg.10-02'), 'totals: 5\n');
+    writeFileSync(join(folder, 'ours.cg.12-03'), 'totals: 6\n');
+    writeFileSync(join(folder, 'ours.cg.10-01.tmp'), 'totals: 7\n');
+    writeFileSync(join(folder, 'floor.cg.11-01'), 'totals: 9\n');
+    assert.equal(lastDump(counted), { file: join(folder, 'ours.cg.10-01'), instructions: 1000 });
+    writeFileSync(join(folder, 'ours.cg.11-01'), 'events: Ir\n');
+    assert.throws(() => lastDump(counted), /ours\.cg\.11-01 has no totals/);
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
