@@ -12,7 +12,7 @@ import type { Clock } from '../lib/clock.ts';
 import type { RedisClient } from '../redis/client.ts';
 import { readWindows } from '../quota/replay.ts';
 import type { RedisQuota } from '../quota/redis-quota.ts';
-import { counterParts } from '../quota/window.ts';
+import { counterParts } from '../quota/counter-ids.ts';
 import { fileTokenStore, importTokens } from '../keys/admin-tokens.ts';
 import { AUDIT_FILE } from '../keys/audit.ts';
 import { carryAudit } from '../keys/audit-carry.ts';

@@ -5,7 +5,8 @@
  */
 import type { KeyRecord } from '../state/key-record.ts';
 import { critptScope, dataLimit, quotaScope, type QuotaLimits } from '../quota/scopes.ts';
-import { counterId, WINDOW_MS, type WindowCounts } from '../quota/window.ts';
+import { counterId } from '../quota/counter-ids.ts';
+import { WINDOW_MS, type WindowCounts } from '../quota/window.ts';
 import type { QuotaKind, QuotaStatus } from '../state/quota-counter.ts';
 
 export interface ScopeUsage {

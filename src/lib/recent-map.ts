@@ -33,16 +33,22 @@ export class RecentMap<K, V> {
 }
 
 /**
- * `make`, remembering its last results (two generations of `limit`): for names the request path
- * builds from a string again and again (a quota counter's id from its scope). The name is the
- * same string each time, so the Maps it keys find it by the hash it already holds, where a name
- * built anew is first flattened and hashed (bench/analysis.md, "A shorter path").
+ * `make(kind, from)`, remembering its last results for each kind (two generations of `limit`
+ * each): for names the request path builds again and again from a string and one of a few kinds
+ * (a quota counter's id, a usage key). The name is the same string each time, so the Maps it keys
+ * find it by the hash it already holds, where a name built anew is first flattened and hashed
+ * (bench/analysis.md, "A shorter path"). Kinds are the caller's few constants: each keeps a memo.
  */
-export function remembered(make: (from: string) => string, limit = 4096): (from: string) => string {
-  const made = new RecentMap<string, string>(limit);
-  return (from) => {
+export function rememberedByKind(
+  make: (kind: string, from: string) => string,
+  limit = 4096,
+): (kind: string, from: string) => string {
+  const byKind = new Map<string, RecentMap<string, string>>();
+  return (kind, from) => {
+    let made = byKind.get(kind);
+    if (made === undefined) byKind.set(kind, (made = new RecentMap(limit)));
     let name = made.get(from);
-    if (name === undefined) made.set(from, (name = make(from)));
+    if (name === undefined) made.set(from, (name = make(kind, from)));
     return name;
   };
 }

@@ -37,7 +37,8 @@ import { Batch } from './lease-batch.ts';
 import { ServedMarks } from './served-marks.ts';
 import { UsageBook } from './usage-book.ts';
 import { DEFAULT_USAGE_RETENTION_DAYS } from './usage-day.ts';
-import { counterId, counterParts, Coverage, WindowCounts, type WindowsCopy } from './window.ts';
+import { counterId, counterParts } from './counter-ids.ts';
+import { Coverage, WindowCounts, type WindowsCopy } from './window.ts';
 
 /** Compact when the journal has grown past this many lines. */
 const COMPACT_AFTER_LINES = 50_000;

@@ -7,7 +7,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseCounts, QuotaStateError, COUNTS_FILE } from './counts-file.ts';
-import { counterId, WindowCounts, type Window } from './window.ts';
+import { counterId } from './counter-ids.ts';
+import { WindowCounts, type Window } from './window.ts';
 import type { QuotaKind } from '../state/quota-counter.ts';
 
 export { QuotaStateError, COUNTS_FILE } from './counts-file.ts';

@@ -27,7 +27,7 @@ export function quotaScope(record: Pick<KeyRecord, 'scope' | 'org' | 'user'>): s
 
 /**
  * Each record's data scope, made once a record (its fields are read-only): the quota's Maps then
- * find the same string by the hash it holds (src/lib/recent-map.ts, remembered).
+ * find the same string by the hash it holds (src/lib/recent-map.ts, rememberedByKind).
  */
 const scopes = new WeakMap<object, string>();
 

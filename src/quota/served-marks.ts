@@ -6,7 +6,8 @@
  */
 import type { Clock } from '../lib/clock.ts';
 import { journalLine, type QuotaJournal } from './journal.ts';
-import { counterParts, type WindowCounts } from './window.ts';
+import { counterParts } from './counter-ids.ts';
+import type { WindowCounts } from './window.ts';
 
 /** How often the answers served since are noted in the journal (served marks). */
 export const MARK_SERVED_EVERY_MS = 1000;

@@ -3,7 +3,7 @@
  * the file store's history (usage-book.ts), Redis's (redis-usage.ts), the admin API and the keys
  * command read them.
  */
-import { remembered } from '../lib/recent-map.ts';
+import { rememberedByKind } from '../lib/recent-map.ts';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -43,16 +43,10 @@ export function oldestKept(today: string, retentionDays: number): string {
 
 /**
  * A history row's key within a day: the scope, then the kind, so that a day's keys sorted as
- * strings are sorted by scope (a scope holds no space: NAME_PATTERN, src/keys/record.ts).
+ * strings are sorted by scope (a scope holds no space: NAME_PATTERN, src/keys/record.ts). The same
+ * string for the same kind and scope while it is in use (src/lib/recent-map.ts says why).
  */
-export function usageKey(kind: string, scope: string): string {
-  let keyOf = usageKeys.get(kind);
-  if (keyOf === undefined) usageKeys.set(kind, (keyOf = remembered((of) => `${of} ${kind}`)));
-  return keyOf(scope);
-}
-
-/** Usage keys by kind, made once a scope (src/lib/recent-map.ts says why). */
-const usageKeys = new Map<string, (scope: string) => string>();
+export const usageKey: (kind: string, scope: string) => string = rememberedByKind((kind, scope) => `${scope} ${kind}`);
 
 /** The kind and scope of a usage key (the inverse of usageKey). */
 export function usageKeyParts(key: string): { kind: string; scope: string } {

@@ -12,8 +12,8 @@
  * answers from the leases. A server's own replay counts the leases: it cannot know what a crash cut.
  */
 
-import { remembered } from '../lib/recent-map.ts';
-import type { QuotaKind, QuotaStatus } from '../state/quota-counter.ts';
+import { counterId, counterParts } from './counter-ids.ts';
+import type { QuotaStatus } from '../state/quota-counter.ts';
 
 export const WINDOW_MS = 24 * 60 * 60 * 1000;
 
@@ -34,21 +34,6 @@ export interface WindowsCopy {
   /** The answers served (keys usage reads them); equal to `counts` at a stop. */
   served: Float64Array;
   now: number;
-}
-
-export function counterId(kind: QuotaKind, scope: string): string {
-  if (kind === 'data') return dataCounterId(scope);
-  return kind === 'critpt' ? critptCounterId(scope) : `${kind} ${scope}`;
-}
-
-// Made once a scope (src/lib/recent-map.ts says why).
-const dataCounterId = remembered((scope) => `data ${scope}`);
-const critptCounterId = remembered((scope) => `critpt ${scope}`);
-
-/** The kind and scope a counter id names (the inverse of counterId). */
-export function counterParts(counter: string): [QuotaKind, string] {
-  const space = counter.indexOf(' ');
-  return [counter.slice(0, space) as QuotaKind, counter.slice(space + 1)];
 }
 
 /** Requests one journal line may count ahead of the answers: 1% of the quota, at least one. */
