@@ -7,6 +7,9 @@
  * the type check counting as one test, with `, N skipped` after it when a test could not run
  * here (it says why in its output).
  *
+ * The black-box files run bundled (scripts/test-files-bundle.ts says why): each file's process
+ * runs its bundle with plain node instead of loading every module through tsx.
+ *
  * `npm test -- PATTERN` runs only the test files whose path in the repository contains PATTERN (the checkout's
  * own folder name is not matched).
  *
@@ -24,12 +27,13 @@
  * test/helpers/staged-bundle.ts, or start the server or the keys command as a process through
  * `spawnServer` or `keysProcess`, which run it (BDA_TEST_BUNDLE).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
+import { bundleTestFiles } from './test-files-bundle.ts';
+import { ROOT, run, uvuProcess, type Outcome } from './test-runs.ts';
+import { SharedBuild } from './test-shared-build.ts';
 
-const ROOT = new URL('..', import.meta.url).pathname;
 const UNIT_DIR = join(ROOT, 'test/unit/');
 /** What test/helpers/sample.ts reads the shared sample's folder from (its SAMPLE_ENV). */
 const SAMPLE_ENV = 'BDA_TEST_SAMPLE';
@@ -37,13 +41,6 @@ const SAMPLE_ENV = 'BDA_TEST_SAMPLE';
 const SMALL_ENV = 'BDA_TEST_SMALL';
 /** What test/helpers/staged-bundle.ts reads the staged bundle's folder from (its BUNDLE_ENV). */
 const BUNDLE_ENV = 'BDA_TEST_BUNDLE';
-/**
- * A hang guard, not a performance check: a file (or the unit run) still going after this long
- * is stuck, and is killed and counted as failed. Far above what any file takes on a busy
- * machine; how fast things are is for `npm run bench` and `npm run soak`, not for this.
- */
-const FILE_TIMEOUT_MS = 10 * 60_000;
-
 /**
  * The slowest files, slowest first (by their times with the shared builds, quiet and busy): started
  * before the rest, so no long file starts last while the other worker sits idle. The Redis
@@ -73,60 +70,12 @@ const SLOWEST = [
   'ops/help.test.ts',
 ];
 
-interface Outcome {
-  passed: number;
-  failed: number;
-  skipped: number;
-  output: string;
-}
-
 function findTests(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true })
     .flatMap((e) =>
       e.isDirectory() ? findTests(join(dir, e.name)) : e.name.endsWith('.test.ts') ? [join(dir, e.name)] : [],
     )
     .sort();
-}
-
-/** The test processes running now: stopped when the runner ends, however it ends. */
-const children = new Set<ChildProcess>();
-process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')));
-// Interrupted: stop them and remove this run's temporary folders on the way out.
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
-
-function run(command: string, args: string[]): Promise<{ code: number | null; output: string; timedOut: boolean }> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, {
-      cwd: ROOT,
-      env: { ...process.env, FORCE_COLOR: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.add(child);
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, FILE_TIMEOUT_MS);
-    child.on('close', (code) => {
-      children.delete(child);
-      clearTimeout(timer);
-      resolve({ code, output, timedOut });
-    });
-  });
-}
-
-/** uvu ends its report with `Total: N` and `Passed: N`; anything else (a crash) is a failure. */
-function parseUvu(output: string, code: number | null, timedOut: boolean): Omit<Outcome, 'output'> {
-  const total = Number(/Total:\s+(\d+)/.exec(output)?.[1] ?? NaN);
-  const passed = Number(/Passed:\s+(\d+)/.exec(output)?.[1] ?? NaN);
-  const skipped = Number(/Skipped:\s+(\d+)/.exec(output)?.[1] ?? 0);
-  if (timedOut || Number.isNaN(total) || Number.isNaN(passed))
-    return { passed: Number.isNaN(passed) ? 0 : passed, failed: 1, skipped: 0 };
-  const failed = total - passed; // uvu counts skipped tests outside its total
-  return { passed, failed: code !== 0 && failed === 0 ? 1 : failed, skipped };
 }
 
 async function typeCheck(): Promise<Outcome> {
@@ -142,113 +91,6 @@ async function typeCheck(): Promise<Outcome> {
     skipped: 0,
     output: code === 0 ? 'type check: ok\n' : `type check failed:\n${output}`,
   };
-}
-
-/** One uvu process: a test file, or scripts/test-unit.ts with the unit files. */
-async function uvuProcess(label: string, args: string[]): Promise<Outcome> {
-  const started = performance.now();
-  const { code, output, timedOut } = await run(process.execPath, ['--import', 'tsx', ...args]);
-  const outcome = parseUvu(output, code, timedOut);
-  const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  const skipped = outcome.skipped ? `, ${outcome.skipped} skipped` : '';
-  const status = timedOut
-    ? `HUNG: killed after ${FILE_TIMEOUT_MS / 60_000} min (the hang guard)`
-    : `${outcome.passed} passed, ${outcome.failed} failed${skipped}, ${seconds} s`;
-  const reasons = outcome.skipped
-    ? output
-        .split('\n')
-        .filter((line) => line.startsWith('skipped: '))
-        .map((line) => `  ${line}\n`)
-        .join('')
-    : '';
-  const show = outcome.failed > 0 ? output : reasons;
-  return { ...outcome, output: `${label}: ${status}\n${show}` };
-}
-
-/**
- * Every entry below a folder with its type, size, time of change and link target: what a test file
- * might have changed.
- */
-function treeState(dir: string, prefix = ''): string[] {
-  return readdirSync(join(dir, prefix), { withFileTypes: true })
-    .sort((a, b) => (a.name < b.name ? -1 : 1))
-    .flatMap((entry) => {
-      const name = join(prefix, entry.name);
-      const stat = lstatSync(join(dir, name));
-      const line =
-        `${name} ${stat.mode} ${stat.size} ${stat.mtimeMs} ` +
-        `${stat.ctimeMs}${entry.isSymbolicLink() ? ` -> ${readlinkSync(join(dir, name))}` : ''}`;
-      return [line, ...(entry.isDirectory() ? treeState(dir, name) : [])];
-    });
-}
-
-/** A build shared by the files of this run that use it: built by a job of its own, then handed to them. */
-class SharedBuild {
-  readonly root: string;
-  readonly outDir: string;
-  private state: string[] = [];
-  ready = false;
-  readonly built: Promise<boolean>;
-  private resolve!: (ok: boolean) => void;
-
-  /**
-   * `what` names it in the report, `env` is the variable its path goes to the files in, `script`
-   * builds it (`node --import tsx SCRIPT OUT_DIR`), `users` counts the files that use it;
-   * `folder` is OUT_DIR's name in this run's temporary folder, which `forAnyUser` opens to every
-   * user (mode 0755: the bundle, which tests run as another user).
-   */
-  constructor(
-    private readonly what: string,
-    private readonly env: string,
-    private readonly script: string,
-    private readonly users: number,
-    folder = 'snapshot',
-    forAnyUser = false,
-  ) {
-    this.root = mkdtempSync(join(tmpdir(), `bda-test-${env.toLowerCase().replace(/^bda_test_/, '')}-`));
-    if (forAnyUser) chmodSync(this.root, 0o755);
-    this.outDir = join(this.root, folder);
-    this.built = new Promise((resolve) => (this.resolve = resolve));
-    process.on('exit', () => rmSync(this.root, { recursive: true, force: true }));
-  }
-
-  async build(): Promise<Outcome> {
-    const started = performance.now();
-    const { code, output, timedOut } = await run(process.execPath, ['--import', 'tsx', this.script, this.outDir]);
-    const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    const ok = code === 0 && !timedOut;
-    if (ok) {
-      this.state = treeState(this.outDir);
-      process.env[this.env] = this.outDir;
-    }
-    this.ready = true;
-    this.resolve(ok);
-    // Counted only when it fails (the files that need it then build it themselves, and say how they fail).
-    const files = `${this.users} file${this.users === 1 ? '' : 's'}`;
-    return ok
-      ? { passed: 0, failed: 0, skipped: 0, output: `${this.what} built once for ${files}, ${seconds} s\n` }
-      : {
-          passed: 0,
-          failed: 1,
-          skipped: 0,
-          output: `${this.what} could not be built for the files that share it${timedOut ? ' (hung)' : ''}:\n${output}`,
-        };
-  }
-
-  /** After the run: a failure if a test file changed the shared folder. */
-  check(): Outcome | null {
-    if (!this.state.length) return null;
-    const now = treeState(this.outDir);
-    if (now.join('\n') === this.state.join('\n')) return null;
-    const before = new Set(this.state);
-    const after = new Set(now);
-    const changed = [
-      ...[...before].filter((line) => !after.has(line)).map((line) => `  was: ${line}`),
-      ...[...after].filter((line) => !before.has(line)).map((line) => `  now: ${line}`),
-    ];
-    const what = `the shared ${this.what} at ${this.outDir} was changed by a test file (it is read-only: copy it)`;
-    return { passed: 0, failed: 1, skipped: 0, output: `${what}:\n${changed.slice(0, 20).join('\n')}\n` };
-  }
 }
 
 interface Job {
@@ -288,6 +130,8 @@ async function main(): Promise<void> {
     jobs.push({
       run: () =>
         uvuProcess(`test/unit (${unit.length} file${unit.length === 1 ? '' : 's'} in one process)`, [
+          '--import',
+          'tsx',
           'scripts/test-unit.ts',
           ...unit,
         ]),
@@ -297,6 +141,9 @@ async function main(): Promise<void> {
   const rank = (file: string) => SLOWEST.findIndex((slow) => file.endsWith(slow));
   const order = (file: string) => (rank(file) < 0 ? SLOWEST.length : rank(file));
   blackBox.sort((a, b) => order(a) - order(b));
+  // Made while the shared builds and the unit files start; the first black-box file waits for it.
+  const bundled = bundleTestFiles(blackBox, ROOT);
+  void bundled.then(({ note }) => process.stdout.write(note));
   for (const file of blackBox) {
     const needs = [
       usesSample.includes(file) ? sample : null,
@@ -304,7 +151,7 @@ async function main(): Promise<void> {
       usesBundle.includes(file) ? staged : null,
     ];
     const waits = needs.filter((build): build is SharedBuild => build !== null);
-    jobs.push({ run: () => uvuProcess(relative(ROOT, file), [file]), needs: waits });
+    jobs.push({ run: async () => uvuProcess(relative(ROOT, file), (await bundled).runner(file)), needs: waits });
   }
   const results: Outcome[] = [];
   const tsc = typeCheck().then((r) => {
