@@ -19,10 +19,15 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-/** How to run a test file: its bundle with plain node, or (not bundled) the file itself through tsx. */
-export type Runner = (file: string) => string[];
+/** The test files bundled, or not. */
+export interface TestBundles {
+  /** How to run a test file with node: its bundle as it is, or (not bundled) the file itself through tsx. */
+  nodeArgs: (file: string) => string[];
+  /** One line for the report: how long the bundling took, or why it failed. */
+  note: string;
+}
 
-export const THROUGH_TSX: Runner = (file) => ['--import', 'tsx', file];
+const UNBUNDLED = (note: string): TestBundles => ({ nodeArgs: (file) => ['--import', 'tsx', file], note });
 
 /** The names each module's own `import.meta` fields are declared under (esbuild renames them apart). */
 const OWN_URL = '__ownImportMetaUrl';
@@ -61,8 +66,8 @@ export function ownImportMeta(path: string): string {
  * run each. When the bundle cannot be made (a file that does not compile), every file runs through
  * tsx, which reports that file's error as its own failure; `note` says why.
  */
-export async function bundleTestFiles(files: string[], root: string): Promise<{ runner: Runner; note: string }> {
-  if (!files.length) return { runner: THROUGH_TSX, note: '' };
+export async function bundleTestFiles(files: string[], root: string): Promise<TestBundles> {
+  if (!files.length) return UNBUNDLED('');
   const outDir = mkdtempSync(join(tmpdir(), 'bda-test-files-'));
   process.on('exit', () => rmSync(outDir, { recursive: true, force: true }));
   // The packages a bundle imports are found from its own folder up.
@@ -87,12 +92,11 @@ export async function bundleTestFiles(files: string[], root: string): Promise<{ 
     });
   } catch (error) {
     const why = (error as Error).message.split('\n').slice(0, 6).join('\n');
-    return { runner: THROUGH_TSX, note: `the test files could not be bundled; each runs through tsx:\n${why}\n` };
+    return UNBUNDLED(`the test files could not be bundled; each runs through tsx:\n${why}\n`);
   }
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  const bundled: Runner = (file) => [
-    '--enable-source-maps',
-    join(outDir, relative(root, file)).replace(/\.ts$/, '.mjs'),
-  ];
-  return { runner: bundled, note: `${files.length} test files bundled, ${seconds} s\n` };
+  return {
+    nodeArgs: (file) => ['--enable-source-maps', join(outDir, relative(root, file)).replace(/\.ts$/, '.mjs')],
+    note: `${files.length} test files bundled, ${seconds} s\n`,
+  };
 }

@@ -151,7 +151,7 @@ async function main(): Promise<void> {
       usesBundle.includes(file) ? staged : null,
     ];
     const waits = needs.filter((build): build is SharedBuild => build !== null);
-    jobs.push({ run: async () => uvuProcess(relative(ROOT, file), (await bundled).runner(file)), needs: waits });
+    jobs.push({ run: async () => uvuProcess(relative(ROOT, file), (await bundled).nodeArgs(file)), needs: waits });
   }
   const results: Outcome[] = [];
   const tsc = typeCheck().then((r) => {

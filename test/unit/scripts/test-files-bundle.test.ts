@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { bundleTestFiles, THROUGH_TSX } from '../../../scripts/test-files-bundle.ts';
+import { bundleTestFiles } from '../../../scripts/test-files-bundle.ts';
 import { ROOT } from '../../../scripts/test-runs.ts';
 
 const bundling = suite('the test files bundled for npm test');
@@ -30,9 +30,9 @@ bundling('should give every module the import.meta of its own source, in code bu
     ].join('\n'),
   });
   try {
-    const { runner, note } = await bundleTestFiles([path('test/a.test.ts')], root);
+    const { nodeArgs, note } = await bundleTestFiles([path('test/a.test.ts')], root);
     assert.match(note, /^1 test files bundled, [\d.]+ s\n$/);
-    const args = runner(path('test/a.test.ts'));
+    const args = nodeArgs(path('test/a.test.ts'));
     assert.not.ok(args.includes('tsx'), 'the bundle runs with plain node');
     const ran = spawnSync(process.execPath, args, { encoding: 'utf8' });
     assert.is(ran.status, 0, ran.stderr);
@@ -50,8 +50,8 @@ bundling('should give every module the import.meta of its own source, in code bu
 bundling('should name the source file and line where a bundled test throws', async () => {
   const { root, path } = tree({ 'test/b.test.ts': "const n: number = 1;\n\nthrow new Error('thrown at line ' + (n + 2));\n" });
   try {
-    const { runner } = await bundleTestFiles([path('test/b.test.ts')], root);
-    const ran = spawnSync(process.execPath, runner(path('test/b.test.ts')), { encoding: 'utf8' });
+    const { nodeArgs } = await bundleTestFiles([path('test/b.test.ts')], root);
+    const ran = spawnSync(process.execPath, nodeArgs(path('test/b.test.ts')), { encoding: 'utf8' });
     assert.is.not(ran.status, 0);
     assert.match(ran.stderr, 'thrown at line 3');
     assert.match(ran.stderr, `${path('test/b.test.ts')}:3`);
@@ -63,9 +63,9 @@ bundling('should name the source file and line where a bundled test throws', asy
 bundling('should run every file through tsx, saying why, when one does not compile', async () => {
   const { root, path } = tree({ 'test/c.test.ts': 'export const fine = 1;\n', 'test/d.test.ts': 'const = ;\n' });
   try {
-    const { runner, note } = await bundleTestFiles([path('test/c.test.ts'), path('test/d.test.ts')], root);
-    assert.match(note, /could not be bundled; each runs through tsx/);
-    assert.equal(runner(path('test/c.test.ts')), THROUGH_TSX(path('test/c.test.ts')));
+    const bundles = await bundleTestFiles([path('test/c.test.ts'), path('test/d.test.ts')], root);
+    assert.match(bundles.note, /could not be bundled; each runs through tsx/);
+    assert.equal(bundles.nodeArgs(path('test/c.test.ts')), ['--import', 'tsx', path('test/c.test.ts')]);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
