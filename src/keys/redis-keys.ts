@@ -25,6 +25,7 @@ import { unavailable } from '../state/redis-errors.ts';
 import type { RedisKeyCheck } from '../state/redis-key-check.ts';
 import { KeyChanged, StoreReset } from '../state/errors.ts';
 import type { Eventually } from '../lib/eventually.ts';
+import { TurnMemo } from '../lib/turn-memo.ts';
 import type { Reply } from '../redis/resp.ts';
 import { KEY_CHANGED, KEY_CHECK_LUA, LOOKUP, LOOKUP_KEYS, NO_STORE, STORE_MARKER } from './redis-scripts.ts';
 
@@ -61,6 +62,12 @@ export class RedisKeys implements KeyLookup, RedisKeyCheck {
    * request. Bounded: a key pushed out costs one lookup more when it comes back.
    */
   private readonly known = new LRUCache<string, Known>({ max: KNOWN_RECORDS });
+  /**
+   * A presented key's hash (null: not a key's form), for the rest of the turn: its SHA-256 and the
+   * form's check were 3.9k of the 22k instructions a request on Redis cost more than one on the
+   * state folder, whose key store keeps what it found for the turn too (bench/analysis.md).
+   */
+  private readonly hashes = new TurnMemo((plainKey) => (KEY_PATTERN.test(plainKey) ? hashKey(plainKey) : null));
   private readonly fail: (error: unknown) => never;
   private readonly watch: RefusalWatch;
   /** The marker was found missing and not yet back: RESET_CONDITION holds. */
@@ -81,8 +88,8 @@ export class RedisKeys implements KeyLookup, RedisKeyCheck {
    * cannot be reached, StoreReset when it lost the store.
    */
   lookup(plainKey: string): Eventually<KeyRecord | undefined> {
-    if (!KEY_PATTERN.test(plainKey)) return undefined;
-    const hash = hashKey(plainKey);
+    const hash = this.hashes.get(plainKey);
+    if (hash === null) return undefined;
     const known = this.known.get(hash);
     if (known) return known.record;
     return this.client.eval(LOOKUP, LOOKUP_KEYS, [hash, '']).then((reply) => this.found(hash, reply), this.fail);
@@ -90,7 +97,8 @@ export class RedisKeys implements KeyLookup, RedisKeyCheck {
 
   /** The record Redis holds now for this value, the one met before forgotten. */
   lookupAgain(plainKey: string): Eventually<KeyRecord | undefined> {
-    if (KEY_PATTERN.test(plainKey)) this.known.delete(hashKey(plainKey));
+    const hash = this.hashes.get(plainKey);
+    if (hash !== null) this.known.delete(hash);
     return this.lookup(plainKey);
   }
 

@@ -3,6 +3,7 @@
  * src/quota/redis-takes.ts, an iteration's counts at once): a counter's Redis keys, the key
  * check they run first, and how a counter's reply reads.
  */
+import { rememberedByKind } from '../lib/recent-map.ts';
 import { REDIS_PREFIX } from '../redis/keyspace.ts';
 import type { Reply } from '../redis/resp.ts';
 import { WINDOW_MS } from './window.ts';
@@ -16,8 +17,16 @@ export const NO_KEY_CHECK_LUA = 'local function key_check() return nil end\n';
 
 /** A counter's two Redis keys: its window and its held slots. */
 export function redisKeysOf(kind: QuotaKind, scope: string): [string, string] {
-  return [`${REDIS_PREFIX}quota:${kind}:${scope}`, `${REDIS_PREFIX}held:${kind}:${scope}`];
+  return [windowKeyOf(kind, scope), `${REDIS_PREFIX}held:${kind}:${scope}`];
 }
+
+/**
+ * A counter's window key, the same string for the same counter: made once, not for every counted
+ * request, and hashed once by the Maps a batch keys it in (src/quota/redis-takes.ts).
+ */
+export const windowKeyOf: (kind: QuotaKind, scope: string) => string = rememberedByKind(
+  (kind, scope) => `${REDIS_PREFIX}quota:${kind}:${scope}`,
+);
 
 /** What a step found: whether it was allowed, and the counter after it. */
 export interface Outcome {

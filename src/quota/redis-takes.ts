@@ -20,7 +20,7 @@ import type { KeyRecord } from '../state/key-record.ts';
 import type { Clock } from '../lib/clock.ts';
 import { LuaScript, type RedisClient } from '../redis/client.ts';
 import type { Reply } from '../redis/resp.ts';
-import { NO_CHECK, NO_KEY_CHECK_LUA, outcomeOf, redisKeysOf, type Outcome } from './redis-counters.ts';
+import { NO_CHECK, NO_KEY_CHECK_LUA, outcomeOf, windowKeyOf, type Outcome } from './redis-counters.ts';
 import type { RedisKeyCheck } from '../state/redis-key-check.ts';
 import { WINDOW_MS } from './window.ts';
 import { usageTarget, USAGE_FIELD_LUA } from './redis-usage.ts';
@@ -97,6 +97,8 @@ interface Pending {
 /** The counts of one key check, window and limit in a batch, in the order they came. */
 interface Group {
   check: readonly [string, string];
+  /** Its key check's number in the command (0: none). */
+  checkNumber: number;
   limit: number;
   counts: Pending[];
   /** Its place in the command (and so in the reply). */
@@ -114,7 +116,9 @@ function commandOf(
   /** Key check numbers by key hash (a hash met with two records, one changing mid-batch, is checked twice). */
   const checkNumbers = new Map<string, number>();
   const windows = new Map<string, number>();
-  const groups = new Map<string, Group>();
+  const groups: Group[] = [];
+  /** The groups of each window, by its number: mostly one (no string made and hashed a count to find it). */
+  const groupsOfWindow: Group[][] = [];
   const groupArgs: number[] = [];
   for (const count of batch) {
     const { window, limit, check } = count;
@@ -128,13 +132,15 @@ function commandOf(
     }
     let n = windows.get(window);
     if (n === undefined) windows.set(window, (n = windows.size + 1));
-    const id = `${c} ${n} ${limit}`;
-    const group = groups.get(id);
+    const mates = (groupsOfWindow[n] ??= []);
+    const group = mates.find((other) => other.checkNumber === c && other.limit === limit);
     if (group) {
       group.counts.push(count);
       groupArgs[4 * group.index + 3]++;
     } else {
-      groups.set(id, { check, limit, counts: [count], index: groups.size });
+      const made = { check, checkNumber: c, limit, counts: [count], index: groups.length };
+      groups.push(made);
+      mates.push(made);
       groupArgs.push(c, n, limit, 1);
     }
   }
@@ -142,7 +148,7 @@ function commandOf(
   return {
     keys: [...checkKeys, ...windows.keys(), usage.key],
     args: [now, WINDOW_MS, checkKeys.length, checks.length / 2, usage.ttlMs, ...checks, ...groupArgs],
-    groups: [...groups.values()],
+    groups,
   };
 }
 
@@ -171,7 +177,7 @@ export class RedisTakes {
   take(kind: QuotaKind, scope: string, limit: number, key: KeyRecord | undefined): Promise<Outcome> {
     const check = key && this.keyCheck ? this.keyCheck.checkOf(key) : NO_CHECK;
     return new Promise((resolve, reject) => {
-      if (this.pending.push({ window: redisKeysOf(kind, scope)[0], limit, check, resolve, reject }) === 1)
+      if (this.pending.push({ window: windowKeyOf(kind, scope), limit, check, resolve, reject }) === 1)
         this.client.beforeWrite(this.send);
     });
   }

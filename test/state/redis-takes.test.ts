@@ -80,6 +80,12 @@ if (!REDIS_INSTALLED) {
     assert.equal([await counted('org:a'), await counted('org:b')], [5, 2]);
     // The next iteration sees the window as the batch left it.
     assert.equal(outcomes(await Promise.allSettled([quota.take('data', 'org:b', 100, b.record)])), [97]);
+    // One window asked under two limits in one iteration: a group each, the first counted first.
+    const c = await createKey('--tier', 'commercial', '--org', 'c', '--quota', '5');
+    const limits = [5, 5, 3, 3, 5];
+    const mixed = await Promise.allSettled(limits.map((limit) => quota.take('data', 'org:c', limit, c.record)));
+    assert.equal(outcomes(mixed), [4, 3, 'refused 0', 'refused 0', 2]);
+    assert.is(await counted('org:c'), 3);
   });
 
   test(NAMES.split, async () => {
