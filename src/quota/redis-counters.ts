@@ -37,9 +37,11 @@ export interface Outcome {
 /** A counter's reply, {allowed (1/0), count, held, start (-1: no window)}, read at `now` against `limit`. */
 export function outcomeOf(reply: Reply, limit: number, now: number): Outcome {
   const [allowed, count, held, start] = reply as number[];
+  return { allowed: allowed === 1, status: counterStatus(count, held, start, limit, now) };
+}
+
+/** The quota a counter shows with `count` counted and `held` held in its window from `start` (-1: none), at `now`. */
+export function counterStatus(count: number, held: number, start: number, limit: number, now: number): QuotaStatus {
   const remaining = Math.max(0, limit - count - held);
-  return {
-    allowed: allowed === 1,
-    status: { limit, remaining, resetAt: (start < 0 ? now : start) + WINDOW_MS, exhausted: remaining === 0 },
-  };
+  return { limit, remaining, resetAt: (start < 0 ? now : start) + WINDOW_MS, exhausted: remaining === 0 };
 }

@@ -217,7 +217,8 @@ export class RedisQuota implements QuotaCounter {
    */
   take(kind: QuotaKind, scope: string, limit: number, key?: KeyRecord): Promise<Taken> {
     if (kind === SLOTTED) return this.run({ op: 'take', kind, scope, limit, key }).then(takenOf);
-    return this.takes.take(kind, scope, limit, key).then(takenOf);
+    // Settled as a Taken by the batch itself: no step more a request (src/quota/redis-takes.ts).
+    return this.takes.take(kind, scope, limit, key);
   }
 
   async reserve(kind: QuotaKind, scope: string, limit: number, key?: KeyRecord): Promise<Reserved> {

@@ -20,11 +20,11 @@ import type { KeyRecord } from '../state/key-record.ts';
 import type { Clock } from '../lib/clock.ts';
 import { LuaScript, type RedisClient } from '../redis/client.ts';
 import type { Reply } from '../redis/resp.ts';
-import { NO_CHECK, NO_KEY_CHECK_LUA, outcomeOf, windowKeyOf, type Outcome } from './redis-counters.ts';
+import { counterStatus, NO_CHECK, NO_KEY_CHECK_LUA, windowKeyOf } from './redis-counters.ts';
 import type { RedisKeyCheck } from '../state/redis-key-check.ts';
 import { WINDOW_MS } from './window.ts';
 import { usageTarget, USAGE_FIELD_LUA } from './redis-usage.ts';
-import type { QuotaKind } from '../state/quota-counter.ts';
+import { DURABLE_NOW, type QuotaKind, type Taken } from '../state/quota-counter.ts';
 
 /**
  * After the key check's function. KEYS: the key check's (`first` of them), then the batch's
@@ -90,7 +90,7 @@ interface Pending {
   window: string;
   limit: number;
   check: readonly [string, string];
-  resolve(outcome: Outcome): void;
+  resolve(taken: Taken): void;
   reject(error: unknown): void;
 }
 
@@ -133,7 +133,8 @@ function commandOf(
     let n = windows.get(window);
     if (n === undefined) windows.set(window, (n = windows.size + 1));
     const mates = (groupsOfWindow[n] ??= []);
-    const group = mates.find((other) => other.checkNumber === c && other.limit === limit);
+    let group: Group | undefined;
+    for (const other of mates) if (other.checkNumber === c && other.limit === limit) group = other;
     if (group) {
       group.counts.push(count);
       groupArgs[4 * group.index + 3]++;
@@ -174,7 +175,7 @@ export class RedisTakes {
   }
 
   /** Count one request of a counter without held slots, with the iteration's others. */
-  take(kind: QuotaKind, scope: string, limit: number, key: KeyRecord | undefined): Promise<Outcome> {
+  take(kind: QuotaKind, scope: string, limit: number, key: KeyRecord | undefined): Promise<Taken> {
     const check = key && this.keyCheck ? this.keyCheck.checkOf(key) : NO_CHECK;
     return new Promise((resolve, reject) => {
       if (this.pending.push({ window: windowKeyOf(kind, scope), limit, check, resolve, reject }) === 1)
@@ -224,7 +225,8 @@ export class RedisTakes {
     const [granted, count, held, start] = reply as number[];
     group.counts.forEach(({ resolve }, i) => {
       const allowed = i < granted;
-      resolve(outcomeOf([allowed ? 1 : 0, allowed ? count - granted + i + 1 : count, held, start], group.limit, now));
+      const status = counterStatus(allowed ? count - granted + i + 1 : count, held, start, group.limit, now);
+      resolve({ status, durable: allowed ? DURABLE_NOW : null });
     });
   }
 }
