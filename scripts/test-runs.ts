@@ -26,6 +26,7 @@ process.on('exit', () => children.forEach((child) => child.kill('SIGKILL')));
 // Interrupted: stop them and remove this run's temporary folders on the way out.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 
+/** Run `command` in the repository, its output kept; killed, and `timedOut`, past the hang guard. */
 export function run(
   command: string,
   args: string[],

@@ -6,8 +6,8 @@ import { pathToFileURL } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bundleTestFiles } from '../../../scripts/test-files-bundle.ts';
-import { ROOT } from '../../../scripts/test-runs.ts';
 
+const ROOT = new URL('../../../', import.meta.url).pathname;
 const bundling = suite('the test files bundled for npm test');
 
 /** A folder of test files and the modules they import, removed afterwards. */
