@@ -40,7 +40,7 @@ const OWN_DIRNAME = '__ownImportMetaDirname';
  * `define` points the fields at them: in code only, not in the text of a program a test writes
  * out for a child.
  */
-export const OWN_IMPORT_META: Plugin = {
+const OWN_IMPORT_META: Plugin = {
   name: 'own-import-meta',
   setup(bundler) {
     bundler.initialOptions.define = {
@@ -56,7 +56,7 @@ export const OWN_IMPORT_META: Plugin = {
 };
 
 /** The declarations of a module's own `import.meta` fields, for the file at `path`: one line's start. */
-export function ownImportMeta(path: string): string {
+function ownImportMeta(path: string): string {
   const [url, dir] = [pathToFileURL(path).href, dirname(path)].map((value) => JSON.stringify(value));
   return `const ${OWN_URL} = ${url}, ${OWN_DIRNAME} = ${dir}; `;
 }

@@ -9,12 +9,12 @@
  * request pipeline at the root of src/ is imported by nothing but itself. Every folder has a rule,
  * and no import circle exists anywhere in the repository.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { codeFiles, REPOSITORY_ROOT as ROOT } from '../helpers/repository-files.ts';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
 
 /** What each folder may import (paths from the repository root; a folder ends with /). The most specific rule applies. */
 const RULES: Record<string, readonly string[]> = {
@@ -65,10 +65,6 @@ const RULES: Record<string, readonly string[]> = {
 /** The pipeline at the root of src/ (app.ts and the stages beside it) and the entry points: only the root imports them. */
 const SRC_ROOT_ONLY = (target: string) => !/^src\/[^/]+\.ts$/.test(target);
 
-function sources(dir: string): string[] {
-  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? (e.name === 'fixtures' ? [] : sources(join(dir, e.name))) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
-}
-
 /** Every relative module a text imports (static, re-exported or dynamic; type-only included), resolved against `file`. */
 function importsIn(file: string, text: string): string[] {
   const specs = [...text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"](\.[^'"]+)['"]/g), ...text.matchAll(/\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/g)];
@@ -111,8 +107,8 @@ function circles(graph: ReadonlyMap<string, readonly string[]>): string[] {
   return found;
 }
 
-const SRC = sources('src');
-const BUILD = sources('build');
+const SRC = codeFiles('src');
+const BUILD = codeFiles('build');
 
 const rules = suite('import boundaries');
 
@@ -149,7 +145,7 @@ rules('should let only the root of src/ import the pipeline and the entry points
 });
 
 rules('should have no import circles anywhere in the repository, type-only ones included', () => {
-  const files = [...SRC, ...BUILD, ...sources('scripts'), ...sources('test')];
+  const files = [...SRC, ...BUILD, ...codeFiles('scripts'), ...codeFiles('test')];
   const graph = new Map(files.map((f) => [f, importsOf(f).filter((t) => files.includes(t))]));
   assert.equal(circles(graph), []);
 });

@@ -3,23 +3,16 @@
  * JavaScript file fits, except a line that holds a URL (it cannot be broken and still be
  * followed) and a row of a table drawn in a comment (`| a | b |`), which reads as a whole.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { codeFiles, REPOSITORY_ROOT as ROOT } from '../helpers/repository-files.ts';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
 const FOLDERS = ['src', 'build', 'scripts'];
 const MAX_COLUMNS = 120;
 const CODE = /\.(ts|mts|js|mjs)$/;
 
-function files(dir: string): string[] {
-  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return files(path);
-    return CODE.test(entry.name) ? [path] : [];
-  });
-}
 
 /** Whether a long line may stay long: it holds a URL, or it is a row of a table in a comment. */
 function mayBeLong(line: string): boolean {
@@ -44,7 +37,7 @@ lines('should tell a long line from a URL or a table row', () => {
 });
 
 lines(`should keep every line of ${FOLDERS.join('/, ')}/ at ${MAX_COLUMNS} columns or less`, () => {
-  const found = FOLDERS.flatMap(files).flatMap((path) => longLines(path, readFileSync(join(ROOT, path), 'utf8')));
+  const found = FOLDERS.flatMap((folder) => codeFiles(folder, CODE)).flatMap((path) => longLines(path, readFileSync(join(ROOT, path), 'utf8')));
   assert.equal(found, [], `${found.length} lines are longer than ${MAX_COLUMNS} columns:\n${found.join('\n')}`);
 });
 

@@ -1,13 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bundleTestFiles } from '../../../scripts/test-files-bundle.ts';
+import { codeFiles, REPOSITORY_ROOT } from '../../helpers/repository-files.ts';
 
-const ROOT = new URL('../../../', import.meta.url).pathname;
 const bundling = suite('the test files bundled for npm test');
 
 /** A folder of test files and the modules they import, removed afterwards. */
@@ -71,19 +71,12 @@ bundling('should run every file through tsx, saying why, when one does not compi
   }
 });
 
-/** Every TypeScript file below a folder of the repository. */
-function sources(dir: string): string[] {
-  return readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
-    .map((entry) => join(entry.parentPath, entry.name));
-}
-
 bundling('should find no import.meta field in the repository but the two the bundle keeps', () => {
   const other = /import\.meta\.(?!(?:url|dirname)\b)\w+|=\s*import\.meta\b(?!\.)/;
-  const files = ['src', 'build', 'scripts', 'test'].flatMap(sources);
+  const files = ['src', 'build', 'scripts', 'test'].flatMap((dir) => codeFiles(dir));
   assert.ok(files.length > 100, 'the repository was read');
   assert.equal(
-    files.filter((file) => other.test(readFileSync(file, 'utf8'))),
+    files.filter((file) => other.test(readFileSync(join(REPOSITORY_ROOT, file), 'utf8'))),
     [],
     'a field esbuild would give the bundle`s value',
   );
