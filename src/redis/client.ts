@@ -24,7 +24,7 @@ import { RedisCommandError, RedisUnavailable } from './errors.ts';
 import { handshakeCommands, handshakeRefusal, primarySource } from './handshake.ts';
 import { Attempts } from './attempts.ts';
 import { LuaScript } from './script.ts';
-import type { Waiting } from './waiting.ts';
+import { Waiting } from './waiting.ts';
 import type { RedisClientOptions } from './client-options.ts';
 
 export { parseRedisUrl, type RedisAddress } from './address.ts';
@@ -157,7 +157,7 @@ export class RedisClient {
   private sendCommand(args: readonly (string | number)[], replicated: boolean): Promise<Reply> {
     const name = String(args[0]).toUpperCase();
     if (!this.ready || !this.socket) return this.refuse(name);
-    return this.enqueue(this.socket, { name, replicated }, args);
+    return this.enqueue(this.socket, name, args, undefined, replicated);
   }
 
   private refuse(name: string): Promise<never> {
@@ -172,25 +172,23 @@ export class RedisClient {
   ): Promise<Reply> {
     if (!this.ready || !this.socket) return this.refuse('EVALSHA');
     const command = ['EVALSHA', script.sha, keys.length, ...keys, ...args];
-    return this.enqueue(
-      this.socket,
-      { name: 'EVALSHA', script: { args: command, source: script.source }, replicated },
-      command,
-    );
+    return this.enqueue(this.socket, 'EVALSHA', command, { args: command, source: script.source }, replicated);
   }
 
   /** A script that cannot be loaded (an ACL without SCRIPT) is sent in full by `eval` instead. */
   private loadScript(socket: Socket, script: LuaScript): void {
-    this.enqueue(socket, { name: 'SCRIPT' }, ['SCRIPT', 'LOAD', script.source]).catch(() => {});
+    this.enqueue(socket, 'SCRIPT', ['SCRIPT', 'LOAD', script.source]).catch(() => {});
   }
 
   private enqueue(
     socket: Socket,
-    command: Pick<Waiting, 'name' | 'script' | 'replicated'>,
+    name: string,
     args: readonly (string | number)[],
+    script?: Waiting['script'],
+    replicated?: boolean,
   ): Promise<Reply> {
     return new Promise<Reply>((resolve, reject) =>
-      this.pipeline.write(socket, { ...command, sentAt: performance.now(), resolve, reject }, args),
+      this.pipeline.write(socket, new Waiting(name, resolve, reject, script, replicated), args),
     );
   }
 
@@ -209,7 +207,7 @@ export class RedisClient {
   private async handshake(socket: Socket): Promise<void> {
     const { address } = this.options;
     const handshake = Promise.all(
-      handshakeCommands(address).map((step) => this.enqueue(socket, { name: String(step[0]) }, step)),
+      handshakeCommands(address).map((step) => this.enqueue(socket, String(step[0]), step)),
     );
     // Behind the handshake, before any command that may call them.
     for (const script of this.scripts.values()) this.loadScript(socket, script);
@@ -258,7 +256,7 @@ export class RedisClient {
       w.reject(new RedisUnavailable(`redis ${w.name}: ${reason} (the command did not run)`));
       this.drop(reason);
     } else if (w.script && reply.message.startsWith('NOSCRIPT') && this.socket) {
-      this.pipeline.write(this.socket, { ...w, name: 'EVAL', sentAt: performance.now(), script: undefined }, [
+      this.pipeline.write(this.socket, new Waiting('EVAL', w.resolve, w.reject, undefined, w.replicated), [
         'EVAL',
         w.script.source,
         ...w.script.args.slice(2),

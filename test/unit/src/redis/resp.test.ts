@@ -60,6 +60,15 @@ parser('should hand over several replies that came in one chunk, in order', () =
 parser('should refuse bytes that are not RESP', () => {
   assert.throws(() => parse('?what\r\n'), (error: unknown) => error instanceof RespProtocolError);
   assert.throws(() => parse('$abc\r\n'), (error: unknown) => error instanceof RespProtocolError);
+  for (const bad of [':\r\n', ':-\r\n', ':12x\r\n', '*1 \r\n', ':1\r:2\r\n', ':--1\r\n'])
+    assert.throws(() => parse(bad), (error: unknown) => error instanceof RespProtocolError && error.message.startsWith('bad length'), JSON.stringify(bad));
+  assert.equal(parse(':12x'), [], 'a bad integer is told once its line is whole, as any line');
+});
+
+parser('should read integers of any sign and size as Number reads their text', () => {
+  const texts = ['0', '-0', '7', '-42', '007', '9007199254740991', '9007199254740993', '-123456789012345678', '18446744073709551615'];
+  assert.equal(parse(...texts.map((t) => `:${t}\r\n`)), texts.map(Number));
+  assert.equal(byteByByte(':-9007199254740993\r\n*1\r\n:12\r\n'), [-9007199254740993, [12]]);
 });
 
 parser('should read a long array in many small chunks whole, in order, its nested arrays and long strings too', () => {
