@@ -27,10 +27,29 @@ export function pinningProblem(): string | null {
 
 /** Keep a running process, every thread of it (and so every thread it starts later), on the servers' core. */
 export function pinServer(pid: number): void {
-  execFileSync('taskset', ['-a', '-p', '-c', SERVER_CORE, String(pid)], { stdio: 'ignore' });
+  pinTo(pid, SERVER_CORE);
 }
 
 /** The command and arguments that run `command` on the load generator's core when `pin`. */
 export function onLoadCore(pin: boolean, command: string, args: string[]): [string, string[]] {
-  return pin ? ['taskset', ['-c', LOAD_CORE, command, ...args]] : [command, args];
+  return pin ? onCores(LOAD_CORE, command, args) : [command, args];
+}
+
+/** Keep a running process, every thread of it, on `cores` (a taskset list: `1`, `0,2-3`). */
+export function pinTo(pid: number, cores: string): void {
+  execFileSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' });
+}
+
+/** The command and arguments that run `command` on `cores` (a taskset list). */
+export function onCores(cores: string, command: string, args: string[]): [string, string[]] {
+  return ['taskset', ['-c', cores, command, ...args]];
+}
+
+/** Every core but `core`, as a taskset list; null when it is not one of this machine's or none is left. */
+export function coresBut(core: number): string | null {
+  const count = availableParallelism();
+  if (!Number.isInteger(core) || core < 0 || core >= count || count < 2) return null;
+  return Array.from({ length: count }, (_, i) => i)
+    .filter((i) => i !== core)
+    .join(',');
 }

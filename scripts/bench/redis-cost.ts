@@ -1,5 +1,6 @@
 /**
- * `npx tsx scripts/bench/redis-cost.ts [--baseline DIR] [--rounds N] [--seconds S] [--connections N]`:
+ * `npx tsx scripts/bench/redis-cost.ts [--baseline DIR] [--rounds N] [--seconds S] [--connections N]
+ * [--redis-core N] [--syscalls]`:
  * where a request's time goes on Redis, against the state folder. The bundled server on the
  * full sample, once on its state folder and once on a Redis (scripts/bench/redis.ts's: an
  * append-only file fsynced every second, the same keys), loaded in turn with wrk on the Pro list
@@ -7,23 +8,38 @@
  * (`/proc/PID/stat`, user and system), per request. CPU a request holds steady where rps swings
  * on a shared machine, so it says what a change costs when the rps ratio cannot. With
  * `--baseline DIR` an earlier checkout's bundle runs beside, on both stores, in the same rounds.
- * Prints a line a load and the medians. Not part of `npm test`.
+ * `--redis-core N` gives Redis core N alone (servers and wrk share the others), so Redis's own
+ * work takes no time from the server: what is left between the two stores is the server's.
+ * `--syscalls` adds the server's system calls, event-loop waits and context switches a request
+ * (scripts/bench/syscalls.ts). Prints a line a load and the medians. Not part of `npm test`.
  */
 import { readFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { flagsOrExit } from '../../src/shared/flags.ts';
 import { stageBaseline } from './baseline.ts';
+import { coresBut, onCores, pinningProblem, pinTo } from './pinning.ts';
 import { killAll, median, startServer } from './processes.ts';
 import { startBenchRedis } from './redis.ts';
 import { setStage } from './stage.ts';
-import { wrk } from './wrk.ts';
+import {
+  countedDuring,
+  kernelCountsProblem,
+  kernelText,
+  medianCounts,
+  perRequest,
+  type KernelCounts,
+} from './syscalls.ts';
+import { runWrk, wrkCommand } from './wrk.ts';
 
 const USAGE = `usage: npx tsx scripts/bench/redis-cost.ts [--baseline DIR] [--rounds N] [--seconds S] [--connections N]
+         [--redis-core N] [--syscalls]
 
   --baseline DIR   an earlier checkout (npm install done there), on both stores in the same rounds
   --rounds N       rounds, each loading every server once, the order turned each round (default 5)
   --seconds S      seconds of wrk a load (default 5)
-  --connections N  wrk connections (default 16)`;
+  --connections N  wrk connections (default 16)
+  --redis-core N   Redis alone on core N, the servers and wrk on the other cores (taskset)
+  --syscalls       the server's system calls, event-loop waits and context switches a request (perf)`;
 
 const LIST_PATH = '/api/v2/language/models?page=1';
 const TICKS_PER_SECOND = 100;
@@ -44,6 +60,21 @@ interface Contender {
   rps: number[];
   serverUs: number[];
   redisUs: number[];
+  /** The kernel's counts a request, a load each (with --syscalls). */
+  kernel: KernelCounts[];
+}
+
+/** With --redis-core: Redis's core, and the cores everything else runs on. Exits on a core this machine cannot give. */
+function placementOf(redisCore: string | undefined): { redis: string; others: string } | null {
+  if (redisCore === undefined) return null;
+  const others = coresBut(Number(redisCore));
+  const problem =
+    pinningProblem() ?? (others === null ? `--redis-core ${redisCore} is not a core of this machine` : null);
+  if (problem) {
+    console.error(problem);
+    process.exit(2);
+  }
+  return { redis: redisCore, others: others! };
 }
 
 async function main(): Promise<void> {
@@ -54,6 +85,8 @@ async function main(): Promise<void> {
         rounds: { type: 'string', default: '5' },
         seconds: { type: 'string', default: '5' },
         connections: { type: 'string', default: '16' },
+        'redis-core': { type: 'string' },
+        syscalls: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     },
@@ -62,8 +95,15 @@ async function main(): Promise<void> {
   const rounds = Number(values.rounds);
   const seconds = Number(values.seconds);
   const connections = Number(values.connections);
+  const placement = placementOf(values['redis-core']);
+  const countsProblem = values.syscalls ? kernelCountsProblem() : null;
+  if (countsProblem) {
+    console.error(countsProblem);
+    process.exit(2);
+  }
   const stage = await setStage();
   const redis = await startBenchRedis(stage.work, stage.state);
+  if (placement) pinTo(redis.child.pid!, placement.redis);
   const key = stage.keys.commercial;
   const probe = { path: LIST_PATH, key };
   const builds = [
@@ -89,6 +129,7 @@ async function main(): Promise<void> {
         probe,
         extra,
       });
+      if (placement) pinTo(started.child.pid!, placement.others);
       contenders.push({
         name: `${build.label} on the ${store}`,
         port: started.port,
@@ -96,41 +137,51 @@ async function main(): Promise<void> {
         rps: [],
         serverUs: [],
         redisUs: [],
+        kernel: [],
       });
     }
   }
-  const base = (c: Contender) => `http://127.0.0.1:${c.port}`;
+  const load = (c: Contender, secs: number) => {
+    const [command, args] = wrkCommand(
+      `http://127.0.0.1:${c.port}`,
+      [LIST_PATH],
+      { 'x-api-key': key, 'accept-encoding': 'br' },
+      connections,
+      secs,
+      stage.work,
+    );
+    return runWrk(placement ? onCores(placement.others, command, args) : [command, args]);
+  };
   // Warm-up, unrecorded: each server's first seconds are its JIT's.
-  for (const c of contenders)
-    wrk(base(c), [LIST_PATH], { 'x-api-key': key, 'accept-encoding': 'br' }, connections, 2, stage.work);
+  for (const c of contenders) load(c, 2);
   for (let round = 0; round < rounds; round++) {
     const order = contenders.map((_, i) => contenders[(i + round) % contenders.length]!);
     for (const c of round % 2 ? order.reverse() : order) {
       const server0 = cpuSeconds(c.child.pid!);
       const redis0 = cpuSeconds(redis.child.pid!);
-      const load = wrk(
-        base(c),
-        [LIST_PATH],
-        { 'x-api-key': key, 'accept-encoding': 'br' },
-        connections,
-        seconds,
-        stage.work,
-      );
-      const requests = load.rps * seconds;
-      c.rps.push(load.rps);
+      const { result, counts } = values.syscalls
+        ? await countedDuring(c.child.pid!, () => load(c, seconds))
+        : { result: load(c, seconds), counts: null };
+      const requests = result.rps * seconds;
+      c.rps.push(result.rps);
       c.serverUs.push(((cpuSeconds(c.child.pid!) - server0) / requests) * 1e6);
       c.redisUs.push(((cpuSeconds(redis.child.pid!) - redis0) / requests) * 1e6);
+      const kernel = counts && perRequest(counts, requests);
+      if (kernel) c.kernel.push(kernel);
       console.log(
-        `round ${round + 1}/${rounds} ${c.name.padEnd(32)} ${load.rps.toFixed(0).padStart(6)} rps, ` +
-          `server ${c.serverUs.at(-1)!.toFixed(1)} µs, Redis ${c.redisUs.at(-1)!.toFixed(1)} µs a request`,
+        `round ${round + 1}/${rounds} ${c.name.padEnd(32)} ${result.rps.toFixed(0).padStart(6)} rps, ` +
+          `server ${c.serverUs.at(-1)!.toFixed(1)} µs, Redis ${c.redisUs.at(-1)!.toFixed(1)} µs a request` +
+          (kernel ? `; ${kernelText(kernel)}` : ''),
       );
     }
   }
-  console.log(`\nmedians over ${rounds} rounds of ${seconds} s, c=${connections}, Pro list page (br):`);
+  const where = placement ? `, Redis on core ${placement.redis} and the rest on ${placement.others}` : '';
+  console.log(`\nmedians over ${rounds} rounds of ${seconds} s, c=${connections}, Pro list page (br)${where}:`);
   for (const c of contenders) {
     console.log(
       `  ${c.name.padEnd(32)} ${median(c.rps).toFixed(0).padStart(6)} rps, ` +
-        `server CPU ${median(c.serverUs).toFixed(1)} µs, Redis CPU ${median(c.redisUs).toFixed(1)} µs a request`,
+        `server CPU ${median(c.serverUs).toFixed(1)} µs, Redis CPU ${median(c.redisUs).toFixed(1)} µs a request` +
+        (c.kernel.length ? `; ${kernelText(medianCounts(c.kernel))}` : ''),
     );
   }
   for (let i = 0; i + 1 < contenders.length; i += 2) {
