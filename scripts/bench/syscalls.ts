@@ -45,7 +45,11 @@ export async function countedDuring<T>(pid: number, load: () => T): Promise<{ re
   const perf = spawn('perf', ['stat', '-x', ',', '-e', events.join(','), '-p', String(pid), '-o', file], {
     stdio: 'ignore',
   });
-  const exited = new Promise<void>((resolve) => perf.once('exit', () => resolve()));
+  // Settled however perf ends (a failed start included), so the load is never waited for in vain.
+  const exited = new Promise<void>((resolve) => {
+    perf.once('close', () => resolve());
+    perf.once('error', () => resolve());
+  });
   try {
     await new Promise((resolve) => setTimeout(resolve, ATTACH_MS));
     const result = load();
