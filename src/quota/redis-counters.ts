@@ -7,7 +7,7 @@ import { rememberedByKind } from '../lib/recent-map.ts';
 import { REDIS_PREFIX } from '../redis/keyspace.ts';
 import type { Reply } from '../redis/resp.ts';
 import { WINDOW_MS } from './window.ts';
-import type { QuotaKind, QuotaStatus } from '../state/quota-counter.ts';
+import { DURABLE_NOW, type QuotaKind, type QuotaStatus, type Taken } from '../state/quota-counter.ts';
 
 /** The key check's arguments when no key is checked (the keys command's own steps). */
 export const NO_CHECK: readonly [string, string] = ['', ''];
@@ -44,4 +44,9 @@ export function outcomeOf(reply: Reply, limit: number, now: number): Outcome {
 export function counterStatus(count: number, held: number, start: number, limit: number, now: number): QuotaStatus {
   const remaining = Math.max(0, limit - count - held);
   return { limit, remaining, resetAt: (start < 0 ? now : start) + WINDOW_MS, exhausted: remaining === 0 };
+}
+
+/** A count's answer: counted (durable at once: Redis has it when it answers) or refused, and the quota it shows. */
+export function takenAs(allowed: boolean, status: QuotaStatus): Taken {
+  return { status, durable: allowed ? DURABLE_NOW : null };
 }

@@ -22,7 +22,6 @@ import { randomUUID } from 'node:crypto';
 import type { KeyRecord } from '../state/key-record.ts';
 import type { Clock } from '../lib/clock.ts';
 import {
-  DURABLE_NOW,
   type QuotaCounter,
   type Reservation,
   type Reserved,
@@ -35,7 +34,7 @@ import { LuaScript, type RedisClient } from '../redis/client.ts';
 import { UNWATCHED, type RefusalWatch } from '../redis/refusals.ts';
 import type { Reply } from '../redis/resp.ts';
 import { unavailable } from '../state/redis-errors.ts';
-import { NO_CHECK, NO_KEY_CHECK_LUA, outcomeOf, redisKeysOf, type Outcome } from './redis-counters.ts';
+import { NO_CHECK, NO_KEY_CHECK_LUA, outcomeOf, redisKeysOf, takenAs, type Outcome } from './redis-counters.ts';
 import type { RedisKeyCheck } from '../state/redis-key-check.ts';
 import { RedisTakes } from './redis-takes.ts';
 import { usageTarget, USAGE_FIELD_LUA } from './redis-usage.ts';
@@ -127,7 +126,7 @@ const OPERATIONS: readonly Operation[] = ['status', 'take', 'reserve', 'commit',
 const COMMAND_NAMES = Object.fromEntries(OPERATIONS.map((op) => [op, `quota ${op}`])) as Record<Operation, string>;
 
 const statusOf = (outcome: Outcome): QuotaStatus => outcome.status;
-const takenOf = ({ allowed, status }: Outcome): Taken => ({ status, durable: allowed ? DURABLE_NOW : null });
+const takenOf = ({ allowed, status }: Outcome): Taken => takenAs(allowed, status);
 
 /** One run of the script: which counter, and the key whose record it checks first (if any). */
 interface Step {

@@ -20,11 +20,11 @@ import type { KeyRecord } from '../state/key-record.ts';
 import type { Clock } from '../lib/clock.ts';
 import { LuaScript, type RedisClient } from '../redis/client.ts';
 import type { Reply } from '../redis/resp.ts';
-import { counterStatus, NO_CHECK, NO_KEY_CHECK_LUA, windowKeyOf } from './redis-counters.ts';
+import { counterStatus, NO_CHECK, NO_KEY_CHECK_LUA, takenAs, windowKeyOf } from './redis-counters.ts';
 import type { RedisKeyCheck } from '../state/redis-key-check.ts';
 import { WINDOW_MS } from './window.ts';
 import { usageTarget, USAGE_FIELD_LUA } from './redis-usage.ts';
-import { DURABLE_NOW, type QuotaKind, type Taken } from '../state/quota-counter.ts';
+import type { QuotaKind, Taken } from '../state/quota-counter.ts';
 
 /**
  * After the key check's function. KEYS: the key check's (`first` of them), then the batch's
@@ -225,8 +225,9 @@ export class RedisTakes {
     const [granted, count, held, start] = reply as number[];
     group.counts.forEach(({ resolve }, i) => {
       const allowed = i < granted;
-      const status = counterStatus(allowed ? count - granted + i + 1 : count, held, start, group.limit, now);
-      resolve({ status, durable: allowed ? DURABLE_NOW : null });
+      resolve(
+        takenAs(allowed, counterStatus(allowed ? count - granted + i + 1 : count, held, start, group.limit, now)),
+      );
     });
   }
 }
