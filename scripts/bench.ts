@@ -92,7 +92,7 @@ try {
   else {
     const pinning = values.pin ? pinningProblem() : null;
     if (pinning) {
-      console.error(pinning);
+      console.error(`--pin: ${pinning}`);
       process.exitCode = 1;
     } else
       await compare({

@@ -23,8 +23,10 @@ import {
   type Row,
   type SharedStore,
 } from './results.ts';
-import { pinServer } from './pinning.ts';
-import { roundRatio, runRounds, WARM_UP_SECONDS, type Contender, type Summary } from './rounds.ts';
+import { PINNED, placeServer } from './pinning.ts';
+import { redisApartRounds } from './redis-apart.ts';
+import { roundRatio, runRounds, WARM_UP_SECONDS, type Contender } from './rounds.ts';
+import { COUNTING_OFF, ON_REDIS, rowOf, scenariosOf, type Scenario } from './scenarios.ts';
 import { setStage } from './stage.ts';
 import { ensureRedis, ensureTools } from './tools.ts';
 import { wrk } from './wrk.ts';
@@ -35,44 +37,8 @@ export interface CompareOptions {
   rounds: number;
   /** An earlier checkout to load in the same rounds (the "before" of a change). */
   baseline?: string;
-  /** wrk on one core, every server on another (scripts/bench/pinning.ts). */
+  /** wrk on one core, every server on another (scripts/bench/pinning.ts, `PINNED`). */
   pin?: boolean;
-}
-
-interface Scenario {
-  name: string;
-  key: string;
-  /** Paths on our server. */
-  ours: string[];
-  /** Paths of the same bodies on nginx. */
-  nginx: string[];
-  /** The list scenario also loads our server on Redis in the same rounds, and is the counting cost's page. */
-  isList: boolean;
-}
-
-const COUNTING_OFF = 'Pro list page (br), counting off';
-const ON_REDIS = 'Pro list page (br), on Redis';
-
-function rowOf(
-  scenario: string,
-  connections: number,
-  ours: Summary,
-  nginx: Summary | null,
-  floor: Summary | null,
-  before: Summary | null = null,
-): Row {
-  return {
-    scenario,
-    connections,
-    ours,
-    nginx,
-    floor,
-    before,
-    rpsRatio: roundRatio(ours, nginx, 'rps'),
-    p99Ratio: roundRatio(ours, nginx, 'p99Ms'),
-    oursOfFloor: roundRatio(ours, floor, 'rps'),
-    p99OfFloor: roundRatio(ours, floor, 'p99Ms'),
-  };
 }
 
 export async function compare(options: CompareOptions): Promise<void> {
@@ -92,6 +58,7 @@ export async function compare(options: CompareOptions): Promise<void> {
   const startupMs = await medianStartup(() => startServer(serverStart()));
   const work = await countingWork();
 
+  const placement = options.pin ? PINNED : undefined;
   const ours = await startServer(serverStart());
   /** A server for one round of the counting cost, on a state folder of its own (one journal, one writer). */
   const freshServer = async (counting: boolean): Promise<FreshServer> => {
@@ -102,7 +69,7 @@ export async function compare(options: CompareOptions): Promise<void> {
       state.remove();
       throw error;
     });
-    if (options.pin) pinServer(server.child.pid!);
+    placeServer(placement, server.child.pid!);
     return {
       base: local(server.port),
       stop: async () => {
@@ -132,46 +99,20 @@ export async function compare(options: CompareOptions): Promise<void> {
   const nginx = await startNginx(stage.work, stage.docroot, nginxPort);
   /** Every server of the rounds; Redis, which the Redis-backed ones use, is stopped after them. */
   const servers = [ours.child, nginx.child, ...[before, onRedis, onRedisTls].flatMap((s) => (s ? [s.child] : []))];
-  if (options.pin) {
-    for (const child of [...servers, ...(redis ? [redis.child] : [])]) pinServer(child.pid!);
-    pinServer(nginx.workerPid());
-  }
+  for (const child of [...servers, ...(redis ? [redis.child] : [])]) placeServer(placement, child.pid!);
+  placeServer(placement, nginx.workerPid());
   const floor = await fastestFloor(
     stage.work,
     stage.docroot,
     '/list.json',
     { 'x-api-key': commercial, 'accept-encoding': 'br' },
     options.connections,
-    { rounds: options.rounds, seconds: options.seconds, work: stage.work, pin: options.pin },
+    { rounds: options.rounds, seconds: options.seconds, work: stage.work, placement },
   );
   servers.push(floor.child);
   const floorPort = floor.port;
 
-  const listPath = '/api/v2/language/models?page=1';
-  const scenarios: Scenario[] = [
-    { name: 'Pro list page (br)', key: commercial, ours: [listPath], nginx: ['/list.json'], isList: true },
-    {
-      name: `detail, ${stage.slugs.length} slugs (br)`,
-      key: commercial,
-      ours: stage.slugs.map((s) => `/api/v2/language/models/${s}`),
-      nginx: stage.slugs.map((s) => `/detail/${s}.json`),
-      isList: false,
-    },
-    {
-      name: '/free page (br)',
-      key: free,
-      ours: ['/api/v2/language/models/free'],
-      nginx: ['/free.json'],
-      isList: false,
-    },
-    {
-      name: 'measurements (br)',
-      key: commercial,
-      ours: [measurementsPath],
-      nginx: ['/measurements.json'],
-      isList: false,
-    },
-  ];
+  const scenarios = scenariosOf(stage, measurementsPath);
   const contendersOf = (s: Scenario): Contender[] => {
     const headers = { 'x-api-key': s.key, 'accept-encoding': 'br' };
     const all = [
@@ -196,7 +137,7 @@ export async function compare(options: CompareOptions): Promise<void> {
         connections,
         seconds: options.seconds,
         work: stage.work,
-        pin: options.pin,
+        placement,
       };
       const contenders = contendersOf(scenario);
       const runs = runRounds(contenders, roundOptions, scenario.name);
@@ -242,14 +183,18 @@ export async function compare(options: CompareOptions): Promise<void> {
   // The RSS target is stated for the server's default cache: the same mix once more, against a
   // server started without --cache-mb.
   const defaultCache = await startServer(serverStart({ cacheMb: null }));
-  if (options.pin) pinServer(defaultCache.child.pid!);
+  placeServer(placement, defaultCache.child.pid!);
   for (const scenario of scenarios) {
     const [{ paths, headers }] = contendersOf(scenario);
     for (const connections of options.connections)
-      wrk(local(defaultCache.port), paths, headers, connections, options.seconds, stage.work, options.pin);
+      wrk(local(defaultCache.port), paths, headers, connections, options.seconds, stage.work, placement?.load);
   }
   const defaultCacheRss = peakRssMb(defaultCache.child.pid!);
   await stop(defaultCache.child);
+  if (redis) {
+    const apart = await redisApartRounds(stage, serverStart, options);
+    for (const s of sharedStore) s.apart = apart?.get(s.connections) ?? null;
+  }
 
   const results: Results = {
     format: RESULTS_FORMAT,

@@ -7,7 +7,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { freePort } from '../processes.ts';
 import { FLOOR_FORMS, startFloor, type FloorForm } from './floor.ts';
-import { pinServer } from './pinning.ts';
+import { placeServer } from './pinning.ts';
 import { stop } from './processes.ts';
 import { roundRatio, runRounds, type RoundOptions } from './rounds.ts';
 
@@ -43,7 +43,7 @@ export async function fastestFloor(
   for (const form of FLOOR_FORMS) {
     const port = await freePort();
     const child = await startFloor(work, docroot, path, port, form);
-    if (options.pin) pinServer(child.pid!);
+    placeServer(options.placement, child.pid!);
     floors.set(form, { port, child });
   }
   const contenders = [...floors].map(([form, { port }]) => ({

@@ -243,10 +243,15 @@ export function comparisonMarkdown(r: Results): string {
     ...(r.sharedStore ?? []).map((s) => {
       const tls =
         s.redisTls === null ? '' : `, ${fixed(s.redisTls, 0)} rps on Redis over TLS (${fixed(s.ratioTls, 2)}x)`;
+      const apart = s.apart
+        ? `; with Redis alone on core ${s.apart.redisCore} and the servers and wrk on ${s.apart.otherCores}, ` +
+          `in rounds of their own: ${fixed(s.apart.ratio, 2)}x (${fixed(s.apart.redis, 0)} against ` +
+          `${fixed(s.apart.file, 0)} rps)`
+        : '';
       return (
         `- On Redis at c=${s.connections}: ${fixed(s.ratio, 2)}x the state folder ` +
         `(Pro list page ${fixed(s.redis, 0)} rps on Redis${tls}, ${fixed(s.file, 0)} rps on the state folder, ` +
-        'same rounds; redis-server on the same machine).'
+        `same rounds; redis-server on the same cores as the servers and wrk)${apart}.`
       );
     }),
     '- Peak RSS of our server (VmHWM after every scenario, every detail page in the mix): ' +

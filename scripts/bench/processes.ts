@@ -15,7 +15,7 @@ export function peakRssMb(pid: number): number {
   return (residentBytes(pid, 'VmHWM') ?? 0) / 1024 / 1024;
 }
 
-interface Started {
+export interface Started {
   child: ChildProcess;
   port: number;
   /** Milliseconds from spawn to the first 200 answer. */

@@ -17,9 +17,10 @@ import { readFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { flagsOrExit } from '../../src/shared/flags.ts';
 import { stageBaseline } from './baseline.ts';
-import { coresBut, onCores, pinningProblem, pinTo } from './pinning.ts';
+import { placeServer, pinTo, redisApart, type RedisApart } from './pinning.ts';
 import { killAll, median, startServer } from './processes.ts';
 import { startBenchRedis } from './redis.ts';
+import { LIST_PATH } from './scenarios.ts';
 import { setStage } from './stage.ts';
 import {
   countedDuring,
@@ -29,7 +30,7 @@ import {
   perRequest,
   type KernelCounts,
 } from './syscalls.ts';
-import { runWrk, wrkCommand } from './wrk.ts';
+import { wrk } from './wrk.ts';
 
 const USAGE = `usage: npx tsx scripts/bench/redis-cost.ts [--baseline DIR] [--rounds N] [--seconds S] [--connections N]
          [--redis-core N] [--syscalls]
@@ -41,7 +42,6 @@ const USAGE = `usage: npx tsx scripts/bench/redis-cost.ts [--baseline DIR] [--ro
   --redis-core N   Redis alone on core N, the servers and wrk on the other cores (taskset)
   --syscalls       the server's system calls, event-loop waits and context switches a request (perf)`;
 
-const LIST_PATH = '/api/v2/language/models?page=1';
 const TICKS_PER_SECOND = 100;
 
 /** CPU seconds a process has used (user + system), from /proc/PID/stat. */
@@ -65,16 +65,14 @@ interface Contender {
 }
 
 /** With --redis-core: Redis's core, and the cores everything else runs on. Exits on a core this machine cannot give. */
-function placementOf(redisCore: string | undefined): { redis: string; others: string } | null {
+function placementOf(redisCore: string | undefined): RedisApart | null {
   if (redisCore === undefined) return null;
-  const others = coresBut(Number(redisCore));
-  const problem =
-    pinningProblem() ?? (others === null ? `--redis-core ${redisCore} is not a core of this machine` : null);
-  if (problem) {
-    console.error(problem);
+  const apart = redisApart(Number(redisCore));
+  if (typeof apart === 'string') {
+    console.error(`--redis-core ${redisCore}: ${apart}`);
     process.exit(2);
   }
-  return { redis: redisCore, others: others! };
+  return apart;
 }
 
 async function main(): Promise<void> {
@@ -129,7 +127,7 @@ async function main(): Promise<void> {
         probe,
         extra,
       });
-      if (placement) pinTo(started.child.pid!, placement.others);
+      placeServer(placement?.rest, started.child.pid!);
       contenders.push({
         name: `${build.label} on the ${store}`,
         port: started.port,
@@ -141,17 +139,16 @@ async function main(): Promise<void> {
       });
     }
   }
-  const load = (c: Contender, secs: number) => {
-    const [command, args] = wrkCommand(
+  const load = (c: Contender, secs: number) =>
+    wrk(
       `http://127.0.0.1:${c.port}`,
       [LIST_PATH],
       { 'x-api-key': key, 'accept-encoding': 'br' },
       connections,
       secs,
       stage.work,
+      placement?.rest.load,
     );
-    return runWrk(placement ? onCores(placement.others, command, args) : [command, args]);
-  };
   // Warm-up, unrecorded: each server's first seconds are its JIT's.
   for (const c of contenders) load(c, 2);
   for (let round = 0; round < rounds; round++) {
@@ -175,7 +172,7 @@ async function main(): Promise<void> {
       );
     }
   }
-  const where = placement ? `, Redis on core ${placement.redis} and the rest on ${placement.others}` : '';
+  const where = placement ? `, Redis on core ${placement.redis} and the rest on ${placement.rest.servers}` : '';
   console.log(`\nmedians over ${rounds} rounds of ${seconds} s, c=${connections}, Pro list page (br)${where}:`);
   for (const c of contenders) {
     console.log(

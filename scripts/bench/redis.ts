@@ -22,8 +22,8 @@ export interface BenchRedis {
   tls: { url: string; flags: string[] } | null;
 }
 
-/** Start it in `work`/redis and copy the state folder's keys into it. */
-export async function startBenchRedis(work: string, state: string): Promise<BenchRedis> {
+/** Start it in `work`/redis and copy the state folder's keys into it; with a TLS port unless `tls` is false. */
+export async function startBenchRedis(work: string, state: string, { tls = true } = {}): Promise<BenchRedis> {
   const dir = join(work, 'redis');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const port = await freePort();
@@ -47,7 +47,7 @@ export async function startBenchRedis(work: string, state: string): Promise<Benc
     '--logfile',
     '',
   ];
-  const certificates = OPENSSL_INSTALLED ? makeCertificates(join(work, 'certificates')) : null;
+  const certificates = tls && OPENSSL_INSTALLED ? makeCertificates(join(work, 'certificates')) : null;
   const tlsPort = certificates ? await freePort() : null;
   if (certificates)
     args.push(
@@ -62,7 +62,7 @@ export async function startBenchRedis(work: string, state: string): Promise<Benc
       '--tls-auth-clients',
       'no',
     );
-  else console.log('openssl is not installed: the bench leaves out Redis over TLS (apt-get install openssl)');
+  else if (tls) console.log('openssl is not installed: the bench leaves out Redis over TLS (apt-get install openssl)');
   const child = track(await spawnRedisServer(args, 30_000));
   const url = `redis://127.0.0.1:${port}/0`;
   let said = '';

@@ -79,6 +79,22 @@ export interface SharedStore {
   /** On Redis over the state folder, and over TLS (null when not measured): medians of the rounds' own ratios. */
   ratio: number;
   ratioTls: number | null;
+  /**
+   * The same comparison in rounds of its own with Redis alone on a core (redis-apart.ts): absent in
+   * results written before it was measured, null where Redis could not have a core of its own.
+   */
+  apart?: StoreApart | null;
+}
+
+/** The Pro list page on Redis against the state folder, Redis alone on one core and the rest on the others. */
+export interface StoreApart {
+  /** Redis's core, and the cores of the servers and wrk (taskset lists). */
+  redisCore: string;
+  otherCores: string;
+  /** Median rps on the state folder and on Redis, and the median of the rounds' own ratios. */
+  file: number;
+  redis: number;
+  ratio: number;
 }
 
 export interface Results {

@@ -5,6 +5,7 @@
  * instead of charging it to whichever ran last.
  */
 import { median } from './processes.ts';
+import type { Placement } from './pinning.ts';
 import { wrk, type Load } from './wrk.ts';
 
 /** One server under load in a scenario: where to send which paths, with which headers. */
@@ -30,8 +31,8 @@ export interface RoundOptions {
   seconds: number;
   /** Folder for wrk's scripts. */
   work: string;
-  /** wrk on the load generator's core (scripts/bench/pinning.ts). */
-  pin?: boolean;
+  /** Where wrk and the servers run (scripts/bench/pinning.ts); anywhere without it. */
+  placement?: Placement;
 }
 
 /**
@@ -100,7 +101,7 @@ export function runRounds(
       options.connections,
       Math.min(WARM_UP_SECONDS, options.seconds),
       options.work,
-      options.pin,
+      options.placement?.load,
     );
   const loads = new Map<string, Load[]>(contenders.map((c) => [c.name, []]));
   for (let round = 0; round < options.rounds; round++) {
@@ -112,7 +113,7 @@ export function runRounds(
         options.connections,
         options.seconds,
         options.work,
-        options.pin,
+        options.placement?.load,
       );
       loads.get(contender.name)!.push(load);
       const errors = load.errors ? ` ${load.errors} errors` : '';

@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { onLoadCore } from './pinning.ts';
+import { placed } from './pinning.ts';
 
 export interface Load {
   rps: number;
@@ -30,7 +30,7 @@ export function pathsScript(paths: readonly string[]): string {
   ].join('\n');
 }
 
-/** The wrk command (and its arguments) of one run: `paths` round robin, on the load generator's core when `pin`. */
+/** The wrk command (and its arguments) of one run: `paths` round robin, on `cores` (a taskset list) when given. */
 export function wrkCommand(
   base: string,
   paths: string[],
@@ -38,11 +38,11 @@ export function wrkCommand(
   connections: number,
   seconds: number,
   work: string,
-  pin = false,
+  cores?: string,
 ): [string, string[]] {
   const script = join(work, `paths-${paths.length}.lua`);
   writeFileSync(script, pathsScript(paths));
-  return wrkScriptCommand(base, script, headers, connections, seconds, pin);
+  return wrkScriptCommand(base, script, headers, connections, seconds, cores);
 }
 
 /** The wrk command of one run of a Lua script of the caller's (a POST's body, say), at `url`. */
@@ -52,7 +52,7 @@ export function wrkScriptCommand(
   headers: Record<string, string>,
   connections: number,
   seconds: number,
-  pin = false,
+  cores?: string,
 ): [string, string[]] {
   const args = [
     '-t1',
@@ -64,7 +64,7 @@ export function wrkScriptCommand(
     ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
     url,
   ];
-  return onLoadCore(pin, 'wrk', args);
+  return placed(cores, 'wrk', args);
 }
 
 /** wrk's report (with --latency) as requests per second, latency percentiles and errors. */
@@ -79,8 +79,8 @@ export function parseWrk(out: string): Load {
 }
 
 /**
- * Load one URL (or a list of paths, round robin) with wrk, keep-alive, one thread (on the load
- * generator's core when `pin`).
+ * Load one URL (or a list of paths, round robin) with wrk, keep-alive, one thread (on `cores`
+ * when given).
  */
 export function wrk(
   base: string,
@@ -89,9 +89,9 @@ export function wrk(
   connections: number,
   seconds: number,
   work: string,
-  pin = false,
+  cores?: string,
 ): Load {
-  return runWrk(wrkCommand(base, paths, headers, connections, seconds, work, pin));
+  return runWrk(wrkCommand(base, paths, headers, connections, seconds, work, cores));
 }
 
 /** Run one wrk command (wrkCommand's, wrkScriptCommand's) and read its report. */

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -9,6 +9,7 @@ import { freshStateFolder, measureCountingCost, medianInterval, roundCosts, type
 import { roundOrder, roundRatio, summarise } from '../../../scripts/bench/rounds.ts';
 import { comparisonMarkdown } from '../../../scripts/bench/markdown.ts';
 import { checkTargets } from '../../../scripts/bench/targets.ts';
+import { coresBut, placed } from '../../../scripts/bench/pinning.ts';
 import { SERVER_LOCK_FILE } from '../../../src/state-store.ts';
 import { indexFile, MANIFEST_FILE, PACK_FILE, type RouteIndex } from '../../../src/shared/manifest.ts';
 
@@ -166,6 +167,28 @@ targets('should judge the counting cost at each connection count against 5%', ()
   );
 });
 
+targets('should judge Redis with Redis on a core of its own when the run measured it so, the shared figure beside', () => {
+  const shared = { connections: 16, file: 1000, redis: 700, redisTls: null, ratio: 0.7, ratioTls: null };
+  const apart = { redisCore: '1', otherCores: '0', file: 800, redis: 656, ratio: 0.82 };
+  const [sharing] = checkTargets({ ...resultsOf([]), sharedStore: [shared] }).filter((c) => c.target.startsWith('on Redis'));
+  assert.equal([sharing.target, sharing.met, sharing.figure], ['on Redis ≥ 0.8x the state folder at c=16', false, '0.70 (700 against 1000 rps)']);
+  const measured = { ...resultsOf([]), sharedStore: [{ ...shared, apart }, { ...shared, connections: 64, apart: { ...apart, ratio: 0.79 } }] };
+  const checks = checkTargets(measured).filter((c) => c.target.startsWith('on Redis'));
+  assert.equal(
+    checks.map((c) => [c.target, c.met, c.figure]),
+    [
+      ['on Redis ≥ 0.8x the state folder at c=16, Redis on a core of its own', true, '0.82 (656 against 800 rps, Redis on core 1); sharing the cores 0.70 (700 against 1000 rps)'],
+      ['on Redis ≥ 0.8x the state folder at c=64, Redis on a core of its own', false, '0.79 (656 against 800 rps, Redis on core 1); sharing the cores 0.70 (700 against 1000 rps)'],
+    ],
+  );
+  // A run where Redis could not have a core of its own (null) is judged on the shared cores.
+  const [unplaced] = checkTargets({ ...resultsOf([]), sharedStore: [{ ...shared, apart: null }] }).filter((c) => c.target.startsWith('on Redis'));
+  assert.equal([unplaced.target, unplaced.met], ['on Redis ≥ 0.8x the state folder at c=16', false]);
+  const markdown = comparisonMarkdown({ ...measured, rows: [rowOf('Pro list page (br)', 95, 100, 100)] });
+  assert.match(markdown, '- On Redis at c=16: 0.70x the state folder');
+  assert.match(markdown, 'with Redis alone on core 1 and the servers and wrk on 0, in rounds of their own: 0.82x (656 against 800 rps).');
+});
+
 targets.run();
 
 const counting = suite('counting cost');
@@ -256,3 +279,26 @@ counting("should copy a held state folder for a fresh server without its holder'
 });
 
 counting.run();
+
+const pinning = suite('pinning');
+
+pinning('should name every core but one as a taskset list, and nothing for a core the machine lacks', () => {
+  const count = availableParallelism();
+  if (count < 2) {
+    console.log('skipped: one core, no list of the others to name');
+    assert.is(coresBut(0), null);
+    return;
+  }
+  const others = coresBut(count - 1)!.split(',').map(Number);
+  assert.equal(others, Array.from({ length: count - 1 }, (_, i) => i));
+  assert.is(coresBut(count), null);
+  assert.is(coresBut(-1), null);
+  assert.is(coresBut(0.5), null);
+});
+
+pinning('should run a command through taskset only when cores are given', () => {
+  assert.equal(placed(undefined, 'wrk', ['-t1']), ['wrk', ['-t1']]);
+  assert.equal(placed('0,2', 'wrk', ['-t1']), ['taskset', ['-c', '0,2', 'wrk', '-t1']]);
+});
+
+pinning.run();
