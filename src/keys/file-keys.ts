@@ -10,6 +10,7 @@ import { KeyFileUnreadable, sameStamp, stampOf, unreadable, type FileStamp } fro
 import { hashKey, KEY_PATTERN, keysPath, KeyStoreError } from './record.ts';
 import type { KeyLookup, KeyRecord } from '../state/key-record.ts';
 import { ensurePrivateDir } from '../shared/state-files.ts';
+import { RecentMap } from '../lib/recent-map.ts';
 
 export interface FileKeysOptions {
   /** How often to look for changes to the file (see refresh); default every lookup. */
@@ -30,6 +31,8 @@ export interface FileKeysOptions {
  */
 /** What foundThisTurn holds for a key that found none (one Map read a lookup, not two). */
 const NOT_FOUND = Symbol('not found');
+/** Keys a turn remembers at most (two generations of this many): more are looked up again. */
+const FOUND_A_TURN = 4096;
 
 export class FileKeys implements KeyLookup {
   private index = new ActiveKeys();
@@ -46,7 +49,7 @@ export class FileKeys implements KeyLookup {
    * (bench/analysis.md, "What stops the floor targets"). Cleared when the turn ends and when the
    * keys change, so a plain key stays no longer than the requests that carried it.
    */
-  private readonly foundThisTurn = new Map<string, KeyRecord | typeof NOT_FOUND>();
+  private readonly foundThisTurn = new RecentMap<string, KeyRecord | typeof NOT_FOUND>(FOUND_A_TURN);
 
   private constructor(
     private readonly path: string,

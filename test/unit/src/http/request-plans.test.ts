@@ -70,4 +70,23 @@ recent('should hold at most two generations and keep what is in use', () => {
   assert.is(map.get(99), '99');
 });
 
+recent('should answer the last entry for an equal string read anew, and let clear forget it with the rest', () => {
+  const map = new RecentMap<string, number>(4);
+  const key = ['bdk', 'x'.repeat(43)].join('_');
+  map.set(key, 1);
+  // Equal text, another string (as each request's header is): found, first by the last entry.
+  assert.is(map.get(['bdk', 'x'.repeat(43)].join('_')), 1);
+  assert.is(map.get('other'), undefined);
+  assert.is(map.get(key.slice(0)), 1);
+  map.set(key, 2);
+  assert.is(map.get(`${key}`), 2, 'a value set again replaces the last entry too');
+  map.set('b', 3);
+  assert.is(map.get('b'), 3);
+  assert.is(map.get(key), 2, 'an earlier entry is still found in the Maps');
+  map.clear();
+  assert.is(map.size, 0);
+  assert.is(map.get(key), undefined, 'the last entry is forgotten with the rest');
+  assert.is(map.get('b'), undefined);
+});
+
 recent.run();
