@@ -5,9 +5,11 @@
  * other cores; the Pro list page (br) in alternating rounds at each connection count.
  *
  * In the comparison's own rounds Redis shares the machine's two cores with the server and wrk,
- * and its own 15 to 17 µs of CPU a request come out of the server's time: 0.69x to 0.72x at c=16
- * there, against 0.80x with Redis apart, the same code (bench/analysis.md, "On Redis, a batch
- * shorter"). Both figures are reported; the target is judged apart.
+ * and its own 15 to 17 µs of CPU a request come out of the server's time. Apart, that is no
+ * longer so, but on two cores the servers and wrk share the one left: at c=16 apart read 0.80x
+ * against 0.69x to 0.72x sharing on the 29th, and 0.74x against 0.75x in the run of the 30th
+ * (bench/analysis.md, "On Redis, a batch shorter" and "Strings hashed once, misses counted, and
+ * Redis apart"). Both figures are reported; the target is judged apart.
  */
 import { join } from 'node:path';
 import { placeServer, pinTo, redisApart } from './pinning.ts';

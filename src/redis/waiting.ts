@@ -11,8 +11,8 @@ import { RedisCommandError } from './errors.ts';
 /**
  * A command written and waiting for its reply. A class, so every one has the same fields in the
  * same order: made as a literal spread from the command's fields plus its own, each got V8 a new
- * hidden class through a runtime call, three a script run (about 15k instructions a batch of the
- * Redis path, callgrind; bench/analysis.md "On Redis, a batch").
+ * hidden class through a runtime call, three a script run (some 20k instructions a batch of the
+ * Redis path, callgrind; bench/analysis.md, "On Redis, a batch shorter").
  */
 export class Waiting {
   /** When its write left: the deadline runs from here (Pipeline sets it as the write leaves). */
