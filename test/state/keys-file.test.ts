@@ -153,12 +153,16 @@ lines('should read on, not whole, a file looked at while a line is being appende
   const f = fixture(2);
   const store = f.store();
   const template = recordLine({ ...f.issued[0].record, id: 'key_IDIDIDIDIDID', hash: 'H'.repeat(64) });
-  const state = new Int32Array(new SharedArrayBuffer(8)); // [0]: 1 appending, 3 done; [1]: lines
+  // [0]: 1 appending, 3 done; [1]: lines appended; [2]: looks taken. The writer waits at each
+  // thousandth line until the looks have caught up with it, so the test looks at the file some 40
+  // times on a machine however busy (a CI run without the wait saw 9 looks at 40,000 lines).
+  const state = new Int32Array(new SharedArrayBuffer(12));
   const writer = new Worker(
     `const { workerData: { file, template, state } } = require('node:worker_threads');
      const fs = require('node:fs'); const { randomBytes } = require('node:crypto');
      const fd = fs.openSync(file, 'a'); Atomics.store(state, 0, 1);
      for (let i = 0; i < 40000; i++) {
+       for (let seen; i % 1000 === 0 && (seen = Atomics.load(state, 2)) < i / 1000; ) Atomics.wait(state, 2, seen, 100);
        const id = (0xa00000 + i).toString(16).padStart(12, '0');
        fs.writeSync(fd, template.replace('IDIDIDIDIDID', id).replace('${'H'.repeat(64)}', randomBytes(32).toString('hex')));
        Atomics.store(state, 1, i + 1);
@@ -168,7 +172,11 @@ lines('should read on, not whole, a file looked at while a line is being appende
   );
   let looks = 0;
   while (Atomics.load(state, 0) !== 1);
-  for (; Atomics.load(state, 0) !== 3; looks++) assert.is(store.check()?.message ?? null, null);
+  for (; Atomics.load(state, 0) !== 3; looks++) {
+    assert.is(store.check()?.message ?? null, null);
+    Atomics.add(state, 2, 1);
+    Atomics.notify(state, 2);
+  }
   void writer.terminate();
   assert.is(store.check(), null);
   assert.is(store.activeCount, 2 + 40000, 'every line appended read');
