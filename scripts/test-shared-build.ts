@@ -6,7 +6,7 @@
 import { chmodSync, lstatSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run, type Outcome } from './test-runs.ts';
+import { run, timeSpent, type Outcome } from './test-runs.ts';
 
 /**
  * Every entry below a folder with its type, size, time of change and link target: what a test file
@@ -57,8 +57,12 @@ export class SharedBuild {
 
   async build(): Promise<Outcome> {
     const started = performance.now();
-    const { code, output, timedOut } = await run(process.execPath, ['--import', 'tsx', this.script, this.outDir]);
-    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    const { code, output, timedOut, cpuSeconds } = await run(process.execPath, [
+      '--import',
+      'tsx',
+      this.script,
+      this.outDir,
+    ]);
     const ok = code === 0 && !timedOut;
     if (ok) {
       this.state = treeState(this.outDir);
@@ -69,7 +73,12 @@ export class SharedBuild {
     // Counted only when it fails (the files that need it then build it themselves, and say how they fail).
     const files = `${this.users} file${this.users === 1 ? '' : 's'}`;
     return ok
-      ? { passed: 0, failed: 0, skipped: 0, output: `${this.what} built once for ${files}, ${seconds} s\n` }
+      ? {
+          passed: 0,
+          failed: 0,
+          skipped: 0,
+          output: `${this.what} built once for ${files}, ${timeSpent(started, cpuSeconds)}\n`,
+        }
       : {
           passed: 0,
           failed: 1,
