@@ -7,7 +7,7 @@
 import { HttpError } from '../http/error.ts';
 import { KeyConflict, KeyInputError, KeyNotFound, KeyStoreError } from '../keys/record.ts';
 import { StoreLocked } from '../keys/store-lock.ts';
-import { isTimestamp } from '../shared/ajv.ts';
+import { isTimestamp } from '../shared/string-formats.ts';
 
 /** Where the JSON API lives on the admin listener. */
 export const API_PREFIX = '/admin/api';

@@ -24,7 +24,7 @@ import {
 } from './record.ts';
 import { KEY_SCOPES, type KeyRecord } from '../state/key-record.ts';
 import { TIERS } from '../shared/routes.ts';
-import { isTimestamp } from '../shared/ajv.ts';
+import { isTimestamp } from '../shared/string-formats.ts';
 import { SLUG_MAX_LENGTH } from '../shared/slug.ts';
 
 function checkName(field: 'org' | 'user', value: string): string {

@@ -5,7 +5,7 @@
  * options table (src/shared/flag-help.ts): a flag is stated once. The server's table is
  * src/server-flags.ts, the keys command's scripts/keys-flags.ts, the build's build/flags.ts.
  */
-import { isCalendarDate } from './ajv.ts';
+import { isCalendarDate } from './string-formats.ts';
 import { integerFlag, parseFlags, UsageError } from './flags.ts';
 
 export interface Flag<T> {

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isCalendarDate, isTimestamp } from '../../../../src/shared/ajv.ts';
+import { isCalendarDate, isTimestamp } from '../../../../src/shared/string-formats.ts';
 
 const dates = suite('isCalendarDate');
 

@@ -1,0 +1,95 @@
+/**
+ * The validators the bundle generates ahead (scripts/ahead-validators.ts) answer as the ones
+ * compiled at run time (src/keys/file-validators.ts): the same verdict and the same errors, for a
+ * valid record, header and format 1 file and for each way the schemas can fail them.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { aheadValidatorsCode } from '../../../scripts/ahead-validators.ts';
+import {
+  headerValidator,
+  KEY_FILE_SCHEMAS,
+  recordValidator,
+  wholeFileValidator,
+} from '../../../src/keys/file-validators.ts';
+
+type Validator = ((data: unknown) => boolean) & { errors?: unknown };
+type Accessors = Record<string, () => Validator>;
+
+const ahead = suite('validators generated ahead');
+
+const record = {
+  id: 'key_0123456789ab',
+  hash: 'a'.repeat(64),
+  tier: 'pro',
+  org: 'acme',
+  user: null,
+  scope: 'org',
+  quota: null,
+  grants: ['anvil-hosting'],
+  critpt: false,
+  created_at: '2026-11-01T10:00:00.000Z',
+  revoked_at: null,
+  name: 'nightly export',
+  expires_at: null,
+  prefix: 'bdk_abcd',
+  last4: 'wxyz',
+  previous: { hash: 'b'.repeat(64), prefix: 'bdk_efgh', last4: 'stuv', until: '2026-11-02T10:00:00.000Z' },
+};
+const { hash: _hash, ...withoutHash } = record;
+const RECORDS: [string, unknown, boolean][] = [
+  ['valid', record, true],
+  ['a required field missing', withoutHash, false],
+  ['an unknown field', { ...record, colour: 'red' }, false],
+  ['an id off its pattern', { ...record, id: 'key_XYZ' }, false],
+  ['a tier not of the enum', { ...record, tier: 'gold' }, false],
+  ['a day that does not exist', { ...record, created_at: '2026-02-30T10:00:00.000Z' }, false],
+  ['a quota on a key below the commercial tier', { ...record, quota: 500 }, false],
+  ['a user scope without a user', { ...record, scope: 'user' }, false],
+  ['a grant twice', { ...record, grants: ['anvil-hosting', 'anvil-hosting'] }, false],
+  ['a previous hash without its end', { ...record, previous: { hash: 'b'.repeat(64), prefix: null, last4: null } }, false],
+  ['several problems at once', { ...record, tier: 'gold', expires_at: 5, critpt: 'yes' }, false],
+  ['not an object', ['key_0123456789ab'], false],
+];
+const header = { format: 2, file: '0123456789abcdef', replaces: null, records: 1, end: 300 };
+const HEADERS: [string, unknown, boolean][] = [
+  ['valid', header, true],
+  ['replacing a file', { ...header, replaces: { file: null, ino: 5, size: 120 } }, true],
+  ['a file name off its pattern', { ...header, file: 'keys.json' }, false],
+  ['another format', { ...header, format: 1 }, false],
+  ['a replaced file without its size', { ...header, replaces: { file: 'fedcba9876543210', ino: 5 } }, false],
+];
+const WHOLE_FILES: [string, unknown, boolean][] = [
+  ['valid', { format: 1, keys: [record] }, true],
+  ['a record that fails', { format: 1, keys: [record, { ...record, org: '' }] }, false],
+  ['format 2', { format: 2, keys: [] }, false],
+];
+
+ahead('should give the verdicts and errors of the validators compiled at run time', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ahead-validators-'));
+  try {
+    const file = join(dir, 'validators.mjs');
+    writeFileSync(file, aheadValidatorsCode(KEY_FILE_SCHEMAS));
+    const generated = (await import(pathToFileURL(file).href)) as Accessors;
+    const cases: [string, Validator, Validator, [string, unknown, boolean][]][] = [
+      ['record', generated.recordValidator(), recordValidator(), RECORDS],
+      ['header', generated.headerValidator(), headerValidator(), HEADERS],
+      ['wholeFile', generated.wholeFileValidator(), wholeFileValidator(), WHOLE_FILES],
+    ];
+    for (const [schema, early, late, inputs] of cases) {
+      for (const [what, input, valid] of inputs) {
+        assert.is(late(input), valid, `${schema}, ${what}: as compiled at run time`);
+        assert.is(early(input), valid, `${schema}, ${what}: as generated ahead`);
+        assert.equal(early.errors, late.errors, `${schema}, ${what}: the errors`);
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+ahead.run();
