@@ -21,18 +21,35 @@ function labelText(labels: Labels): string {
   return parts.length ? `{${parts.join(',')}}` : '';
 }
 
+interface CounterSeries {
+  labels: Labels;
+  value: number;
+}
+
+interface HistogramSeries {
+  labels: Labels;
+  counts: number[];
+  sum: number;
+  count: number;
+}
+
 class Counter {
-  private readonly values = new Map<string, { labels: Labels; value: number }>();
+  private readonly values = new Map<string, CounterSeries>();
   constructor(
     readonly name: string,
     readonly help: string,
   ) {}
 
   inc(labels: Labels = {}, by = 1): void {
+    this.series(labels).value += by;
+  }
+
+  /** The series of these labels, made at 0 the first time. */
+  series(labels: Labels): CounterSeries {
     const key = labelText(labels);
-    const entry = this.values.get(key);
-    if (entry) entry.value += by;
-    else this.values.set(key, { labels, value: by });
+    let entry = this.values.get(key);
+    if (!entry) this.values.set(key, (entry = { labels, value: 0 }));
+    return entry;
   }
 
   get(labels: Labels = {}): number {
@@ -47,16 +64,25 @@ class Counter {
 }
 
 class Histogram {
-  private readonly series = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>();
+  private readonly values = new Map<string, HistogramSeries>();
   constructor(
     readonly name: string,
     readonly help: string,
   ) {}
 
   observe(labels: Labels, seconds: number): void {
+    Histogram.add(this.series(labels), seconds);
+  }
+
+  /** The series of these labels, made empty the first time. */
+  series(labels: Labels): HistogramSeries {
     const key = labelText(labels);
-    let entry = this.series.get(key);
-    if (!entry) this.series.set(key, (entry = { labels, counts: LATENCY_BUCKETS.map(() => 0), sum: 0, count: 0 }));
+    let entry = this.values.get(key);
+    if (!entry) this.values.set(key, (entry = { labels, counts: LATENCY_BUCKETS.map(() => 0), sum: 0, count: 0 }));
+    return entry;
+  }
+
+  static add(entry: HistogramSeries, seconds: number): void {
     for (let i = 0; i < LATENCY_BUCKETS.length; i++) if (seconds <= LATENCY_BUCKETS[i]) entry.counts[i]++;
     entry.sum += seconds;
     entry.count++;
@@ -64,7 +90,7 @@ class Histogram {
 
   render(): string {
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
-    for (const { labels, counts, sum, count } of this.series.values()) {
+    for (const { labels, counts, sum, count } of this.values.values()) {
       LATENCY_BUCKETS.forEach((le, i) =>
         lines.push(`${this.name}_bucket${labelText({ ...labels, le: String(le) })} ${counts[i]}`),
       );
@@ -183,14 +209,27 @@ export class Metrics {
     'Access log lines dropped because stdout was not being read.',
   );
 
+  /**
+   * A request's series, found by its route and status themselves: their label text, built and
+   * hashed for each request, was two strings made with three regular expressions each.
+   */
+  private readonly requestSeries = new Map<string, Map<number, CounterSeries>>();
+  private readonly latencySeries = new Map<string, HistogramSeries>();
+
   constructor(private readonly sources: MetricsSources) {
     // Shown as 0 from the start, so an alert on its increase has a series to watch.
     this.accessLogDropped.inc({}, 0);
   }
 
   observe(route: string, status: number, seconds: number): void {
-    this.requests.inc({ route, status: String(status) });
-    this.latency.observe({ route }, seconds);
+    let byStatus = this.requestSeries.get(route);
+    if (!byStatus) this.requestSeries.set(route, (byStatus = new Map()));
+    let requests = byStatus.get(status);
+    if (!requests) byStatus.set(status, (requests = this.requests.series({ route, status: String(status) })));
+    requests.value++;
+    let latency = this.latencySeries.get(route);
+    if (!latency) this.latencySeries.set(route, (latency = this.latency.series({ route })));
+    Histogram.add(latency, seconds);
   }
 
   render(): string {
