@@ -7,7 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { rateLimitFields } from './counting.ts';
-import { redactPath, redactQuery, type AccessLog } from './http/access-log.ts';
+import { LoggedTargets, redactPath, type AccessLog } from './http/access-log.ts';
 import { answerOf, errorBody, HttpError } from './http/error.ts';
 import { answeringEarly } from './http/linger.ts';
 import type { Metrics } from './http/metrics.ts';
@@ -114,6 +114,7 @@ export interface EndingParts {
 /** How exchanges end: their error answers, and the record of each (access log, metrics). */
 export class Endings {
   private readonly times = new IsoTime();
+  private readonly targets = new LoggedTargets();
 
   constructor(private readonly parts: EndingParts) {}
 
@@ -166,19 +167,19 @@ export class Endings {
     const status = outcomeStatus(req, res);
     metrics?.observe(routeId, status, ms / 1000);
     if (!accessLog) return;
-    const [path, query] = (req.url ?? '').split('?', 2);
+    const target = this.targets.of(req.url ?? '');
     accessLog.record({
       time: this.times.of(this.parts.clock.now()),
       client: this.parts.clientOf(req),
       method: req.method ?? '',
       route: routeId,
-      path: redactPath(path.length > 512 ? `${path.slice(0, 512)}...` : path),
+      path: target.path,
       // A grading's query goes to the grader and stays out of the log.
-      ...(query && route?.answer !== 'critpt' ? { query: redactQuery(query.slice(0, 512)) } : {}),
+      query: route?.answer === 'critpt' ? undefined : target.query,
       status,
       bytes: bytesSent(res),
       ms: Math.round(ms * 1000) / 1000,
-      ...(key ? { key: key.id } : {}),
+      key: key?.id,
     });
   }
 }

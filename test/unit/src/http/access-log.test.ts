@@ -1,7 +1,15 @@
 import { Writable } from 'node:stream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AccessLog, type AccessEntry } from '../../../../src/http/access-log.ts';
+import {
+  AccessLog,
+  accessLine,
+  loggedTarget,
+  LoggedTargets,
+  REDACTED,
+  type AccessEntry,
+} from '../../../../src/http/access-log.ts';
+import { seededRandom } from '../../../helpers/random.ts';
 
 const log = suite('AccessLog');
 
@@ -72,4 +80,52 @@ log('should write everything to a stream that keeps up, however much', async () 
   assert.is(lines(), 1000);
 });
 
+const lines = suite('accessLine and LoggedTargets');
+
+/** Text a client may put in a target, or a proxy in a forwarded address: quotes, escapes, controls, non-ASCII, lone surrogates. */
+const HOSTILE = ['"', '\\', '\n', '\u0000', '\u001f', '\u007f', 'é', '€', '😀', '\ud800', '\udfff', '</script>', '%22', ' '];
+
+lines('should write what JSON.stringify writes for each entry, its query and key there or not', () => {
+  const next = seededRandom(11);
+  const pick = (items: readonly string[]) => items[Math.floor(next() * items.length)]!;
+  const text = () => Array.from({ length: Math.floor(next() * 12) }, () => (next() < 0.4 ? pick(HOSTILE) : String.fromCharCode(32 + Math.floor(next() * 95)))).join('');
+  for (let i = 0; i < 2000; i++) {
+    const entry: AccessEntry = {
+      time: new Date(Math.floor(next() * 4e12)).toISOString(),
+      client: next() < 0.8 ? '203.0.113.7' : text(),
+      method: pick(['GET', 'HEAD', 'POST', 'OPTIONS']),
+      route: pick(['language.models', 'critpt.evaluate', 'unmatched']),
+      path: `/${text()}`,
+      query: next() < 0.5 ? text() : undefined,
+      status: pick(['200', '304', '404', '429', '499']) as unknown as number,
+      bytes: Math.floor(next() * 1e6),
+      ms: Math.round(next() * 5e6) / 1000,
+      key: next() < 0.7 ? 'key_0123456789ab' : undefined,
+    };
+    entry.status = Number(entry.status);
+    assert.is(accessLine(entry), JSON.stringify(entry), JSON.stringify(entry));
+  }
+});
+
+lines('should give a target remembered as it gives it anew: cut, redacted, the query apart', () => {
+  const targets = new LoggedTargets();
+  const cases = [
+    '/api/v2/language/models?page=1',
+    '/api/v2/language/models?page=1',
+    '/api/v2/language/models',
+    '/api/v2/language/models?',
+    '/x/bdk_abcdefgh1234?token=s3cret&page=2&k=bdk%5Fabc',
+    `/${'a'.repeat(600)}?${'q=1&'.repeat(200)}`,
+    `/${'b'.repeat(400)}?api_key=${'c'.repeat(200)}`,
+  ];
+  for (const target of [...cases, ...cases]) assert.equal(targets.of(target), loggedTarget(target), target.slice(0, 60));
+  assert.equal(loggedTarget('/x/bdk_abcdefgh1234?token=s3cret&page=2&k=bdk%5Fabc'), {
+    path: `/x/bdk_${REDACTED}`,
+    query: `token=${REDACTED}&page=2&k=bdk_${REDACTED}`,
+  });
+  assert.is(loggedTarget('/api/v2/language/models?').query, undefined);
+  assert.is(loggedTarget(`/${'a'.repeat(600)}`).path, `/${'a'.repeat(511)}...`);
+});
+
 log.run();
+lines.run();
