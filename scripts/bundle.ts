@@ -1,8 +1,8 @@
 /**
  * `npm run bundle`: the server and the keys tool as one file each, dist/server.mjs and
  * dist/keys.mjs, that run with plain `node` and no repository. Dependencies (ajv, lru-cache)
- * are bundled in; only Node's built-ins stay external. The key file's validators are generated
- * ahead (scripts/ahead-validators.ts).
+ * are bundled in; only Node's built-ins stay external. The key file's and the queries'
+ * validators are generated ahead (scripts/ahead-validators.ts).
  */
 import { build } from 'esbuild';
 import { statSync } from 'node:fs';
@@ -37,7 +37,7 @@ export async function bundle(outdir = BUNDLE_DIR): Promise<string[]> {
           'const require = __bundleRequire(import.meta.url);',
       },
       logLevel: 'warning',
-      // The key file's validators as code generated now, not compiled at every start.
+      // The key file's and the queries' validators as code generated now, not compiled at every start.
       plugins: [aheadValidators()],
     });
     written.push(outfile);

@@ -1,12 +1,12 @@
 /**
  * Query validation per route, from the route table: ajv with type coercion and defaults, one
- * compiled validator per distinct set of parameters (built once at start-up). Every failure
+ * validator per distinct set of parameters (src/http/query-validators.ts). Every failure
  * is a 400 whose message names the field and, for enums, lists the valid values.
  */
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { createAjv, TRUSTED_SCHEMAS } from '../shared/ajv.ts';
 import { HttpError } from './error.ts';
 import { querySchema } from '../shared/query-schema.ts';
+import { queryValidator } from './query-validators.ts';
 import type { ParamSpec, Route } from '../shared/routes.ts';
 
 export type QueryValues = Record<string, string | number | boolean>;
@@ -36,23 +36,18 @@ function unknownParameter(route: Route, name: string): HttpError {
 }
 
 export class QueryValidator {
-  private readonly ajv = createAjv({ ...TRUSTED_SCHEMAS, coerceTypes: true, useDefaults: true, allErrors: false });
-  /** Validators by schema text (routes with the same parameters share one) and by route. */
-  private readonly compiled = new Map<string, ValidateFunction>();
+  /** Validators by route (routes with the same parameters share one: src/http/query-validators.ts). */
   private readonly byRoute = new Map<Route, ValidateFunction>();
 
   private validatorFor(route: Route): ValidateFunction {
     let validate = this.byRoute.get(route);
     if (validate) return validate;
     const schema = querySchema(route.query);
-    const id = JSON.stringify(schema);
-    validate = this.compiled.get(id);
-    if (!validate) this.compiled.set(id, (validate = this.ajv.compile(schema)));
-    this.byRoute.set(route, validate);
+    this.byRoute.set(route, (validate = queryValidator(JSON.stringify(schema), schema)));
     return validate;
   }
 
-  /** Compile a route's validator now, so no request pays for it. */
+  /** Find (from source, compile) a route's validator now, so no request pays for it. */
   warm(route: Route): void {
     this.validatorFor(route);
   }

@@ -1,7 +1,9 @@
 /**
  * The validators the bundle generates ahead (scripts/ahead-validators.ts) answer as the ones
- * compiled at run time (src/keys/file-validators.ts): the same verdict and the same errors, for a
- * valid record, header and format 1 file and for each way the schemas can fail them.
+ * compiled at run time: the key file's (src/keys/file-validators.ts), with the same verdict and
+ * the same errors for a valid record, header and format 1 file and for each way the schemas can
+ * fail them; the queries' (src/http/query-validators.ts), with the same verdict, errors, coerced
+ * values and defaults for every query schema of the route table.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,10 +11,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { aheadValidatorsCode } from '../../../scripts/ahead-validators.ts';
+import { AHEAD_MODULES, aheadModuleCode } from '../../../scripts/ahead-validators.ts';
+import { queryValidator, routeQuerySchemas } from '../../../src/http/query-validators.ts';
 import {
   headerValidator,
-  KEY_FILE_SCHEMAS,
   recordValidator,
   wholeFileValidator,
 } from '../../../src/keys/file-validators.ts';
@@ -69,27 +71,68 @@ const WHOLE_FILES: [string, unknown, boolean][] = [
   ['format 2', { format: 2, keys: [] }, false],
 ];
 
-ahead('should give the verdicts and errors of the validators compiled at run time', async () => {
+/** A module's replacement, written to a temporary folder and imported. */
+async function generated(module: string): Promise<Record<string, unknown>> {
   const dir = mkdtempSync(join(tmpdir(), 'ahead-validators-'));
   try {
     const file = join(dir, 'validators.mjs');
-    writeFileSync(file, aheadValidatorsCode(KEY_FILE_SCHEMAS));
-    const generated = (await import(pathToFileURL(file).href)) as Accessors;
-    const cases: [string, Validator, Validator, [string, unknown, boolean][]][] = [
-      ['record', generated.recordValidator(), recordValidator(), RECORDS],
-      ['header', generated.headerValidator(), headerValidator(), HEADERS],
-      ['wholeFile', generated.wholeFileValidator(), wholeFileValidator(), WHOLE_FILES],
-    ];
-    for (const [schema, early, late, inputs] of cases) {
-      for (const [what, input, valid] of inputs) {
-        assert.is(late(input), valid, `${schema}, ${what}: as compiled at run time`);
-        assert.is(early(input), valid, `${schema}, ${what}: as generated ahead`);
-        assert.equal(early.errors, late.errors, `${schema}, ${what}: the errors`);
-      }
-    }
+    writeFileSync(file, aheadModuleCode(module));
+    return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+ahead('should replace the modules of both kinds of validators', () => {
+  assert.equal(AHEAD_MODULES, ['src/keys/file-validators.ts', 'src/http/query-validators.ts']);
+});
+
+ahead('should give the verdicts and errors of the key file validators compiled at run time', async () => {
+  const early = (await generated('src/keys/file-validators.ts')) as Accessors;
+  const cases: [string, Validator, Validator, [string, unknown, boolean][]][] = [
+    ['record', early.recordValidator(), recordValidator(), RECORDS],
+    ['header', early.headerValidator(), headerValidator(), HEADERS],
+    ['wholeFile', early.wholeFileValidator(), wholeFileValidator(), WHOLE_FILES],
+  ];
+  for (const [schema, ahead, late, inputs] of cases)
+    for (const [what, input, valid] of inputs) {
+      assert.is(late(input), valid, `${schema}, ${what}: as compiled at run time`);
+      assert.is(ahead(input), valid, `${schema}, ${what}: as generated ahead`);
+      assert.equal(ahead.errors, late.errors, `${schema}, ${what}: the errors`);
+    }
+});
+
+/** Queries for a schema: none, each parameter right (as text, to coerce) and each wrong, and one unknown. */
+function queriesFor(schema: Record<string, any>): Record<string, unknown>[] {
+  const queries: Record<string, unknown>[] = [{}, { unknown_parameter: '1' }];
+  for (const [name, spec] of Object.entries<Record<string, any>>(schema.properties)) {
+    if (spec.enum) queries.push({ [name]: String(spec.enum.at(-1)) }, { [name]: 'no-such-value' });
+    else if (spec.type === 'integer')
+      queries.push({ [name]: String(spec.minimum ?? 1) }, { [name]: String((spec.minimum ?? 1) - 1) }, { [name]: '1.5' });
+    else if (spec.type === 'boolean') queries.push({ [name]: 'true' }, { [name]: 'maybe' });
+    else if (spec.format === 'date') queries.push({ [name]: '2026-02-28' }, { [name]: '2026-02-30' });
+    else queries.push({ [name]: 'text' });
+  }
+  return queries;
+}
+
+ahead('should check, coerce and fill in every query schema of the route table as compiled at run time', async () => {
+  const early = (await generated('src/http/query-validators.ts')) as { queryValidator: (text: string) => Validator };
+  let failures = 0;
+  for (const [text, schema] of routeQuerySchemas()) {
+    const ahead = early.queryValidator(text);
+    const late = queryValidator(text, schema) as Validator;
+    for (const query of queriesFor(schema)) {
+      const [mine, theirs] = [structuredClone(query), structuredClone(query)];
+      const verdict = late(theirs);
+      assert.is(ahead(mine), verdict, `${text} ${JSON.stringify(query)}`);
+      assert.equal(ahead.errors, late.errors, `${text} ${JSON.stringify(query)}: the errors`);
+      assert.equal(mine, theirs, `${text} ${JSON.stringify(query)}: the values as coerced and filled in`);
+      if (!verdict) failures++;
+    }
+  }
+  assert.ok(failures > 20, `the wrong queries fail (${failures})`);
+  assert.throws(() => early.queryValidator('{"type":"object"}'), /no query validator was generated/);
 });
 
 ahead.run();
