@@ -28,7 +28,7 @@ const standaloneCode = standaloneModule.default;
 interface AheadModule {
   options: Options;
   schemas: () => Record<string, object>;
-  exports: (names: string[]) => string;
+  exports: (named: Record<string, object>) => string;
 }
 
 /** The modules replaced, by their path in the repository; each replacement exports what the module does. */
@@ -36,14 +36,19 @@ const AHEAD: Record<string, AheadModule> = {
   'src/keys/file-validators.ts': {
     options: TRUSTED_SCHEMAS,
     schemas: () => KEY_FILE_SCHEMAS,
-    exports: (names) => names.map((name) => `export const ${name}Validator = () => ${name};`).join('\n'),
+    exports: (named) =>
+      Object.keys(named)
+        .map((name) => `export const ${name}Validator = () => ${name};`)
+        .join('\n'),
   },
   'src/http/query-validators.ts': {
     options: QUERY_AJV_OPTIONS,
     schemas: () => Object.fromEntries([...routeQuerySchemas().values()].map((schema, i) => [`query${i}`, schema])),
-    exports: (names) => {
-      const texts = [...routeQuerySchemas().keys()];
-      const entries = names.map((name, i) => `[${JSON.stringify(texts[i])}, ${name}]`).join(',\n  ');
+    // Found by the schema's text, as src/http/query.ts asks for them.
+    exports: (named) => {
+      const entries = Object.entries(named)
+        .map(([name, schema]) => `[${JSON.stringify(JSON.stringify(schema))}, ${name}]`)
+        .join(',\n  ');
       return (
         `const BY_TEXT = new Map([\n  ${entries},\n]);\n` +
         'export function queryValidator(schemaText) {\n' +
@@ -70,7 +75,7 @@ export function aheadModuleCode(module: string, formatsModule = STRING_FORMATS_M
   for (const [name, schema] of Object.entries(named)) ajv.addSchema(schema, name);
   const names = Object.keys(named);
   const code = standaloneCode(ajv, Object.fromEntries(names.map((name) => [name, name])));
-  return `import { STRING_FORMATS } from ${JSON.stringify(formatsModule)};\n${code}\n${exports(names)}\n`;
+  return `import { STRING_FORMATS } from ${JSON.stringify(formatsModule)};\n${code}\n${exports(named)}\n`;
 }
 
 /** The esbuild plugin that loads each module of AHEAD as its generated validators. */

@@ -3,8 +3,7 @@
  * contract's request schema (ajv), and the whole public problem set, each problem exactly once.
  */
 import type { IncomingMessage } from 'node:http';
-import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { createAjv, TRUSTED_SCHEMAS } from '../shared/ajv.ts';
+import { ajvOnUse, compiledOnUse, TRUSTED_SCHEMAS } from '../shared/ajv.ts';
 import { HttpError } from '../http/error.ts';
 import { checkJsonLimits, type JsonLimits } from '../http/json-limits.ts';
 import { critptRequestSchema } from '../shared/critpt-schema.ts';
@@ -13,10 +12,11 @@ interface Submission {
   problem_id: string;
 }
 
-let validator: ValidateFunction | null = null;
+/** Compiled on the first post, not at start. */
+const requestValidator = compiledOnUse(ajvOnUse({ ...TRUSTED_SCHEMAS, allErrors: false }), critptRequestSchema);
 
 function validateShape(body: unknown): void {
-  validator ??= createAjv({ ...TRUSTED_SCHEMAS, allErrors: false }).compile(critptRequestSchema);
+  const validator = requestValidator();
   if (validator(body)) return;
   const error = validator.errors![0];
   const params = error.params as Record<string, unknown>;

@@ -47,14 +47,16 @@ export interface LoggedTarget {
   query?: string;
 }
 
+/** A path or query longer than this is cut to it in the log. */
+const LOGGED_CHARS = 512;
 /** Targets up to this length are remembered (LoggedTargets): a few hundred of them hold well under a megabyte. */
 const REMEMBERED_TARGET_CHARS = 512;
 
 export function loggedTarget(target: string): LoggedTarget {
   const [path, query] = target.split('?', 2);
   return {
-    path: redactPath(path.length > 512 ? `${path.slice(0, 512)}...` : path),
-    query: query ? redactQuery(query.slice(0, 512)) : undefined,
+    path: redactPath(path.length > LOGGED_CHARS ? `${path.slice(0, LOGGED_CHARS)}...` : path),
+    query: query ? redactQuery(query.slice(0, LOGGED_CHARS)) : undefined,
   };
 }
 

@@ -70,10 +70,6 @@ class Histogram {
     readonly help: string,
   ) {}
 
-  observe(labels: Labels, seconds: number): void {
-    Histogram.add(this.series(labels), seconds);
-  }
-
   /** The series of these labels, made empty the first time. */
   series(labels: Labels): HistogramSeries {
     const key = labelText(labels);

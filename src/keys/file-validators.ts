@@ -4,27 +4,22 @@
  * command compile nothing to read keys: compiling them cold is most of what ajv costs a start
  * (below).
  */
-import type { ValidateFunction } from 'ajv';
 import type { KeyRecord } from '../state/key-record.ts';
-import { createAjv, TRUSTED_SCHEMAS } from '../shared/ajv.ts';
+import { ajvOnUse, compiledOnUse, TRUSTED_SCHEMAS } from '../shared/ajv.ts';
 import { keyRecordSchema, keysHeaderSchema, wholeFileSchema, type KeysHeader } from './file-schemas.ts';
 
 /** The schemas by the name each validator is generated under ahead: the bundle's module exports `${name}Validator`. */
 export const KEY_FILE_SCHEMAS = { record: keyRecordSchema, header: keysHeaderSchema, wholeFile: wholeFileSchema };
 
-let ajv: ReturnType<typeof createAjv> | null = null;
-
 /**
- * A validator compiled when it is first used, not when this module is imported: compiling the
- * three at import was a third of every `keys` command's CPU and some 75 ms of the server's start
- * (a profile of `keys list`: 77 of 215 ms), and format 1's is needed only to read a file of that
- * format.
+ * Compiled when first used, not when this module is imported: compiling the three at import was a
+ * third of every `keys` command's CPU and some 75 ms of the server's start (a profile of `keys
+ * list`: 77 of 215 ms), and format 1's is needed only to read a file of that format.
  */
-function compiledOnUse<T>(schema: object): () => ValidateFunction<T> {
-  let validate: ValidateFunction<T> | null = null;
-  return () => (validate ??= (ajv ??= createAjv(TRUSTED_SCHEMAS)).compile<T>(schema));
-}
-
-export const recordValidator = compiledOnUse<KeyRecord>(keyRecordSchema);
-export const wholeFileValidator = compiledOnUse<{ format: number; keys: KeyRecord[] }>(wholeFileSchema);
-export const headerValidator = compiledOnUse<KeysHeader>(keysHeaderSchema);
+const ajvOf = ajvOnUse(TRUSTED_SCHEMAS);
+export const recordValidator = compiledOnUse<KeyRecord>(ajvOf, KEY_FILE_SCHEMAS.record);
+export const wholeFileValidator = compiledOnUse<{ format: number; keys: KeyRecord[] }>(
+  ajvOf,
+  KEY_FILE_SCHEMAS.wholeFile,
+);
+export const headerValidator = compiledOnUse<KeysHeader>(ajvOf, KEY_FILE_SCHEMAS.header);
